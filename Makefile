@@ -1,0 +1,113 @@
+# rooflint: a compiler-style static analyzer for ML operation graphs.
+# Plain make.  Generated sources go to $(BUILD)/gen, never into the tree.
+#
+#   make            build $(BUILD)/rooflint
+#   make check      every test (unit, verify, bad inputs, golden, cli, spec)
+#   make demo       lint and report the built-in Llama-2-7B decode example
+#   make deps       install the Debian packages the build and tests need
+#   make asan       the whole suite under ASan + UBSan (in build-asan/)
+#   make install    PREFIX=/usr/local DESTDIR=
+
+CC      ?= cc
+BUILD   ?= build
+PREFIX  ?= /usr/local
+DESTDIR ?=
+FLEX    ?= flex
+BISON   ?= bison
+SANFLAGS ?=
+
+PKG_CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+PKG_CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
+
+WARN    = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror
+CFLAGS  ?= -O2 -g
+ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(SANFLAGS) -Isrc -I$(BUILD)/gen
+# flex/bison output: strict C11 but without our extra warnings.
+GEN_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(SANFLAGS) -Isrc -I$(BUILD)/gen -w
+LDLIBS  = -lm
+
+SRCS      := $(sort $(wildcard src/*.c src/checks/*.c))
+LIB_SRCS  := $(filter-out src/main.c,$(SRCS))
+LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
+# (while a stage is being written, its generator input may not exist yet)
+GEN_OBJS  := $(if $(wildcard grammar/parser.y),$(BUILD)/obj/gen/parser.o) \
+             $(if $(wildcard grammar/lexer.l),$(BUILD)/obj/gen/lexer.o) \
+             $(if $(wildcard tools/embed.c),$(BUILD)/obj/gen/targets_embed.o)
+TARGET_SPECS := $(sort $(wildcard specs/targets/*.roof))
+UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
+UNIT_OBJS := $(patsubst tests/unit/%.c,$(BUILD)/obj/tests/%.o,$(UNIT_SRCS))
+HDRS      := $(wildcard src/*.h) $(if $(wildcard grammar/lexer.l),$(BUILD)/gen/parser.h $(BUILD)/gen/lexer.h)
+
+BIN := $(BUILD)/rooflint
+
+.PHONY: all check check-unit check-tests demo deps install uninstall asan clean
+.DEFAULT_GOAL := all
+
+all: $(BIN)
+
+$(BIN): $(BUILD)/obj/main.o $(LIB_OBJS) $(GEN_OBJS)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/gen/parser.c $(BUILD)/gen/parser.h: grammar/parser.y
+	@mkdir -p $(BUILD)/gen
+	$(BISON) -Wall -Werror --defines=$(BUILD)/gen/parser.h -o $(BUILD)/gen/parser.c $<
+
+$(BUILD)/gen/lexer.c $(BUILD)/gen/lexer.h: grammar/lexer.l $(BUILD)/gen/parser.h
+	@mkdir -p $(BUILD)/gen
+	$(FLEX) --header-file=$(BUILD)/gen/lexer.h -o $(BUILD)/gen/lexer.c $<
+
+$(BUILD)/embed: tools/embed.c
+	@mkdir -p $(BUILD)
+	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -o $@ $<
+
+$(BUILD)/gen/targets_embed.c: $(BUILD)/embed $(TARGET_SPECS)
+	@mkdir -p $(BUILD)/gen
+	$(BUILD)/embed $(TARGET_SPECS) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(GEN_CFLAGS) -c -o $@ $<
+
+$(BUILD)/obj/%.o: src/%.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WARN) -c -o $@ $<
+
+$(BUILD)/obj/tests/%.o: tests/unit/%.c $(HDRS) $(wildcard tests/unit/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WARN) -Wno-missing-prototypes $(PKG_CHECK_CFLAGS) -Itests/unit -c -o $@ $<
+
+$(BUILD)/check_unit: $(UNIT_OBJS) $(LIB_OBJS) $(GEN_OBJS)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_CHECK_LIBS) $(LDLIBS)
+
+# ---------------------------------------------------------------- tests
+check: deps
+	@$(MAKE) --no-print-directory check-tests
+
+check-tests: $(BIN) $(BUILD)/check_unit
+	@BUILD=$(BUILD) sh tests/run.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory $(BIN)
+	$(BIN) --report examples/llama2_7b_decode.roof
+
+asan:
+	@$(MAKE) --no-print-directory BUILD=build-asan CC=$${ASAN_CC:-$(CC)} \
+	  CFLAGS="-O1 -g -fno-omit-frame-pointer" \
+	  SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" check-tests
+
+# ---------------------------------------------------------------- deps
+DEB_PACKAGES = flex bison check pkg-config make gcc libjansson-dev python3-jsonschema libxml2-utils
+
+deps:
+	@sh tools/deps.sh $(DEB_PACKAGES)
+
+# ---------------------------------------------------------------- install
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/rooflint
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/rooflint
+
+clean:
+	rm -rf build build-asan

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * arena.c: bump allocation in chunks, freed once.  The AST, the op graph and
+ * every analysis result live in one arena per run, so no pass ever frees an
+ * individual object and error recovery cannot leak.
+ */
+#include "rooflint.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { ARENA_CHUNK = 64 * 1024, ARENA_ALIGN = 16 };
+
+typedef struct Chunk {
+  struct Chunk *next;
+  size_t size; /* usable bytes after the header */
+  size_t used;
+  _Alignas(16) unsigned char data[];
+} Chunk;
+
+struct Arena {
+  Chunk *head;  /* chunk being filled */
+  size_t total; /* bytes handed out */
+};
+
+Arena *arena_new(void) { return xcalloc(1, sizeof(Arena)); }
+
+void arena_free(Arena *a) {
+  if (!a) return;
+  for (Chunk *c = a->head, *next; c; c = next) {
+    next = c->next;
+    free(c);
+  }
+  free(a);
+}
+
+void *arena_alloc(Arena *a, size_t n) {
+  n = (n + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+  if (n == 0) n = ARENA_ALIGN;
+  Chunk *c = a->head;
+  if (!c || c->used + n > c->size) {
+    size_t size = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+    c = xmalloc(sizeof(Chunk) + size);
+    c->size = size;
+    c->used = 0;
+    /* A big one-off block goes behind the current chunk so the rest of the
+     * current chunk stays usable. */
+    if (a->head && size > ARENA_CHUNK) {
+      c->next = a->head->next;
+      a->head->next = c;
+    } else {
+      c->next = a->head;
+      a->head = c;
+    }
+  }
+  void *p = c->data + c->used;
+  c->used += n;
+  a->total += n;
+  memset(p, 0, n);
+  return p;
+}
+
+char *arena_strndup(Arena *a, const char *s, size_t n) {
+  char *p = arena_alloc(a, n + 1);
+  memcpy(p, s, n);
+  p[n] = '\0';
+  return p;
+}
+
+char *arena_strdup(Arena *a, const char *s) {
+  return arena_strndup(a, s, strlen(s));
+}
+
+char *arena_printf(Arena *a, const char *fmt, ...) {
+  va_list ap, ap2;
+  va_start(ap, fmt);
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0) die("vsnprintf failed on format \"%s\"", fmt);
+  char *p = arena_alloc(a, (size_t)n + 1);
+  vsnprintf(p, (size_t)n + 1, fmt, ap2);
+  va_end(ap2);
+  return p;
+}
+
+void *arena_memdup(Arena *a, const void *p, size_t n) {
+  void *q = arena_alloc(a, n);
+  if (n) memcpy(q, p, n);
+  return q;
+}
+
+size_t arena_bytes_used(const Arena *a) { return a->total; }

@@ -1,0 +1,887 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rooflint.h: the one project header.  Every type that crosses a stage
+ * boundary is declared here, in one section per owning .c file, in the order
+ * data flows: text -> tokens -> AST -> sema (names, lets, shapes, dtypes) ->
+ * op graph -> cost -> roofline -> checks -> diagnostics -> renderers.
+ *
+ * Memory (who owns what, stated once):
+ *   - An Arena owns the AST, the op graph, analysis results and every string
+ *     hanging off them.  Everything allocated from it is freed at once by
+ *     arena_free().  Functions that take an Arena * allocate from it; the
+ *     caller owns the arena.
+ *   - A SourceSet owns the text of every loaded file (freed by src_free()).
+ *   - A DiagSink owns its diagnostics (freed by diag_sink_free()).
+ *   - Everything else borrows.
+ * No global mutable state: every stage gets its context as a parameter.
+ */
+#ifndef ROOFLINT_H
+#define ROOFLINT_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define ROOFLINT_VERSION "0.1.0"
+
+#if defined(__GNUC__)
+#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#define NORETURN __attribute__((noreturn))
+#else
+#define PRINTF_LIKE(f, a)
+#define NORETURN
+#endif
+
+/* ===================================================================== */
+/* util.c: allocation that never fails, internal errors, string buffers,  */
+/* a string-keyed hash map, edit distance for "did you mean".             */
+/* ===================================================================== */
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t count, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+/* A broken invariant: prints the C location and aborts. Never for user errors. */
+NORETURN void die(const char *fmt, ...) PRINTF_LIKE(1, 2);
+#define unreachable() die("%s:%d: unreachable", __FILE__, __LINE__)
+
+typedef struct StrBuf {
+  char *data; /* NUL-terminated; NULL until the first append */
+  size_t len; /* bytes used, excluding the NUL */
+  size_t cap; /* bytes allocated */
+} StrBuf;
+
+void sb_putc(StrBuf *sb, char c);
+void sb_puts(StrBuf *sb, const char *s);
+void sb_putn(StrBuf *sb, const char *s, size_t n);
+void sb_printf(StrBuf *sb, const char *fmt, ...) PRINTF_LIKE(2, 3);
+void sb_vprintf(StrBuf *sb, const char *fmt, va_list ap);
+const char *sb_str(const StrBuf *sb); /* "" when empty */
+void sb_free(StrBuf *sb);
+
+/* Open-addressing map from string keys (borrowed, must outlive the map) to
+ * pointers. */
+typedef struct StrMap {
+  const char **keys; /* NULL = empty slot */
+  void **vals;
+  size_t cap; /* power of two */
+  size_t len;
+} StrMap;
+
+void strmap_init(StrMap *m);
+void strmap_free(StrMap *m);
+void *strmap_get(const StrMap *m, const char *key); /* NULL if absent */
+void strmap_put(StrMap *m, const char *key, void *val);
+
+/* Levenshtein distance, capped: returns cap+1 when the distance exceeds cap. */
+int util_edit_distance(const char *a, const char *b, int cap);
+/* The candidate closest to `word` (NULL-terminated array), or NULL when none
+ * is close enough to be a plausible typo. */
+const char *util_suggest(const char *word, const char *const *candidates);
+
+/* Checked 64-bit arithmetic: return false on overflow. */
+bool util_mul_i64(int64_t a, int64_t b, int64_t *out);
+bool util_add_i64(int64_t a, int64_t b, int64_t *out);
+
+/* ===================================================================== */
+/* arena.c: bump allocation, freed once.                                  */
+/* ===================================================================== */
+
+typedef struct Arena Arena;
+
+Arena *arena_new(void);
+void arena_free(Arena *a);
+void *arena_alloc(Arena *a, size_t n); /* zeroed, 16-byte aligned */
+char *arena_strdup(Arena *a, const char *s);
+char *arena_strndup(Arena *a, const char *s, size_t n);
+char *arena_printf(Arena *a, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* Copy a growing array into the arena: returns a copy of n elements. */
+void *arena_memdup(Arena *a, const void *p, size_t n);
+size_t arena_bytes_used(const Arena *a);
+
+/* ===================================================================== */
+/* source.c: loaded files, locations as byte ranges, offset -> line:col.  */
+/* ===================================================================== */
+
+/* A half-open byte range [start, end) in one file.  file < 0: no location. */
+typedef struct Loc {
+  int file;       /* index into the SourceSet */
+  uint32_t start; /* first byte */
+  uint32_t end;   /* one past the last byte; == start for a point */
+} Loc;
+
+#define LOC_NONE ((Loc){-1, 0, 0})
+
+/* A `# rooflint: ignore[...]` or `ignore-file[...]` comment. */
+typedef struct Suppression {
+  int line;          /* 1-based line it applies to; 0 = the whole file */
+  const char *check; /* check name, as written */
+  Loc loc;           /* where the name is written (for unknown-name errors) */
+} Suppression;
+
+/* A `# expect: SEVERITY[check] "substring"` comment (for --verify). */
+typedef struct Expectation {
+  int line;              /* 1-based line of the comment */
+  int severity;          /* a Severity */
+  const char *check;     /* NULL = any check */
+  const char *substring; /* NULL = any message */
+  Loc loc;
+} Expectation;
+
+typedef struct SourceFile {
+  char *name;           /* as given on the command line, or "<builtin>/x.roof" */
+  char *text;           /* contents, NUL-terminated (a NUL inside is an error) */
+  size_t len;           /* bytes, excluding the terminating NUL */
+  uint32_t *line_starts; /* byte offset of each line's first byte */
+  size_t nlines;
+  /* Filled by the lexer while scanning comments: */
+  Suppression *suppressions;
+  int nsuppressions, cap_suppressions;
+  Expectation *expectations;
+  int nexpectations, cap_expectations;
+} SourceFile;
+
+typedef struct SourceSet {
+  SourceFile **files;
+  int nfiles, cap;
+} SourceSet;
+
+void src_init(SourceSet *ss);
+void src_free(SourceSet *ss);
+/* Adds a file whose text the set now owns (text must be NUL-terminated at
+ * text[len]).  Returns its index. */
+int src_add(SourceSet *ss, const char *name, char *text, size_t len);
+/* Reads `path` ("-" = standard input).  Returns the file index, or -1 with a
+ * message (strerror style, lowercase) in *err, allocated with xmalloc. */
+int src_load(SourceSet *ss, const char *path, char **err);
+const SourceFile *src_file(const SourceSet *ss, int file);
+/* 1-based line and byte column of an offset. */
+void src_linecol(const SourceFile *f, uint32_t offset, int *line, int *col);
+/* The text of 1-based `line` without its line terminator. */
+const char *src_line_text(const SourceFile *f, int line, size_t *len);
+void src_add_suppression(SourceFile *f, Suppression s);
+void src_add_expectation(SourceFile *f, Expectation e);
+
+/* ===================================================================== */
+/* diag.c: structured diagnostics, filtering, the text renderer.         */
+/* The front end and analyses never print: they record Diags here.       */
+/* ===================================================================== */
+
+typedef enum Severity {
+  SEV_NOTE,    /* attached information (also used for standalone notes) */
+  SEV_REMARK,  /* informational finding, not a problem */
+  SEV_WARNING, /* a performance problem */
+  SEV_ERROR,   /* the input is wrong; analysis results are not trusted */
+} Severity;
+
+const char *severity_str(Severity s);
+
+typedef struct DiagNote {
+  Loc loc; /* LOC_NONE: a note without a location */
+  char *msg;
+} DiagNote;
+
+typedef struct FixIt {
+  Loc loc;    /* range to replace; empty range = insertion at loc.start */
+  char *text; /* replacement text */
+} FixIt;
+
+/* One numeric figure that proves a diagnostic (goes to JSON/SARIF). */
+typedef struct DiagFigure {
+  const char *key; /* static string, e.g. "intensity" */
+  double value;    /* base units */
+} DiagFigure;
+
+typedef struct Diag {
+  Severity sev;
+  const char *check; /* check name ("memory-bound"), or NULL for language errors */
+  Loc loc;
+  char *msg;
+  DiagNote *notes;
+  int nnotes;
+  FixIt *fixits;
+  int nfixits;
+  DiagFigure *figures;
+  int nfigures;
+  int seq; /* order of recording, for a stable sort */
+} Diag;
+
+#define DIAG_DEFAULT_ERROR_LIMIT 20
+
+typedef struct DiagSink {
+  Diag **items;
+  int n, cap;
+  int nerrors;     /* errors recorded (including dropped ones) */
+  int nwarnings;   /* warnings recorded */
+  int error_limit; /* 0 = unlimited */
+  bool limit_hit;  /* an error was dropped because of error_limit */
+} DiagSink;
+
+void diag_sink_init(DiagSink *s);
+void diag_sink_free(DiagSink *s);
+/* Records a diagnostic and returns it for notes/fix-its.  Past the error
+ * limit errors are counted but not kept: the returned Diag is a scratch one
+ * that is discarded, so callers never need to test. */
+Diag *diag_report(DiagSink *s, Severity sev, const char *check, Loc loc,
+                  const char *fmt, ...) PRINTF_LIKE(5, 6);
+Diag *diag_vreport(DiagSink *s, Severity sev, const char *check, Loc loc,
+                   const char *fmt, va_list ap);
+void diag_note(Diag *d, Loc loc, const char *fmt, ...) PRINTF_LIKE(3, 4);
+void diag_fixit(Diag *d, Loc loc, const char *text);
+void diag_figure(Diag *d, const char *key, double value);
+bool diag_too_many(const DiagSink *s); /* error limit reached: stop parsing */
+/* Sorts by (file, offset, seq): diagnostics print in source order. */
+void diag_sort(DiagSink *s);
+
+/* What the command line asks of warnings. */
+typedef struct DiagPolicy {
+  const char **enabled;  /* -W CHECK: checks enabled beyond the defaults */
+  int nenabled;
+  const char **disabled; /* -Wno-CHECK */
+  int ndisabled;
+  bool werror;           /* -Werror: warnings become errors */
+  bool no_warnings;      /* -w: drop all warnings and remarks */
+} DiagPolicy;
+
+/* Drops what suppressions (from each SourceFile) and the policy remove,
+ * promotes warnings under -Werror, recounts.  Run once, before rendering. */
+void diag_apply_policy(DiagSink *s, const SourceSet *ss, const DiagPolicy *p);
+
+typedef struct RenderOptions {
+  bool color;
+} RenderOptions;
+
+/* GNU/clang format: "file:line:col: severity: message [-Wcheck]", the source
+ * line with a ^~~~ underline, fix-it lines, then the notes. */
+void diag_render_text(const DiagSink *s, const SourceSet *ss, FILE *out,
+                      const RenderOptions *ro);
+void diag_render_one(const Diag *d, const SourceSet *ss, FILE *out,
+                     const RenderOptions *ro);
+
+/* ===================================================================== */
+/* lexer.l / parser.y / parse.c / ast.c: text -> AST.                    */
+/* ===================================================================== */
+
+typedef enum UnitKind {
+  UNIT_NONE,      /* a plain number */
+  UNIT_BYTES,     /* KB MB GB TB KiB MiB GiB TiB */
+  UNIT_BANDWIDTH, /* B/s KB/s MB/s GB/s TB/s, value in B/s */
+  UNIT_FLOPS,     /* FLOP/s GFLOP/s TFLOP/s PFLOP/s TOP/s, value in FLOP/s */
+  UNIT_TIME,      /* ns us ms s, value in seconds */
+} UnitKind;
+
+const char *unit_kind_str(UnitKind k); /* "bytes", "bandwidth", ... */
+
+typedef enum ExprKind {
+  EX_INT,      /* 4096, 7_000_000_000 */
+  EX_REAL,     /* 3.35, 7e9 */
+  EX_STRING,   /* "..." (escapes decoded) */
+  EX_QUANTITY, /* 3.35 TB/s */
+  EX_BOOL,     /* true, false */
+  EX_NAME,     /* identifier: a let, a tensor, a dtype, a word like `train` */
+  EX_BINARY,   /* a + b, a - b, a * b, a / b, a % b */
+  EX_UNARY,    /* -a */
+  EX_CALL,     /* op(args...) */
+  EX_LIST,     /* [a, b, c] */
+  EX_TYPE,     /* DTYPE[dims] (a bare [dims] parses as EX_LIST) */
+  EX_ERROR,    /* placeholder after a syntax error */
+} ExprKind;
+
+const char *expr_kind_str(ExprKind k);
+
+typedef struct Expr Expr;
+
+typedef struct Arg {
+  const char *name; /* keyword name, NULL for a positional argument */
+  Loc name_loc;
+  Expr *value;
+} Arg;
+
+struct Expr {
+  ExprKind kind;
+  Loc loc; /* the whole expression */
+  union {
+    int64_t ival;    /* EX_INT; EX_BOOL (0/1) */
+    double rval;     /* EX_REAL */
+    const char *str; /* EX_STRING (decoded), EX_NAME */
+    struct {
+      double number;    /* as written: 3.35 */
+      UnitKind kind;
+      double value;     /* in base units: 3.35e12 */
+      const char *unit; /* as written: "TB/s" */
+    } qty;
+    struct {
+      int op; /* '+', '-', '*', '/', '%' */
+      Expr *lhs, *rhs;
+    } bin;
+    struct {
+      int op; /* '-' */
+      Expr *operand;
+    } un;
+    struct {
+      const char *callee;
+      Loc callee_loc;
+      Arg *args;
+      int nargs;
+    } call;
+    struct {
+      Expr **items;
+      int n;
+    } list;
+    struct {
+      const char *dtype; /* name as written */
+      Loc dtype_loc;
+      Expr **dims;
+      int ndims;
+    } type;
+  };
+};
+
+typedef struct Ident {
+  const char *name;
+  Loc loc;
+} Ident;
+
+typedef enum StmtKind {
+  ST_LET,        /* let NAME = expr */
+  ST_TARGET_USE, /* target NAME */
+  ST_TARGET_DEF, /* target NAME { ... } */
+  ST_MODEL,      /* model NAME { ... } */
+  ST_DTYPE,      /* dtype WORD */
+  ST_MODE,       /* mode WORD */
+  ST_PARALLEL,   /* parallel { ... } */
+  ST_DECL,       /* input|weight|host NAMES : type */
+  ST_ASSIGN,     /* NAME = expr  (an op in a model, a key in a target/parallel) */
+  ST_REPEAT,     /* repeat expr { ... } */
+  ST_LOOP,       /* loop expr { ... } */
+  ST_FUSED,      /* fused NAME { ... } */
+  ST_OUTPUT,     /* output NAMES */
+  ST_SECTION,    /* WORD NAME { ... }, e.g. `level hbm { ... }` in a target */
+  ST_ERROR,      /* placeholder after a syntax error */
+} StmtKind;
+
+const char *stmt_kind_str(StmtKind k);
+
+typedef enum DeclKind {
+  DECL_INPUT,  /* activations from outside */
+  DECL_WEIGHT, /* parameters */
+  DECL_HOST,   /* a tensor in host memory */
+} DeclKind;
+
+typedef struct Stmt Stmt;
+
+typedef struct Block {
+  Stmt **items;
+  int n;
+  Loc open, close; /* the braces; LOC_NONE at top level */
+} Block;
+
+struct Stmt {
+  StmtKind kind;
+  Loc loc; /* the whole statement */
+  union {
+    struct {
+      Ident name;
+      Expr *value;
+    } let;           /* ST_LET; ST_ASSIGN uses `assign` */
+    Ident target_use; /* ST_TARGET_USE */
+    struct {
+      Ident kind; /* ST_SECTION: the leading word; else the keyword */
+      Ident name;
+      Block body;
+    } def;           /* ST_TARGET_DEF, ST_MODEL, ST_FUSED, ST_SECTION */
+    Ident word;      /* ST_DTYPE, ST_MODE */
+    Block parallel;  /* ST_PARALLEL */
+    struct {
+      DeclKind kind;
+      Ident *names;
+      int nnames;
+      Expr *type; /* EX_LIST (dims) or EX_TYPE */
+    } decl;
+    struct {
+      Ident name;
+      Expr *value;
+    } assign; /* ST_ASSIGN */
+    struct {
+      Expr *count;
+      Block body;
+    } loop;   /* ST_REPEAT, ST_LOOP */
+    struct {
+      Ident *names;
+      int nnames;
+    } output; /* ST_OUTPUT */
+  };
+};
+
+typedef struct Program {
+  int file; /* SourceSet index */
+  Block top;
+  int nsyntax_errors; /* > 0: semantic passes must not run */
+} Program;
+
+/* Parses one file of the set.  Never returns NULL; syntax errors go to the
+ * sink and leave ST_ERROR/EX_ERROR placeholders.  Two files may be parsed
+ * in the same process, in any order (no global state). */
+Program *parse_file(Arena *a, SourceSet *ss, int file, DiagSink *diags);
+/* Debug switch for bison's trace, from ROOFLINT_YYDEBUG=1 in the environment. */
+
+/* ast.c: constructors for the grammar actions, and the --dump ast printer. */
+Expr *ast_expr(Arena *a, ExprKind k, Loc loc);
+Stmt *ast_stmt(Arena *a, StmtKind k, Loc loc);
+void ast_dump(const Program *p, const SourceSet *ss, FILE *out);
+
+/* ===================================================================== */
+/* dtype.c: element types.                                                */
+/* ===================================================================== */
+
+typedef enum DType {
+  DT_FP64,
+  DT_FP32,
+  DT_TF32, /* a compute mode of fp32 storage */
+  DT_BF16,
+  DT_FP16,
+  DT_FP8_E4M3, /* `fp8` */
+  DT_FP8_E5M2,
+  DT_FP4,
+  DT_INT8,
+  DT_INT4,
+  DT_INT32,
+  DT_INT64,
+  DT_BOOL,
+  DT__COUNT,
+  DT_NONE = -1,
+} DType;
+
+typedef struct DTypeInfo {
+  const char *name;  /* canonical spelling */
+  double bytes;      /* per element: 8 4 4 2 2 1 1 0.5 1 0.5 4 8 1 */
+  int bits;          /* width, used for "widest" */
+  bool is_float;
+  int tc_multiple;   /* dimension multiple tensor cores want; 0 = none */
+} DTypeInfo;
+
+const DTypeInfo *dtype_info(DType t);
+const char *dtype_str(DType t);
+/* Accepts the canonical names and the alias fp8 (= fp8_e4m3). */
+DType dtype_parse(const char *name);
+/* NULL-terminated list of every spelling, for "did you mean". */
+const char *const *dtype_names(void);
+
+/* ===================================================================== */
+/* ops.c: the op table (one row per op) and its shape/dtype/cost rules.   */
+/* ===================================================================== */
+
+#define MAX_RANK 8
+
+typedef struct TensorType {
+  DType dtype;
+  int rank;
+  int64_t dims[MAX_RANK];
+} TensorType;
+
+typedef enum OpClass {
+  OC_ELEMENTWISE,
+  OC_REDUCTION, /* reductions and norms, softmax */
+  OC_CONTRACTION,
+  OC_MOVEMENT,
+  OC_VIEW, /* reshape, transpose: no kernel, no bytes */
+  OC_TRANSFER,
+  OC_COLLECTIVE,
+  OC_OPAQUE,
+} OpClass;
+
+const char *op_class_str(OpClass c);
+
+typedef enum KwType {
+  KW_INT,      /* integer expression */
+  KW_INT_PAIR, /* one integer for both axes, or [h, w] */
+  KW_INT_LIST, /* [a, b, ...] */
+  KW_BOOL,
+  KW_DTYPE,
+  KW_REAL,     /* real or integer expression (custom flops=, bytes=) */
+  KW_TYPE,     /* a tensor type (custom out=) */
+} KwType;
+
+typedef struct KwDesc {
+  const char *name;
+  KwType type;
+  bool required;
+  int64_t def; /* default for KW_INT / KW_INT_PAIR / KW_BOOL */
+} KwDesc;
+
+/* Resolved arguments of one op application (filled by sema). */
+typedef struct OpArgs {
+  int64_t axis;          /* normalised to 0..rank-1 */
+  bool has_axis;
+  int64_t stride[2], padding[2], dilation[2], kernel[2];
+  int64_t groups;
+  bool causal, ceil_mode;
+  DType cast_to;         /* cast(x, DTYPE) */
+  int64_t perm[MAX_RANK]; /* transpose */
+  double custom_flops, custom_bytes;
+  int64_t blocks;        /* blocks= override; 0 = the occupancy model */
+  DType precision;       /* precision= override; DT_NONE = inferred */
+} OpArgs;
+
+typedef struct OpDesc OpDesc;
+
+/* Shape rule: computes the output type from input types and args, or
+ * returns false after reporting an error through `err` (see ShapeError). */
+typedef struct ShapeCtx {
+  DiagSink *diags;
+  Loc call_loc;        /* the whole call */
+  const Loc *arg_locs; /* one per positional input */
+  Arena *arena;
+} ShapeCtx;
+
+struct OpDesc {
+  const char *name;
+  OpClass cls;
+  int min_inputs, max_inputs; /* tensor operands; max -1 = variadic */
+  const KwDesc *keywords;     /* terminated by a row with name NULL */
+  double flops_per_element;   /* elementwise/reduction weight (see README) */
+  bool (*shape)(const OpDesc *op, const TensorType *in, int nin,
+                OpArgs *args, TensorType *out, const ShapeCtx *ctx);
+};
+
+const OpDesc *op_lookup(const char *name);
+const char *const *op_names(void); /* NULL-terminated, for suggestions */
+
+/* ===================================================================== */
+/* sema.c: names, lets, shapes and dtypes -> the op graph.                */
+/* ===================================================================== */
+
+/* A `let` value: integer or real. */
+typedef struct LetValue {
+  bool is_real;
+  int64_t i;
+  double r;
+} LetValue;
+
+/* -D NAME=VALUE from the command line (value already parsed). */
+typedef struct LetOverride {
+  const char *name;
+  LetValue value;
+  bool used; /* set by sema: an override naming no let is an error */
+} LetOverride;
+
+typedef struct Bindings {
+  LetOverride *overrides;
+  int n;
+} Bindings;
+
+typedef enum Role {
+  ROLE_INPUT,
+  ROLE_WEIGHT,
+  ROLE_HOST,
+  ROLE_ACTIVATION, /* produced by an op */
+} Role;
+
+const char *role_str(Role r);
+
+/* A repeat/loop body.  Scopes form a tree; node counts are the product of
+ * the trips of the scopes around them. */
+typedef struct Scope {
+  int parent;    /* -1 for the model body */
+  bool is_loop;  /* loop (same weights, time) vs repeat (structure) */
+  int64_t trips; /* body executions per enclosing execution */
+  double count;  /* total executions per step: product of trips outward */
+  Loc loc;       /* the repeat/loop keyword .. count expression */
+} Scope;
+
+typedef struct Region {
+  const char *name;
+  Loc loc;   /* the `fused NAME` header */
+  int scope; /* scope the region sits in */
+} Region;
+
+typedef struct GNode {
+  int id;
+  const char *name;  /* the bound name (a rebinding is a new node) */
+  Role role;
+  const OpDesc *op;  /* NULL for input/weight/host */
+  int *inputs;       /* node ids, in operand order */
+  int ninputs;
+  TensorType type;   /* output (or declared) type */
+  DType precision;   /* compute precision (may be DT_TF32); DT_NONE for decls */
+  bool precision_explicit; /* from precision= */
+  OpArgs args;
+  int scope;         /* innermost scope id; -1 = model body */
+  double count;      /* executions per step (scope count, or 1) */
+  int region;        /* fused region id, -1 if none */
+  Loc loc;           /* the call expression, or the declared name */
+  Loc stmt_loc;      /* the whole statement */
+  Loc dtype_loc;     /* where the dtype was written, LOC_NONE if inherited */
+  int nconsumers;    /* ops reading this node */
+  bool is_output;    /* named by `output`, or consumed by no one */
+  bool loop_carried; /* rebinding of a name bound outside its loop */
+} GNode;
+
+typedef struct Parallel {
+  bool present;
+  int64_t nodes, gpus_per_node, data; /* data degree; default nodes*gpus */
+  Loc loc;
+} Parallel;
+
+typedef struct Model {
+  const char *name;
+  Loc loc;          /* the model's name */
+  int file;
+  DType dtype;      /* the plan dtype (default bf16 if never stated) */
+  Loc dtype_loc;    /* the `dtype` statement, LOC_NONE if defaulted */
+  bool train;       /* mode train */
+  Parallel parallel;
+  GNode *nodes;     /* topological (source) order */
+  int nnodes;
+  Scope *scopes;
+  int nscopes;
+  Region *regions;
+  int nregions;
+} Model;
+
+typedef struct Unit {
+  int file;
+  Model *models;
+  int nmodels;
+  const char *target_name; /* from `target NAME`, NULL if none */
+  Loc target_loc;
+  const Stmt **target_defs; /* `target NAME { }` statements in the file */
+  int ntarget_defs;
+} Unit;
+
+/* requires: p->nsyntax_errors == 0.  Evaluates lets (with overrides),
+ * resolves names, infers shapes and dtypes, builds one graph per model.
+ * Pure: the same (program, bindings) gives the same unit. */
+Unit *sema_analyze(Arena *a, const Program *p, Bindings *b, DiagSink *diags);
+/* Evaluates a dimension/integer expression against the unit's lets. */
+void graph_dump(const Unit *u, const SourceSet *ss, FILE *out);
+
+/* ===================================================================== */
+/* target.c: accelerators: built-ins embedded at build, user files.       */
+/* ===================================================================== */
+
+typedef struct MemLevel {
+  const char *name;      /* section name, e.g. "hbm" */
+  const char *label;     /* "HBM3" */
+  double capacity;       /* bytes; 0 = not stated ("-") */
+  const char *capacity_text; /* as written, e.g. "80 GB" */
+  double bandwidth;      /* B/s */
+  double latency;        /* s */
+  const char *note;      /* "warehouse in the yard" */
+} MemLevel;
+
+typedef struct Target {
+  const char *name;      /* h100_sxm */
+  const char *display;   /* "NVIDIA H100 SXM" */
+  int year;
+  int sms;               /* SMs or CUs */
+  double memory;         /* bytes */
+  double memory_bw;      /* B/s */
+  double l2, smem_per_sm, regs_per_sm; /* bytes */
+  double vector_peak[DT__COUNT]; /* FLOP/s on the vector/CUDA cores; 0 = none */
+  double tensor_peak[DT__COUNT]; /* FLOP/s on tensor cores; 0 = none */
+  double nvlink_bw, ib_bw, pcie_bw; /* B/s, one direction except as sourced */
+  int gpus_per_node;
+  int tile_m, tile_n;    /* matmul output tile (default 128x128) */
+  int elements_per_block; /* elementwise/reduction block size */
+  double launch_overhead; /* s */
+  MemLevel *levels;
+  int nlevels;
+  const char **sources;  /* source = "..." lines */
+  int nsources;
+  Loc loc;
+} Target;
+
+/* Built-in targets: parsed from the embedded specs/targets/ files into
+ * the source set (so errors in them render like any file). */
+typedef struct TargetSet {
+  Target **items;
+  int n;
+} TargetSet;
+
+/* Builds a Target from a `target NAME { }` definition. */
+Target *target_from_def(Arena *a, const Stmt *def, DiagSink *diags);
+/* Every built-in target, in the order of the embedded list. */
+const TargetSet *target_builtins(Arena *a, SourceSet *ss, DiagSink *diags);
+/* Resolves NAME among the built-ins and `defs`, or loads FILE (a path with a
+ * '/' or ending in .roof).  NULL after reporting an error. */
+const Target *target_resolve(Arena *a, SourceSet *ss, const char *name_or_file,
+                             const Unit *u, Loc where, DiagSink *diags);
+/* Peak FLOP/s for an op computing at `precision`: contractions use the
+ * tensor-core peak (fp32 the vector peak unless tf32), others the vector. */
+double target_peak(const Target *t, DType precision, bool contraction,
+                   bool *uses_tensor);
+
+/* ===================================================================== */
+/* cost.c: FLOPs, bytes, roofline, occupancy, collectives, footprint.     */
+/* ===================================================================== */
+
+typedef enum Bound {
+  BOUND_NONE,    /* views: no kernel */
+  BOUND_MEMORY,  /* HBM */
+  BOUND_COMPUTE,
+  BOUND_PCIE,    /* transfers */
+  BOUND_NETWORK, /* collectives */
+} Bound;
+
+const char *bound_str(Bound b);
+
+typedef struct NodeCost {
+  double flops;        /* one execution */
+  double bytes;        /* one execution, HBM (or the link for transfers) */
+  double intensity;    /* FLOP/B; 0 when bytes == 0 */
+  double peak;         /* FLOP/s the node can reach at its precision */
+  bool tensor;         /* peak is a tensor-core peak */
+  double ridge;        /* peak / memory_bw */
+  double attainable;   /* min(peak, bw * I) */
+  Bound bound;
+  double time_s;       /* one execution */
+  double blocks, waves, utilisation, idle_sms;
+  double link_bytes[2]; /* collectives: [0] NVLink leg, [1] InfiniBand leg */
+  int kernel;          /* index into ModelCost.kernels, -1 for views/decls */
+} NodeCost;
+
+/* A kernel: one non-view op, or one whole fused region. */
+typedef struct Kernel {
+  int first_node;  /* the op, or the region's first node */
+  int region;      /* -1 for a single op */
+  double count;
+  double flops, bytes, intensity, peak, ridge, attainable, time_s;
+  Bound bound;
+} Kernel;
+
+typedef struct Footprint {
+  double weights, gradients, optimizer, activations; /* bytes */
+  double total;
+} Footprint;
+
+typedef struct Collective {
+  int node;         /* -1 for the implicit gradient all-reduce of train mode */
+  const char *kind; /* "allreduce", ... */
+  double buffer;    /* bytes */
+  int ranks;
+  double nvlink_bytes, ib_bytes; /* per GPU per execution */
+  double nvlink_time, ib_time, time_s;
+  double count;
+} Collective;
+
+typedef struct ModelCost {
+  const Model *model;
+  const Target *target;
+  NodeCost *nodes;  /* parallel to model->nodes */
+  Kernel *kernels;
+  int nkernels;
+  Collective *collectives;
+  int ncollectives;
+  double flops, bytes, time_s;   /* totals per step (counts multiplied) */
+  double memory_bound_time;      /* seconds in memory-bound kernels */
+  double transfer_time, collective_time;
+  double params;                 /* parameter count */
+  Footprint footprint;
+} ModelCost;
+
+/* requires: a graph from sema without errors.  Pure function of (model,
+ * target). */
+ModelCost *cost_model(Arena *a, const Model *m, const Target *t);
+
+/* ===================================================================== */
+/* checks.c + checks/: the check registry.                                 */
+/* ===================================================================== */
+
+typedef struct CheckCtx {
+  Arena *arena;
+  const SourceSet *sources;
+  const Program *program;
+  const Unit *unit;
+  const Model *model;
+  const ModelCost *cost;
+  const Target *target;
+  Bindings *bindings; /* for re-running the analysis (crossover search) */
+  DiagSink *diags;
+} CheckCtx;
+
+typedef struct CheckDesc {
+  const char *name;     /* "memory-bound" */
+  Severity severity;    /* default severity */
+  bool default_on;
+  const char *summary;  /* one line */
+  const char *explain;  /* the --explain text */
+  void (*run)(const CheckCtx *ctx);
+} CheckDesc;
+
+const CheckDesc *check_registry(int *n);
+const CheckDesc *check_lookup(const char *name);
+void checks_run(const CheckCtx *ctx);
+
+/* ===================================================================== */
+/* format.c: numbers with units, as the seed rounds them.                 */
+/* ===================================================================== */
+
+/* Each writes into buf (size n) and returns buf. */
+char *fmt_flops_rate(char *buf, size_t n, double flops_per_s); /* "990.0 TFLOP/s" */
+char *fmt_bytes(char *buf, size_t n, double bytes);            /* "33.6 MB" */
+char *fmt_bandwidth(char *buf, size_t n, double bytes_per_s);  /* "3.35 TB/s" */
+char *fmt_time(char *buf, size_t n, double seconds);           /* "27.2 ms" */
+char *fmt_count(char *buf, size_t n, double count);            /* "137.4 G" */
+
+/* ===================================================================== */
+/* embedded: specs/targets/ files compiled into the binary (build/gen).   */
+/* ===================================================================== */
+
+typedef struct EmbeddedFile {
+  const char *name; /* "h100_sxm.roof" */
+  const char *text;
+  size_t len;
+} EmbeddedFile;
+
+extern const EmbeddedFile embedded_targets[];
+extern const int embedded_targets_count;
+
+/* ===================================================================== */
+/* analyze.c: one file through the whole pipeline (pure in its inputs).   */
+/* ===================================================================== */
+
+typedef struct AnalyzeOptions {
+  Bindings *bindings;       /* -D overrides (and sweep values) */
+  const char **targets;     /* --target names/files; none = the file's, else h100_sxm */
+  int ntargets;
+  bool run_checks;
+} AnalyzeOptions;
+
+typedef struct Analysis {
+  int file;
+  Program *program;
+  Unit *unit;              /* NULL when parsing or sema failed */
+  const Target **targets;  /* at least one when unit != NULL */
+  int ntargets;
+  ModelCost **costs;       /* [model * ntargets + target] */
+} Analysis;
+
+/* Parse, sema, target resolution, cost (every target), checks (first
+ * target).  Errors go to the sink; fields are NULL past the first failing
+ * stage. */
+Analysis *analyze_file(Arena *a, SourceSet *ss, int file,
+                       const AnalyzeOptions *opts, DiagSink *diags);
+
+/* ===================================================================== */
+/* report.c: the human-readable outputs.                                  */
+/* ===================================================================== */
+
+/* Default stdout summary: one line per model (nodes, parameters, FLOPs,
+ * step-time bound). */
+void report_summary(FILE *out, const Analysis *an, const SourceSet *ss);
+/* --report: per-node table and totals; several targets side by side. */
+void report_models(FILE *out, const Analysis *an, const SourceSet *ss);
+/* --sweep: a header once, then one row per value. */
+void report_sweep_header(FILE *out, const Analysis *an, const char *let_name);
+void report_sweep_row(FILE *out, const Analysis *an, const char *let_name,
+                      const char *value_text);
+/* `rooflint targets [NAMES...]`, `rooflint target NAME`: exit status. */
+int report_targets_cmd(FILE *out, Arena *a, SourceSet *ss,
+                       const char *const *names, int n, DiagSink *diags);
+int report_target_card(FILE *out, Arena *a, SourceSet *ss, const char *name,
+                       DiagSink *diags);
+
+#endif /* ROOFLINT_H */

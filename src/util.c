@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * util.c: the few generic services every stage uses.  Allocation wrappers
+ * never return NULL (running out of memory is not a user error we can
+ * report usefully), die() is for broken invariants only, StrBuf is a
+ * growable string, StrMap an open-addressing hash map keyed by strings, and
+ * util_suggest() powers every "did you mean".
+ */
+#include "rooflint.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void *xmalloc(size_t n) {
+  void *p = malloc(n ? n : 1);
+  if (!p) die("out of memory allocating %zu bytes", n);
+  return p;
+}
+
+void *xcalloc(size_t count, size_t size) {
+  void *p = calloc(count ? count : 1, size ? size : 1);
+  if (!p) die("out of memory allocating %zu x %zu bytes", count, size);
+  return p;
+}
+
+void *xrealloc(void *p, size_t n) {
+  void *q = realloc(p, n ? n : 1);
+  if (!q) die("out of memory reallocating %zu bytes", n);
+  return q;
+}
+
+char *xstrdup(const char *s) {
+  size_t n = strlen(s) + 1;
+  return memcpy(xmalloc(n), s, n);
+}
+
+void die(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("rooflint: internal error: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  abort();
+}
+
+static void sb_reserve(StrBuf *sb, size_t extra) {
+  if (sb->len + extra + 1 <= sb->cap) return;
+  size_t cap = sb->cap ? sb->cap : 64;
+  while (cap < sb->len + extra + 1) cap *= 2;
+  sb->data = xrealloc(sb->data, cap);
+  sb->cap = cap;
+}
+
+void sb_putn(StrBuf *sb, const char *s, size_t n) {
+  sb_reserve(sb, n);
+  memcpy(sb->data + sb->len, s, n);
+  sb->len += n;
+  sb->data[sb->len] = '\0';
+}
+
+void sb_putc(StrBuf *sb, char c) { sb_putn(sb, &c, 1); }
+void sb_puts(StrBuf *sb, const char *s) { sb_putn(sb, s, strlen(s)); }
+
+void sb_vprintf(StrBuf *sb, const char *fmt, va_list ap) {
+  va_list ap2;
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap2);
+  va_end(ap2);
+  if (n < 0) die("vsnprintf failed on format \"%s\"", fmt);
+  sb_reserve(sb, (size_t)n);
+  vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
+  sb->len += (size_t)n;
+}
+
+void sb_printf(StrBuf *sb, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  sb_vprintf(sb, fmt, ap);
+  va_end(ap);
+}
+
+const char *sb_str(const StrBuf *sb) { return sb->data ? sb->data : ""; }
+
+void sb_free(StrBuf *sb) {
+  free(sb->data);
+  sb->data = NULL;
+  sb->len = sb->cap = 0;
+}
+
+/* FNV-1a: short keys, good enough spread, no seed to keep. */
+static size_t hash_str(const char *s) {
+  size_t h = 1469598103934665603u;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211u;
+  return h;
+}
+
+void strmap_init(StrMap *m) { memset(m, 0, sizeof *m); }
+
+void strmap_free(StrMap *m) {
+  free(m->keys);
+  free(m->vals);
+  strmap_init(m);
+}
+
+static size_t strmap_slot(const StrMap *m, const char *key) {
+  size_t mask = m->cap - 1, i = hash_str(key) & mask;
+  while (m->keys[i] && strcmp(m->keys[i], key) != 0) i = (i + 1) & mask;
+  return i;
+}
+
+void *strmap_get(const StrMap *m, const char *key) {
+  if (m->cap == 0) return NULL;
+  size_t i = strmap_slot(m, key);
+  return m->keys[i] ? m->vals[i] : NULL;
+}
+
+static void strmap_grow(StrMap *m) {
+  StrMap old = *m;
+  m->cap = old.cap ? old.cap * 2 : 16;
+  m->keys = xcalloc(m->cap, sizeof *m->keys);
+  m->vals = xcalloc(m->cap, sizeof *m->vals);
+  m->len = 0;
+  for (size_t i = 0; i < old.cap; i++)
+    if (old.keys[i]) strmap_put(m, old.keys[i], old.vals[i]);
+  free(old.keys);
+  free(old.vals);
+}
+
+void strmap_put(StrMap *m, const char *key, void *val) {
+  if ((m->len + 1) * 4 > m->cap * 3) strmap_grow(m);
+  size_t i = strmap_slot(m, key);
+  if (!m->keys[i]) {
+    m->keys[i] = key;
+    m->len++;
+  }
+  m->vals[i] = val;
+}
+
+int util_edit_distance(const char *a, const char *b, int cap) {
+  size_t la = strlen(a), lb = strlen(b);
+  if (la > 64 || lb > 64) return cap + 1;
+  if ((la > lb ? la - lb : lb - la) > (size_t)cap) return cap + 1;
+  int row[65];
+  for (size_t j = 0; j <= lb; j++) row[j] = (int)j;
+  for (size_t i = 1; i <= la; i++) {
+    int diag = row[0];
+    row[0] = (int)i;
+    int best = row[0];
+    for (size_t j = 1; j <= lb; j++) {
+      int up = row[j];
+      int cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      int v = diag + cost;
+      if (up + 1 < v) v = up + 1;
+      if (row[j - 1] + 1 < v) v = row[j - 1] + 1;
+      row[j] = v;
+      diag = up;
+      if (v < best) best = v;
+    }
+    if (best > cap) return cap + 1;
+  }
+  return row[lb] > cap ? cap + 1 : row[lb];
+}
+
+const char *util_suggest(const char *word, const char *const *candidates) {
+  /* A third of the word's length, at least 1 and at most 3 edits: close
+   * enough to be a typo, far enough not to suggest nonsense. */
+  int len = (int)strlen(word);
+  int cap = len / 3;
+  if (cap < 1) cap = 1;
+  if (cap > 3) cap = 3;
+  const char *best = NULL;
+  int best_d = cap + 1;
+  for (const char *const *c = candidates; *c; c++) {
+    int d = util_edit_distance(word, *c, cap);
+    if (d < best_d) {
+      best_d = d;
+      best = *c;
+    }
+  }
+  return best;
+}
+
+bool util_mul_i64(int64_t a, int64_t b, int64_t *out) {
+  return !__builtin_mul_overflow(a, b, out);
+}
+
+bool util_add_i64(int64_t a, int64_t b, int64_t *out) {
+  return !__builtin_add_overflow(a, b, out);
+}
