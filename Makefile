@@ -21,9 +21,9 @@ PKG_CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 
 WARN    = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror
 CFLAGS  ?= -O2 -g
-ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(SANFLAGS) -Isrc -I$(BUILD)/gen
+ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE $(CFLAGS) $(SANFLAGS) -Isrc -I$(BUILD)/gen
 # flex/bison output: strict C11 but without our extra warnings.
-GEN_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(SANFLAGS) -Isrc -I$(BUILD)/gen -w
+GEN_CFLAGS = -std=c11 -D_DEFAULT_SOURCE $(CFLAGS) $(SANFLAGS) -Isrc -I$(BUILD)/gen -w
 LDLIBS  = -lm
 
 SRCS      := $(sort $(wildcard src/*.c src/checks/*.c))
@@ -78,6 +78,14 @@ $(BUILD)/obj/tests/%.o: tests/unit/%.c $(HDRS) $(wildcard tests/unit/*.h)
 
 $(BUILD)/check_unit: $(UNIT_OBJS) $(LIB_OBJS) $(GEN_OBJS)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_CHECK_LIBS) $(LDLIBS)
+
+# One Check suite per tests/unit/check_NAME.c, exported as NAME_suite();
+# the runner's list is generated from the file names.
+SUITE_NAMES := $(patsubst tests/unit/check_%.c,%,$(filter-out tests/unit/check_main.c,$(UNIT_SRCS)))
+$(BUILD)/gen/suites.h: $(UNIT_SRCS) Makefile
+	@mkdir -p $(BUILD)/gen
+	@printf 'SUITE(%s)\n' $(SUITE_NAMES) > $@.tmp && mv $@.tmp $@
+$(BUILD)/obj/tests/check_main.o: $(BUILD)/gen/suites.h
 
 # ---------------------------------------------------------------- tests
 check: deps
