@@ -18,13 +18,16 @@ SANFLAGS ?=
 
 PKG_CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 PKG_CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
+# jansson: the JSON and SARIF writers (src/json.c, src/sarif.c).
+PKG_JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
+PKG_JANSSON_LIBS   := $(or $(shell pkg-config --libs jansson 2>/dev/null),-ljansson)
 
 WARN    = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror
 CFLAGS  ?= -O2 -g
-ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE $(CFLAGS) $(SANFLAGS) -Isrc -I$(BUILD)/gen
+ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE $(CFLAGS) $(SANFLAGS) -Isrc -I$(BUILD)/gen $(PKG_JANSSON_CFLAGS)
 # flex/bison output: strict C11 but without our extra warnings.
 GEN_CFLAGS = -std=c11 -D_DEFAULT_SOURCE $(CFLAGS) $(SANFLAGS) -Isrc -I$(BUILD)/gen -w
-LDLIBS  = -lm
+LDLIBS  = $(PKG_JANSSON_LIBS) -lm
 
 SRCS      := $(sort $(wildcard src/*.c src/checks/*.c))
 LIB_SRCS  := $(filter-out src/main.c,$(SRCS))
@@ -81,7 +84,7 @@ $(BUILD)/check_unit: $(UNIT_OBJS) $(LIB_OBJS) $(GEN_OBJS)
 
 # One Check suite per tests/unit/check_NAME.c, exported as NAME_suite();
 # the runner's list is generated from the file names.
-SUITE_NAMES := $(patsubst tests/unit/check_%.c,%,$(filter-out tests/unit/check_main.c,$(UNIT_SRCS)))
+SUITE_NAMES := $(patsubst tests/unit/check_%.c,%,$(filter-out tests/unit/check_main.c,$(filter tests/unit/check_%.c,$(UNIT_SRCS))))
 $(BUILD)/gen/suites.h: $(UNIT_SRCS) Makefile
 	@mkdir -p $(BUILD)/gen
 	@printf 'SUITE(%s)\n' $(SUITE_NAMES) > $@.tmp && mv $@.tmp $@
@@ -104,7 +107,8 @@ asan:
 	  SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" check-tests
 
 # ---------------------------------------------------------------- deps
-DEB_PACKAGES = flex bison check pkg-config make gcc libjansson-dev python3-jsonschema libxml2-utils
+DEB_PACKAGES = flex bison check pkg-config make gcc libjansson-dev python3-jsonschema libxml2-utils \
+               python3-yaml groff-base
 
 deps:
 	@sh tools/deps.sh $(DEB_PACKAGES)
@@ -119,3 +123,41 @@ uninstall:
 
 clean:
 	rm -rf build build-asan
+
+# ---------------------------------------------------------------- robustness, performance
+# make fuzz [FUZZ_SECONDS=60]: the libFuzzer harness (clang, ASan, UBSan) over
+#   the whole pipeline, seeded from every .roof of examples/, tests/, specs/.
+# make valgrind: the CLI test cases (bad, verify, golden) under memcheck.
+# make bench: the performance table and its verdicts (never fails the build).
+FUZZ_PACKAGES  = clang libclang-rt-14-dev
+FUZZ_CC       ?= clang
+FUZZ_SECONDS  ?= 60
+FUZZ_BUILD     = build-fuzz
+FUZZ_FLAGS    ?= -max_len=16384 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+FUZZ_SAN       = -fsanitize=address,undefined -fno-sanitize-recover=all
+
+.PHONY: fuzz fuzz-build valgrind bench
+
+fuzz:
+	@sh tools/deps.sh $(FUZZ_PACKAGES)
+	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) \
+	  CFLAGS="-O1 -g -fno-omit-frame-pointer" \
+	  SANFLAGS="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" fuzz-build
+	@rm -rf $(FUZZ_BUILD)/seed && mkdir -p $(FUZZ_BUILD)/seed $(FUZZ_BUILD)/corpus $(FUZZ_BUILD)/artifacts
+	@find examples tests specs -name '*.roof' -size -64k | while read -r f; do \
+	  cp "$$f" "$(FUZZ_BUILD)/seed/$$(echo "$$f" | tr / _)"; done
+	$(FUZZ_BUILD)/fuzz_rooflint -max_total_time=$(FUZZ_SECONDS) \
+	  -dict=tests/fuzz/roof.dict -artifact_prefix=$(FUZZ_BUILD)/artifacts/ \
+	  $(FUZZ_FLAGS) $(FUZZ_BUILD)/corpus $(FUZZ_BUILD)/seed
+
+fuzz-build: $(BUILD)/fuzz_rooflint
+
+$(BUILD)/fuzz_rooflint: tests/fuzz/fuzz_rooflint.c $(LIB_OBJS) $(GEN_OBJS) $(HDRS)
+	$(CC) $(ALL_CFLAGS) $(WARN) -fsanitize=fuzzer -o $@ $< $(LIB_OBJS) $(GEN_OBJS) $(LDLIBS)
+
+valgrind: $(BIN)
+	@sh tools/deps.sh valgrind
+	@BUILD=$(BUILD) sh tests/fuzz/valgrind.sh
+
+bench: $(BIN)
+	@BUILD=$(BUILD) sh tests/bench/bench.sh

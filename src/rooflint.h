@@ -206,6 +206,7 @@ typedef struct Diag {
   DiagFigure *figures;
   int nfigures;
   int seq; /* order of recording, for a stable sort */
+  bool werror; /* a warning promoted to an error by -Werror */
 } Diag;
 
 #define DIAG_DEFAULT_ERROR_LIMIT 20
@@ -217,6 +218,8 @@ typedef struct DiagSink {
   int nwarnings;   /* warnings recorded */
   int error_limit; /* 0 = unlimited */
   bool limit_hit;  /* an error was dropped because of error_limit */
+  Diag *scratch;   /* receives errors past the limit; reused, then freed */
+  int nrecorded;   /* diagnostics recorded so far: the next seq */
 } DiagSink;
 
 void diag_sink_init(DiagSink *s);
@@ -259,6 +262,11 @@ void diag_render_text(const DiagSink *s, const SourceSet *ss, FILE *out,
                       const RenderOptions *ro);
 void diag_render_one(const Diag *d, const SourceSet *ss, FILE *out,
                      const RenderOptions *ro);
+/* --verify: matches the sink's diagnostics (after policy) one to one
+ * against the `# expect:` comments of `file`; prints one line per problem
+ * ("t.roof:7: expected warning[c] \"x\" was not emitted", "t.roof:9:3:
+ * unexpected error: msg") and returns how many there were. */
+int diag_verify(const DiagSink *s, const SourceSet *ss, int file, FILE *out);
 
 /* ===================================================================== */
 /* lexer.l / parser.y / parse.c / ast.c: text -> AST.                    */
@@ -430,6 +438,31 @@ Program *parse_file(Arena *a, SourceSet *ss, int file, DiagSink *diags);
 /* ast.c: constructors for the grammar actions, and the --dump ast printer. */
 Expr *ast_expr(Arena *a, ExprKind k, Loc loc);
 Stmt *ast_stmt(Arena *a, StmtKind k, Loc loc);
+Ident ast_ident(const char *name, Loc loc);
+Expr *ast_bool(Arena *a, bool value, Loc loc);
+Expr *ast_name(Arena *a, const char *name, Loc loc);
+Expr *ast_binary(Arena *a, int op, Expr *lhs, Expr *rhs, Loc loc);
+Expr *ast_unary(Arena *a, int op, Expr *operand, Loc loc);
+Expr *ast_call(Arena *a, Ident callee, Arg *args, int nargs, Loc loc);
+Expr *ast_list(Arena *a, Expr **items, int n, Loc loc);
+Expr *ast_type(Arena *a, Ident dtype, Expr **dims, int ndims, Loc loc);
+/* ST_LET and ST_ASSIGN */
+Stmt *ast_stmt_bind(Arena *a, StmtKind k, Ident name, Expr *value, Loc loc);
+/* ST_TARGET_USE, ST_DTYPE, ST_MODE */
+Stmt *ast_stmt_word(Arena *a, StmtKind k, Ident word, Loc loc);
+/* ST_TARGET_DEF, ST_MODEL, ST_FUSED, ST_SECTION */
+Stmt *ast_stmt_def(Arena *a, StmtKind k, Ident kind, Ident name, Block body, Loc loc);
+Stmt *ast_stmt_parallel(Arena *a, Block body, Loc loc);
+Stmt *ast_stmt_decl(Arena *a, DeclKind k, Ident *names, int n, Expr *type, Loc loc);
+/* ST_REPEAT, ST_LOOP */
+Stmt *ast_stmt_loop(Arena *a, StmtKind k, Expr *count, Block body, Loc loc);
+Stmt *ast_stmt_output(Arena *a, Ident *names, int n, Loc loc);
+/* Appending to arena arrays that grow by doubling (capacity implied by n). */
+void ast_block_push(Arena *a, Block *b, Stmt *s);
+void ast_block_close(Block *b, Loc open, Loc close);
+void ast_expr_push(Arena *a, Expr ***items, int *n, Expr *e);
+void ast_arg_push(Arena *a, Arg **items, int *n, const char *name, Loc name_loc, Expr *value);
+void ast_ident_push(Arena *a, Ident **items, int *n, Ident id);
 void ast_dump(const Program *p, const SourceSet *ss, FILE *out);
 
 /* ===================================================================== */
@@ -523,7 +556,18 @@ typedef struct OpArgs {
   double custom_flops, custom_bytes;
   int64_t blocks;        /* blocks= override; 0 = the occupancy model */
   DType precision;       /* precision= override; DT_NONE = inferred */
+  bool keepdims;         /* sum/mean/max keepdims= */
 } OpArgs;
+
+/* What an op's positional arguments are (sema binds them by this). */
+typedef enum OpForm {
+  FORM_TENSORS,     /* tensor names only */
+  FORM_SCALAR_OK,   /* tensor names or numbers (elementwise binary) */
+  FORM_DTYPE,       /* cast(x, DTYPE) */
+  FORM_DIMS,        /* reshape(x, [dims]) */
+  FORM_PERM,        /* transpose(x, [perm]) */
+  FORM_TENSOR_LIST, /* concat([a, b, ...]) */
+} OpForm;
 
 typedef struct OpDesc OpDesc;
 
@@ -534,6 +578,12 @@ typedef struct ShapeCtx {
   Loc call_loc;        /* the whole call */
   const Loc *arg_locs; /* one per positional input */
   Arena *arena;
+  Loc axis_loc;        /* the axis= value (LOC_NONE: defaulted) */
+  Loc list_loc;        /* reshape/transpose list */
+  const int64_t *list; /* reshape: dims as written (-1 = infer); transpose: perm */
+  int nlist;
+  const TensorType *declared; /* custom: the out= type */
+  int64_t ranks;       /* data-parallel degree, for allgather/reduce_scatter */
 } ShapeCtx;
 
 struct OpDesc {
@@ -541,13 +591,19 @@ struct OpDesc {
   OpClass cls;
   int min_inputs, max_inputs; /* tensor operands; max -1 = variadic */
   const KwDesc *keywords;     /* terminated by a row with name NULL */
-  double flops_per_element;   /* elementwise/reduction weight (see README) */
+  double flops_per_element;   /* FLOPs per output element (elementwise) or
+                                 per input element (reductions, norms) */
+  OpForm form;
   bool (*shape)(const OpDesc *op, const TensorType *in, int nin,
                 OpArgs *args, TensorType *out, const ShapeCtx *ctx);
 };
 
 const OpDesc *op_lookup(const char *name);
 const char *const *op_names(void); /* NULL-terminated, for suggestions */
+/* "bf16[1, 4096]" into buf; returns buf. */
+char *op_type_str(char *buf, size_t n, const TensorType *t);
+/* Element count, false on 64-bit overflow. */
+bool op_elements(const TensorType *t, int64_t *out);
 
 /* ===================================================================== */
 /* sema.c: names, lets, shapes and dtypes -> the op graph.                */
@@ -582,7 +638,11 @@ typedef enum Role {
 const char *role_str(Role r);
 
 /* A repeat/loop body.  Scopes form a tree; node counts are the product of
- * the trips of the scopes around them. */
+ * the trips of the scopes around them.  The body is analysed once, never
+ * unrolled.  Parameters: a weight inside `repeat` is a new tensor in every
+ * copy (count it once per enclosing repeat trip), a weight inside `loop` is
+ * the same tensor every trip (loop trips do not multiply parameters; walk
+ * the parents and multiply only the trips of repeat scopes). */
 typedef struct Scope {
   int parent;    /* -1 for the model body */
   bool is_loop;  /* loop (same weights, time) vs repeat (structure) */
@@ -609,13 +669,17 @@ typedef struct GNode {
   bool precision_explicit; /* from precision= */
   OpArgs args;
   int scope;         /* innermost scope id; -1 = model body */
-  double count;      /* executions per step (scope count, or 1) */
+  double count;      /* executions per step (scope count, or 1); for a
+                        weight this also counts loop trips, see Scope */
   int region;        /* fused region id, -1 if none */
   Loc loc;           /* the call expression, or the declared name */
   Loc stmt_loc;      /* the whole statement */
-  Loc dtype_loc;     /* where the dtype was written, LOC_NONE if inherited */
+  Loc dtype_loc;     /* where the dtype was written (a declaration's DTYPE,
+                        cast's dtype argument, custom's out= dtype),
+                        LOC_NONE if inherited */
   int nconsumers;    /* ops reading this node */
-  bool is_output;    /* named by `output`, or consumed by no one */
+  bool is_output;    /* named by `output`, or an op result consumed by no
+                        one (declarations only when named) */
   bool loop_carried; /* rebinding of a name bound outside its loop */
 } GNode;
 
@@ -655,7 +719,11 @@ typedef struct Unit {
  * resolves names, infers shapes and dtypes, builds one graph per model.
  * Pure: the same (program, bindings) gives the same unit. */
 Unit *sema_analyze(Arena *a, const Program *p, Bindings *b, DiagSink *diags);
-/* Evaluates a dimension/integer expression against the unit's lets. */
+/* --dump graph: per model a header line, one line per scope and region,
+ * then one line per node:
+ *   %ID NAME: ROLE OP(%IN, ...) -> TYPE [precision P[!]] xCOUNT [scope S]
+ *   [region R] consumers N [output] [carried] at LINE:COL
+ * (OP is "decl" for declarations; "!" marks precision=). */
 void graph_dump(const Unit *u, const SourceSet *ss, FILE *out);
 
 /* ===================================================================== */
@@ -670,6 +738,7 @@ typedef struct MemLevel {
   double bandwidth;      /* B/s */
   double latency;        /* s */
   const char *note;      /* "warehouse in the yard" */
+  bool approximate;      /* `approximate = true`: printed as "~100 TB/s" */
 } MemLevel;
 
 typedef struct Target {
@@ -813,7 +882,75 @@ typedef struct CheckDesc {
 
 const CheckDesc *check_registry(int *n);
 const CheckDesc *check_lookup(const char *name);
+/* Runs every registered check on one model (policy is applied later). */
 void checks_run(const CheckCtx *ctx);
+
+/* The checks, one per file of src/checks/, in registry order. */
+void check_stray_fp32(const CheckCtx *ctx);
+void check_unfused_elementwise(const CheckCtx *ctx);
+void check_memory_bound(const CheckCtx *ctx);
+void check_low_occupancy(const CheckCtx *ctx);
+void check_wave_tail(const CheckCtx *ctx);
+void check_transfer_in_loop(const CheckCtx *ctx);
+void check_cross_node(const CheckCtx *ctx);
+void check_capacity(const CheckCtx *ctx);
+void check_overhead_bound(const CheckCtx *ctx);
+void check_tc_alignment(const CheckCtx *ctx);
+
+/* Thresholds, each quoted by the --explain texts (checks.c). */
+#define CHECK_MIN_STEP_PCT 1        /* a node matters from 1% of step time */
+#define CHECK_CROSSOVER_LIMIT 1048576 /* memory-bound: let search bound, 2^20 */
+#define CHECK_CROSSOVER_RERUNS 2000 /* memory-bound: re-analyses per model */
+#define CHECK_UNFUSED_MIN_PCT 0.1   /* unfused-elementwise: saving, % of step */
+#define CHECK_TAIL_MAX_FILL_PCT 50  /* wave-tail: last wave under half full */
+#define CHECK_TAIL_MIN_IDLE_PCT 10  /* wave-tail: >= 10% of block slots idle */
+#define CHECK_TRANSFER_MIN_PCT 1    /* transfer-in-loop: waste, % of step */
+#define CHECK_OVERHEAD_MAX_SINGLE 3 /* overhead-bound: individual up to 3 */
+#define CHECK_OVERHEAD_MIN_PCT 10   /* overhead-bound: launches, % of step */
+
+/* Helpers shared by the checks (checks.c). */
+/* Reports with the registry's severity for `check`. */
+Diag *checks_report(const CheckCtx *ctx, const char *check, Loc loc,
+                    const char *fmt, ...) PRINTF_LIKE(4, 5);
+/* A node worth a performance finding: it launches a kernel, its time is at
+ * least the launch overhead, and it takes CHECK_MIN_STEP_PCT of the step. */
+bool checks_node_matters(const CheckCtx *ctx, int node);
+/* "" for a node that runs once per step, else " (x32 per step)". */
+const char *checks_per_step(char *buf, size_t n, double count);
+/* The target as messages name it ("H100 SXM"). */
+const char *checks_target_name(const Target *t);
+/* The node's op name, or its role for declarations. */
+const char *checks_op_name(const GNode *g);
+/* Per kernel of ctx->cost: its thread blocks (a fused region: its largest
+ * member's) and the node to report at (the op, or the region's first op).
+ * Both arrays have cost->nkernels entries, allocated from ctx->arena. */
+void checks_kernel_blocks(const CheckCtx *ctx, double **blocks, int **node);
+/* A kernel worth a finding: on a roof (not PCIe or network), at least the
+ * launch overhead, and at least CHECK_MIN_STEP_PCT of the step. */
+bool checks_kernel_matters(const CheckCtx *ctx, int kernel);
+/* "matmul 'y'" or "fused region 'f'" for the kernel, into buf. */
+const char *checks_kernel_name(const CheckCtx *ctx, int kernel, char *buf,
+                               size_t n);
+/* Where to report a kernel: the op's call, or the region's header. */
+Loc checks_kernel_loc(const CheckCtx *ctx, int kernel);
+
+/* Where each statement of a program sits, for fix-its that move or wrap
+ * statements: sorted by start offset, found by binary search. */
+typedef struct StmtRef {
+  const Stmt *stmt;
+  const Block *block;  /* the block holding it */
+  int index;           /* its position in block->items */
+  const Stmt *parent;  /* the statement owning the block; NULL at top level */
+} StmtRef;
+
+typedef struct StmtIndex {
+  StmtRef *items;
+  int n;
+} StmtIndex;
+
+void checks_stmt_index(Arena *a, const Program *p, StmtIndex *out);
+/* The statement starting at byte `start`, or NULL. */
+const StmtRef *checks_stmt_find(const StmtIndex *ix, uint32_t start);
 
 /* ===================================================================== */
 /* format.c: numbers with units, as the seed rounds them.                 */
@@ -825,6 +962,12 @@ char *fmt_bytes(char *buf, size_t n, double bytes);            /* "33.6 MB" */
 char *fmt_bandwidth(char *buf, size_t n, double bytes_per_s);  /* "3.35 TB/s" */
 char *fmt_time(char *buf, size_t n, double seconds);           /* "27.2 ms" */
 char *fmt_count(char *buf, size_t n, double count);            /* "137.4 G" */
+/* The rounding every fmt_* uses: x as a 12-significant-digit decimal, then
+ * half to even at `decimals` (3.35 -> 3.4, 2.625 -> 2.62, as the seed). */
+double fmt_round(double x, int decimals);
+char *fmt_fixed(char *buf, size_t n, double x, int decimals);    /* "1365.333" */
+char *fmt_percent(char *buf, size_t n, double fraction, int decimals); /* "0.8%" */
+char *fmt_sig3(char *buf, size_t n, double x);                   /* "6.70" */
 
 /* ===================================================================== */
 /* embedded: specs/targets/ files compiled into the binary (build/gen).   */
@@ -883,5 +1026,94 @@ int report_targets_cmd(FILE *out, Arena *a, SourceSet *ss,
                        const char *const *names, int n, DiagSink *diags);
 int report_target_card(FILE *out, Arena *a, SourceSet *ss, const char *name,
                        DiagSink *diags);
+
+/* ===================================================================== */
+/* json.c, sarif.c, plot.c: machine outputs (--format json|sarif, --plot) */
+/* ===================================================================== */
+
+/* One JSON document for the whole run: the tool, the targets, every model
+ * of every analysis (one entry per model and target) and every diagnostic.
+ * an[i] and diags[i] belong to the i-th file; either may be NULL (a file
+ * that could not be read).  Sinks are written as they stand: run
+ * diag_apply_policy and diag_sort first.  Numbers in base units. */
+void json_write(FILE *out, Analysis *const *an, const DiagSink *const *diags,
+                int n, const SourceSet *ss);
+/* Shared by the JSON and SARIF writers (values are jansson json_t *):
+ * a string that is never NULL (invalid UTF-8 bytes become U+FFFD; NULL
+ * becomes JSON null), and a number (integral values as integers,
+ * non-finite ones as null). */
+struct json_t;
+struct json_t *json_safe_string(const char *s);
+struct json_t *json_base_number(double v);
+
+/* SARIF 2.1.0: one run, one rule per registered check plus the rule
+ * "error" for language errors; `exit_status` is recorded in invocations. */
+void sarif_write(FILE *out, Analysis *const *an, const DiagSink *const *diags,
+                 int n, const SourceSet *ss, int exit_status);
+
+/* The roofline chart as a standalone SVG document: one panel per model,
+ * one roof set per target, one point per kernel.  Returns the number of
+ * kernels plotted. */
+int plot_write(FILE *out, Analysis *const *an, int n, const SourceSet *ss);
+
+/* ===================================================================== */
+/* plan.c, diff.c: reviewing a dtype plan (--plan, --dtype, `rooflint diff`) */
+/* ===================================================================== */
+
+/* --dtype what-if: a LetOverride with this name (never an identifier, so
+ * never a let) and value.i = a DType makes sema use that DType as every
+ * model's plan dtype; declarations and ops that name a dtype keep it.  An
+ * entry rather than a Bindings field, so that positional initialisers of
+ * Bindings elsewhere stay complete, and re-runs that copy the overrides
+ * (the crossover search) keep the what-if plan. */
+#define BINDINGS_PLAN_DTYPE "%plan-dtype"
+
+/* --plan: per model (first target) the compute by precision and unit, the
+ * footprint by storage dtype, and every node whose dtype or precision
+ * differs from the plan, with why (explicit or inherited) and where. */
+void plan_print(FILE *out, const Analysis *an, const SourceSet *ss);
+/* --dtype DT,...: analyses the file again with each plan dtype (sema and
+ * cost on the first target; declarations and ops naming no dtype follow the
+ * plan) and prints the totals side by side with the plan as written, the
+ * kernels whose bound changes and the slowest kernels.  `b` holds the -D
+ * overrides (copied, never changed).  Errors of a what-if plan go to
+ * `diags`; returns 1 when there were any, else 0. */
+int plan_whatif(FILE *out, Arena *a, const SourceSet *ss, const Analysis *an,
+                const Bindings *b, const DType *dtypes, int ndtypes,
+                DiagSink *diags);
+/* "fp8,fp32" -> dtypes (storage dtypes only); false with a message in
+ * *err (arena) when a name is unknown. */
+bool plan_parse_dtypes(Arena *a, const char *list, DType **dtypes, int *n,
+                       const char **err);
+
+/* Aligned text tables shared by plan.c and diff.c. */
+typedef struct PlanTable {
+  char **cells;      /* row-major, ncols per row (xmalloc'd copies) */
+  int nrows, ncols, cap;
+  const char *align; /* per column: 'r' right, 'l' left */
+} PlanTable;
+
+void plan_table_row(PlanTable *t, const char *const *row);
+/* Prints with two blanks between columns, no trailing blanks; frees. */
+void plan_table_print(FILE *out, PlanTable *t, const char *indent);
+
+typedef struct DiffOptions {
+  Bindings *bindings;    /* -D overrides, both sides */
+  const char **targets;  /* --target; none = each file's own */
+  int ntargets;
+  const DiagPolicy *policy; /* applied to both sides' checks */
+  bool json;             /* --format json */
+  bool has_fail;         /* --fail-on-regression given */
+  double fail_pct;       /* its PCT */
+} DiffOptions;
+
+/* `rooflint diff OLD NEW` ("-" = stdin for one side): matches models and
+ * nodes by name (k-th occurrence with k-th), prints what changed, the
+ * totals before and after, and the diagnostics that appear and disappear.
+ * Language errors of either side go to `diags` (nothing else is printed).
+ * Returns 0; 1 on errors or a step-time regression beyond fail_pct; 2 when
+ * a file cannot be read. */
+int diff_cmd(FILE *out, Arena *a, SourceSet *ss, const char *old_path,
+             const char *new_path, const DiffOptions *o, DiagSink *diags);
 
 #endif /* ROOFLINT_H */

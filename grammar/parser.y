@@ -1,0 +1,470 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * parser.y: the bison grammar of .roof files (models and targets share it).
+ * bison writes build/gen/parser.c and build/gen/parser.h from this file; never
+ * edit those.  Conventions: terminals UPPER, nonterminals lower_snake,
+ * keywords carry string aliases.  Actions are one or two calls into the
+ * ast.c constructors; the grammar accepts a superset of the language (any
+ * statement in any block) and sema rejects what is misplaced.
+ *
+ * Statements end at a NEWLINE, a ';' or the '}' that closes their block; the
+ * scanner drops newlines inside ( ) and [ ].  Error recovery happens only at
+ * statement terminators and closing braces, leaving ST_ERROR placeholders.
+ */
+
+/* Reentrant: every bit of state lives in yyscanner and ctx. */
+%define api.pure full
+/* Our byte-range Loc is the location type (see YYLLOC_DEFAULT below). */
+%locations
+%define api.location.type {Loc}
+/* The scanner handle goes to both yylex and yyparse ... */
+%param {yyscan_t yyscanner}
+/* ... and the parse context (arena, sink, file, result) to yyparse only. */
+%parse-param {ParseCtx *ctx}
+/* Syntax errors are worded by yyreport_syntax_error below. */
+%define parse.error custom
+/* Explore the default reductions so the expected-token list is exact. */
+%define parse.lac full
+/* Trace switchable at run time: ROOFLINT_YYDEBUG=1 sets yydebug. */
+%define parse.trace
+/* Conflicts break the build. */
+%expect 0
+
+/* In parser.h, before YYSTYPE: the types the values and ParseCtx need. */
+%code requires {
+#include "rooflint.h"
+
+/* flex's handle, declared here so parser.h stands alone. */
+#ifndef YY_TYPEDEF_YY_SCANNER_T
+#define YY_TYPEDEF_YY_SCANNER_T
+typedef void *yyscan_t;
+#endif
+
+/* Growing lists while a rule is being recognised (arrays in the arena). */
+typedef struct ExprList { Expr **items; int n; } ExprList;
+typedef struct ArgList { Arg *items; int n; } ArgList;
+typedef struct IdentList { Ident *items; int n; } IdentList;
+
+enum { PARSE_MAX_NEST = 256 }; /* ( [ { deeper than this stop the parse */
+
+/* An open bracket the scanner has seen and not yet matched. */
+typedef struct Opener {
+  char c;  /* '(' '[' or '{' */
+  Loc loc;
+} Opener;
+
+/* Everything one parse needs; the scanner reaches it through yyextra. */
+typedef struct ParseCtx {
+  Arena *arena;
+  DiagSink *diags;
+  SourceSet *ss;
+  SourceFile *sf;
+  int file;
+  Program *prog;        /* the result; nsyntax_errors counts here */
+  uint32_t offset;      /* running byte offset (YY_USER_ACTION) */
+  int line;             /* 1-based line of the scanner's position */
+  Opener open[PARSE_MAX_NEST]; /* unmatched brackets, innermost last */
+  int nopen;
+  bool stop;            /* nesting too deep or too many errors: feed EOF */
+  int last_token;       /* the previous token (unary minus detection) */
+  int unary_run;        /* consecutive unary minus signs so far */
+  int nsynth;           /* closers made up at EOF for unclosed brackets */
+  bool eof_newline;     /* the NEWLINE made up at EOF was returned */
+  int64_t noted_open;   /* start of the opener a syntax error pointed at */
+  int64_t stray_end;    /* end offset of the last stray character, or -1 */
+} ParseCtx;
+
+/* Spans first..last symbol; an empty rule gets a zero-width location at the
+ * end of what precedes it. */
+#define YYLLOC_DEFAULT(Cur, Rhs, N)                                   \
+  do {                                                                \
+    if (N) {                                                          \
+      (Cur).file = YYRHSLOC(Rhs, 1).file;                             \
+      (Cur).start = YYRHSLOC(Rhs, 1).start;                           \
+      (Cur).end = YYRHSLOC(Rhs, N).end;                               \
+    } else {                                                          \
+      (Cur).file = YYRHSLOC(Rhs, 0).file;                             \
+      (Cur).start = (Cur).end = YYRHSLOC(Rhs, 0).end;                 \
+    }                                                                 \
+  } while (0)
+/* For the trace: a custom location type has no default printer. */
+#define YYLOCATION_PRINT(File, Loc) \
+  fprintf(File, "%u-%u", (unsigned)(Loc)->start, (unsigned)(Loc)->end)
+}
+
+/* In parser.h, after the token kinds: what lexer.l and parse.c share. */
+%code provides {
+/* parse.c: helpers the scanner and the actions share. */
+/* Records a syntax (or lexical) error and counts it in the Program. */
+Diag *parse_error(ParseCtx *ctx, Loc loc, const char *fmt, ...) PRINTF_LIKE(3, 4);
+/* The scanner's helpers: each converts or records one lexeme. */
+int parse_lex_word(ParseCtx *ctx, const char *text, size_t len, Loc loc, const char **out);
+int parse_lex_number(ParseCtx *ctx, const char *text, size_t len, Loc loc, Expr **out);
+int parse_lex_quantity(ParseCtx *ctx, const char *text, size_t len, Loc loc, Expr **out);
+Expr *parse_lex_string(ParseCtx *ctx, const char *text, size_t len, Loc loc);
+Expr *parse_lex_unterminated(ParseCtx *ctx, const char *text, size_t len, Loc loc);
+void parse_lex_comment(ParseCtx *ctx, const char *text, size_t len, Loc loc);
+void parse_lex_stray(ParseCtx *ctx, const char *text, size_t len, Loc loc);
+bool parse_lex_open(ParseCtx *ctx, char c, Loc loc);
+void parse_lex_close(ParseCtx *ctx, char c);
+bool parse_lex_in_parens(const ParseCtx *ctx);
+/* Records `tok` as the last token; a run of unary minus signs longer
+ * than PARSE_MAX_NEST stops the parse (END) like any deep nesting. */
+int parse_lex_token(ParseCtx *ctx, int tok, Loc loc);
+/* At EOF: reports an unclosed bracket, then returns a closer for each
+ * open one, a NEWLINE and END, so recovery completes the tree. */
+int parse_lex_eof(ParseCtx *ctx, Loc *loc);
+/* True when `at` is the first token after a stray character. */
+bool parse_after_stray(const ParseCtx *ctx, Loc at);
+}
+
+/* In parser.c only: the scanner's prototypes and our yyerror. */
+%code {
+#include "lexer.h"
+
+static void yyerror(const Loc *loc, yyscan_t yyscanner, ParseCtx *ctx,
+                    const char *msg);
+}
+
+/* Semantic values are arena pointers or small arena-backed lists: nothing
+ * needs a %destructor, and error recovery cannot leak. */
+%union {
+  const char *str;  /* IDENT text (arena) */
+  Expr *expr;
+  Stmt *stmt;
+  Block block;
+  ExprList exprs;
+  ArgList args;
+  IdentList names;
+  int decl;         /* a DeclKind */
+}
+
+/* How the trace shows each kind of value. */
+%printer { fprintf(yyo, "%s", $$); } <str>
+%printer { fprintf(yyo, "%s", expr_kind_str($$->kind)); } <expr>
+%printer { fprintf(yyo, "%s", $$ ? stmt_kind_str($$->kind) : "-"); } <stmt>
+%printer { fprintf(yyo, "%d items", $$.n); } <block> <exprs> <args> <names>
+
+/* A custom location type is not initialised by bison: start at byte 0. */
+%initial-action { @$ = (Loc){ctx->file, 0, 0}; }
+
+/* ---- tokens ---------------------------------------------------------- */
+/* Token 0 is EOF; the aliases are how errors and the trace spell tokens. */
+%token END 0 "end of file"
+%token NEWLINE "newline"
+%token LET "let" TARGET "target" MODEL "model" DTYPE "dtype" MODE "mode"
+%token PARALLEL "parallel" INPUT "input" WEIGHT "weight" HOST "host"
+%token REPEAT "repeat" LOOP "loop" FUSED "fused" OUTPUT "output"
+%token TRUE "true" FALSE "false"
+%token <str> IDENT "name"
+/* The scanner builds literal nodes itself (value, unit, location). */
+%token <expr> INT "integer" REAL "real number" STRING "string"
+%token <expr> QUANTITY "quantity"
+
+/* Nonterminal value types. */
+%type <block> stmt_list block
+%type <stmt> stmt
+%type <expr> expr primary
+%type <exprs> items item_list
+%type <args> args arg_list
+%type <names> name_list
+%type <decl> decl_kind
+
+/* Usual arithmetic precedence, loosest first. */
+%left '+' '-'
+%left '*' '/' '%'
+/* Unary minus binds tighter than any binary operator. */
+%precedence NEG
+
+/* The whole file. */
+%start program
+
+%%
+
+/* ---- files and blocks ------------------------------------------------
+ *   program   = stmt_list [stmt] EOF
+ *   block     = '{' stmt_list [stmt] '}'
+ *   stmt_list = { [stmt] terminator }
+ * A statement needs a terminator unless it is the last one in its block or
+ * file. */
+program
+  : stmt_list       { ctx->prog->top = $1; }
+  | stmt_list stmt  { ast_block_push(ctx->arena, &$1, $2); ctx->prog->top = $1; }
+  ;
+
+terminator
+  : NEWLINE
+  | ';'
+  ;
+
+stmt_list
+  : %empty                      { $$ = (Block){0}; }
+  | stmt_list terminator        { $$ = $1; }
+  | stmt_list stmt terminator   { $$ = $1; ast_block_push(ctx->arena, &$$, $2); }
+  /* Resynchronise at the end of the statement (we are sure of it there). */
+  | stmt_list skipped terminator  {
+      $$ = $1;
+      ast_block_push(ctx->arena, &$$, ast_stmt(ctx->arena, ST_ERROR, @2));
+      yyerrok;
+    }
+  ;
+
+/* What error recovery skips: tokens up to the terminator, and a whole
+ * block when one follows (so its '}' does not close the enclosing one). */
+skipped
+  : error
+  | error block
+  ;
+
+block
+  : '{' stmt_list '}'       { $$ = $2; ast_block_close(&$$, @1, @3); }
+  | '{' stmt_list stmt '}'  {
+      $$ = $2;
+      ast_block_push(ctx->arena, &$$, $3);
+      ast_block_close(&$$, @1, @4);
+    }
+  /* An error in the last statement: resynchronise at the closing brace. */
+  | '{' stmt_list skipped '}' {
+      $$ = $2;
+      ast_block_push(ctx->arena, &$$, ast_stmt(ctx->arena, ST_ERROR, @3));
+      ast_block_close(&$$, @1, @4);
+      yyerrok;
+    }
+  ;
+
+/* ---- statements ------------------------------------------------------
+ *   let NAME = expr | target NAME [block] | model NAME block
+ *   dtype WORD | mode WORD | parallel block
+ *   (input|weight|host) NAME {, NAME} : expr | NAME = expr
+ *   repeat expr block | loop expr block | fused NAME block
+ *   output NAME {, NAME} | WORD NAME block */
+stmt
+  : "let" IDENT '=' expr          { $$ = ast_stmt_bind(ctx->arena, ST_LET, ast_ident($2, @2), $4, @$); }
+  | IDENT '=' expr                { $$ = ast_stmt_bind(ctx->arena, ST_ASSIGN, ast_ident($1, @1), $3, @$); }
+  | "target" IDENT                { $$ = ast_stmt_word(ctx->arena, ST_TARGET_USE, ast_ident($2, @2), @$); }
+  | "target" IDENT block          { $$ = ast_stmt_def(ctx->arena, ST_TARGET_DEF, ast_ident("target", @1), ast_ident($2, @2), $3, @$); }
+  | "model" IDENT block           { $$ = ast_stmt_def(ctx->arena, ST_MODEL, ast_ident("model", @1), ast_ident($2, @2), $3, @$); }
+  | "fused" IDENT block           { $$ = ast_stmt_def(ctx->arena, ST_FUSED, ast_ident("fused", @1), ast_ident($2, @2), $3, @$); }
+  | IDENT IDENT block             { $$ = ast_stmt_def(ctx->arena, ST_SECTION, ast_ident($1, @1), ast_ident($2, @2), $3, @$); }
+  | "dtype" IDENT                 { $$ = ast_stmt_word(ctx->arena, ST_DTYPE, ast_ident($2, @2), @$); }
+  | "mode" IDENT                  { $$ = ast_stmt_word(ctx->arena, ST_MODE, ast_ident($2, @2), @$); }
+  | "parallel" block              { $$ = ast_stmt_parallel(ctx->arena, $2, @$); }
+  | decl_kind name_list ':' expr  { $$ = ast_stmt_decl(ctx->arena, (DeclKind)$1, $2.items, $2.n, $4, @$); }
+  | "repeat" expr block           { $$ = ast_stmt_loop(ctx->arena, ST_REPEAT, $2, $3, @$); }
+  | "loop" expr block             { $$ = ast_stmt_loop(ctx->arena, ST_LOOP, $2, $3, @$); }
+  | "output" name_list            { $$ = ast_stmt_output(ctx->arena, $2.items, $2.n, @$); }
+  ;
+
+decl_kind
+  : "input"   { $$ = DECL_INPUT; }
+  | "weight"  { $$ = DECL_WEIGHT; }
+  | "host"    { $$ = DECL_HOST; }
+  ;
+
+/* name_list = NAME {, NAME} */
+name_list
+  : IDENT                { $$ = (IdentList){0}; ast_ident_push(ctx->arena, &$$.items, &$$.n, ast_ident($1, @1)); }
+  | name_list ',' IDENT  { $$ = $1; ast_ident_push(ctx->arena, &$$.items, &$$.n, ast_ident($3, @3)); }
+  ;
+
+/* ---- expressions -----------------------------------------------------
+ *   expr    = expr (+|-|*|/|%) expr | '-' expr | primary
+ *   primary = INT | REAL | STRING | QUANTITY | true | false | NAME
+ *           | NAME '(' args ')' | '[' items ']' | NAME '[' items ']'
+ *           | '(' expr ')' */
+expr
+  : expr '+' expr           { $$ = ast_binary(ctx->arena, '+', $1, $3, @$); }
+  | expr '-' expr           { $$ = ast_binary(ctx->arena, '-', $1, $3, @$); }
+  | expr '*' expr           { $$ = ast_binary(ctx->arena, '*', $1, $3, @$); }
+  | expr '/' expr           { $$ = ast_binary(ctx->arena, '/', $1, $3, @$); }
+  | expr '%' expr           { $$ = ast_binary(ctx->arena, '%', $1, $3, @$); }
+  /* '-' is also binary: %prec gives the unary form its own, tighter level. */
+  | '-' expr %prec NEG      { $$ = ast_unary(ctx->arena, '-', $2, @$); }
+  | primary
+  ;
+
+primary
+  : INT
+  | REAL
+  | STRING
+  | QUANTITY
+  | "true"                  { $$ = ast_bool(ctx->arena, true, @$); }
+  | "false"                 { $$ = ast_bool(ctx->arena, false, @$); }
+  | IDENT                   { $$ = ast_name(ctx->arena, $1, @$); }
+  | IDENT '(' args ')'      { $$ = ast_call(ctx->arena, ast_ident($1, @1), $3.items, $3.n, @$); }
+  | '[' items ']'           { $$ = ast_list(ctx->arena, $2.items, $2.n, @$); }
+  | IDENT '[' items ']'     { $$ = ast_type(ctx->arena, ast_ident($1, @1), $3.items, $3.n, @$); }
+  | '(' expr ')'            { $$ = $2; }
+  ;
+
+/* items = [expr {, expr} [,]] */
+items
+  : %empty                  { $$ = (ExprList){0}; }
+  | item_list
+  | item_list ','
+  ;
+
+item_list
+  : expr                    { $$ = (ExprList){0}; ast_expr_push(ctx->arena, &$$.items, &$$.n, $1); }
+  | item_list ',' expr      { $$ = $1; ast_expr_push(ctx->arena, &$$.items, &$$.n, $3); }
+  ;
+
+/* args = [arg {, arg} [,]];  arg = expr | NAME '=' expr */
+args
+  : %empty                  { $$ = (ArgList){0}; }
+  | arg_list
+  | arg_list ','
+  ;
+
+arg_list
+  : expr                    { $$ = (ArgList){0}; ast_arg_push(ctx->arena, &$$.items, &$$.n, NULL, LOC_NONE, $1); }
+  | IDENT '=' expr          { $$ = (ArgList){0}; ast_arg_push(ctx->arena, &$$.items, &$$.n, $1, @1, $3); }
+  | arg_list ',' expr       { $$ = $1; ast_arg_push(ctx->arena, &$$.items, &$$.n, NULL, LOC_NONE, $3); }
+  | arg_list ',' IDENT '=' expr { $$ = $1; ast_arg_push(ctx->arena, &$$.items, &$$.n, $3, @3, $5); }
+  ;
+
+%%
+
+/* What the expected-token list says, in our words.  Expression starts fold
+ * into "an expression", statement starts into "a statement", the
+ * terminators into "end of statement"; operators and call/type suffixes,
+ * possible after any operand, are named only when nothing else is. */
+enum { MAX_EXPECTED = 64 };
+
+/* The character of a single-character token ('(' for "'('"), else 0. */
+static char token_char(yysymbol_kind_t k) {
+  const char *name = yysymbol_name(k);
+  return name[0] == '\'' && name[1] && name[2] == '\'' ? name[1] : 0;
+}
+
+static bool has_sym(const yysymbol_kind_t *e, int n, yysymbol_kind_t k) {
+  for (int i = 0; i < n; i++)
+    if (e[i] == k) return true;
+  return false;
+}
+
+static bool has_char(const yysymbol_kind_t *e, int n, char c) {
+  for (int i = 0; i < n; i++)
+    if (token_char(e[i]) == c) return true;
+  return false;
+}
+
+/* Symbols described by a phrase rather than their spelling. */
+static const struct {
+  yysymbol_kind_t sym;
+  const char *text;
+} phrases[] = {
+    {YYSYMBOL_IDENT, "a name"},        {YYSYMBOL_INT, "an integer"},
+    {YYSYMBOL_REAL, "a number"},       {YYSYMBOL_STRING, "a string"},
+    {YYSYMBOL_QUANTITY, "a quantity"}, {YYSYMBOL_NEWLINE, "newline"},
+    {YYSYMBOL_YYEOF, "end of file"},
+};
+
+static void describe_expected(StrBuf *sb, yysymbol_kind_t k) {
+  for (size_t i = 0; i < sizeof phrases / sizeof phrases[0]; i++)
+    if (phrases[i].sym == k) {
+      sb_puts(sb, phrases[i].text);
+      return;
+    }
+  /* bison spells aliases "let" and characters ')': show both as 'x' */
+  const char *name = yysymbol_name(k);
+  size_t len = strlen(name);
+  if (len >= 2 && (name[0] == '"' || name[0] == '\''))
+    sb_printf(sb, "'%.*s'", (int)len - 2, name + 1);
+  else
+    sb_puts(sb, name);
+}
+
+/* The expected tokens as "A", "A or B", "A, B or C". */
+static void describe_expected_set(StrBuf *want, const yysymbol_kind_t *exp,
+                                  int n) {
+  bool expr = has_sym(exp, n, YYSYMBOL_INT);
+  bool ends = has_sym(exp, n, YYSYMBOL_NEWLINE) || has_sym(exp, n, YYSYMBOL_YYEOF);
+  bool closes = ends || has_char(exp, n, ')') || has_char(exp, n, ']') ||
+                has_char(exp, n, ',') || has_char(exp, n, '}') ||
+                has_char(exp, n, '{');
+  StrBuf items[MAX_EXPECTED + 2] = {{0}};
+  int nitems = 0;
+  if (has_sym(exp, n, YYSYMBOL_LET)) {
+    sb_puts(&items[nitems++], "a statement");
+  } else {
+    if (expr) sb_puts(&items[nitems++], "an expression");
+    for (int i = 0; i < n; i++) {
+      yysymbol_kind_t k = exp[i];
+      char c = token_char(k);
+      bool expr_start = k == YYSYMBOL_INT || k == YYSYMBOL_REAL ||
+                        k == YYSYMBOL_STRING || k == YYSYMBOL_QUANTITY ||
+                        k == YYSYMBOL_TRUE || k == YYSYMBOL_FALSE ||
+                        k == YYSYMBOL_IDENT || (c && strchr("([-", c));
+      bool after_operand = c && strchr("+-*/%([=", c);
+      bool terminator = k == YYSYMBOL_NEWLINE || k == YYSYMBOL_YYEOF ||
+                        c == ';' || c == '}';
+      if ((expr && expr_start) || (closes && after_operand) ||
+          (ends && terminator))
+        continue;
+      describe_expected(&items[nitems++], k);
+    }
+    if (ends) sb_puts(&items[nitems++], "end of statement");
+  }
+  for (int i = 0; i < nitems; i++) {
+    if (i > 0) sb_puts(want, i == nitems - 1 ? " or " : ", ");
+    sb_puts(want, sb_str(&items[i]));
+    sb_free(&items[i]);
+  }
+}
+
+static int yyreport_syntax_error(const yypcontext_t *yyctx, yyscan_t yyscanner,
+                                 ParseCtx *ctx) {
+  (void)yyscanner;
+  if (ctx->stop) return 0; /* the scanner already said why it stopped */
+  yysymbol_kind_t found = yypcontext_token(yyctx);
+  Loc loc = *yypcontext_location(yyctx);
+  /* at EOF the scanner closes what is open (after reporting it): what
+   * those made-up closers upset is not worth a message */
+  if (ctx->nsynth > 0) return 0;
+  /* right after a stray character the parser's complaint is noise */
+  if (parse_after_stray(ctx, loc)) return 0;
+
+  yysymbol_kind_t exp[MAX_EXPECTED];
+  int n = yypcontext_expected_tokens(yyctx, exp, MAX_EXPECTED);
+  if (n < 0) n = 0;
+  StrBuf want = {0};
+  describe_expected_set(&want, exp, n);
+  const char *expected = sb_str(&want);
+
+  Diag *d;
+  if (found == YYSYMBOL_YYEOF && has_char(exp, n, '}'))
+    d = parse_error(ctx, loc, "expected '}' at end of file");
+  else if (found == YYSYMBOL_NEWLINE && ctx->eof_newline)
+    d = parse_error(ctx, loc, "expected %s before end of file", expected);
+  else if (found == YYSYMBOL_NEWLINE)
+    d = parse_error(ctx, loc, "expected %s before newline", expected);
+  else if (found == YYSYMBOL_YYEOF)
+    d = parse_error(ctx, loc, "expected %s before end of file", expected);
+  else if (found == YYSYMBOL_STRING)
+    d = parse_error(ctx, loc, "expected %s, found a string", expected);
+  else {
+    uint32_t len = loc.end - loc.start;
+    d = parse_error(ctx, loc, "expected %s, found '%.*s'", expected,
+                    (int)(len > 32 ? 32 : len), ctx->sf->text + loc.start);
+  }
+  /* newlines do not end statements inside ( ): a forgotten ')' shows up
+   * lines later, so point back at the opener */
+  if (ctx->nopen > 0 && ctx->open[ctx->nopen - 1].c != '{') {
+    const Opener *o = &ctx->open[ctx->nopen - 1];
+    if (has_char(exp, n, o->c == '(' ? ')' : ']')) {
+      diag_note(d, o->loc, "to match this '%c'", o->c);
+      ctx->noted_open = o->loc.start;
+    }
+  }
+  sb_free(&want);
+  return 0;
+}
+
+/* Only reached for "memory exhausted" (parse stack over YYMAXDEPTH), which
+ * the nesting limit makes impossible; kept as a located error anyway. */
+static void yyerror(const Loc *loc, yyscan_t yyscanner, ParseCtx *ctx,
+                    const char *msg) {
+  (void)yyscanner;
+  parse_error(ctx, *loc, "%s", msg);
+}

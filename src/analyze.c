@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * analyze.c: one file through the whole pipeline: parse, sema, target
+ * resolution, cost on every target, checks on the first.  Each stage runs
+ * only when the stages before it reported no error, so later stages never
+ * see a half-built graph.  The result is a pure function of (file text,
+ * bindings, targets): --sweep and the crossover search call it again.
+ */
+#include "rooflint.h"
+
+#define DEFAULT_TARGET "h100_sxm"
+
+/* The --target list, else the file's `target NAME`, else the default. */
+static bool resolve_targets(Arena *a, SourceSet *ss, Analysis *an,
+                            const AnalyzeOptions *opts, DiagSink *diags) {
+  const Unit *u = an->unit;
+  int n = opts->ntargets > 0 ? opts->ntargets : 1;
+  const Target **ts = arena_alloc(a, (size_t)n * sizeof *ts);
+  bool ok = true;
+  for (int i = 0; i < n; i++) {
+    const char *name = DEFAULT_TARGET;
+    Loc where = LOC_NONE;
+    if (opts->ntargets > 0) {
+      name = opts->targets[i];
+    } else if (u->target_name) {
+      name = u->target_name;
+      where = u->target_loc;
+    }
+    ts[i] = target_resolve(a, ss, name, u, where, diags);
+    ok = ok && ts[i];
+  }
+  if (!ok) return false;
+  an->targets = ts;
+  an->ntargets = n;
+  return true;
+}
+
+static void cost_and_check(Arena *a, SourceSet *ss, Analysis *an,
+                           const AnalyzeOptions *opts, DiagSink *diags) {
+  const Unit *u = an->unit;
+  int nt = an->ntargets;
+  an->costs = arena_alloc(a, (size_t)(u->nmodels * nt + 1) * sizeof *an->costs);
+  for (int m = 0; m < u->nmodels; m++)
+    for (int t = 0; t < nt; t++)
+      an->costs[m * nt + t] = cost_model(a, &u->models[m], an->targets[t]);
+  if (!opts->run_checks) return;
+  for (int m = 0; m < u->nmodels; m++) {
+    CheckCtx ctx = {
+        .arena = a,
+        .sources = ss,
+        .program = an->program,
+        .unit = u,
+        .model = &u->models[m],
+        .cost = an->costs[m * nt],
+        .target = an->targets[0],
+        .bindings = opts->bindings,
+        .diags = diags,
+    };
+    checks_run(&ctx);
+  }
+}
+
+/* R-SUP-003: a suppression naming no check is a typo that would silently
+ * suppress nothing.  Quiet while the registry is empty (being built). */
+static void check_suppressions(Arena *a, const SourceSet *ss, int file,
+                               DiagSink *diags) {
+  int n;
+  const CheckDesc *reg = check_registry(&n);
+  const SourceFile *f = src_file(ss, file);
+  if (n == 0 || !f) return;
+  const char **names = arena_alloc(a, (size_t)(n + 1) * sizeof *names);
+  for (int i = 0; i < n; i++) names[i] = reg[i].name;
+  for (int i = 0; i < f->nsuppressions; i++) {
+    const Suppression *s = &f->suppressions[i];
+    if (check_lookup(s->check)) continue;
+    bool seen = false; /* a file parsed again (--sweep) repeats its list */
+    for (int j = 0; j < i && !seen; j++)
+      seen = f->suppressions[j].loc.start == s->loc.start;
+    if (seen) continue;
+    const char *best = util_suggest(s->check, names);
+    Diag *d = diag_report(diags, SEV_WARNING, NULL, s->loc,
+                          "unknown check '%s' in suppression%s%s%s", s->check,
+                          best ? "; did you mean '" : "", best ? best : "",
+                          best ? "'?" : "");
+    if (best) diag_fixit(d, s->loc, best);
+  }
+}
+
+Analysis *analyze_file(Arena *a, SourceSet *ss, int file,
+                       const AnalyzeOptions *opts, DiagSink *diags) {
+  Analysis *an = arena_alloc(a, sizeof *an);
+  an->file = file;
+  an->program = parse_file(a, ss, file, diags);
+  check_suppressions(a, ss, file, diags);
+  if (an->program->nsyntax_errors > 0) return an;
+  Bindings *b = opts->bindings;
+  if (!b) b = arena_alloc(a, sizeof *b);
+  int errors = diags->nerrors;
+  Unit *u = sema_analyze(a, an->program, b, diags);
+  if (!u || diags->nerrors > errors) return an;
+  an->unit = u;
+  /* Contract: a non-NULL unit comes with at least one target. */
+  if (!resolve_targets(a, ss, an, opts, diags)) {
+    an->unit = NULL;
+    return an;
+  }
+  cost_and_check(a, ss, an, opts, diags);
+  return an;
+}

@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ast.c: the syntax tree's constructors, its enum names and the --dump ast
+ * printer.  Grammar actions call one constructor each, so parser.y stays a
+ * list of productions.  Every node lives in the Arena; lists grow by
+ * doubling inside the arena with the capacity implied by the element count
+ * (a power of two), so no node needs a capacity field and nothing is freed.
+ */
+#include "rooflint.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- enum names ---------------------------------------------------- */
+
+static const char *const unit_kind_names[] = {
+    [UNIT_NONE] = "none",         [UNIT_BYTES] = "bytes",
+    [UNIT_BANDWIDTH] = "bandwidth", [UNIT_FLOPS] = "flops",
+    [UNIT_TIME] = "time",
+};
+
+static const char *const expr_kind_names[] = {
+    [EX_INT] = "int",        [EX_REAL] = "real",     [EX_STRING] = "string",
+    [EX_QUANTITY] = "quantity", [EX_BOOL] = "bool",  [EX_NAME] = "name",
+    [EX_BINARY] = "binary",  [EX_UNARY] = "unary",   [EX_CALL] = "call",
+    [EX_LIST] = "list",      [EX_TYPE] = "type",     [EX_ERROR] = "error",
+};
+
+static const char *const stmt_kind_names[] = {
+    [ST_LET] = "let",          [ST_TARGET_USE] = "target-use",
+    [ST_TARGET_DEF] = "target-def", [ST_MODEL] = "model",
+    [ST_DTYPE] = "dtype",      [ST_MODE] = "mode",
+    [ST_PARALLEL] = "parallel", [ST_DECL] = "decl",
+    [ST_ASSIGN] = "assign",    [ST_REPEAT] = "repeat",
+    [ST_LOOP] = "loop",        [ST_FUSED] = "fused",
+    [ST_OUTPUT] = "output",    [ST_SECTION] = "section",
+    [ST_ERROR] = "error",
+};
+
+static const char *const decl_kind_names[] = {
+    [DECL_INPUT] = "input", [DECL_WEIGHT] = "weight", [DECL_HOST] = "host",
+};
+
+#define NAME_OF(table, k)                                              \
+  ((unsigned)(k) < sizeof table / sizeof table[0] && table[k] ? table[k] \
+                                                              : "?")
+
+const char *unit_kind_str(UnitKind k) { return NAME_OF(unit_kind_names, k); }
+const char *expr_kind_str(ExprKind k) { return NAME_OF(expr_kind_names, k); }
+const char *stmt_kind_str(StmtKind k) { return NAME_OF(stmt_kind_names, k); }
+
+/* ---- growing arrays ---------------------------------------------------- */
+
+/* Room for element n: a new array when n is 0 or a power of two >= 4. */
+static void *grow(Arena *a, void *items, int n, size_t size) {
+  if (n != 0 && (n < 4 || (n & (n - 1)) != 0)) return items;
+  size_t cap = n == 0 ? 4 : (size_t)n * 2;
+  void *fresh = arena_alloc(a, cap * size);
+  if (n) memcpy(fresh, items, (size_t)n * size);
+  return fresh;
+}
+
+void ast_block_push(Arena *a, Block *b, Stmt *s) {
+  b->items = grow(a, b->items, b->n, sizeof *b->items);
+  b->items[b->n++] = s;
+}
+
+void ast_block_close(Block *b, Loc open, Loc close) {
+  b->open = open;
+  b->close = close;
+}
+
+void ast_expr_push(Arena *a, Expr ***items, int *n, Expr *e) {
+  *items = grow(a, *items, *n, sizeof **items);
+  (*items)[(*n)++] = e;
+}
+
+void ast_arg_push(Arena *a, Arg **items, int *n, const char *name,
+                  Loc name_loc, Expr *value) {
+  *items = grow(a, *items, *n, sizeof **items);
+  (*items)[(*n)++] = (Arg){name, name_loc, value};
+}
+
+void ast_ident_push(Arena *a, Ident **items, int *n, Ident id) {
+  *items = grow(a, *items, *n, sizeof **items);
+  (*items)[(*n)++] = id;
+}
+
+/* ---- expressions --------------------------------------------------------- */
+
+Expr *ast_expr(Arena *a, ExprKind k, Loc loc) {
+  Expr *e = arena_alloc(a, sizeof *e);
+  e->kind = k;
+  e->loc = loc;
+  return e;
+}
+
+Ident ast_ident(const char *name, Loc loc) { return (Ident){name, loc}; }
+
+Expr *ast_bool(Arena *a, bool value, Loc loc) {
+  Expr *e = ast_expr(a, EX_BOOL, loc);
+  e->ival = value;
+  return e;
+}
+
+Expr *ast_name(Arena *a, const char *name, Loc loc) {
+  Expr *e = ast_expr(a, EX_NAME, loc);
+  e->str = name;
+  return e;
+}
+
+Expr *ast_binary(Arena *a, int op, Expr *lhs, Expr *rhs, Loc loc) {
+  Expr *e = ast_expr(a, EX_BINARY, loc);
+  e->bin.op = op;
+  e->bin.lhs = lhs;
+  e->bin.rhs = rhs;
+  return e;
+}
+
+Expr *ast_unary(Arena *a, int op, Expr *operand, Loc loc) {
+  Expr *e = ast_expr(a, EX_UNARY, loc);
+  e->un.op = op;
+  e->un.operand = operand;
+  return e;
+}
+
+Expr *ast_call(Arena *a, Ident callee, Arg *args, int nargs, Loc loc) {
+  Expr *e = ast_expr(a, EX_CALL, loc);
+  e->call.callee = callee.name;
+  e->call.callee_loc = callee.loc;
+  e->call.args = args;
+  e->call.nargs = nargs;
+  return e;
+}
+
+Expr *ast_list(Arena *a, Expr **items, int n, Loc loc) {
+  Expr *e = ast_expr(a, EX_LIST, loc);
+  e->list.items = items;
+  e->list.n = n;
+  return e;
+}
+
+Expr *ast_type(Arena *a, Ident dtype, Expr **dims, int ndims, Loc loc) {
+  Expr *e = ast_expr(a, EX_TYPE, loc);
+  e->type.dtype = dtype.name;
+  e->type.dtype_loc = dtype.loc;
+  e->type.dims = dims;
+  e->type.ndims = ndims;
+  return e;
+}
+
+/* ---- statements ------------------------------------------------------------ */
+
+Stmt *ast_stmt(Arena *a, StmtKind k, Loc loc) {
+  Stmt *s = arena_alloc(a, sizeof *s);
+  s->kind = k;
+  s->loc = loc;
+  return s;
+}
+
+Stmt *ast_stmt_bind(Arena *a, StmtKind k, Ident name, Expr *value, Loc loc) {
+  Stmt *s = ast_stmt(a, k, loc);
+  if (k == ST_LET) {
+    s->let.name = name;
+    s->let.value = value;
+  } else {
+    s->assign.name = name;
+    s->assign.value = value;
+  }
+  return s;
+}
+
+Stmt *ast_stmt_word(Arena *a, StmtKind k, Ident word, Loc loc) {
+  Stmt *s = ast_stmt(a, k, loc);
+  if (k == ST_TARGET_USE)
+    s->target_use = word;
+  else
+    s->word = word;
+  return s;
+}
+
+Stmt *ast_stmt_def(Arena *a, StmtKind k, Ident kind, Ident name, Block body,
+                   Loc loc) {
+  Stmt *s = ast_stmt(a, k, loc);
+  s->def.kind = kind;
+  s->def.name = name;
+  s->def.body = body;
+  return s;
+}
+
+Stmt *ast_stmt_parallel(Arena *a, Block body, Loc loc) {
+  Stmt *s = ast_stmt(a, ST_PARALLEL, loc);
+  s->parallel = body;
+  return s;
+}
+
+Stmt *ast_stmt_decl(Arena *a, DeclKind k, Ident *names, int n, Expr *type,
+                    Loc loc) {
+  Stmt *s = ast_stmt(a, ST_DECL, loc);
+  s->decl.kind = k;
+  s->decl.names = names;
+  s->decl.nnames = n;
+  s->decl.type = type;
+  return s;
+}
+
+Stmt *ast_stmt_loop(Arena *a, StmtKind k, Expr *count, Block body, Loc loc) {
+  Stmt *s = ast_stmt(a, k, loc);
+  s->loop.count = count;
+  s->loop.body = body;
+  return s;
+}
+
+Stmt *ast_stmt_output(Arena *a, Ident *names, int n, Loc loc) {
+  Stmt *s = ast_stmt(a, ST_OUTPUT, loc);
+  s->output.names = names;
+  s->output.nnames = n;
+  return s;
+}
+
+/* ---- the dump ---------------------------------------------------------------
+ * One node per line: indentation (two blanks per level), the kind, its
+ * details, then line:col of the node's first byte.  Stable: golden tests
+ * compare it byte for byte. */
+
+typedef struct Dump {
+  FILE *out;
+  const SourceFile *f; /* NULL: no line:col */
+} Dump;
+
+static void at(const Dump *d, Loc loc) {
+  if (!d->f || loc.file < 0) {
+    fputc('\n', d->out);
+    return;
+  }
+  int line, col;
+  src_linecol(d->f, loc.start, &line, &col);
+  fprintf(d->out, " @%d:%d\n", line, col);
+}
+
+static void indent(const Dump *d, int depth) {
+  fprintf(d->out, "%*s", depth * 2, "");
+}
+
+static void dump_string(FILE *out, const char *s) {
+  fputc('"', out);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      fprintf(out, "\\%c", c);
+    else if (c == '\n')
+      fputs("\\n", out);
+    else if (c == '\t')
+      fputs("\\t", out);
+    else if (c < 0x20 || c == 0x7f)
+      fprintf(out, "\\x%02x", c);
+    else
+      fputc(c, out);
+  }
+  fputc('"', out);
+}
+
+/* The shortest %g spelling that reads back as the same double. */
+static void dump_number(FILE *out, double v) {
+  char buf[64];
+  for (int prec = 6; prec <= 17; prec++) {
+    snprintf(buf, sizeof buf, "%.*g", prec, v);
+    if (strtod(buf, NULL) == v) break;
+  }
+  fputs(buf, out);
+}
+
+static void dump_expr(const Dump *d, const Expr *e, int depth);
+
+static void dump_exprs(const Dump *d, Expr *const *items, int n, int depth) {
+  for (int i = 0; i < n; i++) dump_expr(d, items[i], depth);
+}
+
+static void dump_expr(const Dump *d, const Expr *e, int depth) {
+  indent(d, depth);
+  FILE *out = d->out;
+  fputs(expr_kind_str(e->kind), out);
+  switch (e->kind) {
+  case EX_INT: fprintf(out, " %lld", (long long)e->ival); break;
+  case EX_REAL: fputc(' ', out); dump_number(out, e->rval); break;
+  case EX_STRING: fputc(' ', out); dump_string(out, e->str); break;
+  case EX_QUANTITY:
+    fputc(' ', out);
+    dump_number(out, e->qty.number);
+    fprintf(out, " %s = ", e->qty.unit);
+    dump_number(out, e->qty.value);
+    fprintf(out, " (%s)", unit_kind_str(e->qty.kind));
+    break;
+  case EX_BOOL: fputs(e->ival ? " true" : " false", out); break;
+  case EX_NAME: fprintf(out, " %s", e->str); break;
+  case EX_BINARY: fprintf(out, " '%c'", e->bin.op); break;
+  case EX_UNARY: fprintf(out, " '%c'", e->un.op); break;
+  case EX_CALL: fprintf(out, " %s", e->call.callee); break;
+  case EX_LIST: fprintf(out, " (%d)", e->list.n); break;
+  case EX_TYPE: fprintf(out, " %s (%d)", e->type.dtype, e->type.ndims); break;
+  case EX_ERROR: break;
+  }
+  at(d, e->loc);
+  switch (e->kind) {
+  case EX_BINARY:
+    dump_expr(d, e->bin.lhs, depth + 1);
+    dump_expr(d, e->bin.rhs, depth + 1);
+    break;
+  case EX_UNARY: dump_expr(d, e->un.operand, depth + 1); break;
+  case EX_CALL:
+    for (int i = 0; i < e->call.nargs; i++) {
+      const Arg *arg = &e->call.args[i];
+      if (arg->name) {
+        indent(d, depth + 1);
+        fprintf(out, "kwarg %s", arg->name);
+        at(d, arg->name_loc);
+        dump_expr(d, arg->value, depth + 2);
+      } else {
+        dump_expr(d, arg->value, depth + 1);
+      }
+    }
+    break;
+  case EX_LIST: dump_exprs(d, e->list.items, e->list.n, depth + 1); break;
+  case EX_TYPE: dump_exprs(d, e->type.dims, e->type.ndims, depth + 1); break;
+  default: break;
+  }
+}
+
+static void dump_block(const Dump *d, const Block *b, int depth);
+
+static void dump_names(const Dump *d, const Ident *names, int n) {
+  for (int i = 0; i < n; i++) fprintf(d->out, "%s%s", i ? ", " : " ", names[i].name);
+}
+
+static void dump_stmt(const Dump *d, const Stmt *s, int depth) {
+  FILE *out = d->out;
+  indent(d, depth);
+  fputs(stmt_kind_str(s->kind), out);
+  switch (s->kind) {
+  case ST_LET: fprintf(out, " %s", s->let.name.name); break;
+  case ST_ASSIGN: fprintf(out, " %s", s->assign.name.name); break;
+  case ST_TARGET_USE: fprintf(out, " %s", s->target_use.name); break;
+  case ST_DTYPE:
+  case ST_MODE: fprintf(out, " %s", s->word.name); break;
+  case ST_TARGET_DEF:
+  case ST_MODEL:
+  case ST_FUSED: fprintf(out, " %s", s->def.name.name); break;
+  case ST_SECTION: fprintf(out, " %s %s", s->def.kind.name, s->def.name.name); break;
+  case ST_DECL:
+    fprintf(out, " %s", NAME_OF(decl_kind_names, s->decl.kind));
+    dump_names(d, s->decl.names, s->decl.nnames);
+    break;
+  case ST_OUTPUT: dump_names(d, s->output.names, s->output.nnames); break;
+  default: break;
+  }
+  at(d, s->loc);
+  switch (s->kind) {
+  case ST_LET: dump_expr(d, s->let.value, depth + 1); break;
+  case ST_ASSIGN: dump_expr(d, s->assign.value, depth + 1); break;
+  case ST_TARGET_DEF:
+  case ST_MODEL:
+  case ST_FUSED:
+  case ST_SECTION: dump_block(d, &s->def.body, depth + 1); break;
+  case ST_PARALLEL: dump_block(d, &s->parallel, depth + 1); break;
+  case ST_DECL: dump_expr(d, s->decl.type, depth + 1); break;
+  case ST_REPEAT:
+  case ST_LOOP:
+    dump_expr(d, s->loop.count, depth + 1);
+    dump_block(d, &s->loop.body, depth + 1);
+    break;
+  default: break;
+  }
+}
+
+static void dump_block(const Dump *d, const Block *b, int depth) {
+  for (int i = 0; i < b->n; i++) dump_stmt(d, b->items[i], depth);
+}
+
+void ast_dump(const Program *p, const SourceSet *ss, FILE *out) {
+  Dump d = {out, ss && p->file >= 0 && p->file < ss->nfiles ? src_file(ss, p->file) : NULL};
+  fprintf(out, "program %s (%d statements, %d syntax errors)\n",
+          d.f ? d.f->name : "?", p->top.n, p->nsyntax_errors);
+  dump_block(&d, &p->top, 1);
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * capacity.c: the capacity check.  A footprint (weights, gradients and
+ * optimizer state in train mode, the largest set of live activations) over
+ * the target's memory means the step cannot run at all, so this check is an
+ * error by default.  The message breaks the footprint down by part; a note
+ * points at the largest weight, the usual thing to shrink or shard.
+ */
+#include "rooflint.h"
+
+/* Copies of a weight: the trips of the repeats around it (a loop reuses). */
+static double copies(const Model *m, int scope) {
+  double c = 1;
+  for (int s = scope; s >= 0; s = m->scopes[s].parent)
+    if (!m->scopes[s].is_loop) c *= (double)m->scopes[s].trips;
+  return c;
+}
+
+static double tensor_bytes(const TensorType *t) {
+  int64_t e;
+  if (t->dtype == DT_NONE || !op_elements(t, &e)) return 0;
+  return (double)e * dtype_info(t->dtype)->bytes;
+}
+
+void check_capacity(const CheckCtx *ctx) {
+  const Model *m = ctx->model;
+  const Footprint *f = &ctx->cost->footprint;
+  double mem = ctx->target->memory;
+  if (mem <= 0 || f->total <= mem) return;
+  static const char *const part_names[] = {"weights", "gradients", "optimizer",
+                                           "activations"};
+  double parts[] = {f->weights, f->gradients, f->optimizer, f->activations};
+  StrBuf sb = {0};
+  char b[32];
+  for (int i = 0; i < 4; i++) {
+    if (parts[i] <= 0) continue;
+    sb_printf(&sb, "%s%s %s", sb.len ? ", " : "", part_names[i],
+              fmt_bytes(b, sizeof b, parts[i]));
+  }
+  char need[32], have[32];
+  Diag *d = checks_report(
+      ctx, "capacity", m->loc, "model '%s' needs %s but %s has %s: %s", m->name,
+      fmt_bytes(need, sizeof need, f->total), checks_target_name(ctx->target),
+      fmt_bytes(have, sizeof have, mem), sb_str(&sb));
+  sb_free(&sb);
+  diag_figure(d, "footprint", f->total);
+  diag_figure(d, "capacity", mem);
+  for (int i = 0; i < 4; i++) diag_figure(d, part_names[i], parts[i]);
+  int big = -1;
+  double big_bytes = 0;
+  for (int i = 0; i < m->nnodes; i++) {
+    const GNode *g = &m->nodes[i];
+    if (g->role != ROLE_WEIGHT) continue;
+    double bytes = tensor_bytes(&g->type) * copies(m, g->scope);
+    if (bytes > big_bytes) {
+      big_bytes = bytes;
+      big = i;
+    }
+  }
+  if (big >= 0 && big_bytes >= 0.01 * f->total)
+    diag_note(d, m->nodes[big].loc, "the largest weight, '%s', takes %s",
+              m->nodes[big].name, fmt_bytes(b, sizeof b, big_bytes));
+}

@@ -1,0 +1,389 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * memory_bound.c: the memory-bound check.  A contraction (matmul, conv2d,
+ * attention) below the ridge is capped by bandwidth x intensity: the
+ * message proves it with the intensity, the ridge, the ceiling and its share
+ * of peak, and a note shows that doubling the peak buys nothing while
+ * doubling the bandwidth does (the seed's "break it" row).
+ *
+ * The crossover note answers "how big would it have to be?": for each
+ * integer `let` of the file, the analysis (sema + cost, a pure function of
+ * program, bindings and target) is re-run in a scratch arena with that let
+ * overridden.  A let matters to a node when doubling it changes the node's
+ * FLOPs or bytes.  The search doubles the let until the node is
+ * compute-bound (up to CHECK_CROSSOVER_LIMIT), then bisects to the smallest
+ * such integer.  Every re-run is counted against CHECK_CROSSOVER_RERUNS per
+ * model so a large file stays fast; when the budget runs out the remaining
+ * notes are simply not given.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rooflint.h"
+
+typedef struct LetInfo {
+  const char *name;
+  Loc loc;
+  bool ok, is_int;
+  double v;
+} LetInfo;
+
+typedef struct Probe Probe;
+
+/* One re-analysis remembered, so that candidates bisecting the same
+ * interval share their probes. */
+typedef struct Memo {
+  int64_t v;
+  bool ok;
+  Probe *probes; /* ncand entries */
+} Memo;
+
+typedef struct Search {
+  const CheckCtx *ctx;
+  int model_index;
+  const int *cand; /* node ids under study */
+  int ncand;
+  int reruns; /* re-analyses so far */
+  Memo *memo; /* for the let being searched */
+  int nmemo, cap_memo;
+} Search;
+
+/* ---- the current values of the lets (the file's, or -D overrides) ---- */
+
+static const LetOverride *override_of(const Bindings *b, const char *name) {
+  if (!b) return NULL;
+  for (int i = 0; i < b->n; i++)
+    if (b->overrides[i].name && strcmp(b->overrides[i].name, name) == 0)
+      return &b->overrides[i];
+  return NULL;
+}
+
+static bool eval(const Expr *e, const LetInfo *lets, int nlets, double *out,
+                 bool *is_int) {
+  double x, y;
+  bool xi, yi;
+  switch (e->kind) {
+  case EX_INT:
+    *out = (double)e->ival;
+    *is_int = true;
+    return true;
+  case EX_REAL:
+    *out = e->rval;
+    *is_int = false;
+    return true;
+  case EX_NAME:
+    for (int i = nlets - 1; i >= 0; i--)
+      if (strcmp(lets[i].name, e->str) == 0) {
+        *out = lets[i].v;
+        *is_int = lets[i].is_int;
+        return lets[i].ok;
+      }
+    return false;
+  case EX_UNARY:
+    if (!eval(e->un.operand, lets, nlets, &x, &xi)) return false;
+    *out = -x;
+    *is_int = xi;
+    return true;
+  case EX_BINARY:
+    if (!eval(e->bin.lhs, lets, nlets, &x, &xi) ||
+        !eval(e->bin.rhs, lets, nlets, &y, &yi))
+      return false;
+    *is_int = xi && yi;
+    switch (e->bin.op) {
+    case '+':
+      *out = x + y;
+      break;
+    case '-':
+      *out = x - y;
+      break;
+    case '*':
+      *out = x * y;
+      break;
+    case '/':
+      if (y == 0) return false;
+      *out = x / y;
+      if (*is_int && *out != floor(*out)) *is_int = false;
+      break;
+    case '%':
+      if (y == 0 || !*is_int) return false;
+      *out = fmod(x, y);
+      break;
+    default:
+      return false;
+    }
+    return isfinite(*out) && fabs(*out) < 9e15;
+  default:
+    return false;
+  }
+}
+
+static LetInfo *collect_lets(const CheckCtx *ctx, int *n) {
+  const Block *top = &ctx->program->top;
+  LetInfo *lets = arena_alloc(ctx->arena, (size_t)(top->n + 1) * sizeof *lets);
+  int k = 0;
+  for (int i = 0; i < top->n; i++) {
+    const Stmt *s = top->items[i];
+    if (!s || s->kind != ST_LET) continue;
+    LetInfo *l = &lets[k];
+    l->name = s->let.name.name;
+    l->loc = s->let.name.loc;
+    const LetOverride *o = override_of(ctx->bindings, l->name);
+    if (o) {
+      l->ok = true;
+      l->is_int = !o->value.is_real;
+      l->v = o->value.is_real ? o->value.r : (double)o->value.i;
+    } else {
+      l->ok = s->let.value && eval(s->let.value, lets, k, &l->v, &l->is_int);
+    }
+    k++;
+  }
+  *n = k;
+  return lets;
+}
+
+/* ---- one re-analysis ---- */
+
+struct Probe {
+  bool compute; /* reached the compute roof */
+  double flops, bytes;
+};
+
+/* Re-runs sema + cost with `name` = v; fills one Probe per candidate.
+ * False when the budget is spent or the program has an error there. */
+static bool rerun(Search *s, const char *name, int64_t v, Probe *out) {
+  const CheckCtx *ctx = s->ctx;
+  if (s->reruns >= CHECK_CROSSOVER_RERUNS) return false;
+  s->reruns++;
+  const Bindings *orig = ctx->bindings;
+  int n = orig ? orig->n : 0;
+  Bindings b = {xcalloc((size_t)n + 1, sizeof(LetOverride)), 0};
+  bool replaced = false;
+  for (int i = 0; i < n; i++) {
+    b.overrides[b.n] = orig->overrides[i];
+    b.overrides[b.n].used = false;
+    if (strcmp(orig->overrides[i].name, name) == 0) {
+      b.overrides[b.n].value = (LetValue){false, v, (double)v};
+      replaced = true;
+    }
+    b.n++;
+  }
+  if (!replaced)
+    b.overrides[b.n++] = (LetOverride){name, {false, v, (double)v}, false};
+
+  Arena *a = arena_new();
+  DiagSink sink;
+  diag_sink_init(&sink);
+  bool ok = false;
+  Unit *u = sema_analyze(a, ctx->program, &b, &sink);
+  if (u && sink.nerrors == 0 && s->model_index < u->nmodels) {
+    const Model *m = &u->models[s->model_index];
+    if (m->nnodes == ctx->model->nnodes) {
+      ModelCost *c = cost_model(a, m, ctx->target);
+      ok = true;
+      for (int k = 0; k < s->ncand; k++) {
+        int id = s->cand[k];
+        const GNode *g = &m->nodes[id], *o = &ctx->model->nodes[id];
+        if (g->loc.start != o->loc.start || strcmp(g->name, o->name) != 0) {
+          ok = false; /* the graph changed shape: not the same node */
+          break;
+        }
+        out[k] = (Probe){c->nodes[id].bound == BOUND_COMPUTE,
+                         c->nodes[id].flops, c->nodes[id].bytes};
+      }
+    }
+  }
+  diag_sink_free(&sink);
+  arena_free(a);
+  free(b.overrides);
+  return ok;
+}
+
+/* rerun() through the memo of the let being searched: the probes at v,
+ * or NULL when that value could not be analysed. */
+static const Probe *probe(Search *s, const char *name, int64_t v) {
+  for (int i = 0; i < s->nmemo; i++)
+    if (s->memo[i].v == v) return s->memo[i].ok ? s->memo[i].probes : NULL;
+  if (s->reruns >= CHECK_CROSSOVER_RERUNS) return NULL;
+  if (s->nmemo == s->cap_memo) {
+    s->cap_memo = s->cap_memo ? 2 * s->cap_memo : 32;
+    s->memo = xrealloc(s->memo, (size_t)s->cap_memo * sizeof *s->memo);
+  }
+  Memo *m = &s->memo[s->nmemo++];
+  m->v = v;
+  m->probes = xcalloc((size_t)s->ncand + 1, sizeof *m->probes);
+  m->ok = rerun(s, name, v, m->probes);
+  return m->ok ? m->probes : NULL;
+}
+
+static void forget(Search *s) {
+  for (int i = 0; i < s->nmemo; i++) free(s->memo[i].probes);
+  s->nmemo = 0;
+}
+
+/* Smallest value in (lo, hi] at which candidate k is compute-bound, given
+ * that it is at hi. */
+static int64_t bisect(Search *s, const LetInfo *l, int k, int64_t lo,
+                      int64_t hi) {
+  while (hi - lo > 1) {
+    int64_t mid = lo + (hi - lo) / 2;
+    const Probe *p = probe(s, l->name, mid);
+    if (p && p[k].compute)
+      hi = mid;
+    else if (!p && s->reruns >= CHECK_CROSSOVER_RERUNS)
+      return -1;
+    else
+      lo = mid;
+  }
+  return hi;
+}
+
+/* For every candidate and let: the crossover value, or -1. */
+static void crossovers(Search *s, const LetInfo *lets, int nlets,
+                       int64_t *result /* [ncand * nlets] */) {
+  int nc = s->ncand;
+  for (int i = 0; i < nc * nlets; i++) result[i] = -1;
+  Probe *base = xcalloc((size_t)nc, sizeof *base);
+  int64_t *lo = xcalloc((size_t)nc, sizeof *lo);
+  int64_t *hi = xcalloc((size_t)nc, sizeof *hi);
+  bool *dep = xcalloc((size_t)nc, sizeof *dep);
+  for (int k = 0; k < nc; k++) {
+    const NodeCost *c = &s->ctx->cost->nodes[s->cand[k]];
+    base[k] = (Probe){false, c->flops, c->bytes};
+  }
+  for (int li = 0; li < nlets; li++) {
+    const LetInfo *l = &lets[li];
+    if (!l->ok || !l->is_int || l->v < 1 || l->v >= CHECK_CROSSOVER_LIMIT)
+      continue;
+    int64_t v0 = (int64_t)l->v;
+    int pending = 0;
+    for (int k = 0; k < nc; k++) {
+      lo[k] = v0;
+      hi[k] = -1;
+    }
+    /* Doubling, shared by every candidate. */
+    bool first = true;
+    for (int64_t v = 2 * v0; v <= CHECK_CROSSOVER_LIMIT; v *= 2) {
+      const Probe *p = probe(s, l->name, v);
+      if (!p) {
+        if (first || s->reruns >= CHECK_CROSSOVER_RERUNS) break;
+        continue;
+      }
+      if (first) {
+        pending = 0;
+        for (int k = 0; k < nc; k++) {
+          dep[k] = p[k].flops != base[k].flops || p[k].bytes != base[k].bytes;
+          pending += dep[k];
+        }
+        first = false;
+      }
+      for (int k = 0; k < nc; k++) {
+        if (!dep[k] || hi[k] >= 0) continue;
+        if (p[k].compute) {
+          hi[k] = v;
+          pending--;
+        } else {
+          lo[k] = v;
+        }
+      }
+      if (pending == 0) break;
+    }
+    for (int k = 0; k < nc; k++)
+      if (!first && dep[k] && hi[k] >= 0)
+        result[k * nlets + li] = bisect(s, l, k, lo[k], hi[k]);
+    forget(s);
+  }
+  free(s->memo);
+  s->memo = NULL;
+  s->cap_memo = 0;
+  free(base);
+  free(lo);
+  free(hi);
+  free(dep);
+}
+
+/* ---- the report ---- */
+
+/* "3.35 TFLOP/s" with three significant digits, in a unit chosen for v. */
+static char *rate3(char *buf, size_t n, double v) {
+  static const struct {
+    double f;
+    const char *p;
+  } units[] = {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1, ""}};
+  int k = 0;
+  while (k < 3 && v < units[k].f) k++;
+  char num[32];
+  snprintf(buf, n, "%s %sFLOP/s", fmt_sig3(num, sizeof num, v / units[k].f),
+           units[k].p);
+  return buf;
+}
+
+static char *intensity_str(char *buf, size_t n, double v) {
+  return fmt_round(v, 1) < 1 ? fmt_sig3(buf, n, v) : fmt_fixed(buf, n, v, 1);
+}
+
+void check_memory_bound(const CheckCtx *ctx) {
+  const Model *m = ctx->model;
+  const ModelCost *c = ctx->cost;
+  const Target *t = ctx->target;
+  int *cand = arena_alloc(ctx->arena, (size_t)(m->nnodes + 1) * sizeof *cand);
+  int nc = 0;
+  for (int i = 0; i < m->nnodes; i++) {
+    const GNode *g = &m->nodes[i];
+    if (g->op && g->op->cls == OC_CONTRACTION &&
+        c->nodes[i].bound == BOUND_MEMORY && checks_node_matters(ctx, i))
+      cand[nc++] = i;
+  }
+  if (nc == 0) return;
+
+  int nlets = 0;
+  LetInfo *lets = ctx->program && ctx->unit ? collect_lets(ctx, &nlets) : NULL;
+  int64_t *cross =
+      arena_alloc(ctx->arena, (size_t)(nc * nlets + 1) * sizeof *cross);
+  if (nlets > 0) {
+    Search s = {ctx, (int)(m - ctx->unit->models), cand, nc, 0, NULL, 0, 0};
+    crossovers(&s, lets, nlets, cross);
+  }
+
+  for (int k = 0; k < nc; k++) {
+    int i = cand[k];
+    const GNode *g = &m->nodes[i];
+    const NodeCost *nc_ = &c->nodes[i];
+    double frac = nc_->peak > 0 ? nc_->attainable / nc_->peak : 0;
+    char ib[32], rb[32], cb[48], pb[32];
+    Diag *d = checks_report(
+        ctx, "memory-bound", g->loc,
+        "%s '%s' is memory-bound on %s: %s FLOP/B against a ridge of %s; "
+        "ceiling %s (%s of peak)",
+        g->op->name, g->name, checks_target_name(t),
+        intensity_str(ib, sizeof ib, nc_->intensity),
+        fmt_fixed(rb, sizeof rb, nc_->ridge, 1),
+        fmt_flops_rate(cb, sizeof cb, nc_->attainable),
+        fmt_percent(pb, sizeof pb, frac, frac < 0.001 ? 2 : 1));
+    diag_figure(d, "intensity", nc_->intensity);
+    diag_figure(d, "ridge", nc_->ridge);
+    diag_figure(d, "attainable", nc_->attainable);
+    diag_figure(d, "peak", nc_->peak);
+    double bw_i = t->memory_bw * nc_->intensity;
+    double twice_peak = fmin(2 * nc_->peak, bw_i);
+    double twice_bw = fmin(nc_->peak, 2 * bw_i);
+    char a1[48], a2[48];
+    diag_note(d, g->loc,
+              "doubling peak FLOP/s leaves the ceiling at %s; doubling "
+              "bandwidth raises it to %s",
+              rate3(a1, sizeof a1, twice_peak), rate3(a2, sizeof a2, twice_bw));
+    diag_figure(d, "attainable_2x_peak", twice_peak);
+    diag_figure(d, "attainable_2x_bandwidth", twice_bw);
+    /* Figure keys are unique per diagnostic (JSON objects). */
+    static const char *const keys[] = {"crossover", "crossover_2",
+                                       "crossover_3", "crossover_4"};
+    int ncross = 0;
+    for (int li = 0; li < nlets; li++) {
+      int64_t x = cross[k * nlets + li];
+      if (x < 0) continue;
+      diag_note(d, lets[li].loc, "'%s' reaches the compute roof at %s >= %lld",
+                g->name, lets[li].name, (long long)x);
+      if (ncross < 4) diag_figure(d, keys[ncross++], (double)x);
+    }
+  }
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * overhead_bound.c: the overhead-bound check.  A kernel whose roofline time
+ * is below the target's launch overhead spends most of its life being
+ * launched.  Up to CHECK_OVERHEAD_MAX_SINGLE such kernels are reported one
+ * by one; more become one summary per model (count, launches per step, their
+ * share against the roofline step time), so a model of a thousand small ops
+ * gets one line, not a thousand.  Nothing is said when the launches of
+ * these kernels cost less than CHECK_OVERHEAD_MIN_PCT of the roofline step
+ * time: a few small ops next to big ones are not worth a line.
+ */
+#include "rooflint.h"
+
+static bool small(const CheckCtx *ctx, const Kernel *k) {
+  return (k->bound == BOUND_MEMORY || k->bound == BOUND_COMPUTE) &&
+         k->time_s < ctx->target->launch_overhead;
+}
+
+void check_overhead_bound(const CheckCtx *ctx) {
+  const ModelCost *c = ctx->cost;
+  double lo = ctx->target->launch_overhead;
+  if (lo <= 0 || c->nkernels == 0) return;
+  int nsmall = 0, nkern = 0, first = -1;
+  double launches = 0, work = 0;
+  for (int k = 0; k < c->nkernels; k++) {
+    const Kernel *kk = &c->kernels[k];
+    if (kk->bound == BOUND_MEMORY || kk->bound == BOUND_COMPUTE) nkern++;
+    if (!small(ctx, kk)) continue;
+    if (first < 0) first = k;
+    nsmall++;
+    launches += kk->count;
+    work += kk->time_s * kk->count;
+  }
+  double launch_time = launches * lo, step = c->time_s;
+  if (nsmall == 0 ||
+      (step > 0 && launch_time < step * CHECK_OVERHEAD_MIN_PCT / 100.0))
+    return;
+  char t1[32], t2[32], t3[32], name[160], ps[48];
+  if (nsmall <= CHECK_OVERHEAD_MAX_SINGLE) {
+    for (int k = 0; k < c->nkernels; k++) {
+      const Kernel *kk = &c->kernels[k];
+      if (!small(ctx, kk)) continue;
+      Diag *d = checks_report(
+          ctx, "overhead-bound", checks_kernel_loc(ctx, k),
+          "%s takes %s on the roofline, under the %s launch overhead of %s%s",
+          checks_kernel_name(ctx, k, name, sizeof name),
+          fmt_time(t1, sizeof t1, kk->time_s), fmt_time(t2, sizeof t2, lo),
+          checks_target_name(ctx->target),
+          checks_per_step(ps, sizeof ps, kk->count));
+      diag_figure(d, "time_s", kk->time_s);
+      diag_figure(d, "launch_overhead_s", lo);
+      diag_note(d, LOC_NONE,
+                "fuse it into a neighbouring kernel, or capture the step in a "
+                "CUDA graph so launches are paid once");
+    }
+    return;
+  }
+  const Model *m = ctx->model;
+  Diag *d = checks_report(
+      ctx, "overhead-bound", m->loc,
+      "%d of %d kernels in model '%s' take less than the %s launch overhead: "
+      "%.0f launches cost %s per step against %s of roofline time",
+      nsmall, nkern, m->name, fmt_time(t1, sizeof t1, lo), launches,
+      fmt_time(t2, sizeof t2, launch_time), fmt_time(t3, sizeof t3, step));
+  diag_figure(d, "kernels", nsmall);
+  diag_figure(d, "launches", launches);
+  diag_figure(d, "launch_time_s", launch_time);
+  diag_figure(d, "work_time_s", work);
+  diag_figure(d, "step_time_s", step);
+  diag_note(d, checks_kernel_loc(ctx, first), "the first is %s",
+            checks_kernel_name(ctx, first, name, sizeof name));
+  diag_note(d, LOC_NONE,
+            "fuse small ops into their neighbours (`fused NAME { ... }`), or "
+            "capture the step in a CUDA graph so launches are paid once");
+}

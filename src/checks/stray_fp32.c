@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stray_fp32.c: the stray-fp32 check.  In a 16-bit or 8-bit plan, an op
+ * whose compute precision is fp32 (or fp64) loses twice on the roofline: a
+ * contraction leaves the tensor cores (the flat roof drops) and every op
+ * moves wider bytes (the intensity drops).  The cost of the alternative is
+ * not guessed: the whole model is costed once more with every inferred wide
+ * float dtype replaced by the plan's, and each flagged node is compared with
+ * its twin.
+ *
+ * To stay quiet, fp32 is reported where it enters: one pass in topological
+ * order records, per node, where its wide dtype came from (a declaration, a
+ * cast, or an op written with precision=) and which reported node it is
+ * attributed to.  A contraction is always reported (it loses the tensor
+ * cores on its own); an elementwise, reduction or movement op is reported
+ * when fp32 reaches it straight from its source, and ops that merely inherit
+ * fp32 from a reported op are summed into that report.  Linear in the graph.
+ */
+#include <string.h>
+
+#include "rooflint.h"
+
+static bool is_wide(DType t) { return t == DT_FP32 || t == DT_FP64; }
+
+static bool narrow_plan(DType t) {
+  if (t == DT_NONE) return false;
+  const DTypeInfo *i = dtype_info(t);
+  return i->is_float && i->bits <= 16;
+}
+
+static bool is_cast(const GNode *g) {
+  return g->op && strcmp(g->op->name, "cast") == 0;
+}
+
+/* Ops whose fp32 compute or bytes cost something (views move nothing;
+ * transfers, collectives and custom ops are costed as stated). */
+static bool reportable_class(OpClass c) {
+  return c == OC_CONTRACTION || c == OC_ELEMENTWISE || c == OC_REDUCTION ||
+         c == OC_MOVEMENT;
+}
+
+/* The model again with every inferred wide float replaced by the plan. */
+static const ModelCost *cost_at_plan(const CheckCtx *ctx) {
+  const Model *m = ctx->model;
+  Model *alt = arena_alloc(ctx->arena, sizeof *alt);
+  *alt = *m;
+  GNode *nodes =
+      arena_alloc(ctx->arena, (size_t)(m->nnodes + 1) * sizeof *nodes);
+  for (int i = 0; i < m->nnodes; i++) {
+    GNode g = m->nodes[i];
+    if (!g.precision_explicit) {
+      if (is_wide(g.type.dtype)) g.type.dtype = m->dtype;
+      if (is_wide(g.precision)) g.precision = m->dtype;
+      if (is_cast(&g) && is_wide(g.args.cast_to)) g.args.cast_to = m->dtype;
+    }
+    nodes[i] = g;
+  }
+  alt->nodes = nodes;
+  return cost_model(ctx->arena, alt, ctx->target);
+}
+
+/* "990.0 -> 67.0 TFLOP/s": both rates in the unit of the first, TFLOP/s at
+ * most, as the seed prints 1979 TF/s. */
+static char *rate_pair(char *buf, size_t n, double a, double b) {
+  static const struct {
+    double f;
+    const char *p;
+  } units[] = {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1, ""}};
+  int k = 0;
+  while (k < 3 && a < units[k].f) k++;
+  char x[32], y[32];
+  snprintf(buf, n, "%s -> %s %sFLOP/s",
+           fmt_fixed(x, sizeof x, a / units[k].f, 1),
+           fmt_fixed(y, sizeof y, b / units[k].f, 1), units[k].p);
+  return buf;
+}
+
+static char *intensity_str(char *buf, size_t n, double v) {
+  return v >= 100 ? fmt_fixed(buf, n, v, 0) : fmt_sig3(buf, n, v);
+}
+
+typedef struct Group {
+  double cur_bytes, alt_bytes, cur_time, alt_time; /* per step */
+  int followers;                                   /* inheriting ops */
+  int first_follower;
+} Group;
+
+/* Notes (and one fix-it per source) at the places fp32 came from. */
+static void note_sources(const CheckCtx *ctx, Diag *d, const GNode *g,
+                         const int *source, bool *fixed) {
+  const Model *m = ctx->model;
+  int seen[4] = {-1, -1, -1, -1};
+  int nseen = 0;
+  for (int k = 0; k < g->ninputs && nseen < 4; k++) {
+    int s = source[g->inputs[k]];
+    if (s < 0) continue;
+    bool dup = false;
+    for (int q = 0; q < nseen; q++)
+      dup = dup || seen[q] == s ||
+            (m->nodes[seen[q]].dtype_loc.file >= 0 &&
+             m->nodes[seen[q]].dtype_loc.start == m->nodes[s].dtype_loc.start);
+    if (dup) continue;
+    seen[nseen++] = s;
+    const GNode *src = &m->nodes[s];
+    const char *w = dtype_str(src->type.dtype);
+    Loc at = src->dtype_loc.file >= 0 ? src->dtype_loc : src->loc;
+    if (!src->op)
+      diag_note(d, at, "%s comes from the declaration of '%s'", w, src->name);
+    else if (is_cast(src))
+      diag_note(d, at, "%s comes from this cast ('%s')", w, src->name);
+    else
+      diag_note(d, at, "%s comes from '%s', computed with precision=%s", w,
+                src->name, dtype_str(src->precision));
+    if (!fixed[s] && src->dtype_loc.file >= 0 && (!src->op || is_cast(src))) {
+      diag_fixit(d, src->dtype_loc, dtype_str(m->dtype));
+      /* `input x, y : fp32[...]` writes fp32 once for both: one fix-it. */
+      for (int j = s;
+           j >= 0 && m->nodes[j].dtype_loc.start == src->dtype_loc.start; j--)
+        fixed[j] = true;
+      for (int j = s + 1;
+           j < m->nnodes && m->nodes[j].dtype_loc.start == src->dtype_loc.start;
+           j++)
+        fixed[j] = true;
+    }
+  }
+}
+
+void check_stray_fp32(const CheckCtx *ctx) {
+  const Model *m = ctx->model;
+  const ModelCost *c = ctx->cost;
+  if (!narrow_plan(m->dtype) || m->nnodes == 0) return;
+  int n = m->nnodes;
+  int *source = arena_alloc(ctx->arena, (size_t)n * sizeof *source);
+  int *origin = arena_alloc(ctx->arena, (size_t)n * sizeof *origin);
+  bool any = false;
+  for (int i = 0; i < n; i++) {
+    const GNode *g = &m->nodes[i];
+    source[i] = origin[i] = -1;
+    if (!g->op || is_cast(g) || g->precision_explicit) {
+      if (is_wide(g->type.dtype)) source[i] = i;
+      continue;
+    }
+    int j = -1;
+    for (int k = 0; k < g->ninputs && j < 0; k++)
+      if (is_wide(m->nodes[g->inputs[k]].type.dtype)) j = g->inputs[k];
+    if (j >= 0) source[i] = source[j];
+    bool computes_wide = is_wide(g->precision) && reportable_class(g->op->cls);
+    if (!computes_wide) {
+      origin[i] = j >= 0 ? origin[j] : -1;
+      continue;
+    }
+    if (g->op->cls == OC_CONTRACTION || j < 0 || origin[j] < 0)
+      origin[i] = i;
+    else
+      origin[i] = origin[j];
+    any = true;
+  }
+  if (!any) return;
+
+  const ModelCost *alt = cost_at_plan(ctx);
+  Group *grp = arena_alloc(ctx->arena, (size_t)n * sizeof *grp);
+  for (int i = 0; i < n; i++) {
+    int r = origin[i];
+    const GNode *g = &m->nodes[i];
+    if (r < 0 || !g->op || !is_wide(g->precision) || g->precision_explicit ||
+        !reportable_class(g->op->cls))
+      continue; /* views pass fp32 on but move nothing */
+    /* A contraction downstream of another report is its own report. */
+    if (r != i && m->nodes[i].op->cls == OC_CONTRACTION) continue;
+    Group *q = &grp[r];
+    q->cur_bytes += c->nodes[i].bytes * g->count;
+    q->alt_bytes += alt->nodes[i].bytes * g->count;
+    q->cur_time += c->nodes[i].time_s * g->count;
+    q->alt_time += alt->nodes[i].time_s * g->count;
+    if (r != i && q->followers++ == 0) q->first_follower = i;
+  }
+
+  bool *fixed = arena_alloc(ctx->arena, (size_t)n * sizeof *fixed);
+  const char *plan = dtype_str(m->dtype);
+  for (int i = 0; i < n; i++) {
+    if (origin[i] != i) continue;
+    const GNode *g = &m->nodes[i];
+    const NodeCost *cur = &c->nodes[i], *a = &alt->nodes[i];
+    const Group *q = &grp[i];
+    double step = c->time_s;
+    if (q->cur_time < ctx->target->launch_overhead ||
+        (step > 0 && q->cur_time < step * CHECK_MIN_STEP_PCT / 100.0))
+      continue;
+    char b1[64], b2[64], ps[48];
+    Diag *d;
+    if (g->op->cls == OC_CONTRACTION) {
+      double ratio = cur->peak > 0 ? a->peak / cur->peak : 0;
+      char rp[96], r3[32];
+      d = checks_report(
+          ctx, "stray-fp32", g->loc,
+          "%s '%s' computes in %s inside a %s plan: ceiling %s (%sx), "
+          "intensity %s -> %s FLOP/B%s",
+          g->op->name, g->name, dtype_str(g->precision), plan,
+          rate_pair(rp, sizeof rp, a->peak, cur->peak),
+          fmt_fixed(r3, sizeof r3, ratio, 1),
+          intensity_str(b1, sizeof b1, a->intensity),
+          intensity_str(b2, sizeof b2, cur->intensity),
+          checks_per_step(ps, sizeof ps, g->count));
+      diag_figure(d, "ceiling_plan", a->peak);
+      diag_figure(d, "ceiling", cur->peak);
+      diag_figure(d, "ceiling_ratio", ratio);
+      diag_figure(d, "intensity_plan", a->intensity);
+      diag_figure(d, "intensity", cur->intensity);
+      diag_figure(d, "time_s", cur->time_s * g->count);
+      diag_figure(d, "time_plan_s", a->time_s * g->count);
+    } else {
+      char t1[32], t2[32], with[96] = "";
+      if (q->followers)
+        snprintf(with, sizeof with,
+                 "with the %d op%s that inherit%s %s from it, ", q->followers,
+                 q->followers == 1 ? "" : "s", q->followers == 1 ? "s" : "",
+                 dtype_str(g->precision));
+      d = checks_report(
+          ctx, "stray-fp32", g->loc,
+          "%s '%s' computes in %s inside a %s plan: %sit moves %s instead of "
+          "%s per step (%s instead of %s)",
+          g->op->name, g->name, dtype_str(g->precision), plan, with,
+          fmt_bytes(b1, sizeof b1, q->cur_bytes),
+          fmt_bytes(b2, sizeof b2, q->alt_bytes),
+          fmt_time(t1, sizeof t1, q->cur_time),
+          fmt_time(t2, sizeof t2, q->alt_time));
+      diag_figure(d, "bytes", q->cur_bytes);
+      diag_figure(d, "bytes_plan", q->alt_bytes);
+      diag_figure(d, "time_s", q->cur_time);
+      diag_figure(d, "time_plan_s", q->alt_time);
+    }
+    note_sources(ctx, d, g, source, fixed);
+    if (q->followers && g->op->cls == OC_CONTRACTION) {
+      const GNode *f = &m->nodes[q->first_follower];
+      diag_note(d, f->loc,
+                "%s flows on into %d more op%s from '%s': %s instead of %s "
+                "per step",
+                dtype_str(g->precision), q->followers,
+                q->followers == 1 ? "" : "s", f->name,
+                fmt_bytes(b1, sizeof b1, q->cur_bytes - cur->bytes * g->count),
+                fmt_bytes(b2, sizeof b2, q->alt_bytes - a->bytes * g->count));
+    }
+  }
+}

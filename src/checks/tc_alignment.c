@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tc_alignment.c: the tc-alignment check.  Tensor cores take their operands
+ * in fixed tiles: a dimension that is not a multiple of DTypeInfo's
+ * tc_multiple for the op's precision (8 for 16-bit, 16 for 8-bit, 4 for
+ * tf32) is padded, or sent to a slower kernel.  Checked per contraction:
+ * matmul M, N, K; conv2d input channels per group and output channels;
+ * attention's head size.  Dimensions smaller than the multiple (a batch of
+ * one) are a memory-bound problem, not an alignment one, and are left out.
+ */
+#include <math.h>
+
+#include "rooflint.h"
+
+typedef struct Dim {
+  const char *what; /* "M", "N", "K", ... */
+  int64_t size;
+  int operand; /* input index it comes from */
+} Dim;
+
+/* The contraction's dimensions, by op. */
+static int dims_of(const Model *m, const GNode *g, Dim *out) {
+  const char *op = g->op->name;
+  if (g->ninputs < 1) return 0;
+  const TensorType *a = &m->nodes[g->inputs[0]].type;
+  int n = 0;
+  if (op[0] == 'm' && g->ninputs >= 2) { /* matmul */
+    const TensorType *b = &m->nodes[g->inputs[1]].type;
+    if (a->rank >= 2) out[n++] = (Dim){"M", a->dims[a->rank - 2], 0};
+    if (a->rank >= 1) out[n++] = (Dim){"K", a->dims[a->rank - 1], 0};
+    if (b->rank >= 2) out[n++] = (Dim){"N", b->dims[b->rank - 1], 1};
+  } else if (op[0] == 'c' &&
+             g->ninputs >= 2) { /* conv2d: w [Cout, Cin/g, kh, kw] */
+    const TensorType *w = &m->nodes[g->inputs[1]].type;
+    if (w->rank == 4) {
+      out[n++] = (Dim){"input channels per group", w->dims[1], 1};
+      out[n++] = (Dim){"output channels", w->dims[0], 1};
+    }
+  } else if (op[0] == 'a') { /* attention: q [..., H, Sq, d] */
+    if (a->rank >= 1) out[n++] = (Dim){"head size", a->dims[a->rank - 1], 0};
+  }
+  return n;
+}
+
+void check_tc_alignment(const CheckCtx *ctx) {
+  const Model *m = ctx->model;
+  for (int i = 0; i < m->nnodes; i++) {
+    const GNode *g = &m->nodes[i];
+    if (!g->op || g->op->cls != OC_CONTRACTION || g->precision == DT_NONE)
+      continue;
+    int mult = dtype_info(g->precision)->tc_multiple;
+    if (mult <= 0 || !checks_node_matters(ctx, i)) continue;
+    Dim dims[4], bad[4];
+    int nd = dims_of(m, g, dims), nb = 0;
+    for (int k = 0; k < nd; k++)
+      if (dims[k].size >= mult && dims[k].size % mult != 0) bad[nb++] = dims[k];
+    if (nb == 0) continue;
+    StrBuf what = {0}, pads = {0};
+    double grow = 1;
+    for (int k = 0; k < nb; k++) {
+      int64_t padded = (bad[k].size + mult - 1) / mult * mult;
+      const char *sep = k == 0 ? "" : k == nb - 1 ? " and " : ", ";
+      sb_printf(&what, "%s%s = %lld", sep, bad[k].what, (long long)bad[k].size);
+      sb_printf(&pads, "%s%lld", sep, (long long)padded);
+      grow *= (double)padded / (double)bad[k].size;
+    }
+    char pc[32];
+    double waste = grow - 1;
+    Diag *d = checks_report(
+        ctx, "tc-alignment", g->loc,
+        "%s '%s': %s %s not %s of %d for %s tensor cores; padded to %s %s "
+        "%s more work",
+        g->op->name, g->name, sb_str(&what), nb == 1 ? "is" : "are",
+        nb == 1 ? "a multiple" : "multiples", mult, dtype_str(g->precision),
+        sb_str(&pads), nb == 1 ? "it costs" : "they cost",
+        fmt_percent(pc, sizeof pc, waste, waste < 0.001 ? 3 : 2));
+    sb_free(&what);
+    sb_free(&pads);
+    diag_figure(d, "multiple", mult);
+    diag_figure(d, "waste", waste);
+    /* Figure keys are unique per diagnostic (JSON objects). */
+    static const char *const dim_keys[] = {"dimension", "dimension_2",
+                                           "dimension_3", "dimension_4"};
+    static const char *const pad_keys[] = {"padded", "padded_2", "padded_3",
+                                           "padded_4"};
+    for (int k = 0; k < nb; k++) {
+      diag_figure(d, dim_keys[k], (double)bad[k].size);
+      diag_figure(d, pad_keys[k],
+                  (double)((bad[k].size + mult - 1) / mult * mult));
+    }
+    const GNode *src = &m->nodes[g->inputs[bad[0].operand]];
+    diag_note(d, src->loc, "'%s' (%s) gives %s = %lld", src->name,
+              role_str(src->role), bad[0].what, (long long)bad[0].size);
+  }
+}

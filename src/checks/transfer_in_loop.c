@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * transfer_in_loop.c: the transfer-in-loop check.  A to_device or to_host
+ * inside `loop N` crosses PCIe N times.  When its operand is the same every
+ * iteration (a weight, a tensor defined before the loop, or an op of only
+ * such tensors) the copy can run once before the loop, and the loop reads
+ * the device copy from HBM instead.  An `input` or `host` declared inside
+ * the loop is new data every iteration and is left alone (DESIGN.md 2).
+ *
+ * The fix-it moves the statement before the innermost loop around it: it
+ * deletes the statement's line and inserts the same text, indented like the
+ * loop, in front of the loop.  It is offered only when the operand is
+ * defined outside that loop and the result is not loop-carried.
+ */
+#include <string.h>
+
+#include "rooflint.h"
+
+/* Is scope `s` the loop `l` or nested inside it? */
+static bool within(const Model *m, int s, int l) {
+  for (; s >= 0; s = m->scopes[s].parent)
+    if (s == l) return true;
+  return false;
+}
+
+/* 0 = unknown, 1 = invariant in loop l, 2 = varies. */
+static bool invariant(const Model *m, int id, int l, unsigned char *memo) {
+  if (memo[id]) return memo[id] == 1;
+  const GNode *g = &m->nodes[id];
+  bool inv;
+  if (g->role == ROLE_WEIGHT || !within(m, g->scope, l))
+    inv = true;
+  else if (!g->op || g->loop_carried || g->op->cls == OC_COLLECTIVE)
+    inv = false;
+  else {
+    inv = true;
+    for (int k = 0; k < g->ninputs && inv; k++)
+      inv = invariant(m, g->inputs[k], l, memo);
+  }
+  memo[id] = inv ? 1 : 2;
+  return inv;
+}
+
+/* The byte range of the whole line(s) holding [start, end) when nothing
+ * but blanks and a comment share them; else just [start, end). */
+static Loc whole_lines(const SourceFile *f, Loc at) {
+  uint32_t s = at.start, e = at.end;
+  while (s > 0 && (f->text[s - 1] == ' ' || f->text[s - 1] == '\t')) s--;
+  if (s > 0 && f->text[s - 1] != '\n') return at;
+  uint32_t q = e;
+  while (q < f->len &&
+         (f->text[q] == ' ' || f->text[q] == '\t' || f->text[q] == '\r'))
+    q++;
+  if (q < f->len && f->text[q] == '#')
+    while (q < f->len && f->text[q] != '\n') q++;
+  if (q < f->len && f->text[q] != '\n') return at;
+  if (q < f->len) q++;
+  return (Loc){at.file, s, q};
+}
+
+static void hoist_fixit(const CheckCtx *ctx, Diag *d, const GNode *g,
+                        const Scope *loop) {
+  StmtIndex ix;
+  checks_stmt_index(ctx->arena, ctx->program, &ix);
+  const StmtRef *r = checks_stmt_find(&ix, g->stmt_loc.start);
+  if (!r) return;
+  const Stmt *loop_stmt = NULL;
+  for (const StmtRef *p = r; p && p->parent;
+       p = checks_stmt_find(&ix, p->parent->loc.start)) {
+    if (p->parent->kind == ST_LOOP && p->parent->loc.start <= loop->loc.start &&
+        loop->loc.start < p->parent->loc.end) {
+      loop_stmt = p->parent;
+      break;
+    }
+  }
+  if (!loop_stmt) return;
+  const SourceFile *f = src_file(ctx->sources, g->stmt_loc.file);
+  if (!f) return;
+  Loc cut = whole_lines(f, r->stmt->loc);
+  /* The loop line's indentation, for the moved statement. */
+  uint32_t ls = loop_stmt->loc.start, lb = ls;
+  while (lb > 0 && (f->text[lb - 1] == ' ' || f->text[lb - 1] == '\t')) lb--;
+  bool own_line = lb == 0 || f->text[lb - 1] == '\n';
+  const char *text = arena_strndup(ctx->arena, f->text + r->stmt->loc.start,
+                                   r->stmt->loc.end - r->stmt->loc.start);
+  const char *indent =
+      own_line ? arena_strndup(ctx->arena, f->text + lb, ls - lb) : "";
+  diag_fixit(
+      d, (Loc){loop_stmt->loc.file, ls, ls},
+      arena_printf(ctx->arena, own_line ? "%s\n%s" : "%s; ", text, indent));
+  diag_fixit(d, cut, "");
+}
+
+void check_transfer_in_loop(const CheckCtx *ctx) {
+  const Model *m = ctx->model;
+  const ModelCost *c = ctx->cost;
+  const Target *t = ctx->target;
+  unsigned char *memo = NULL;
+  for (int i = 0; i < m->nnodes; i++) {
+    const GNode *g = &m->nodes[i];
+    if (!g->op || g->op->cls != OC_TRANSFER || g->ninputs < 1) continue;
+    int l = g->scope;
+    while (l >= 0 && !m->scopes[l].is_loop) l = m->scopes[l].parent;
+    if (l < 0 || m->scopes[l].trips <= 1) continue;
+    if (!memo) memo = arena_alloc(ctx->arena, (size_t)m->nnodes);
+    memset(memo, 0, (size_t)m->nnodes);
+    int src = g->inputs[0];
+    if (!invariant(m, src, l, memo)) continue;
+
+    const Scope *loop = &m->scopes[l];
+    double per_run = c->nodes[i].bytes, runs = g->count;
+    double total = per_run * runs, t_loop = c->nodes[i].time_s * runs;
+    double hoisted_runs = runs / (double)loop->trips;
+    double t_once = t->pcie_bw > 0 ? per_run * hoisted_runs / t->pcie_bw : 0;
+    double t_hbm = t->memory_bw > 0 ? total / t->memory_bw : 0;
+    double waste = t_loop - (t_once + t_hbm);
+    double step = c->time_s;
+    if (waste <= 0 ||
+        (step > 0 && waste < step * CHECK_TRANSFER_MIN_PCT / 100.0))
+      continue;
+
+    const GNode *s = &m->nodes[src];
+    char why[160];
+    if (s->role == ROLE_WEIGHT)
+      snprintf(why, sizeof why, "weight '%s'", s->name);
+    else if (!within(m, s->scope, l))
+      snprintf(why, sizeof why, "'%s' (defined before the loop)", s->name);
+    else
+      snprintf(why, sizeof why, "'%s' (computed from loop-invariant data)",
+               s->name);
+    char b1[32], b2[32], t1[32], bw[32], rn[48], t2[32], t3[32];
+    if (runs < 1e6 && runs == (double)(int64_t)runs)
+      snprintf(rn, sizeof rn, "%lld", (long long)runs);
+    else
+      snprintf(rn, sizeof rn, "%.3g", runs);
+    fmt_time(t1, sizeof t1, t_loop);
+    Diag *d = checks_report(
+        ctx, "transfer-in-loop", g->loc,
+        "%s '%s' copies loop-invariant %s in every iteration: %s x %s = %s "
+        "over PCIe per step, %s at %s",
+        g->op->name, g->name, why, fmt_bytes(b1, sizeof b1, per_run), rn,
+        fmt_bytes(b2, sizeof b2, total), t1,
+        fmt_bandwidth(bw, sizeof bw, t->pcie_bw));
+    /* The HBM figure in the unit of the PCIe one (the seed's "0.52 s
+     * against 0.01 s"). */
+    if (fmt_round(t_loop, 4) >= 0.1) {
+      fmt_fixed(t3, sizeof t3, t_hbm, 2);
+      strcat(t3, " s");
+    } else {
+      fmt_time(t3, sizeof t3, t_hbm);
+    }
+    diag_note(d, loop->loc,
+              "hoisted before this loop it crosses PCIe %s (%s, %s) and the "
+              "loop reads it from HBM: %s for the same %s",
+              hoisted_runs == 1 ? "once" : "once per outer run",
+              fmt_bytes(b1, sizeof b1, per_run * hoisted_runs),
+              fmt_time(t2, sizeof t2, t_once), t3,
+              fmt_bytes(b2, sizeof b2, total));
+    diag_figure(d, "bytes_per_run", per_run);
+    diag_figure(d, "runs", runs);
+    diag_figure(d, "bytes", total);
+    diag_figure(d, "time_s", t_loop);
+    diag_figure(d, "hoisted_time_s", t_once + t_hbm);
+    if (!within(m, s->scope, l) && !g->loop_carried && ctx->program &&
+        ctx->sources)
+      hoist_fixit(ctx, d, g, loop);
+  }
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * wave_tail.c: the wave-tail check.  Blocks run in waves of one per SM and
+ * the kernel lasts as long as its last wave, so one block past a full wave
+ * (133 on 132 SMs) pays a whole second wave for almost nothing.  Reported
+ * when the last wave is less than CHECK_TAIL_MAX_FILL_PCT full and the
+ * kernel leaves at least CHECK_TAIL_MIN_IDLE_PCT of its block slots idle;
+ * the message names the block counts just below and above that fill whole
+ * waves.
+ */
+#include <math.h>
+
+#include "rooflint.h"
+
+void check_wave_tail(const CheckCtx *ctx) {
+  const ModelCost *c = ctx->cost;
+  int sms = ctx->target->sms;
+  if (sms <= 1 || c->nkernels == 0) return;
+  double *blocks;
+  int *at;
+  checks_kernel_blocks(ctx, &blocks, &at);
+  for (int k = 0; k < c->nkernels; k++) {
+    double b = blocks[k];
+    if (b <= sms || !checks_kernel_matters(ctx, k)) continue;
+    double waves = ceil(b / sms);
+    double last = b - (waves - 1) * sms;
+    double util = b / (waves * sms);
+    if (last * 100 >= sms * (double)CHECK_TAIL_MAX_FILL_PCT ||
+        (1 - util) * 100 < CHECK_TAIL_MIN_IDLE_PCT)
+      continue;
+    char name[160], ub[32];
+    Diag *d = checks_report(
+        ctx, "wave-tail", checks_kernel_loc(ctx, k),
+        "%s runs %.0f blocks in %.0f waves on %d SMs: %s utilisation, the "
+        "last wave holds %.0f block%s",
+        checks_kernel_name(ctx, k, name, sizeof name), b, waves, sms,
+        fmt_percent(ub, sizeof ub, util, 1), last, last == 1 ? "" : "s");
+    double below = (waves - 1) * sms, above = waves * sms;
+    diag_figure(d, "blocks", b);
+    diag_figure(d, "waves", waves);
+    diag_figure(d, "utilisation", util);
+    diag_figure(d, "fill_below", below);
+    diag_figure(d, "fill_above", above);
+    diag_note(d, ctx->model->nodes[at[k]].loc,
+              "%.0f or %.0f blocks would fill whole waves", below, above);
+  }
+}

@@ -1,0 +1,565 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cost.c: FLOPs and bytes per node, the roofline per node and per kernel,
+ * occupancy, collectives, the train-mode step, totals and the memory
+ * footprint (DESIGN.md section 4).  A pure function of (model, target).
+ *
+ * Bytes are ideal: every input read from HBM once, every output written
+ * once.  FLOPs count a multiply-add as 2; elementwise and reduction ops use
+ * the FLOP weight of their op-table row (ops.c).  A node inside repeat/loop
+ * is costed once and carries a count; totals multiply by it, so a
+ * `repeat 1000000000` costs no more to analyse than `repeat 1`.
+ *
+ * Kernels: every op that is not a view is a kernel of its own, except that
+ * the ops of one `fused` region make a single kernel whose FLOPs add up and
+ * whose bytes are the region's inputs from outside plus its outputs used
+ * outside.  Totals are summed over kernels.
+ */
+#include "rooflint.h"
+
+#include <math.h>
+#include <string.h>
+
+/* One attention block covers this many query rows (FlashAttention-style). */
+#define ATTN_ROWS_PER_BLOCK 128
+/* Adam: two fp32 moments and an fp32 master copy per parameter. */
+#define ADAM_BYTES_PER_PARAM 12.0
+
+const char *bound_str(Bound b) {
+  static const char *const names[] = {
+      [BOUND_NONE] = "none",       [BOUND_MEMORY] = "memory",
+      [BOUND_COMPUTE] = "compute", [BOUND_PCIE] = "pcie",
+      [BOUND_NETWORK] = "network",
+  };
+  return (unsigned)b < sizeof names / sizeof names[0] ? names[b] : "?";
+}
+
+static double elements(const TensorType *t) {
+  double n = 1;
+  for (int i = 0; i < t->rank; i++) n *= (double)t->dims[i];
+  return n;
+}
+
+static double tensor_bytes(const TensorType *t) {
+  if (t->dtype == DT_NONE) return 0;
+  return elements(t) * dtype_info(t->dtype)->bytes;
+}
+
+static double node_bytes(const Model *m, int id) {
+  return tensor_bytes(&m->nodes[id].type);
+}
+
+static bool is_op(const GNode *n, OpClass c) { return n->op && n->op->cls == c; }
+
+/* Bytes of the distinct inputs of a node (x read once in add(x, x)). */
+static double input_bytes(const Model *m, const GNode *n) {
+  double b = 0;
+  for (int i = 0; i < n->ninputs; i++) {
+    bool dup = false;
+    for (int j = 0; j < i; j++) dup = dup || n->inputs[j] == n->inputs[i];
+    if (!dup) b += node_bytes(m, n->inputs[i]);
+  }
+  return b;
+}
+
+static const TensorType *in_type(const Model *m, const GNode *n, int i) {
+  return &m->nodes[n->inputs[i]].type;
+}
+
+/* The compute precision: sema's, else the widest input (else the output). */
+static DType precision_of(const Model *m, const GNode *n) {
+  if (n->precision != DT_NONE) return n->precision;
+  DType best = n->type.dtype;
+  int bits = best == DT_NONE ? 0 : dtype_info(best)->bits;
+  for (int i = 0; i < n->ninputs; i++) {
+    DType d = in_type(m, n, i)->dtype;
+    if (d != DT_NONE && dtype_info(d)->bits > bits) {
+      best = d;
+      bits = dtype_info(d)->bits;
+    }
+  }
+  return best;
+}
+
+static double ceil_div(double a, double b) { return b > 0 ? ceil(a / b) : 0; }
+
+/* -------------------------------------------------- per-op FLOPs, bytes */
+
+typedef struct OpCost {
+  double flops, bytes, blocks;
+} OpCost;
+
+static void cost_matmul(const Model *m, const GNode *n, const Target *t,
+                        OpCost *c) {
+  const TensorType *a = in_type(m, n, 0), *b = in_type(m, n, 1);
+  double k = (double)a->dims[a->rank - 1];
+  double out = elements(&n->type);
+  double rows = a->rank == 1 ? 1 : (double)a->dims[a->rank - 2];
+  double cols = b->rank == 1 ? 1 : (double)b->dims[b->rank - 1];
+  double batch = out / (rows * cols);
+  c->flops = 2 * out * k;
+  c->bytes = input_bytes(m, n) + tensor_bytes(&n->type);
+  c->blocks = ceil_div(rows, t->tile_m) * ceil_div(cols, t->tile_n) * batch;
+}
+
+/* x [N, Cin, H, W] * w [Cout, Cin/groups, kh, kw]: an implicit GEMM of
+ * (N*Hout*Wout) x Cout output tiles. */
+static void cost_conv2d(const Model *m, const GNode *n, const Target *t,
+                        OpCost *c) {
+  const TensorType *w = in_type(m, n, 1);
+  double per_out = (double)w->dims[1] * (double)w->dims[2] * (double)w->dims[3];
+  double out = elements(&n->type);
+  double cout = (double)n->type.dims[1];
+  c->flops = 2 * out * per_out;
+  c->bytes = input_bytes(m, n) + tensor_bytes(&n->type);
+  c->blocks = ceil_div(out / cout, t->tile_m) * ceil_div(cout, t->tile_n);
+}
+
+/* q [..., H, Sq, d], k [..., Hkv, Skv, d], v [..., Hkv, Skv, dv]: the two
+ * matmuls Q K^T and P V, 2*Sq*Skv*(d + dv) per head; causal halves it. */
+static void cost_attention(const Model *m, const GNode *n, const Target *t,
+                           OpCost *c) {
+  (void)t;
+  const TensorType *q = in_type(m, n, 0), *k = in_type(m, n, 1),
+                   *v = in_type(m, n, 2);
+  double sq = (double)q->dims[q->rank - 2], d = (double)q->dims[q->rank - 1];
+  double skv = (double)k->dims[k->rank - 2], dv = (double)v->dims[v->rank - 1];
+  double heads = elements(q) / (sq * d); /* batch x H */
+  c->flops = 2 * heads * sq * skv * (d + dv) * (n->args.causal ? 0.5 : 1);
+  c->bytes = input_bytes(m, n) + tensor_bytes(&n->type);
+  c->blocks = heads * ceil_div(sq, ATTN_ROWS_PER_BLOCK);
+}
+
+static void cost_elementwise(const Model *m, const GNode *n, const Target *t,
+                             OpCost *c) {
+  double out = elements(&n->type);
+  c->flops = out * n->op->flops_per_element;
+  c->bytes = input_bytes(m, n) + tensor_bytes(&n->type);
+  c->blocks = ceil_div(out, t->elements_per_block);
+}
+
+/* Reductions and norms: the weight applies to every element of x. */
+static void cost_reduction(const Model *m, const GNode *n, const Target *t,
+                           OpCost *c) {
+  double in = elements(in_type(m, n, 0));
+  c->flops = in * n->op->flops_per_element;
+  c->bytes = input_bytes(m, n) + tensor_bytes(&n->type);
+  c->blocks = ceil_div(in, t->elements_per_block);
+}
+
+/* copy, concat: read and write.  embedding: only the gathered rows of the
+ * table are read (as many bytes as the output), plus the ids.  Pools: one
+ * FLOP per window element (a compare or an add). */
+static void cost_movement(const Model *m, const GNode *n, const Target *t,
+                          OpCost *c) {
+  double out = elements(&n->type);
+  c->blocks = ceil_div(out, t->elements_per_block);
+  if (strcmp(n->op->name, "embedding") == 0) {
+    c->flops = 0;
+    c->bytes = node_bytes(m, n->inputs[0]) + 2 * tensor_bytes(&n->type);
+    return;
+  }
+  c->bytes = input_bytes(m, n) + tensor_bytes(&n->type);
+  c->flops = out * n->op->flops_per_element * (double)n->args.kernel[0] *
+             (double)(n->args.kernel[1] ? n->args.kernel[1] : n->args.kernel[0]);
+}
+
+static void cost_opaque(const Model *m, const GNode *n, const Target *t,
+                        OpCost *c) {
+  (void)m;
+  c->flops = n->args.custom_flops;
+  c->bytes = n->args.custom_bytes;
+  c->blocks = ceil_div(elements(&n->type), t->elements_per_block);
+}
+
+/* Transfers move the tensor over PCIe; HBM is not the limit. */
+static void cost_transfer(const Model *m, const GNode *n, const Target *t,
+                          OpCost *c) {
+  (void)t;
+  c->bytes = node_bytes(m, n->inputs[0]);
+}
+
+static void cost_none(const Model *m, const GNode *n, const Target *t,
+                      OpCost *c) {
+  (void)m; (void)n; (void)t; (void)c;
+}
+
+typedef void (*CostFn)(const Model *, const GNode *, const Target *, OpCost *);
+
+/* Contractions by name; every other class by class. */
+static const struct {
+  const char *name;
+  CostFn fn;
+} contraction_rules[] = {
+    {"matmul", cost_matmul},
+    {"conv2d", cost_conv2d},
+    {"attention", cost_attention},
+};
+
+static const CostFn class_rules[] = {
+    [OC_ELEMENTWISE] = cost_elementwise, [OC_REDUCTION] = cost_reduction,
+    [OC_CONTRACTION] = cost_none,        [OC_MOVEMENT] = cost_movement,
+    [OC_VIEW] = cost_none,               [OC_TRANSFER] = cost_transfer,
+    [OC_COLLECTIVE] = cost_none,         [OC_OPAQUE] = cost_opaque,
+};
+
+static CostFn rule_for(const OpDesc *op) {
+  if (op->cls == OC_CONTRACTION) {
+    for (size_t i = 0; i < sizeof contraction_rules / sizeof contraction_rules[0]; i++)
+      if (strcmp(contraction_rules[i].name, op->name) == 0)
+        return contraction_rules[i].fn;
+    return cost_none;
+  }
+  return class_rules[op->cls];
+}
+
+/* Train step = forward + backward: the backward pass is 2x the forward for
+ * contractions (gradients of both operands), 1x for the rest; transfers
+ * (data loading) and views are not repeated. */
+static double train_factor(const GNode *n) {
+  if (!n->op) return 1;
+  switch (n->op->cls) {
+  case OC_CONTRACTION: return 3;
+  case OC_VIEW:
+  case OC_TRANSFER: return 1;
+  default: return 2;
+  }
+}
+
+/* ------------------------------------------------------------- roofline */
+
+static void roofline(double flops, double bytes, double peak, double bw,
+                     double *intensity, double *ridge, double *attainable,
+                     Bound *bound, double *time) {
+  *intensity = bytes > 0 ? flops / bytes : 0;
+  *ridge = bw > 0 ? peak / bw : 0;
+  if (bytes <= 0) {
+    *attainable = flops > 0 ? peak : 0;
+    *bound = flops > 0 ? BOUND_COMPUTE : BOUND_NONE;
+  } else {
+    double slanted = bw * *intensity;
+    *attainable = slanted < peak ? slanted : peak;
+    *bound = slanted >= peak ? BOUND_COMPUTE : BOUND_MEMORY;
+  }
+  double tc = peak > 0 ? flops / peak : 0, tm = bw > 0 ? bytes / bw : 0;
+  *time = tc > tm ? tc : tm;
+}
+
+static void occupancy(NodeCost *nc, double blocks, int sms) {
+  nc->blocks = blocks;
+  if (blocks <= 0 || sms <= 0) return;
+  nc->waves = ceil(blocks / sms);
+  nc->utilisation = blocks / (nc->waves * sms);
+  nc->idle_sms = nc->waves * sms - blocks;
+}
+
+/* ---------------------------------------------------------- collectives */
+
+/* The ranks of the data-parallel group and how they split across nodes. */
+static void parallel_shape(const Model *m, const Target *t, int *ranks,
+                           int *per_node, int *nodes) {
+  int gpn = t->gpus_per_node > 0 ? t->gpus_per_node : 1;
+  int r = 1;
+  if (m->parallel.present) {
+    if (m->parallel.gpus_per_node > 0) gpn = (int)m->parallel.gpus_per_node;
+    int64_t nodes_ = m->parallel.nodes > 0 ? m->parallel.nodes : 1;
+    r = (int)(m->parallel.data > 0 ? m->parallel.data : nodes_ * gpn);
+    if (r < 1) r = 1;
+  }
+  *ranks = r;
+  *per_node = r < gpn ? r : gpn;
+  *nodes = (int)ceil((double)r / *per_node);
+}
+
+/* Ring collectives, hierarchical across nodes: the NVLink ring inside a
+ * node over the whole buffer, then a ring across nodes over the buffer /
+ * gpus-per-node shard on InfiniBand.  An all-reduce moves 2(N-1)/N of its
+ * buffer through each link, the others (N-1)/N. */
+static void ring(Collective *c, const Model *m, const Target *t) {
+  int ranks, g, nodes;
+  parallel_shape(m, t, &ranks, &g, &nodes);
+  double factor = strcmp(c->kind, "allreduce") == 0 ? 2 : 1;
+  c->ranks = ranks;
+  c->nvlink_bytes = g > 1 ? factor * (g - 1) / g * c->buffer : 0;
+  c->ib_bytes =
+      nodes > 1 ? factor * (nodes - 1) / nodes * (c->buffer / g) : 0;
+  double nvbw = t->nvlink_bw > 0 ? t->nvlink_bw : t->pcie_bw;
+  double ibbw = t->ib_bw > 0 ? t->ib_bw : t->pcie_bw;
+  c->nvlink_time = nvbw > 0 ? c->nvlink_bytes / nvbw : 0;
+  c->ib_time = ibbw > 0 ? c->ib_bytes / ibbw : 0;
+  c->time_s = c->nvlink_time + c->ib_time;
+}
+
+/* The buffer a collective reduces or gathers: the full tensor (for
+ * allgather the gathered output). */
+static double collective_buffer(const Model *m, const GNode *n) {
+  if (strcmp(n->op->name, "allgather") == 0) return tensor_bytes(&n->type);
+  return node_bytes(m, n->inputs[0]);
+}
+
+/* ------------------------------------------------------------ footprint */
+
+/* Copies of a weight: the trips of the repeats around it (a loop reuses). */
+static double weight_copies(const Model *m, int scope) {
+  double c = 1;
+  for (int s = scope; s >= 0; s = m->scopes[s].parent)
+    if (!m->scopes[s].is_loop) c *= (double)m->scopes[s].trips;
+  return c;
+}
+
+/* The largest set of live activations in a linear scan of the graph (in
+ * source order): a value is live from the node that makes it to its last
+ * consumer; outputs stay live to the end.  A repeat/loop body is scanned
+ * once, as its copies run one after another.  In train mode every
+ * activation is kept for the backward pass, each times its count. */
+static double activations(Arena *a, const Model *m, bool train) {
+  int n = m->nnodes;
+  if (n == 0) return 0;
+  if (train) {
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+      const GNode *g = &m->nodes[i];
+      if ((g->role == ROLE_ACTIVATION && !is_op(g, OC_VIEW) &&
+           !is_op(g, OC_TRANSFER)) || g->role == ROLE_INPUT)
+        sum += node_bytes(m, i) * g->count;
+    }
+    return sum;
+  }
+  int *last = arena_alloc(a, (size_t)n * sizeof *last);
+  for (int i = 0; i < n; i++) last[i] = m->nodes[i].is_output ? n : i;
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < m->nodes[i].ninputs; k++) {
+      int src = m->nodes[i].inputs[k];
+      if (last[src] < i) last[src] = i;
+    }
+  double live = 0, peak = 0;
+  double *free_at = arena_alloc(a, (size_t)(n + 1) * sizeof *free_at);
+  for (int i = 0; i < n; i++) {
+    const GNode *g = &m->nodes[i];
+    bool counts = (g->role == ROLE_INPUT || g->role == ROLE_ACTIVATION) &&
+                  !is_op(g, OC_VIEW);
+    if (counts) {
+      live += node_bytes(m, i);
+      free_at[last[i]] += node_bytes(m, i);
+    }
+    if (live > peak) peak = live;
+    live -= free_at[i];
+  }
+  return peak;
+}
+
+/* ------------------------------------------------------------- kernels */
+
+static void kernel_roofline(Kernel *k, const Target *t, double peak) {
+  k->peak = peak;
+  roofline(k->flops, k->bytes, peak, t->memory_bw, &k->intensity, &k->ridge,
+           &k->attainable, &k->bound, &k->time_s);
+}
+
+/* A fused region as one kernel: FLOPs add up; bytes are the inputs from
+ * outside the region plus the outputs used outside it (or model outputs).
+ * Its peak is that of its biggest node by FLOPs (the matmul of a matmul +
+ * epilogue). */
+static void fuse_region(Arena *a, const Model *m, const ModelCost *mc,
+                        int region, const int *cons_count, int **consumers,
+                        Kernel *k, bool train) {
+  int n = m->nnodes;
+  bool *seen = arena_alloc(a, (size_t)n * sizeof *seen);
+  double best = -1, peak = 0;
+  double factor = 1;
+  k->region = region;
+  k->first_node = -1;
+  for (int i = 0; i < n; i++) {
+    const GNode *g = &m->nodes[i];
+    if (g->region != region || !g->op) continue;
+    if (k->first_node < 0) {
+      k->first_node = i;
+      k->count = g->count;
+    }
+    if (is_op(g, OC_VIEW)) continue;
+    k->flops += mc->nodes[i].flops;
+    if (train && train_factor(g) > factor) factor = train_factor(g);
+    if (mc->nodes[i].flops > best) {
+      best = mc->nodes[i].flops;
+      peak = mc->nodes[i].peak;
+    }
+    for (int j = 0; j < g->ninputs; j++) {
+      int src = g->inputs[j];
+      if (m->nodes[src].region == region || seen[src]) continue;
+      seen[src] = true;
+      k->bytes += node_bytes(m, src);
+    }
+    bool outside = g->is_output;
+    for (int c = 0; c < cons_count[i] && !outside; c++)
+      outside = m->nodes[consumers[i][c]].region != region;
+    if (outside) k->bytes += tensor_bytes(&g->type);
+  }
+  /* Node costs already carry the train factor in FLOPs; bytes get the
+   * region's largest factor (backward re-reads the same boundary). */
+  k->bytes *= factor;
+  k->peak = peak;
+}
+
+ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
+  ModelCost *mc = arena_alloc(a, sizeof *mc);
+  mc->model = m;
+  mc->target = t;
+  int n = m->nnodes;
+  mc->nodes = arena_alloc(a, (size_t)(n ? n : 1) * sizeof *mc->nodes);
+
+  /* Consumers of each node (fused-region boundaries need them). */
+  int *cons_count = arena_alloc(a, (size_t)(n ? n : 1) * sizeof *cons_count);
+  int **consumers = arena_alloc(a, (size_t)(n ? n : 1) * sizeof *consumers);
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < m->nodes[i].ninputs; k++)
+      cons_count[m->nodes[i].inputs[k]]++;
+  for (int i = 0; i < n; i++) {
+    consumers[i] = arena_alloc(a, (size_t)(cons_count[i] + 1) * sizeof(int));
+    cons_count[i] = 0;
+  }
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < m->nodes[i].ninputs; k++) {
+      int src = m->nodes[i].inputs[k];
+      consumers[src][cons_count[src]++] = i;
+    }
+
+  int ncoll = 0;
+  for (int i = 0; i < n; i++) ncoll += is_op(&m->nodes[i], OC_COLLECTIVE);
+  mc->collectives =
+      arena_alloc(a, (size_t)(ncoll + 1) * sizeof *mc->collectives);
+  mc->kernels = arena_alloc(a, (size_t)(n + 1) * sizeof *mc->kernels);
+  int *region_kernel =
+      arena_alloc(a, (size_t)(m->nregions + 1) * sizeof *region_kernel);
+  for (int r = 0; r < m->nregions; r++) region_kernel[r] = -1;
+
+  /* Per node. */
+  for (int i = 0; i < n; i++) {
+    const GNode *g = &m->nodes[i];
+    NodeCost *nc = &mc->nodes[i];
+    nc->kernel = -1;
+    if (!g->op) continue;
+    OpCost oc = {0};
+    rule_for(g->op)(m, g, t, &oc);
+    double f = m->train ? train_factor(g) : 1;
+    nc->flops = oc.flops * f;
+    nc->bytes = oc.bytes * f;
+    bool contraction = g->op->cls == OC_CONTRACTION || g->op->cls == OC_OPAQUE;
+    nc->peak = target_peak(t, precision_of(m, g), contraction, &nc->tensor);
+    switch (g->op->cls) {
+    case OC_VIEW:
+      nc->bytes = nc->flops = 0;
+      nc->bound = BOUND_NONE;
+      nc->ridge = t->memory_bw > 0 ? nc->peak / t->memory_bw : 0;
+      continue;
+    case OC_TRANSFER:
+      nc->bound = BOUND_PCIE;
+      nc->time_s = t->pcie_bw > 0 ? nc->bytes / t->pcie_bw : 0;
+      nc->ridge = t->memory_bw > 0 ? nc->peak / t->memory_bw : 0;
+      break;
+    case OC_COLLECTIVE: {
+      Collective *c = &mc->collectives[mc->ncollectives++];
+      c->node = i;
+      c->kind = g->op->name;
+      c->buffer = collective_buffer(m, g);
+      c->count = g->count;
+      ring(c, m, t);
+      c->nvlink_bytes *= f;
+      c->ib_bytes *= f;
+      c->nvlink_time *= f;
+      c->ib_time *= f;
+      c->time_s *= f;
+      nc->flops = 0;
+      nc->bytes = c->nvlink_bytes + c->ib_bytes;
+      nc->link_bytes[0] = c->nvlink_bytes;
+      nc->link_bytes[1] = c->ib_bytes;
+      nc->bound = BOUND_NETWORK;
+      nc->time_s = c->time_s;
+      nc->ridge = t->memory_bw > 0 ? nc->peak / t->memory_bw : 0;
+      break;
+    }
+    default:
+      roofline(nc->flops, nc->bytes, nc->peak, t->memory_bw, &nc->intensity,
+               &nc->ridge, &nc->attainable, &nc->bound, &nc->time_s);
+      break;
+    }
+    double blocks = g->args.blocks > 0 ? (double)g->args.blocks : oc.blocks;
+    if (g->op->cls != OC_TRANSFER && g->op->cls != OC_COLLECTIVE)
+      occupancy(nc, blocks, t->sms);
+
+    /* Kernels: a fused region is one, created at its first node. */
+    if (g->region >= 0 && g->op->cls != OC_TRANSFER &&
+        g->op->cls != OC_COLLECTIVE) {
+      if (region_kernel[g->region] < 0)
+        region_kernel[g->region] = mc->nkernels++;
+      nc->kernel = region_kernel[g->region];
+      continue;
+    }
+    Kernel *k = &mc->kernels[mc->nkernels];
+    nc->kernel = mc->nkernels++;
+    k->first_node = i;
+    k->region = -1;
+    k->count = g->count;
+    k->flops = nc->flops;
+    k->bytes = nc->bytes;
+    k->intensity = nc->intensity;
+    k->peak = nc->peak;
+    k->ridge = nc->ridge;
+    k->attainable = nc->attainable;
+    k->bound = nc->bound;
+    k->time_s = nc->time_s;
+  }
+  for (int r = 0; r < m->nregions; r++) {
+    if (region_kernel[r] < 0) continue;
+    Kernel *k = &mc->kernels[region_kernel[r]];
+    fuse_region(a, m, mc, r, cons_count, consumers, k, m->train);
+    kernel_roofline(k, t, k->peak);
+  }
+
+  /* Footprint and parameters. */
+  for (int i = 0; i < n; i++) {
+    const GNode *g = &m->nodes[i];
+    if (g->role != ROLE_WEIGHT) continue;
+    double copies = weight_copies(m, g->scope);
+    mc->params += elements(&g->type) * copies;
+    mc->footprint.weights += node_bytes(m, i) * copies;
+  }
+  mc->footprint.activations = activations(a, m, m->train);
+  if (m->train) {
+    mc->footprint.gradients = mc->footprint.weights;
+    mc->footprint.optimizer = mc->params * ADAM_BYTES_PER_PARAM;
+    int ranks, g, nodes;
+    parallel_shape(m, t, &ranks, &g, &nodes);
+    if (ranks > 1 && mc->footprint.weights > 0) {
+      Collective *c = &mc->collectives[mc->ncollectives++];
+      c->node = -1;
+      c->kind = "allreduce";
+      c->buffer = mc->footprint.weights;
+      c->count = 1;
+      ring(c, m, t);
+    }
+  }
+  mc->footprint.total = mc->footprint.weights + mc->footprint.gradients +
+                        mc->footprint.optimizer + mc->footprint.activations;
+
+  /* Totals per step. */
+  for (int i = 0; i < mc->nkernels; i++) {
+    const Kernel *k = &mc->kernels[i];
+    double t_k = k->time_s * k->count;
+    switch (k->bound) {
+    case BOUND_PCIE: mc->transfer_time += t_k; break;
+    case BOUND_NETWORK: mc->collective_time += t_k; break;
+    default:
+      mc->flops += k->flops * k->count;
+      mc->bytes += k->bytes * k->count;
+      if (k->bound == BOUND_MEMORY) mc->memory_bound_time += t_k;
+      break;
+    }
+    mc->time_s += t_k;
+  }
+  for (int i = 0; i < mc->ncollectives; i++)
+    if (mc->collectives[i].node < 0) {
+      mc->collective_time += mc->collectives[i].time_s;
+      mc->time_s += mc->collectives[i].time_s;
+    }
+  return mc;
+}

@@ -1,0 +1,474 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diag.c: diagnostics as structured records, the command line's policy over
+ * them, and the clang-style text renderer.  Stages record Diags into a
+ * DiagSink and never print; main applies the policy (suppression comments,
+ * -W/-Wno-/-Werror/-w), sorts into source order and renders.  The renderer
+ * follows clang byte for byte where clang has an answer: the
+ * "file:line:col: severity: message [-Wcheck]" line, a five-column gutter
+ * for the source line, a ^~~~ underline in display columns (tabs expanded
+ * to 8), a fix-it line under it, notes after.  --verify compares a file's
+ * diagnostics against its `# expect:` comments (diag_verify).
+ */
+#include "rooflint.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const severity_names[] = {
+    [SEV_NOTE] = "note",
+    [SEV_REMARK] = "remark",
+    [SEV_WARNING] = "warning",
+    [SEV_ERROR] = "error",
+};
+
+const char *severity_str(Severity s) {
+  if ((unsigned)s >= sizeof severity_names / sizeof *severity_names)
+    return "?";
+  return severity_names[s];
+}
+
+/* ------------------------------------------------------------ recording */
+
+void diag_sink_init(DiagSink *s) {
+  memset(s, 0, sizeof *s);
+  s->error_limit = DIAG_DEFAULT_ERROR_LIMIT;
+}
+
+static void diag_clear(Diag *d) {
+  free(d->msg);
+  for (int i = 0; i < d->nnotes; i++) free(d->notes[i].msg);
+  free(d->notes);
+  for (int i = 0; i < d->nfixits; i++) free(d->fixits[i].text);
+  free(d->fixits);
+  free(d->figures);
+  memset(d, 0, sizeof *d);
+}
+
+static void diag_destroy(Diag *d) {
+  if (!d) return;
+  diag_clear(d);
+  free(d);
+}
+
+void diag_sink_free(DiagSink *s) {
+  for (int i = 0; i < s->n; i++) diag_destroy(s->items[i]);
+  free(s->items);
+  diag_destroy(s->scratch);
+  memset(s, 0, sizeof *s);
+}
+
+static char *vformat(const char *fmt, va_list ap) {
+  StrBuf sb = {0};
+  sb_vprintf(&sb, fmt, ap);
+  return sb.data ? sb.data : xstrdup("");
+}
+
+Diag *diag_vreport(DiagSink *s, Severity sev, const char *check, Loc loc,
+                   const char *fmt, va_list ap) {
+  Diag *d;
+  if (sev == SEV_ERROR && s->error_limit > 0 && s->nerrors >= s->error_limit) {
+    /* Past the limit (clang's -ferror-limit): count, keep nothing. */
+    s->nerrors++;
+    s->limit_hit = true;
+    if (!s->scratch) s->scratch = xcalloc(1, sizeof *s->scratch);
+    d = s->scratch;
+    diag_clear(d);
+  } else {
+    if (s->n == s->cap) {
+      s->cap = s->cap ? s->cap * 2 : 16;
+      s->items = xrealloc(s->items, (size_t)s->cap * sizeof *s->items);
+    }
+    d = xcalloc(1, sizeof *d);
+    s->items[s->n++] = d;
+    s->nerrors += sev == SEV_ERROR;
+    s->nwarnings += sev == SEV_WARNING;
+  }
+  d->sev = sev;
+  d->check = check;
+  d->loc = loc;
+  d->msg = vformat(fmt, ap);
+  d->seq = s->nrecorded++;
+  return d;
+}
+
+Diag *diag_report(DiagSink *s, Severity sev, const char *check, Loc loc,
+                  const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  Diag *d = diag_vreport(s, sev, check, loc, fmt, ap);
+  va_end(ap);
+  return d;
+}
+
+void diag_note(Diag *d, Loc loc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  d->notes = xrealloc(d->notes, (size_t)(d->nnotes + 1) * sizeof *d->notes);
+  d->notes[d->nnotes++] = (DiagNote){loc, vformat(fmt, ap)};
+  va_end(ap);
+}
+
+void diag_fixit(Diag *d, Loc loc, const char *text) {
+  d->fixits = xrealloc(d->fixits, (size_t)(d->nfixits + 1) * sizeof *d->fixits);
+  d->fixits[d->nfixits++] = (FixIt){loc, xstrdup(text)};
+}
+
+void diag_figure(Diag *d, const char *key, double value) {
+  d->figures =
+      xrealloc(d->figures, (size_t)(d->nfigures + 1) * sizeof *d->figures);
+  d->figures[d->nfigures++] = (DiagFigure){key, value};
+}
+
+bool diag_too_many(const DiagSink *s) {
+  return s->error_limit > 0 && s->nerrors >= s->error_limit;
+}
+
+/* (file, offset, seq); a diagnostic without a location sorts first, as it
+ * is about the command line rather than any file. */
+static int diag_cmp(const void *pa, const void *pb) {
+  const Diag *a = *(Diag *const *)pa, *b = *(Diag *const *)pb;
+  if (a->loc.file != b->loc.file) return a->loc.file < b->loc.file ? -1 : 1;
+  if (a->loc.start != b->loc.start) return a->loc.start < b->loc.start ? -1 : 1;
+  return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+void diag_sort(DiagSink *s) {
+  if (s->n > 1) qsort(s->items, (size_t)s->n, sizeof *s->items, diag_cmp);
+}
+
+/* --------------------------------------------------------------- policy */
+
+static bool in_list(const char *name, const char **list, int n) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(list[i], name) == 0) return true;
+  return false;
+}
+
+static int diag_line(const Diag *d, const SourceSet *ss) {
+  const SourceFile *f = src_file(ss, d->loc.file);
+  if (!f) return 0;
+  int line, col;
+  src_linecol(f, d->loc.start, &line, &col);
+  return line;
+}
+
+/* R-SUP-001/002: `ignore[c]` silences c on its own line, `ignore-file[c]`
+ * (line 0) in the whole file. */
+static bool suppressed(const Diag *d, const SourceSet *ss) {
+  const SourceFile *f = src_file(ss, d->loc.file);
+  if (!f || !d->check) return false;
+  int line = 0;
+  for (int i = 0; i < f->nsuppressions; i++) {
+    const Suppression *sup = &f->suppressions[i];
+    if (strcmp(sup->check, d->check) != 0) continue;
+    if (sup->line == 0) return true;
+    if (line == 0) line = diag_line(d, ss);
+    if (sup->line == line) return true;
+  }
+  return false;
+}
+
+static bool dropped(const Diag *d, const SourceSet *ss, const DiagPolicy *p) {
+  if (p->no_warnings && (d->sev == SEV_WARNING || d->sev == SEV_REMARK))
+    return true;
+  if (!d->check) return false; /* language errors cannot be silenced */
+  if (in_list(d->check, p->disabled, p->ndisabled)) return true;
+  const CheckDesc *c = check_lookup(d->check);
+  if (c && !c->default_on && !in_list(d->check, p->enabled, p->nenabled))
+    return true;
+  return suppressed(d, ss);
+}
+
+void diag_apply_policy(DiagSink *s, const SourceSet *ss, const DiagPolicy *p) {
+  int kept_errors = 0;
+  for (int i = 0; i < s->n; i++) kept_errors += s->items[i]->sev == SEV_ERROR;
+  int over_limit = s->nerrors - kept_errors; /* counted, never stored */
+  /* A stage that stopped at the limit (diag_too_many) dropped nothing but
+   * still left errors unreported: say so when rendering. */
+  if (s->error_limit > 0 && s->nerrors >= s->error_limit) s->limit_hit = true;
+  int n = 0;
+  s->nerrors = over_limit;
+  s->nwarnings = 0;
+  for (int i = 0; i < s->n; i++) {
+    Diag *d = s->items[i];
+    if (dropped(d, ss, p)) {
+      diag_destroy(d);
+      continue;
+    }
+    if (p->werror && d->sev == SEV_WARNING) {
+      d->sev = SEV_ERROR;
+      d->werror = true;
+    }
+    s->nerrors += d->sev == SEV_ERROR;
+    s->nwarnings += d->sev == SEV_WARNING;
+    s->items[n++] = d;
+  }
+  s->n = n;
+}
+
+/* ------------------------------------------------------------ rendering */
+
+#define C_RESET "\033[0m"
+#define C_BOLD "\033[1m"
+#define C_GREEN "\033[1;32m"
+
+static const char *const severity_colors[] = {
+    [SEV_NOTE] = "\033[1;36m",    /* cyan */
+    [SEV_REMARK] = "\033[1;34m",  /* blue */
+    [SEV_WARNING] = "\033[1;35m", /* magenta */
+    [SEV_ERROR] = "\033[1;31m",   /* red */
+};
+
+enum { TAB_STOP = 8 };
+
+/* Display column (0-based) reached after the first `n` bytes of `line`:
+ * tabs go to the next multiple of 8, UTF-8 continuation bytes take no
+ * room, so the caret lines up under what a terminal shows. */
+static size_t display_col(const char *line, size_t n) {
+  size_t col = 0;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)line[i];
+    if (c == '\t')
+      col = (col / TAB_STOP + 1) * TAB_STOP;
+    else if ((c & 0xC0) != 0x80)
+      col++;
+  }
+  return col;
+}
+
+static void put_spaces(FILE *out, size_t n) {
+  for (size_t i = 0; i < n; i++) fputc(' ', out);
+}
+
+/* The source line as displayed: tabs expanded, control bytes (a stray NUL)
+ * shown as a space so the columns stay right. */
+static void put_source_line(FILE *out, int lineno, const char *text,
+                            size_t len) {
+  fprintf(out, "%5d | ", lineno);
+  size_t col = 0;
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)text[i];
+    if (c == '\t') {
+      size_t next = (col / TAB_STOP + 1) * TAB_STOP;
+      put_spaces(out, next - col);
+      col = next;
+      continue;
+    }
+    fputc(c < 0x20 || c == 0x7f ? ' ' : (int)c, out);
+    if ((c & 0xC0) != 0x80) col++;
+  }
+  fputc('\n', out);
+}
+
+/* Byte offsets of [start, end) clamped to one line: a range that runs past
+ * the end of the line is underlined to the end of it. */
+static void caret_span(const char *text, size_t len, size_t from, size_t to,
+                       size_t *col, size_t *width) {
+  if (from > len) from = len;
+  if (to > len) to = len;
+  if (to < from) to = from;
+  *col = display_col(text, from);
+  size_t end = display_col(text, to);
+  *width = end > *col ? end - *col : 1;
+}
+
+static void put_gutter(FILE *out) { fputs("      | ", out); }
+
+/* The line the range starts on, and the caret line under it. */
+static void put_snippet(FILE *out, const SourceFile *f, Loc loc,
+                        const RenderOptions *ro) {
+  int line, col;
+  src_linecol(f, loc.start, &line, &col);
+  size_t len;
+  const char *text = src_line_text(f, line, &len);
+  uint32_t line_start = f->line_starts[line - 1];
+  put_source_line(out, line, text, len);
+  size_t ccol, width;
+  caret_span(text, len, loc.start - line_start,
+             loc.end > loc.start ? loc.end - line_start : loc.start - line_start,
+             &ccol, &width);
+  put_gutter(out);
+  put_spaces(out, ccol);
+  if (ro->color) fputs(C_GREEN, out);
+  fputc('^', out);
+  for (size_t i = 1; i < width; i++) fputc('~', out);
+  if (ro->color) fputs(C_RESET, out);
+  fputc('\n', out);
+}
+
+/* Clang's fix-it line: the replacement text under the range it replaces.
+ * Only fix-its on the diagnostic's own line are shown inline; the others
+ * get a snippet of their own.  Text past a newline is not shown. */
+static void put_fixit_line(FILE *out, const SourceFile *f, const FixIt *fx,
+                           const RenderOptions *ro) {
+  int line, col;
+  src_linecol(f, fx->loc.start, &line, &col);
+  size_t len;
+  const char *text = src_line_text(f, line, &len);
+  size_t from = fx->loc.start - f->line_starts[line - 1];
+  if (from > len) from = len;
+  put_gutter(out);
+  put_spaces(out, display_col(text, from));
+  if (ro->color) fputs(C_GREEN, out);
+  fwrite(fx->text, 1, strcspn(fx->text, "\n"), out);
+  if (ro->color) fputs(C_RESET, out);
+  fputc('\n', out);
+}
+
+static void put_header(FILE *out, const SourceSet *ss, Loc loc, Severity sev,
+                       const char *msg, const char *check, bool werror,
+                       const RenderOptions *ro) {
+  const SourceFile *f = src_file(ss, loc.file);
+  bool bold_msg = sev != SEV_NOTE;
+  if (ro->color) fputs(C_BOLD, out);
+  if (f) {
+    int line, col;
+    src_linecol(f, loc.start, &line, &col);
+    fprintf(out, "%s:%d:%d: ", f->name, line, col);
+  } else if (sev != SEV_NOTE) {
+    fputs("rooflint: ", out);
+  }
+  if (ro->color) fprintf(out, C_RESET "%s", severity_colors[sev]);
+  fprintf(out, "%s: ", severity_str(sev));
+  if (ro->color) fputs(bold_msg ? C_RESET C_BOLD : C_RESET, out);
+  fputs(msg, out);
+  if (check) fprintf(out, werror ? " [-Werror,-W%s]" : " [-W%s]", check);
+  if (ro->color) fputs(C_RESET, out);
+  fputc('\n', out);
+}
+
+static bool same_line(const SourceFile *f, uint32_t a, uint32_t b) {
+  int la, lb, c;
+  src_linecol(f, a, &la, &c);
+  src_linecol(f, b, &lb, &c);
+  return la == lb;
+}
+
+void diag_render_one(const Diag *d, const SourceSet *ss, FILE *out,
+                     const RenderOptions *ro) {
+  put_header(out, ss, d->loc, d->sev, d->msg, d->check, d->werror, ro);
+  const SourceFile *f = src_file(ss, d->loc.file);
+  if (f) {
+    put_snippet(out, f, d->loc, ro);
+    for (int i = 0; i < d->nfixits; i++) {
+      const FixIt *fx = &d->fixits[i];
+      if (fx->loc.file == d->loc.file &&
+          same_line(f, fx->loc.start, d->loc.start))
+        put_fixit_line(out, f, fx, ro);
+    }
+    for (int i = 0; i < d->nfixits; i++) {
+      const FixIt *fx = &d->fixits[i];
+      const SourceFile *ff = src_file(ss, fx->loc.file);
+      if (!ff || (fx->loc.file == d->loc.file &&
+                  same_line(f, fx->loc.start, d->loc.start)))
+        continue;
+      put_snippet(out, ff, fx->loc, ro);
+      put_fixit_line(out, ff, fx, ro);
+    }
+  }
+  for (int i = 0; i < d->nnotes; i++) {
+    const DiagNote *n = &d->notes[i];
+    put_header(out, ss, n->loc, SEV_NOTE, n->msg, NULL, false, ro);
+    const SourceFile *nf = src_file(ss, n->loc.file);
+    if (nf) put_snippet(out, nf, n->loc, ro);
+  }
+}
+
+void diag_render_text(const DiagSink *s, const SourceSet *ss, FILE *out,
+                      const RenderOptions *ro) {
+  for (int i = 0; i < s->n; i++) diag_render_one(s->items[i], ss, out, ro);
+  if (s->limit_hit) {
+    if (ro->color) fputs(C_BOLD, out);
+    fputs("rooflint: too many errors emitted, stopping now [-ferror-limit=]",
+          out);
+    if (ro->color) fputs(C_RESET, out);
+    fputc('\n', out);
+  }
+}
+
+/* --------------------------------------------------------------- verify */
+
+static bool expect_matches(const Expectation *e, const Diag *d, int line) {
+  return line == e->line && (int)d->sev == e->severity &&
+         (!e->check || (d->check && strcmp(e->check, d->check) == 0)) &&
+         (!e->substring || strstr(d->msg, e->substring));
+}
+
+static bool must_be_expected(const Diag *d) {
+  return d->sev == SEV_ERROR || d->sev == SEV_WARNING || d->sev == SEV_REMARK;
+}
+
+/* Pairs expectations with diagnostics one to one.  Expectations that name
+ * a check or a substring pick first, so a bare `# expect: warning` cannot
+ * take the diagnostic a more precise one on the same line needs. */
+static void match_expectations(const SourceFile *f, const Diag *const *ds,
+                               const int *lines, int n, bool *used,
+                               bool *met) {
+  for (int pass = 0; pass < 2; pass++) {
+    for (int i = 0; i < f->nexpectations; i++) {
+      const Expectation *e = &f->expectations[i];
+      bool precise = e->check || e->substring;
+      if (precise != (pass == 0)) continue;
+      for (int j = 0; j < n && !met[i]; j++) {
+        if (used[j] || !expect_matches(e, ds[j], lines[j])) continue;
+        used[j] = met[i] = true;
+      }
+    }
+  }
+}
+
+static void put_expectation(FILE *out, const SourceFile *f,
+                            const Expectation *e) {
+  fprintf(out, "%s:%d: expected %s", f->name, e->line,
+          severity_str((Severity)e->severity));
+  if (e->check) fprintf(out, "[%s]", e->check);
+  if (e->substring) fprintf(out, " \"%s\"", e->substring);
+  fputs(" was not emitted\n", out);
+}
+
+static void put_unexpected(FILE *out, const SourceSet *ss,
+                           const SourceFile *f, const Diag *d) {
+  const SourceFile *df = src_file(ss, d->loc.file);
+  if (df) {
+    int line, col;
+    src_linecol(df, d->loc.start, &line, &col);
+    fprintf(out, "%s:%d:%d: ", df->name, line, col);
+  } else {
+    fprintf(out, "%s: ", f->name);
+  }
+  fprintf(out, "unexpected %s", severity_str(d->sev));
+  if (d->check) fprintf(out, "[%s]", d->check);
+  fprintf(out, ": %s\n", d->msg);
+}
+
+int diag_verify(const DiagSink *s, const SourceSet *ss, int file, FILE *out) {
+  const SourceFile *f = src_file(ss, file);
+  if (!f) die("diag_verify: no file %d", file);
+  int n = s->n, problems = 0;
+  int *lines = xcalloc((size_t)n + 1, sizeof *lines);
+  bool *used = xcalloc((size_t)n + 1, sizeof *used);
+  bool *met = xcalloc((size_t)f->nexpectations + 1, sizeof *met);
+  for (int j = 0; j < n; j++)
+    lines[j] = s->items[j]->loc.file == file ? diag_line(s->items[j], ss) : -1;
+  match_expectations(f, (const Diag *const *)s->items, lines, n, used, met);
+  for (int i = 0; i < f->nexpectations; i++) {
+    if (met[i]) continue;
+    put_expectation(out, f, &f->expectations[i]);
+    problems++;
+  }
+  for (int j = 0; j < n; j++) {
+    if (used[j] || !must_be_expected(s->items[j])) continue;
+    put_unexpected(out, ss, f, s->items[j]);
+    problems++;
+  }
+  if (s->limit_hit) {
+    fprintf(out, "%s: more than %d errors; raise --error-limit\n", f->name,
+            s->error_limit);
+    problems++;
+  }
+  free(lines);
+  free(used);
+  free(met);
+  return problems;
+}

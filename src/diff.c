@@ -1,0 +1,681 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diff.c: `rooflint diff OLD NEW`, the review of a change to a model: which
+ * nodes came and went, which changed dtype, precision, cost or bound, how
+ * the totals moved, and which diagnostics appear or disappear.  Each side
+ * goes through analyze_file (language errors to the caller's sink, so they
+ * render as usual); the checks run again per side into scratch sinks, with
+ * suppressions applied, because a diff reports findings, not warnings.
+ * Models pair up by name, nodes by name and occurrence (the k-th binding
+ * of `x` in OLD with the k-th in NEW), so a rebinding chain x, x, x diffs
+ * position by position.  A fused region is an entry of its own ("fused
+ * NAME") holding its kernel's figures; its members show which region they
+ * joined, so fusing a chain reads as "these nodes left HBM, this kernel
+ * appeared".  Rows are compared by their printed cells: a change smaller
+ * than the rounding is no change.  --fail-on-regression compares the
+ * unrounded step-time bounds.
+ */
+#include "rooflint.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NB 64
+
+enum { C_OP, C_DTYPE, C_PREC, C_FLOPS, C_BYTES, C_PEAK, C_TIME, C_BOUND, NCELLS };
+static const char *const cell_names[NCELLS] = {
+    "op", "dtype", "precision", "FLOPs", "bytes", "peak", "time", "bound"};
+
+/* One row of a model: a graph node or a fused region. */
+typedef struct Entry {
+  const char *name; /* node name, or "fused NAME" */
+  int occ;          /* the occ-th entry of that name (0-based) */
+  int node;         /* node id; -1 for a region */
+  int kernel;       /* kernel with its own figures, -1: none (decl, view,
+                       fused member) */
+  const char *region; /* the region a member belongs to, else NULL */
+  char cells[NCELLS][NB];
+  Loc loc;
+  int match; /* index of the entry on the other side, -1 if none */
+} Entry;
+
+typedef struct Side {
+  const char *path;
+  int file;
+  Analysis *an;
+  DiagSink checks; /* findings of the checks, policy applied */
+} Side;
+
+/* ------------------------------------------------------------- entries */
+
+static char *flop_text(char *buf, size_t n, double flops) {
+  char num[NB / 2];
+  fmt_count(num, sizeof num, flops);
+  size_t len = strlen(num);
+  bool prefixed = len > 0 && num[len - 1] >= 'A';
+  snprintf(buf, n, "%s%sFLOP", num, prefixed ? "" : " ");
+  return buf;
+}
+
+static void kernel_cells(Entry *e, const Kernel *k) {
+  flop_text(e->cells[C_FLOPS], NB, k->flops * k->count);
+  fmt_bytes(e->cells[C_BYTES], NB, k->bytes * k->count);
+  if (k->bound == BOUND_MEMORY || k->bound == BOUND_COMPUTE)
+    fmt_flops_rate(e->cells[C_PEAK], NB, k->peak);
+  else
+    strcpy(e->cells[C_PEAK], "-");
+  fmt_time(e->cells[C_TIME], NB, k->time_s * k->count);
+  snprintf(e->cells[C_BOUND], NB, "%s", bound_str(k->bound));
+}
+
+static void node_entry(Entry *e, const Model *m, const ModelCost *c, int i) {
+  const GNode *g = &m->nodes[i];
+  e->name = g->name;
+  e->node = i;
+  e->kernel = -1;
+  e->loc = g->loc;
+  snprintf(e->cells[C_OP], NB, "%s", g->op ? g->op->name : role_str(g->role));
+  snprintf(e->cells[C_DTYPE], NB, "%s",
+           g->type.dtype == DT_NONE ? "-" : dtype_str(g->type.dtype));
+  snprintf(e->cells[C_PREC], NB, "%s",
+           g->op && g->precision != DT_NONE ? dtype_str(g->precision) : "-");
+  for (int k = C_FLOPS; k < NCELLS; k++) strcpy(e->cells[k], "-");
+  if (!g->op || g->op->cls == OC_VIEW) return;
+  const NodeCost *nc = &c->nodes[i];
+  const Kernel *k = nc->kernel >= 0 ? &c->kernels[nc->kernel] : NULL;
+  if (k && k->region < 0) {
+    e->kernel = nc->kernel;
+    kernel_cells(e, k);
+    return;
+  }
+  /* A fused member: its own FLOPs; HBM traffic and time are the region's. */
+  flop_text(e->cells[C_FLOPS], NB, nc->flops * g->count);
+  if (g->region >= 0) {
+    e->region = m->regions[g->region].name;
+    snprintf(e->cells[C_BOUND], NB, "in %s", e->region);
+  }
+}
+
+static Entry *model_entries(Arena *a, const Model *m, const ModelCost *c,
+                            int *n) {
+  Entry *es = arena_alloc(a, (size_t)(m->nnodes + m->nregions + 1) * sizeof *es);
+  int k = 0;
+  for (int i = 0; i < m->nnodes; i++) node_entry(&es[k++], m, c, i);
+  for (int r = 0; r < m->nregions; r++) {
+    Entry *e = &es[k++];
+    e->name = arena_printf(a, "fused %s", m->regions[r].name);
+    e->node = -1;
+    e->kernel = -1;
+    e->loc = m->regions[r].loc;
+    strcpy(e->cells[C_OP], "fused");
+    for (int j = C_DTYPE; j < NCELLS; j++) strcpy(e->cells[j], "-");
+    for (int j = 0; j < c->nkernels; j++)
+      if (c->kernels[j].region == r) {
+        e->kernel = j;
+        kernel_cells(e, &c->kernels[j]);
+      }
+  }
+  /* occurrences: the k-th entry of each name */
+  StrMap seen;
+  strmap_init(&seen);
+  for (int i = 0; i < k; i++) {
+    intptr_t prev = (intptr_t)strmap_get(&seen, es[i].name);
+    es[i].occ = (int)prev;
+    strmap_put(&seen, es[i].name, (void *)(prev + 1));
+    es[i].match = -1;
+  }
+  strmap_free(&seen);
+  *n = k;
+  return es;
+}
+
+/* Pairs entries by (name, occurrence). */
+static void match_entries(Arena *a, Entry *olds, int nold, Entry *news,
+                          int nnew) {
+  StrMap map;
+  strmap_init(&map);
+  for (int i = 0; i < nnew; i++)
+    strmap_put(&map, arena_printf(a, "%s#%d", news[i].name, news[i].occ),
+               (void *)(intptr_t)(i + 1));
+  for (int i = 0; i < nold; i++) {
+    intptr_t j = (intptr_t)strmap_get(
+        &map, arena_printf(a, "%s#%d", olds[i].name, olds[i].occ));
+    if (j > 0) {
+      olds[i].match = (int)j - 1;
+      news[j - 1].match = i;
+    }
+  }
+  strmap_free(&map);
+}
+
+static bool entry_changed(const Entry *o, const Entry *n) {
+  for (int k = 0; k < NCELLS; k++)
+    if (strcmp(o->cells[k], n->cells[k]) != 0) return true;
+  return false;
+}
+
+/* ------------------------------------------------------------- totals */
+
+enum { T_FLOPS, T_BYTES, T_TIME, T_MEMSHARE, T_FOOTPRINT, T_PARAMS, NTOTALS };
+static const char *const total_names[NTOTALS] = {
+    "FLOPs", "bytes", "step time", "memory-bound", "footprint", "parameters"};
+static const char *const total_keys[NTOTALS] = {
+    "flops", "bytes", "time_s", "memory_bound_time_share", "footprint_bytes",
+    "parameters"};
+
+static double total_of(const ModelCost *c, int k) {
+  switch (k) {
+  case T_FLOPS: return c->flops;
+  case T_BYTES: return c->bytes;
+  case T_TIME: return c->time_s;
+  case T_MEMSHARE: return c->time_s > 0 ? c->memory_bound_time / c->time_s : 0;
+  case T_FOOTPRINT: return c->footprint.total;
+  default: return c->params;
+  }
+}
+
+static char *total_text(char *buf, size_t n, int k, double v) {
+  char tmp[NB];
+  switch (k) {
+  case T_FLOPS: return flop_text(buf, n, v);
+  case T_BYTES:
+  case T_FOOTPRINT: return fmt_bytes(buf, n, v);
+  case T_TIME: snprintf(buf, n, ">= %s", fmt_time(tmp, sizeof tmp, v)); return buf;
+  case T_MEMSHARE: return fmt_percent(buf, n, v, 1);
+  default: return fmt_count(buf, n, v);
+  }
+}
+
+/* R-DIFF-003: relative change, "+12.3%"; a share changes in points. */
+static char *change_text(char *buf, size_t n, int k, double o, double v) {
+  if (k == T_MEMSHARE) {
+    double pts = fmt_round((v - o) * 100, 1);
+    snprintf(buf, n, "%+.1f pts", pts == 0 ? 0.0 : pts);
+  } else if (o == 0) {
+    snprintf(buf, n, "%s", v == 0 ? "0.0%" : "new");
+  } else {
+    double pct = fmt_round((v - o) / o * 100, 1);
+    snprintf(buf, n, "%+.1f%%", pct == 0 ? 0.0 : pct);
+  }
+  return buf;
+}
+
+/* ------------------------------------------------------------ diagnostics */
+
+/* The name of the node a diagnostic points at: the node whose call (or
+ * declared name) starts there, else the statement holding it. */
+static const char *diag_node(const Unit *u, Loc loc) {
+  if (!u || loc.file < 0) return "";
+  const char *inner = "";
+  for (int mi = 0; mi < u->nmodels; mi++) {
+    const Model *m = &u->models[mi];
+    for (int i = 0; i < m->nnodes; i++) {
+      const GNode *g = &m->nodes[i];
+      if (g->loc.file != loc.file) continue;
+      if (g->loc.start == loc.start) return g->name;
+      if (g->stmt_loc.start <= loc.start && loc.start < g->stmt_loc.end)
+        inner = g->name;
+    }
+    for (int r = 0; r < m->nregions; r++)
+      if (m->regions[r].loc.file == loc.file && m->regions[r].loc.start == loc.start)
+        return m->regions[r].name;
+  }
+  return inner;
+}
+
+static const char *diag_key(Arena *a, const Diag *d, const Unit *u) {
+  return arena_printf(a, "%s\x1f%s\x1f%s", d->check ? d->check : "error",
+                      diag_node(u, d->loc), d->msg);
+}
+
+/* R-DIFF-006: marks the diagnostics of `a` with no equal (as a multiset,
+ * by check, node and message) in `b`. */
+static bool *unmatched(Arena *ar, const Side *a, const Side *b) {
+  int na = a->checks.n, nb = b->checks.n;
+  bool *out = arena_alloc(ar, (size_t)(na + 1) * sizeof *out);
+  bool *used = arena_alloc(ar, (size_t)(nb + 1) * sizeof *used);
+  const char **kb = arena_alloc(ar, (size_t)(nb + 1) * sizeof *kb);
+  for (int j = 0; j < nb; j++) kb[j] = diag_key(ar, b->checks.items[j], b->an->unit);
+  for (int i = 0; i < na; i++) {
+    const char *k = diag_key(ar, a->checks.items[i], a->an->unit);
+    out[i] = true;
+    for (int j = 0; j < nb && out[i]; j++)
+      if (!used[j] && strcmp(k, kb[j]) == 0) used[j] = true, out[i] = false;
+  }
+  return out;
+}
+
+static const char *diag_line(Arena *a, const SourceSet *ss, const Diag *d) {
+  const SourceFile *f = d->loc.file >= 0 ? src_file(ss, d->loc.file) : NULL;
+  const char *where = "";
+  if (f) {
+    int line, col;
+    src_linecol(f, d->loc.start, &line, &col);
+    where = arena_printf(a, "%s:%d:%d: ", f->name, line, col);
+  }
+  return arena_printf(a, "%s%s: %s%s%s%s", where, severity_str(d->sev), d->msg,
+                      d->check ? " [-W" : "", d->check ? d->check : "",
+                      d->check ? "]" : "");
+}
+
+/* ------------------------------------------------------------- the run */
+
+typedef struct ModelPair {
+  const Model *om, *nm;       /* either may be NULL */
+  const ModelCost *oc, *nc;
+  Entry *olds, *news;
+  int nold, nnew;
+  int changed, added, removed;
+} ModelPair;
+
+static const ModelCost *first_cost(const Analysis *an, int mi) {
+  return an->costs[mi * an->ntargets];
+}
+
+/* R-DIFF-001: models pair by name, the k-th of a name with the k-th. */
+static ModelPair *pair_models(Arena *a, const Side *o, const Side *n,
+                              int *npairs) {
+  const Unit *ou = o->an->unit, *nu = n->an->unit;
+  ModelPair *ps = arena_alloc(a, (size_t)(ou->nmodels + nu->nmodels + 1) * sizeof *ps);
+  bool *taken = arena_alloc(a, (size_t)(nu->nmodels + 1) * sizeof *taken);
+  int k = 0;
+  for (int i = 0; i < ou->nmodels; i++) {
+    ModelPair *p = &ps[k++];
+    p->om = &ou->models[i];
+    p->oc = first_cost(o->an, i);
+    for (int j = 0; j < nu->nmodels && !p->nm; j++)
+      if (!taken[j] && strcmp(nu->models[j].name, p->om->name) == 0) {
+        taken[j] = true;
+        p->nm = &nu->models[j];
+        p->nc = first_cost(n->an, j);
+      }
+  }
+  for (int j = 0; j < nu->nmodels; j++)
+    if (!taken[j]) {
+      ps[k].nm = &nu->models[j];
+      ps[k++].nc = first_cost(n->an, j);
+    }
+  for (int i = 0; i < k; i++) {
+    ModelPair *p = &ps[i];
+    if (p->om) p->olds = model_entries(a, p->om, p->oc, &p->nold);
+    if (p->nm) p->news = model_entries(a, p->nm, p->nc, &p->nnew);
+    if (!p->om || !p->nm) continue;
+    match_entries(a, p->olds, p->nold, p->news, p->nnew);
+    for (int e = 0; e < p->nold; e++) {
+      if (p->olds[e].match < 0) p->removed++;
+      else if (entry_changed(&p->olds[e], &p->news[p->olds[e].match])) p->changed++;
+    }
+    for (int e = 0; e < p->nnew; e++) p->added += p->news[e].match < 0;
+  }
+  *npairs = k;
+  return ps;
+}
+
+static const char *loc_line(Arena *a, const SourceSet *ss, Loc loc) {
+  const SourceFile *f = loc.file >= 0 ? src_file(ss, loc.file) : NULL;
+  if (!f) return "-";
+  int line, col;
+  src_linecol(f, loc.start, &line, &col);
+  return arena_printf(a, "%d:%d", line, col);
+}
+
+/* ---------------------------------------------------------- text output */
+
+/* R-DIFF-002: "~" changed (cells "old -> new"), "+" added, in NEW's
+ * order, then "-" removed, in OLD's. */
+static void text_nodes(FILE *out, Arena *a, const SourceSet *ss,
+                       const ModelPair *p) {
+  if (p->changed + p->added + p->removed == 0) {
+    fprintf(out, "  no node changed\n");
+    return;
+  }
+  PlanTable t = {.ncols = NCELLS + 3, .align = "lllllrrrrrl"};
+  const char *row[NCELLS + 3] = {"", "node"};
+  for (int k = 0; k < NCELLS; k++) row[k + 2] = cell_names[k];
+  row[NCELLS + 2] = "at";
+  plan_table_row(&t, row);
+  for (int ni = 0; ni < p->nnew; ni++) {
+    const Entry *n = &p->news[ni];
+    const Entry *o = n->match >= 0 ? &p->olds[n->match] : NULL;
+    if (o && !entry_changed(o, n)) continue;
+    row[0] = o ? "~" : "+";
+    row[1] = n->name;
+    for (int k = 0; k < NCELLS; k++)
+      row[k + 2] = !o || strcmp(o->cells[k], n->cells[k]) == 0
+                       ? n->cells[k]
+                       : arena_printf(a, "%s -> %s", o->cells[k], n->cells[k]);
+    row[NCELLS + 2] = loc_line(a, ss, n->loc);
+    plan_table_row(&t, row);
+  }
+  for (int oi = 0; oi < p->nold; oi++) {
+    const Entry *o = &p->olds[oi];
+    if (o->match >= 0) continue;
+    row[0] = "-";
+    row[1] = o->name;
+    for (int k = 0; k < NCELLS; k++) row[k + 2] = o->cells[k];
+    row[NCELLS + 2] = arena_printf(a, "old %s", loc_line(a, ss, o->loc));
+    plan_table_row(&t, row);
+  }
+  plan_table_print(out, &t, "  ");
+}
+
+static void text_totals(FILE *out, const ModelPair *p) {
+  PlanTable t = {.ncols = 4, .align = "lrrr"};
+  plan_table_row(&t, (const char *const[]){"totals", "old", "new", "change"});
+  for (int k = 0; k < NTOTALS; k++) {
+    double o = total_of(p->oc, k), n = total_of(p->nc, k);
+    char ob[NB], nb[NB], cb[NB];
+    plan_table_row(&t, (const char *const[]){total_names[k],
+                                             total_text(ob, NB, k, o),
+                                             total_text(nb, NB, k, n),
+                                             change_text(cb, NB, k, o, n)});
+  }
+  plan_table_print(out, &t, "  ");
+}
+
+static void text_model(FILE *out, Arena *a, const SourceSet *ss,
+                       const ModelPair *p) {
+  if (!p->nm || !p->om) {
+    const Model *m = p->nm ? p->nm : p->om;
+    const ModelCost *c = p->nm ? p->nc : p->oc;
+    char tb[NB];
+    fprintf(out, "\nmodel %s: %s (%d nodes, step >= %s)\n", m->name,
+            p->nm ? "added" : "removed", m->nnodes,
+            fmt_time(tb, NB, c->time_s));
+    return;
+  }
+  fprintf(out, "\nmodel %s: %d changed, %d added, %d removed\n", p->nm->name,
+          p->changed, p->added, p->removed);
+  text_nodes(out, a, ss, p);
+  fputc('\n', out);
+  text_totals(out, p);
+}
+
+static void text_diags(FILE *out, Arena *a, const SourceSet *ss, const Side *o,
+                       const Side *n) {
+  bool *gone = unmatched(a, o, n), *fresh = unmatched(a, n, o);
+  int rows = 0;
+  fprintf(out, "\ndiagnostics\n");
+  for (int i = 0; i < n->checks.n; i++)
+    if (fresh[i])
+      fprintf(out, "  + %s\n", diag_line(a, ss, n->checks.items[i])), rows++;
+  for (int i = 0; i < o->checks.n; i++)
+    if (gone[i])
+      fprintf(out, "  - %s\n", diag_line(a, ss, o->checks.items[i])), rows++;
+  if (rows == 0) fprintf(out, "  none appear or disappear\n");
+}
+
+/* ---------------------------------------------------------- JSON output */
+
+static json_t *loc_json(const SourceSet *ss, Loc loc) {
+  const SourceFile *f = loc.file >= 0 ? src_file(ss, loc.file) : NULL;
+  if (!f) return json_null();
+  int line, col;
+  src_linecol(f, loc.start, &line, &col);
+  json_t *o = json_object();
+  json_object_set_new(o, "file", json_safe_string(f->name));
+  json_object_set_new(o, "line", json_integer(line));
+  json_object_set_new(o, "column", json_integer(col));
+  return o;
+}
+
+/* One side of a node in base units (null figures where it has none). */
+static json_t *entry_json(const SourceSet *ss, const Model *m,
+                          const ModelCost *c, const Entry *e) {
+  json_t *o = json_object();
+  json_object_set_new(o, "op", json_safe_string(e->cells[C_OP]));
+  const GNode *g = e->node >= 0 ? &m->nodes[e->node] : NULL;
+  json_object_set_new(o, "dtype", g && g->type.dtype != DT_NONE
+                                      ? json_string(dtype_str(g->type.dtype))
+                                      : json_null());
+  json_object_set_new(o, "precision",
+                      g && g->op && g->precision != DT_NONE
+                          ? json_string(dtype_str(g->precision))
+                          : json_null());
+  json_object_set_new(o, "region", json_safe_string(e->region));
+  const Kernel *k = e->kernel >= 0 ? &c->kernels[e->kernel] : NULL;
+  json_object_set_new(o, "flops",
+                      k ? json_base_number(k->flops * k->count)
+                      : g && g->op
+                          ? json_base_number(c->nodes[e->node].flops * g->count)
+                          : json_null());
+  json_object_set_new(o, "bytes", k ? json_base_number(k->bytes * k->count) : json_null());
+  json_object_set_new(o, "peak", k ? json_base_number(k->peak) : json_null());
+  json_object_set_new(o, "time_s", k ? json_base_number(k->time_s * k->count) : json_null());
+  json_object_set_new(o, "bound", k ? json_string(bound_str(k->bound)) : json_null());
+  json_object_set_new(o, "location", loc_json(ss, e->loc));
+  return o;
+}
+
+static json_t *totals_json(const ModelCost *c) {
+  json_t *o = json_object();
+  for (int k = 0; k < NTOTALS; k++)
+    json_object_set_new(o, total_keys[k], json_base_number(total_of(c, k)));
+  return o;
+}
+
+static json_t *model_json(const SourceSet *ss, const ModelPair *p) {
+  json_t *o = json_object();
+  const Model *m = p->nm ? p->nm : p->om;
+  json_object_set_new(o, "name", json_safe_string(m->name));
+  json_object_set_new(o, "status", json_string(!p->om   ? "added"
+                                               : !p->nm ? "removed"
+                                               : p->changed + p->added + p->removed
+                                                   ? "changed"
+                                                   : "unchanged"));
+  json_t *nodes = json_array();
+  for (int i = 0; p->om && p->nm && i < p->nnew; i++) {
+    const Entry *n = &p->news[i];
+    const Entry *e = n->match >= 0 ? &p->olds[n->match] : NULL;
+    if (e && !entry_changed(e, n)) continue;
+    json_t *r = json_object();
+    json_object_set_new(r, "name", json_safe_string(n->name));
+    json_object_set_new(r, "occurrence", json_integer(n->occ));
+    json_object_set_new(r, "status", json_string(e ? "changed" : "added"));
+    json_object_set_new(r, "old", e ? entry_json(ss, p->om, p->oc, e) : json_null());
+    json_object_set_new(r, "new", entry_json(ss, p->nm, p->nc, n));
+    json_array_append_new(nodes, r);
+  }
+  for (int i = 0; p->om && p->nm && i < p->nold; i++) {
+    const Entry *e = &p->olds[i];
+    if (e->match >= 0) continue;
+    json_t *r = json_object();
+    json_object_set_new(r, "name", json_safe_string(e->name));
+    json_object_set_new(r, "occurrence", json_integer(e->occ));
+    json_object_set_new(r, "status", json_string("removed"));
+    json_object_set_new(r, "old", entry_json(ss, p->om, p->oc, e));
+    json_object_set_new(r, "new", json_null());
+    json_array_append_new(nodes, r);
+  }
+  json_object_set_new(o, "nodes", nodes);
+  json_t *totals = json_object();
+  json_object_set_new(totals, "old", p->om ? totals_json(p->oc) : json_null());
+  json_object_set_new(totals, "new", p->nm ? totals_json(p->nc) : json_null());
+  json_t *change = json_object();
+  for (int k = 0; p->om && p->nm && k < NTOTALS; k++) {
+    double a = total_of(p->oc, k), b = total_of(p->nc, k);
+    json_object_set_new(change, total_keys[k],
+                        k == T_MEMSHARE ? json_base_number(b - a)
+                        : a != 0        ? json_base_number((b - a) / a)
+                                        : json_null());
+  }
+  json_object_set_new(totals, "relative_change", change);
+  json_object_set_new(o, "totals", totals);
+  return o;
+}
+
+static json_t *diag_json(const SourceSet *ss, const Diag *d, const Unit *u) {
+  json_t *o = json_object();
+  json_object_set_new(o, "severity", json_string(severity_str(d->sev)));
+  json_object_set_new(o, "check", json_safe_string(d->check));
+  json_object_set_new(o, "node", json_safe_string(diag_node(u, d->loc)));
+  json_object_set_new(o, "message", json_safe_string(d->msg));
+  json_object_set_new(o, "location", loc_json(ss, d->loc));
+  return o;
+}
+
+static json_t *side_json(const SourceSet *ss, const Side *s) {
+  json_t *o = json_object();
+  const SourceFile *f = src_file(ss, s->file);
+  json_object_set_new(o, "file", json_safe_string(f ? f->name : s->path));
+  json_object_set_new(o, "target", json_safe_string(s->an->targets[0]->name));
+  return o;
+}
+
+static void write_json(FILE *out, Arena *a, const SourceSet *ss, const Side *o,
+                       const Side *n, const ModelPair *ps, int np,
+                       const DiffOptions *opt, json_t *regressions) {
+  json_t *doc = json_object();
+  json_t *tool = json_object();
+  json_object_set_new(tool, "name", json_string("rooflint"));
+  json_object_set_new(tool, "version", json_string(ROOFLINT_VERSION));
+  json_object_set_new(doc, "tool", tool);
+  json_object_set_new(doc, "old", side_json(ss, o));
+  json_object_set_new(doc, "new", side_json(ss, n));
+  json_t *models = json_array();
+  for (int i = 0; i < np; i++) json_array_append_new(models, model_json(ss, &ps[i]));
+  json_object_set_new(doc, "models", models);
+  bool *gone = unmatched(a, o, n), *fresh = unmatched(a, n, o);
+  json_t *diags = json_object(), *app = json_array(), *dis = json_array();
+  for (int i = 0; i < n->checks.n; i++)
+    if (fresh[i]) json_array_append_new(app, diag_json(ss, n->checks.items[i], n->an->unit));
+  for (int i = 0; i < o->checks.n; i++)
+    if (gone[i]) json_array_append_new(dis, diag_json(ss, o->checks.items[i], o->an->unit));
+  json_object_set_new(diags, "appeared", app);
+  json_object_set_new(diags, "disappeared", dis);
+  json_object_set_new(doc, "diagnostics", diags);
+  json_t *reg = json_object();
+  json_object_set_new(reg, "threshold_pct",
+                      opt->has_fail ? json_base_number(opt->fail_pct) : json_null());
+  json_object_set_new(reg, "exceeded", json_boolean(json_array_size(regressions) > 0));
+  json_object_set_new(reg, "models", json_incref(regressions));
+  json_object_set_new(doc, "regression", reg);
+  json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+  fputc('\n', out);
+  json_decref(doc);
+}
+
+/* ---------------------------------------------------------------- driver */
+
+static bool load_side(SourceSet *ss, Side *s, DiagSink *diags) {
+  char *err = NULL;
+  s->file = src_load(ss, s->path, &err);
+  if (s->file >= 0) return true;
+  diag_report(diags, SEV_ERROR, NULL, LOC_NONE, "%s", err);
+  free(err);
+  return false;
+}
+
+static void run_checks(Arena *a, SourceSet *ss, Side *s, const DiffOptions *o) {
+  diag_sink_init(&s->checks);
+  s->checks.error_limit = 0;
+  const Unit *u = s->an->unit;
+  for (int m = 0; m < u->nmodels; m++) {
+    CheckCtx ctx = {
+        .arena = a,
+        .sources = ss,
+        .program = s->an->program,
+        .unit = u,
+        .model = &u->models[m],
+        .cost = first_cost(s->an, m),
+        .target = s->an->targets[0],
+        .bindings = o->bindings,
+        .diags = &s->checks,
+    };
+    checks_run(&ctx);
+  }
+  /* Suppressions and -W apply; -Werror would only relabel. */
+  DiagPolicy p = o->policy ? *o->policy : (DiagPolicy){0};
+  p.werror = false;
+  diag_apply_policy(&s->checks, ss, &p);
+  diag_sort(&s->checks);
+}
+
+/* R-DIFF-004: a matched model whose step-time bound grows by more than PCT
+ * percent is an error (exit 1). */
+static int regressions(const ModelPair *ps, int np, const DiffOptions *o,
+                       DiagSink *diags, json_t *list) {
+  int status = 0;
+  for (int i = 0; i < np && o->has_fail; i++) {
+    const ModelPair *p = &ps[i];
+    if (!p->om || !p->nm || p->oc->time_s <= 0) continue;
+    double pct = (p->nc->time_s - p->oc->time_s) / p->oc->time_s * 100;
+    if (!(pct > o->fail_pct)) continue;
+    char ob[NB], nb[NB], pb[NB], lb[NB];
+    fmt_time(ob, NB, p->oc->time_s);
+    fmt_time(nb, NB, p->nc->time_s);
+    fmt_fixed(pb, NB, pct, 1);
+    fmt_sig3(lb, NB, o->fail_pct);
+    diag_report(diags, SEV_ERROR, NULL, LOC_NONE,
+                "step-time bound of model '%s' grew by %s%% (%s -> %s), more "
+                "than the %g%% allowed by --fail-on-regression",
+                p->nm->name, pb, ob, nb, o->fail_pct);
+    json_t *r = json_object();
+    json_object_set_new(r, "model", json_safe_string(p->nm->name));
+    json_object_set_new(r, "old_time_s", json_base_number(p->oc->time_s));
+    json_object_set_new(r, "new_time_s", json_base_number(p->nc->time_s));
+    json_object_set_new(r, "growth_pct", json_base_number(pct));
+    json_array_append_new(list, r);
+    status = 1;
+  }
+  return status;
+}
+
+int diff_cmd(FILE *out, Arena *a, SourceSet *ss, const char *old_path,
+             const char *new_path, const DiffOptions *o, DiagSink *diags) {
+  /* R-DIFF-005: either side may be standard input, not both. */
+  if (strcmp(old_path, "-") == 0 && strcmp(new_path, "-") == 0) {
+    diag_report(diags, SEV_ERROR, NULL, LOC_NONE,
+                "only one side of a diff can be '-' (standard input)");
+    return 2;
+  }
+  Side sides[2] = {{.path = old_path}, {.path = new_path}};
+  bool ok = load_side(ss, &sides[0], diags);
+  ok = load_side(ss, &sides[1], diags) && ok;
+  if (!ok) return 2;
+  AnalyzeOptions ao = {
+      .bindings = o->bindings,
+      .targets = o->targets,
+      .ntargets = o->ntargets,
+      .run_checks = false,
+  };
+  for (int i = 0; i < 2; i++)
+    sides[i].an = analyze_file(a, ss, sides[i].file, &ao, diags);
+  /* R-CLI-003 as in lint: a -D naming no let would silently do nothing. */
+  bool named = true;
+  for (int i = 0; o->bindings && i < o->bindings->n; i++)
+    if (!o->bindings->overrides[i].used && sides[0].an->unit &&
+        sides[1].an->unit) {
+      diag_report(diags, SEV_ERROR, NULL, LOC_NONE,
+                  "-D %s: no let named '%s' in either file",
+                  o->bindings->overrides[i].name,
+                  o->bindings->overrides[i].name);
+      named = false;
+    }
+  if (!named) return 2;
+  if (diags->nerrors > 0 || !sides[0].an->unit || !sides[1].an->unit) return 1;
+  for (int i = 0; i < 2; i++) run_checks(a, ss, &sides[i], o);
+
+  int np;
+  ModelPair *ps = pair_models(a, &sides[0], &sides[1], &np);
+  json_t *regs = json_array();
+  int status = regressions(ps, np, o, diags, regs);
+  if (o->json) {
+    write_json(out, a, ss, &sides[0], &sides[1], ps, np, o, regs);
+  } else {
+    const SourceFile *fo = src_file(ss, sides[0].file);
+    const SourceFile *fn = src_file(ss, sides[1].file);
+    const Target *to = sides[0].an->targets[0], *tn = sides[1].an->targets[0];
+    fprintf(out, "diff %s -> %s on %s", fo->name, fn->name, to->display);
+    if (tn != to && strcmp(tn->name, to->name) != 0)
+      fprintf(out, " -> %s", tn->display);
+    fputc('\n', out);
+    for (int i = 0; i < np; i++) text_model(out, a, ss, &ps[i]);
+    text_diags(out, a, ss, &sides[0], &sides[1]);
+  }
+  json_decref(regs);
+  for (int i = 0; i < 2; i++) diag_sink_free(&sides[i].checks);
+  return status;
+}

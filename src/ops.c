@@ -1,0 +1,601 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ops.c: the op table.  One row per op holds its name, class, arity, how its
+ * positional arguments are read, its keyword arguments, its FLOP weight and
+ * its shape rule; adding an op means adding a row (and, if no existing rule
+ * fits, one shape function).  Shape rules compute the output type (dims and
+ * dtype) from the operand types and resolved arguments, or report one error
+ * and return false.  Sema does the binding; nothing here looks at the AST.
+ *
+ * FLOP weights count one FLOP per arithmetic operation of the formula, with
+ * a transcendental (exp, log, sqrt, rsqrt, tanh, pow) counted as one, as
+ * framework FLOP counters do; cast moves bits and does no arithmetic.
+ */
+#include <stdarg.h>
+#include <string.h>
+
+#include "rooflint.h"
+
+static bool fail(const ShapeCtx *ctx, Loc loc, const char *fmt, ...)
+    PRINTF_LIKE(3, 4);
+
+static bool fail(const ShapeCtx *ctx, Loc loc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  diag_vreport(ctx->diags, SEV_ERROR, NULL, loc.file < 0 ? ctx->call_loc : loc,
+               fmt, ap);
+  va_end(ap);
+  return false;
+}
+
+char *op_type_str(char *buf, size_t n, const TensorType *t) {
+  size_t used = (size_t)snprintf(buf, n, "%s[", dtype_str(t->dtype));
+  for (int i = 0; i < t->rank && used < n; i++)
+    used += (size_t)snprintf(buf + used, n - used, "%s%lld", i ? ", " : "",
+                             (long long)t->dims[i]);
+  if (used < n) snprintf(buf + used, n - used, "]");
+  return buf;
+}
+
+/* The dims alone: "[1, 4096]". */
+static char *dims_str(char *buf, size_t n, const int64_t *dims, int rank) {
+  size_t used = (size_t)snprintf(buf, n, "[");
+  for (int i = 0; i < rank && used < n; i++)
+    used += (size_t)snprintf(buf + used, n - used, "%s%lld", i ? ", " : "",
+                             (long long)dims[i]);
+  if (used < n) snprintf(buf + used, n - used, "]");
+  return buf;
+}
+
+bool op_elements(const TensorType *t, int64_t *out) {
+  int64_t e = 1;
+  for (int i = 0; i < t->rank; i++)
+    if (!util_mul_i64(e, t->dims[i], &e)) return false;
+  *out = e;
+  return true;
+}
+
+/* Normalises a possibly negative axis against `rank`. */
+static bool norm_axis(const ShapeCtx *ctx, const OpDesc *op, int64_t *axis,
+                      int rank) {
+  if (*axis < -rank || *axis >= rank) {
+    if (rank == 0)
+      return fail(ctx, ctx->axis_loc, "axis %lld is out of range for %s of a "
+                  "rank-0 tensor", (long long)*axis, op->name);
+    return fail(ctx, ctx->axis_loc,
+                "axis %lld is out of range for rank %d (valid: %d to %d)",
+                (long long)*axis, rank, -rank, rank - 1);
+  }
+  if (*axis < 0) *axis += rank;
+  return true;
+}
+
+/* The result dtype of combining operands: floats win over integers, the
+ * widest wins; two different floats of one width (bf16 and fp16) have no
+ * lossless common type, so that is an error.  DT_NONE operands are scalar
+ * numbers and never widen. */
+static bool promote(const ShapeCtx *ctx, const OpDesc *op,
+                    const TensorType *in, int nin, DType *out) {
+  DType best = DT_NONE;
+  for (int i = 0; i < nin; i++) {
+    DType d = in[i].dtype;
+    if (d == DT_NONE) continue;
+    if (best == DT_NONE) {
+      best = d;
+      continue;
+    }
+    const DTypeInfo *a = dtype_info(best), *b = dtype_info(d);
+    if (a->is_float != b->is_float) {
+      if (b->is_float) best = d;
+    } else if (b->bits > a->bits) {
+      best = d;
+    } else if (b->bits == a->bits && d != best && a->is_float) {
+      return fail(ctx, ctx->call_loc,
+                  "mixed dtypes %s and %s in %s; insert a cast",
+                  dtype_str(best), dtype_str(d), op->name);
+    }
+  }
+  *out = best;
+  return true;
+}
+
+/* Numpy broadcasting of a and b into out (dims only). */
+static bool broadcast(const ShapeCtx *ctx, const OpDesc *op,
+                      const TensorType *a, const TensorType *b,
+                      TensorType *out) {
+  int rank = a->rank > b->rank ? a->rank : b->rank;
+  out->rank = rank;
+  for (int i = 1; i <= rank; i++) {
+    int64_t da = i <= a->rank ? a->dims[a->rank - i] : 1;
+    int64_t db = i <= b->rank ? b->dims[b->rank - i] : 1;
+    if (da != db && da != 1 && db != 1) {
+      char sa[160], sb[160];
+      return fail(ctx, ctx->call_loc,
+                  "cannot broadcast %s with %s in %s: %lld vs %lld at axis %d",
+                  op_type_str(sa, sizeof sa, a), op_type_str(sb, sizeof sb, b),
+                  op->name, (long long)da, (long long)db, -i);
+    }
+    out->dims[rank - i] = da == 1 ? db : da;
+  }
+  return true;
+}
+
+static bool shape_same(const OpDesc *op, const TensorType *in, int nin,
+                       OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  (void)op; (void)nin; (void)args; (void)ctx;
+  *out = in[0];
+  return true;
+}
+
+static bool shape_binary(const OpDesc *op, const TensorType *in, int nin,
+                         OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  (void)args;
+  TensorType t = {0};
+  if (!broadcast(ctx, op, &in[0], &in[1], &t)) return false;
+  if (!promote(ctx, op, in, nin, &t.dtype)) return false;
+  *out = t;
+  return true;
+}
+
+static bool shape_cast(const OpDesc *op, const TensorType *in, int nin,
+                       OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  (void)op; (void)nin; (void)ctx;
+  *out = in[0];
+  out->dtype = args->cast_to;
+  return true;
+}
+
+static bool shape_softmax(const OpDesc *op, const TensorType *in, int nin,
+                          OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  (void)nin;
+  if (!norm_axis(ctx, op, &args->axis, in[0].rank)) return false;
+  args->has_axis = true;
+  *out = in[0];
+  return true;
+}
+
+/* layernorm/rmsnorm: every parameter (w, b) has the dims normalised over,
+ * x.dims[axis:]. */
+static bool shape_norm(const OpDesc *op, const TensorType *in, int nin,
+                       OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  if (!norm_axis(ctx, op, &args->axis, in[0].rank)) return false;
+  args->has_axis = true;
+  int k = in[0].rank - (int)args->axis;
+  const int64_t *want = in[0].dims + args->axis;
+  for (int i = 1; i < nin; i++) {
+    bool ok = in[i].rank == k;
+    for (int j = 0; ok && j < k; j++) ok = in[i].dims[j] == want[j];
+    if (!ok) {
+      char sp[160], sw[160];
+      return fail(ctx, ctx->arg_locs[i],
+                  "%s parameter %s does not match the normalised dims %s",
+                  op->name, op_type_str(sp, sizeof sp, &in[i]),
+                  dims_str(sw, sizeof sw, want, k));
+    }
+  }
+  TensorType t = in[0];
+  if (!promote(ctx, op, in, nin, &t.dtype)) return false;
+  *out = t;
+  return true;
+}
+
+static bool shape_reduce(const OpDesc *op, const TensorType *in, int nin,
+                         OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  (void)nin;
+  if (!norm_axis(ctx, op, &args->axis, in[0].rank)) return false;
+  args->has_axis = true;
+  TensorType t = in[0];
+  if (args->keepdims) {
+    t.dims[args->axis] = 1;
+  } else {
+    for (int i = (int)args->axis; i + 1 < t.rank; i++) t.dims[i] = t.dims[i + 1];
+    t.rank--;
+  }
+  *out = t;
+  return true;
+}
+
+/* numpy matmul: a 1-D left operand is a row [1, K] and a 1-D right operand a
+ * column [K, 1], the added dim dropped from the result; leading dims are
+ * batch dims and broadcast. */
+static bool shape_matmul(const OpDesc *op, const TensorType *in, int nin,
+                         OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  (void)args;
+  const TensorType *a = &in[0], *b = &in[1];
+  for (int i = 0; i < 2; i++)
+    if (in[i].rank == 0)
+      return fail(ctx, ctx->arg_locs[i],
+                  "matmul operand must have rank 1 or more, got a scalar");
+  int64_t m = a->rank == 1 ? 1 : a->dims[a->rank - 2];
+  int64_t ka = a->dims[a->rank - 1];
+  int64_t kb = b->rank == 1 ? b->dims[0] : b->dims[b->rank - 2];
+  int64_t n = b->rank == 1 ? 1 : b->dims[b->rank - 1];
+  if (ka != kb) {
+    char sa[160], sb[160];
+    return fail(ctx, ctx->call_loc,
+                "matmul inner dimensions differ: %s x %s (%lld vs %lld)",
+                op_type_str(sa, sizeof sa, a), op_type_str(sb, sizeof sb, b),
+                (long long)ka, (long long)kb);
+  }
+  TensorType ba = {0}, bb = {0}, t = {0};
+  ba.rank = a->rank > 2 ? a->rank - 2 : 0;
+  bb.rank = b->rank > 2 ? b->rank - 2 : 0;
+  memcpy(ba.dims, a->dims, sizeof(int64_t) * (size_t)ba.rank);
+  memcpy(bb.dims, b->dims, sizeof(int64_t) * (size_t)bb.rank);
+  ba.dtype = a->dtype;
+  bb.dtype = b->dtype;
+  if (!broadcast(ctx, op, &ba, &bb, &t)) return false;
+  if (a->rank > 1) t.dims[t.rank++] = m;
+  if (b->rank > 1) {
+    if (t.rank >= MAX_RANK)
+      return fail(ctx, ctx->call_loc, "matmul result rank exceeds %d", MAX_RANK);
+    t.dims[t.rank++] = n;
+  }
+  if (!promote(ctx, op, in, nin, &t.dtype)) return false;
+  *out = t;
+  return true;
+}
+
+static bool need_rank(const ShapeCtx *ctx, const OpDesc *op,
+                      const TensorType *t, int i, int rank, const char *what) {
+  if (t->rank == rank) return true;
+  char s[160];
+  return fail(ctx, ctx->arg_locs[i], "%s expects %s of rank %d, got %s",
+              op->name, what, rank, op_type_str(s, sizeof s, t));
+}
+
+/* One spatial output size of a convolution/pool window, floor or ceil. */
+static int64_t window_out(int64_t h, int64_t k, int64_t s, int64_t p,
+                          int64_t d, bool ceil_mode) {
+  int64_t span = h + 2 * p - d * (k - 1) - 1;
+  if (span < 0) return 0;
+  int64_t o = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+  /* as PyTorch: the last window must start inside the input or left pad */
+  if (ceil_mode && (o - 1) * s >= h + p) o--;
+  return o;
+}
+
+static bool spatial(const OpDesc *op, const TensorType *x, const OpArgs *args,
+                    const int64_t k[2], bool ceil_mode, TensorType *t,
+                    const ShapeCtx *ctx) {
+  static const char *const axis_name[2] = {"height", "width"};
+  for (int i = 0; i < 2; i++) {
+    int64_t o = window_out(x->dims[2 + i], k[i], args->stride[i],
+                           args->padding[i], args->dilation[i], ceil_mode);
+    if (o < 1)
+      return fail(ctx, ctx->call_loc,
+                  "%s output %s would be %lld: input %lld with window %lld, "
+                  "padding %lld, dilation %lld",
+                  op->name, axis_name[i], (long long)o,
+                  (long long)x->dims[2 + i], (long long)k[i],
+                  (long long)args->padding[i], (long long)args->dilation[i]);
+    t->dims[2 + i] = o;
+  }
+  return true;
+}
+
+static bool shape_conv2d(const OpDesc *op, const TensorType *in, int nin,
+                         OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  const TensorType *x = &in[0], *w = &in[1];
+  if (!need_rank(ctx, op, x, 0, 4, "input [N, C, H, W]") ||
+      !need_rank(ctx, op, w, 1, 4, "weight [Cout, Cin/groups, kh, kw]"))
+    return false;
+  int64_t g = args->groups;
+  if (x->dims[1] != w->dims[1] * g)
+    return fail(ctx, ctx->call_loc,
+                "conv2d channels differ: input has %lld, weight expects %lld "
+                "(%lld x groups=%lld)",
+                (long long)x->dims[1], (long long)(w->dims[1] * g),
+                (long long)w->dims[1], (long long)g);
+  if (w->dims[0] % g != 0)
+    return fail(ctx, ctx->arg_locs[1],
+                "conv2d output channels %lld are not a multiple of groups=%lld",
+                (long long)w->dims[0], (long long)g);
+  TensorType t = *x;
+  t.dims[1] = w->dims[0];
+  int64_t k[2] = {w->dims[2], w->dims[3]};
+  if (!spatial(op, x, args, k, false, &t, ctx)) return false;
+  if (!promote(ctx, op, in, nin, &t.dtype)) return false;
+  *out = t;
+  return true;
+}
+
+static bool shape_pool(const OpDesc *op, const TensorType *in, int nin,
+                       OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  (void)nin;
+  if (!need_rank(ctx, op, &in[0], 0, 4, "input [N, C, H, W]")) return false;
+  for (int i = 0; i < 2; i++) {
+    if (args->stride[i] == 0) args->stride[i] = args->kernel[i];
+    args->dilation[i] = 1; /* pools have no dilation keyword */
+    if (args->padding[i] * 2 > args->kernel[i])
+      return fail(ctx, ctx->call_loc,
+                  "%s padding %lld is more than half the kernel %lld",
+                  op->name, (long long)args->padding[i],
+                  (long long)args->kernel[i]);
+  }
+  TensorType t = in[0];
+  if (!spatial(op, &in[0], args, args->kernel, args->ceil_mode, &t, ctx))
+    return false;
+  *out = t;
+  return true;
+}
+
+/* q [..., H, Sq, d], k [..., Hkv, Skv, d], v [..., Hkv, Skv, dv]. */
+static bool shape_attention(const OpDesc *op, const TensorType *in, int nin,
+                            OpArgs *args, TensorType *out,
+                            const ShapeCtx *ctx) {
+  (void)args;
+  static const char *const names[3] = {"q", "k", "v"};
+  const TensorType *q = &in[0], *k = &in[1], *v = &in[2];
+  char sq[160], sk[160];
+  for (int i = 0; i < 3; i++)
+    if (in[i].rank < 3)
+      return fail(ctx, ctx->arg_locs[i],
+                  "attention %s must be [..., heads, seq, dim], got %s",
+                  names[i], op_type_str(sq, sizeof sq, &in[i]));
+  if (k->rank != q->rank || v->rank != q->rank)
+    return fail(ctx, ctx->call_loc,
+                "attention q, k and v must have the same rank, got %d, %d, %d",
+                q->rank, k->rank, v->rank);
+  int r = q->rank;
+  for (int i = 0; i < r - 3; i++)
+    if (k->dims[i] != q->dims[i] || v->dims[i] != q->dims[i])
+      return fail(ctx, ctx->call_loc,
+                  "attention batch dims differ: q %s, k %s",
+                  op_type_str(sq, sizeof sq, q), op_type_str(sk, sizeof sk, k));
+  int64_t h = q->dims[r - 3], hkv = k->dims[r - 3];
+  if (v->dims[r - 3] != hkv || v->dims[r - 2] != k->dims[r - 2])
+    return fail(ctx, ctx->arg_locs[2],
+                "attention k and v differ in heads or length: k %s, v %s",
+                op_type_str(sq, sizeof sq, k), op_type_str(sk, sizeof sk, v));
+  if (q->dims[r - 1] != k->dims[r - 1])
+    return fail(ctx, ctx->call_loc,
+                "attention head dim of q and k differ: %lld vs %lld",
+                (long long)q->dims[r - 1], (long long)k->dims[r - 1]);
+  if (h % hkv != 0)
+    return fail(ctx, ctx->call_loc,
+                "attention query heads %lld are not a multiple of key/value "
+                "heads %lld",
+                (long long)h, (long long)hkv);
+  TensorType t = *q;
+  t.dims[r - 1] = v->dims[r - 1];
+  if (!promote(ctx, op, in, nin, &t.dtype)) return false;
+  *out = t;
+  return true;
+}
+
+static bool shape_reshape(const OpDesc *op, const TensorType *in, int nin,
+                          OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  (void)op; (void)nin;
+  int64_t have, want = 1;
+  int infer = -1;
+  char sx[160], sd[160];
+  if (!op_elements(&in[0], &have))
+    return fail(ctx, ctx->call_loc, "element count overflows 64 bits");
+  (void)args;
+  for (int i = 0; i < ctx->nlist; i++) {
+    if (ctx->list[i] == -1) {
+      if (infer >= 0)
+        return fail(ctx, ctx->list_loc, "reshape allows only one -1");
+      infer = i;
+    } else if (!util_mul_i64(want, ctx->list[i], &want)) {
+      return fail(ctx, ctx->list_loc, "element count overflows 64 bits");
+    }
+  }
+  TensorType t = {in[0].dtype, ctx->nlist, {0}};
+  memcpy(t.dims, ctx->list, sizeof(int64_t) * (size_t)ctx->nlist);
+  if (infer >= 0) {
+    if (have % want != 0)
+      return fail(ctx, ctx->list_loc,
+                  "reshape cannot infer -1: %lld elements of %s are not a "
+                  "multiple of %lld",
+                  (long long)have, op_type_str(sx, sizeof sx, &in[0]),
+                  (long long)want);
+    t.dims[infer] = have / want;
+  } else if (want != have) {
+    return fail(ctx, ctx->list_loc,
+                "reshape changes the element count: %s has %lld, %s has %lld",
+                op_type_str(sx, sizeof sx, &in[0]), (long long)have,
+                dims_str(sd, sizeof sd, ctx->list, ctx->nlist),
+                (long long)want);
+  }
+  *out = t;
+  return true;
+}
+
+static bool shape_transpose(const OpDesc *op, const TensorType *in, int nin,
+                            OpArgs *args, TensorType *out,
+                            const ShapeCtx *ctx) {
+  (void)op; (void)nin;
+  int r = in[0].rank;
+  bool seen[MAX_RANK] = {false}, ok = ctx->nlist == r;
+  for (int i = 0; ok && i < r; i++) {
+    int64_t p = ctx->list[i];
+    if (p < 0) p += r;
+    ok = p >= 0 && p < r && !seen[p];
+    if (ok) {
+      seen[p] = true;
+      args->perm[i] = p;
+    }
+  }
+  if (!ok) {
+    char sp[160];
+    return fail(ctx, ctx->list_loc,
+                "transpose needs a permutation of 0..%d, got %s", r - 1,
+                dims_str(sp, sizeof sp, ctx->list, ctx->nlist));
+  }
+  TensorType t = in[0];
+  for (int i = 0; i < r; i++) t.dims[i] = in[0].dims[args->perm[i]];
+  *out = t;
+  return true;
+}
+
+static bool shape_concat(const OpDesc *op, const TensorType *in, int nin,
+                         OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  if (!norm_axis(ctx, op, &args->axis, in[0].rank)) return false;
+  args->has_axis = true;
+  TensorType t = in[0];
+  char s0[160], si[160];
+  for (int i = 1; i < nin; i++) {
+    bool ok = in[i].rank == t.rank;
+    for (int j = 0; ok && j < t.rank; j++)
+      ok = j == args->axis || in[i].dims[j] == in[0].dims[j];
+    if (!ok)
+      return fail(ctx, ctx->arg_locs[i],
+                  "concat along axis %lld needs equal other dims: %s and %s",
+                  (long long)args->axis, op_type_str(s0, sizeof s0, &in[0]),
+                  op_type_str(si, sizeof si, &in[i]));
+    if (!util_add_i64(t.dims[args->axis], in[i].dims[args->axis],
+                      &t.dims[args->axis]))
+      return fail(ctx, ctx->call_loc, "dimension overflows 64 bits");
+  }
+  if (!promote(ctx, op, in, nin, &t.dtype)) return false;
+  *out = t;
+  return true;
+}
+
+static bool shape_embedding(const OpDesc *op, const TensorType *in, int nin,
+                            OpArgs *args, TensorType *out,
+                            const ShapeCtx *ctx) {
+  (void)nin; (void)args;
+  char s[160];
+  if (dtype_info(in[0].dtype)->is_float || in[0].dtype == DT_BOOL)
+    return fail(ctx, ctx->arg_locs[0],
+                "embedding ids must have an integer dtype, got %s",
+                op_type_str(s, sizeof s, &in[0]));
+  if (!need_rank(ctx, op, &in[1], 1, 2, "table [rows, dim]")) return false;
+  if (in[0].rank + 1 > MAX_RANK)
+    return fail(ctx, ctx->call_loc, "embedding result rank exceeds %d",
+                MAX_RANK);
+  TensorType t = in[0];
+  t.dims[t.rank++] = in[1].dims[1];
+  t.dtype = in[1].dtype;
+  *out = t;
+  return true;
+}
+
+static bool shape_allgather(const OpDesc *op, const TensorType *in, int nin,
+                            OpArgs *args, TensorType *out,
+                            const ShapeCtx *ctx) {
+  (void)nin;
+  if (!norm_axis(ctx, op, &args->axis, in[0].rank)) return false;
+  args->has_axis = true;
+  TensorType t = in[0];
+  if (!util_mul_i64(t.dims[args->axis], ctx->ranks, &t.dims[args->axis]))
+    return fail(ctx, ctx->call_loc, "dimension overflows 64 bits");
+  *out = t;
+  return true;
+}
+
+static bool shape_reduce_scatter(const OpDesc *op, const TensorType *in,
+                                 int nin, OpArgs *args, TensorType *out,
+                                 const ShapeCtx *ctx) {
+  (void)nin;
+  if (!norm_axis(ctx, op, &args->axis, in[0].rank)) return false;
+  args->has_axis = true;
+  TensorType t = in[0];
+  int64_t d = t.dims[args->axis];
+  if (d % ctx->ranks != 0)
+    return fail(ctx, ctx->call_loc,
+                "reduce_scatter dim %lld (axis %lld) does not divide by the "
+                "data-parallel degree %lld",
+                (long long)d, (long long)args->axis, (long long)ctx->ranks);
+  t.dims[args->axis] = d / ctx->ranks;
+  *out = t;
+  return true;
+}
+
+static bool shape_custom(const OpDesc *op, const TensorType *in, int nin,
+                         OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  (void)op; (void)in; (void)nin; (void)args;
+  *out = *ctx->declared;
+  return true;
+}
+
+/* Keyword tables.  Pool stride defaults to 0, meaning "the kernel". */
+static const KwDesc kw_none[] = {{NULL, 0, false, 0}};
+static const KwDesc kw_axis_last[] = {{"axis", KW_INT, false, -1},
+                                      {NULL, 0, false, 0}};
+static const KwDesc kw_axis_first[] = {{"axis", KW_INT, false, 0},
+                                       {NULL, 0, false, 0}};
+static const KwDesc kw_reduce[] = {{"axis", KW_INT, true, 0},
+                                   {"keepdims", KW_BOOL, false, 0},
+                                   {NULL, 0, false, 0}};
+static const KwDesc kw_conv[] = {{"stride", KW_INT_PAIR, false, 1},
+                                 {"padding", KW_INT_PAIR, false, 0},
+                                 {"dilation", KW_INT_PAIR, false, 1},
+                                 {"groups", KW_INT, false, 1},
+                                 {NULL, 0, false, 0}};
+static const KwDesc kw_pool[] = {{"kernel", KW_INT_PAIR, true, 0},
+                                 {"stride", KW_INT_PAIR, false, 0},
+                                 {"padding", KW_INT_PAIR, false, 0},
+                                 {"ceil_mode", KW_BOOL, false, 0},
+                                 {NULL, 0, false, 0}};
+static const KwDesc kw_attention[] = {{"causal", KW_BOOL, false, 0},
+                                      {NULL, 0, false, 0}};
+static const KwDesc kw_custom[] = {{"flops", KW_REAL, true, 0},
+                                   {"bytes", KW_REAL, true, 0},
+                                   {"out", KW_TYPE, true, 0},
+                                   {NULL, 0, false, 0}};
+
+#define EW(n, w) {n, OC_ELEMENTWISE, 1, 1, kw_none, w, FORM_TENSORS, shape_same}
+#define BIN(n, w) \
+  {n, OC_ELEMENTWISE, 2, 2, kw_none, w, FORM_SCALAR_OK, shape_binary}
+
+static const OpDesc op_table[] = {
+    BIN("add", 1), BIN("sub", 1), BIN("mul", 1), BIN("div", 1),
+    BIN("maximum", 1), BIN("minimum", 1), BIN("pow", 1),
+    EW("relu", 1), EW("gelu", 9), EW("silu", 5), EW("sigmoid", 4),
+    EW("tanh", 1), EW("exp", 1), EW("log", 1), EW("sqrt", 1), EW("rsqrt", 1),
+    EW("neg", 1), EW("abs", 1), EW("dropout", 1),
+    {"cast", OC_ELEMENTWISE, 1, 1, kw_none, 0, FORM_DTYPE, shape_cast},
+    {"softmax", OC_REDUCTION, 1, 1, kw_axis_last, 5, FORM_TENSORS,
+     shape_softmax},
+    {"layernorm", OC_REDUCTION, 2, 3, kw_axis_last, 8, FORM_TENSORS,
+     shape_norm},
+    {"rmsnorm", OC_REDUCTION, 2, 2, kw_axis_last, 4, FORM_TENSORS, shape_norm},
+    {"sum", OC_REDUCTION, 1, 1, kw_reduce, 1, FORM_TENSORS, shape_reduce},
+    {"mean", OC_REDUCTION, 1, 1, kw_reduce, 1, FORM_TENSORS, shape_reduce},
+    {"max", OC_REDUCTION, 1, 1, kw_reduce, 1, FORM_TENSORS, shape_reduce},
+    {"matmul", OC_CONTRACTION, 2, 2, kw_none, 0, FORM_TENSORS, shape_matmul},
+    {"conv2d", OC_CONTRACTION, 2, 2, kw_conv, 0, FORM_TENSORS, shape_conv2d},
+    {"attention", OC_CONTRACTION, 3, 3, kw_attention, 0, FORM_TENSORS,
+     shape_attention},
+    {"reshape", OC_VIEW, 1, 1, kw_none, 0, FORM_DIMS, shape_reshape},
+    {"transpose", OC_VIEW, 1, 1, kw_none, 0, FORM_PERM, shape_transpose},
+    {"copy", OC_MOVEMENT, 1, 1, kw_none, 0, FORM_TENSORS, shape_same},
+    {"concat", OC_MOVEMENT, 1, -1, kw_axis_first, 0, FORM_TENSOR_LIST,
+     shape_concat},
+    {"embedding", OC_MOVEMENT, 2, 2, kw_none, 0, FORM_TENSORS,
+     shape_embedding},
+    {"maxpool2d", OC_MOVEMENT, 1, 1, kw_pool, 1, FORM_TENSORS, shape_pool},
+    {"avgpool2d", OC_MOVEMENT, 1, 1, kw_pool, 1, FORM_TENSORS, shape_pool},
+    {"to_device", OC_TRANSFER, 1, 1, kw_none, 0, FORM_TENSORS, shape_same},
+    {"to_host", OC_TRANSFER, 1, 1, kw_none, 0, FORM_TENSORS, shape_same},
+    {"allreduce", OC_COLLECTIVE, 1, 1, kw_none, 0, FORM_TENSORS, shape_same},
+    {"allgather", OC_COLLECTIVE, 1, 1, kw_axis_first, 0, FORM_TENSORS,
+     shape_allgather},
+    {"reduce_scatter", OC_COLLECTIVE, 1, 1, kw_axis_first, 0, FORM_TENSORS,
+     shape_reduce_scatter},
+    {"all_to_all", OC_COLLECTIVE, 1, 1, kw_none, 0, FORM_TENSORS, shape_same},
+    {"custom", OC_OPAQUE, 0, -1, kw_custom, 0, FORM_TENSORS, shape_custom},
+};
+
+#define NOPS ((int)(sizeof op_table / sizeof op_table[0]))
+
+static const char *const op_name_list[NOPS + 1] = {
+    "add", "sub", "mul", "div", "maximum", "minimum", "pow", "relu", "gelu",
+    "silu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt", "neg", "abs",
+    "dropout", "cast", "softmax", "layernorm", "rmsnorm", "sum", "mean", "max",
+    "matmul", "conv2d", "attention", "reshape", "transpose", "copy", "concat",
+    "embedding", "maxpool2d", "avgpool2d", "to_device", "to_host", "allreduce",
+    "allgather", "reduce_scatter", "all_to_all", "custom", NULL,
+};
+
+const OpDesc *op_lookup(const char *name) {
+  for (int i = 0; i < NOPS; i++)
+    if (strcmp(op_table[i].name, name) == 0) return &op_table[i];
+  return NULL;
+}
+
+const char *const *op_names(void) { return op_name_list; }

@@ -1,0 +1,556 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * parse.c: the glue around the generated scanner and parser, and the
+ * scanner's helpers.  parse_file() gives one file its own scanner and parse
+ * context (no global state, so any number of files parse in one process)
+ * and always returns a Program.  The parse_lex_* functions do the real work
+ * behind each lexer rule: keywords, numbers with '_' separators and
+ * overflow checks, quantities converted to base units, string escapes,
+ * `# rooflint:` / `# expect:` comment directives, the bracket stack that
+ * decides where newlines count and how deep nesting may go, and stray
+ * bytes.  They live here, not in lexer.l, so they build with the full
+ * warning set.
+ */
+#include "rooflint.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parser.h"
+#include "lexer.h"
+
+enum {
+  MAX_IDENT_LEN = 1024,      /* R-LEX-004 */
+  MAX_LINE_LEN = 1024 * 1024 /* R-LEX-012: bytes per line */
+};
+
+Diag *parse_error(ParseCtx *ctx, Loc loc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  Diag *d = diag_vreport(ctx->diags, SEV_ERROR, NULL, loc, fmt, ap);
+  va_end(ap);
+  ctx->prog->nsyntax_errors++;
+  return d;
+}
+
+static Loc sub_loc(Loc loc, size_t from, size_t to) {
+  return (Loc){loc.file, loc.start + (uint32_t)from, loc.start + (uint32_t)to};
+}
+
+/* ---- words ----------------------------------------------------------------- */
+
+static const struct {
+  const char *word;
+  int token;
+} keywords[] = {
+    {"let", LET},       {"target", TARGET}, {"model", MODEL},
+    {"dtype", DTYPE},   {"mode", MODE},     {"parallel", PARALLEL},
+    {"input", INPUT},   {"weight", WEIGHT}, {"host", HOST},
+    {"repeat", REPEAT}, {"loop", LOOP},     {"fused", FUSED},
+    {"output", OUTPUT}, {"true", TRUE},     {"false", FALSE},
+};
+
+/* R-LEX-003: keywords are reserved; every other word is a name. */
+int parse_lex_word(ParseCtx *ctx, const char *text, size_t len, Loc loc,
+                   const char **out) {
+  for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
+    if (strcmp(keywords[i].word, text) == 0) return keywords[i].token;
+  if (len > MAX_IDENT_LEN) /* R-LEX-004 */
+    parse_error(ctx, loc, "identifier too long (%zu bytes, limit %d)", len,
+                MAX_IDENT_LEN);
+  *out = arena_strndup(ctx->arena, text, len);
+  return IDENT;
+}
+
+/* ---- numbers ----------------------------------------------------------------- */
+
+/* `text` without its '_' separators (arena copy). */
+static char *strip_separators(ParseCtx *ctx, const char *text, size_t len) {
+  char *s = arena_alloc(ctx->arena, len + 1);
+  size_t n = 0;
+  for (size_t i = 0; i < len; i++)
+    if (text[i] != '_') s[n++] = text[i];
+  s[n] = '\0';
+  return s;
+}
+
+/* R-LEX-005/006: an integer must fit in int64; a number with '.' or an
+ * exponent is real. */
+int parse_lex_number(ParseCtx *ctx, const char *text, size_t len, Loc loc,
+                     Expr **out) {
+  char *s = strip_separators(ctx, text, len);
+  if (strpbrk(s, ".eE")) {
+    Expr *e = ast_expr(ctx->arena, EX_REAL, loc);
+    e->rval = strtod(s, NULL);
+    if (isinf(e->rval))
+      parse_error(ctx, loc, "real literal '%.*s' is out of range", (int)len, text);
+    *out = e;
+    return REAL;
+  }
+  Expr *e = ast_expr(ctx->arena, EX_INT, loc);
+  int64_t v = 0;
+  for (const char *p = s; *p; p++) {
+    if (!util_mul_i64(v, 10, &v) || !util_add_i64(v, *p - '0', &v)) {
+      parse_error(ctx, loc, "integer literal too large (limit %lld)",
+                  (long long)INT64_MAX);
+      v = 0;
+      break;
+    }
+  }
+  e->ival = v;
+  *out = e;
+  return INT;
+}
+
+/* ---- quantities ------------------------------------------------------------ */
+
+/* R-LEX-007: the units.  Decimal prefixes are powers of 1000, binary ones
+ * powers of 1024; the value is stored in bytes, B/s, FLOP/s or seconds. */
+static const struct {
+  const char *unit;
+  UnitKind kind;
+  int exp10;   /* value = number * 10^exp10 ... */
+  int pow1024; /* ... * 1024^pow1024 */
+} units[] = {
+    {"KB", UNIT_BYTES, 3, 0},           {"MB", UNIT_BYTES, 6, 0},
+    {"GB", UNIT_BYTES, 9, 0},           {"TB", UNIT_BYTES, 12, 0},
+    {"KiB", UNIT_BYTES, 0, 1},          {"MiB", UNIT_BYTES, 0, 2},
+    {"GiB", UNIT_BYTES, 0, 3},          {"TiB", UNIT_BYTES, 0, 4},
+    {"B/s", UNIT_BANDWIDTH, 0, 0},      {"KB/s", UNIT_BANDWIDTH, 3, 0},
+    {"MB/s", UNIT_BANDWIDTH, 6, 0},     {"GB/s", UNIT_BANDWIDTH, 9, 0},
+    {"TB/s", UNIT_BANDWIDTH, 12, 0},    {"FLOP/s", UNIT_FLOPS, 0, 0},
+    {"GFLOP/s", UNIT_FLOPS, 9, 0},      {"TFLOP/s", UNIT_FLOPS, 12, 0},
+    {"PFLOP/s", UNIT_FLOPS, 15, 0},     {"TOP/s", UNIT_FLOPS, 12, 0},
+    {"ns", UNIT_TIME, -9, 0},           {"us", UNIT_TIME, -6, 0},
+    {"ms", UNIT_TIME, -3, 0},           {"s", UNIT_TIME, 0, 0},
+};
+
+static bool is_idchar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Length of the number at the start of `text`, as {NUMBER} in lexer.l. */
+static size_t number_length(const char *text, size_t len) {
+  size_t i = 0;
+  while (i < len && ((text[i] >= '0' && text[i] <= '9') || text[i] == '_')) i++;
+  if (i + 1 < len && text[i] == '.' && text[i + 1] >= '0' && text[i + 1] <= '9') {
+    i++;
+    while (i < len && text[i] >= '0' && text[i] <= '9') i++;
+  }
+  if (i < len && (text[i] == 'e' || text[i] == 'E')) {
+    size_t j = i + 1;
+    if (j < len && (text[j] == '+' || text[j] == '-')) j++;
+    if (j < len && text[j] >= '0' && text[j] <= '9') {
+      while (j < len && text[j] >= '0' && text[j] <= '9') j++;
+      i = j;
+    }
+  }
+  return i;
+}
+
+/* The lexeme is NUMBER, blanks, a word: returns yyleng when it is a
+ * quantity (and sets *out), else the length of the number alone. */
+int parse_lex_quantity(ParseCtx *ctx, const char *text, size_t len, Loc loc,
+                       Expr **out) {
+  size_t nlen = number_length(text, len);
+  size_t u = nlen;
+  while (u < len && (text[u] == ' ' || text[u] == '\t')) u++;
+  const char *unit = text + u;
+  /* a unit is a whole word: `4 GBx` is a number and a name */
+  if (loc.end < ctx->sf->len && is_idchar(ctx->sf->text[loc.end])) return (int)nlen;
+  int k = -1;
+  for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+    if (strlen(units[i].unit) == len - u && memcmp(units[i].unit, unit, len - u) == 0)
+      k = (int)i;
+  if (k < 0) return (int)nlen;
+
+  Expr *dummy;
+  parse_lex_number(ctx, text, nlen, sub_loc(loc, 0, nlen), &dummy);
+  char *num = strip_separators(ctx, text, nlen);
+  Expr *e = ast_expr(ctx->arena, EX_QUANTITY, loc);
+  e->qty.number = strtod(num, NULL);
+  e->qty.kind = units[k].kind;
+  e->qty.unit = units[k].unit;
+  /* Scale in decimal text, so 3.35 TB/s is exactly the double nearest
+   * 3.35e12 (multiplying by 1e12 could be off by an ulp). */
+  long exp10 = units[k].exp10;
+  char *epos = strpbrk(num, "eE");
+  if (epos) {
+    exp10 += strtol(epos + 1, NULL, 10);
+    *epos = '\0';
+  }
+  char *scaled = arena_printf(ctx->arena, "%se%ld", num, exp10);
+  e->qty.value = ldexp(strtod(scaled, NULL), 10 * units[k].pow1024);
+  *out = e;
+  return (int)len;
+}
+
+/* ---- strings ------------------------------------------------------------------ */
+
+/* Decodes the body of a string (between the quotes).  R-LEX-008: the escapes
+ * are \" \\ \n \t; any other is an error at the escape. */
+static Expr *decode_string(ParseCtx *ctx, const char *body, size_t len,
+                           Loc body_loc, Loc loc) {
+  char *s = arena_alloc(ctx->arena, len + 1);
+  size_t n = 0;
+  for (size_t i = 0; i < len; i++) {
+    if (body[i] != '\\' || i + 1 >= len) {
+      s[n++] = body[i];
+      continue;
+    }
+    char c = body[++i];
+    if (c == 'n')
+      s[n++] = '\n';
+    else if (c == 't')
+      s[n++] = '\t';
+    else if (c == '"' || c == '\\')
+      s[n++] = c;
+    else {
+      Loc at = sub_loc(body_loc, i - 1, i + 1);
+      if ((unsigned char)c >= 0x20 && (unsigned char)c < 0x7f)
+        parse_error(ctx, at, "unknown escape sequence '\\%c' (use \\\", \\\\, \\n or \\t)", c);
+      else
+        parse_error(ctx, at, "unknown escape sequence '\\\\x%02x' (use \\\", \\\\, \\n or \\t)",
+                    (unsigned char)c);
+      s[n++] = c;
+    }
+  }
+  s[n] = '\0';
+  Expr *e = ast_expr(ctx->arena, EX_STRING, loc);
+  e->str = s;
+  return e;
+}
+
+Expr *parse_lex_string(ParseCtx *ctx, const char *text, size_t len, Loc loc) {
+  return decode_string(ctx, text + 1, len - 2, sub_loc(loc, 1, len - 1), loc);
+}
+
+/* R-LEX-009: a string ends on the line it starts; the error points at the
+ * opening quote. */
+Expr *parse_lex_unterminated(ParseCtx *ctx, const char *text, size_t len,
+                             Loc loc) {
+  Loc quote = sub_loc(loc, 0, 1);
+  char next = loc.end < ctx->sf->len ? ctx->sf->text[loc.end] : '\0';
+  if (next == '\n' || next == '\r')
+    parse_error(ctx, quote, "missing closing '\"': a string must end on the line it starts");
+  else
+    parse_error(ctx, quote, "unterminated string: missing closing '\"' before end of file");
+  /* a trailing lone backslash has nothing to escape */
+  size_t body = len - 1;
+  if (body > 0 && text[len - 1] == '\\') {
+    size_t bs = 0;
+    while (bs < body && text[len - 1 - bs] == '\\') bs++;
+    if (bs % 2) body--;
+  }
+  return decode_string(ctx, text + 1, body, sub_loc(loc, 1, 1 + body), loc);
+}
+
+/* ---- comments: suppressions and expectations ----------------------------------- */
+
+typedef struct Cursor {
+  const char *text;
+  size_t len, i;
+  Loc loc; /* of text[0] */
+} Cursor;
+
+static void skip_blanks(Cursor *c) {
+  while (c->i < c->len && (c->text[c->i] == ' ' || c->text[c->i] == '\t')) c->i++;
+}
+
+static bool accept(Cursor *c, const char *word) {
+  size_t n = strlen(word);
+  if (c->len - c->i < n || memcmp(c->text + c->i, word, n) != 0) return false;
+  c->i += n;
+  return true;
+}
+
+static bool is_checkchar(char c) { return is_idchar(c) || c == '-'; }
+
+/* A check name [A-Za-z0-9_-]+; returns its length (0: none). */
+static size_t check_name(Cursor *c) {
+  size_t start = c->i;
+  while (c->i < c->len && is_checkchar(c->text[c->i])) c->i++;
+  return c->i - start;
+}
+
+static const char *const suppression_usage =
+    "malformed suppression: expected 'ignore[CHECK, ...]' or "
+    "'ignore-file[CHECK, ...]'";
+
+/* R-SUP-001: `rooflint: ignore[a, b]` (this line) or `ignore-file[a]`
+ * (line 0 = the whole file). */
+static bool suppression(ParseCtx *ctx, Cursor *c, size_t hash) {
+  skip_blanks(c);
+  bool file = accept(c, "ignore-file");
+  if (!file && !accept(c, "ignore")) goto bad;
+  skip_blanks(c);
+  if (!accept(c, "[")) goto bad;
+  Suppression pending[64];
+  int n = 0;
+  for (;;) {
+    skip_blanks(c);
+    size_t start = c->i, len = check_name(c);
+    if (len == 0) goto bad;
+    if (n < 64)
+      pending[n++] = (Suppression){
+          file ? 0 : ctx->line,
+          arena_strndup(ctx->arena, c->text + start, len),
+          sub_loc(c->loc, start, start + len)};
+    skip_blanks(c);
+    if (accept(c, "]")) break;
+    if (!accept(c, ",")) goto bad;
+  }
+  for (int i = 0; i < n; i++) src_add_suppression(ctx->sf, pending[i]);
+  return true;
+bad:
+  parse_error(ctx, sub_loc(c->loc, hash, c->len), "%s", suppression_usage);
+  return false;
+}
+
+static const struct {
+  const char *word;
+  Severity sev;
+} severities[] = {
+    {"error", SEV_ERROR}, {"warning", SEV_WARNING},
+    {"note", SEV_NOTE},   {"remark", SEV_REMARK},
+};
+
+/* R-VER-001: `expect: SEVERITY[check] "substring"`, check and substring
+ * optional. */
+static bool expectation(ParseCtx *ctx, Cursor *c, size_t hash) {
+  skip_blanks(c);
+  size_t start = c->i;
+  while (c->i < c->len && c->text[c->i] >= 'a' && c->text[c->i] <= 'z') c->i++;
+  int sev = -1;
+  for (size_t k = 0; k < sizeof severities / sizeof severities[0]; k++)
+    if (strlen(severities[k].word) == c->i - start &&
+        memcmp(severities[k].word, c->text + start, c->i - start) == 0)
+      sev = (int)severities[k].sev;
+  if (sev < 0) {
+    parse_error(ctx, sub_loc(c->loc, hash, c->len),
+                "malformed expectation: expected 'error', 'warning', 'note' or 'remark'");
+    return false;
+  }
+  Expectation e = {ctx->line, sev, NULL, NULL, LOC_NONE};
+  if (accept(c, "[")) {
+    size_t cstart = c->i, len = check_name(c);
+    if (len == 0 || !accept(c, "]")) {
+      parse_error(ctx, sub_loc(c->loc, hash, c->len),
+                  "malformed expectation: expected a check name and ']' after '['");
+      return false;
+    }
+    e.check = arena_strndup(ctx->arena, c->text + cstart, len);
+  }
+  skip_blanks(c);
+  if (accept(c, "\"")) {
+    StrBuf sb = {0};
+    bool closed = false;
+    while (c->i < c->len) {
+      char ch = c->text[c->i++];
+      if (ch == '"') {
+        closed = true;
+        break;
+      }
+      if (ch == '\\' && c->i < c->len) {
+        ch = c->text[c->i++];
+        ch = ch == 'n' ? '\n' : ch == 't' ? '\t' : ch;
+      }
+      sb_putc(&sb, ch);
+    }
+    e.substring = arena_strdup(ctx->arena, sb_str(&sb));
+    sb_free(&sb);
+    if (!closed) {
+      parse_error(ctx, sub_loc(c->loc, hash, c->len),
+                  "malformed expectation: missing closing '\"' after the message");
+      return false;
+    }
+    skip_blanks(c);
+  }
+  if (c->i < c->len && c->text[c->i] != '#') {
+    parse_error(ctx, sub_loc(c->loc, c->i, c->len),
+                "malformed expectation: expected a quoted message after the severity");
+    return false;
+  }
+  e.loc = sub_loc(c->loc, hash, c->i);
+  src_add_expectation(ctx->sf, e);
+  return true;
+}
+
+/* A comment may hold several `#` segments (`# R-X-001  # expect: error`):
+ * each one starting with a directive is read as one. */
+void parse_lex_comment(ParseCtx *ctx, const char *text, size_t len, Loc loc) {
+  Cursor c = {text, len, 0, loc};
+  while (c.i < c.len) {
+    if (c.text[c.i] != '#') {
+      c.i++;
+      continue;
+    }
+    size_t hash = c.i++;
+    skip_blanks(&c);
+    bool ok = true;
+    if (accept(&c, "rooflint:"))
+      ok = suppression(ctx, &c, hash);
+    else if (accept(&c, "expect:"))
+      ok = expectation(ctx, &c, hash);
+    if (!ok) return;
+  }
+}
+
+/* ---- brackets and stray bytes ------------------------------------------------- */
+
+/* R-SYN-010: brackets nest at most PARSE_MAX_NEST deep; deeper input stops
+ * the parse (no stack grows with the input). */
+bool parse_lex_open(ParseCtx *ctx, char c, Loc loc) {
+  if (ctx->nopen == PARSE_MAX_NEST) {
+    parse_error(ctx, loc, "nesting too deep (limit %d)", PARSE_MAX_NEST);
+    ctx->stop = true;
+    return false;
+  }
+  ctx->open[ctx->nopen++] = (Opener){c, loc};
+  return true;
+}
+
+/* Tokens after which a '-' is binary. */
+static bool ends_operand(int tok) {
+  static const int operand_end[] = {IDENT, INT,   REAL, STRING, QUANTITY,
+                                    TRUE,  FALSE, ')',  ']',    '}'};
+  for (size_t i = 0; i < sizeof operand_end / sizeof operand_end[0]; i++)
+    if (operand_end[i] == tok) return true;
+  return false;
+}
+
+/* R-SYN-010: `- - - 1` nests like parentheses, so it has the same limit
+ * (the parser's stack would otherwise grow with the input). */
+int parse_lex_token(ParseCtx *ctx, int tok, Loc loc) {
+  if (tok == '-' && !ends_operand(ctx->last_token)) {
+    if (++ctx->unary_run > PARSE_MAX_NEST) {
+      parse_error(ctx, loc, "nesting too deep (limit %d)", PARSE_MAX_NEST);
+      ctx->stop = true;
+      return END;
+    }
+  } else {
+    ctx->unary_run = 0;
+  }
+  ctx->last_token = tok;
+  return tok;
+}
+
+/* A closer pops its opener and anything left open inside it; a closer
+ * without an opener is left to the parser. */
+void parse_lex_close(ParseCtx *ctx, char c) {
+  char want = c == ')' ? '(' : c == ']' ? '[' : '{';
+  for (int i = ctx->nopen - 1; i >= 0; i--)
+    if (ctx->open[i].c == want) {
+      ctx->nopen = i;
+      return;
+    }
+}
+
+/* R-LEX-002: newlines inside ( ) and [ ] are blanks. */
+bool parse_lex_in_parens(const ParseCtx *ctx) {
+  return ctx->nopen > 0 && ctx->open[ctx->nopen - 1].c != '{';
+}
+
+/* R-LEX-010: any other byte is an error; it is skipped. */
+void parse_lex_stray(ParseCtx *ctx, const char *text, size_t len, Loc loc) {
+  unsigned char c = (unsigned char)text[0];
+  ctx->stray_end = loc.end;
+  if (len > 1) /* a whole UTF-8 character */
+    parse_error(ctx, loc, "stray '%.*s' in program", (int)len, text);
+  else if (c >= 0x20 && c < 0x7f)
+    parse_error(ctx, loc, "stray '%c' in program", c);
+  else
+    parse_error(ctx, loc, "stray '\\x%02x' in program", c);
+}
+
+bool parse_after_stray(const ParseCtx *ctx, Loc at) {
+  if (ctx->stray_end < 0 || at.start < ctx->stray_end) return false;
+  for (int64_t i = ctx->stray_end; i < at.start; i++)
+    if (ctx->sf->text[i] != ' ' && ctx->sf->text[i] != '\t') return false;
+  return true;
+}
+
+/* The zero-width location just past the last non-blank byte. */
+static Loc eof_loc(const ParseCtx *ctx) {
+  uint32_t end = (uint32_t)ctx->sf->len;
+  while (end > 0 && ctx->sf->text[end - 1] &&
+         strchr(" \t\r\n\f\v", ctx->sf->text[end - 1]))
+    end--;
+  return (Loc){ctx->file, end, end};
+}
+
+/* R-SYN-009: a bracket still open at EOF is an error there, with a note at
+ * the opener (unless a syntax error already pointed at that opener).  The
+ * made-up closers and final NEWLINE let the parser finish every statement,
+ * so the tree stays whole. */
+int parse_lex_eof(ParseCtx *ctx, Loc *loc) {
+  *loc = eof_loc(ctx);
+  if (ctx->stop) return END;
+  if (ctx->nopen > 0) {
+    const Opener *o = &ctx->open[--ctx->nopen];
+    char close = o->c == '(' ? ')' : o->c == '[' ? ']' : '}';
+    if (ctx->nsynth++ == 0 && o->loc.start != ctx->noted_open &&
+        !diag_too_many(ctx->diags)) {
+      Diag *d = parse_error(ctx, *loc, "expected '%c' at end of file", close);
+      diag_note(d, o->loc, "to match this '%c'", o->c);
+    }
+    return close;
+  }
+  if (!ctx->eof_newline) {
+    ctx->eof_newline = true;
+    return NEWLINE;
+  }
+  return END;
+}
+
+/* R-LEX-012: a line longer than MAX_LINE_LEN bytes is an error (at the
+ * first byte past the limit); scanning goes on. */
+static void check_line_lengths(ParseCtx *ctx) {
+  const SourceFile *f = ctx->sf;
+  for (size_t i = 0; i < f->nlines; i++) {
+    size_t end = i + 1 < f->nlines ? f->line_starts[i + 1] : f->len;
+    size_t len = end - f->line_starts[i];
+    while (len > 0 && (f->text[f->line_starts[i] + len - 1] == '\n' ||
+                       f->text[f->line_starts[i] + len - 1] == '\r'))
+      len--;
+    if (len <= MAX_LINE_LEN) continue;
+    uint32_t at = f->line_starts[i] + MAX_LINE_LEN;
+    parse_error(ctx, (Loc){ctx->file, at, at + 1},
+                "line too long (%zu bytes, limit %d)", len, MAX_LINE_LEN);
+  }
+}
+
+/* ---- the entry point ----------------------------------------------------------- */
+
+Program *parse_file(Arena *a, SourceSet *ss, int file, DiagSink *diags) {
+  Program *p = arena_alloc(a, sizeof *p);
+  p->file = file;
+  ParseCtx *ctx = xcalloc(1, sizeof *ctx);
+  ctx->arena = a;
+  ctx->diags = diags;
+  ctx->ss = ss;
+  ctx->sf = ss->files[file];
+  ctx->file = file;
+  ctx->prog = p;
+  ctx->line = 1;
+  ctx->stray_end = -1;
+  ctx->noted_open = -1;
+
+  check_line_lengths(ctx);
+  yyscan_t scanner;
+  if (yylex_init_extra(ctx, &scanner) != 0) die("cannot create the scanner");
+  YY_BUFFER_STATE buf = yy_scan_bytes(ctx->sf->text, (int)ctx->sf->len, scanner);
+  /* the trace flag is the generated parser's one global */
+  const char *trace = getenv("ROOFLINT_YYDEBUG");
+  yydebug = trace && trace[0] && strcmp(trace, "0") != 0;
+  yyparse(scanner, ctx);
+  yy_delete_buffer(buf, scanner);
+  yylex_destroy(scanner);
+
+  p->top.open = p->top.close = LOC_NONE;
+  free(ctx);
+  return p;
+}

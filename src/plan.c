@@ -1,0 +1,637 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * plan.c: reviewing a model's dtype plan.  `--plan` shows where the time
+ * goes per compute precision and unit (tensor core, vector, PCIe, network),
+ * the memory footprint per storage dtype, and every node that leaves the
+ * plan, saying whether someone wrote that dtype down (a declaration's
+ * DTYPE, a cast, precision=, custom's out=) or it flowed in from an input,
+ * so a reviewer can find the one line that made a matmul fp32.  `--dtype`
+ * answers "what if the plan were fp8?" by running sema and cost again with
+ * the plan dtype replaced (the BINDINGS_PLAN_DTYPE override): the analysis is a pure
+ * function of (AST, bindings, target), so nothing is patched after the
+ * fact, and explicit dtypes stay exactly as written.  Figures are grouped
+ * per kernel (a fused region is one), so the rows add up to the totals of
+ * --report.  Also home of the small aligned-table printer diff.c shares.
+ */
+#include "rooflint.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NB 64 /* one formatted figure */
+#define WHATIF_SLOWEST 5
+
+/* ---------------------------------------------------------------- tables */
+
+void plan_table_row(PlanTable *t, const char *const *row) {
+  if (t->nrows == t->cap) {
+    t->cap = t->cap ? t->cap * 2 : 16;
+    t->cells = xrealloc(t->cells, (size_t)t->cap * (size_t)t->ncols *
+                                      sizeof *t->cells);
+  }
+  for (int c = 0; c < t->ncols; c++)
+    t->cells[t->nrows * t->ncols + c] = xstrdup(row[c] ? row[c] : "");
+  t->nrows++;
+}
+
+void plan_table_print(FILE *out, PlanTable *t, const char *indent) {
+  size_t *w = xcalloc((size_t)t->ncols + 1, sizeof *w);
+  for (int r = 0; r < t->nrows; r++)
+    for (int c = 0; c < t->ncols; c++) {
+      size_t len = strlen(t->cells[r * t->ncols + c]);
+      if (len > w[c]) w[c] = len;
+    }
+  for (int r = 0; r < t->nrows; r++) {
+    StrBuf line = {0};
+    sb_puts(&line, indent);
+    for (int c = 0; c < t->ncols; c++) {
+      const char *cell = t->cells[r * t->ncols + c];
+      if (c > 0) sb_puts(&line, "  ");
+      int width = (int)w[c];
+      if (t->align[c] == 'r')
+        sb_printf(&line, "%*s", width, cell);
+      else
+        sb_printf(&line, "%-*s", width, cell);
+    }
+    while (line.len > 0 && line.data[line.len - 1] == ' ')
+      line.data[--line.len] = '\0';
+    fprintf(out, "%s\n", sb_str(&line));
+    sb_free(&line);
+  }
+  for (int i = 0; i < t->nrows * t->ncols; i++) free(t->cells[i]);
+  free(t->cells);
+  free(w);
+  t->cells = NULL;
+  t->nrows = t->cap = 0;
+}
+
+/* Drops a table without printing it. */
+static void table_discard(PlanTable *t) {
+  for (int i = 0; i < t->nrows * t->ncols; i++) free(t->cells[i]);
+  free(t->cells);
+  t->cells = NULL;
+  t->nrows = t->cap = 0;
+}
+
+/* --------------------------------------------------------------- helpers */
+
+static double share(double part, double whole) {
+  return whole > 0 ? part / whole : 0;
+}
+
+/* "14.3 GFLOP": fmt_count's prefix glued to the unit. */
+static char *flop_text(char *buf, size_t n, double flops) {
+  char num[NB / 2];
+  fmt_count(num, sizeof num, flops);
+  size_t len = strlen(num);
+  bool prefixed = len > 0 && num[len - 1] >= 'A';
+  snprintf(buf, n, "%s%sFLOP", num, prefixed ? "" : " ");
+  return buf;
+}
+
+/* The node that sets a kernel's peak: the op itself, or the region's
+ * biggest node by FLOPs (first on ties), as cost.c chooses it. */
+static int kernel_lead(const Model *m, const ModelCost *c, const Kernel *k) {
+  if (k->region < 0) return k->first_node;
+  int best = -1;
+  double most = -1;
+  for (int i = 0; i < m->nnodes; i++) {
+    const GNode *g = &m->nodes[i];
+    if (g->region != k->region || !g->op || g->op->cls == OC_VIEW) continue;
+    if (c->nodes[i].flops > most) {
+      most = c->nodes[i].flops;
+      best = i;
+    }
+  }
+  return best >= 0 ? best : k->first_node;
+}
+
+typedef enum ExecUnit { U_TENSOR, U_VECTOR, U_PCIE, U_NETWORK, U__COUNT } ExecUnit;
+static const char *const unit_names[U__COUNT] = {"tensor", "vector", "pcie",
+                                                 "network"};
+
+static ExecUnit kernel_unit(const Kernel *k, const NodeCost *lead) {
+  if (k->bound == BOUND_PCIE) return U_PCIE;
+  if (k->bound == BOUND_NETWORK) return U_NETWORK;
+  return lead->tensor ? U_TENSOR : U_VECTOR;
+}
+
+static DType node_precision(const GNode *g) {
+  return g->precision != DT_NONE ? g->precision : g->type.dtype;
+}
+
+static const char *kernel_name(Arena *a, const Model *m, const Kernel *k) {
+  if (k->region >= 0)
+    return arena_printf(a, "fused %s", m->regions[k->region].name);
+  return m->nodes[k->first_node].name;
+}
+
+/* "u (matmul)", "fused act": names repeat, ops tell them apart. */
+static const char *kernel_label(Arena *a, const Model *m, const Kernel *k) {
+  if (k->region >= 0) return kernel_name(a, m, k);
+  const GNode *g = &m->nodes[k->first_node];
+  return arena_printf(a, "%s (%s)", g->name, g->op->name);
+}
+
+static const char *loc_text(Arena *a, const SourceSet *ss, Loc loc) {
+  const SourceFile *f = loc.file >= 0 ? src_file(ss, loc.file) : NULL;
+  if (!f) return "-";
+  int line, col;
+  src_linecol(f, loc.start, &line, &col);
+  return arena_printf(a, "%s:%d:%d", f->name, line, col);
+}
+
+static void model_header(FILE *out, const Model *m, const ModelCost *c,
+                         const SourceSet *ss, const char *what) {
+  const SourceFile *f = src_file(ss, m->file);
+  fprintf(out, "model %s (%s) on %s: %s\n", m->name, f ? f->name : "-",
+          c->target->display, what);
+}
+
+/* ------------------------------------------------------------ compute */
+
+typedef struct Group {
+  int kernels;
+  double launches, flops, bytes, time;
+} Group;
+
+/* R-PLAN-001: one row per (compute precision, unit); kernels group by the
+ * node that sets their peak. */
+static void plan_compute(FILE *out, Arena *a, const Model *m,
+                         const ModelCost *c) {
+  /* rows: DT__COUNT precisions, then "-" (none known), x U__COUNT units;
+   * then the implicit gradient all-reduce of train mode */
+  int nrows = (DT__COUNT + 1) * U__COUNT;
+  Group *g = arena_alloc(a, (size_t)(nrows + 1) * sizeof *g);
+  Group *grad = &g[nrows];
+  for (int i = 0; i < c->nkernels; i++) {
+    const Kernel *k = &c->kernels[i];
+    int lead = kernel_lead(m, c, k);
+    DType d = node_precision(&m->nodes[lead]);
+    int di = d == DT_NONE ? DT__COUNT : (int)d;
+    Group *row = &g[di * U__COUNT + (int)kernel_unit(k, &c->nodes[lead])];
+    row->kernels++;
+    row->launches += k->count;
+    row->flops += k->flops * k->count;
+    row->bytes += k->bytes * k->count;
+    row->time += k->time_s * k->count;
+  }
+  for (int i = 0; i < c->ncollectives; i++) {
+    const Collective *col = &c->collectives[i];
+    if (col->node >= 0) continue;
+    grad->launches += col->count;
+    grad->bytes += (col->nvlink_bytes + col->ib_bytes) * col->count;
+    grad->time += col->time_s * col->count;
+  }
+  PlanTable t = {.ncols = 8, .align = "llrrrrrr"};
+  plan_table_row(&t, (const char *const[]){"precision", "unit", "kernels",
+                                           "launches", "FLOPs", "bytes",
+                                           "time", "share"});
+  for (int r = 0; r <= nrows; r++) {
+    const Group *row = &g[r];
+    if (row->launches == 0) continue;
+    char cells[6][NB];
+    snprintf(cells[0], NB, "%d", row->kernels);
+    snprintf(cells[1], NB, "%.0f", row->launches);
+    flop_text(cells[2], NB, row->flops);
+    fmt_bytes(cells[3], NB, row->bytes);
+    fmt_time(cells[4], NB, row->time);
+    fmt_percent(cells[5], NB, share(row->time, c->time_s), 1);
+    bool is_grad = r == nrows;
+    int di = r / U__COUNT;
+    plan_table_row(&t, (const char *const[]){
+                           is_grad            ? "gradients"
+                           : di == DT__COUNT  ? "-"
+                                              : dtype_str((DType)di),
+                           is_grad ? "network" : unit_names[r % U__COUNT],
+                           cells[0], cells[1], cells[2], cells[3], cells[4],
+                           cells[5]});
+  }
+  char f[NB], b[NB], tm[NB];
+  plan_table_row(&t, (const char *const[]){
+                         "total", "", "", "", flop_text(f, NB, c->flops),
+                         fmt_bytes(b, NB, c->bytes), fmt_time(tm, NB, c->time_s),
+                         "100.0%"});
+  fprintf(out, "\ncompute by precision (per step)\n");
+  plan_table_print(out, &t, "  ");
+}
+
+/* ------------------------------------------------------------ footprint */
+
+static double elements(const TensorType *t) {
+  double n = 1;
+  for (int i = 0; i < t->rank; i++) n *= (double)t->dims[i];
+  return n;
+}
+
+static double tensor_bytes(const TensorType *t) {
+  return t->dtype == DT_NONE ? 0 : elements(t) * dtype_info(t->dtype)->bytes;
+}
+
+static bool is_view(const GNode *g) { return g->op && g->op->cls == OC_VIEW; }
+
+/* Copies of a weight: the trips of the repeats around it (cost.c). */
+static double weight_copies(const Model *m, int scope) {
+  double n = 1;
+  for (int s = scope; s >= 0; s = m->scopes[s].parent)
+    if (!m->scopes[s].is_loop) n *= (double)m->scopes[s].trips;
+  return n;
+}
+
+/* The live activations per dtype at the peak of cost.c's linear scan, so
+ * the rows add up to its activation footprint. */
+static void activations_by_dtype(Arena *a, const Model *m, double *by) {
+  int n = m->nnodes;
+  if (n == 0) return;
+  if (m->train) {
+    for (int i = 0; i < n; i++) {
+      const GNode *g = &m->nodes[i];
+      bool op_act = g->role == ROLE_ACTIVATION && !is_view(g) &&
+                    !(g->op && g->op->cls == OC_TRANSFER);
+      if ((op_act || g->role == ROLE_INPUT) && g->type.dtype != DT_NONE)
+        by[g->type.dtype] += tensor_bytes(&g->type) * g->count;
+    }
+    return;
+  }
+  int *last = arena_alloc(a, (size_t)n * sizeof *last);
+  for (int i = 0; i < n; i++) last[i] = m->nodes[i].is_output ? n : i;
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < m->nodes[i].ninputs; k++) {
+      int src = m->nodes[i].inputs[k];
+      if (last[src] < i) last[src] = i;
+    }
+  double *live = arena_alloc(a, DT__COUNT * sizeof *live);
+  double *free_at = arena_alloc(a, (size_t)(n + 1) * DT__COUNT * sizeof *free_at);
+  double total = 0, peak = 0;
+  for (int i = 0; i < n; i++) {
+    const GNode *g = &m->nodes[i];
+    bool counts = (g->role == ROLE_INPUT || g->role == ROLE_ACTIVATION) &&
+                  !is_view(g) && g->type.dtype != DT_NONE;
+    if (counts) {
+      double b = tensor_bytes(&g->type);
+      live[g->type.dtype] += b;
+      total += b;
+      free_at[(size_t)last[i] * DT__COUNT + (size_t)g->type.dtype] += b;
+    }
+    if (total > peak) {
+      peak = total;
+      memcpy(by, live, DT__COUNT * sizeof *by);
+    }
+    for (int d = 0; d < DT__COUNT; d++) {
+      live[d] -= free_at[(size_t)i * DT__COUNT + (size_t)d];
+      total -= free_at[(size_t)i * DT__COUNT + (size_t)d];
+    }
+  }
+}
+
+/* R-PLAN-002: weights (with gradients in train mode) by their storage
+ * dtype, activations by theirs at the live peak; Adam state is fp32. */
+static void plan_footprint(FILE *out, Arena *a, const Model *m,
+                           const ModelCost *c) {
+  double *w = arena_alloc(a, DT__COUNT * sizeof *w);
+  double *act = arena_alloc(a, DT__COUNT * sizeof *act);
+  double *params = arena_alloc(a, DT__COUNT * sizeof *params);
+  for (int i = 0; i < m->nnodes; i++) {
+    const GNode *g = &m->nodes[i];
+    if (g->role != ROLE_WEIGHT || g->type.dtype == DT_NONE) continue;
+    double copies = weight_copies(m, g->scope);
+    w[g->type.dtype] += tensor_bytes(&g->type) * copies;
+    params[g->type.dtype] += elements(&g->type) * copies;
+  }
+  activations_by_dtype(a, m, act);
+  bool train = m->train;
+  PlanTable t = {.ncols = train ? 7 : 5,
+                 .align = train ? "lrrrrrr" : "lrrrr"};
+  if (train)
+    plan_table_row(&t, (const char *const[]){"dtype", "parameters", "weights",
+                                             "gradients", "optimizer",
+                                             "activations", "total"});
+  else
+    plan_table_row(&t, (const char *const[]){"dtype", "parameters", "weights",
+                                             "activations", "total"});
+  for (int d = 0; d < DT__COUNT; d++) {
+    double opt = train && d == DT_FP32 ? c->footprint.optimizer : 0;
+    double grads = train ? w[d] : 0;
+    if (w[d] == 0 && act[d] == 0 && opt == 0) continue;
+    char p[NB], wb[NB], gb[NB], ob[NB], ab[NB], tb[NB];
+    fmt_count(p, NB, params[d]);
+    fmt_bytes(wb, NB, w[d]);
+    fmt_bytes(gb, NB, grads);
+    fmt_bytes(ob, NB, opt);
+    fmt_bytes(ab, NB, act[d]);
+    fmt_bytes(tb, NB, w[d] + grads + opt + act[d]);
+    if (train)
+      plan_table_row(&t, (const char *const[]){dtype_str((DType)d), p, wb, gb,
+                                               ob, ab, tb});
+    else
+      plan_table_row(&t, (const char *const[]){dtype_str((DType)d), p, wb, ab,
+                                               tb});
+  }
+  const Footprint *fp = &c->footprint;
+  char p[NB], wb[NB], gb[NB], ob[NB], ab[NB], tb[NB];
+  fmt_count(p, NB, c->params);
+  fmt_bytes(wb, NB, fp->weights);
+  fmt_bytes(gb, NB, fp->gradients);
+  fmt_bytes(ob, NB, fp->optimizer);
+  fmt_bytes(ab, NB, fp->activations);
+  fmt_bytes(tb, NB, fp->total);
+  if (train)
+    plan_table_row(&t, (const char *const[]){"total", p, wb, gb, ob, ab, tb});
+  else
+    plan_table_row(&t, (const char *const[]){"total", p, wb, ab, tb});
+  fprintf(out, "\nfootprint by storage dtype\n");
+  plan_table_print(out, &t, "  ");
+}
+
+/* ------------------------------------------------------------- deviations */
+
+/* Why a node's dtype is what it is, when someone wrote it down. */
+static const char *explicit_reason(Arena *a, const GNode *g) {
+  if (!g->op)
+    return g->dtype_loc.file >= 0
+               ? arena_printf(a, "declared %s", dtype_str(g->type.dtype))
+               : NULL;
+  if (g->precision_explicit)
+    return arena_printf(a, "precision=%s", dtype_str(g->precision));
+  if (strcmp(g->op->name, "cast") == 0)
+    return arena_printf(a, "cast to %s", dtype_str(g->args.cast_to));
+  if (g->dtype_loc.file >= 0)
+    return arena_printf(a, "out=%s", dtype_str(g->type.dtype));
+  return NULL;
+}
+
+/* The input a non-explicit op took `d` from: the first one of that dtype. */
+static int source_input(const Model *m, const GNode *g, DType d) {
+  for (int i = 0; i < g->ninputs; i++)
+    if (m->nodes[g->inputs[i]].type.dtype == d) return g->inputs[i];
+  return -1;
+}
+
+static bool leaves_plan(const GNode *g, DType plan) {
+  if (g->type.dtype != DT_NONE && g->type.dtype != plan) return true;
+  return g->op && g->precision != DT_NONE && g->precision != plan;
+}
+
+/* R-PLAN-003: every node whose storage dtype or compute precision is not
+ * the plan's, explicit or inherited (with the node it came through and,
+ * when further back, the node that introduced it). */
+static void plan_deviations(FILE *out, Arena *a, const SourceSet *ss,
+                            const Model *m) {
+  PlanTable t = {.ncols = 6, .align = "llllll"};
+  plan_table_row(&t, (const char *const[]){"node", "op", "dtype", "precision",
+                                           "why", "at"});
+  int rows = 0;
+  for (int i = 0; i < m->nnodes; i++) {
+    const GNode *g = &m->nodes[i];
+    if (!leaves_plan(g, m->dtype)) continue;
+    const char *why = explicit_reason(a, g);
+    if (!why) {
+      DType d = g->type.dtype != m->dtype ? g->type.dtype : g->precision;
+      int src = source_input(m, g, d);
+      if (src < 0) {
+        why = "inherited";
+      } else {
+        /* Walk back to the node that introduced the dtype. */
+        int root = src;
+        for (int hops = 0; hops < m->nnodes; hops++) {
+          const GNode *r = &m->nodes[root];
+          if (!r->op || explicit_reason(a, r)) break;
+          int next = source_input(m, r, d);
+          if (next < 0) break;
+          root = next;
+        }
+        why = arena_printf(a, "inherited from '%s'", m->nodes[src].name);
+        if (root != src) {
+          const SourceFile *f = src_file(ss, m->nodes[root].loc.file);
+          int line = 0, col = 0;
+          if (f) src_linecol(f, m->nodes[root].loc.start, &line, &col);
+          why = arena_printf(a, "%s, from '%s' (line %d)", why,
+                             m->nodes[root].name, line);
+        }
+      }
+    }
+    plan_table_row(&t, (const char *const[]){
+                           g->name, g->op ? g->op->name : role_str(g->role),
+                           g->type.dtype == DT_NONE ? "-" : dtype_str(g->type.dtype),
+                           g->op && g->precision != DT_NONE ? dtype_str(g->precision) : "-",
+                           why, loc_text(a, ss, g->loc)});
+    rows++;
+  }
+  fprintf(out, "\nnodes off the plan (%s)\n", dtype_str(m->dtype));
+  if (rows == 0) {
+    fprintf(out, "  none: every node stores and computes in %s\n",
+            dtype_str(m->dtype));
+    table_discard(&t);
+    return;
+  }
+  plan_table_print(out, &t, "  ");
+}
+
+void plan_print(FILE *out, const Analysis *an, const SourceSet *ss) {
+  if (!an || !an->unit) return;
+  Arena *a = arena_new();
+  for (int mi = 0; mi < an->unit->nmodels; mi++) {
+    const Model *m = &an->unit->models[mi];
+    const ModelCost *c = an->costs[mi * an->ntargets];
+    if (mi > 0) fputc('\n', out);
+    model_header(out, m, c, ss,
+                 arena_printf(a, "dtype plan %s%s", dtype_str(m->dtype),
+                              m->dtype_loc.file >= 0 ? "" : " (the default)"));
+    char tm[NB], pct[NB];
+    fprintf(out, "  step time >= %s, %s of it memory-bound\n",
+            fmt_time(tm, NB, c->time_s),
+            fmt_percent(pct, NB, share(c->memory_bound_time, c->time_s), 1));
+    plan_compute(out, a, m, c);
+    plan_footprint(out, a, m, c);
+    plan_deviations(out, a, ss, m);
+  }
+  arena_free(a);
+}
+
+/* ---------------------------------------------------------------- what-if */
+
+bool plan_parse_dtypes(Arena *a, const char *list, DType **dtypes, int *n,
+                       const char **err) {
+  int cap = 1;
+  for (const char *p = list; *p; p++) cap += *p == ',';
+  *dtypes = arena_alloc(a, (size_t)cap * sizeof **dtypes);
+  *n = 0;
+  for (const char *p = list;;) {
+    size_t len = strcspn(p, ",");
+    const char *name = arena_strndup(a, p, len);
+    DType d = dtype_parse(name);
+    if (d == DT_NONE || d == DT_TF32) {
+      const char *sug = d == DT_TF32 ? "fp32" : util_suggest(name, dtype_names());
+      *err = arena_printf(a, "%s%s%s%s",
+                          d == DT_TF32
+                              ? "tf32 is a compute precision, not a plan dtype"
+                              : arena_printf(a, "unknown dtype '%s'", name),
+                          sug ? "; did you mean '" : "", sug ? sug : "",
+                          sug ? "'?" : "");
+      return false;
+    }
+    (*dtypes)[(*n)++] = d;
+    if (p[len] == '\0') return true;
+    p += len + 1;
+  }
+}
+
+/* One what-if: the unit of the file with every model's plan replaced by
+ * `d`; NULL after recording errors.  R-PLAN-005: a plan that does not
+ * type-check (mixed bf16 and fp16 in one op) is an error noting the dtype. */
+static const Unit *rerun(Arena *a, const Analysis *an, const Bindings *b,
+                         DType d, DiagSink *diags) {
+  Bindings *nb = arena_alloc(a, sizeof *nb);
+  int n = b ? b->n : 0;
+  nb->overrides = arena_alloc(a, (size_t)(n + 1) * sizeof *nb->overrides);
+  for (int i = 0; i < n; i++)
+    if (strcmp(b->overrides[i].name, BINDINGS_PLAN_DTYPE) != 0)
+      nb->overrides[nb->n++] = b->overrides[i];
+  nb->overrides[nb->n++] =
+      (LetOverride){BINDINGS_PLAN_DTYPE, {false, (int64_t)d, 0}, true};
+  int errors = diags->nerrors;
+  int first = diags->n;
+  Unit *u = sema_analyze(a, an->program, nb, diags);
+  for (int i = first; i < diags->n; i++)
+    diag_note(diags->items[i], LOC_NONE, "with the plan dtype %s from --dtype",
+              dtype_str(d));
+  if (!u || diags->nerrors > errors) return NULL;
+  /* Same program, same statements: the graph has the same nodes. */
+  for (int mi = 0; mi < u->nmodels; mi++)
+    if (u->models[mi].nnodes != an->unit->models[mi].nnodes) return NULL;
+  return u;
+}
+
+static const char *speedup_text(Arena *a, double base, double t) {
+  if (t <= 0 || base <= 0) return "-";
+  return arena_printf(a, "%.2fx", base / t);
+}
+
+/* R-PLAN-004: totals, bound changes and the slowest kernels, the plan as
+ * written first, then one column per --dtype. */
+static void whatif_model(FILE *out, Arena *a, const SourceSet *ss,
+                         const Model *m, ModelCost *const *costs,
+                         const DType *dtypes, int n) {
+  const ModelCost *base = costs[0];
+  model_header(out, m, base, ss, "what if the plan dtype were ...");
+  int ncols = n + 2;
+  char *align = arena_alloc(a, (size_t)ncols + 1);
+  memset(align, 'r', (size_t)ncols);
+  align[0] = 'l';
+  PlanTable t = {.ncols = ncols, .align = align};
+  const char **row = arena_alloc(a, (size_t)ncols * sizeof *row);
+  row[0] = "";
+  row[1] = arena_printf(a, "%s (as written)", dtype_str(m->dtype));
+  for (int j = 0; j < n; j++) row[j + 2] = dtype_str(dtypes[j]);
+  plan_table_row(&t, row);
+  static const char *const labels[] = {"step time", "speed-up", "FLOPs",
+                                       "bytes", "memory-bound", "footprint"};
+  for (size_t r = 0; r < sizeof labels / sizeof *labels; r++) {
+    row[0] = labels[r];
+    for (int j = 0; j <= n; j++) {
+      const ModelCost *c = costs[j];
+      char buf[NB];
+      switch (r) {
+      case 0: row[j + 1] = arena_printf(a, ">= %s", fmt_time(buf, NB, c->time_s)); break;
+      case 1: row[j + 1] = speedup_text(a, base->time_s, c->time_s); break;
+      case 2: row[j + 1] = arena_strdup(a, flop_text(buf, NB, c->flops)); break;
+      case 3: row[j + 1] = arena_strdup(a, fmt_bytes(buf, NB, c->bytes)); break;
+      case 4:
+        row[j + 1] = arena_strdup(
+            a, fmt_percent(buf, NB, share(c->memory_bound_time, c->time_s), 1));
+        break;
+      default: row[j + 1] = arena_strdup(a, fmt_bytes(buf, NB, c->footprint.total)); break;
+      }
+    }
+    plan_table_row(&t, row);
+  }
+  plan_table_print(out, &t, "  ");
+
+  /* Kernels line up one to one: the same program makes the same graph. */
+  PlanTable bt = {.ncols = ncols, .align = align};
+  row[0] = "kernel";
+  row[1] = dtype_str(m->dtype);
+  for (int j = 0; j < n; j++) row[j + 2] = dtype_str(dtypes[j]);
+  plan_table_row(&bt, row);
+  int changed = 0;
+  for (int k = 0; k < base->nkernels; k++) {
+    bool differs = false;
+    for (int j = 1; j <= n; j++)
+      differs |= costs[j]->nkernels == base->nkernels &&
+                 costs[j]->kernels[k].bound != base->kernels[k].bound;
+    if (!differs) continue;
+    row[0] = kernel_label(a, m, &base->kernels[k]);
+    for (int j = 0; j <= n; j++)
+      row[j + 1] = costs[j]->nkernels == base->nkernels
+                       ? bound_str(costs[j]->kernels[k].bound)
+                       : "?";
+    plan_table_row(&bt, row);
+    changed++;
+  }
+  fprintf(out, "\nkernels whose bound changes\n");
+  if (changed) {
+    plan_table_print(out, &bt, "  ");
+  } else {
+    fprintf(out, "  none\n");
+    table_discard(&bt);
+  }
+  /* The slowest kernels of the plan as written, per plan (the seed's decode
+   * matmuls: memory-bound either way, faster by the ratio of bytes). */
+  int *order = arena_alloc(a, (size_t)(base->nkernels + 1) * sizeof *order);
+  int nk = base->nkernels;
+  for (int k = 0; k < nk; k++) order[k] = k;
+  for (int i = 1; i < nk; i++) /* insertion sort: stable, descending */
+    for (int j = i; j > 0; j--) {
+      const Kernel *x = &base->kernels[order[j - 1]], *y = &base->kernels[order[j]];
+      if (y->time_s * y->count <= x->time_s * x->count) break;
+      int tmp = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = tmp;
+    }
+  PlanTable st = {.ncols = ncols, .align = align};
+  row[0] = "kernel";
+  row[1] = dtype_str(m->dtype);
+  for (int j = 0; j < n; j++) row[j + 2] = dtype_str(dtypes[j]);
+  plan_table_row(&st, row);
+  for (int i = 0; i < nk && i < WHATIF_SLOWEST; i++) {
+    int k = order[i];
+    row[0] = kernel_label(a, m, &base->kernels[k]);
+    for (int j = 0; j <= n; j++) {
+      char buf[NB];
+      if (costs[j]->nkernels != base->nkernels) {
+        row[j + 1] = "?";
+        continue;
+      }
+      const Kernel *kk = &costs[j]->kernels[k];
+      row[j + 1] = arena_printf(a, "%s %s", fmt_time(buf, NB, kk->time_s * kk->count),
+                                bound_str(kk->bound));
+    }
+    plan_table_row(&st, row);
+  }
+  fprintf(out, "\nslowest kernels (time per step, bound)\n");
+  plan_table_print(out, &st, "  ");
+}
+
+int plan_whatif(FILE *out, Arena *a, const SourceSet *ss, const Analysis *an,
+                const Bindings *b, const DType *dtypes, int ndtypes,
+                DiagSink *diags) {
+  if (!an || !an->unit || ndtypes <= 0) return 0;
+  const Unit **units = arena_alloc(a, (size_t)ndtypes * sizeof *units);
+  int status = 0;
+  for (int j = 0; j < ndtypes; j++) {
+    units[j] = rerun(a, an, b, dtypes[j], diags);
+    if (!units[j]) status = 1;
+  }
+  if (status) return status;
+  const Target *t = an->targets[0];
+  for (int mi = 0; mi < an->unit->nmodels; mi++) {
+    ModelCost **costs = arena_alloc(a, (size_t)(ndtypes + 1) * sizeof *costs);
+    costs[0] = an->costs[mi * an->ntargets];
+    for (int j = 0; j < ndtypes; j++)
+      costs[j + 1] = cost_model(a, &units[j]->models[mi], t);
+    if (mi > 0) fputc('\n', out);
+    whatif_model(out, a, ss, &an->unit->models[mi], costs, dtypes, ndtypes);
+  }
+  return 0;
+}

@@ -1,0 +1,691 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * plot.c: `--plot FILE.svg`, the roofline chart of Williams, Waterman and
+ * Patterson drawn by hand as SVG (no plotting library: the chart is a few
+ * lines, circles and words, and hand-written output stays deterministic for
+ * golden tests).
+ *
+ * One panel per model.  Both axes are logarithmic with decade ticks:
+ * arithmetic intensity (FLOP/B) across, attainable FLOP/s up.  Each target
+ * gets one roof set: the slanted memory roof (bandwidth x intensity) and one
+ * flat roof per peak the model's kernels use (e.g. bf16 on tensor cores,
+ * fp32 on the vector units), with each ridge point marked.  Each kernel (an
+ * op, or a whole fused region) is one circle on the roof at its intensity;
+ * its area is proportional to its share of the step time, its colour says
+ * memory- or compute-bound.  Views, transfers and collectives are not on
+ * the HBM roofline and are left out (the legend counts them).  The slowest
+ * kernels are labelled, greedily: each label takes the first of eight spots
+ * around its point that collides with nothing already drawn, else none.
+ */
+#include "rooflint.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+/* Geometry of one panel, in SVG user units. */
+enum {
+  WIDTH = 980,
+  PANEL_H = 640,
+  PLOT_LEFT = 112,
+  PLOT_TOP = 92,
+  PLOT_W = 590,
+  PLOT_H = 450,
+  LEGEND_X = 728,
+  MAX_LABELS = 10,
+};
+
+#define FONT_SIZE 11.0
+#define CHAR_W (0.60 * FONT_SIZE) /* average advance of a sans-serif glyph */
+#define R_MAX 30.0                /* radius of a kernel taking the whole step */
+#define R_MIN 2.5
+#define MIN_LABEL_SHARE 0.005 /* kernels under 0.5% of the step get no label */
+
+static const char *const MEMORY_COLOUR = "#e4572e";
+static const char *const COMPUTE_COLOUR = "#2e86de";
+/* One stroke colour and dash pattern per target, in --target order. */
+static const char *const TARGET_COLOUR[] = {"#222222", "#8e44ad", "#138d75", "#b9770e"};
+static const char *const TARGET_DASH[] = {"", "9 4", "3 3", "12 3 3 3"};
+#define NSTYLES 4
+/* A text outline in the plot's background colour, painted under the glyphs. */
+#define HALO "stroke=\"#fcfcfc\" stroke-width=\"3\" stroke-linejoin=\"round\" paint-order=\"stroke\""
+
+typedef struct Box {
+  double x0, y0, x1, y1;
+} Box;
+
+/* Everything drawn so far that a label must not cover. */
+typedef struct Occupied {
+  Box *items;
+  int n, cap;
+} Occupied;
+
+typedef struct Axes {
+  double xlo, xhi, ylo, yhi; /* log10 of the data range */
+  double top;                /* panel offset + PLOT_TOP */
+} Axes;
+
+typedef struct Point {
+  const char *name;
+  double x, y;   /* intensity, attainable */
+  double share;  /* of the step time on its target */
+  double time_s; /* per step (count included) */
+  int target;
+  Bound bound;
+  double cx, cy, r;
+} Point;
+
+typedef struct Roof {
+  int target;
+  double peak, bw;
+  char names[64];  /* the precisions on this roof: "bf16 tensor" */
+  char label[112]; /* "bf16 tensor: 990.0 TFLOP/s" */
+} Roof;
+
+/* ---------------------------------------------------------------- helpers */
+
+static void xml_text(FILE *out, const char *s) {
+  for (; s && *s; s++) {
+    switch (*s) {
+    case '&': fputs("&amp;", out); break;
+    case '<': fputs("&lt;", out); break;
+    case '>': fputs("&gt;", out); break;
+    case '"': fputs("&quot;", out); break;
+    default:
+      /* C0 controls are not allowed in XML 1.0 text */
+      if ((unsigned char)*s >= 0x20 || *s == '\t' || *s == '\n') fputc(*s, out);
+    }
+  }
+}
+
+static double px(const Axes *ax, double x) {
+  return PLOT_LEFT + (log10(x) - ax->xlo) / (ax->xhi - ax->xlo) * PLOT_W;
+}
+
+static double py(const Axes *ax, double y) {
+  return ax->top + PLOT_H - (log10(y) - ax->ylo) / (ax->yhi - ax->ylo) * PLOT_H;
+}
+
+static void occupy(Occupied *o, Box b) {
+  if (o->n == o->cap) {
+    o->cap = o->cap ? o->cap * 2 : 64;
+    o->items = xrealloc(o->items, (size_t)o->cap * sizeof *o->items);
+  }
+  o->items[o->n++] = b;
+}
+
+static bool overlaps(Box a, Box b) {
+  return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+}
+
+static bool is_free(const Occupied *o, Box b, const Axes *ax) {
+  if (b.x0 < PLOT_LEFT + 2 || b.x1 > PLOT_LEFT + PLOT_W - 2 || b.y0 < ax->top + 2 ||
+      b.y1 > ax->top + PLOT_H - 2)
+    return false;
+  for (int i = 0; i < o->n; i++)
+    if (overlaps(o->items[i], b)) return false;
+  return true;
+}
+
+/* How much of what is drawn a box would cover (area); infinite outside
+ * the frame. */
+static double covered(const Occupied *o, Box b, const Axes *ax) {
+  if (b.x0 < PLOT_LEFT + 2 || b.x1 > PLOT_LEFT + PLOT_W - 2 || b.y0 < ax->top + 2 ||
+      b.y1 > ax->top + PLOT_H - 2)
+    return INFINITY;
+  double area = 0;
+  for (int i = 0; i < o->n; i++) {
+    Box c = o->items[i];
+    double w = fmin(b.x1, c.x1) - fmax(b.x0, c.x0), h = fmin(b.y1, c.y1) - fmax(b.y0, c.y0);
+    if (w > 0 && h > 0) area += w * h;
+  }
+  return area;
+}
+
+static double text_width(const char *s) {
+  double n = 0;
+  for (; *s; s++) n += ((unsigned char)*s & 0xC0) != 0x80;
+  return n * CHAR_W;
+}
+
+/* A decade tick label: "0.01", "1", "1000", "1e+06"; "1 TFLOP/s" on y. */
+static void decade_label(char *buf, size_t n, int e, bool flops) {
+  if (flops) {
+    static const char *const prefix[] = {"", "K", "M", "G", "T", "P", "E"};
+    int k = e >= 0 ? e / 3 : 0;
+    if (k > 6) k = 6;
+    snprintf(buf, n, "%g %sFLOP/s", pow(10.0, e - 3 * k), prefix[k]);
+  } else if (e >= -3 && e <= 5) {
+    snprintf(buf, n, "%g", pow(10.0, e));
+  } else {
+    snprintf(buf, n, "1e%d", e);
+  }
+}
+
+static void text_at(FILE *out, double x, double y, const char *anchor, const char *extra,
+                    const char *s) {
+  fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\"%s%s>", x, y, anchor,
+          extra ? " " : "", extra ? extra : "");
+  xml_text(out, s);
+  fputs("</text>\n", out);
+}
+
+/* ---------------------------------------------------------------- data */
+
+static const char *kernel_name(const Model *m, const Kernel *k) {
+  if (k->region >= 0 && k->region < m->nregions) return m->regions[k->region].name;
+  if (k->first_node >= 0 && k->first_node < m->nnodes) return m->nodes[k->first_node].name;
+  return "?";
+}
+
+/* The kernels of one model on one target that sit on the HBM roofline; a
+ * kernel's share is of the step-time bound, as in the report. */
+static void gather_points(const ModelCost *mc, int target, Point **pts, int *n, int *cap,
+                          int *skipped) {
+  const Model *m = mc->model;
+  double total = mc->time_s;
+  if (!(total > 0))
+    for (int k = 0; k < mc->nkernels; k++) total += mc->kernels[k].time_s * mc->kernels[k].count;
+  for (int k = 0; k < mc->nkernels; k++) {
+    const Kernel *kn = &mc->kernels[k];
+    bool on_roof = (kn->bound == BOUND_MEMORY || kn->bound == BOUND_COMPUTE) && kn->flops > 0 &&
+                   kn->bytes > 0 && kn->intensity > 0 && kn->attainable > 0;
+    if (!on_roof) {
+      *skipped += target == 0;
+      continue;
+    }
+    if (*n == *cap) {
+      *cap = *cap ? *cap * 2 : 32;
+      *pts = xrealloc(*pts, (size_t)*cap * sizeof **pts);
+    }
+    Point *p = &(*pts)[(*n)++];
+    memset(p, 0, sizeof *p);
+    p->name = kernel_name(m, kn);
+    p->x = kn->intensity;
+    p->y = kn->attainable;
+    p->time_s = kn->time_s * kn->count;
+    p->share = total > 0 ? p->time_s / total : 0;
+    p->target = target;
+    p->bound = kn->bound;
+  }
+}
+
+/* One flat roof per distinct peak the target's kernels use, labelled with
+ * the precisions that share it; the plan dtype's roof when none plots. */
+static void gather_roofs(const ModelCost *mc, int target, Roof **roofs, int *n, int *cap) {
+  const Model *m = mc->model;
+  const Target *t = mc->target;
+  int first = *n;
+  for (int k = 0; k <= mc->nkernels; k++) {
+    double peak;
+    DType prec;
+    bool tensor;
+    if (k < mc->nkernels) {
+      const Kernel *kn = &mc->kernels[k];
+      if (kn->bound != BOUND_MEMORY && kn->bound != BOUND_COMPUTE) continue;
+      if (kn->peak <= 0 || kn->first_node < 0 || kn->first_node >= m->nnodes) continue;
+      peak = kn->peak;
+      prec = m->nodes[kn->first_node].precision;
+      tensor = mc->nodes[kn->first_node].tensor;
+    } else {
+      if (*n > first) break;
+      prec = m->dtype == DT_NONE ? DT_BF16 : m->dtype;
+      tensor = t->tensor_peak[prec] > 0;
+      peak = tensor ? t->tensor_peak[prec] : t->vector_peak[prec];
+      if (peak <= 0) break;
+    }
+    char what[32];
+    snprintf(what, sizeof what, "%s %s", prec == DT_NONE ? "?" : dtype_str(prec),
+             tensor ? "tensor" : "vector");
+    Roof *r = NULL;
+    for (int i = first; i < *n && !r; i++)
+      if (fabs((*roofs)[i].peak - peak) <= 1e-9 * peak) r = &(*roofs)[i];
+    if (!r) {
+      if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 8;
+        *roofs = xrealloc(*roofs, (size_t)*cap * sizeof **roofs);
+      }
+      r = &(*roofs)[(*n)++];
+      memset(r, 0, sizeof *r);
+      r->target = target;
+      r->peak = peak;
+      r->bw = t->memory_bw;
+    }
+    /* "bf16 tensor" and "fp16 tensor" share a peak on most parts: one roof
+     * named after both */
+    size_t len = strlen(r->names);
+    if (!strstr(r->names, what) && len + strlen(what) + 3 < sizeof r->names)
+      snprintf(r->names + len, sizeof r->names - len, "%s%s", len ? ", " : "", what);
+  }
+  for (int i = first; i < *n; i++) {
+    Roof *r = &(*roofs)[i];
+    char rate[32];
+    snprintf(r->label, sizeof r->label, "%s: %s", r->names,
+             fmt_flops_rate(rate, sizeof rate, r->peak));
+  }
+}
+
+/* ---------------------------------------------------------------- drawing */
+
+static void draw_axes(FILE *out, const Axes *ax) {
+  double bottom = ax->top + PLOT_H;
+  fprintf(out, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"#fcfcfc\" "
+               "stroke=\"#444\" stroke-width=\"1\"/>\n",
+          PLOT_LEFT, ax->top, PLOT_W, PLOT_H);
+  char buf[48];
+  fputs("<g class=\"grid\" stroke=\"#e3e3e3\" stroke-width=\"1\">\n", out);
+  for (int e = (int)ax->xlo; e <= (int)ax->xhi; e++)
+    fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", px(ax, pow(10, e)),
+            ax->top, px(ax, pow(10, e)), bottom);
+  for (int e = (int)ax->ylo; e <= (int)ax->yhi; e++)
+    fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n", PLOT_LEFT,
+            py(ax, pow(10, e)), PLOT_LEFT + PLOT_W, py(ax, pow(10, e)));
+  fputs("</g>\n<g class=\"ticks\" stroke=\"#444\" stroke-width=\"1\">\n", out);
+  /* minor ticks at 2..9 of each decade, inside the frame */
+  for (int e = (int)ax->xlo; e < (int)ax->xhi; e++)
+    for (int k = 1; k <= 9; k++) {
+      double x = px(ax, k * pow(10, e));
+      fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", x, bottom, x,
+              bottom - (k == 1 ? 8 : 4));
+    }
+  for (int e = (int)ax->ylo; e < (int)ax->yhi; e++)
+    for (int k = 1; k <= 9; k++) {
+      double y = py(ax, k * pow(10, e));
+      fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n", PLOT_LEFT, y,
+              PLOT_LEFT + (k == 1 ? 8 : 4), y);
+    }
+  fputs("</g>\n<g class=\"tick-labels\" font-size=\"11\" fill=\"#333\">\n", out);
+  for (int e = (int)ax->xlo; e <= (int)ax->xhi; e++) {
+    decade_label(buf, sizeof buf, e, false);
+    text_at(out, px(ax, pow(10, e)), bottom + 16, "middle", NULL, buf);
+  }
+  for (int e = (int)ax->ylo; e <= (int)ax->yhi; e++) {
+    decade_label(buf, sizeof buf, e, true);
+    text_at(out, PLOT_LEFT - 6, py(ax, pow(10, e)) + 4, "end", NULL, buf);
+  }
+  fputs("</g>\n", out);
+  text_at(out, PLOT_LEFT + PLOT_W / 2.0, bottom + 38, "middle", "font-size=\"13\"",
+          "arithmetic intensity (FLOP/B, log scale)");
+  fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"13\" "
+               "transform=\"rotate(-90 %.1f %.1f)\">attainable performance (FLOP/s, log scale)"
+               "</text>\n",
+          18.0, ax->top + PLOT_H / 2.0, 18.0, ax->top + PLOT_H / 2.0);
+}
+
+/* A label box of width w whose text baseline is at (x, y), anchored at its
+ * start ("start") or end ("end"). */
+static Box text_box(double x, double y, double w, bool end) {
+  double x0 = end ? x - w : x;
+  return (Box){x0 - 1, y - FONT_SIZE, x0 + w + 1, y + 3};
+}
+
+/* The memory roof of target t, up to its highest ridge, and one flat roof
+ * per peak from its ridge to the right edge. */
+static void draw_roof_lines(FILE *out, const Axes *ax, const Roof *roofs, int nroofs, int t,
+                            Occupied *occ) {
+  double top_peak = 0, bw = 0;
+  for (int i = 0; i < nroofs; i++)
+    if (roofs[i].target == t && roofs[i].peak > top_peak) top_peak = roofs[i].peak, bw = roofs[i].bw;
+  if (top_peak <= 0 || bw <= 0) return;
+  const char *colour = TARGET_COLOUR[t % NSTYLES], *dash = TARGET_DASH[t % NSTYLES];
+  double x0 = pow(10, ax->xlo);
+  fprintf(out, "<line class=\"memory-roof\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+               "stroke=\"%s\" stroke-width=\"2.2\" stroke-dasharray=\"%s\"/>\n",
+          px(ax, x0), py(ax, bw * x0), px(ax, top_peak / bw), py(ax, top_peak), colour, dash);
+  for (int i = 0; i < nroofs; i++) {
+    if (roofs[i].target != t) continue;
+    double r = roofs[i].peak / bw;
+    fprintf(out, "<line class=\"compute-roof\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+                 "stroke=\"%s\" stroke-width=\"2.2\" stroke-dasharray=\"%s\"/>\n",
+            px(ax, r), py(ax, roofs[i].peak), PLOT_LEFT + PLOT_W, py(ax, roofs[i].peak), colour,
+            dash);
+    /* labels keep off the flat roofs (the slanted one has its own label
+     * running along it, and kernels sit on it anyway) */
+    occupy(occ, (Box){px(ax, r), py(ax, roofs[i].peak) - 1.5, PLOT_LEFT + PLOT_W,
+                      py(ax, roofs[i].peak) + 1.5});
+  }
+}
+
+/* Ridge markers and the words on the roofs: each flat roof's precision and
+ * peak above it (right end, else just right of its ridge), the ridge value
+ * beside its marker, and the bandwidth along the memory roof at the first
+ * spot, walking up the line, that covers no kernel. */
+static void draw_roof_labels(FILE *out, const Axes *ax, const Roof *roofs, int nroofs, int t,
+                             const Target *tg, Occupied *occ) {
+  const char *colour = TARGET_COLOUR[t % NSTYLES];
+  double bw = 0, lowest = INFINITY;
+  for (int i = 0; i < nroofs; i++) {
+    if (roofs[i].target != t) continue;
+    const Roof *rf = &roofs[i];
+    bw = rf->bw;
+    double ridge = rf->peak / rf->bw;
+    lowest = fmin(lowest, ridge);
+    double rx = px(ax, ridge), ry = py(ax, rf->peak);
+    fprintf(out, "<circle class=\"ridge\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#fff\" "
+                 "stroke=\"%s\" stroke-width=\"2\"/>\n",
+            rx, ry, colour);
+    occupy(occ, (Box){rx - 5, ry - 5, rx + 5, ry + 5});
+
+    /* at the roof's right end or just right of its ridge; close above it,
+     * close below it, then clear of the circles sitting on it; when every
+     * spot is taken, the one that covers least */
+    double lw = text_width(rf->label);
+    static const double dys[] = {-5, 15, -24, 34, -40, 50};
+    Box b = text_box(PLOT_LEFT + PLOT_W - 6, ry - 5, lw, true);
+    double best = INFINITY;
+    for (size_t k = 0; k < sizeof dys / sizeof *dys && best > 0; k++) {
+      Box spot[2] = {text_box(PLOT_LEFT + PLOT_W - 6, ry + dys[k], lw, true),
+                     text_box(rx + 8, ry + dys[k], lw, false)};
+      for (int j = 0; j < 2 && best > 0; j++) {
+        double cost = covered(occ, spot[j], ax);
+        if (cost < best) best = cost, b = spot[j];
+      }
+    }
+    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\">", b.x0 + 1, b.y1 - 3, colour);
+    xml_text(out, rf->label);
+    fputs("</text>\n", out);
+    occupy(occ, b);
+
+    char ridge_text[64];
+    snprintf(ridge_text, sizeof ridge_text, "ridge %.1f FLOP/B", ridge);
+    double rw = text_width(ridge_text);
+    b = text_box(rx + 7, ry + 16, rw, false);
+    if (!is_free(occ, b, ax)) b = text_box(rx - 7, ry - 7, rw, true);
+    if (!is_free(occ, b, ax)) b = text_box(rx + 7, ry + 30, rw, false);
+    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#555\">", b.x0 + 1, b.y1 - 3);
+    xml_text(out, ridge_text);
+    fputs("</text>\n", out);
+    occupy(occ, b);
+  }
+  if (!(bw > 0) || !isfinite(lowest)) return;
+
+  /* The memory roof rises one decade per decade; on screen that is the
+   * angle the two axes' scales give it. */
+  char rate[32], label[96];
+  snprintf(label, sizeof label, "%s%s%s", tg && tg->name ? tg->name : "", tg && tg->name ? " " : "",
+           fmt_bandwidth(rate, sizeof rate, bw));
+  double ppd_x = PLOT_W / (ax->xhi - ax->xlo), ppd_y = PLOT_H / (ax->yhi - ax->ylo);
+  double theta = atan(ppd_y / ppd_x);
+  double w = text_width(label);
+  double c = cos(theta), sn = sin(theta);
+  /* Walk up the line; at each spot try above it, then below it.  A slanted
+   * text is tested as four boxes along its baseline, each as tall as the
+   * text, so the test is tight enough to pass between kernels. */
+  for (double step = 0.10; step < 0.96; step += 0.04) {
+    for (int side = 0; side < 2; side++) {
+      double gap = side == 0 ? 8 + 14.0 * t : -(FONT_SIZE + 6 + 14.0 * t);
+      double lx0 = ax->xlo + step * (log10(lowest) - ax->xlo);
+      double x = px(ax, pow(10, lx0)), y = py(ax, bw * pow(10, lx0));
+      double bx = x - sn * gap, by = y - c * gap;
+      if (bx + c * w > px(ax, lowest) - 6) continue;
+      Box seg[4];
+      bool ok = true;
+      for (int k = 0; k < 4 && ok; k++) {
+        double x0 = bx + c * w * k / 4, y0 = by - sn * w * k / 4;
+        double x1 = bx + c * w * (k + 1) / 4, y1 = by - sn * w * (k + 1) / 4;
+        seg[k] = (Box){fmin(x0, x1), fmin(y0, y1) - FONT_SIZE, fmax(x0, x1), fmax(y0, y1) + 1};
+        ok = is_free(occ, seg[k], ax);
+      }
+      if (!ok) continue;
+      fprintf(out, "<text class=\"bandwidth\" x=\"%.1f\" y=\"%.1f\" fill=\"%s\" "
+                   "transform=\"rotate(%.2f %.1f %.1f)\">",
+              bx, by, colour, -theta * 180 / M_PI, bx, by);
+      xml_text(out, label);
+      fputs("</text>\n", out);
+      for (int k = 0; k < 4; k++) occupy(occ, seg[k]);
+      return;
+    }
+  }
+}
+
+static int by_radius_desc(const void *a, const void *b) {
+  const Point *p = a, *q = b;
+  return (p->r < q->r) - (p->r > q->r);
+}
+
+static int by_time_desc(const void *a, const void *b) {
+  const Point *const *p = a, *const *q = b;
+  if ((*p)->time_s != (*q)->time_s) return ((*p)->time_s < (*q)->time_s) - ((*p)->time_s > (*q)->time_s);
+  return strcmp((*p)->name, (*q)->name);
+}
+
+/* Screen positions and radii; every circle then blocks labels. */
+static void layout_points(const Axes *ax, Point *pts, int n, Occupied *occ) {
+  for (int i = 0; i < n; i++) {
+    Point *p = &pts[i];
+    p->cx = px(ax, p->x);
+    p->cy = py(ax, p->y);
+    p->r = p->share > 0 ? fmax(R_MIN, R_MAX * sqrt(p->share)) : R_MIN;
+    occupy(occ, (Box){p->cx - p->r, p->cy - p->r, p->cx + p->r, p->cy + p->r});
+  }
+  /* big circles first, so small ones stay visible on top of them */
+  if (n > 1) qsort(pts, (size_t)n, sizeof *pts, by_radius_desc);
+}
+
+static void draw_points(FILE *out, const Point *pts, int n) {
+  fputs("<g class=\"kernels\" stroke-width=\"1.2\">\n", out);
+  for (int i = 0; i < n; i++) {
+    const Point *p = &pts[i];
+    char rate[32], t[32];
+    fprintf(out, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\" "
+                 "fill-opacity=\"0.72\" stroke=\"%s\"><title>",
+            p->bound == BOUND_MEMORY ? "memory-bound" : "compute-bound", p->cx, p->cy, p->r,
+            p->bound == BOUND_MEMORY ? MEMORY_COLOUR : COMPUTE_COLOUR,
+            TARGET_COLOUR[p->target % NSTYLES]);
+    xml_text(out, p->name);
+    fprintf(out, ": %.3f FLOP/B, %s, %s per step (%.1f%%)</title></circle>\n", p->x,
+            fmt_flops_rate(rate, sizeof rate, p->y), fmt_time(t, sizeof t, p->time_s),
+            100 * p->share);
+  }
+  fputs("</g>\n", out);
+}
+
+/* Labels for the slowest kernels of the first target: eight candidate
+ * spots around the circle, then the same farther out with a leader line. */
+static void draw_labels(FILE *out, const Axes *ax, const Point *pts, int n, Occupied *occ) {
+  const Point **order = xmalloc((size_t)(n ? n : 1) * sizeof *order);
+  int m = 0;
+  for (int i = 0; i < n; i++)
+    if (pts[i].target == 0) order[m++] = &pts[i];
+  if (m > 1) qsort(order, (size_t)m, sizeof *order, by_time_desc);
+  static const double dir[8][2] = {{1, 0}, {1, -1}, {1, 1}, {0, -1}, {0, 1}, {-1, 0}, {-1, -1}, {-1, 1}};
+  fputs("<g class=\"kernel-labels\" font-size=\"11\" fill=\"#111\" " HALO ">\n", out);
+  for (int i = 0, labelled = 0; i < m && labelled < MAX_LABELS; i++) {
+    const Point *p = order[i];
+    if (p->share < MIN_LABEL_SHARE) break; /* a label on a 0.0% kernel is noise */
+    char text[96];
+    snprintf(text, sizeof text, "%s %.1f%%", p->name, 100 * p->share);
+    double w = text_width(text), h = FONT_SIZE + 2;
+    bool placed = false;
+    for (int ring = 0; ring < 3 && !placed; ring++) {
+      double gap = ring == 0 ? 3 : ring == 1 ? 22 : 44;
+      for (int k = 0; k < 8 && !placed; k++) {
+        double dx = dir[k][0], dy = dir[k][1];
+        double ax0 = p->cx + dx * (p->r + gap), ay0 = p->cy + dy * (p->r + gap);
+        Box b;
+        b.x0 = dx > 0 ? ax0 : dx < 0 ? ax0 - w : ax0 - w / 2;
+        b.y0 = dy > 0 ? ay0 : dy < 0 ? ay0 - h : ay0 - h / 2;
+        b.x1 = b.x0 + w;
+        b.y1 = b.y0 + h;
+        if (!is_free(occ, b, ax)) continue;
+        if (ring)
+          fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\" "
+                       "stroke-width=\"0.8\"/>\n",
+                  p->cx + dx * p->r * 0.7, p->cy + dy * p->r * 0.7, ax0, ay0);
+        text_at(out, b.x0, b.y1 - 3, "start", NULL, text);
+        occupy(occ, b);
+        placed = true;
+      }
+    }
+    labelled += placed;
+  }
+  fputs("</g>\n", out);
+  free(order);
+}
+
+static void legend_swatch(FILE *out, double y, const char *colour, const char *text) {
+  fprintf(out, "<circle cx=\"%d\" cy=\"%.1f\" r=\"6\" fill=\"%s\" fill-opacity=\"0.72\" "
+               "stroke=\"#222\" stroke-width=\"1\"/>\n",
+          LEGEND_X + 8, y - 4, colour);
+  text_at(out, LEGEND_X + 22, y, "start", NULL, text);
+}
+
+static void draw_legend(FILE *out, const Axes *ax, const Target *const *targets, int ntargets,
+                        int skipped) {
+  double y = ax->top + 8;
+  fputs("<g class=\"legend\" font-size=\"12\" fill=\"#222\">\n", out);
+  text_at(out, LEGEND_X, y, "start", "font-weight=\"bold\"", "kernels");
+  legend_swatch(out, y += 20, MEMORY_COLOUR, "memory-bound");
+  legend_swatch(out, y += 20, COMPUTE_COLOUR, "compute-bound");
+  text_at(out, LEGEND_X, y += 24, "start", NULL, "circle area \xe2\x88\x9d share of step time:");
+  static const double shares[] = {0.5, 0.1, 0.01};
+  double x = LEGEND_X + 4;
+  y += 36;
+  for (int i = 0; i < 3; i++) {
+    double r = R_MAX * sqrt(shares[i]);
+    fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"none\" stroke=\"#666\"/>\n",
+            x + r, y - r + 8, r);
+    char t[16];
+    snprintf(t, sizeof t, "%g%%", 100 * shares[i]);
+    text_at(out, x + r, y + 22, "middle", "font-size=\"11\"", t);
+    x += 2 * r + 16;
+  }
+  y += 50;
+  text_at(out, LEGEND_X, y, "start", "font-weight=\"bold\"", ntargets > 1 ? "targets" : "target");
+  for (int t = 0; t < ntargets; t++) {
+    y += 20;
+    fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" "
+                 "stroke-width=\"2.2\" stroke-dasharray=\"%s\"/>\n",
+            LEGEND_X, y - 4, LEGEND_X + 28, y - 4, TARGET_COLOUR[t % NSTYLES], TARGET_DASH[t % NSTYLES]);
+    text_at(out, LEGEND_X + 36, y, "start", NULL,
+            targets[t] ? (targets[t]->display ? targets[t]->display : targets[t]->name) : "?");
+  }
+  y += 26;
+  text_at(out, LEGEND_X, y, "start", "font-size=\"11\" fill=\"#555\"",
+          "roofs: memory (slanted), peak per");
+  text_at(out, LEGEND_X, y += 14, "start", "font-size=\"11\" fill=\"#555\"",
+          "precision used (flat); \xe2\x97\x8b = ridge point");
+  if (skipped > 0) {
+    char t[80];
+    snprintf(t, sizeof t, "not drawn: %d kernel%s without FLOPs", skipped, skipped == 1 ? "" : "s");
+    text_at(out, LEGEND_X, y += 22, "start", "font-size=\"11\" fill=\"#555\"", t);
+    text_at(out, LEGEND_X, y += 14, "start", "font-size=\"11\" fill=\"#555\"",
+            "or off HBM (transfers, collectives)");
+  }
+  fputs("</g>\n", out);
+}
+
+/* ---------------------------------------------------------------- panels */
+
+static int draw_panel(FILE *out, const Analysis *an, int model, double top, const SourceSet *ss) {
+  int nt = an->ntargets;
+  const ModelCost *first = an->costs[model * nt];
+  const Model *m = first->model;
+  Point *pts = NULL;
+  int npts = 0, cap = 0, skipped = 0;
+  Roof *roofs = NULL;
+  int nroofs = 0, rcap = 0;
+  for (int t = 0; t < nt; t++) {
+    const ModelCost *mc = an->costs[model * nt + t];
+    if (!mc || !mc->target) continue;
+    gather_points(mc, t, &pts, &npts, &cap, &skipped);
+    gather_roofs(mc, t, &roofs, &nroofs, &rcap);
+  }
+
+  /* Ranges: whole decades holding every point and ridge, with a decade of
+   * room left of the lowest ridge and right of the highest. */
+  double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0;
+  for (int i = 0; i < npts; i++) {
+    xmin = fmin(xmin, pts[i].x / 2), xmax = fmax(xmax, pts[i].x * 2);
+    ymin = fmin(ymin, pts[i].y / 3), ymax = fmax(ymax, pts[i].y);
+  }
+  for (int i = 0; i < nroofs; i++) {
+    double r = roofs[i].peak / roofs[i].bw;
+    xmin = fmin(xmin, r / 10), xmax = fmax(xmax, r * 10);
+    ymax = fmax(ymax, roofs[i].peak * 1.6);
+    ymin = fmin(ymin, roofs[i].peak / 100);
+  }
+  if (!(xmax > 0)) xmin = 0.1, xmax = 1000;
+  if (!(ymax > 0)) ymin = 1e9, ymax = 1e15;
+  Axes ax = {floor(log10(xmin)), ceil(log10(xmax)), floor(log10(ymin)), ceil(log10(ymax)),
+             top + PLOT_TOP};
+  if (ax.yhi - ax.ylo < 3) ax.ylo = ax.yhi - 3;
+  if (ax.xhi - ax.xlo < 3) ax.xlo = ax.xhi - 3;
+
+  /* Title: the model and where it runs, then the totals that matter. */
+  StrBuf title = {0};
+  sb_printf(&title, "Roofline: %s on ", m->name);
+  for (int t = 0; t < nt; t++)
+    sb_printf(&title, "%s%s", t ? (t == nt - 1 ? " and " : ", ") : "",
+              an->targets[t]->display ? an->targets[t]->display : an->targets[t]->name);
+  text_at(out, PLOT_LEFT, top + 34, "start", "font-size=\"19\" font-weight=\"bold\"", sb_str(&title));
+  sb_free(&title);
+  char tbuf[32], fbuf[40];
+  fmt_count(fbuf, sizeof fbuf, first->flops);
+  if (fbuf[0] && fbuf[strlen(fbuf) - 1] >= '0' && fbuf[strlen(fbuf) - 1] <= '9') strcat(fbuf, " ");
+  StrBuf sub = {0};
+  const SourceFile *f = m->file >= 0 && m->file < ss->nfiles ? src_file(ss, m->file) : NULL;
+  sb_printf(&sub, "%s%s%s, %s, %d kernel%s; step time \xe2\x89\xa5 %s, %.0f%% of it memory-bound; %sFLOP per step",
+            f ? f->name : "", f ? ": " : "", dtype_str(m->dtype == DT_NONE ? DT_BF16 : m->dtype),
+            m->train ? "train" : "inference", first->nkernels, first->nkernels == 1 ? "" : "s",
+            fmt_time(tbuf, sizeof tbuf, first->time_s),
+            first->time_s > 0 ? 100 * first->memory_bound_time / first->time_s : 0.0,
+            fbuf);
+  text_at(out, PLOT_LEFT, top + 56, "start", "font-size=\"12\" fill=\"#444\"", sb_str(&sub));
+  sb_free(&sub);
+
+  fprintf(out, "<clipPath id=\"clip%d\"><rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%d\"/>"
+               "</clipPath>\n",
+          (int)ax.top, PLOT_LEFT, ax.top, PLOT_W, PLOT_H);
+  Occupied occ = {0};
+  layout_points(&ax, pts, npts, &occ);
+  draw_axes(out, &ax);
+  fprintf(out, "<g class=\"roofs\" clip-path=\"url(#clip%d)\" fill=\"none\">\n", (int)ax.top);
+  for (int t = 0; t < nt; t++) draw_roof_lines(out, &ax, roofs, nroofs, t, &occ);
+  fputs("</g>\n", out);
+  draw_points(out, pts, npts);
+  /* words go over lines and circles, each with a halo of the background */
+  fputs("<g class=\"roof-labels\" font-size=\"11\" " HALO ">\n", out);
+  for (int t = 0; t < nt; t++) draw_roof_labels(out, &ax, roofs, nroofs, t, an->targets[t], &occ);
+  fputs("</g>\n", out);
+  draw_labels(out, &ax, pts, npts, &occ);
+  draw_legend(out, &ax, an->targets, nt, skipped);
+  free(occ.items);
+  free(pts);
+  free(roofs);
+  return npts;
+}
+
+/* R-OUT-008, R-OUT-009 */
+int plot_write(FILE *out, Analysis *const *an, int n, const SourceSet *ss) {
+  int panels = 0;
+  for (int a = 0; a < n; a++)
+    if (an[a] && an[a]->unit && an[a]->costs && an[a]->ntargets > 0) panels += an[a]->unit->nmodels;
+  int height = PANEL_H * (panels ? panels : 1);
+  fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+               "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+               "viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n"
+               "<title>rooflint roofline chart</title>\n"
+               "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n",
+          WIDTH, height, WIDTH, height);
+  int plotted = 0, panel = 0;
+  for (int a = 0; a < n; a++) {
+    if (!an[a] || !an[a]->unit || !an[a]->costs || an[a]->ntargets <= 0) continue;
+    for (int m = 0; m < an[a]->unit->nmodels; m++) {
+      if (!an[a]->costs[m * an[a]->ntargets]) continue;
+      fprintf(out, "<g class=\"panel\" id=\"model-%d\">\n", panel);
+      plotted += draw_panel(out, an[a], m, (double)panel * PANEL_H, ss);
+      fputs("</g>\n", out);
+      panel++;
+    }
+  }
+  if (panel == 0)
+    text_at(out, WIDTH / 2.0, PANEL_H / 2.0, "middle", "font-size=\"16\" fill=\"#555\"",
+            "no model to plot");
+  fputs("</svg>\n", out);
+  return plotted;
+}

@@ -1,0 +1,651 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report.c: the human-readable outputs: the one-line summary per model,
+ * the --report tables, --sweep rows, and the `rooflint targets` /
+ * `rooflint target NAME` cards.  The layouts follow the seed page's tables
+ * (DESIGN.md section 9) so that each of its figures can be read off
+ * rooflint's output; every number goes through format.c, so every table
+ * rounds alike.  Rates are printed as TFLOP/s (the seed's "TF/s").
+ */
+#include "rooflint.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NB 64 /* one formatted figure */
+
+static const ModelCost *cost_at(const Analysis *an, int model, int target) {
+  return an->costs[model * an->ntargets + target];
+}
+
+static int op_nodes(const Model *m) {
+  int n = 0;
+  for (int i = 0; i < m->nnodes; i++) n += m->nodes[i].op != NULL;
+  return n;
+}
+
+/* "80 GB", "141 GB", "6 MiB"-free: three significant digits, trailing
+ * zeros dropped, decimal units. */
+static char *short_bytes(char *buf, size_t n, double bytes) {
+  /* A size written in binary units reads back in them ("228 KiB"). */
+  static const char *const bin[] = {"KiB", "MiB", "GiB", "TiB"};
+  double unit = 1024;
+  for (int i = 0; i < 4 && bytes >= unit; i++, unit *= 1024) {
+    double v = bytes / unit;
+    if (v == floor(v) && (v < 1024 || i == 3) && fmod(bytes, 1000) != 0) {
+      snprintf(buf, n, "%.0f %s", v, bin[i]);
+      return buf;
+    }
+  }
+  fmt_bytes(buf, n, bytes);
+  char *sp = strchr(buf, ' ');
+  char *dot = strchr(buf, '.');
+  if (dot && sp && dot < sp) {
+    char *e = sp - 1;
+    while (e > dot && *e == '0') e--;
+    if (e == dot) e--;
+    memmove(e + 1, sp, strlen(sp) + 1);
+  }
+  return buf;
+}
+
+/* "13.5 GFLOP", "123 FLOP": a count with a unit glued to its prefix. */
+static char *count_unit(char *buf, size_t n, double x, const char *unit) {
+  char num[NB / 2];
+  fmt_count(num, sizeof num, x);
+  size_t len = strlen(num);
+  bool prefixed = len > 0 && num[len - 1] >= 'A';
+  snprintf(buf, n, "%s%s%s", num, prefixed ? "" : " ", unit);
+  return buf;
+}
+
+/* Execution counts: exact integers up to a million ("1000"), then scaled. */
+static char *count_text(char *buf, size_t n, double count) {
+  if (count == floor(count) && count < 1e6)
+    snprintf(buf, n, "%.0f", count);
+  else
+    fmt_count(buf, n, count);
+  return buf;
+}
+
+static char *tflops(char *buf, size_t n, double flops_per_s, int decimals) {
+  char num[NB];
+  snprintf(buf, n, "%s TFLOP/s", fmt_fixed(num, sizeof num, flops_per_s / 1e12, decimals));
+  return buf;
+}
+
+static double percent_of(double part, double whole) {
+  return whole > 0 ? part / whole : 0;
+}
+
+/* The tensor peak of the model's plan dtype: the ceiling in the header. */
+static double plan_peak(const Target *t, DType plan) {
+  return target_peak(t, plan == DT_NONE ? DT_BF16 : plan, true, NULL);
+}
+
+/* --------------------------------------------------------------- summary */
+
+void report_summary(FILE *out, const Analysis *an, const SourceSet *ss) {
+  (void)ss;
+  if (!an || !an->unit) return;
+  for (int mi = 0; mi < an->unit->nmodels; mi++) {
+    const Model *m = &an->unit->models[mi];
+    for (int ti = 0; ti < an->ntargets; ti++) {
+      const ModelCost *c = cost_at(an, mi, ti);
+      char p[NB], f[NB], b[NB], i[NB], t[NB], s[NB];
+      fmt_count(p, sizeof p, c->params);
+      count_unit(f, sizeof f, c->flops, "FLOP");
+      fmt_bytes(b, sizeof b, c->bytes);
+      fmt_sig3(i, sizeof i, c->bytes > 0 ? c->flops / c->bytes : 0);
+      fmt_time(t, sizeof t, c->time_s);
+      fmt_percent(s, sizeof s, percent_of(c->memory_bound_time, c->time_s), 0);
+      /* "13.5 G" + "FLOP": no blank between prefix and unit. */
+      fprintf(out,
+              "%s: %d ops, %s parameters, %s, %s, %s FLOP/B, step >= %s "
+              "on %s (%s of it memory-bound)\n",
+              m->name, op_nodes(m), p, f,
+              b, i, t, an->targets[ti]->display, s);
+    }
+  }
+}
+
+/* ---------------------------------------------------------------- report */
+
+/* A row of text cells, printed as aligned columns. */
+typedef struct Table {
+  char **cells; /* row-major, ncols per row */
+  int nrows, ncols, cap;
+  const char *right; /* per column: 'r' right-aligned, 'l' left */
+} Table;
+
+static void table_add(Table *t, char **row) {
+  if (t->nrows == t->cap) {
+    t->cap = t->cap ? t->cap * 2 : 16;
+    t->cells = xrealloc(t->cells, (size_t)t->cap * (size_t)t->ncols * sizeof *t->cells);
+  }
+  for (int c = 0; c < t->ncols; c++)
+    t->cells[t->nrows * t->ncols + c] = xstrdup(row[c] ? row[c] : "");
+  t->nrows++;
+}
+
+static void table_print(FILE *out, Table *t, const char *indent) {
+  int w[32] = {0};
+  for (int r = 0; r < t->nrows; r++)
+    for (int c = 0; c < t->ncols; c++) {
+      int len = (int)strlen(t->cells[r * t->ncols + c]);
+      if (len > w[c]) w[c] = len;
+    }
+  for (int r = 0; r < t->nrows; r++) {
+    StrBuf line = {0};
+    sb_puts(&line, indent);
+    for (int c = 0; c < t->ncols; c++) {
+      const char *cell = t->cells[r * t->ncols + c];
+      if (c > 0) sb_puts(&line, "  ");
+      if (t->right[c] == 'r')
+        sb_printf(&line, "%*s", w[c], cell);
+      else
+        sb_printf(&line, "%-*s", c == t->ncols - 1 ? 0 : w[c], cell);
+    }
+    /* No trailing blanks. */
+    while (line.len > 0 && line.data[line.len - 1] == ' ') line.data[--line.len] = '\0';
+    fprintf(out, "%s\n", sb_str(&line));
+    sb_free(&line);
+  }
+  for (int i = 0; i < t->nrows * t->ncols; i++) free(t->cells[i]);
+  free(t->cells);
+  t->cells = NULL;
+  t->nrows = t->cap = 0;
+}
+
+static const char *kernel_name(Arena *a, const Model *m, const Kernel *k) {
+  if (k->region >= 0) return arena_printf(a, "fused %s", m->regions[k->region].name);
+  return m->nodes[k->first_node].name;
+}
+
+static const char *kernel_op(Arena *a, const Model *m, const Kernel *k) {
+  if (k->region < 0) return m->nodes[k->first_node].op->name;
+  int n = 0;
+  for (int i = 0; i < m->nnodes; i++)
+    n += m->nodes[i].region == k->region && m->nodes[i].op != NULL;
+  return arena_printf(a, "%d ops", n);
+}
+
+static const char *kernel_prec(const Model *m, const Kernel *k) {
+  const GNode *g = &m->nodes[k->first_node];
+  DType d = g->precision != DT_NONE ? g->precision : g->type.dtype;
+  return d == DT_NONE ? "-" : dtype_str(d);
+}
+
+/* Single-target row figures of one kernel. */
+static void kernel_cells(const Kernel *k, const Target *t, double total,
+                         char cells[][NB]) {
+  bool kernel = k->bound == BOUND_MEMORY || k->bound == BOUND_COMPUTE;
+  count_text(cells[0], NB, k->count);
+  fmt_count(cells[1], NB, k->flops);
+  fmt_bytes(cells[2], NB, k->bytes);
+  if (kernel) {
+    fmt_fixed(cells[3], NB, k->intensity, 3);
+    fmt_flops_rate(cells[4], NB, k->peak);
+    fmt_fixed(cells[5], NB, k->ridge, 0);
+    fmt_flops_rate(cells[6], NB, k->attainable);
+  } else {
+    for (int i = 3; i <= 6; i++) strcpy(cells[i], "-");
+  }
+  (void)t;
+  snprintf(cells[7], NB, "%s", bound_str(k->bound));
+  fmt_time(cells[8], NB, k->time_s * k->count);
+  fmt_percent(cells[9], NB, percent_of(k->time_s * k->count, total), 1);
+}
+
+static void report_collectives(FILE *out, const Model *m, const ModelCost *c) {
+  if (c->ncollectives == 0) return;
+  const Target *t = c->target;
+  char nv[NB], ib[NB], nvbw[NB], ibbw[NB];
+  fprintf(out, "\ncollectives (ring; NVLink %s, InfiniBand %s per GPU)\n",
+          fmt_bandwidth(nvbw, sizeof nvbw, t->nvlink_bw > 0 ? t->nvlink_bw : t->pcie_bw),
+          fmt_bandwidth(ibbw, sizeof ibbw, t->ib_bw > 0 ? t->ib_bw : t->pcie_bw));
+  Table tb = {.ncols = 10, .right = "llrrrrrrrr"};
+  char *head[] = {"node", "kind", "buffer", "ranks", "NVLink/GPU", "time",
+                  "IB/GPU", "time", "total", "on IB"};
+  table_add(&tb, head);
+  for (int i = 0; i < c->ncollectives; i++) {
+    const Collective *k = &c->collectives[i];
+    char cells[8][NB];
+    fmt_bytes(cells[0], NB, k->buffer);
+    snprintf(cells[1], NB, "%d", k->ranks);
+    fmt_bytes(nv, sizeof nv, k->nvlink_bytes);
+    snprintf(cells[2], NB, "%s", nv);
+    fmt_time(cells[3], NB, k->nvlink_time);
+    fmt_bytes(ib, sizeof ib, k->ib_bytes);
+    snprintf(cells[4], NB, "%s", ib);
+    fmt_time(cells[5], NB, k->ib_time);
+    fmt_time(cells[6], NB, k->time_s);
+    fmt_percent(cells[7], NB, percent_of(k->ib_time, k->time_s), 0);
+    char *row[] = {(char *)(k->node >= 0 ? m->nodes[k->node].name : "(gradients)"),
+                   (char *)k->kind, cells[0], cells[1], cells[2], cells[3],
+                   cells[4], cells[5], cells[6], cells[7]};
+    table_add(&tb, row);
+  }
+  table_print(out, &tb, "  ");
+}
+
+static void report_transfers(FILE *out, const Model *m, const ModelCost *c) {
+  bool any = false;
+  for (int i = 0; i < c->nkernels; i++) {
+    const Kernel *k = &c->kernels[i];
+    if (k->bound != BOUND_PCIE) continue;
+    char bw[NB], one[NB], all[NB], tm[NB], cnt[NB];
+    if (!any)
+      fprintf(out, "\ntransfers (PCIe %s)\n",
+              fmt_bandwidth(bw, sizeof bw, c->target->pcie_bw));
+    any = true;
+    fmt_bytes(one, sizeof one, k->bytes);
+    fmt_bytes(all, sizeof all, k->bytes * k->count);
+    fmt_time(tm, sizeof tm, k->time_s * k->count);
+    count_text(cnt, sizeof cnt, k->count);
+    fprintf(out, "  %s (%s): %s x %s = %s over PCIe, %s\n",
+            m->nodes[k->first_node].name, m->nodes[k->first_node].op->name,
+            one, cnt, all, tm);
+  }
+}
+
+static void report_footprint(FILE *out, const ModelCost *c) {
+  const Footprint *f = &c->footprint;
+  char cap[NB], v[NB], pct[NB];
+  fprintf(out, "\nfootprint against %s of memory\n",
+          short_bytes(cap, sizeof cap, c->target->memory));
+  const struct {
+    const char *name;
+    double bytes;
+    bool show;
+  } parts[] = {
+      {"weights", f->weights, true},
+      {"gradients", f->gradients, c->model->train},
+      {"optimizer", f->optimizer, c->model->train},
+      {"activations", f->activations, true},
+      {"total", f->total, true},
+  };
+  for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+    if (!parts[i].show) continue;
+    fmt_bytes(v, sizeof v, parts[i].bytes);
+    fmt_percent(pct, sizeof pct, percent_of(parts[i].bytes, c->target->memory), 1);
+    fprintf(out, "  %-12s %10s  %6s\n", parts[i].name, v, pct);
+  }
+}
+
+/* The five slowest kernels by time per step. */
+static void report_slowest(FILE *out, Arena *a, const Model *m,
+                           const ModelCost *c) {
+  int n = c->nkernels;
+  if (n == 0) return;
+  int *order = arena_alloc(a, (size_t)n * sizeof *order);
+  for (int i = 0; i < n; i++) order[i] = i;
+  for (int i = 1; i < n; i++) { /* insertion sort: stable, n is small */
+    int k = order[i], j = i;
+    double tk = c->kernels[k].time_s * c->kernels[k].count;
+    while (j > 0 && c->kernels[order[j - 1]].time_s * c->kernels[order[j - 1]].count < tk) {
+      order[j] = order[j - 1];
+      j--;
+    }
+    order[j] = k;
+  }
+  fprintf(out, "\nslowest\n");
+  for (int i = 0; i < n && i < 5; i++) {
+    const Kernel *k = &c->kernels[order[i]];
+    char tm[NB], pct[NB];
+    fmt_time(tm, sizeof tm, k->time_s * k->count);
+    fmt_percent(pct, sizeof pct, percent_of(k->time_s * k->count, c->time_s), 1);
+    fprintf(out, "  %d. %-24s %10s  %6s  %s-bound\n", i + 1,
+            kernel_name(a, m, k), tm, pct, bound_str(k->bound));
+  }
+}
+
+static void report_one_target(FILE *out, Arena *a, const Model *m,
+                              const ModelCost *c, const char *file) {
+  const Target *t = c->target;
+  char pk[NB], bw[NB], rd[NB];
+  double peak = plan_peak(t, m->dtype);
+  fprintf(out, "model %s (%s) on %s\n", m->name, file, t->display);
+  fprintf(out, "  ceiling   %s %s tensor core (dense)\n",
+          fmt_flops_rate(pk, sizeof pk, peak), dtype_str(m->dtype));
+  fprintf(out, "  bandwidth %s\n", fmt_bandwidth(bw, sizeof bw, t->memory_bw));
+  fprintf(out, "  ridge     %s FLOP/B: below it a node is memory-bound\n\n",
+          fmt_fixed(rd, sizeof rd, peak / t->memory_bw, 1));
+  Table tb = {.ncols = 13, .right = "lllrrrrrrrlrr"};
+  char *head[] = {"node", "op", "prec", "count", "FLOPs", "bytes", "FLOP/B",
+                  "peak", "ridge", "attainable", "bound", "time", "share"};
+  table_add(&tb, head);
+  for (int i = 0; i < c->nkernels; i++) {
+    const Kernel *k = &c->kernels[i];
+    char cells[10][NB];
+    kernel_cells(k, t, c->time_s, cells);
+    char *row[13] = {(char *)kernel_name(a, m, k), (char *)kernel_op(a, m, k),
+                     (char *)kernel_prec(m, k)};
+    for (int j = 0; j < 10; j++) row[3 + j] = cells[j];
+    table_add(&tb, row);
+  }
+  table_print(out, &tb, "");
+
+  char f[NB], b[NB], tm[NB], s[NB];
+  fprintf(out, "\ntotals per step (counts multiplied)\n");
+  fprintf(out, "  FLOPs            %s\n", count_unit(f, sizeof f, c->flops, "FLOP"));
+  fprintf(out, "  bytes            %s\n", fmt_bytes(b, sizeof b, c->bytes));
+  fprintf(out, "  step time        >= %s (sum of node times)\n",
+          fmt_time(tm, sizeof tm, c->time_s));
+  fprintf(out, "  memory-bound     %s of the time\n",
+          fmt_percent(s, sizeof s, percent_of(c->memory_bound_time, c->time_s), 0));
+  if (c->transfer_time > 0)
+    fprintf(out, "  transfers        %s over PCIe\n",
+            fmt_time(tm, sizeof tm, c->transfer_time));
+  if (c->collective_time > 0)
+    fprintf(out, "  collectives      %s on links\n",
+            fmt_time(tm, sizeof tm, c->collective_time));
+  report_footprint(out, c);
+  report_slowest(out, a, m, c);
+  report_collectives(out, m, c);
+  report_transfers(out, m, c);
+}
+
+/* Several targets: each kernel's attainable rate, bound and time on every
+ * target side by side (rates to three significant digits, so 3.35 against
+ * 6.70 reads at a glance). */
+static void report_side_by_side(FILE *out, Arena *a, const Analysis *an,
+                                int mi, const char *file) {
+  const Model *m = &an->unit->models[mi];
+  const ModelCost *c0 = cost_at(an, mi, 0);
+  fprintf(out, "model %s (%s) on %d targets\n", m->name, file, an->ntargets);
+  for (int ti = 0; ti < an->ntargets; ti++) {
+    const Target *t = an->targets[ti];
+    char pk[NB], bw[NB], rd[NB];
+    double peak = plan_peak(t, m->dtype);
+    fprintf(out, "  [%d] %s: %s, %s, ridge %s FLOP/B\n", ti + 1, t->display,
+            fmt_flops_rate(pk, sizeof pk, peak),
+            fmt_bandwidth(bw, sizeof bw, t->memory_bw),
+            fmt_fixed(rd, sizeof rd, peak / t->memory_bw, 1));
+  }
+  fputc('\n', out);
+  int nt = an->ntargets > 8 ? 8 : an->ntargets;
+  Table tb = {.ncols = 5 + 3 * nt};
+  char right[32];
+  memset(right, 'r', sizeof right);
+  right[0] = right[1] = 'l';
+  for (int ti = 0; ti < nt; ti++) right[5 + 3 * ti + 1] = 'l';
+  tb.right = right;
+  char *head[32] = {"node", "op", "FLOPs", "bytes", "FLOP/B"};
+  char hdr[8][3][NB];
+  for (int ti = 0; ti < nt; ti++) {
+    snprintf(hdr[ti][0], NB, "[%d] attainable", ti + 1);
+    snprintf(hdr[ti][1], NB, "bound");
+    snprintf(hdr[ti][2], NB, "time");
+    for (int j = 0; j < 3; j++) head[5 + 3 * ti + j] = hdr[ti][j];
+  }
+  table_add(&tb, head);
+  char cells[32][NB];
+  for (int ki = 0; ki < c0->nkernels; ki++) {
+    const Kernel *k0 = &c0->kernels[ki];
+    char *row[32] = {(char *)kernel_name(a, m, k0), (char *)kernel_op(a, m, k0)};
+    fmt_count(cells[2], NB, k0->flops);
+    fmt_bytes(cells[3], NB, k0->bytes);
+    fmt_fixed(cells[4], NB, k0->intensity, 3);
+    for (int j = 2; j < 5; j++) row[j] = cells[j];
+    for (int ti = 0; ti < nt; ti++) {
+      const ModelCost *c = cost_at(an, mi, ti);
+      const Kernel *k = ki < c->nkernels ? &c->kernels[ki] : k0;
+      char num[NB];
+      int base = 5 + 3 * ti;
+      if (k->bound == BOUND_MEMORY || k->bound == BOUND_COMPUTE)
+        snprintf(cells[base], NB, "%s TFLOP/s", fmt_sig3(num, sizeof num, k->attainable / 1e12));
+      else
+        strcpy(cells[base], "-");
+      snprintf(cells[base + 1], NB, "%s", bound_str(k->bound));
+      fmt_time(cells[base + 2], NB, k->time_s * k->count);
+      for (int j = 0; j < 3; j++) row[base + j] = cells[base + j];
+    }
+    table_add(&tb, row);
+  }
+  table_print(out, &tb, "");
+  fprintf(out, "\nstep time");
+  for (int ti = 0; ti < an->ntargets; ti++) {
+    char tm[NB];
+    fprintf(out, "%s [%d] >= %s", ti ? "," : "", ti + 1,
+            fmt_time(tm, sizeof tm, cost_at(an, mi, ti)->time_s));
+  }
+  fputc('\n', out);
+}
+
+void report_models(FILE *out, const Analysis *an, const SourceSet *ss) {
+  if (!an || !an->unit) return;
+  Arena *a = arena_new();
+  const char *file = src_file(ss, an->file)->name;
+  for (int mi = 0; mi < an->unit->nmodels; mi++) {
+    if (mi > 0) fputc('\n', out);
+    if (an->ntargets > 1)
+      report_side_by_side(out, a, an, mi, file);
+    else
+      report_one_target(out, a, &an->unit->models[mi], cost_at(an, mi, 0), file);
+  }
+  arena_free(a);
+}
+
+/* ----------------------------------------------------------------- sweep */
+
+typedef enum SweepKind { SW_TOTALS, SW_ONE_NODE, SW_COLLECTIVE } SweepKind;
+
+/* What a sweep row shows: a collective's legs when the model has one, a
+ * lone kernel's roofline and occupancy (the seed's occupancy table), else
+ * the model totals. */
+static SweepKind sweep_kind(const ModelCost *c) {
+  if (c->ncollectives > 0) return SW_COLLECTIVE;
+  if (c->nkernels == 1) return SW_ONE_NODE;
+  return SW_TOTALS;
+}
+
+static const char *const sweep_heads[][12] = {
+    [SW_TOTALS] = {"FLOPs", "bytes", "FLOP/B", "time", "memory-bound", NULL},
+    [SW_ONE_NODE] = {"FLOPs", "bytes", "FLOP/B", "attainable", "bound", "time",
+                     "blocks", "waves", "utilisation", "SMs idle", NULL},
+    [SW_COLLECTIVE] = {"NVLink/GPU", "NVLink time", "IB/GPU", "IB time",
+                       "time", "on IB", NULL},
+};
+
+static int sweep_width(const char *head) {
+  int n = (int)strlen(head);
+  return n < 11 ? 11 : n;
+}
+
+void report_sweep_header(FILE *out, const Analysis *an, const char *let_name) {
+  if (!an || !an->unit || an->unit->nmodels == 0) return;
+  SweepKind k = sweep_kind(cost_at(an, 0, 0));
+  StrBuf line = {0};
+  sb_printf(&line, "%10s", let_name);
+  for (int i = 0; sweep_heads[k][i]; i++)
+    sb_printf(&line, "  %*s", sweep_width(sweep_heads[k][i]), sweep_heads[k][i]);
+  fprintf(out, "%s\n", sb_str(&line));
+  for (size_t i = 0; i < line.len; i++) fputc('-', out);
+  fputc('\n', out);
+  sb_free(&line);
+}
+
+void report_sweep_row(FILE *out, const Analysis *an, const char *let_name,
+                      const char *value_text) {
+  (void)let_name;
+  if (!an || !an->unit || an->unit->nmodels == 0) return;
+  const ModelCost *c = cost_at(an, 0, 0);
+  SweepKind kind = sweep_kind(c);
+  char v[12][NB];
+  int n = 0;
+  if (kind == SW_COLLECTIVE) {
+    const Collective *k = &c->collectives[0];
+    fmt_bytes(v[n++], NB, k->nvlink_bytes);
+    fmt_time(v[n++], NB, k->nvlink_time);
+    fmt_bytes(v[n++], NB, k->ib_bytes);
+    fmt_time(v[n++], NB, k->ib_time);
+    fmt_time(v[n++], NB, k->time_s);
+    fmt_percent(v[n++], NB, percent_of(k->ib_time, k->time_s), 0);
+  } else if (kind == SW_ONE_NODE) {
+    const Kernel *k = &c->kernels[0];
+    const NodeCost *nc = &c->nodes[k->first_node];
+    count_unit(v[n++], NB, k->flops * k->count, "FLOP");
+    fmt_bytes(v[n++], NB, k->bytes * k->count);
+    fmt_fixed(v[n++], NB, k->intensity, 3);
+    fmt_flops_rate(v[n++], NB, k->attainable);
+    snprintf(v[n++], NB, "%s", bound_str(k->bound));
+    fmt_time(v[n++], NB, k->time_s * k->count);
+    fmt_fixed(v[n++], NB, nc->blocks, 0);
+    fmt_fixed(v[n++], NB, nc->waves, 0);
+    fmt_percent(v[n++], NB, nc->utilisation, 1);
+    fmt_fixed(v[n++], NB, nc->idle_sms, 0);
+  } else {
+    count_unit(v[n++], NB, c->flops, "FLOP");
+    fmt_bytes(v[n++], NB, c->bytes);
+    fmt_fixed(v[n++], NB, c->bytes > 0 ? c->flops / c->bytes : 0, 3);
+    fmt_time(v[n++], NB, c->time_s);
+    fmt_percent(v[n++], NB, percent_of(c->memory_bound_time, c->time_s), 0);
+  }
+  fprintf(out, "%10s", value_text);
+  for (int i = 0; i < n; i++)
+    fprintf(out, "  %*s", sweep_width(sweep_heads[kind][i]), v[i]);
+  fputc('\n', out);
+}
+
+/* ------------------------------------------------------------ targets */
+
+/* Failure of a name on the command line is a usage error (2); a target
+ * file that exists but is wrong is an error in a file (1). */
+static int resolve_status(const char *name) {
+  if (!strchr(name, '/') && !strstr(name, ".roof")) return 2;
+  FILE *f = fopen(name, "r");
+  if (!f) return 2;
+  fclose(f);
+  return 1;
+}
+
+static double sixteen_bit_peak(const Target *t) {
+  return target_peak(t, DT_FP16, true, NULL);
+}
+
+int report_targets_cmd(FILE *out, Arena *a, SourceSet *ss,
+                       const char *const *names, int n, DiagSink *diags) {
+  const Target **ts;
+  int nt;
+  if (n == 0) {
+    const TargetSet *set = target_builtins(a, ss, diags);
+    if (diags->nerrors > 0) return 1;
+    ts = (const Target **)set->items;
+    nt = set->n;
+  } else {
+    ts = arena_alloc(a, (size_t)n * sizeof *ts);
+    nt = n;
+    for (int i = 0; i < n; i++) {
+      ts[i] = target_resolve(a, ss, names[i], NULL, LOC_NONE, diags);
+      if (!ts[i]) return resolve_status(names[i]);
+    }
+  }
+  Table tb = {.ncols = 7, .right = "llrrrrr"};
+  char *head[] = {"target", "part", "year", "memory", "bandwidth",
+                  "16-bit peak", "ridge FLOP/B"};
+  table_add(&tb, head);
+  for (int i = 0; i < nt; i++) {
+    const Target *t = ts[i];
+    char yr[NB], mem[NB], bw[NB], pk[NB], rd[NB], num[NB];
+    snprintf(yr, sizeof yr, "%d", t->year);
+    short_bytes(mem, sizeof mem, t->memory);
+    snprintf(bw, sizeof bw, "%s TB/s", fmt_fixed(num, sizeof num, t->memory_bw / 1e12, 2));
+    tflops(pk, sizeof pk, sixteen_bit_peak(t), 0);
+    fmt_fixed(rd, sizeof rd, sixteen_bit_peak(t) / t->memory_bw, 0);
+    char *row[] = {(char *)t->name, (char *)t->display, yr, mem, bw, pk, rd};
+    table_add(&tb, row);
+  }
+  table_print(out, &tb, "");
+  if (n >= 2) {
+    const Target *f = ts[0], *l = ts[nt - 1];
+    char g1[NB], g2[NB], g3[NB];
+    double pf = sixteen_bit_peak(f), pl = sixteen_bit_peak(l);
+    fprintf(out, "\nFrom %s (%d) to %s (%d):\n", f->display, f->year,
+            l->display, l->year);
+    fprintf(out, "  arithmetic throughput grew %sx\n", fmt_fixed(g1, sizeof g1, pl / pf, 1));
+    fprintf(out, "  memory bandwidth  grew %sx\n",
+            fmt_fixed(g2, sizeof g2, l->memory_bw / f->memory_bw, 1));
+    fprintf(out, "  so the ridge point grew %sx\n",
+            fmt_fixed(g3, sizeof g3, (pl / l->memory_bw) / (pf / f->memory_bw), 1));
+  }
+  return 0;
+}
+
+/* The precisions a card lists, tensor rows first. */
+static const struct {
+  DType dt;
+  bool tensor;
+  const char *label;
+} card_rows[] = {
+    {DT_FP4, true, "fp4 tensor"},   {DT_FP8_E4M3, true, "fp8 tensor"},
+    {DT_INT8, true, "int8 tensor"}, {DT_INT4, true, "int4 tensor"},
+    {DT_FP16, true, "fp16 tensor"}, {DT_BF16, true, "bf16 tensor"},
+    {DT_TF32, true, "tf32 tensor"}, {DT_FP64, true, "fp64 tensor"},
+    {DT_FP16, false, "fp16 vector"}, {DT_BF16, false, "bf16 vector"},
+    {DT_FP32, false, "fp32 vector"}, {DT_FP64, false, "fp64 vector"},
+    {DT_INT8, false, "int8 vector"},
+};
+
+int report_target_card(FILE *out, Arena *a, SourceSet *ss, const char *name,
+                       DiagSink *diags) {
+  const Target *t = target_resolve(a, ss, name, NULL, LOC_NONE, diags);
+  if (!t) return resolve_status(name);
+  double fp16 = sixteen_bit_peak(t);
+  fprintf(out, "Accelerator: %s (published specification, approximate)\n", t->display);
+  fprintf(out, "All figures PUBLISHED SPECIFICATIONS, not measurements.\n\n");
+  if (t->nlevels > 0) {
+    fprintf(out, "%-16s%8s%11s%10s %-22s%13s\n", "level", "capacity",
+            "bandwidth", "latency*", "supply chain", "FLOPs missed");
+    for (int i = 0; i < 81; i++) fputc('-', out);
+    fputc('\n', out);
+    for (int i = 0; i < t->nlevels; i++) {
+      const MemLevel *lv = &t->levels[i];
+      char bw[NB], b2[NB / 2], lat[NB], missed[NB];
+      fmt_bandwidth(b2, sizeof b2, lv->bandwidth);
+      snprintf(bw, sizeof bw, "%s%s", lv->approximate ? "~" : "", b2);
+      snprintf(lat, sizeof lat, "%g ns", fmt_round(lv->latency * 1e9, 3));
+      fmt_fixed(missed, sizeof missed, fp16 * lv->latency, 0);
+      fprintf(out, "%-16s%8s%11s%10s %-22s%13s\n", lv->label,
+              lv->capacity_text ? lv->capacity_text : "-", bw, lat,
+              lv->note ? lv->note : "", missed);
+    }
+    fprintf(out, "\n* latency is an order-of-magnitude figure, NOT a vendor spec.\n");
+    fprintf(out, "  FLOPs missed = %s 16-bit tensor peak x latency: the arithmetic\n"
+                 "  you could have done while waiting.\n\n",
+            tflops((char[NB]){0}, NB, fp16, 0));
+  }
+  char v[NB], v2[NB], v3[NB], v4[NB];
+  /* The on-chip figures a datasheet states; unstated ones are left out. */
+  fprintf(out, "%d SMs", t->sms);
+  if (t->l2 > 0) fprintf(out, ", %s L2", short_bytes(v, sizeof v, t->l2));
+  if (t->smem_per_sm > 0)
+    fprintf(out, ", %s shared memory per SM", short_bytes(v, sizeof v, t->smem_per_sm));
+  if (t->regs_per_sm > 0)
+    fprintf(out, ", %s registers per SM", short_bytes(v, sizeof v, t->regs_per_sm));
+  fprintf(out, "\n\n");
+  Table tb = {.ncols = 3, .right = "lrr"};
+  char *head[] = {"precision", "peak", "ridge FLOP/B"};
+  table_add(&tb, head);
+  for (size_t i = 0; i < sizeof card_rows / sizeof card_rows[0]; i++) {
+    double p = (card_rows[i].tensor ? t->tensor_peak : t->vector_peak)[card_rows[i].dt];
+    if (p <= 0) continue;
+    char pk[NB], rd[NB];
+    fmt_flops_rate(pk, sizeof pk, p);
+    fmt_fixed(rd, sizeof rd, p / t->memory_bw, 1);
+    char *row[] = {(char *)card_rows[i].label, pk, rd};
+    table_add(&tb, row);
+  }
+  table_print(out, &tb, "");
+  fprintf(out, "\nmemory %s at %s; NVLink %s, InfiniBand %s, PCIe %s per GPU; %d GPUs per node\n",
+          short_bytes(v, sizeof v, t->memory), fmt_bandwidth(v2, sizeof v2, t->memory_bw),
+          t->nvlink_bw > 0 ? fmt_bandwidth(v3, sizeof v3, t->nvlink_bw) : "none",
+          t->ib_bw > 0 ? fmt_bandwidth(v4, sizeof v4, t->ib_bw) : "none",
+          fmt_bandwidth((char[NB]){0}, NB, t->pcie_bw), t->gpus_per_node);
+  if (t->nsources > 0) {
+    fprintf(out, "\nsources\n");
+    for (int i = 0; i < t->nsources; i++) fprintf(out, "  %s\n", t->sources[i]);
+  }
+  return 0;
+}

@@ -1,0 +1,1421 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sema.c: semantic analysis, Program -> Unit.  Evaluates the top-level
+ * lets (with -D overrides), then walks each model once, in source order:
+ * resolves names to the most recent binding, evaluates dimension
+ * expressions, binds op arguments by the op table (ops.c) and runs its shape
+ * rule, and appends one GNode per declaration or op application.  A repeat or
+ * loop body is analysed once and only multiplies the count of its nodes, so
+ * `repeat 1000000000` costs what `repeat 1` costs.  Work is linear in the
+ * number of statements: names live in a StrMap, nodes in an array that
+ * doubles, everything else in the arena.
+ *
+ * Errors never cascade: a statement that fails binds its name to a poisoned
+ * binding (node -1), and anything that reads a poisoned name fails silently.
+ */
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rooflint.h"
+
+typedef struct Let {
+  LetValue v;
+  Loc loc;
+  bool ok; /* false: its value had an error (uses fail silently) */
+} Let;
+
+/* The current meaning of a name in a model. */
+typedef struct Binding {
+  int node;  /* -1: poisoned */
+  int scope; /* where it was bound */
+  Loc loc;   /* the name where it was bound */
+} Binding;
+
+/* A name bound outside a scope and rebound inside it. */
+typedef struct Carried {
+  const char *name;
+  const Binding *outer; /* the binding the body starts from */
+} Carried;
+
+typedef struct CarriedList {
+  Carried *items;
+  int n, cap;
+} CarriedList;
+
+typedef struct Sema {
+  Arena *arena;
+  DiagSink *diags;
+  Bindings *overrides;
+  const char *numctx; /* "dimension" or "value", for overflow messages */
+  StrMap lets;
+  const char **let_names; /* for suggestions, NULL-terminated */
+  int nlets, cap_lets;
+  /* the model being analysed */
+  Model *m;
+  StrMap names;
+  GNode *nodes;
+  int cap_nodes;
+  Scope *scopes;
+  CarriedList *carried; /* parallel to scopes */
+  int cap_scopes;
+  Region *regions;
+  int cap_regions;
+  int scope, region; /* current; -1 = none */
+  /* scratch for one op application, reused */
+  TensorType *in;
+  Loc *in_locs;
+  int *in_ids;
+  int cap_in;
+  const Expr **pos;
+  int cap_pos;
+} Sema;
+
+static void grow(void **p, int *cap, int need, size_t size) {
+  if (need <= *cap) return;
+  int c = *cap ? *cap : 16;
+  while (c < need) c *= 2;
+  *p = xrealloc(*p, (size_t)c * size);
+  *cap = c;
+}
+
+static Loc span(Loc a, Loc b) { return (Loc){a.file, a.start, b.end}; }
+
+static bool same_type(const TensorType *a, const TensorType *b) {
+  if (a->dtype != b->dtype || a->rank != b->rank) return false;
+  for (int i = 0; i < a->rank; i++)
+    if (a->dims[i] != b->dims[i]) return false;
+  return true;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Numbers: lets and dimension expressions.                                */
+/* ---------------------------------------------------------------------- */
+
+static bool eval_num(Sema *s, const Expr *e, LetValue *out);
+
+static bool overflow(Sema *s, Loc loc) {
+  diag_report(s->diags, SEV_ERROR, NULL, loc, "%s overflows 64 bits",
+              s->numctx);
+  return false;
+}
+
+/* One operator of `e` applied to already evaluated operands. */
+static bool binop(Sema *s, const Expr *e, LetValue a, LetValue b,
+                  LetValue *out) {
+  int op = e->bin.op;
+  *out = (LetValue){false, 0, 0};
+  if (a.is_real || b.is_real) {
+    double x = a.is_real ? a.r : (double)a.i, y = b.is_real ? b.r : (double)b.i;
+    if ((op == '/' || op == '%') && y == 0) goto div0;
+    if (op == '%') {
+      diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                  "'%%' needs integer operands, got %g %% %g", x, y);
+      return false;
+    }
+    out->is_real = true;
+    out->r = op == '+' ? x + y : op == '-' ? x - y : op == '*' ? x * y : x / y;
+    return true;
+  }
+  bool ok = true;
+  switch (op) {
+  case '+': ok = util_add_i64(a.i, b.i, &out->i); break;
+  case '-': ok = !__builtin_sub_overflow(a.i, b.i, &out->i); break;
+  case '*': ok = util_mul_i64(a.i, b.i, &out->i); break;
+  case '/':
+  case '%':
+    if (b.i == 0) goto div0;
+    if (a.i == INT64_MIN && b.i == -1) return overflow(s, e->loc);
+    if (op == '%') {
+      out->i = a.i % b.i;
+    } else if (a.i % b.i != 0) {
+      diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                  "%lld / %lld does not divide exactly (remainder %lld)",
+                  (long long)a.i, (long long)b.i, (long long)(a.i % b.i));
+      return false;
+    } else {
+      out->i = a.i / b.i;
+    }
+    break;
+  default: unreachable();
+  }
+  return ok ? true : overflow(s, e->loc);
+div0:
+  diag_report(s->diags, SEV_ERROR, NULL, e->bin.rhs->loc,
+              "division by zero in %s", op == '%' ? "'%'" : "'/'");
+  return false;
+}
+
+/* `a + b + c ...` nests to the left as deep as the sum is long, so the
+ * left spine is walked with a loop, not recursion (operands on the right
+ * are evaluated recursively, as written). */
+static bool eval_binary(Sema *s, const Expr *e, LetValue *out) {
+  const Expr *local[32], **spine = local;
+  int n = 0, cap = 32;
+  for (const Expr *c = e; c->kind == EX_BINARY; c = c->bin.lhs) {
+    if (n == cap) {
+      const Expr **bigger = xmalloc((size_t)cap * 2 * sizeof *bigger);
+      memcpy(bigger, spine, (size_t)n * sizeof *spine);
+      if (spine != local) free(spine);
+      spine = bigger;
+      cap *= 2;
+    }
+    spine[n++] = c;
+  }
+  LetValue acc;
+  bool ok = eval_num(s, spine[n - 1]->bin.lhs, &acc);
+  for (int i = n - 1; i >= 0; i--) {
+    LetValue rhs;
+    bool ok_r = eval_num(s, spine[i]->bin.rhs, &rhs);
+    ok = ok && ok_r && binop(s, spine[i], acc, rhs, &acc);
+  }
+  if (spine != local) free(spine);
+  *out = acc;
+  return ok;
+}
+
+static bool is_let_name(Sema *s, const char *name) {
+  return strmap_get(&s->lets, name) != NULL;
+}
+
+static bool eval_num(Sema *s, const Expr *e, LetValue *out) {
+  switch (e->kind) {
+  case EX_INT:
+    *out = (LetValue){false, e->ival, 0};
+    return true;
+  case EX_REAL:
+    *out = (LetValue){true, 0, e->rval};
+    return true;
+  case EX_NAME: {
+    const Let *l = strmap_get(&s->lets, e->str);
+    if (l) {
+      *out = l->v;
+      return l->ok;
+    }
+    if (s->m && strmap_get(&s->names, e->str)) {
+      diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                  "'%s' is a tensor, not a number", e->str);
+      return false;
+    }
+    const char *sug = util_suggest(e->str, s->let_names);
+    Diag *d = diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                          sug ? "unknown name '%s'; did you mean '%s'?"
+                              : "unknown name '%s'",
+                          e->str, sug);
+    if (sug) diag_fixit(d, e->loc, sug);
+    return false;
+  }
+  case EX_BINARY:
+    return eval_binary(s, e, out);
+  case EX_UNARY: {
+    /* - - - x: count the signs instead of recursing */
+    bool negate = false;
+    const Expr *c = e;
+    for (; c->kind == EX_UNARY; c = c->un.operand) negate = !negate;
+    if (!eval_num(s, c, out)) return false;
+    if (!negate) return true;
+    if (out->is_real) {
+      out->r = -out->r;
+    } else {
+      if (out->i == INT64_MIN) return overflow(s, e->loc);
+      out->i = -out->i;
+    }
+    return true;
+  }
+  case EX_QUANTITY:
+    diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                "a quantity with a unit ('%s') is not allowed here; write a "
+                "plain number",
+                e->qty.unit);
+    return false;
+  case EX_ERROR:
+    return false;
+  default:
+    diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                "expected a number, got %s", expr_kind_str(e->kind));
+    return false;
+  }
+}
+
+/* A real with an exact integer value is accepted where an integer is. */
+static bool eval_int(Sema *s, const Expr *e, int64_t *out) {
+  LetValue v;
+  if (!eval_num(s, e, &v)) return false;
+  if (!v.is_real) {
+    *out = v.i;
+    return true;
+  }
+  if (v.r != floor(v.r) || !(fabs(v.r) < 9.2e18)) {
+    diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                "expected an integer, got %g", v.r);
+    return false;
+  }
+  *out = (int64_t)v.r;
+  return true;
+}
+
+static bool eval_dim(Sema *s, const Expr *e, int64_t *out) {
+  s->numctx = "dimension";
+  if (!eval_int(s, e, out)) return false;
+  if (*out <= 0) {
+    diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                "dimension must be positive, got %lld", (long long)*out);
+    return false;
+  }
+  return true;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Dtypes and tensor types.                                                */
+/* ---------------------------------------------------------------------- */
+
+/* A storage dtype by name; tf32 is only a compute precision. */
+static bool parse_dtype(Sema *s, const char *name, Loc loc, bool storage,
+                        DType *out) {
+  DType t = dtype_parse(name);
+  if (t == DT_NONE) {
+    const char *sug = util_suggest(name, dtype_names());
+    Diag *d = diag_report(s->diags, SEV_ERROR, NULL, loc,
+                          sug ? "unknown dtype '%s'; did you mean '%s'?"
+                              : "unknown dtype '%s'",
+                          name, sug);
+    if (sug) diag_fixit(d, loc, sug);
+    return false;
+  }
+  if (storage && t == DT_TF32) {
+    diag_report(s->diags, SEV_ERROR, NULL, loc,
+                "tf32 is a compute precision, not a storage dtype; use fp32 "
+                "and precision=tf32 on the op");
+    return false;
+  }
+  *out = t;
+  return true;
+}
+
+/* [dims] with the model dtype, or DTYPE[dims]. */
+static bool eval_type(Sema *s, const Expr *e, TensorType *t, Loc *dtype_loc) {
+  Expr *const *dims;
+  int n;
+  *dtype_loc = LOC_NONE;
+  t->dtype = s->m->dtype;
+  if (e->kind == EX_LIST) {
+    dims = e->list.items;
+    n = e->list.n;
+  } else if (e->kind == EX_TYPE) {
+    dims = e->type.dims;
+    n = e->type.ndims;
+    *dtype_loc = e->type.dtype_loc;
+    if (!parse_dtype(s, e->type.dtype, e->type.dtype_loc, true, &t->dtype))
+      return false;
+  } else {
+    if (e->kind != EX_ERROR)
+      diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                  "expected a tensor type like [B, D] or fp32[B, D]");
+    return false;
+  }
+  if (n > MAX_RANK) {
+    diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                "tensor rank %d exceeds the maximum of %d", n, MAX_RANK);
+    return false;
+  }
+  t->rank = n;
+  bool ok = true;
+  for (int i = 0; i < n; i++) ok &= eval_dim(s, dims[i], &t->dims[i]);
+  int64_t elems;
+  if (ok && !op_elements(t, &elems)) {
+    diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                "element count overflows 64 bits");
+    return false;
+  }
+  return ok;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Names, nodes, scopes.                                                   */
+/* ---------------------------------------------------------------------- */
+
+/* Every name bound in the model, for "did you mean". */
+static const char **bound_names(Sema *s) {
+  const char **v = arena_alloc(s->arena, (s->names.len + 1) * sizeof *v);
+  size_t k = 0;
+  for (size_t i = 0; i < s->names.cap; i++)
+    if (s->names.keys[i]) v[k++] = s->names.keys[i];
+  v[k] = NULL;
+  return v;
+}
+
+/* Scope `inner` is `outer` or nested in it. */
+static bool within(const Sema *s, int inner, int outer) {
+  if (outer < 0) return true;
+  for (int sc = inner; sc >= 0; sc = s->scopes[sc].parent)
+    if (sc == outer) return true;
+  return false;
+}
+
+static void add_carried(Sema *s, int scope, const char *name,
+                        const Binding *outer) {
+  CarriedList *l = &s->carried[scope];
+  grow((void **)&l->items, &l->cap, l->n + 1, sizeof *l->items);
+  l->items[l->n++] = (Carried){name, outer};
+}
+
+/* Binds `name` to `node` (-1 = poisoned) in the current scope, noting the
+ * scopes it is loop-carried through. */
+static void bind(Sema *s, const char *name, Loc loc, int node) {
+  Binding *prev = strmap_get(&s->names, name);
+  if (prev && prev->scope == s->scope) {
+    /* No carried list of a scope still open can point at a binding made
+     * inside the innermost one, so it is safe to reuse. */
+    *prev = (Binding){node, s->scope, loc};
+    return;
+  }
+  if (prev) {
+    bool carried = false;
+    for (int sc = s->scope; sc >= 0 && !within(s, prev->scope, sc);
+         sc = s->scopes[sc].parent) {
+      add_carried(s, sc, name, prev);
+      carried = true;
+    }
+    if (carried && node >= 0) s->m->nodes[node].loop_carried = true;
+  }
+  Binding *b = arena_alloc(s->arena, sizeof *b);
+  *b = (Binding){node, s->scope, loc};
+  strmap_put(&s->names, name, b);
+}
+
+static GNode *new_node(Sema *s, const char *name, Role role, Loc loc,
+                       const Stmt *st) {
+  Model *m = s->m;
+  if (m->nnodes >= s->cap_nodes) die("sema: node count above the bound");
+  GNode *g = &s->nodes[m->nnodes]; /* zeroed by the arena */
+  g->id = m->nnodes++;
+  g->name = name;
+  g->role = role;
+  g->precision = DT_NONE;
+  g->args.precision = DT_NONE;
+  g->args.cast_to = DT_NONE;
+  g->scope = s->scope;
+  g->count = s->scope >= 0 ? s->scopes[s->scope].count : 1;
+  g->region = -1;
+  g->loc = loc;
+  g->stmt_loc = st->loc;
+  g->dtype_loc = LOC_NONE;
+  return g;
+}
+
+/* Resolves a tensor operand.  Returns the binding, or NULL after an error
+ * (*poisoned set instead when the name exists but its statement failed). */
+static const Binding *tensor_operand(Sema *s, const Expr *e, bool *poisoned) {
+  if (e->kind == EX_ERROR) {
+    *poisoned = true;
+    return NULL;
+  }
+  if (e->kind != EX_NAME) {
+    if (e->kind == EX_CALL)
+      diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                  "expected a tensor name; bind '%s(...)' to a name first",
+                  e->call.callee);
+    else
+      diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                  "expected a tensor name, got %s", expr_kind_str(e->kind));
+    return NULL;
+  }
+  const Binding *b = strmap_get(&s->names, e->str);
+  if (b) {
+    if (b->node < 0) *poisoned = true;
+    return b->node < 0 ? NULL : b;
+  }
+  if (is_let_name(s, e->str)) {
+    diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                "'%s' is a let (a number), not a tensor", e->str);
+    return NULL;
+  }
+  const char *sug = util_suggest(e->str, bound_names(s));
+  Diag *d = diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                        sug ? "unknown name '%s'; did you mean '%s'?"
+                            : "unknown name '%s'",
+                        e->str, sug);
+  if (sug) diag_fixit(d, e->loc, sug);
+  return NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Op applications.                                                        */
+/* ---------------------------------------------------------------------- */
+
+/* Where each keyword lands in OpArgs, and its smallest legal value. */
+typedef struct KwField {
+  const char *name;
+  size_t offset;
+  int64_t min;
+} KwField;
+
+static const KwField kw_fields[] = {
+    {"axis", offsetof(OpArgs, axis), INT64_MIN},
+    {"stride", offsetof(OpArgs, stride), 1},
+    {"padding", offsetof(OpArgs, padding), 0},
+    {"dilation", offsetof(OpArgs, dilation), 1},
+    {"kernel", offsetof(OpArgs, kernel), 1},
+    {"groups", offsetof(OpArgs, groups), 1},
+    {"causal", offsetof(OpArgs, causal), 0},
+    {"ceil_mode", offsetof(OpArgs, ceil_mode), 0},
+    {"keepdims", offsetof(OpArgs, keepdims), 0},
+    {"blocks", offsetof(OpArgs, blocks), 1},
+    {"precision", offsetof(OpArgs, precision), 0},
+    {"flops", offsetof(OpArgs, custom_flops), 0},
+    {"bytes", offsetof(OpArgs, custom_bytes), 0},
+};
+
+static const KwDesc kw_common[] = {{"blocks", KW_INT, false, 0},
+                                   {"precision", KW_DTYPE, false, 0},
+                                   {NULL, 0, false, 0}};
+
+#define MAX_KW 16
+
+static const KwField *kw_field(const char *name) {
+  for (size_t i = 0; i < sizeof kw_fields / sizeof kw_fields[0]; i++)
+    if (strcmp(kw_fields[i].name, name) == 0) return &kw_fields[i];
+  die("keyword '%s' has no OpArgs field", name);
+}
+
+/* The op's keywords then the common ones, as one list. */
+static int op_keywords(const OpDesc *op, const KwDesc **out) {
+  int n = 0;
+  for (const KwDesc *k = op->keywords; k->name; k++) out[n++] = k;
+  for (const KwDesc *k = kw_common; k->name; k++) out[n++] = k;
+  return n;
+}
+
+static void kw_default(const KwDesc *k, OpArgs *args) {
+  if (strcmp(k->name, "precision") == 0 || strcmp(k->name, "blocks") == 0 ||
+      k->type == KW_TYPE || k->type == KW_REAL)
+    return; /* DT_NONE / 0 already */
+  char *p = (char *)args + kw_field(k->name)->offset;
+  switch (k->type) {
+  case KW_INT: *(int64_t *)p = k->def; break;
+  case KW_INT_PAIR: ((int64_t *)p)[0] = ((int64_t *)p)[1] = k->def; break;
+  case KW_BOOL: *(bool *)p = k->def != 0; break;
+  default: break;
+  }
+}
+
+static bool kw_int_min(Sema *s, const KwDesc *k, const Expr *e, int64_t v) {
+  int64_t min = kw_field(k->name)->min;
+  if (v >= min) return true;
+  diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+              "keyword '%s' must be at least %lld, got %lld", k->name,
+              (long long)min, (long long)v);
+  return false;
+}
+
+/* Stores one keyword's value; custom's out= type goes to *declared. */
+static bool kw_set(Sema *s, const KwDesc *k, const Expr *e, OpArgs *args,
+                   TensorType *declared, Loc *dtype_loc) {
+  if (k->type == KW_TYPE) {
+    s->numctx = "dimension";
+    return eval_type(s, e, declared, dtype_loc);
+  }
+  char *p = (char *)args + kw_field(k->name)->offset;
+  s->numctx = "value";
+  switch (k->type) {
+  case KW_INT: {
+    int64_t v;
+    if (!eval_int(s, e, &v) || !kw_int_min(s, k, e, v)) return false;
+    *(int64_t *)p = v;
+    return true;
+  }
+  case KW_INT_PAIR: {
+    int64_t *v = (int64_t *)p;
+    if (e->kind != EX_LIST) {
+      if (!eval_int(s, e, &v[0]) || !kw_int_min(s, k, e, v[0])) return false;
+      v[1] = v[0];
+      return true;
+    }
+    if (e->list.n != 2) {
+      diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                  "keyword '%s' takes one integer or [h, w], got a list of %d",
+                  k->name, e->list.n);
+      return false;
+    }
+    for (int i = 0; i < 2; i++)
+      if (!eval_int(s, e->list.items[i], &v[i]) ||
+          !kw_int_min(s, k, e->list.items[i], v[i]))
+        return false;
+    return true;
+  }
+  case KW_BOOL:
+    if (e->kind != EX_BOOL) {
+      diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                  "keyword '%s' takes true or false", k->name);
+      return false;
+    }
+    *(bool *)p = e->ival != 0;
+    return true;
+  case KW_DTYPE:
+    if (e->kind != EX_NAME) {
+      diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                  "keyword '%s' takes a dtype, like %s=fp32", k->name, k->name);
+      return false;
+    }
+    return parse_dtype(s, e->str, e->loc, false, (DType *)p);
+  case KW_REAL: {
+    LetValue v;
+    if (!eval_num(s, e, &v)) return false;
+    double d = v.is_real ? v.r : (double)v.i;
+    if (d < 0) {
+      diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                  "keyword '%s' must not be negative, got %g", k->name, d);
+      return false;
+    }
+    *(double *)p = d;
+    return true;
+  }
+  case KW_TYPE:
+  case KW_INT_LIST: break;
+  }
+  unreachable();
+}
+
+/* Compute precision without precision=: the widest operand dtype, floats
+ * over integers (the storage type the kernel reads). */
+static DType widest(const TensorType *in, int nin, DType fallback) {
+  DType best = DT_NONE;
+  for (int i = 0; i < nin; i++) {
+    DType d = in[i].dtype;
+    if (d == DT_NONE) continue;
+    if (best == DT_NONE) {
+      best = d;
+      continue;
+    }
+    const DTypeInfo *a = dtype_info(best), *b = dtype_info(d);
+    if ((b->is_float && !a->is_float) ||
+        (b->is_float == a->is_float && b->bits > a->bits))
+      best = d;
+  }
+  return best == DT_NONE ? fallback : best;
+}
+
+static void push_in(Sema *s, int *nin, TensorType t, Loc loc, int id) {
+  int n = *nin;
+  if (n + 1 > s->cap_in) {
+    int cap = s->cap_in;
+    grow((void **)&s->in, &cap, n + 1, sizeof *s->in);
+    cap = s->cap_in;
+    grow((void **)&s->in_locs, &cap, n + 1, sizeof *s->in_locs);
+    cap = s->cap_in;
+    grow((void **)&s->in_ids, &cap, n + 1, sizeof *s->in_ids);
+    s->cap_in = cap;
+  }
+  s->in[n] = t;
+  s->in_locs[n] = loc;
+  s->in_ids[n] = id;
+  *nin = n + 1;
+}
+
+static bool operand(Sema *s, const OpDesc *op, const Expr *e, int *nin,
+                    bool *poisoned) {
+  if (op->form == FORM_SCALAR_OK &&
+      (e->kind == EX_INT || e->kind == EX_REAL ||
+       (e->kind == EX_UNARY &&
+        (e->un.operand->kind == EX_INT || e->un.operand->kind == EX_REAL)))) {
+    TensorType scalar = {DT_NONE, 0, {0}};
+    push_in(s, nin, scalar, e->loc, -1);
+    return true;
+  }
+  const Binding *b = tensor_operand(s, e, poisoned);
+  if (!b) return false;
+  push_in(s, nin, s->nodes[b->node].type, e->loc, b->node);
+  return true;
+}
+
+/* reshape's dims (-1 allowed once) or transpose's perm. */
+static bool int_list(Sema *s, const OpDesc *op, const Expr *e, int64_t *out,
+                     int *n, bool dims) {
+  if (e->kind != EX_LIST) {
+    diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                "%s takes a list as its second argument, like %s", op->name,
+                dims ? "reshape(x, [B, -1])" : "transpose(x, [1, 0])");
+    return false;
+  }
+  if (e->list.n > MAX_RANK) {
+    diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                "tensor rank %d exceeds the maximum of %d", e->list.n,
+                MAX_RANK);
+    return false;
+  }
+  bool ok = true;
+  s->numctx = "dimension";
+  for (int i = 0; i < e->list.n; i++) {
+    const Expr *d = e->list.items[i];
+    if (!eval_int(s, d, &out[i])) {
+      ok = false;
+    } else if (dims && out[i] <= 0 && out[i] != -1) {
+      diag_report(s->diags, SEV_ERROR, NULL, d->loc,
+                  "dimension must be positive (or -1 to infer), got %lld",
+                  (long long)out[i]);
+      ok = false;
+    }
+  }
+  *n = e->list.n;
+  return ok;
+}
+
+static const char *plural(int n) { return n == 1 ? "" : "s"; }
+
+static bool check_arity(Sema *s, const OpDesc *op, int n, Loc loc) {
+  if (n >= op->min_inputs && (op->max_inputs < 0 || n <= op->max_inputs))
+    return true;
+  if (op->max_inputs < 0)
+    diag_report(s->diags, SEV_ERROR, NULL, loc,
+                "%s takes at least %d operand%s, got %d", op->name,
+                op->min_inputs, plural(op->min_inputs), n);
+  else if (op->min_inputs == op->max_inputs)
+    diag_report(s->diags, SEV_ERROR, NULL, loc,
+                "%s takes %d operand%s, got %d", op->name, op->min_inputs,
+                plural(op->min_inputs), n);
+  else
+    diag_report(s->diags, SEV_ERROR, NULL, loc,
+                "%s takes %d to %d operands, got %d", op->name,
+                op->min_inputs, op->max_inputs, n);
+  return false;
+}
+
+/* Binds the positional arguments by the op's form into s->in. */
+static bool positionals(Sema *s, const OpDesc *op, const Expr *call,
+                        const Expr **pos, int npos, int *nin, OpArgs *args,
+                        int64_t *list, int *nlist, Loc *list_loc,
+                        Loc *dtype_loc, bool *poisoned) {
+  bool ok = true;
+  switch (op->form) {
+  case FORM_TENSORS:
+  case FORM_SCALAR_OK:
+    for (int i = 0; i < npos; i++) ok &= operand(s, op, pos[i], nin, poisoned);
+    if (!ok || *poisoned) return false;
+    if (!check_arity(s, op, *nin, call->loc)) return false;
+    if (op->form == FORM_SCALAR_OK) {
+      bool any = false;
+      for (int i = 0; i < *nin; i++) any |= s->in[i].dtype != DT_NONE;
+      if (!any) {
+        diag_report(s->diags, SEV_ERROR, NULL, call->loc,
+                    "%s needs at least one tensor operand; use 'let' for "
+                    "arithmetic on numbers",
+                    op->name);
+        return false;
+      }
+    }
+    return true;
+  case FORM_TENSOR_LIST:
+    if (npos != 1 || pos[0]->kind != EX_LIST) {
+      diag_report(s->diags, SEV_ERROR, NULL, call->loc,
+                  "%s takes one list of tensors, like %s([a, b], axis=0)",
+                  op->name, op->name);
+      return false;
+    }
+    for (int i = 0; i < pos[0]->list.n; i++)
+      ok &= operand(s, op, pos[0]->list.items[i], nin, poisoned);
+    if (!ok || *poisoned) return false;
+    return check_arity(s, op, *nin, pos[0]->loc);
+  case FORM_DTYPE:
+  case FORM_DIMS:
+  case FORM_PERM:
+    break;
+  }
+  static const char *const usage[] = {
+      [FORM_DTYPE] = "cast(x, fp32)",
+      [FORM_DIMS] = "reshape(x, [B, -1])",
+      [FORM_PERM] = "transpose(x, [1, 0])",
+  };
+  if (npos != 2) {
+    diag_report(s->diags, SEV_ERROR, NULL, call->loc,
+                "%s takes 2 arguments, like %s, got %d", op->name,
+                usage[op->form], npos);
+    return false;
+  }
+  ok = operand(s, op, pos[0], nin, poisoned);
+  const Expr *e = pos[1];
+  *list_loc = e->loc;
+  if (op->form == FORM_DTYPE) {
+    if (e->kind != EX_NAME) {
+      diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                  "cast takes a dtype as its second argument, like %s",
+                  usage[op->form]);
+      return false;
+    }
+    *dtype_loc = e->loc;
+    ok &= parse_dtype(s, e->str, e->loc, true, &args->cast_to);
+  } else {
+    ok &= int_list(s, op, e, list, nlist, op->form == FORM_DIMS);
+  }
+  return ok && !*poisoned;
+}
+
+/* One `name = op(args)`.  Returns the new node id, or -1. */
+static int apply(Sema *s, const Stmt *st) {
+  const Expr *call = st->assign.value;
+  const OpDesc *op = op_lookup(call->call.callee);
+  if (!op) {
+    const char *sug = util_suggest(call->call.callee, op_names());
+    Diag *d = diag_report(s->diags, SEV_ERROR, NULL, call->call.callee_loc,
+                          sug ? "unknown op '%s'; did you mean '%s'?"
+                              : "unknown op '%s'",
+                          call->call.callee, sug);
+    if (sug) diag_fixit(d, call->call.callee_loc, sug);
+    return -1;
+  }
+  OpArgs args;
+  memset(&args, 0, sizeof args);
+  args.precision = DT_NONE;
+  args.cast_to = DT_NONE;
+  const KwDesc *kws[MAX_KW];
+  int nkw = op_keywords(op, kws);
+  for (int i = 0; i < nkw; i++) kw_default(kws[i], &args);
+
+  /* positional arguments, in order, before keywords */
+  int npos = 0;
+  for (int i = 0; i < call->call.nargs; i++)
+    if (!call->call.args[i].name) npos++;
+  grow((void **)&s->pos, &s->cap_pos, npos + 1, sizeof *s->pos);
+  const Expr **pos = s->pos;
+  npos = 0;
+  for (int i = 0; i < call->call.nargs; i++)
+    if (!call->call.args[i].name) pos[npos++] = call->call.args[i].value;
+
+  int nin = 0, nlist = 0;
+  int64_t list[MAX_RANK];
+  TensorType declared;
+  memset(&declared, 0, sizeof declared);
+  bool poisoned = false;
+  Loc list_loc = LOC_NONE, dtype_loc = LOC_NONE, axis_loc = LOC_NONE;
+  bool ok = positionals(s, op, call, pos, npos, &nin, &args, list, &nlist,
+                        &list_loc, &dtype_loc, &poisoned);
+
+  /* keywords: known, once each, of the right type, required ones present */
+  Loc seen[MAX_KW];
+  for (int i = 0; i < nkw; i++) seen[i] = LOC_NONE;
+  for (int i = 0; i < call->call.nargs; i++) {
+    const Arg *a = &call->call.args[i];
+    if (!a->name) continue;
+    int k = 0;
+    while (k < nkw && strcmp(kws[k]->name, a->name) != 0) k++;
+    if (k == nkw) {
+      const char *names[MAX_KW + 1];
+      for (int j = 0; j < nkw; j++) names[j] = kws[j]->name;
+      names[nkw] = NULL;
+      const char *sug = util_suggest(a->name, names);
+      Diag *d = diag_report(s->diags, SEV_ERROR, NULL, a->name_loc,
+                            sug ? "unknown keyword '%s' for %s; did you mean "
+                                  "'%s'?"
+                                : "unknown keyword '%s' for %s",
+                            a->name, op->name, sug);
+      if (sug) diag_fixit(d, a->name_loc, sug);
+      ok = false;
+      continue;
+    }
+    if (seen[k].file >= 0) {
+      Diag *d = diag_report(s->diags, SEV_ERROR, NULL, a->name_loc,
+                            "duplicate keyword '%s'", a->name);
+      diag_note(d, seen[k], "first given here");
+      ok = false;
+      continue;
+    }
+    seen[k] = a->name_loc;
+    if (strcmp(a->name, "axis") == 0) axis_loc = a->value->loc;
+    Loc out_dtype = LOC_NONE;
+    if (!kw_set(s, kws[k], a->value, &args, &declared, &out_dtype))
+      ok = false;
+    if (out_dtype.file >= 0) dtype_loc = out_dtype;
+  }
+  for (int k = 0; k < nkw; k++)
+    if (kws[k]->required && seen[k].file < 0) {
+      diag_report(s->diags, SEV_ERROR, NULL, call->loc,
+                  "missing required keyword '%s' for %s", kws[k]->name,
+                  op->name);
+      ok = false;
+    }
+  if (!ok || poisoned) return -1;
+
+  ShapeCtx ctx = {s->diags, call->loc, s->in_locs, s->arena, axis_loc,
+                  list_loc, list, nlist, &declared,
+                  s->m->parallel.present ? s->m->parallel.data : 1};
+  TensorType out;
+  memset(&out, 0, sizeof out);
+  if (!op->shape(op, s->in, nin, &args, &out, &ctx)) return -1;
+  int64_t elems;
+  if (!op_elements(&out, &elems)) {
+    char buf[200];
+    diag_report(s->diags, SEV_ERROR, NULL, call->loc,
+                "element count of the result %s overflows 64 bits",
+                op_type_str(buf, sizeof buf, &out));
+    return -1;
+  }
+
+  GNode *g = new_node(s, st->assign.name.name, ROLE_ACTIVATION, call->loc, st);
+  g->op = op;
+  g->type = out;
+  g->args = args;
+  g->region = s->region;
+  g->dtype_loc = dtype_loc;
+  g->precision_explicit = args.precision != DT_NONE;
+  g->precision =
+      g->precision_explicit ? args.precision : widest(s->in, nin, out.dtype);
+  g->inputs = arena_alloc(s->arena, (size_t)(nin ? nin : 1) * sizeof(int));
+  for (int i = 0; i < nin; i++)
+    if (s->in_ids[i] >= 0) g->inputs[g->ninputs++] = s->in_ids[i];
+  return g->id;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Statements.                                                             */
+/* ---------------------------------------------------------------------- */
+
+static const char *const stmt_word[] = {
+    [ST_LET] = "let",       [ST_TARGET_USE] = "target",
+    [ST_TARGET_DEF] = "target", [ST_MODEL] = "model",
+    [ST_DTYPE] = "dtype",   [ST_MODE] = "mode",
+    [ST_PARALLEL] = "parallel", [ST_DECL] = "input",
+    [ST_ASSIGN] = "=",      [ST_REPEAT] = "repeat",
+    [ST_LOOP] = "loop",     [ST_FUSED] = "fused",
+    [ST_OUTPUT] = "output", [ST_SECTION] = "section",
+    [ST_ERROR] = "error",
+};
+
+static const char *const decl_word[] = {
+    [DECL_INPUT] = "input", [DECL_WEIGHT] = "weight", [DECL_HOST] = "host"};
+
+static const char *word_of(const Stmt *st) {
+  if (st->kind == ST_DECL) return decl_word[st->decl.kind];
+  if (st->kind == ST_SECTION) return st->def.kind.name;
+  return stmt_word[st->kind];
+}
+
+static void decl(Sema *s, const Stmt *st) {
+  static const Role roles[] = {[DECL_INPUT] = ROLE_INPUT,
+                               [DECL_WEIGHT] = ROLE_WEIGHT,
+                               [DECL_HOST] = ROLE_HOST};
+  TensorType t;
+  Loc dtype_loc;
+  memset(&t, 0, sizeof t);
+  bool ok = eval_type(s, st->decl.type, &t, &dtype_loc);
+  for (int i = 0; i < st->decl.nnames; i++) {
+    const Ident *id = &st->decl.names[i];
+    int node = -1;
+    if (ok) {
+      GNode *g = new_node(s, id->name, roles[st->decl.kind], id->loc, st);
+      g->type = t;
+      g->dtype_loc = dtype_loc;
+      node = g->id;
+    }
+    bind(s, id->name, id->loc, node);
+  }
+}
+
+static void output(Sema *s, const Stmt *st) {
+  for (int i = 0; i < st->output.nnames; i++) {
+    const Ident *id = &st->output.names[i];
+    const Binding *b = strmap_get(&s->names, id->name);
+    if (b) {
+      if (b->node >= 0) s->nodes[b->node].is_output = true;
+      continue;
+    }
+    const char *sug = util_suggest(id->name, bound_names(s));
+    Diag *d = diag_report(s->diags, SEV_ERROR, NULL, id->loc,
+                          sug ? "unknown name '%s'; did you mean '%s'?"
+                              : "unknown name '%s'",
+                          id->name, sug);
+    if (sug) diag_fixit(d, id->loc, sug);
+  }
+}
+
+static void model_block(Sema *s, const Block *b, bool top);
+
+static void check_carried(Sema *s, int scope) {
+  CarriedList *l = &s->carried[scope];
+  const char *kind = s->scopes[scope].is_loop ? "loop" : "repeat";
+  for (int i = 0; i < l->n; i++) {
+    const Carried *c = &l->items[i];
+    const Binding *now = strmap_get(&s->names, c->name);
+    if (c->outer->node < 0 || now->node < 0) continue;
+    const TensorType *a = &s->nodes[c->outer->node].type;
+    const TensorType *b = &s->nodes[now->node].type;
+    if (same_type(a, b)) continue;
+    char sa[200], sb[200];
+    Diag *d = diag_report(s->diags, SEV_ERROR, NULL, now->loc,
+                          "loop-carried '%s' changes type from %s to %s in "
+                          "one iteration",
+                          c->name, op_type_str(sa, sizeof sa, a),
+                          op_type_str(sb, sizeof sb, b));
+    diag_note(d, c->outer->loc, "'%s' enters the %s as %s here", c->name,
+              kind, sa);
+  }
+  free(l->items);
+  *l = (CarriedList){0};
+}
+
+static void scope_stmt(Sema *s, const Stmt *st) {
+  bool is_loop = st->kind == ST_LOOP;
+  if (s->region >= 0) {
+    Diag *d = diag_report(s->diags, SEV_ERROR, NULL, st->loc,
+                          "'%s' is not allowed inside fused region '%s'; put "
+                          "the region inside it",
+                          word_of(st), s->regions[s->region].name);
+    diag_note(d, s->regions[s->region].loc, "region '%s' starts here",
+              s->regions[s->region].name);
+    return;
+  }
+  int64_t trips = 1;
+  s->numctx = "value";
+  bool ok = eval_int(s, st->loop.count, &trips);
+  if (ok && trips < 1) {
+    diag_report(s->diags, SEV_ERROR, NULL, st->loop.count->loc,
+                "%s count must be at least 1, got %lld", word_of(st),
+                (long long)trips);
+    ok = false;
+  }
+  if (!ok) trips = 1; /* still analyse the body, once */
+  Model *m = s->m;
+  int cap = s->cap_scopes;
+  grow((void **)&s->scopes, &cap, m->nscopes + 1, sizeof *s->scopes);
+  cap = s->cap_scopes;
+  grow((void **)&s->carried, &cap, m->nscopes + 1, sizeof *s->carried);
+  s->cap_scopes = cap;
+  int id = m->nscopes++;
+  double outer = s->scope >= 0 ? s->scopes[s->scope].count : 1;
+  s->scopes[id] = (Scope){s->scope, is_loop, trips, outer * (double)trips,
+                          span(st->loc, st->loop.count->loc)};
+  s->carried[id] = (CarriedList){0};
+  int saved = s->scope;
+  s->scope = id;
+  model_block(s, &st->loop.body, false);
+  check_carried(s, id);
+  s->scope = saved;
+}
+
+static void fused_stmt(Sema *s, const Stmt *st) {
+  Loc header = span(st->loc, st->def.name.loc);
+  if (s->region >= 0) {
+    Diag *d = diag_report(s->diags, SEV_ERROR, NULL, header,
+                          "fused region '%s' is nested inside fused region "
+                          "'%s'; regions do not nest",
+                          st->def.name.name, s->regions[s->region].name);
+    diag_note(d, s->regions[s->region].loc, "region '%s' starts here",
+              s->regions[s->region].name);
+    return;
+  }
+  Model *m = s->m;
+  grow((void **)&s->regions, &s->cap_regions, m->nregions + 1,
+       sizeof *s->regions);
+  int id = m->nregions++;
+  s->regions[id] = (Region){st->def.name.name, header, s->scope};
+  s->region = id;
+  model_block(s, &st->def.body, false);
+  s->region = -1;
+}
+
+static void misplaced(Sema *s, const Stmt *st, const char *fmt) {
+  diag_report(s->diags, SEV_ERROR, NULL, st->loc, fmt, word_of(st));
+}
+
+static void model_stmt(Sema *s, const Stmt *st, bool top) {
+  switch (st->kind) {
+  case ST_DECL:
+    decl(s, st);
+    return;
+  case ST_ASSIGN: {
+    const Expr *v = st->assign.value;
+    int node = -1;
+    if (v->kind == EX_CALL)
+      node = apply(s, st);
+    else if (v->kind != EX_ERROR)
+      diag_report(s->diags, SEV_ERROR, NULL, v->loc,
+                  "expected an op application, like '%s = relu(x)'",
+                  st->assign.name.name);
+    bind(s, st->assign.name.name, st->assign.name.loc, node);
+    return;
+  }
+  case ST_REPEAT:
+  case ST_LOOP:
+    scope_stmt(s, st);
+    return;
+  case ST_FUSED:
+    fused_stmt(s, st);
+    return;
+  case ST_OUTPUT:
+    output(s, st);
+    return;
+  case ST_DTYPE:
+  case ST_MODE:
+  case ST_PARALLEL:
+    if (!top)
+      misplaced(s, st, "'%s' belongs directly in the model body, not inside "
+                       "repeat, loop or fused");
+    return; /* model-level ones were read before the walk */
+  case ST_LET:
+    misplaced(s, st, "'%s' is only allowed at the top level, before the "
+                     "models");
+    return;
+  case ST_TARGET_USE:
+  case ST_TARGET_DEF:
+    misplaced(s, st, "'%s' is only allowed at the top level");
+    return;
+  case ST_MODEL:
+    diag_report(s->diags, SEV_ERROR, NULL, st->def.kind.loc,
+                "a model cannot contain another model");
+    return;
+  case ST_SECTION:
+    diag_report(s->diags, SEV_ERROR, NULL, st->def.kind.loc,
+                "'%s' sections belong in a target definition, not a model",
+                st->def.kind.name);
+    return;
+  case ST_ERROR:
+    return;
+  }
+}
+
+static void model_block(Sema *s, const Block *b, bool top) {
+  for (int i = 0; i < b->n; i++) model_stmt(s, b->items[i], top);
+}
+
+static const char *const parallel_keys[] = {"nodes", "gpus_per_node", "data",
+                                            NULL};
+
+static void parallel_stmt(Sema *s, const Stmt *st) {
+  Parallel *p = &s->m->parallel;
+  int64_t vals[3] = {1, 1, 0};
+  Loc seen[3] = {LOC_NONE, LOC_NONE, LOC_NONE};
+  for (int i = 0; i < st->parallel.n; i++) {
+    const Stmt *kv = st->parallel.items[i];
+    if (kv->kind == ST_ERROR) continue;
+    if (kv->kind != ST_ASSIGN) {
+      diag_report(s->diags, SEV_ERROR, NULL, kv->loc,
+                  "expected 'key = value' in parallel, like 'nodes = 2'");
+      continue;
+    }
+    const Ident *key = &kv->assign.name;
+    int k = 0;
+    while (parallel_keys[k] && strcmp(parallel_keys[k], key->name) != 0) k++;
+    if (!parallel_keys[k]) {
+      const char *sug = util_suggest(key->name, parallel_keys);
+      Diag *d = diag_report(s->diags, SEV_ERROR, NULL, key->loc,
+                            sug ? "unknown parallel key '%s'; did you mean "
+                                  "'%s'?"
+                                : "unknown parallel key '%s' (expected nodes, "
+                                  "gpus_per_node or data)",
+                            key->name, sug);
+      if (sug) diag_fixit(d, key->loc, sug);
+      continue;
+    }
+    if (seen[k].file >= 0) {
+      Diag *d = diag_report(s->diags, SEV_ERROR, NULL, key->loc,
+                            "duplicate parallel key '%s'", key->name);
+      diag_note(d, seen[k], "first given here");
+      continue;
+    }
+    seen[k] = key->loc;
+    int64_t v;
+    s->numctx = "value";
+    if (!eval_int(s, kv->assign.value, &v)) continue;
+    if (v < 1) {
+      diag_report(s->diags, SEV_ERROR, NULL, kv->assign.value->loc,
+                  "parallel '%s' must be a positive integer, got %lld",
+                  key->name, (long long)v);
+      continue;
+    }
+    vals[k] = v;
+  }
+  p->present = true;
+  p->loc = st->loc;
+  p->nodes = vals[0];
+  p->gpus_per_node = vals[1];
+  if (vals[2] == 0 && !util_mul_i64(vals[0], vals[1], &vals[2])) {
+    overflow(s, st->loc);
+    vals[2] = 1;
+  }
+  p->data = vals[2];
+}
+
+/* dtype, mode and parallel apply to the whole model wherever they are
+ * written, so they are read before the walk. */
+static void model_settings(Sema *s, const Block *body) {
+  Model *m = s->m;
+  Loc mode_loc = LOC_NONE;
+  for (int i = 0; i < body->n; i++) {
+    const Stmt *st = body->items[i];
+    Loc *first = st->kind == ST_DTYPE   ? &m->dtype_loc
+                 : st->kind == ST_MODE  ? &mode_loc
+                 : st->kind == ST_PARALLEL ? &m->parallel.loc
+                                           : NULL;
+    if (!first) continue;
+    if (first->file >= 0) {
+      Diag *d = diag_report(s->diags, SEV_ERROR, NULL, st->loc,
+                            "duplicate '%s' in model '%s'", word_of(st),
+                            m->name);
+      diag_note(d, *first, "first given here");
+      continue;
+    }
+    if (st->kind == ST_DTYPE) {
+      /* set even after an error, so a second statement is a duplicate */
+      m->dtype_loc = st->loc;
+      parse_dtype(s, st->word.name, st->word.loc, true, &m->dtype);
+    } else if (st->kind == ST_MODE) {
+      static const char *const modes[] = {"inference", "train", NULL};
+      mode_loc = st->loc;
+      if (strcmp(st->word.name, "train") == 0) {
+        m->train = true;
+      } else if (strcmp(st->word.name, "inference") != 0) {
+        const char *sug = util_suggest(st->word.name, modes);
+        Diag *d = diag_report(s->diags, SEV_ERROR, NULL, st->word.loc,
+                              sug ? "unknown mode '%s'; did you mean '%s'?"
+                                  : "unknown mode '%s' (expected inference "
+                                    "or train)",
+                              st->word.name, sug);
+        if (sug) diag_fixit(d, st->word.loc, sug);
+      }
+    } else {
+      parallel_stmt(s, st);
+    }
+  }
+}
+
+/* The most nodes a model body can make: a repeat body makes its nodes once. */
+static int count_nodes(const Block *b) {
+  int n = 0;
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *st = b->items[i];
+    if (st->kind == ST_DECL) n += st->decl.nnames;
+    else if (st->kind == ST_ASSIGN) n++;
+    else if (st->kind == ST_REPEAT || st->kind == ST_LOOP) n += count_nodes(&st->loop.body);
+    else if (st->kind == ST_FUSED) n += count_nodes(&st->def.body);
+  }
+  return n;
+}
+
+static void analyze_model(Sema *s, const Stmt *st, Model *m) {
+  memset(m, 0, sizeof *m);
+  m->name = st->def.name.name;
+  m->loc = st->def.name.loc;
+  m->file = st->loc.file;
+  m->dtype = DT_BF16;
+  m->dtype_loc = LOC_NONE;
+  m->parallel.loc = LOC_NONE;
+  m->parallel.nodes = m->parallel.gpus_per_node = m->parallel.data = 1;
+  s->m = m;
+  strmap_init(&s->names);
+  /* One exact allocation: nodes are big and a model may have millions. */
+  s->cap_nodes = count_nodes(&st->def.body);
+  s->nodes = arena_alloc(s->arena, (size_t)(s->cap_nodes ? s->cap_nodes : 1) *
+                                       sizeof *s->nodes);
+  m->nodes = s->nodes;
+  s->scopes = NULL;
+  s->carried = NULL;
+  s->cap_scopes = 0;
+  s->regions = NULL;
+  s->cap_regions = 0;
+  s->scope = s->region = -1;
+
+  model_settings(s, &st->def.body);
+  /* --dtype what-if (plan.c): the plan changes, explicit dtypes stay. */
+  for (int i = 0; s->overrides && i < s->overrides->n; i++)
+    if (strcmp(s->overrides->overrides[i].name, BINDINGS_PLAN_DTYPE) == 0)
+      m->dtype = (DType)s->overrides->overrides[i].value.i;
+  model_block(s, &st->def.body, true);
+
+  /* consumers: ops reading a node, each op once */
+  for (int i = 0; i < m->nnodes; i++) {
+    GNode *g = &s->nodes[i];
+    for (int j = 0; j < g->ninputs; j++) {
+      bool dup = false;
+      for (int k = 0; k < j && !dup; k++) dup = g->inputs[k] == g->inputs[j];
+      if (!dup) s->nodes[g->inputs[j]].nconsumers++;
+    }
+  }
+  for (int i = 0; i < m->nnodes; i++) {
+    GNode *g = &s->nodes[i];
+    if (g->role == ROLE_ACTIVATION && g->nconsumers == 0) g->is_output = true;
+  }
+  m->scopes = m->nscopes ? arena_memdup(s->arena, s->scopes,
+                                        (size_t)m->nscopes * sizeof *s->scopes)
+                         : NULL;
+  m->regions = m->nregions
+                   ? arena_memdup(s->arena, s->regions,
+                                  (size_t)m->nregions * sizeof *s->regions)
+                   : NULL;
+  free(s->scopes);
+  free(s->carried);
+  free(s->regions);
+  strmap_free(&s->names);
+  s->m = NULL;
+}
+
+static void let_stmt(Sema *s, const Stmt *st) {
+  const Ident *name = &st->let.name;
+  const Let *prev = strmap_get(&s->lets, name->name);
+  if (prev) {
+    Diag *d = diag_report(s->diags, SEV_ERROR, NULL, name->loc,
+                          "redefinition of let '%s'", name->name);
+    diag_note(d, prev->loc, "first defined here");
+    return;
+  }
+  Let *l = arena_alloc(s->arena, sizeof *l);
+  l->loc = name->loc;
+  LetOverride *o = NULL;
+  for (int i = 0; s->overrides && i < s->overrides->n; i++)
+    if (strcmp(s->overrides->overrides[i].name, name->name) == 0)
+      o = &s->overrides->overrides[i];
+  if (o) {
+    o->used = true;
+    l->v = o->value;
+    l->ok = true;
+  } else {
+    s->numctx = "value";
+    l->ok = eval_num(s, st->let.value, &l->v);
+  }
+  strmap_put(&s->lets, name->name, l);
+  grow((void **)&s->let_names, &s->cap_lets, s->nlets + 2,
+       sizeof *s->let_names);
+  s->let_names[s->nlets++] = name->name;
+  s->let_names[s->nlets] = NULL;
+}
+
+static const Stmt **push_stmt(const Stmt **v, int *n, int *cap,
+                              const Stmt *st) {
+  grow((void **)&v, cap, *n + 1, sizeof *v);
+  v[(*n)++] = st;
+  return v;
+}
+
+Unit *sema_analyze(Arena *a, const Program *p, Bindings *b, DiagSink *diags) {
+  Unit *u = arena_alloc(a, sizeof *u);
+  u->file = p->file;
+  u->target_loc = LOC_NONE;
+  if (p->nsyntax_errors > 0) return u;
+  Sema s;
+  memset(&s, 0, sizeof s);
+  s.arena = a;
+  s.diags = diags;
+  s.overrides = b;
+  s.numctx = "value";
+  strmap_init(&s.lets);
+  grow((void **)&s.let_names, &s.cap_lets, 1, sizeof *s.let_names);
+  s.let_names[0] = NULL;
+
+  const Stmt **models = NULL, **defs = NULL;
+  int nmodels = 0, cap_models = 0, cap_defs = 0;
+  const Block *top = &p->top;
+  for (int i = 0; i < top->n; i++) {
+    const Stmt *st = top->items[i];
+    switch (st->kind) {
+    case ST_LET: let_stmt(&s, st); break;
+    case ST_MODEL: models = push_stmt(models, &nmodels, &cap_models, st); break;
+    case ST_TARGET_DEF:
+      defs = push_stmt(defs, &u->ntarget_defs, &cap_defs, st);
+      break;
+    case ST_TARGET_USE:
+      if (u->target_name) {
+        Diag *d = diag_report(diags, SEV_ERROR, NULL, st->loc,
+                              "a second 'target' for this file");
+        diag_note(d, u->target_loc, "the target is first chosen here");
+      } else {
+        u->target_name = st->target_use.name;
+        u->target_loc = st->target_use.loc;
+      }
+      break;
+    case ST_SECTION:
+      diag_report(diags, SEV_ERROR, NULL, st->def.kind.loc,
+                  "'%s' sections belong in a target definition",
+                  st->def.kind.name);
+      break;
+    case ST_ASSIGN:
+      diag_report(diags, SEV_ERROR, NULL, st->loc,
+                  "'%s = ...' outside a model; use 'let %s = ...' for a "
+                  "constant",
+                  st->assign.name.name, st->assign.name.name);
+      break;
+    case ST_ERROR: break;
+    default:
+      misplaced(&s, st, "'%s' is only allowed inside a model");
+      break;
+    }
+  }
+  if (defs)
+    u->target_defs = arena_memdup(a, defs, (size_t)u->ntarget_defs * sizeof *defs);
+  u->models = arena_alloc(a, (size_t)(nmodels ? nmodels : 1) * sizeof *u->models);
+  for (int i = 0; i < nmodels; i++) {
+    for (int j = 0; j < i; j++)
+      if (strcmp(u->models[j].name, models[i]->def.name.name) == 0) {
+        Diag *d = diag_report(diags, SEV_ERROR, NULL, models[i]->def.name.loc,
+                              "redefinition of model '%s'",
+                              models[i]->def.name.name);
+        diag_note(d, u->models[j].loc, "first defined here");
+      }
+    analyze_model(&s, models[i], &u->models[u->nmodels++]);
+  }
+  free(models);
+  free(defs);
+  free(s.in);
+  free(s.in_locs);
+  free(s.in_ids);
+  free(s.pos);
+  free(s.let_names);
+  strmap_free(&s.lets);
+  return u;
+}
+
+/* ---------------------------------------------------------------------- */
+/* --dump graph                                                            */
+/* ---------------------------------------------------------------------- */
+
+static void dump_loc(const SourceSet *ss, Loc l, FILE *out) {
+  int line = 0, col = 0;
+  if (l.file >= 0) src_linecol(src_file(ss, l.file), l.start, &line, &col);
+  fprintf(out, "%d:%d", line, col);
+}
+
+void graph_dump(const Unit *u, const SourceSet *ss, FILE *out) {
+  char buf[256];
+  for (int mi = 0; mi < u->nmodels; mi++) {
+    const Model *m = &u->models[mi];
+    fprintf(out, "model %s: dtype %s, mode %s, %d nodes, %d scopes, %d regions",
+            m->name, dtype_str(m->dtype), m->train ? "train" : "inference",
+            m->nnodes, m->nscopes, m->nregions);
+    if (m->parallel.present)
+      fprintf(out, ", parallel %lldx%lld data %lld",
+              (long long)m->parallel.nodes, (long long)m->parallel.gpus_per_node,
+              (long long)m->parallel.data);
+    fputc('\n', out);
+    for (int i = 0; i < m->nscopes; i++) {
+      const Scope *sc = &m->scopes[i];
+      fprintf(out, "  scope %d: %s %lld x%.17g parent %d at ", i,
+              sc->is_loop ? "loop" : "repeat", (long long)sc->trips, sc->count,
+              sc->parent);
+      dump_loc(ss, sc->loc, out);
+      fputc('\n', out);
+    }
+    for (int i = 0; i < m->nregions; i++) {
+      fprintf(out, "  region %d: %s scope %d at ", i, m->regions[i].name,
+              m->regions[i].scope);
+      dump_loc(ss, m->regions[i].loc, out);
+      fputc('\n', out);
+    }
+    for (int i = 0; i < m->nnodes; i++) {
+      const GNode *g = &m->nodes[i];
+      fprintf(out, "  %%%d %s: %s %s(", g->id, g->name, role_str(g->role),
+              g->op ? g->op->name : "decl");
+      for (int j = 0; j < g->ninputs; j++)
+        fprintf(out, "%s%%%d", j ? ", " : "", g->inputs[j]);
+      fprintf(out, ") -> %s", op_type_str(buf, sizeof buf, &g->type));
+      if (g->precision != DT_NONE)
+        fprintf(out, " precision %s%s", dtype_str(g->precision),
+                g->precision_explicit ? "!" : "");
+      fprintf(out, " x%.17g", g->count);
+      if (g->scope >= 0) fprintf(out, " scope %d", g->scope);
+      if (g->region >= 0) fprintf(out, " region %s", m->regions[g->region].name);
+      fprintf(out, " consumers %d", g->nconsumers);
+      if (g->is_output) fputs(" output", out);
+      if (g->loop_carried) fputs(" carried", out);
+      fputs(" at ", out);
+      dump_loc(ss, g->loc, out);
+      fputc('\n', out);
+    }
+  }
+}

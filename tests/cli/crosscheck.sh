@@ -1,0 +1,272 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# crosscheck.sh: every real model in examples/ against figures derived from
+# its publication, independently of rooflint's code.
+#
+# For each example this computes, here in awk and from the published
+# dimensions only (written again below, not read from the .roof file):
+#   1. the exact parameter count of the architecture, which rooflint must
+#      reproduce exactly (integer equality), and which must also round to
+#      the publication's figure (within half a unit of its last digit);
+#   2. the FLOPs of the contractions (matmul, conv2d, attention) of one
+#      forward pass, counting a multiply-accumulate as 2 FLOPs, which the
+#      sum of rooflint's contraction nodes (flops x count) must equal to
+#      1e-9 (floating point only);
+#   3. the forward FLOPs by the formula the literature uses (transformers:
+#      Kaplan et al. 2020, table 1; CNN and ViT: the published count of
+#      multiply-accumulates x 2), which rooflint's total FLOPs must match
+#      within the tolerance written next to each case: the formula leaves
+#      out elementwise ops, norms, softmax and pooling, which rooflint counts.
+#      In train mode the total is checked against 3 x forward (Kaplan's
+#      C = 6N per token: the backward pass is twice the forward).
+#
+# Figures come from `rooflint --format json` (summary.params, summary.flops,
+# and nodes[].op/count/flops; in train mode nodes[].flops already holds the
+# whole step of the node, forward + backward).  A build without JSON output
+# falls back to the default summary line, where the parameters are checked
+# within their printed rounding and check 2 is skipped.  Checks are turned
+# off (-w -Wno-capacity): the figures do not depend on them, and the
+# capacity error of Llama-2-70B on one GPU would hide the summary.
+#
+#   BUILD=build sh tests/cli/crosscheck.sh        exit 0 pass, 1 mismatch
+
+BUILD=${BUILD:-build}
+ROOFLINT=${ROOFLINT:-$BUILD/rooflint}
+failures=0
+cases=0
+
+# calc EXPR: an awk expression, printed as an integer (mawk's %d stops at
+# 2^31; %.0f is exact for integers below 2^53, which every figure here is).
+calc() { awk "BEGIN { printf \"%.0f\\n\", $1 }"; }
+
+# figures FILE [ARGS...]: "params params_halfunit flops flops_halfunit
+# contraction" for the file's one model.  From the JSON document (indented,
+# one key per line) the figures are exact (half-units 0); when this build has
+# no JSON output, from the summary line ("NAME: N ops, 124.4 M parameters,
+# 6.55 TFLOP, ...") with half a unit of the last printed digit as the
+# rounding allowance, and no contraction figure ("-").
+figures() {
+  "$ROOFLINT" --format json -w -Wno-capacity "$@" 2>/dev/null | awk '
+    /"summary": \{/ { in_summary = 1 }
+    in_summary && /"params":/ { params = value($0) }
+    in_summary && /"flops":/ && flops == "" { flops = value($0) }
+    in_summary && /^ *\}/ { in_summary = 0 }
+    /"nodes": \[/ { in_nodes = 1 }
+    /"kernels": \[/ { in_nodes = 0 }
+    in_nodes && /^ *"name":/ { op = ""; count = 0 }
+    in_nodes && /^ *"op":/ { op = $0; sub(/.*"op": "/, "", op); sub(/".*/, "", op) }
+    in_nodes && /^ *"count":/ { count = value($0) }
+    in_nodes && /^ *"flops":/ {
+      if (op == "matmul" || op == "conv2d" || op == "attention") contraction += count * value($0)
+    }
+    function value(line) { sub(/.*: /, "", line); sub(/,$/, "", line); return line + 0 }
+    END {
+      if (params == "" || flops == "") exit 1
+      printf "%.0f 0 %.17g 0 %.17g\n", params, flops, contraction
+    }' && return
+  "$ROOFLINT" -w -Wno-capacity "$@" 2>/dev/null | awk '
+    # "124.4 M" -> value and half a unit of its last digit
+    function scaled(num, unit,   m, dec) {
+      m = 1
+      if (unit ~ /^K/) m = 1e3
+      else if (unit ~ /^M/) m = 1e6
+      else if (unit ~ /^G/) m = 1e9
+      else if (unit ~ /^T/) m = 1e12
+      else if (unit ~ /^P/) m = 1e15
+      dec = index(num, ".") ? length(num) - index(num, ".") : 0
+      half = 0.5 * m / 10 ^ dec
+      return num * m
+    }
+    / parameters, / {
+      n = split($0, f, ", ")
+      for (i = 1; i <= n; i++) {
+        split(f[i], w, " ")
+        if (w[3] == "parameters") { p = scaled(w[1], w[2]); ph = half }
+        else if (w[2] ~ /FLOP$/) { fl = scaled(w[1], w[2]); fh = half }
+      }
+      printf "%.17g %.17g %.17g %.17g -\n", p, ph, fl, fh
+      exit
+    }'
+}
+
+# expect LABEL GOT WANT RELTOL: |GOT - WANT| <= RELTOL x WANT, else a message.
+expect() {
+  if awk -v g="$2" -v w="$3" -v t="$4" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= t * w) }'; then
+    return 0
+  fi
+  awk -v l="$1" -v g="$2" -v w="$3" -v t="$4" 'BEGIN {
+    printf "crosscheck: %s: rooflint gives %.6g, the independent figure is %.6g (%+.3f%%, tolerance %.3g%%)\n", l, g, w, 100 * (g - w) / w, 100 * t }' >&2
+  failures=$((failures + 1))
+  return 1
+}
+
+# published LABEL EXACT FIGURE HALFUNIT: the exact count rounds to the
+# publication's figure (|EXACT - FIGURE| <= HALFUNIT).
+published() {
+  if awk -v e="$2" -v f="$3" -v h="$4" 'BEGIN { d = e - f; if (d < 0) d = -d; exit !(d <= h) }'; then
+    return 0
+  fi
+  echo "crosscheck: $1: the architecture has $2, which does not round to the published $3 (+/- $4)" >&2
+  failures=$((failures + 1))
+  return 1
+}
+
+# case NAME PARAMS FLOPS_FWD_FORMULA FORMULA_TOL CONTRACTION TRAIN FILE [ARGS]
+check_case() {
+  name=$1 params=$2 formula=$3 tol=$4 contraction=$5 train=$6
+  shift 6
+  cases=$((cases + 1))
+  got=$(figures "$@")
+  if [ -z "$got" ]; then
+    echo "crosscheck: $name: rooflint printed no figures for: $*" >&2
+    failures=$((failures + 1))
+    return
+  fi
+  set -- $got
+  # parameters: exact from JSON; within the printed rounding from text
+  expect "$name: parameters" "$1" "$params" "$(awk -v h="$2" -v p="$params" 'BEGIN { print h / p }')"
+  if [ "$train" = train ]; then
+    # DESIGN 4.6: a train step runs each contraction 3 times (forward, and
+    # the gradients of both operands), and nodes[].flops carries that.
+    [ "$5" = - ] || expect "$name: contraction FLOPs (3 x forward)" "$5" "$(calc "3 * $contraction")" 1e-9
+    expect "$name: step FLOPs against 3 x forward" "$3" "$(calc "3 * $formula")" "$tol"
+  else
+    [ "$5" = - ] || expect "$name: contraction FLOPs (forward)" "$5" "$contraction" 1e-9
+    expect "$name: forward FLOPs" "$3" "$formula" "$tol"
+  fi
+  [ "$train" = train ] && formula=$(calc "3 * $formula")
+  awk -v n="$name" -v p="$1" -v f="$3" -v w="$formula" 'BEGIN {
+    printf "  %-24s %15.0f parameters  %.4g FLOPs (formula %.4g, %+.2f%%)\n", n, p, f, w, 100 * (f - w) / w }'
+}
+
+[ -x "$ROOFLINT" ] || { echo "crosscheck: $ROOFLINT not built" >&2; exit 1; }
+
+# ---------------------------------------------------------------- GPT-2 small
+# Radford et al. 2019; the released checkpoint: L 12, d 768, V 50257,
+# n_positions 1024, MLP 3072; tied head (wte counted once).
+# Per layer: 12 d^2 weights + 13 d biases and LayerNorm (2 x 2d).
+# Published: 124M (3 significant figures: +/- 0.5M).
+# Kaplan: C_fwd per token = 2N + 2 n_layer n_ctx d_attn, N = 12 n_layer d^2
+# (non-embedding), plus the de-embedding 2 d n_vocab (tied head: the table
+# is still multiplied).  Tokens: B 8 x S 1024.
+# Tolerance 1%: biases, LayerNorm, GELU, dropout and the vocabulary softmax
+# (~0.3% here) are outside Kaplan's count.
+D=768 L=12 V=50257 NPOS=1024 B=8 S=1024
+P=$(calc "$V*$D + $NPOS*$D + $L*(12*$D*$D + 13*$D) + 2*$D")
+published "gpt2_small: parameters" "$P" 124000000 500000
+C=$(calc "2*($L*12*$D*$D + $V*$D)*$B*$S + 2*$L*$S*$D*$B*$S")
+check_case gpt2_small_train "$P" "$C" 0.01 "$C" train examples/gpt2_small_train.roof
+
+# ---------------------------------------------------------------- Llama-2-7B
+# Touvron et al. 2023; config: L 32, d 4096, F 11008, V 32000, no biases,
+# RMSNorm (d per norm), untied embedding and head.
+# Published: 6.74B (+/- 0.005B).
+# Prefill of S 2048 tokens, batch 1, causal: Kaplan's attention term
+# 2 n_layer n_ctx d_attn per token; the head runs on the last token only.
+# Tolerance 1%: RMSNorm, rotary, SiLU-and-multiply, residual adds.
+D=4096 L=32 F=11008 V=32000 B=1 S=2048
+P=$(calc "2*$V*$D + $D + $L*(4*$D*$D + 3*$D*$F + 2*$D)")
+published "llama2_7b: parameters" "$P" 6740000000 5000000
+C=$(calc "2*$L*(4*$D*$D + 3*$D*$F)*$B*$S + 2*$L*$S*$D*$B*$S + 2*$D*$V*$B")
+check_case llama2_7b_prefill "$P" "$C" 0.01 "$C" inference examples/llama2_7b_prefill.roof
+
+# ---------------------------------------------------------------- Llama-2-70B
+# Touvron et al. 2023; config: L 80, d 8192, 64 query heads, 8 KV heads of
+# 128 (k/v width 1024), F 28672, V 32000.
+# Published: 69.0B (+/- 0.05B).
+# Decode: one token per sequence against T 2048 cached positions; that
+# token attends to all T, so the attention term is 4 n_layer T d_attn per
+# token (twice Kaplan's causal average, which is over positions 0..n_ctx).
+# Tolerance 1% (norms, rotary, SwiGLU elementwise, residuals).
+D=8192 L=80 F=28672 V=32000 DKV=1024 T=2048
+P=$(calc "2*$V*$D + $D + $L*(2*$D*$D + 2*$D*$DKV + 3*$D*$F + 2*$D)")
+published "llama2_70b: parameters" "$P" 69000000000 50000000
+for B in 1 64; do
+  C=$(calc "2*($L*(2*$D*$D + 2*$D*$DKV + 3*$D*$F) + $D*$V)*$B + 4*$L*$T*$D*$B")
+  check_case "llama2_70b_decode B=$B" "$P" "$C" 0.01 "$C" inference examples/llama2_70b_decode.roof -D B=$B
+done
+
+# ---------------------------------------------------------------- ResNet-50
+# He et al. 2016, table 1, as torchvision's resnet50 (v1.5): stem 7x7/2 64
+# channels at 112x112; bottleneck stages (mid, out, blocks, stride) =
+# (64, 256, 3, 1) (128, 512, 4, 2) (256, 1024, 6, 2) (512, 2048, 3, 2) from
+# 56x56; projection shortcut in each first block; fc 2048 -> 1000.
+# Batch norm: 2 parameters per channel (scale, shift).
+# Published: 25.6M parameters (+/- 0.05M); 4.1 GMACs per image (torchvision
+# "4.09 GFLOPS", which are MACs; +/- 0.05G), conv + fc.
+# Tolerance 1%: the folded batch norm (2 FLOPs per element), ReLU, residual
+# adds, max and average pooling (~0.5%).
+resnet() {
+  awk -v what="$1" 'BEGIN {
+    p = 64*3*49 + 2*64; m = 64*112*112*3*49; cin = 64; h = 56
+    split("64 128 256 512", mid); split("256 512 1024 2048", out)
+    split("3 4 6 3", blocks); split("1 2 2 2", stride)
+    for (s = 1; s <= 4; s++) {
+      md = mid[s]; c = out[s]; ho = h / stride[s]
+      p += md*cin + md*md*9 + c*md + c*cin + 2*(md + md + c + c)
+      m += md*h*h*cin + md*ho*ho*md*9 + c*ho*ho*md + c*ho*ho*cin
+      for (b = 2; b <= blocks[s]; b++) {
+        p += md*c + md*md*9 + c*md + 2*(md + md + c)
+        m += md*ho*ho*c + md*ho*ho*md*9 + c*ho*ho*md
+      }
+      cin = c; h = ho
+    }
+    p += 2048*1000 + 1000; m += 2048*1000
+    printf "%.0f\n", what == "params" ? p : m }'
+}
+P=$(resnet params)
+MACS=$(resnet macs)
+published "resnet50: parameters" "$P" 25600000 50000
+published "resnet50: multiply-accumulates per image" "$MACS" 4100000000 50000000
+for B in 1 256; do
+  C=$(calc "2*$MACS*$B")
+  check_case "resnet50 B=$B" "$P" "$C" 0.01 "$C" inference examples/resnet50.roof -D B=$B
+done
+
+# ---------------------------------------------------------------- ViT-B/16
+# Dosovitskiy et al. 2021, ViT-Base: L 12, d 768, MLP 3072, 12 heads; patch
+# 16 -> 196 patches + class token = 197 tokens; head 1000 classes (timm).
+# Published: 86.6M parameters (+/- 0.05M); 17.6 GMACs per image (DeiT
+# table 1, fvcore: linear layers, the patch conv and the two attention
+# matmuls; +/- 0.05G).
+# Tolerance 1%: biases, LayerNorm, GELU, residual adds (~0.3%).
+D=768 L=12 F=3072 T=197 N=196 PS=16 C=1000
+P=$(calc "$D*3*$PS*$PS + $D + $D + $T*$D + $L*(12*$D*$D + 13*$D) + 2*$D + $D*$C + $C")
+published "vit_b16: parameters" "$P" 86600000 50000
+MACS=$(calc "$N*$D*3*$PS*$PS + $L*($T*12*$D*$D + 2*$T*$T*$D) + $D*$C")
+published "vit_b16: multiply-accumulates per image" "$MACS" 17600000000 50000000
+check_case vit_b16 "$P" "$(calc "2*$MACS")" 0.01 "$(calc "2*$MACS")" inference examples/vit_b16.roof
+
+# ---------------------------------------------------------------- BERT-base
+# Devlin et al. 2019; config: L 12, d 768, FFN 3072, V 30522, 512
+# positions, 2 token types; embedding LayerNorm; pooler 768 -> 768.
+# Published: "110M", two significant figures (+/- 5M; the exact count is
+# 109,482,240).
+# Forward at S 512, batch 1: 2N per token (N = 12 L d^2, the encoder's
+# matmul weights; embeddings are lookups) + non-causal attention
+# 4 n_layer n_ctx d_attn per token, + the pooler 2 d^2 on the [CLS] token.
+# Tolerance 1%: biases, LayerNorm, GELU, residual adds (~0.3%).
+D=768 L=12 V=30522 NPOS=512 NTYPE=2 B=1 S=512
+P=$(calc "$V*$D + $NPOS*$D + $NTYPE*$D + 2*$D + $L*(12*$D*$D + 13*$D) + $D*$D + $D")
+published "bert_base: parameters" "$P" 110000000 5000000
+C=$(calc "2*$L*12*$D*$D*$B*$S + 4*$L*$S*$D*$B*$S + 2*$D*$D*$B")
+check_case bert_base "$P" "$C" 0.01 "$C" inference examples/bert_base.roof
+
+# ------------------------------------------------ TinyLlama (dtype plan files)
+# Zhang et al. 2024; config: L 22, d 2048, 32 heads of 64, 4 KV heads
+# (k/v width 256), F 5632, V 32000.  Published: 1.1B (+/- 0.05B).
+# Evaluation forward of S 2048 tokens with the head on every token.
+# Tolerance 1% (norms, rotary, SwiGLU elementwise, the vocabulary softmax).
+D=2048 L=22 F=5632 V=32000 DKV=256 B=1 S=2048
+P=$(calc "2*$V*$D + $D + $L*(2*$D*$D + 2*$D*$DKV + 3*$D*$F + 2*$D)")
+published "tinyllama: parameters" "$P" 1100000000 50000000
+C=$(calc "2*($L*(2*$D*$D + 2*$D*$DKV + 3*$D*$F) + $D*$V)*$B*$S + 2*$L*$S*$D*$B*$S")
+check_case dtype_plan_review "$P" "$C" 0.01 "$C" inference examples/dtype_plan_review.roof
+check_case dtype_plan_fp8 "$P" "$C" 0.01 "$C" inference examples/dtype_plan_fp8.roof
+
+if [ "$failures" -gt 0 ]; then
+  echo "crosscheck: $failures mismatches in $cases models" >&2
+  exit 1
+fi
+echo "crosscheck: $cases models match their published figures"
+exit 0

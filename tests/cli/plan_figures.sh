@@ -1,0 +1,198 @@
+#!/bin/sh
+# plan_figures.sh: the figures of --plan, --dtype and `rooflint diff`,
+# computed here from the shapes and the H100 SXM's published figures
+# (990e12 bf16 tensor, 1979e12 fp8 tensor, 67e12 fp32 vector FLOP/s,
+# 3.35e12 B/s), never read back from rooflint:
+#   1. a stray fp32 matmul (R-DIFF-002..004): its FLOPs, bytes, ceiling and
+#      time before and after, the totals and their change, the new
+#      stray-fp32 diagnostic, and --fail-on-regression on either side of
+#      the growth;
+#   2. fusing an element-wise chain (R-DIFF-002): the chain's bytes and
+#      time unfused and fused, and the unfused-elementwise finding gone;
+#   3. `-` reads one side from standard input (R-DIFF-005);
+#   4. the what-if of a bf16 decode against fp8 (R-PLAN-004): the decode
+#      matmuls stay memory-bound and take half the time;
+#   5. --plan's rows per precision and unit and per storage dtype
+#      (R-PLAN-001..003).
+set -u
+BUILD=${BUILD:-build}
+ROOFLINT=${ROOFLINT:-$BUILD/rooflint}
+T=$(mktemp -d "${TMPDIR:-/tmp}/rooflint-plan.XXXXXX") || exit 2
+trap 'rm -rf "$T"' EXIT INT TERM
+I=tests/golden/diff/inputs
+npass=0
+nfail=0
+fail() { nfail=$((nfail + 1)); echo "FAIL plan_figures: $*"; }
+pass() { npass=$((npass + 1)); }
+
+# JSON -> "path value" lines (python only parses; the figures are awk's).
+flat() {
+  /usr/bin/python3 -c '
+import json, sys
+def walk(p, v):
+    if isinstance(v, dict):
+        for k, x in v.items(): walk(p + "." + k if p else k, x)
+    elif isinstance(v, list) and v:
+        for i, x in enumerate(v): walk("%s[%d]" % (p, i), x)
+    else:
+        print(p + "\t" + json.dumps(v))
+walk("", json.load(open(sys.argv[1])))' "$1"
+}
+
+# want FILE PATH EXPECTED: the JSON number at PATH equals EXPECTED to 1e-9.
+want() {
+  got=$(awk -F '\t' -v p="$2" '$1 == p { print $2 }' "$1")
+  if [ -z "$got" ]; then fail "$2: missing"; return; fi
+  if awk -v g="$got" -v w="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; s = w < 0 ? -w : w; exit !(d <= 1e-9 * s + 1e-300) }'; then
+    pass
+  else
+    fail "$2 = $got, expected $3"
+  fi
+}
+want_str() {
+  got=$(awk -F '\t' -v p="$2" '$1 == p { print $2 }' "$1")
+  if [ "$got" = "$3" ]; then pass; else fail "$2 = $got, expected $3"; fi
+}
+
+# ------------------------------------------------- 1. a stray fp32 matmul
+# stray_old/new.roof: x [B*S, D] through three D x D matmuls, B=8 S=512
+# D=4096; NEW declares w3 fp32, so y = matmul(h, w3) is fp32.
+eval "$(awk 'BEGIN {
+  M = 8 * 512; D = 4096; bw = 3.35e12
+  fl = 2 * M * D * D
+  b_old = (M * D + D * D + M * D) * 2
+  b_new = M * D * 2 + D * D * 4 + M * D * 4
+  t_old = fl / 990e12; if (b_old / bw > t_old) t_old = b_old / bw
+  t_new = fl / 67e12;  if (b_new / bw > t_new) t_new = b_new / bw
+  tot_old = 3 * t_old; tot_new = 2 * t_old + t_new
+  fp_old = 3 * D * D * 2 + 2 * M * D * 2
+  fp_new = 2 * D * D * 2 + D * D * 4 + M * D * 2 + M * D * 4
+  printf "FL=%.17g B_OLD=%.17g B_NEW=%.17g T_OLD=%.17g T_NEW=%.17g\n", fl, b_old, b_new, t_old, t_new
+  printf "TOT_OLD=%.17g TOT_NEW=%.17g GROWTH=%.17g\n", tot_old, tot_new, (tot_new - tot_old) / tot_old * 100
+  printf "BYTES_OLD=%.17g BYTES_NEW=%.17g FP_OLD=%.17g FP_NEW=%.17g\n", 3 * b_old, 2 * b_old + b_new, fp_old, fp_new
+  printf "G_LO=%d G_HI=%d\n", int((tot_new - tot_old) / tot_old * 100), int((tot_new - tot_old) / tot_old * 100) + 1
+}')"
+"$ROOFLINT" diff --format json "$I/stray_old.roof" "$I/stray_new.roof" >"$T/s.json" 2>"$T/s.err"
+st=$?
+[ "$st" -eq 0 ] || fail "stray json: exit $st"
+flat "$T/s.json" >"$T/s.flat"
+N=models[0].nodes[1]
+want_str "$T/s.flat" "$N.name" '"y"'
+want_str "$T/s.flat" "$N.old.precision" '"bf16"'
+want_str "$T/s.flat" "$N.new.precision" '"fp32"'
+want "$T/s.flat" "$N.old.flops" "$FL"
+want "$T/s.flat" "$N.new.flops" "$FL"
+want "$T/s.flat" "$N.old.bytes" "$B_OLD"
+want "$T/s.flat" "$N.new.bytes" "$B_NEW"
+want "$T/s.flat" "$N.old.peak" 990e12
+want "$T/s.flat" "$N.new.peak" 67e12
+want "$T/s.flat" "$N.old.time_s" "$T_OLD"
+want "$T/s.flat" "$N.new.time_s" "$T_NEW"
+want_str "$T/s.flat" "$N.new.bound" '"compute"'
+want "$T/s.flat" models[0].totals.old.time_s "$TOT_OLD"
+want "$T/s.flat" models[0].totals.new.time_s "$TOT_NEW"
+want "$T/s.flat" models[0].totals.old.bytes "$BYTES_OLD"
+want "$T/s.flat" models[0].totals.new.bytes "$BYTES_NEW"
+want "$T/s.flat" models[0].totals.old.footprint_bytes "$FP_OLD"
+want "$T/s.flat" models[0].totals.new.footprint_bytes "$FP_NEW"
+want "$T/s.flat" models[0].totals.relative_change.time_s "$(awk -v g="$GROWTH" 'BEGIN { printf "%.17g", g / 100 }')"
+want_str "$T/s.flat" 'diagnostics.appeared[0].check' '"stray-fp32"'
+want_str "$T/s.flat" 'diagnostics.appeared[0].node' '"y"'
+want_str "$T/s.flat" 'diagnostics.disappeared' '[]'
+
+# The text: the ceiling drops 990 -> 67 TFLOP/s; the growth with one decimal.
+"$ROOFLINT" diff "$I/stray_old.roof" "$I/stray_new.roof" >"$T/s.txt" 2>"$T/s.err"
+grep -q "990.0 TFLOP/s -> 67.0 TFLOP/s" "$T/s.txt" && pass || fail "no 990.0 -> 67.0 TFLOP/s in the diff"
+pct=$(awk -v g="$GROWTH" 'BEGIN { printf "+%.1f%%", g }')
+grep -q "step time .* $pct\$" "$T/s.txt" && pass || fail "no step time change $pct"
+grep -q "^  + $I/stray_new.roof:15:7: warning: matmul 'y' computes in fp32 inside a bf16 plan: ceiling 990.0 -> 67.0 TFLOP/s (14.8x)" "$T/s.txt" &&
+  pass || fail "no stray-fp32 line appearing"
+
+# --fail-on-regression: 1 above the growth's floor, 0 at its ceiling.
+for p in 1 "$G_LO"; do
+  "$ROOFLINT" diff "$I/stray_old.roof" "$I/stray_new.roof" --fail-on-regression "$p" >/dev/null 2>"$T/e"
+  st=$?
+  [ "$st" -eq 1 ] && pass || fail "--fail-on-regression $p: exit $st, expected 1"
+done
+"$ROOFLINT" diff "$I/stray_old.roof" "$I/stray_new.roof" --fail-on-regression "$G_HI" >/dev/null 2>"$T/e"
+st=$?
+[ "$st" -eq 0 ] && pass || fail "--fail-on-regression $G_HI: exit $st, expected 0"
+# The reverse change is faster: never a regression.
+"$ROOFLINT" diff "$I/stray_new.roof" "$I/stray_old.roof" --fail-on-regression 0 >/dev/null 2>"$T/e"
+st=$?
+[ "$st" -eq 0 ] && pass || fail "reverse diff: exit $st, expected 0"
+
+# ------------------------------------------- 2. fusing an element-wise chain
+# g = silu(g) reads and writes [M, D] bf16; h = mul(g, u) reads two, writes
+# one.  Fused: reads g and u, writes h.  Both memory-bound.
+eval "$(awk 'BEGIN {
+  M = 8 * 512; D = 4096; bw = 3.35e12; e = M * D * 2
+  mm = 2 * M * D * D / 990e12
+  printf "SILU_T=%.17g MUL_T=%.17g FUSED_B=%.17g FUSED_T=%.17g\n", 2 * e / bw, 3 * e / bw, 3 * e, 3 * e / bw
+  printf "F_OLD=%.17g F_NEW=%.17g\n", 2 * mm + 5 * e / bw, 2 * mm + 3 * e / bw
+}')"
+"$ROOFLINT" diff --format json "$I/fuse_old.roof" "$I/fuse_new.roof" >"$T/f.json" 2>"$T/f.err"
+flat "$T/f.json" >"$T/f.flat"
+want_str "$T/f.flat" models[0].nodes[0].name '"g"'
+want "$T/f.flat" models[0].nodes[0].old.time_s "$SILU_T"
+want_str "$T/f.flat" models[0].nodes[0].new.region '"act"'
+want "$T/f.flat" models[0].nodes[1].old.time_s "$MUL_T"
+want_str "$T/f.flat" models[0].nodes[2].name '"fused act"'
+want_str "$T/f.flat" models[0].nodes[2].status '"added"'
+want "$T/f.flat" models[0].nodes[2].new.bytes "$FUSED_B"
+want "$T/f.flat" models[0].nodes[2].new.time_s "$FUSED_T"
+want "$T/f.flat" models[0].totals.old.time_s "$F_OLD"
+want "$T/f.flat" models[0].totals.new.time_s "$F_NEW"
+want_str "$T/f.flat" 'diagnostics.disappeared[0].check' '"unfused-elementwise"'
+want_str "$T/f.flat" 'diagnostics.appeared' '[]'
+
+# ------------------------------------------------------- 3. one side on stdin
+# (as in `git show HEAD~1:model.roof | rooflint diff - model.roof`)
+"$ROOFLINT" diff - "$I/stray_new.roof" --fail-on-regression 1 <"$I/stray_old.roof" >"$T/in.txt" 2>"$T/in.err"
+st=$?
+[ "$st" -eq 1 ] && pass || fail "stdin diff: exit $st, expected 1"
+head -n 1 "$T/in.txt" | grep -qF "diff <stdin> -> $I/stray_new.roof" && pass || fail "stdin diff header: $(head -n 1 "$T/in.txt")"
+grep -qF "$pct" "$T/in.txt" && pass || fail "stdin diff: no $pct"
+"$ROOFLINT" diff "$I/stray_new.roof" - <"$I/stray_new.roof" >"$T/in2.txt" 2>&1
+st=$?
+[ "$st" -eq 0 ] && pass || fail "same file through stdin: exit $st"
+grep -qF "no node changed" "$T/in2.txt" && pass || fail "same file through stdin: changes"
+
+# ------------------------------------------- 4. what-if: bf16 decode vs fp8
+# tests/golden/plan/inputs/decode.roof: 32 layers; u = matmul([1,1,D],
+# [D,F]) and d = matmul([1,1,F],[F,D]) are matrix-vector products.
+"$ROOFLINT" -w --dtype fp8 tests/golden/plan/inputs/decode.roof >"$T/w.txt" 2>"$T/w.err"
+st=$?
+[ "$st" -eq 0 ] && pass || fail "what-if: exit $st"
+# 3 significant digits, as rooflint's times print (862 us, 431 us).
+exp=$(awk 'function us(t) { t *= 1e6; return t >= 100 ? sprintf("%.0f us", t) : sprintf("%.1f us", t) }
+BEGIN { D = 4096; F = 11008; L = 32; bw = 3.35e12
+  b16 = (D + D * F + F) * 2; b8 = (D + D * F + F) * 1
+  printf "^  u \\(matmul\\) +%s memory +%s memory$", us(L * b16 / bw), us(L * b8 / bw) }')
+grep -qE "$exp" "$T/w.txt" && pass || fail "what-if: no '$exp'"
+grep -qF "  speed-up" "$T/w.txt" && pass || fail "what-if: no speed-up row"
+
+# ------------------------------------ 5. --plan of the stray fp32 model
+# R-PLAN-001/002: fp32 vector: y alone; bf16 tensor: the two h matmuls;
+# shares of the step; footprint per storage dtype (live peak: h and y).
+"$ROOFLINT" -w --plan "$I/stray_new.roof" >"$T/p.txt" 2>"$T/p.err"
+st=$?
+[ "$st" -eq 0 ] && pass || fail "--plan: exit $st"
+awk 'function t3(t) { return t >= 1e-3 ? sprintf("%.2f ms", t * 1e3) : sprintf("%.0f us", t * 1e6) }
+function mb(b) { return sprintf("%.1f MB", b / 1e6) }
+function gf(f) { return sprintf("%.1f GFLOP", f / 1e9) }
+BEGIN { M = 8 * 512; D = 4096; bw = 3.35e12; fl = 2 * M * D * D
+  t16 = fl / 990e12; t32 = fl / 67e12; tot = 2 * t16 + t32
+  b16 = (2 * M * D + D * D) * 2; b32 = M * D * 2 + D * D * 4 + M * D * 4
+  printf "^  fp32 +vector +1 +1 +%s +%s +%s +%.1f%%$\n", gf(fl), mb(b32), t3(t32), 100 * t32 / tot
+  printf "^  bf16 +tensor +2 +2 +%s +%s +%s +%.1f%%$\n", gf(2 * fl), mb(2 * b16), t3(2 * t16), 100 * 2 * t16 / tot
+  printf "^  fp32 +16.8 M +%s +%s +%s$\n", mb(D * D * 4), mb(M * D * 4), mb(D * D * 4 + M * D * 4)
+  printf "^  bf16 +33.6 M +%s +%s +%s$\n", mb(2 * D * D * 2), mb(M * D * 2), mb(2 * D * D * 2 + M * D * 2)
+  printf "^  y +matmul +fp32 +fp32 +inherited from .w3. +%s:15:7$\n", "'"$I"'/stray_new.roof"
+}' >"$T/p.want"
+while IFS= read -r re; do
+  grep -qE -- "$re" "$T/p.txt" && pass || fail "--plan: no line matching $re"
+done <"$T/p.want"
+
+echo "plan_figures: $npass passed, $nfail failed"
+[ "$nfail" -eq 0 ]

@@ -1,0 +1,1 @@
+--explain stray-fp32

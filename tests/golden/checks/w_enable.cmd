@@ -1,0 +1,1 @@
+-W wave-tail -Wno-low-occupancy tests/golden/checks/seed_batch1.roof

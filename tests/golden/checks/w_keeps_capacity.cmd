@@ -1,0 +1,1 @@
+-w tests/golden/checks/seed_cross_node.roof

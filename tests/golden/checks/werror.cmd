@@ -1,0 +1,1 @@
+-Werror tests/golden/checks/seed_decode.roof

@@ -1,0 +1,1 @@
+-Wno-memory-bound tests/golden/checks/seed_decode.roof

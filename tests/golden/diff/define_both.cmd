@@ -1,0 +1,1 @@
+diff -D S=64 tests/golden/diff/inputs/stray_old.roof tests/golden/diff/inputs/stray_new.roof

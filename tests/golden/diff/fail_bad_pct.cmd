@@ -1,0 +1,1 @@
+diff --fail-on-regression x tests/golden/diff/inputs/stray_old.roof tests/golden/diff/inputs/stray_new.roof

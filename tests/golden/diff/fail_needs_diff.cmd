@@ -1,0 +1,1 @@
+--fail-on-regression 5 tests/golden/diff/inputs/stray_old.roof

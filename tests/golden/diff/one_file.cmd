@@ -1,0 +1,1 @@
+diff tests/golden/diff/inputs/stray_old.roof

@@ -1,0 +1,1 @@
+diff tests/golden/diff/inputs/fuse_new.roof tests/golden/diff/inputs/fuse_new.roof --fail-on-regression 0

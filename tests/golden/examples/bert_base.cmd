@@ -1,0 +1,1 @@
+--report examples/bert_base.roof

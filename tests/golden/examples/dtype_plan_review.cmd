@@ -1,0 +1,1 @@
+--report examples/dtype_plan_review.roof

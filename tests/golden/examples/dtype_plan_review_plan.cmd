@@ -1,0 +1,1 @@
+--plan examples/dtype_plan_review.roof

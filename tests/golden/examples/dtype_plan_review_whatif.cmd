@@ -1,0 +1,1 @@
+--dtype fp8 examples/dtype_plan_review.roof

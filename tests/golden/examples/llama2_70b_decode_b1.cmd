@@ -1,0 +1,1 @@
+--report examples/llama2_70b_decode.roof

@@ -1,0 +1,1 @@
+--report -D B=64 examples/llama2_70b_decode.roof

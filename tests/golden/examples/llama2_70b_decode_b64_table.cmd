@@ -1,0 +1,1 @@
+--report -Wno-capacity -D B=64 examples/llama2_70b_decode.roof

@@ -1,0 +1,1 @@
+-w -Wno-capacity --sweep B=1,8,64,128,256,512 examples/llama2_70b_decode.roof

@@ -1,0 +1,1 @@
+--report examples/resnet50.roof

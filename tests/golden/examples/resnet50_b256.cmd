@@ -1,0 +1,1 @@
+--report -D B=256 examples/resnet50.roof

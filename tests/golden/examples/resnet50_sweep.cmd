@@ -1,0 +1,1 @@
+-w --sweep B=1,8,64,256 examples/resnet50.roof

@@ -1,0 +1,1 @@
+--report examples/vit_b16.roof

@@ -1,0 +1,1 @@
+--format json -w examples/seed/six_ops.roof

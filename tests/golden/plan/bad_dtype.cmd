@@ -1,0 +1,1 @@
+--dtype fp9 tests/golden/diff/inputs/fuse_new.roof

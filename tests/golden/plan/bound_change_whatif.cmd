@@ -1,0 +1,1 @@
+-w -D S=8 --dtype fp8,fp32 tests/golden/diff/inputs/stray_old.roof

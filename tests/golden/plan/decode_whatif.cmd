@@ -1,0 +1,1 @@
+-w --dtype fp8,fp32 tests/golden/plan/inputs/decode.roof

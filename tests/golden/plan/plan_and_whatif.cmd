@@ -1,0 +1,1 @@
+-w --plan --dtype fp8 tests/golden/diff/inputs/fuse_new.roof

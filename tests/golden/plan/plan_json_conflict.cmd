@@ -1,0 +1,1 @@
+--plan --format json tests/golden/diff/inputs/fuse_new.roof

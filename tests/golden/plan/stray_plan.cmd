@@ -1,0 +1,1 @@
+-w --plan tests/golden/diff/inputs/stray_new.roof

@@ -1,0 +1,1 @@
+--dtype fp8,tf32 tests/golden/diff/inputs/fuse_new.roof

@@ -1,0 +1,1 @@
+-w --dtype fp16,fp8 tests/golden/plan/inputs/whatif_error.roof

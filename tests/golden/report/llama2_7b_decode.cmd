@@ -1,0 +1,1 @@
+--report examples/llama2_7b_decode.roof

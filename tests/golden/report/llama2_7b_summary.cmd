@@ -1,0 +1,1 @@
+examples/llama2_7b_decode.roof

@@ -1,0 +1,1 @@
+-D S=8192 examples/llama2_7b_decode.roof

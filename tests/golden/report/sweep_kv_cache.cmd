@@ -1,0 +1,1 @@
+--sweep S=512,2048,8192 examples/llama2_7b_decode.roof

@@ -1,0 +1,1 @@
+target h100_sxm

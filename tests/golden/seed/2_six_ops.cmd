@@ -1,0 +1,1 @@
+--report examples/seed/six_ops.roof

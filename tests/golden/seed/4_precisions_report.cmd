@@ -1,0 +1,1 @@
+--report examples/seed/precisions.roof

@@ -1,0 +1,1 @@
+--sweep BATCH=1,8,32,64,132,133,264,512 examples/seed/occupancy.roof

@@ -1,0 +1,1 @@
+--sweep NODES=1,2,4,16 examples/seed/allreduce.roof

@@ -1,0 +1,1 @@
+--report examples/seed/cross_node.roof

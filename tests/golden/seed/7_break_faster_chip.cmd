@@ -1,0 +1,1 @@
+--report -t h100_sxm -t examples/seed/h100_2x_flops.roof -t examples/seed/h100_2x_bw.roof examples/seed/decode.roof

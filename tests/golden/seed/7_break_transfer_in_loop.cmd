@@ -1,0 +1,1 @@
+--report examples/seed/transfer_in_loop.roof

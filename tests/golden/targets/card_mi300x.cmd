@@ -1,0 +1,1 @@
+target mi300x

@@ -1,0 +1,1 @@
+target examples/seed/h100_2x_bw.roof

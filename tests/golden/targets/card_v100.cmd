@@ -1,0 +1,1 @@
+target v100_sxm2

@@ -1,0 +1,530 @@
+/* SPDX-License-Identifier: MIT */
+/* check_checks.c: the check registry (completeness, message style, the
+ * thresholds quoted in --explain) and the behaviour of each check on graphs
+ * built from text: parse, sema, the h100_sxm target, cost, then one check
+ * (or all of them) with diagnostics captured. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "test_util.h"
+
+/* ---------------------------------------------------------------- helpers */
+
+/* Runs `check` (NULL: every registered check) on every model of `text`. */
+static TestCtx *run(const char *text, void (*check)(const CheckCtx *)) {
+  TestCtx *tc = tc_sema(text, NULL);
+  ck_assert_msg(tc->unit != NULL, "front end failed:\n%s", tc_render(tc));
+  ck_assert_msg(tc->diags.nerrors == 0, "front end errors:\n%s", tc_render(tc));
+  const Target *t = target_resolve(tc->arena, &tc->ss, "h100_sxm", tc->unit,
+                                   LOC_NONE, &tc->diags);
+  ck_assert_ptr_nonnull(t);
+  for (int m = 0; m < tc->unit->nmodels; m++) {
+    ModelCost *c = cost_model(tc->arena, &tc->unit->models[m], t);
+    CheckCtx ctx = {
+        tc->arena, &tc->ss, tc->prog, tc->unit,  &tc->unit->models[m],
+        c,         t,       NULL,     &tc->diags};
+    if (check)
+      check(&ctx);
+    else
+      checks_run(&ctx);
+  }
+  return tc;
+}
+
+static int count_check(const TestCtx *tc, const char *check) {
+  int n = 0;
+  for (int i = 0; i < tc->diags.n; i++)
+    n += tc->diags.items[i]->check &&
+         strcmp(tc->diags.items[i]->check, check) == 0;
+  return n;
+}
+
+static const Diag *first(const TestCtx *tc, const char *check) {
+  for (int i = 0; i < tc->diags.n; i++)
+    if (tc->diags.items[i]->check &&
+        strcmp(tc->diags.items[i]->check, check) == 0)
+      return tc->diags.items[i];
+  return NULL;
+}
+
+static double figure(const Diag *d, const char *key) {
+  for (int i = 0; i < d->nfigures; i++)
+    if (strcmp(d->figures[i].key, key) == 0) return d->figures[i].value;
+  ck_abort_msg("no figure '%s' on: %s", key, d->msg);
+  return 0;
+}
+
+/* Lowercase start, no final period, no newline: the message style. */
+static void assert_style(const char *msg) {
+  size_t n = strlen(msg);
+  ck_assert_msg(n > 0, "empty message");
+  ck_assert_msg(!(msg[0] >= 'A' && msg[0] <= 'Z'), "capitalised: %s", msg);
+  ck_assert_msg(msg[n - 1] != '.', "final period: %s", msg);
+  ck_assert_msg(strchr(msg, '\n') == NULL, "newline in: %s", msg);
+}
+
+/* --------------------------------------------------------------- registry */
+
+static const char *const design_names[] = {
+    "stray-fp32",     "unfused-elementwise", "memory-bound", "low-occupancy",
+    "wave-tail",      "transfer-in-loop",    "cross-node",   "capacity",
+    "overhead-bound", "tc-alignment",
+};
+
+START_TEST(registry_complete) {
+  int n;
+  const CheckDesc *reg = check_registry(&n);
+  ck_assert_int_eq(n, 10);
+  for (int i = 0; i < n; i++) {
+    ck_assert_str_eq(reg[i].name, design_names[i]);
+    ck_assert_ptr_eq(check_lookup(design_names[i]), &reg[i]);
+    ck_assert_ptr_nonnull(reg[i].run);
+    ck_assert(reg[i].default_on);
+    ck_assert_int_eq(reg[i].severity, strcmp(reg[i].name, "capacity") == 0
+                                          ? SEV_ERROR
+                                          : SEV_WARNING);
+    assert_style(reg[i].summary);
+    size_t len = strlen(reg[i].explain);
+    ck_assert_msg(len > 200, "%s: explain too short", reg[i].name);
+    ck_assert_msg(reg[i].explain[len - 1] == '\n',
+                  "%s: explain ends without newline", reg[i].name);
+    ck_assert_msg(strstr(reg[i].explain, "Example:\n"), "%s: no example",
+                  reg[i].name);
+    ck_assert_msg(reg[i].explain[0] >= 'A' && reg[i].explain[0] <= 'Z',
+                  "%s: explain starts mid-sentence", reg[i].name);
+    /* Every line fits an 80-column terminal. */
+    for (const char *p = reg[i].explain; *p;) {
+      const char *e = strchr(p, '\n');
+      ck_assert_msg(e - p <= 78, "%s: long line: %.*s", reg[i].name,
+                    (int)(e - p), p);
+      p = e + 1;
+    }
+  }
+  ck_assert_ptr_null(check_lookup("memory-bond"));
+  ck_assert_ptr_null(check_lookup(NULL));
+}
+END_TEST
+
+/* The thresholds of rooflint.h appear, as numbers, in the explain texts. */
+START_TEST(registry_quotes_thresholds) {
+  ck_assert_ptr_nonnull(
+      strstr(check_lookup("memory-bound")->explain, "1048576"));
+  ck_assert_ptr_nonnull(
+      strstr(check_lookup("memory-bound")->explain, "at most 2000\nre-analyses"));
+  ck_assert_ptr_nonnull(
+      strstr(check_lookup("memory-bound")->explain, "1% of the step"));
+  ck_assert_ptr_nonnull(strstr(check_lookup("wave-tail")->explain, "50% full"));
+  ck_assert_ptr_nonnull(
+      strstr(check_lookup("wave-tail")->explain, "10% of the kernel's"));
+  ck_assert_ptr_nonnull(
+      strstr(check_lookup("overhead-bound")->explain, "Up to 3 such"));
+  ck_assert_ptr_nonnull(
+      strstr(check_lookup("overhead-bound")->explain, "10% of the step's"));
+  ck_assert_ptr_nonnull(
+      strstr(check_lookup("unfused-elementwise")->explain, "0.1% of the step"));
+  ck_assert_ptr_nonnull(
+      strstr(check_lookup("transfer-in-loop")->explain, "1% of the"));
+}
+END_TEST
+
+/* Every diagnostic of every check: its check name, the style, figures. */
+START_TEST(all_messages_styled) {
+  TestCtx *tc = run("let B = 1\n"
+                    "model a {\n"
+                    "  mode train\n"
+                    "  parallel { nodes = 2; gpus_per_node = 8 }\n"
+                    "  input x : fp32[8192, 70000]\n"
+                    "  weight w : [70000, 100000]\n"
+                    "  y = matmul(x, w)\n"
+                    "}\n"
+                    "model b {\n"
+                    "  host h : [4096, 4096]\n"
+                    "  input v : [B, 4096]\n"
+                    "  weight w : [4096, 50257]\n"
+                    "  loop 100 {\n"
+                    "    hd = to_device(h)\n"
+                    "    y = matmul(hd, w, blocks=133)\n"
+                    "    z = matmul(v, w)\n"
+                    "    p = relu(y)\n"
+                    "    q = exp(p)\n"
+                    "  }\n"
+                    "}\n"
+                    "model c {\n"
+                    "  input t : [16]\n"
+                    "  s = relu(t)\n"
+                    "}\n",
+                    NULL);
+  bool seen[10] = {false};
+  int n;
+  const CheckDesc *reg = check_registry(&n);
+  for (int i = 0; i < tc->diags.n; i++) {
+    const Diag *d = tc->diags.items[i];
+    ck_assert_ptr_nonnull(d->check);
+    assert_style(d->msg);
+    ck_assert_msg(d->nfigures > 0, "no figures: %s", d->msg);
+    /* Keys are unique: JSON writes the figures as one object. */
+    for (int a = 0; a < d->nfigures; a++)
+      for (int b = a + 1; b < d->nfigures; b++)
+        ck_assert_msg(strcmp(d->figures[a].key, d->figures[b].key) != 0,
+                      "figure '%s' twice on: %s", d->figures[a].key, d->msg);
+    for (int k = 0; k < d->nnotes; k++) assert_style(d->notes[k].msg);
+    for (int k = 0; k < n; k++)
+      if (strcmp(reg[k].name, d->check) == 0) seen[k] = true;
+  }
+  /* This program trips every check but low-occupancy (all its small
+   * kernels are overhead-bound's). */
+  for (int k = 0; k < n; k++)
+    if (strcmp(reg[k].name, "low-occupancy") != 0)
+      ck_assert_msg(seen[k], "%s never fired:\n%s", reg[k].name, tc_render(tc));
+  tc_free(tc);
+}
+END_TEST
+
+/* ------------------------------------------------------------- the checks */
+
+START_TEST(stray_seed_figures) {
+  TestCtx *tc = run("model m {\n"
+                    "  input x : fp32[4096, 4096]\n"
+                    "  weight w : fp32[4096, 4096]\n"
+                    "  y = matmul(x, w)\n"
+                    "}\n",
+                    check_stray_fp32);
+  ck_assert_int_eq(tc->diags.n, 1);
+  const Diag *d = first(tc, "stray-fp32");
+  ck_assert(tc_has(
+      tc, SEV_WARNING, 4,
+      "ceiling 990.0 -> 67.0 TFLOP/s (14.8x), intensity 1365 -> 683 FLOP/B"));
+  ck_assert_double_eq_tol(figure(d, "ceiling_ratio"), 990.0 / 67.0, 1e-9);
+  ck_assert_double_eq_tol(figure(d, "intensity_plan"), 4096.0 / 3, 1e-6);
+  /* A note and a fix-it at each fp32 declaration. */
+  ck_assert_int_eq(d->nnotes, 2);
+  ck_assert_int_eq(d->nfixits, 2);
+  ck_assert_str_eq(d->fixits[0].text, "bf16");
+  ck_assert_int_eq(d->fixits[0].loc.end - d->fixits[0].loc.start, 4);
+  tc_free(tc);
+}
+END_TEST
+
+START_TEST(stray_intentional_and_wide_plans) {
+  TestCtx *tc = run("model a {\n"
+                    "  input x : [4096, 4096]\n"
+                    "  y = matmul(x, x, precision=fp32)\n"
+                    "}\n"
+                    "model b {\n"
+                    "  dtype fp32\n"
+                    "  input x : [4096, 4096]\n"
+                    "  y = matmul(x, x)\n"
+                    "}\n",
+                    check_stray_fp32);
+  ck_assert_int_eq(tc->diags.n, 0);
+  tc_free(tc);
+}
+END_TEST
+
+/* Ops inheriting fp32 from a reported op join its report. */
+START_TEST(stray_inheritors_grouped) {
+  TestCtx *tc = run("model m {\n"
+                    "  input x : [8192, 8192]\n"
+                    "  weight g : fp32[8192]\n"
+                    "  s = mul(x, g)\n"
+                    "  output s\n"
+                    "  t = relu(s)\n"
+                    "  output t\n"
+                    "  u = exp(t)\n"
+                    "}\n",
+                    check_stray_fp32);
+  ck_assert_int_eq(count_check(tc, "stray-fp32"), 1);
+  ck_assert(
+      tc_has(tc, SEV_WARNING, 4, "with the 2 ops that inherit fp32 from it"));
+  tc_free(tc);
+}
+END_TEST
+
+START_TEST(unfused_epilogue_and_fixit) {
+  TestCtx *tc = run("model m {\n"
+                    "  input x : [8192, 8192]\n"
+                    "  weight w : [8192, 8192]\n"
+                    "  weight b : [8192]\n"
+                    "  y = matmul(x, w)\n"
+                    "  h = add(y, b)\n"
+                    "  a = gelu(h)\n"
+                    "}\n",
+                    check_unfused_elementwise);
+  ck_assert_int_eq(tc->diags.n, 1);
+  const Diag *d = tc->diags.items[0];
+  ck_assert(tc_has(tc, SEV_WARNING, 6,
+                   "elementwise chain 'h' -> 'a' after matmul 'y'"));
+  ck_assert_double_eq(figure(d, "ops"), 2);
+  ck_assert_double_eq_tol(figure(d, "bytes_fused"),
+                          8192.0 * 8192 * 2 * 2 + 8192 * 2, 1);
+  ck_assert_int_eq(d->nfixits, 2);
+  ck_assert_str_eq(d->fixits[0].text, "fused a_fused { ");
+  ck_assert_str_eq(d->fixits[1].text, " }");
+  const char *text = tc->ss.files[tc->file]->text;
+  ck_assert(strncmp(text + d->fixits[0].loc.start, "h = add", 7) == 0);
+  ck_assert_int_eq(text[d->fixits[1].loc.start], '\n');
+  tc_free(tc);
+}
+END_TEST
+
+/* Statements not consecutive: no fix-it, still the warning. */
+START_TEST(unfused_no_fixit_when_split) {
+  TestCtx *tc = run("model m {\n"
+                    "  input x, z : [8192, 8192]\n"
+                    "  a = relu(x)\n"
+                    "  k = exp(z)\n"
+                    "  b = neg(a)\n"
+                    "  output k\n"
+                    "}\n",
+                    check_unfused_elementwise);
+  ck_assert_int_eq(tc->diags.n, 1);
+  ck_assert_int_eq(tc->diags.items[0]->nfixits, 0);
+  tc_free(tc);
+}
+END_TEST
+
+/* One pass over the graph: a 20000-op chain is one diagnostic, quickly. */
+START_TEST(unfused_linear) {
+  StrBuf sb = {0};
+  sb_puts(&sb, "model m {\n  input x : [8192, 8192]\n  a0 = relu(x)\n");
+  for (int i = 1; i < 20000; i++)
+    sb_printf(&sb, "  a%d = neg(a%d)\n", i, i - 1);
+  sb_puts(&sb, "}\n");
+  clock_t t0 = clock();
+  TestCtx *tc = run(sb_str(&sb), check_unfused_elementwise);
+  double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+  sb_free(&sb);
+  ck_assert_int_eq(tc->diags.n, 1);
+  ck_assert_double_eq(figure(tc->diags.items[0], "ops"), 20000);
+  ck_assert_msg(secs < 5, "took %.2f s", secs);
+  tc_free(tc);
+}
+END_TEST
+
+START_TEST(memory_bound_crossover) {
+  TestCtx *tc = run("let B = 1\n"
+                    "let D = 70000\n"
+                    "model m {\n"
+                    "  input x : [B, D]\n"
+                    "  weight w : [D, 100000]\n"
+                    "  y = matmul(x, w)\n"
+                    "}\n",
+                    check_memory_bound);
+  ck_assert_int_eq(tc->diags.n, 1);
+  const Diag *d = tc->diags.items[0];
+  ck_assert(tc_has(tc, SEV_WARNING, 6, "1.0 FLOP/B against a ridge of 295.5"));
+  ck_assert_str_eq(d->notes[0].msg,
+                   "doubling peak FLOP/s leaves the ceiling at 3.35 TFLOP/s; "
+                   "doubling bandwidth raises it to 6.70 TFLOP/s");
+  /* Only B crosses; D leaves the intensity near 1. */
+  ck_assert_int_eq(d->nnotes, 2);
+  ck_assert_str_eq(d->notes[1].msg, "'y' reaches the compute roof at B >= 298");
+  ck_assert_double_eq(figure(d, "crossover"), 298);
+  tc_free(tc);
+}
+END_TEST
+
+/* A let that cannot lift the node over the ridge gives no crossover. */
+START_TEST(memory_bound_no_crossover) {
+  TestCtx *tc = run("let N = 67108864\n"
+                    "model m {\n"
+                    "  input x : [N]\n"
+                    "  input w : [N, 8]\n"
+                    "  y = matmul(x, w)\n"
+                    "}\n",
+                    check_memory_bound);
+  ck_assert_int_eq(tc->diags.n, 1);
+  ck_assert_int_eq(tc->diags.items[0]->nnotes, 1);
+  tc_free(tc);
+}
+END_TEST
+
+START_TEST(occupancy_and_tail) {
+  TestCtx *tc = run("model m {\n"
+                    "  input x : [4096, 4096]\n"
+                    "  weight w : [4096, 4096]\n"
+                    "  a = matmul(x, w, blocks=1)\n"
+                    "  b = matmul(x, w, blocks=133)\n"
+                    "  c = matmul(x, w, blocks=512)\n"
+                    "}\n",
+                    NULL);
+  ck_assert(tc_has(tc, SEV_WARNING, 4,
+                   "1 block on 132 SMs: 0.76% utilisation, 131 SMs idle"));
+  ck_assert(tc_has(tc, SEV_WARNING, 5,
+                   "133 blocks in 2 waves on 132 SMs: 50.4% utilisation"));
+  const Diag *d = first(tc, "wave-tail");
+  ck_assert_double_eq(figure(d, "fill_below"), 132);
+  ck_assert_double_eq(figure(d, "fill_above"), 264);
+  ck_assert_int_eq(count_check(tc, "wave-tail"), 1);
+  ck_assert_int_eq(count_check(tc, "low-occupancy"), 1);
+  tc_free(tc);
+}
+END_TEST
+
+START_TEST(transfer_hoist_fixit) {
+  TestCtx *tc = run("model m {\n"
+                    "  host x : [4096, 4096]\n"
+                    "  loop 1000 {\n"
+                    "    xd = to_device(x)\n"
+                    "    y = relu(xd)\n"
+                    "  }\n"
+                    "}\n",
+                    check_transfer_in_loop);
+  ck_assert_int_eq(tc->diags.n, 1);
+  const Diag *d = tc->diags.items[0];
+  ck_assert(
+      tc_has(tc, SEV_WARNING, 4,
+             "33.6 MB x 1000 = 33.6 GB over PCIe per step, 0.52 s at 64 GB/s"));
+  ck_assert_ptr_nonnull(strstr(d->notes[0].msg, "0.01 s for the same 33.6 GB"));
+  ck_assert_int_eq(d->nfixits, 2);
+  ck_assert_str_eq(d->fixits[0].text, "xd = to_device(x)\n  ");
+  const char *text = tc->ss.files[tc->file]->text;
+  ck_assert(strncmp(text + d->fixits[0].loc.start, "loop 1000", 9) == 0);
+  /* The deletion takes the whole line. */
+  ck_assert_str_eq(d->fixits[1].text, "");
+  ck_assert(strncmp(text + d->fixits[1].loc.start, "    xd = to_device(x)\n",
+                    d->fixits[1].loc.end - d->fixits[1].loc.start) == 0);
+  tc_free(tc);
+}
+END_TEST
+
+START_TEST(transfer_fresh_data_not_flagged) {
+  TestCtx *tc = run("model m {\n"
+                    "  loop 1000 {\n"
+                    "    host x : [4096, 4096]\n"
+                    "    xd = to_device(x)\n"
+                    "  }\n"
+                    "}\n",
+                    check_transfer_in_loop);
+  ck_assert_int_eq(tc->diags.n, 0);
+  tc_free(tc);
+}
+END_TEST
+
+START_TEST(cross_node_seed) {
+  TestCtx *tc = run("model m {\n"
+                    "  mode train\n"
+                    "  parallel { nodes = 2; gpus_per_node = 8 }\n"
+                    "  input x : [8192, 70000]\n"
+                    "  weight w : [70000, 100000]\n"
+                    "  y = matmul(x, w)\n"
+                    "}\n",
+                    check_cross_node);
+  ck_assert_int_eq(tc->diags.n, 1);
+  const Diag *d = tc->diags.items[0];
+  ck_assert(tc_has(tc, SEV_WARNING, 3,
+                   "InfiniBand adds 1.75 GB and 35.0 ms per step"));
+  ck_assert_double_eq_tol(figure(d, "ib_bytes"), 1.75e9, 1);
+  ck_assert_double_eq_tol(figure(d, "ib_time_s"), 0.035, 1e-12);
+  tc_free(tc);
+}
+END_TEST
+
+START_TEST(capacity_error) {
+  TestCtx *tc = run("model m {\n"
+                    "  input x : [8192, 100000]\n"
+                    "  weight w : [100000, 500000]\n"
+                    "  y = matmul(x, w)\n"
+                    "}\n",
+                    check_capacity);
+  ck_assert_int_eq(tc->diags.n, 1);
+  ck_assert_int_eq(tc->diags.items[0]->sev, SEV_ERROR);
+  ck_assert(
+      tc_has(tc, SEV_ERROR, 1,
+             "needs 109.8 GB but H100 SXM has 80.0 GB: weights 100.0 GB"));
+  tc_free(tc);
+}
+END_TEST
+
+START_TEST(overhead_single_then_summary) {
+  TestCtx *tc = run("model few {\n"
+                    "  input x : [4]\n"
+                    "  y = relu(x)\n"
+                    "}\n"
+                    "model many {\n"
+                    "  input x : [4]\n"
+                    "  repeat 1000000 {\n"
+                    "    a = relu(x)\n"
+                    "    output a\n"
+                    "    b = exp(x)\n"
+                    "    output b\n"
+                    "    c = neg(x)\n"
+                    "    output c\n"
+                    "    d = abs(x)\n"
+                    "    output d\n"
+                    "  }\n"
+                    "}\n",
+                    check_overhead_bound);
+  ck_assert_int_eq(tc->diags.n, 2);
+  ck_assert(tc_has(tc, SEV_WARNING, 3, "relu 'y' takes"));
+  /* The repeat is analysed once and counted 1e6 times. */
+  ck_assert(tc_has(tc, SEV_WARNING, 5, "4 of 4 kernels in model 'many'"));
+  ck_assert_double_eq(figure(tc->diags.items[1], "launches"), 4e6);
+  tc_free(tc);
+}
+END_TEST
+
+START_TEST(tc_alignment_vocab) {
+  TestCtx *tc = run("model m {\n"
+                    "  input h : [8192, 768]\n"
+                    "  weight w : [768, 50257]\n"
+                    "  y = matmul(h, w)\n"
+                    "  z = matmul(h, w, precision=fp32)\n"
+                    "}\n",
+                    check_tc_alignment);
+  ck_assert_int_eq(tc->diags.n, 1);
+  ck_assert(tc_has(
+      tc, SEV_WARNING, 4,
+      "N = 50257 is not a multiple of 8 for bf16 tensor cores; padded to 50264"));
+  ck_assert_double_eq(figure(tc->diags.items[0], "padded"), 50264);
+  tc_free(tc);
+}
+END_TEST
+
+START_TEST(stmt_index_finds_nested) {
+  TestCtx *tc = tc_parse("model m {\n  loop 2 {\n    a = relu(x)\n  }\n}\n");
+  StmtIndex ix;
+  checks_stmt_index(tc->arena, tc->prog, &ix);
+  ck_assert_int_eq(ix.n, 3);
+  const char *text = tc->ss.files[tc->file]->text;
+  const StmtRef *r =
+      checks_stmt_find(&ix, (uint32_t)(strstr(text, "a = relu") - text));
+  ck_assert_ptr_nonnull(r);
+  ck_assert_int_eq(r->stmt->kind, ST_ASSIGN);
+  ck_assert_int_eq(r->parent->kind, ST_LOOP);
+  ck_assert_int_eq(r->index, 0);
+  ck_assert_ptr_null(checks_stmt_find(&ix, 1));
+  tc_free(tc);
+}
+END_TEST
+
+Suite *checks_suite(void) {
+  Suite *s = suite_create("checks");
+  TCase *reg = tcase_create("registry");
+  tcase_add_test(reg, registry_complete);
+  tcase_add_test(reg, registry_quotes_thresholds);
+  tcase_add_test(reg, all_messages_styled);
+  tcase_add_test(reg, stmt_index_finds_nested);
+  suite_add_tcase(s, reg);
+  TCase *c = tcase_create("behaviour");
+  tcase_set_timeout(c, 30);
+  tcase_add_test(c, stray_seed_figures);
+  tcase_add_test(c, stray_intentional_and_wide_plans);
+  tcase_add_test(c, stray_inheritors_grouped);
+  tcase_add_test(c, unfused_epilogue_and_fixit);
+  tcase_add_test(c, unfused_no_fixit_when_split);
+  tcase_add_test(c, unfused_linear);
+  tcase_add_test(c, memory_bound_crossover);
+  tcase_add_test(c, memory_bound_no_crossover);
+  tcase_add_test(c, occupancy_and_tail);
+  tcase_add_test(c, transfer_hoist_fixit);
+  tcase_add_test(c, transfer_fresh_data_not_flagged);
+  tcase_add_test(c, cross_node_seed);
+  tcase_add_test(c, capacity_error);
+  tcase_add_test(c, overhead_single_then_summary);
+  tcase_add_test(c, tc_alignment_vocab);
+  suite_add_tcase(s, c);
+  return s;
+}

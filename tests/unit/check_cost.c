@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: MIT */
+/* check_cost.c: FLOPs, bytes and intensity of every op class, exactly;
+ * the roofline and occupancy of the seed's tables; fused-region bytes;
+ * counts that multiply without unrolling; collectives; train mode;
+ * footprint. */
+#include <check.h>
+#include <math.h>
+#include <string.h>
+
+#include "test_util.h"
+
+typedef struct Fx {
+  TestCtx *tc;
+  const Model *m;
+  const ModelCost *c;
+} Fx;
+
+/* Parses and analyses `text` (one model) on `target`. */
+static Fx run_on(const char *text, const char *target) {
+  Fx fx = {0};
+  fx.tc = tc_sema(text, NULL);
+  ck_assert_msg(fx.tc->unit && fx.tc->diags.nerrors == 0, "%s", tc_render(fx.tc));
+  const Target *t = target_resolve(fx.tc->arena, &fx.tc->ss, target, fx.tc->unit,
+                                   LOC_NONE, &fx.tc->diags);
+  ck_assert_ptr_nonnull(t);
+  fx.m = &fx.tc->unit->models[0];
+  fx.c = cost_model(fx.tc->arena, fx.m, t);
+  return fx;
+}
+
+static Fx run(const char *text) { return run_on(text, "h100_sxm"); }
+
+static const NodeCost *nc(const Fx *fx, const char *name) {
+  const GNode *g = tc_node(fx->tc, name);
+  ck_assert_msg(g != NULL, "no node %s", name);
+  return &fx->c->nodes[g->id];
+}
+
+/* Equal to 1e-12 relative (exact figures up to the last bits of a sum). */
+static void eq(double a, double b, int line) {
+  ck_assert_msg(fabs(a - b) <= 1e-12 * fabs(b) || a == b,
+                "line %d: %.17g != %.17g", line, a, b);
+}
+#define EQ(a, b) eq((double)(a), (double)(b), __LINE__)
+
+/* R-COST-001, R-ROOF-001: the six operations of the seed (table 2). */
+START_TEST(six_ops) {
+  Fx fx = run("model m {\n dtype fp16\n input a, b : [67108864]\n s = add(a, b)\n"
+              " weight w : [4096, 4096]\n input v : [4096]\n mv = matmul(w, v)\n"
+              " input x : [4096, 4096]\n mm = matmul(x, w)\n"
+              " input q, k, vv : [1, 512, 64]\n at = attention(q, k, vv)\n"
+              " input q2, k2, v2 : [1, 8192, 64]\n at2 = attention(q2, k2, v2)\n}\n");
+  const NodeCost *s = nc(&fx, "s");
+  EQ(s->flops, 67108864.0);
+  EQ(s->bytes, 6.0 * 67108864);
+  EQ(s->intensity, 1.0 / 6);
+  EQ(s->attainable, 3.35e12 / 6);
+  ck_assert_int_eq(s->bound, BOUND_MEMORY);
+  const NodeCost *mv = nc(&fx, "mv");
+  EQ(mv->flops, 2.0 * 4096 * 4096);
+  EQ(mv->bytes, 2.0 * (4096.0 * 4096 + 2 * 4096));
+  ck_assert_int_eq(mv->bound, BOUND_MEMORY);
+  const NodeCost *mm = nc(&fx, "mm");
+  EQ(mm->flops, 2.0 * 4096 * 4096 * 4096);
+  EQ(mm->bytes, 3 * 2.0 * 4096 * 4096);
+  EQ(mm->intensity, 4096.0 / 3);
+  EQ(mm->peak, 990e12);
+  ck_assert(mm->tensor);
+  EQ(mm->ridge, 990e12 / 3.35e12);
+  EQ(mm->attainable, 990e12);
+  ck_assert_int_eq(mm->bound, BOUND_COMPUTE);
+  EQ(mm->time_s, 2.0 * 4096 * 4096 * 4096 / 990e12);
+  const NodeCost *at = nc(&fx, "at");
+  EQ(at->flops, 4.0 * 512 * 512 * 64);
+  EQ(at->bytes, 4 * 2.0 * 512 * 64);
+  EQ(at->intensity, 256);
+  EQ(at->attainable, 857.6e12);
+  ck_assert_int_eq(at->bound, BOUND_MEMORY);
+  EQ(nc(&fx, "at2")->intensity, 4096);
+  ck_assert_int_eq(nc(&fx, "at2")->bound, BOUND_COMPUTE);
+  /* totals: the sum of the kernels, each once */
+  EQ(fx.c->flops, s->flops + mv->flops + mm->flops + at->flops + nc(&fx, "at2")->flops);
+  EQ(fx.c->time_s, s->time_s + mv->time_s + mm->time_s + at->time_s + nc(&fx, "at2")->time_s);
+  EQ(fx.c->memory_bound_time, s->time_s + mv->time_s + at->time_s);
+  tc_free(fx.tc);
+}
+END_TEST
+
+/* R-COST-002: the same matmul at four precisions (seed table 4). */
+START_TEST(precisions) {
+  static const struct {
+    const char *dtype, *prec;
+    double peak, bytes;
+  } rows[] = {
+      {"fp32", "", 67e12, 4096.0 * 4096 * 4 * 3},
+      {"fp32", ", precision = tf32", 495e12, 4096.0 * 4096 * 4 * 3},
+      {"fp16", "", 990e12, 4096.0 * 4096 * 2 * 3},
+      {"fp8", "", 1979e12, 4096.0 * 4096 * 1 * 3},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    char text[256];
+    snprintf(text, sizeof text,
+             "model m {\n dtype %s\n input a, b : [4096, 4096]\n c = matmul(a, b%s)\n}\n",
+             rows[i].dtype, rows[i].prec);
+    Fx fx = run(text);
+    const NodeCost *c = nc(&fx, "c");
+    EQ(c->peak, rows[i].peak);
+    EQ(c->bytes, rows[i].bytes);
+    EQ(c->flops, 2.0 * 4096 * 4096 * 4096);
+    EQ(c->ridge, rows[i].peak / 3.35e12);
+    ck_assert_int_eq(c->bound, BOUND_COMPUTE);
+    tc_free(fx.tc);
+  }
+}
+END_TEST
+
+/* R-COST-003: the other classes. */
+START_TEST(other_classes) {
+  Fx fx = run("model m {\n dtype fp16\n input x : [4, 1024]\n weight g : [1024]\n"
+              " sm = softmax(x)\n rn = rmsnorm(x, g)\n r = reshape(x, [1024, 4])\n"
+              " t = transpose(x, [1, 0])\n c = copy(x)\n ge = gelu(x)\n"
+              " cc = concat([x, x], axis = 0)\n"
+              " input img : [1, 3, 32, 32]\n weight f : [8, 3, 3, 3]\n"
+              " cv = conv2d(img, f, padding = 1)\n"
+              " input ids : int32[2, 16]\n weight table : [32000, 1024]\n"
+              " e = embedding(ids, table)\n mp = maxpool2d(img, kernel = 2)\n}\n");
+  EQ(nc(&fx, "sm")->flops, 5.0 * 4096);
+  EQ(nc(&fx, "sm")->bytes, 2 * 2.0 * 4096);
+  EQ(nc(&fx, "rn")->flops, 4.0 * 4096);
+  EQ(nc(&fx, "rn")->bytes, 2.0 * (4096 + 1024 + 4096));
+  EQ(nc(&fx, "r")->flops + nc(&fx, "r")->bytes + nc(&fx, "t")->bytes, 0);
+  ck_assert_int_eq(nc(&fx, "r")->bound, BOUND_NONE);
+  ck_assert_int_eq(nc(&fx, "r")->kernel, -1);
+  EQ(nc(&fx, "c")->flops, 0);
+  EQ(nc(&fx, "c")->bytes, 2 * 2.0 * 4096);
+  EQ(nc(&fx, "ge")->flops, 9.0 * 4096); /* gelu's documented weight */
+  EQ(nc(&fx, "cc")->bytes, 2.0 * 4096 + 2.0 * 8192); /* x read once */
+  EQ(nc(&fx, "cv")->flops, 2.0 * 8 * 32 * 32 * 3 * 3 * 3);
+  EQ(nc(&fx, "cv")->bytes, 2.0 * (3 * 32 * 32 + 8 * 27 + 8 * 32 * 32));
+  EQ(nc(&fx, "e")->bytes, 4.0 * 32 + 2 * 2.0 * 32 * 1024); /* rows, not the table */
+  EQ(nc(&fx, "mp")->flops, 3.0 * 16 * 16 * 4);
+  tc_free(fx.tc);
+}
+END_TEST
+
+/* R-COST-004: a fused region is one kernel: FLOPs add; bytes are the
+ * inputs from outside plus the outputs used outside. */
+START_TEST(fused_region) {
+  Fx fx = run("model m {\n dtype bf16\n input x, y : [1048576]\n"
+              " fused f {\n  h = mul(x, y)\n  z = relu(h)\n }\n out = add(z, x)\n}\n");
+  const NodeCost *h = nc(&fx, "h"), *z = nc(&fx, "z");
+  ck_assert_int_eq(h->kernel, z->kernel);
+  const Kernel *k = &fx.c->kernels[h->kernel];
+  ck_assert_int_eq(k->region, 0);
+  EQ(k->flops, 2.0 * 1048576);
+  EQ(k->bytes, 3 * 2.0 * 1048576); /* x, y in; z out; h stays on chip */
+  ck_assert_int_eq(fx.c->nkernels, 2);
+  EQ(fx.c->bytes, 3 * 2.0 * 1048576 + 3 * 2.0 * 1048576);
+  tc_free(fx.tc);
+}
+END_TEST
+
+/* R-COST-005: counts multiply without unrolling. */
+START_TEST(repeat_counts_exact) {
+  Fx one = run("model m {\n input x : [4096]\n weight w : [4096, 4096]\n"
+               " repeat 1 {\n  x = matmul(x, w)\n }\n}\n");
+  Fx big = run("model m {\n input x : [4096]\n weight w : [4096, 4096]\n"
+               " repeat 1000000000 {\n  x = matmul(x, w)\n }\n}\n");
+  ck_assert_int_eq(big.c->nkernels, one.c->nkernels);
+  ck_assert(big.c->flops == one.c->flops * 1e9);
+  ck_assert(big.c->bytes == one.c->bytes * 1e9);
+  EQ(big.c->time_s, one.c->time_s * 1e9);
+  /* w is declared outside the repeat: one tensor */
+  EQ(big.c->params, 4096.0 * 4096);
+  tc_free(one.tc);
+  tc_free(big.tc);
+}
+END_TEST
+
+/* R-COST-006: weights inside repeat are per copy, inside loop shared. */
+START_TEST(footprint_weights) {
+  Fx r = run("model m {\n input x : [8, 1024]\n repeat 4 {\n  weight w : [1024, 1024]\n"
+             "  x = matmul(x, w)\n }\n}\n");
+  EQ(r.c->params, 4.0 * 1024 * 1024);
+  EQ(r.c->footprint.weights, 2 * 4.0 * 1024 * 1024);
+  Fx l = run("model m {\n input x : [8, 1024]\n loop 4 {\n  weight w : [1024, 1024]\n"
+             "  x = matmul(x, w)\n }\n}\n");
+  EQ(l.c->params, 1024.0 * 1024);
+  /* activations: the largest live set in one pass (x and its product) */
+  EQ(l.c->footprint.activations, 2 * 2.0 * 8 * 1024);
+  tc_free(r.tc);
+  tc_free(l.tc);
+}
+END_TEST
+
+/* R-OCC-001: the seed's occupancy table on 132 SMs. */
+START_TEST(occupancy_table) {
+  static const struct {
+    int batch, waves, idle;
+    double util;
+  } rows[] = {
+      {1, 1, 131, 1.0 / 132},   {8, 1, 124, 8.0 / 132},   {32, 1, 100, 32.0 / 132},
+      {64, 1, 68, 64.0 / 132},  {132, 1, 0, 1.0},          {133, 2, 131, 133.0 / 264},
+      {264, 2, 0, 1.0},         {512, 4, 16, 512.0 / 528},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    char text[200];
+    snprintf(text, sizeof text,
+             "model m {\n input x : [%d, 128, 4096]\n weight w : [4096, 128]\n"
+             " y = matmul(x, w)\n}\n", rows[i].batch);
+    Fx fx = run(text);
+    const NodeCost *y = nc(&fx, "y");
+    EQ(y->blocks, rows[i].batch);
+    EQ(y->waves, rows[i].waves);
+    EQ(y->utilisation, rows[i].util);
+    EQ(y->idle_sms + 1, rows[i].idle + 1);
+    tc_free(fx.tc);
+  }
+}
+END_TEST
+
+/* R-OCC-002: attention and elementwise blocks; blocks= wins. */
+START_TEST(occupancy_rules) {
+  Fx fx = run("model m {\n input q : [2, 8, 300, 64]\n a = attention(q, q, q)\n"
+              " input x : [3000]\n e = relu(x)\n f = relu(x, blocks = 7)\n}\n");
+  EQ(nc(&fx, "a")->blocks, 2 * 8 * 3);
+  EQ(nc(&fx, "e")->blocks, 3);
+  EQ(nc(&fx, "f")->blocks, 7);
+  EQ(nc(&fx, "f")->idle_sms, 125);
+  tc_free(fx.tc);
+}
+END_TEST
+
+/* R-COLL-001: the seed's all-reduce table. */
+START_TEST(allreduce_table) {
+  static const struct {
+    int nodes;
+    double ib_bytes;
+  } rows[] = {{1, 0}, {2, 1.75e9}, {4, 2.625e9}, {16, 3.28125e9}};
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    char text[240];
+    snprintf(text, sizeof text,
+             "model m {\n dtype bf16\n parallel { nodes = %d; gpus_per_node = 8 }\n"
+             " input g : [7_000_000_000]\n s = allreduce(g)\n}\n", rows[i].nodes);
+    Fx fx = run(text);
+    ck_assert_int_eq(fx.c->ncollectives, 1);
+    const Collective *c = &fx.c->collectives[0];
+    EQ(c->buffer, 14e9);
+    ck_assert_int_eq(c->ranks, 8 * rows[i].nodes);
+    EQ(c->nvlink_bytes, 24.5e9);
+    EQ(c->nvlink_time, 24.5e9 / 900e9);
+    EQ(c->ib_bytes + 1, rows[i].ib_bytes + 1);
+    EQ(c->time_s, 24.5e9 / 900e9 + rows[i].ib_bytes / 50e9);
+    ck_assert_int_eq(nc(&fx, "s")->bound, BOUND_NETWORK);
+    EQ(fx.c->collective_time, c->time_s);
+    tc_free(fx.tc);
+  }
+}
+END_TEST
+
+/* R-COST-007: a transfer costs bytes over PCIe, times its count. */
+START_TEST(transfer_in_loop) {
+  Fx fx = run("model m {\n dtype fp16\n host h : [4096, 4096]\n"
+              " loop 1000 {\n  d = to_device(h)\n }\n}\n");
+  const NodeCost *d = nc(&fx, "d");
+  EQ(d->bytes, 33554432);
+  ck_assert_int_eq(d->bound, BOUND_PCIE);
+  EQ(d->time_s, 33554432 / 64e9);
+  EQ(fx.c->transfer_time, 1000.0 * 33554432 / 64e9);
+  EQ(fx.c->bytes, 0); /* HBM bytes of kernels only */
+  tc_free(fx.tc);
+}
+END_TEST
+
+/* R-TRAIN-001: backward 2x for contractions, 1x for the rest; gradients,
+ * Adam state and the gradient all-reduce. */
+START_TEST(train_mode) {
+  Fx inf = run("model m {\n dtype bf16\n input x : [64, 1024]\n weight w : [1024, 1024]\n"
+               " y = matmul(x, w)\n z = relu(y)\n}\n");
+  Fx tr = run("model m {\n dtype bf16\n mode train\n parallel { nodes = 2; gpus_per_node = 8 }\n"
+              " input x : [64, 1024]\n weight w : [1024, 1024]\n"
+              " y = matmul(x, w)\n z = relu(y)\n}\n");
+  EQ(nc(&tr, "y")->flops, 3 * nc(&inf, "y")->flops);
+  EQ(nc(&tr, "y")->bytes, 3 * nc(&inf, "y")->bytes);
+  EQ(nc(&tr, "z")->flops, 2 * nc(&inf, "z")->flops);
+  EQ(tr.c->footprint.weights, 2.0 * 1024 * 1024);
+  EQ(tr.c->footprint.gradients, 2.0 * 1024 * 1024);
+  EQ(tr.c->footprint.optimizer, 12.0 * 1024 * 1024);
+  ck_assert_int_eq(tr.c->ncollectives, 1);
+  const Collective *g = &tr.c->collectives[0];
+  ck_assert_int_eq(g->node, -1);
+  EQ(g->buffer, 2.0 * 1024 * 1024);
+  EQ(g->nvlink_bytes, 2 * 7.0 / 8 * g->buffer);
+  EQ(g->ib_bytes, g->buffer / 8);
+  EQ(tr.c->time_s, tr.c->kernels[0].time_s + tr.c->kernels[1].time_s + g->time_s);
+  ck_assert_int_eq(inf.c->ncollectives, 0);
+  EQ(inf.c->footprint.gradients + inf.c->footprint.optimizer, 0);
+  tc_free(inf.tc);
+  tc_free(tr.tc);
+}
+END_TEST
+
+/* R-COST-008: custom costs are as stated, on the tensor-core roof. */
+START_TEST(custom_as_stated) {
+  Fx fx = run("model m {\n dtype fp16\n input t : [1, 4096]\n"
+              " d = custom(t, flops = 14e9, bytes = 14e9, out = [1, 4096])\n}\n");
+  const NodeCost *d = nc(&fx, "d");
+  EQ(d->flops, 14e9);
+  EQ(d->bytes, 14e9);
+  EQ(d->intensity, 1);
+  EQ(d->attainable, 3.35e12);
+  EQ(d->peak, 990e12);
+  tc_free(fx.tc);
+  /* twice the bandwidth doubles a memory-bound attainable; twice the FLOP/s
+   * does not move it */
+  fx = run_on("model m {\n dtype fp16\n input t : [1, 4096]\n"
+              " d = custom(t, flops = 14e9, bytes = 14e9, out = [1, 4096])\n}\n",
+              "examples/seed/h100_2x_bw.roof");
+  EQ(nc(&fx, "d")->attainable, 6.7e12);
+  tc_free(fx.tc);
+  fx = run_on("model m {\n dtype fp16\n input t : [1, 4096]\n"
+              " d = custom(t, flops = 14e9, bytes = 14e9, out = [1, 4096])\n}\n",
+              "examples/seed/h100_2x_flops.roof");
+  EQ(nc(&fx, "d")->attainable, 3.35e12);
+  tc_free(fx.tc);
+}
+END_TEST
+
+Suite *cost_suite(void) {
+  Suite *s = suite_create("cost");
+  TCase *tc = tcase_create("cost");
+  tcase_add_test(tc, six_ops);
+  tcase_add_test(tc, precisions);
+  tcase_add_test(tc, other_classes);
+  tcase_add_test(tc, fused_region);
+  tcase_add_test(tc, repeat_counts_exact);
+  tcase_add_test(tc, footprint_weights);
+  tcase_add_test(tc, occupancy_table);
+  tcase_add_test(tc, occupancy_rules);
+  tcase_add_test(tc, allreduce_table);
+  tcase_add_test(tc, transfer_in_loop);
+  tcase_add_test(tc, train_mode);
+  tcase_add_test(tc, custom_as_stated);
+  suite_add_tcase(s, tc);
+  return s;
+}

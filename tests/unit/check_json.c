@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: MIT */
+/* check_json.c: the machine outputs (json.c, sarif.c, plot.c) on a small
+ * analysis built by hand, so the writers are tested apart from the
+ * pipeline: field names and values, base units, integers printed as
+ * integers, invalid UTF-8, SARIF regions in characters, fix-its, the
+ * rule table, and an SVG with one circle per kernel.
+ * R-OUT-002 (numbers), R-OUT-004 (fields), R-OUT-006, R-OUT-007 (SARIF),
+ * R-OUT-008 (the chart). */
+#include <check.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rooflint.h"
+
+/* A file with a non-ASCII character before the op, so byte and character
+ * columns differ on line 3. */
+static const char TEXT[] = "model m {\n"
+                           "  input x : [4096]\n"
+                           "  \xc3\xa9 = 1; y = matmul(x, w)\n"
+                           "}\n";
+
+typedef struct Fixture {
+  Arena *arena;
+  SourceSet ss;
+  DiagSink diags;
+  Target target;
+  Model model;
+  GNode nodes[3];
+  NodeCost costs[3];
+  Kernel kernels[2];
+  ModelCost mc;
+  ModelCost *mcs[1];
+  const Target *targets[1];
+  Analysis an;
+  Analysis *ans[1];
+} Fixture;
+
+static uint32_t offset_of(const char *needle) {
+  return (uint32_t)(strstr(TEXT, needle) - TEXT);
+}
+
+static Fixture *fixture(void) {
+  Fixture *f = xcalloc(1, sizeof *f);
+  f->arena = arena_new();
+  src_init(&f->ss);
+  int file = src_add(&f->ss, "dir with space/t.roof", xstrdup(TEXT), strlen(TEXT));
+  diag_sink_init(&f->diags);
+
+  Target *t = &f->target;
+  t->name = "h100_sxm";
+  t->display = "NVIDIA H100 SXM";
+  t->sms = 132;
+  t->memory = 80e9;
+  t->memory_bw = 3.35e12;
+  t->tensor_peak[DT_FP16] = 990e12;
+  t->tensor_peak[DT_BF16] = 990e12;
+  t->vector_peak[DT_FP32] = 67e12;
+
+  Model *m = &f->model;
+  m->name = "m";
+  m->file = file;
+  m->dtype = DT_BF16;
+  m->loc = (Loc){file, 6, 7};
+  m->nodes = f->nodes;
+  m->nnodes = 3;
+  m->parallel.present = false;
+  GNode *x = &f->nodes[0], *y = &f->nodes[1], *z = &f->nodes[2];
+  x->name = "x", x->role = ROLE_INPUT, x->precision = DT_NONE, x->count = 1, x->region = -1;
+  x->type = (TensorType){DT_BF16, 1, {4096}};
+  x->loc = (Loc){file, offset_of("x :"), offset_of("x :") + 1};
+  y->name = "y", y->role = ROLE_ACTIVATION, y->op = op_lookup("matmul"), y->count = 1;
+  y->precision = DT_BF16, y->region = -1, y->type = (TensorType){DT_BF16, 1, {4096}};
+  y->loc = (Loc){file, offset_of("matmul"), offset_of("matmul") + strlen("matmul(x, w)")};
+  z->name = "z", z->role = ROLE_ACTIVATION, z->op = op_lookup("add"), z->count = 32;
+  z->precision = DT_BF16, z->region = -1, z->type = (TensorType){DT_BF16, 1, {4096}};
+  z->loc = y->loc;
+
+  f->costs[0] = (NodeCost){.bound = BOUND_NONE, .kernel = -1};
+  f->costs[1] = (NodeCost){.flops = 33554432, .bytes = 33570816, .intensity = 33554432.0 / 33570816,
+                           .peak = 990e12, .tensor = true, .ridge = 990e12 / 3.35e12,
+                           .attainable = 3.35e12 * (33554432.0 / 33570816), .bound = BOUND_MEMORY,
+                           .time_s = 33570816 / 3.35e12, .blocks = 32, .waves = 1,
+                           .utilisation = 32.0 / 132, .idle_sms = 100, .kernel = 0};
+  f->costs[2] = (NodeCost){.flops = 4096, .bytes = 24576, .intensity = 1.0 / 6, .peak = 67e12,
+                           .ridge = 67e12 / 3.35e12, .attainable = 3.35e12 / 6,
+                           .bound = BOUND_MEMORY, .time_s = 24576 / 3.35e12, .blocks = 1,
+                           .waves = 1, .utilisation = 1.0 / 132, .idle_sms = 131, .kernel = 1};
+  for (int k = 0; k < 2; k++) {
+    const NodeCost *c = &f->costs[k + 1];
+    f->kernels[k] = (Kernel){.first_node = k + 1, .region = -1, .count = f->nodes[k + 1].count,
+                             .flops = c->flops, .bytes = c->bytes, .intensity = c->intensity,
+                             .peak = c->peak, .ridge = c->ridge, .attainable = c->attainable,
+                             .time_s = c->time_s, .bound = c->bound};
+  }
+  ModelCost *mc = &f->mc;
+  mc->model = m;
+  mc->target = t;
+  mc->nodes = f->costs;
+  mc->kernels = f->kernels;
+  mc->nkernels = 2;
+  mc->flops = 33554432 + 32 * 4096;
+  mc->bytes = 33570816 + 32 * 24576;
+  mc->time_s = f->costs[1].time_s + 32 * f->costs[2].time_s;
+  mc->memory_bound_time = mc->time_s;
+  mc->params = 16777216;
+  mc->footprint = (Footprint){33554432, 0, 0, 16384, 33570816};
+
+  Unit *u = arena_alloc(f->arena, sizeof *u);
+  u->file = file;
+  u->models = m;
+  u->nmodels = 1;
+  f->mcs[0] = mc;
+  f->targets[0] = t;
+  f->an = (Analysis){.file = file, .unit = u, .targets = f->targets, .ntargets = 1, .costs = f->mcs};
+  f->ans[0] = &f->an;
+
+  Diag *d = diag_report(&f->diags, SEV_WARNING, "memory-bound", y->loc,
+                        "matmul 'y' is memory-bound: %s", "1.0 FLOP/B");
+  diag_note(d, x->loc, "declared here");
+  diag_note(d, LOC_NONE, "a note without a place");
+  diag_fixit(d, (Loc){file, offset_of("matmul"), offset_of("matmul")}, "fused f { ");
+  diag_figure(d, "intensity", 33554432.0 / 33570816);
+  diag_figure(d, "ridge", 990e12 / 3.35e12);
+  diag_report(&f->diags, SEV_ERROR, NULL, x->loc, "bad byte \xff in a name");
+  return f;
+}
+
+static void fixture_free(Fixture *f) {
+  diag_sink_free(&f->diags);
+  src_free(&f->ss);
+  arena_free(f->arena);
+  free(f);
+}
+
+/* Runs a writer into memory and parses what it wrote. */
+static json_t *capture_json(Fixture *f, bool sarif, char **text) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&buf, &len);
+  const DiagSink *sinks[1] = {&f->diags};
+  if (sarif) sarif_write(mem, f->ans, sinks, 1, &f->ss, 1);
+  else json_write(mem, f->ans, sinks, 1, &f->ss);
+  fclose(mem);
+  json_error_t err;
+  json_t *doc = json_loads(buf, 0, &err);
+  ck_assert_msg(doc != NULL, "not JSON: %s at line %d", err.text, err.line);
+  if (text) *text = buf;
+  else free(buf);
+  return doc;
+}
+
+#define GET(o, path) json_object_get((o), (path))
+
+START_TEST(test_json_document) {
+  Fixture *f = fixture();
+  char *text;
+  json_t *doc = capture_json(f, false, &text);
+  ck_assert_str_eq(json_string_value(GET(GET(doc, "tool"), "name")), "rooflint");
+  ck_assert_str_eq(json_string_value(GET(GET(doc, "tool"), "version")), ROOFLINT_VERSION);
+  json_t *tg = GET(doc, "target");
+  ck_assert_str_eq(json_string_value(GET(tg, "name")), "h100_sxm");
+  /* base units, integral values as JSON integers */
+  ck_assert(json_is_integer(GET(tg, "memory_bw")));
+  ck_assert_int_eq(json_integer_value(GET(tg, "memory_bw")), 3350000000000LL);
+  ck_assert_int_eq(json_integer_value(GET(GET(tg, "peaks"), "fp16_tc")), 990000000000000LL);
+  ck_assert_int_eq(json_integer_value(GET(GET(tg, "peaks"), "fp32")), 67000000000000LL);
+  ck_assert_ptr_null(GET(GET(tg, "peaks"), "fp32_tc"));
+  ck_assert_double_eq_tol(json_real_value(GET(tg, "ridge")), 295.522, 1e-3);
+  ck_assert_int_eq(json_array_size(GET(doc, "targets")), 1);
+
+  json_t *models = GET(doc, "models");
+  ck_assert_int_eq(json_array_size(models), 1);
+  json_t *m = json_array_get(models, 0);
+  ck_assert_str_eq(json_string_value(GET(m, "name")), "m");
+  ck_assert_str_eq(json_string_value(GET(m, "file")), "dir with space/t.roof");
+  ck_assert_str_eq(json_string_value(GET(m, "target")), "h100_sxm");
+  ck_assert_str_eq(json_string_value(GET(m, "mode")), "inference");
+  ck_assert(json_is_null(GET(m, "parallel")));
+  json_t *nodes = GET(m, "nodes");
+  ck_assert_int_eq(json_array_size(nodes), 3);
+  json_t *x = json_array_get(nodes, 0), *y = json_array_get(nodes, 1), *z = json_array_get(nodes, 2);
+  ck_assert_str_eq(json_string_value(GET(x, "op")), "input");
+  ck_assert(json_is_null(GET(x, "precision")));
+  ck_assert(json_is_null(GET(x, "kernel")));
+  ck_assert_str_eq(json_string_value(GET(x, "bound")), bound_str(BOUND_NONE));
+  ck_assert_str_eq(json_string_value(GET(y, "op")), "matmul");
+  ck_assert_str_eq(json_string_value(GET(y, "dtype")), "bf16");
+  ck_assert_int_eq(json_integer_value(GET(y, "flops")), 33554432);
+  ck_assert_int_eq(json_integer_value(GET(y, "bytes")), 33570816);
+  ck_assert_double_eq_tol(json_real_value(GET(y, "intensity")), 0.99951, 1e-5);
+  ck_assert_str_eq(json_string_value(GET(y, "bound")), "memory");
+  ck_assert_int_eq(json_integer_value(GET(y, "blocks")), 32);
+  ck_assert_int_eq(json_integer_value(GET(y, "kernel")), 0);
+  ck_assert_int_eq(json_array_size(GET(y, "shape")), 1);
+  ck_assert_int_eq(json_integer_value(GET(z, "count")), 32);
+  /* byte columns, as the text diagnostics print them: "  é = 1; y = " puts the op at byte 15, character 14 */
+  json_t *loc = GET(y, "location");
+  ck_assert_str_eq(json_string_value(GET(loc, "file")), "dir with space/t.roof");
+  ck_assert_int_eq(json_integer_value(GET(loc, "line")), 3);
+  ck_assert_int_eq(json_integer_value(GET(loc, "column")), 15);
+  ck_assert_int_eq(json_integer_value(GET(loc, "end_column")), 27);
+
+  json_t *sum = GET(m, "summary");
+  ck_assert_int_eq(json_integer_value(GET(sum, "flops")), 33554432 + 32 * 4096);
+  ck_assert_int_eq(json_integer_value(GET(sum, "memory_bound_time_share")), 1);
+  ck_assert_int_eq(json_integer_value(GET(sum, "footprint_bytes")), 33570816);
+  ck_assert_int_eq(json_integer_value(GET(GET(sum, "footprint"), "weights")), 33554432);
+  ck_assert_int_eq(json_integer_value(GET(sum, "params")), 16777216);
+  ck_assert_int_eq(json_array_size(GET(m, "kernels")), 2);
+  ck_assert_int_eq(json_array_size(GET(m, "collectives")), 0);
+  ck_assert_int_eq(json_array_size(GET(m, "transfers")), 0);
+
+  json_t *diags = GET(doc, "diagnostics");
+  ck_assert_int_eq(json_array_size(diags), 2);
+  json_t *d = json_array_get(diags, 0);
+  ck_assert_str_eq(json_string_value(GET(d, "severity")), "warning");
+  ck_assert_str_eq(json_string_value(GET(d, "check")), "memory-bound");
+  ck_assert_str_eq(json_string_value(GET(d, "message")), "matmul 'y' is memory-bound: 1.0 FLOP/B");
+  ck_assert_int_eq(json_array_size(GET(d, "notes")), 2);
+  ck_assert(json_is_null(GET(json_array_get(GET(d, "notes"), 1), "location")));
+  ck_assert_int_eq(json_integer_value(GET(GET(json_array_get(GET(d, "notes"), 0), "location"), "line")), 2);
+  ck_assert_str_eq(json_string_value(GET(json_array_get(GET(d, "fixits"), 0), "text")), "fused f { ");
+  ck_assert_double_eq_tol(json_real_value(GET(GET(d, "figures"), "ridge")), 295.522, 1e-3);
+  /* a language error: no check, invalid UTF-8 replaced, still valid JSON */
+  json_t *e = json_array_get(diags, 1);
+  ck_assert(json_is_null(GET(e, "check")));
+  ck_assert_str_eq(json_string_value(GET(e, "message")), "bad byte \xef\xbf\xbd in a name");
+  ck_assert_int_eq(json_integer_value(GET(GET(doc, "counts"), "errors")), 1);
+  ck_assert_int_eq(json_integer_value(GET(GET(doc, "counts"), "warnings")), 1);
+  /* plain numbers: no NaN, no Infinity, integers without ".0" */
+  ck_assert_ptr_null(strstr(text, "NaN"));
+  ck_assert_ptr_nonnull(strstr(text, "\"flops\": 33554432,"));
+  free(text);
+  json_decref(doc);
+  fixture_free(f);
+}
+END_TEST
+
+START_TEST(test_json_numbers) {
+  json_t *v = json_base_number(1.0 / 0.0);
+  ck_assert(json_is_null(v));
+  json_decref(v);
+  v = json_base_number(2.0);
+  ck_assert(json_is_integer(v));
+  json_decref(v);
+  v = json_base_number(0.5);
+  ck_assert(json_is_real(v));
+  json_decref(v);
+  v = json_base_number(1e300); /* integral but past 2^53: stays a real */
+  ck_assert(json_is_real(v));
+  json_decref(v);
+  v = json_safe_string(NULL);
+  ck_assert(json_is_null(v));
+  json_decref(v);
+  v = json_safe_string("a\xc3(b\xe2\x88\x9d");
+  ck_assert_str_eq(json_string_value(v), "a\xef\xbf\xbd(b\xe2\x88\x9d");
+  json_decref(v);
+}
+END_TEST
+
+START_TEST(test_sarif_document) {
+  Fixture *f = fixture();
+  json_t *doc = capture_json(f, true, NULL);
+  ck_assert_str_eq(json_string_value(GET(doc, "version")), "2.1.0");
+  json_t *run = json_array_get(GET(doc, "runs"), 0);
+  json_t *drv = GET(GET(run, "tool"), "driver");
+  ck_assert_str_eq(json_string_value(GET(drv, "name")), "rooflint");
+  int nchecks = 0;
+  const CheckDesc *checks = check_registry(&nchecks);
+  json_t *rules = GET(drv, "rules");
+  /* a check the registry lacks still gets a rule, after the registry's */
+  ck_assert_int_eq(json_array_size(rules), 1 + nchecks + (check_lookup("memory-bound") ? 0 : 1));
+  ck_assert_str_eq(json_string_value(GET(json_array_get(rules, 0), "id")), "error");
+  for (int i = 0; i < nchecks; i++) {
+    json_t *r = json_array_get(rules, (size_t)i + 1);
+    ck_assert_str_eq(json_string_value(GET(r, "id")), checks[i].name);
+    ck_assert_str_eq(json_string_value(GET(GET(r, "shortDescription"), "text")), checks[i].summary);
+  }
+  json_t *inv = json_array_get(GET(run, "invocations"), 0);
+  ck_assert(json_is_true(GET(inv, "executionSuccessful")));
+  ck_assert_int_eq(json_integer_value(GET(inv, "exitCode")), 1);
+  ck_assert_str_eq(json_string_value(GET(run, "columnKind")), "unicodeCodePoints");
+  json_t *art = json_array_get(GET(run, "artifacts"), 0);
+  ck_assert_str_eq(json_string_value(GET(GET(art, "location"), "uri")), "dir%20with%20space/t.roof");
+  ck_assert_str_eq(json_string_value(json_array_get(GET(art, "roles"), 0)), "analysisTarget");
+
+  json_t *results = GET(run, "results");
+  ck_assert_int_eq(json_array_size(results), 2);
+  json_t *r = json_array_get(results, 0);
+  ck_assert_str_eq(json_string_value(GET(r, "ruleId")), "memory-bound");
+  ck_assert_str_eq(json_string_value(GET(r, "level")), "warning");
+  json_t *phys = GET(json_array_get(GET(r, "locations"), 0), "physicalLocation");
+  ck_assert_int_eq(json_integer_value(GET(GET(phys, "artifactLocation"), "index")), 0);
+  json_t *reg = GET(phys, "region");
+  /* characters, not bytes: the é before it is one column */
+  ck_assert_int_eq(json_integer_value(GET(reg, "startLine")), 3);
+  ck_assert_int_eq(json_integer_value(GET(reg, "startColumn")), 14);
+  ck_assert_int_eq(json_integer_value(GET(reg, "endColumn")), 26);
+  json_t *rel = GET(r, "relatedLocations");
+  ck_assert_int_eq(json_array_size(rel), 2);
+  ck_assert_str_eq(json_string_value(GET(GET(json_array_get(rel, 0), "message"), "text")), "declared here");
+  ck_assert_ptr_null(GET(json_array_get(rel, 1), "physicalLocation"));
+  json_t *fix = json_array_get(GET(r, "fixes"), 0);
+  ck_assert_str_eq(json_string_value(GET(GET(fix, "description"), "text")), "insert 'fused f { '");
+  json_t *change = json_array_get(GET(fix, "artifactChanges"), 0);
+  json_t *rep = json_array_get(GET(change, "replacements"), 0);
+  ck_assert_int_eq(json_integer_value(GET(GET(rep, "deletedRegion"), "startColumn")), 14);
+  ck_assert_int_eq(json_integer_value(GET(GET(rep, "deletedRegion"), "endColumn")), 14);
+  ck_assert_str_eq(json_string_value(GET(GET(rep, "insertedContent"), "text")), "fused f { ");
+  ck_assert_double_eq_tol(json_real_value(GET(GET(r, "properties"), "ridge")), 295.522, 1e-3);
+  json_t *e = json_array_get(results, 1);
+  ck_assert_str_eq(json_string_value(GET(e, "ruleId")), "error");
+  ck_assert_int_eq(json_integer_value(GET(e, "ruleIndex")), 0);
+  ck_assert_str_eq(json_string_value(GET(e, "level")), "error");
+  json_decref(doc);
+  fixture_free(f);
+}
+END_TEST
+
+static int count(const char *hay, const char *needle) {
+  int n = 0;
+  for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle)) n++;
+  return n;
+}
+
+START_TEST(test_plot_svg) {
+  Fixture *f = fixture();
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&buf, &len);
+  ck_assert_int_eq(plot_write(mem, f->ans, 1, &f->ss), 2);
+  fclose(mem);
+  ck_assert(strncmp(buf, "<?xml", 5) == 0);
+  ck_assert_ptr_nonnull(strstr(buf, "Roofline: m on NVIDIA H100 SXM"));
+  /* two kernels, both memory-bound; two roofs (bf16 tensor, fp32) */
+  ck_assert_int_eq(count(buf, "<circle class=\"memory-bound\""), 2);
+  ck_assert_int_eq(count(buf, "<circle class=\"compute-bound\""), 0);
+  ck_assert_int_eq(count(buf, "class=\"compute-roof\""), 2);
+  ck_assert_int_eq(count(buf, "class=\"memory-roof\""), 1);
+  ck_assert_int_eq(count(buf, "class=\"ridge\""), 2);
+  ck_assert_ptr_nonnull(strstr(buf, "ridge 295.5 FLOP/B"));
+  ck_assert_ptr_nonnull(strstr(buf, "ridge 20.0 FLOP/B"));
+  ck_assert_ptr_nonnull(strstr(buf, ">1 TFLOP/s</text>"));
+  /* the two slowest kernels are labelled with their share of the step */
+  ck_assert_ptr_nonnull(strstr(buf, ">y 97.7%</text>"));
+  ck_assert_ptr_nonnull(strstr(buf, ">z 2.3%</text>"));
+  ck_assert_ptr_nonnull(strstr(buf, ">h100_sxm 3.35 TB/s</text>"));
+  ck_assert_ptr_nonnull(strstr(buf, ">bf16 tensor: 990.0 TFLOP/s</text>"));
+  ck_assert_ptr_nonnull(strstr(buf, ">bf16 vector: 67.0 TFLOP/s</text>"));
+  ck_assert_int_eq(count(buf, "<svg"), count(buf, "</svg>"));
+  ck_assert_int_eq(count(buf, "<g"), count(buf, "</g>"));
+  free(buf);
+  fixture_free(f);
+}
+END_TEST
+
+Suite *json_suite(void) {
+  Suite *s = suite_create("json");
+  TCase *tc = tcase_create("outputs");
+  tcase_add_test(tc, test_json_document);
+  tcase_add_test(tc, test_json_numbers);
+  tcase_add_test(tc, test_sarif_document);
+  tcase_add_test(tc, test_plot_svg);
+  suite_add_tcase(s, tc);
+  return s;
+}

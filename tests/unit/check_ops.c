@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: MIT */
+/* check_ops.c: the op table and every op's shape and dtype rule, valid and
+ * invalid, through sema (a model body in, a node type or exact message out). */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+
+static TestCtx *run_body(const char *body) {
+  char src[4096];
+  snprintf(src, sizeof src,
+           "model m {\n"
+           "  input x : [4, 8]\n"
+           "  input x3 : [2, 3, 4]\n"
+           "  input v8 : [8]\n"
+           "%s\n}\n",
+           body);
+  return tc_sema(src, NULL);
+}
+
+/* The type of `name` after `body`, with no diagnostics at all. */
+static void ok_type(const char *body, const char *name, const char *want) {
+  TestCtx *tc = run_body(body);
+  ck_assert_msg(tc->diags.n == 0, "unexpected diagnostics for %s:\n%s", body,
+                tc_render(tc));
+  const GNode *g = tc_node(tc, name);
+  ck_assert_ptr_nonnull(g);
+  char buf[200];
+  ck_assert_str_eq(op_type_str(buf, sizeof buf, &g->type), want);
+  tc_free(tc);
+}
+
+/* Exactly one diagnostic, an error with exactly this message. */
+static void bad(const char *body, const char *msg) {
+  TestCtx *tc = run_body(body);
+  ck_assert_msg(tc->diags.n == 1 && tc->diags.items[0]->sev == SEV_ERROR,
+                "want one error for %s, got:\n%s", body, tc_render(tc));
+  ck_assert_str_eq(tc->diags.items[0]->msg, msg);
+  tc_free(tc);
+}
+
+START_TEST(test_table) {
+  int n = 0;
+  for (const char *const *p = op_names(); *p; p++, n++) {
+    const OpDesc *op = op_lookup(*p);
+    ck_assert_ptr_nonnull(op);
+    ck_assert_str_eq(op->name, *p);
+    ck_assert_ptr_nonnull(op->shape);
+  }
+  ck_assert_int_eq(n, 43);
+  ck_assert_ptr_null(op_lookup("matmull"));
+  ck_assert_str_eq(util_suggest("matmull", op_names()), "matmul");
+  /* the documented FLOP weights */
+  static const struct { const char *op; double w; OpClass c; } rows[] = {
+      {"add", 1, OC_ELEMENTWISE},   {"relu", 1, OC_ELEMENTWISE},
+      {"gelu", 9, OC_ELEMENTWISE},  {"silu", 5, OC_ELEMENTWISE},
+      {"sigmoid", 4, OC_ELEMENTWISE}, {"tanh", 1, OC_ELEMENTWISE},
+      {"cast", 0, OC_ELEMENTWISE},  {"softmax", 5, OC_REDUCTION},
+      {"layernorm", 8, OC_REDUCTION}, {"rmsnorm", 4, OC_REDUCTION},
+      {"sum", 1, OC_REDUCTION},     {"matmul", 0, OC_CONTRACTION},
+      {"reshape", 0, OC_VIEW},      {"transpose", 0, OC_VIEW},
+      {"copy", 0, OC_MOVEMENT},     {"to_device", 0, OC_TRANSFER},
+      {"allreduce", 0, OC_COLLECTIVE}, {"custom", 0, OC_OPAQUE},
+      {"maxpool2d", 1, OC_MOVEMENT},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    const OpDesc *op = op_lookup(rows[i].op);
+    ck_assert_msg(op->flops_per_element == rows[i].w, "%s", rows[i].op);
+    ck_assert_int_eq(op->cls, rows[i].c);
+  }
+}
+END_TEST
+
+/* R-SHAPE-001, R-DTYPE-004, R-OP-003: numpy broadcasting; a number is a scalar and does not widen. */
+START_TEST(test_binary) {
+  ok_type("y = add(x, v8)", "y", "bf16[4, 8]");
+  ok_type("input a : [4, 1]\ninput b : [1, 8]\ny = mul(a, b)", "y",
+          "bf16[4, 8]");
+  ok_type("y = mul(x, 2)", "y", "bf16[4, 8]");
+  ok_type("y = sub(2.5, x)", "y", "bf16[4, 8]");
+  ok_type("y = div(x, -1)", "y", "bf16[4, 8]");
+  ok_type("input f : fp32[8]\ny = maximum(x, f)", "y", "fp32[4, 8]");
+  ok_type("input i : int32[8]\ny = minimum(i, 3)", "y", "int32[8]");
+  ok_type("input i : int32[8]\ny = pow(i, x)", "y", "bf16[4, 8]");
+  bad("input z : [4, 9]\ny = add(x, z)",
+      "cannot broadcast bf16[4, 8] with bf16[4, 9] in add: 8 vs 9 at axis -1");
+  bad("input h : fp16[4, 8]\ny = add(x, h)",
+      "mixed dtypes bf16 and fp16 in add; insert a cast");
+  bad("y = add(1, 2)",
+      "add needs at least one tensor operand; use 'let' for arithmetic on "
+      "numbers");
+  bad("y = add(x)", "add takes 2 operands, got 1");
+  bad("y = relu(x, x)", "relu takes 1 operand, got 2");
+  bad("y = relu(2)", "expected a tensor name, got int");
+}
+END_TEST
+
+START_TEST(test_unary) {
+  static const char *const ops[] = {"relu", "gelu", "silu", "sigmoid",
+                                    "tanh", "exp", "log", "sqrt", "rsqrt",
+                                    "neg", "abs", "dropout", "copy",
+                                    "to_device", "to_host", "allreduce",
+                                    "all_to_all"};
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+    char body[100];
+    snprintf(body, sizeof body, "y = %s(x3)", ops[i]);
+    ok_type(body, "y", "bf16[2, 3, 4]");
+  }
+  ok_type("y = cast(x, fp32)", "y", "fp32[4, 8]");
+  ok_type("y = cast(x, fp8)", "y", "fp8_e4m3[4, 8]");
+  bad("y = cast(x, tf32)",
+      "tf32 is a compute precision, not a storage dtype; use fp32 and "
+      "precision=tf32 on the op");
+  bad("y = cast(x)", "cast takes 2 arguments, like cast(x, fp32), got 1");
+  bad("y = cast(x, fp31)", "unknown dtype 'fp31'; did you mean 'fp32'?");
+}
+END_TEST
+
+/* R-SHAPE-005 */
+START_TEST(test_norms_reductions) {
+  ok_type("y = softmax(x)", "y", "bf16[4, 8]");
+  ok_type("y = softmax(x3, axis=0)", "y", "bf16[2, 3, 4]");
+  bad("y = softmax(x, axis=2)",
+      "axis 2 is out of range for rank 2 (valid: -2 to 1)");
+  bad("y = softmax(x, axis=-3)",
+      "axis -3 is out of range for rank 2 (valid: -2 to 1)");
+  ok_type("weight g, b : [8]\ny = layernorm(x, g, b)", "y", "bf16[4, 8]");
+  ok_type("weight g : [3, 4]\ny = layernorm(x3, g, axis=1)", "y",
+          "bf16[2, 3, 4]");
+  bad("weight g : [4]\ny = layernorm(x, g)",
+      "layernorm parameter bf16[4] does not match the normalised dims [8]");
+  ok_type("weight w : fp32[8]\ny = rmsnorm(x, w)", "y", "fp32[4, 8]");
+  bad("y = rmsnorm(x)", "rmsnorm takes 2 operands, got 1");
+  ok_type("y = sum(x3, axis=1)", "y", "bf16[2, 4]");
+  ok_type("y = mean(x3, axis=-1, keepdims=true)", "y", "bf16[2, 3, 1]");
+  ok_type("y = max(v8, axis=0)", "y", "bf16[]");
+  bad("y = max(x)", "missing required keyword 'axis' for max");
+  bad("y = sum(x, axis=0, keepdims=1)", "keyword 'keepdims' takes true or false");
+}
+END_TEST
+
+/* R-SHAPE-002, R-DTYPE-005. numpy matmul: 1-D operands promoted then demoted; batch dims broadcast. */
+START_TEST(test_matmul) {
+  ok_type("weight w : [8, 16]\ny = matmul(x, w)", "y", "bf16[4, 16]");
+  ok_type("weight w : [8, 16]\ny = matmul(v8, w)", "y", "bf16[16]");
+  ok_type("y = matmul(x, v8)", "y", "bf16[4]");
+  ok_type("y = matmul(v8, v8)", "y", "bf16[]");
+  ok_type("input a : [3, 1, 4, 8]\ninput b : [5, 8, 16]\ny = matmul(a, b)",
+          "y", "bf16[3, 5, 4, 16]");
+  ok_type("weight w : fp32[8, 16]\ny = matmul(x, w)", "y", "fp32[4, 16]");
+  bad("weight w : [9, 16]\ny = matmul(x, w)",
+      "matmul inner dimensions differ: bf16[4, 8] x bf16[9, 16] (8 vs 9)");
+  bad("input a : [2, 4, 8]\ninput b : [3, 8, 16]\ny = matmul(a, b)",
+      "cannot broadcast bf16[2] with bf16[3] in matmul: 2 vs 3 at axis -1");
+  bad("weight w : fp16[8, 16]\ny = matmul(x, w)",
+      "mixed dtypes bf16 and fp16 in matmul; insert a cast");
+  TestCtx *tc = run_body("weight w : fp32[8, 16]\ny = matmul(x, w, precision=tf32)");
+  ck_assert_int_eq(tc->diags.n, 0);
+  ck_assert_int_eq(tc_node(tc, "y")->precision, DT_TF32);
+  ck_assert(tc_node(tc, "y")->precision_explicit);
+  tc_free(tc);
+  tc = run_body("weight w : fp32[8, 16]\ny = matmul(x, w)");
+  ck_assert_int_eq(tc_node(tc, "y")->precision, DT_FP32);
+  ck_assert(!tc_node(tc, "y")->precision_explicit);
+  tc_free(tc);
+}
+END_TEST
+
+/* R-SHAPE-003 (conv2d), R-SHAPE-010 (pools) */
+START_TEST(test_conv_pool) {
+  /* ResNet-50 stem */
+  ok_type("input img : [1, 3, 224, 224]\nweight w : [64, 3, 7, 7]\n"
+          "y = conv2d(img, w, stride=2, padding=3)",
+          "y", "bf16[1, 64, 112, 112]");
+  ok_type("input a : [1, 32, 56, 56]\nweight w : [32, 1, 3, 3]\n"
+          "y = conv2d(a, w, groups=32, padding=1)",
+          "y", "bf16[1, 32, 56, 56]");
+  ok_type("input a : [1, 3, 32, 32]\nweight w : [8, 3, 3, 3]\n"
+          "y = conv2d(a, w, dilation=2, stride=[1, 2])",
+          "y", "bf16[1, 8, 28, 14]");
+  bad("input img : [1, 3, 224, 224]\nweight w : [64, 4, 7, 7]\n"
+      "y = conv2d(img, w)",
+      "conv2d channels differ: input has 3, weight expects 4 (4 x groups=1)");
+  bad("input a : [1, 4, 8, 8]\nweight w : [30, 1, 3, 3]\n"
+      "y = conv2d(a, w, groups=4)",
+      "conv2d output channels 30 are not a multiple of groups=4");
+  bad("input a : [1, 3, 4, 4]\nweight w : [8, 3, 7, 7]\ny = conv2d(a, w)",
+      "conv2d output height would be 0: input 4 with window 7, padding 0, "
+      "dilation 1");
+  bad("weight w : [8, 3, 7, 7]\ny = conv2d(x, w)",
+      "conv2d expects input [N, C, H, W] of rank 4, got bf16[4, 8]");
+  bad("input a : [1, 3, 8, 8]\nweight w : [8, 3, 3, 3]\n"
+      "y = conv2d(a, w, stride=0)",
+      "keyword 'stride' must be at least 1, got 0");
+  bad("input a : [1, 3, 8, 8]\nweight w : [8, 3, 3, 3]\n"
+      "y = conv2d(a, w, stride=[1, 2, 3])",
+      "keyword 'stride' takes one integer or [h, w], got a list of 3");
+  ok_type("input a : [1, 64, 112, 112]\n"
+          "y = maxpool2d(a, kernel=3, stride=2, padding=1)",
+          "y", "bf16[1, 64, 56, 56]");
+  ok_type("input a : [1, 2048, 7, 7]\ny = avgpool2d(a, kernel=7)", "y",
+          "bf16[1, 2048, 1, 1]");
+  ok_type("input a : [1, 1, 5, 5]\ny = maxpool2d(a, kernel=2)", "y",
+          "bf16[1, 1, 2, 2]");
+  ok_type("input a : [1, 1, 5, 5]\ny = maxpool2d(a, kernel=2, ceil_mode=true)",
+          "y", "bf16[1, 1, 3, 3]");
+  bad("input a : [1, 1, 5, 5]\ny = maxpool2d(a)",
+      "missing required keyword 'kernel' for maxpool2d");
+  bad("input a : [1, 1, 5, 5]\ny = maxpool2d(a, kernel=2, padding=2)",
+      "maxpool2d padding 2 is more than half the kernel 2");
+}
+END_TEST
+
+/* R-SHAPE-004 */
+START_TEST(test_attention) {
+  ok_type("input q : [2, 32, 128, 64]\ninput k, v : [2, 8, 512, 64]\n"
+          "y = attention(q, k, v, causal=true)",
+          "y", "bf16[2, 32, 128, 64]");
+  ok_type("input q : [32, 1, 128]\ninput k : [32, 4096, 128]\n"
+          "input v : [32, 4096, 64]\ny = attention(q, k, v)",
+          "y", "bf16[32, 1, 64]");
+  bad("input q : [2, 32, 128, 64]\ninput k, v : [2, 6, 512, 64]\n"
+      "y = attention(q, k, v)",
+      "attention query heads 32 are not a multiple of key/value heads 6");
+  bad("input q : [2, 32, 128, 64]\ninput k, v : [2, 8, 512, 128]\n"
+      "y = attention(q, k, v)",
+      "attention head dim of q and k differ: 64 vs 128");
+  bad("y = attention(x, x, x)",
+      "attention q must be [..., heads, seq, dim], got bf16[4, 8]");
+  bad("input q, k, v : [2, 8, 16, 64]\ny = attention(q, k, v, causal=1)",
+      "keyword 'causal' takes true or false");
+}
+END_TEST
+
+/* R-SHAPE-006 R-SHAPE-007 R-SHAPE-008 R-SHAPE-009 */
+START_TEST(test_views_movement) {
+  ok_type("y = reshape(x, [2, -1])", "y", "bf16[2, 16]");
+  ok_type("y = reshape(x, [32])", "y", "bf16[32]");
+  bad("y = reshape(x, [2, -1, -1])", "reshape allows only one -1");
+  bad("y = reshape(x, [5, 7])",
+      "reshape changes the element count: bf16[4, 8] has 32, [5, 7] has 35");
+  bad("y = reshape(x, [5, -1])",
+      "reshape cannot infer -1: 32 elements of bf16[4, 8] are not a multiple "
+      "of 5");
+  bad("y = reshape(x, [0, 32])",
+      "dimension must be positive (or -1 to infer), got 0");
+  bad("y = reshape(x, 32)",
+      "reshape takes a list as its second argument, like reshape(x, [B, -1])");
+  ok_type("y = transpose(x3, [2, 0, 1])", "y", "bf16[4, 2, 3]");
+  ok_type("y = transpose(x3, [-1, 0, 1])", "y", "bf16[4, 2, 3]");
+  bad("y = transpose(x3, [0, 0, 1])",
+      "transpose needs a permutation of 0..2, got [0, 0, 1]");
+  bad("y = transpose(x3, [1, 0])",
+      "transpose needs a permutation of 0..2, got [1, 0]");
+  ok_type("input a : [2, 8]\ninput b : [3, 8]\ny = concat([a, b, a])", "y",
+          "bf16[7, 8]");
+  ok_type("input a : [2, 8]\ninput c : [2, 4]\ny = concat([a, c], axis=-1)",
+          "y", "bf16[2, 12]");
+  bad("input a : [2, 8]\ninput c : [2, 4]\ny = concat([a, c])",
+      "concat along axis 0 needs equal other dims: bf16[2, 8] and bf16[2, 4]");
+  bad("y = concat(x, x)",
+      "concat takes one list of tensors, like concat([a, b], axis=0)");
+  ok_type("input ids : int32[2, 16]\nweight t : [32000, 4096]\n"
+          "y = embedding(ids, t)",
+          "y", "bf16[2, 16, 4096]");
+  bad("weight t : [32000, 4096]\ny = embedding(x, t)",
+      "embedding ids must have an integer dtype, got bf16[4, 8]");
+}
+END_TEST
+
+/* R-SHAPE-011 (collectives, data-parallel degree), R-SHAPE-012 (custom) */
+START_TEST(test_collective_custom) {
+  ok_type("parallel { nodes = 1; gpus_per_node = 8 }\ny = allgather(x)", "y",
+          "bf16[32, 8]");
+  ok_type("parallel { gpus_per_node = 8 }\ny = reduce_scatter(x, axis=1)",
+          "y", "bf16[4, 1]");
+  ok_type("y = reduce_scatter(x)", "y", "bf16[4, 8]");
+  bad("parallel { gpus_per_node = 8 }\ny = reduce_scatter(x)",
+      "reduce_scatter dim 4 (axis 0) does not divide by the data-parallel "
+      "degree 8");
+  ok_type("y = custom(x, v8, flops=1e9, bytes=2e6, out=fp32[4, 4])", "y",
+          "fp32[4, 4]");
+  ok_type("y = custom(flops=0, bytes=8, out=[2])", "y", "bf16[2]");
+  bad("y = custom(x, flops=1, bytes=2)",
+      "missing required keyword 'out' for custom");
+  bad("y = custom(x, flops=-1, bytes=2, out=[2])",
+      "keyword 'flops' must not be negative, got -1");
+  TestCtx *tc = run_body("y = custom(x, flops=2e9, bytes=3, out=[2], blocks=7)");
+  const GNode *g = tc_node(tc, "y");
+  ck_assert(g->args.custom_flops == 2e9 && g->args.custom_bytes == 3);
+  ck_assert_int_eq(g->args.blocks, 7);
+  tc_free(tc);
+}
+END_TEST
+
+/* R-KW-001..R-KW-005: keywords are known, given once, of the right type. */
+START_TEST(test_keywords) {
+  bad("y = softmax(x, axs=0)",
+      "unknown keyword 'axs' for softmax; did you mean 'axis'?");
+  bad("y = softmax(x, axis=0, axis=1)", "duplicate keyword 'axis'");
+  bad("y = relu(x, blocks=0)", "keyword 'blocks' must be at least 1, got 0");
+  bad("y = relu(x, precision=bf61)", "unknown dtype 'bf61'");
+  bad("y = relu(x, precision=2)",
+      "keyword 'precision' takes a dtype, like precision=fp32");
+  bad("y = softmax(x, axis=1.5)", "expected an integer, got 1.5");
+  ok_type("y = softmax(x, axis=1.0)", "y", "bf16[4, 8]");
+  bad("y = relu(x, causal=true)",
+      "unknown keyword 'causal' for relu");
+}
+END_TEST
+
+Suite *ops_suite(void) {
+  Suite *s = suite_create("ops");
+  TCase *tc = tcase_create("shapes");
+  tcase_add_test(tc, test_table);
+  tcase_add_test(tc, test_binary);
+  tcase_add_test(tc, test_unary);
+  tcase_add_test(tc, test_norms_reductions);
+  tcase_add_test(tc, test_matmul);
+  tcase_add_test(tc, test_conv_pool);
+  tcase_add_test(tc, test_attention);
+  tcase_add_test(tc, test_views_movement);
+  tcase_add_test(tc, test_collective_custom);
+  tcase_add_test(tc, test_keywords);
+  suite_add_tcase(s, tc);
+  return s;
+}

@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: MIT */
+/* check_sema.c: lets and overrides, dimension expressions, names and
+ * rebinding, loop-carried types, scopes and counts, fused regions, outputs
+ * and consumers, suggestions, misplaced statements, no cascades. */
+#include <check.h>
+#include <math.h>
+#include <string.h>
+
+#include "test_util.h"
+
+/* Exactly one diagnostic: an error on `line` with exactly `msg`. */
+static void one_error(const char *src, int line, const char *msg) {
+  TestCtx *tc = tc_sema(src, NULL);
+  ck_assert_msg(tc->diags.n == 1 && tc->diags.items[0]->sev == SEV_ERROR,
+                "want one error for:\n%s\ngot:\n%s", src, tc_render(tc));
+  ck_assert_str_eq(tc->diags.items[0]->msg, msg);
+  ck_assert_msg(tc_has(tc, SEV_ERROR, line, msg), "wrong line:\n%s",
+                tc_render(tc));
+  tc_free(tc);
+}
+
+static TestCtx *clean(const char *src) {
+  TestCtx *tc = tc_sema(src, NULL);
+  ck_assert_msg(tc->diags.n == 0, "unexpected:\n%s", tc_render(tc));
+  return tc;
+}
+
+/* R-LET-001 R-LET-002 R-LET-004 R-LET-005 */
+START_TEST(test_lets) {
+  TestCtx *tc = clean("let B = 2\nlet D = B * 64 + 1 - 1\nlet H = 4.0\n"
+                      "let bw = 3.35\n"
+                      "model m { input x : [B, D / H] }\n");
+  ck_assert_int_eq(tc_node(tc, "x")->type.dims[1], 32);
+  tc_free(tc);
+  one_error("let bw = 3.35\nmodel m { input x : [bw] }\n", 2,
+            "expected an integer, got 3.35");
+  one_error("let D = 1\nlet D = 2\n", 2, "redefinition of let 'D'");
+  tc = tc_sema("let D = 1\nlet D = 2\n", NULL);
+  ck_assert_int_eq(tc->diags.items[0]->nnotes, 1);
+  ck_assert_str_eq(tc->diags.items[0]->notes[0].msg, "first defined here");
+  tc_free(tc);
+  one_error("let D = 4096\nlet E = Dd * 2\n", 2,
+            "unknown name 'Dd'; did you mean 'D'?");
+  one_error("let bw = 3.35 TB/s\n", 1,
+            "a quantity with a unit ('TB/s') is not allowed here; write a "
+            "plain number");
+  one_error("let a = 1 / 0\n", 1, "division by zero in '/'");
+  one_error("let a = 2.5 % 2\n", 1, "'%' needs integer operands, got 2.5 % 2");
+  /* lets are evaluated first, so a model sees a let written after it */
+  tc = clean("model m { input x : [D] }\nlet D = 4\n");
+  ck_assert_int_eq(tc_node(tc, "x")->type.dims[0], 4);
+  tc_free(tc);
+}
+END_TEST
+
+/* R-LET-003 */
+START_TEST(test_overrides) {
+  LetOverride o[2] = {{"D", {false, 128, 0}, false},
+                      {"S", {true, 0, 7.0}, false}};
+  Bindings b = {o, 2};
+  TestCtx *tc = tc_sema("let D = 4096 / 3\nlet S = 2\nlet E = D * S\n"
+                        "model m { input x : [E] }\n",
+                        &b);
+  ck_assert_msg(tc->diags.n == 0, "%s", tc_render(tc));
+  ck_assert(o[0].used && o[1].used);
+  ck_assert_int_eq(tc_node(tc, "x")->type.dims[0], 896);
+  tc_free(tc);
+  LetOverride z = {"Q", {false, 1, 0}, false};
+  Bindings bz = {&z, 1};
+  tc = tc_sema("let D = 1\n", &bz);
+  ck_assert(!z.used);
+  tc_free(tc);
+}
+END_TEST
+
+/* R-DIM-001..R-DIM-005 */
+START_TEST(test_dims) {
+  one_error("model m { input x : [4096 / 3] }\n", 1,
+            "4096 / 3 does not divide exactly (remainder 1)");
+  one_error("let B = 2\nmodel m {\n  input x : [B - 6, 4]\n}\n", 3,
+            "dimension must be positive, got -4");
+  one_error("model m { input x : [0] }\n", 1,
+            "dimension must be positive, got 0");
+  one_error("model m { input x : [4611686018427387904 * 4] }\n", 1,
+            "dimension overflows 64 bits");
+  one_error("model m { input x : [4294967296, 4294967296] }\n", 1,
+            "element count overflows 64 bits");
+  one_error("model m { input x : [(2 + 2) * -(3)] }\n", 1,
+            "dimension must be positive, got -12");
+  TestCtx *tc = clean("model m { input x : [10 % 4 + (7 - 1) / 2] }\n");
+  ck_assert_int_eq(tc_node(tc, "x")->type.dims[0], 5);
+  tc_free(tc);
+  one_error("model m { input x : [1, 2, 3, 4, 5, 6, 7, 8, 9] }\n", 1,
+            "tensor rank 9 exceeds the maximum of 8");
+}
+END_TEST
+
+/* R-DTYPE-001 R-DTYPE-002 R-DTYPE-003 R-DTYPE-006 */
+START_TEST(test_dtypes) {
+  TestCtx *tc = clean("model m {\n  dtype fp16\n  input x : [4]\n"
+                      "  weight w : fp32[4]\n  y = cast(x, fp32)\n}\n");
+  const GNode *x = tc_node(tc, "x"), *w = tc_node(tc, "w"), *y = tc_node(tc, "y");
+  ck_assert_int_eq(x->type.dtype, DT_FP16);
+  ck_assert_int_eq(x->dtype_loc.file, -1);
+  ck_assert_int_eq(w->type.dtype, DT_FP32);
+  ck_assert_int_eq(w->dtype_loc.end - w->dtype_loc.start, 4);
+  ck_assert_int_eq(y->dtype_loc.end - y->dtype_loc.start, 4);
+  ck_assert_int_eq(tc->unit->models[0].dtype, DT_FP16);
+  tc_free(tc);
+  tc = clean("model m { input x : [4] }\n");
+  ck_assert_int_eq(tc->unit->models[0].dtype, DT_BF16);
+  ck_assert_int_eq(tc->unit->models[0].dtype_loc.file, -1);
+  tc_free(tc);
+  one_error("model m {\n  dtype fp33\n}\n", 2,
+            "unknown dtype 'fp33'; did you mean 'fp32'?");
+  one_error("model m { weight w : tf32[4] }\n", 1,
+            "tf32 is a compute precision, not a storage dtype; use fp32 and "
+            "precision=tf32 on the op");
+  one_error("model m {\n  dtype bf16\n  dtype fp16\n}\n", 3,
+            "duplicate 'dtype' in model 'm'");
+  one_error("model m {\n  mode trainn\n}\n", 2,
+            "unknown mode 'trainn'; did you mean 'train'?");
+  one_error("model m {\n  mode fast\n}\n", 2,
+            "unknown mode 'fast' (expected inference or train)");
+  tc = clean("model m { mode train }\n");
+  ck_assert(tc->unit->models[0].train);
+  tc_free(tc);
+}
+END_TEST
+
+/* R-NAME-001..R-NAME-004, R-NAME-006 */
+START_TEST(test_names) {
+  TestCtx *tc = clean("model m {\n  input x : [4]\n  h = relu(x)\n"
+                      "  h = gelu(h)\n  y = add(h, x)\n}\n");
+  const Model *m = &tc->unit->models[0];
+  ck_assert_int_eq(m->nnodes, 4);
+  ck_assert_str_eq(m->nodes[1].op->name, "relu");
+  ck_assert_int_eq(m->nodes[2].inputs[0], 1); /* gelu reads the first h */
+  ck_assert_int_eq(m->nodes[3].inputs[0], 2);
+  ck_assert_int_eq(m->nodes[3].inputs[1], 0);
+  ck_assert_int_eq(m->nodes[0].nconsumers, 2);
+  ck_assert_int_eq(m->nodes[2].stmt_loc.start, 42);
+  tc_free(tc);
+  one_error("model m {\n  input hidden : [4]\n  y = relu(hiden)\n}\n", 3,
+            "unknown name 'hiden'; did you mean 'hidden'?");
+  one_error("model m {\n  input x : [4]\n  y = matmull(x, x)\n}\n", 3,
+            "unknown op 'matmull'; did you mean 'matmul'?");
+  one_error("let D = 4\nmodel m {\n  y = relu(D)\n}\n", 3,
+            "'D' is a let (a number), not a tensor");
+  one_error("model m {\n  input x : [4]\n  y = x\n}\n", 3,
+            "expected an op application, like 'y = relu(x)'");
+  one_error("model m {\n  input x : [4]\n  y = relu(relu(x))\n}\n", 3,
+            "expected a tensor name; bind 'relu(...)' to a name first");
+  one_error("model m {\n  input x : [4]\n  y = relu(x)\n  output yy\n}\n", 4,
+            "unknown name 'yy'; did you mean 'y'?");
+  one_error("model m {\n  input x : [x]\n}\n", 2, "unknown name 'x'");
+}
+END_TEST
+
+/* R-NAME-005. No cascades: one root error, nothing that follows from it. */
+START_TEST(test_no_cascade) {
+  one_error("model m {\n  input x : [4]\n  h = matmull(x, x)\n"
+            "  y = relu(h)\n  z = add(y, h)\n  output z\n}\n",
+            3, "unknown op 'matmull'; did you mean 'matmul'?");
+  one_error("model m {\n  input x : [4 / 3]\n  y = relu(x)\n}\n", 2,
+            "4 / 3 does not divide exactly (remainder 1)");
+  one_error("model m {\n  input x : [4]\n  input y : [5]\n"
+            "  h = add(x, y)\n  repeat 2 { h = relu(h) }\n}\n",
+            4, "cannot broadcast bf16[4] with bf16[5] in add: 4 vs 5 at axis -1");
+  /* independent errors are all reported */
+  TestCtx *tc = tc_sema("model m {\n  input x : [4]\n  a = relu(q)\n"
+                        "  b = gelu(r)\n}\n", NULL);
+  ck_assert_int_eq(tc_count(tc, SEV_ERROR), 2);
+  tc_free(tc);
+}
+END_TEST
+
+/* R-SCOPE-001 (counts, analysed once), R-SCOPE-002 (weights per copy) */
+START_TEST(test_scopes) {
+  TestCtx *tc = clean("model m {\n  input x : [4]\n  repeat 4 {\n"
+                      "    repeat 32 {\n      weight w : [4]\n"
+                      "      x = mul(x, w)\n    }\n  }\n"
+                      "  loop 1000000000 { t = to_device(x) }\n}\n");
+  const Model *m = &tc->unit->models[0];
+  ck_assert_int_eq(m->nscopes, 3);
+  ck_assert_int_eq(m->scopes[1].parent, 0);
+  ck_assert_int_eq(m->scopes[1].trips, 32);
+  ck_assert(m->scopes[1].count == 128);
+  ck_assert(m->scopes[2].is_loop && !m->scopes[0].is_loop);
+  ck_assert_int_eq(m->nnodes, 4); /* analysed once, never unrolled */
+  const GNode *x = tc_node(tc, "x"), *w = tc_node(tc, "w"), *t = tc_node(tc, "t");
+  ck_assert(x->count == 128 && w->count == 128 && t->count == 1e9);
+  ck_assert_int_eq(x->scope, 1);
+  ck_assert(x->loop_carried);
+  ck_assert(m->nodes[0].count == 1 && m->nodes[0].scope == -1);
+  tc_free(tc);
+  tc = clean("let N = 1000000000000000000\nmodel m {\n  input x : [4]\n"
+             "  repeat N { repeat N { repeat N { y = relu(x) } } }\n}\n");
+  ck_assert(tc_node(tc, "y")->count == 1e54 && isfinite(tc_node(tc, "y")->count));
+  tc_free(tc);
+  one_error("model m {\n  input x : [4]\n  repeat 0 { y = relu(x) }\n}\n", 3,
+            "repeat count must be at least 1, got 0");
+  one_error("model m {\n  input x : [4]\n  loop 2.5 { y = relu(x) }\n}\n", 3,
+            "expected an integer, got 2.5");
+}
+END_TEST
+
+/* R-SCOPE-003 */
+START_TEST(test_loop_carried) {
+  const char *src = "model m {\n  input h : [1, 4096]\n  weight w : [4096, 11008]\n"
+                    "  repeat 2 {\n    h = matmul(h, w)\n  }\n}\n";
+  one_error(src, 5,
+            "loop-carried 'h' changes type from bf16[1, 4096] to "
+            "bf16[1, 11008] in one iteration");
+  TestCtx *tc = tc_sema(src, NULL);
+  ck_assert_int_eq(tc->diags.items[0]->nnotes, 1);
+  ck_assert_str_eq(tc->diags.items[0]->notes[0].msg,
+                   "'h' enters the repeat as bf16[1, 4096] here");
+  tc_free(tc);
+  /* same type at the end is fine, even through an intermediate shape */
+  tc = clean("model m {\n  input h : [1, 8]\n  weight a : [8, 16]\n"
+             "  weight b : [16, 8]\n  loop 3 {\n    h = matmul(h, a)\n"
+             "    h = matmul(h, b)\n  }\n}\n");
+  tc_free(tc);
+  /* names first bound inside the body are not carried */
+  tc = clean("model m {\n  input x : [8]\n  repeat 2 {\n    t = relu(x)\n"
+             "    t = sum(t, axis=0)\n  }\n}\n");
+  ck_assert(!tc_node(tc, "t")->loop_carried);
+  tc_free(tc);
+}
+END_TEST
+
+/* R-SCOPE-004 */
+START_TEST(test_fused) {
+  TestCtx *tc = clean("model m {\n  input x : [4]\n  fused epi {\n"
+                      "    a = relu(x)\n    b = gelu(a)\n  }\n  c = neg(b)\n}\n");
+  const Model *m = &tc->unit->models[0];
+  ck_assert_int_eq(m->nregions, 1);
+  ck_assert_str_eq(m->regions[0].name, "epi");
+  ck_assert_int_eq(tc_node(tc, "a")->region, 0);
+  ck_assert_int_eq(tc_node(tc, "b")->region, 0);
+  ck_assert_int_eq(tc_node(tc, "c")->region, -1);
+  tc_free(tc);
+  one_error("model m {\n  input x : [4]\n  fused a {\n    fused b { y = relu(x) }\n"
+            "  }\n}\n", 4,
+            "fused region 'b' is nested inside fused region 'a'; regions do "
+            "not nest");
+  one_error("model m {\n  input x : [4]\n  fused a {\n    repeat 2 { y = relu(x) }\n"
+            "  }\n}\n", 4,
+            "'repeat' is not allowed inside fused region 'a'; put the region "
+            "inside it");
+}
+END_TEST
+
+START_TEST(test_outputs) {
+  TestCtx *tc = clean("model m {\n  input x : [4]\n  weight w : [4]\n"
+                      "  a = mul(x, w)\n  b = relu(a)\n  c = neg(a)\n"
+                      "  output b\n}\n");
+  ck_assert(tc_node(tc, "b")->is_output);
+  ck_assert(tc_node(tc, "c")->is_output); /* consumed by no one */
+  ck_assert(!tc_node(tc, "a")->is_output);
+  ck_assert_int_eq(tc_node(tc, "a")->nconsumers, 2);
+  ck_assert(!tc_node(tc, "w")->is_output);
+  tc_free(tc);
+  tc = clean("model m {\n  input x : [4]\n  y = mul(x, x)\n  z = relu(y)\n}\n");
+  ck_assert_int_eq(tc_node(tc, "x")->nconsumers, 1); /* one op, read twice */
+  ck_assert_int_eq(tc_node(tc, "y")->ninputs, 2);
+  tc_free(tc);
+}
+END_TEST
+
+/* R-KW-006 */
+START_TEST(test_parallel) {
+  TestCtx *tc = clean("model m {\n  parallel { nodes = 2; gpus_per_node = 8 }\n}\n");
+  const Parallel *p = &tc->unit->models[0].parallel;
+  ck_assert(p->present);
+  ck_assert_int_eq(p->nodes, 2);
+  ck_assert_int_eq(p->gpus_per_node, 8);
+  ck_assert_int_eq(p->data, 16);
+  tc_free(tc);
+  tc = clean("model m {\n  parallel { nodes = 2; gpus_per_node = 8; data = 4 }\n}\n");
+  ck_assert_int_eq(tc->unit->models[0].parallel.data, 4);
+  tc_free(tc);
+  one_error("model m {\n  parallel { nodes = 2; gpu_per_node = 8 }\n}\n", 2,
+            "unknown parallel key 'gpu_per_node'; did you mean "
+            "'gpus_per_node'?");
+  one_error("model m {\n  parallel { nodes = 0 }\n}\n", 2,
+            "parallel 'nodes' must be a positive integer, got 0");
+}
+END_TEST
+
+/* R-NAME-007 R-NAME-008 */
+START_TEST(test_misplaced_and_top) {
+  one_error("input x : [4]\n", 1, "'input' is only allowed inside a model");
+  one_error("model m {\n  let D = 4\n}\n", 2,
+            "'let' is only allowed at the top level, before the models");
+  one_error("model m {\n  model n { }\n}\n", 2,
+            "a model cannot contain another model");
+  one_error("model m {\n  level hbm { capacity = 80 GB }\n}\n", 2,
+            "'level' sections belong in a target definition, not a model");
+  one_error("model m {\n  input x : [4]\n  repeat 2 { dtype fp32 }\n}\n", 3,
+            "'dtype' belongs directly in the model body, not inside repeat, "
+            "loop or fused");
+  one_error("y = relu(x)\n", 1,
+            "'y = ...' outside a model; use 'let y = ...' for a constant");
+  one_error("target h100_sxm\ntarget a100\n", 2,
+            "a second 'target' for this file");
+  TestCtx *tc = clean("target h100_sxm\ntarget mine { sms = 4 }\n"
+                      "model a { input x : [4] }\nmodel b { input y : [8] }\n");
+  ck_assert_str_eq(tc->unit->target_name, "h100_sxm");
+  ck_assert_int_eq(tc->unit->ntarget_defs, 1);
+  ck_assert_int_eq(tc->unit->nmodels, 2);
+  ck_assert_str_eq(tc->unit->models[1].name, "b");
+  ck_assert_int_eq(tc->unit->models[1].nodes[0].type.dims[0], 8);
+  tc_free(tc);
+}
+END_TEST
+
+/* Not one node per trip: a billion-trip repeat costs what one does. */
+START_TEST(test_scale) {
+  StrBuf sb = {0};
+  sb_puts(&sb, "model m {\n  input x : [4]\n  repeat 1000000000 {\n");
+  for (int i = 0; i < 20000; i++) sb_puts(&sb, "    x = relu(x)\n");
+  sb_puts(&sb, "  }\n}\n");
+  TestCtx *tc = tc_sema(sb_str(&sb), NULL);
+  ck_assert_int_eq(tc->diags.n, 0);
+  ck_assert_int_eq(tc->unit->models[0].nnodes, 20001);
+  ck_assert(tc->unit->models[0].nodes[20000].count == 1e9);
+  ck_assert_int_eq(tc->unit->models[0].nodes[20000].inputs[0], 19999);
+  tc_free(tc);
+  sb_free(&sb);
+}
+END_TEST
+
+Suite *sema_suite(void) {
+  Suite *s = suite_create("sema");
+  TCase *tc = tcase_create("core");
+  tcase_add_test(tc, test_lets);
+  tcase_add_test(tc, test_overrides);
+  tcase_add_test(tc, test_dims);
+  tcase_add_test(tc, test_dtypes);
+  tcase_add_test(tc, test_names);
+  tcase_add_test(tc, test_no_cascade);
+  tcase_add_test(tc, test_scopes);
+  tcase_add_test(tc, test_loop_carried);
+  tcase_add_test(tc, test_fused);
+  tcase_add_test(tc, test_outputs);
+  tcase_add_test(tc, test_parallel);
+  tcase_add_test(tc, test_misplaced_and_top);
+  tcase_add_test(tc, test_scale);
+  suite_add_tcase(s, tc);
+  return s;
+}

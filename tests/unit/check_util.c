@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/* check_util.c: StrBuf, StrMap, edit distance and suggestions, checked
+ * arithmetic, the arena. */
+#include <check.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "rooflint.h"
+
+START_TEST(test_strbuf) {
+  StrBuf sb = {0};
+  ck_assert_str_eq(sb_str(&sb), "");
+  sb_puts(&sb, "ab");
+  sb_putc(&sb, 'c');
+  sb_putn(&sb, "dexyz", 2);
+  sb_printf(&sb, "-%d-%s", 42, "x");
+  ck_assert_str_eq(sb_str(&sb), "abcde-42-x");
+  ck_assert_uint_eq(sb.len, 10);
+  for (int i = 0; i < 1000; i++) sb_putc(&sb, 'z');
+  ck_assert_uint_eq(sb.len, 1010);
+  ck_assert_uint_eq(strlen(sb_str(&sb)), 1010);
+  sb_free(&sb);
+  ck_assert_ptr_null(sb.data);
+  ck_assert_uint_eq(sb.len, 0);
+}
+END_TEST
+
+START_TEST(test_strmap) {
+  StrMap m;
+  strmap_init(&m);
+  ck_assert_ptr_null(strmap_get(&m, "a"));
+  static char keys[500][8];
+  static int vals[500];
+  for (int i = 0; i < 500; i++) {
+    snprintf(keys[i], sizeof keys[i], "k%d", i);
+    vals[i] = i;
+    strmap_put(&m, keys[i], &vals[i]);
+  }
+  ck_assert_uint_eq(m.len, 500);
+  for (int i = 0; i < 500; i++) {
+    int *v = strmap_get(&m, keys[i]);
+    ck_assert_ptr_nonnull(v);
+    ck_assert_int_eq(*v, i);
+  }
+  ck_assert_ptr_null(strmap_get(&m, "k500"));
+  strmap_put(&m, "k7", &vals[1]); /* overwrite keeps len */
+  ck_assert_uint_eq(m.len, 500);
+  ck_assert_int_eq(*(int *)strmap_get(&m, "k7"), 1);
+  strmap_free(&m);
+}
+END_TEST
+
+START_TEST(test_edit_distance) {
+  ck_assert_int_eq(util_edit_distance("kitten", "sitting", 5), 3);
+  ck_assert_int_eq(util_edit_distance("", "abc", 5), 3);
+  ck_assert_int_eq(util_edit_distance("abc", "abc", 0), 0);
+  ck_assert_int_eq(util_edit_distance("kitten", "sitting", 2), 3); /* cap+1 */
+  ck_assert_int_eq(util_edit_distance("a", "abcdefgh", 2), 3);
+}
+END_TEST
+
+START_TEST(test_suggest) {
+  static const char *const names[] = {"--report", "--target", "--format",
+                                      "--verify", NULL};
+  ck_assert_str_eq(util_suggest("--reprot", names), "--report");
+  ck_assert_str_eq(util_suggest("--targt", names), "--target");
+  ck_assert_ptr_null(util_suggest("--banana", names));
+  static const char *const empty[] = {NULL};
+  ck_assert_ptr_null(util_suggest("x", empty));
+}
+END_TEST
+
+START_TEST(test_checked_arith) {
+  int64_t r;
+  ck_assert(util_mul_i64(4096, 4096, &r));
+  ck_assert_int_eq(r, 16777216);
+  ck_assert(!util_mul_i64(INT64_MAX / 2 + 1, 2, &r));
+  ck_assert(!util_mul_i64(INT64_MIN, -1, &r));
+  ck_assert(util_add_i64(INT64_MAX - 1, 1, &r));
+  ck_assert_int_eq(r, INT64_MAX);
+  ck_assert(!util_add_i64(INT64_MAX, 1, &r));
+  ck_assert(!util_add_i64(INT64_MIN, -1, &r));
+}
+END_TEST
+
+START_TEST(test_arena) {
+  Arena *a = arena_new();
+  char *p = arena_alloc(a, 3);
+  ck_assert_uint_eq((uintptr_t)p % 16, 0);
+  ck_assert_int_eq(p[0] | p[1] | p[2], 0);
+  char *big = arena_alloc(a, 1 << 20); /* bigger than a chunk */
+  big[(1 << 20) - 1] = 1;
+  ck_assert_str_eq(arena_printf(a, "%s-%d", "x", 7), "x-7");
+  ck_assert_str_eq(arena_strndup(a, "abcdef", 3), "abc");
+  ck_assert_uint_ge(arena_bytes_used(a), (1u << 20) + 16);
+  arena_free(a);
+}
+END_TEST
+
+Suite *util_suite(void) {
+  Suite *s = suite_create("util");
+  TCase *tc = tcase_create("core");
+  tcase_add_test(tc, test_strbuf);
+  tcase_add_test(tc, test_strmap);
+  tcase_add_test(tc, test_edit_distance);
+  tcase_add_test(tc, test_suggest);
+  tcase_add_test(tc, test_checked_arith);
+  tcase_add_test(tc, test_arena);
+  suite_add_tcase(s, tc);
+  return s;
+}
