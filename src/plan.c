@@ -213,8 +213,15 @@ static void plan_compute(FILE *out, Arena *a, const Model *m,
                          "total", "", "", "", flop_text(f, NB, c->flops),
                          fmt_bytes(b, NB, c->bytes), fmt_time(tm, NB, c->time_s),
                          "100.0%"});
+  bool links = grad->launches > 0;
+  for (int r = 0; r < nrows && !links; r++)
+    links = g[r].launches > 0 && r % U__COUNT >= U_PCIE;
   fprintf(out, "\ncompute by precision (per step)\n");
   plan_table_print(out, &t, "  ");
+  /* The total is HBM traffic, as in --report; links carry their own. */
+  if (links)
+    fprintf(out, "  (pcie and network rows: bytes over that link, not in the "
+                 "HBM total)\n");
 }
 
 /* ------------------------------------------------------------ footprint */

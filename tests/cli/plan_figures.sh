@@ -3,7 +3,7 @@
 # computed here from the shapes and the H100 SXM's published figures
 # (990e12 bf16 tensor, 1979e12 fp8 tensor, 67e12 fp32 vector FLOP/s,
 # 3.35e12 B/s), never read back from rooflint:
-#   1. a stray fp32 matmul (R-DIFF-002..004): its FLOPs, bytes, ceiling and
+#   1. a stray fp32 matmul (R-DIFF-001, R-DIFF-002, R-DIFF-003, R-DIFF-004, R-DIFF-006): its FLOPs, bytes, ceiling and
 #      time before and after, the totals and their change, the new
 #      stray-fp32 diagnostic, and --fail-on-regression on either side of
 #      the growth;

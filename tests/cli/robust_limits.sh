@@ -56,7 +56,7 @@ check sum 0 '' "$T/sum.roof"
 { printf 'model m {\n  input x : [4]\n  y = add(x'; rep $N ', x'; echo ')'; echo '}'; } > "$T/args.roof"
 check args 1 'args\.roof:3:[0-9]+: error: ' "$T/args.roof"
 
-# Identifier and line length.
+# Identifier and line length (R-LEX-004, R-LEX-012).
 { printf 'let '; rep 100000 'a'; echo ' = 1'; } > "$T/ident.roof"
 check ident 1 'ident\.roof:1:5: error: .*(identifier|name).*long' "$T/ident.roof"
 { printf '# '; rep 10000000 'x'; echo; echo 'model m {'; echo '  input x : [4]'; echo '}'; } > "$T/line.roof"

@@ -21,7 +21,7 @@ START_TEST(rate_seed_figures) {
 }
 END_TEST
 
-/* The tie the seed prints: decode at 3.35 TFLOP/s is "3.4" (half to even
+/* R-ROOF-002: the tie the seed prints: decode at 3.35 TFLOP/s is "3.4" (half to even
  * on the decimal value; 3.35e12/1e12 is 3.3499999999999996 in binary). */
 START_TEST(rate_tie_rounds_to_even_decimal) {
   char b[B];

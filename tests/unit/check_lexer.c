@@ -91,7 +91,7 @@ START_TEST(test_every_token_kind) {
   ck_assert_int_eq(lx->vals[16].expr->ival, 12);
   ck_assert(lx->vals[17].expr->rval == 3.5);
   ck_assert_str_eq(lx->vals[18].expr->str, "s");
-  /* byte ranges: "name_1" starts after the 15 keywords */
+  /* byte ranges: "name_1" starts after the 15 keywords (R-LEX-003) */
   ck_assert_uint_eq(lx->locs[0].start, 0);
   ck_assert_uint_eq(lx->locs[0].end, 3);
   ck_assert_int_eq(lx->tc->diags.n, 0);

@@ -38,6 +38,8 @@ static void expect_diag(const TestCtx *tc, int i, Severity sev, const char *msg,
   ck_assert_int_eq(c, col);
 }
 
+/* Every statement form: R-SYN-001 .. R-SYN-008 (R-SYN-006: dtype, mode,
+ * parallel, target NAME; R-SYN-008: output). */
 static const char forms_src[] =
     "let L = 2\n"
     "target h100_sxm\n"
