@@ -9,7 +9,9 @@
 #   make install    PREFIX=/usr/local DESTDIR=
 
 CC      ?= cc
-BUILD   ?= build
+# A clang build lives beside the gcc one, so `make CC=clang check` really
+# compiles with clang instead of reusing gcc's objects.
+BUILD   ?= build$(if $(findstring clang,$(notdir $(CC))),-clang)
 PREFIX  ?= /usr/local
 DESTDIR ?=
 FLEX    ?= flex
@@ -114,15 +116,18 @@ deps:
 	@sh tools/deps.sh $(DEB_PACKAGES)
 
 # ---------------------------------------------------------------- install
+MANDIR ?= $(PREFIX)/share/man/man1
+
 install: $(BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/rooflint
+	install -m 644 doc/rooflint.1 $(DESTDIR)$(MANDIR)/rooflint.1
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/rooflint
+	rm -f $(DESTDIR)$(PREFIX)/bin/rooflint $(DESTDIR)$(MANDIR)/rooflint.1
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-clang build-fuzz
 
 # ---------------------------------------------------------------- robustness, performance
 # make fuzz [FUZZ_SECONDS=60]: the libFuzzer harness (clang, ASan, UBSan) over

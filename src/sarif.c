@@ -21,8 +21,6 @@
 
 #define SARIF_SCHEMA \
   "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-/* Where a user reads about the tool; the SARIF viewer links the rules to it. */
-#define ROOFLINT_INFORMATION_URI "https://github.com/rooflint/rooflint"
 /* The rule that language errors (diagnostics without a check) report under. */
 #define ERROR_RULE "error"
 
@@ -161,7 +159,6 @@ static json_t *driver(void) {
   json_object_set_new(drv, "name", json_string("rooflint"));
   json_object_set_new(drv, "version", json_string(ROOFLINT_VERSION));
   json_object_set_new(drv, "semanticVersion", json_string(ROOFLINT_VERSION));
-  json_object_set_new(drv, "informationUri", json_string(ROOFLINT_INFORMATION_URI));
   json_t *rules = json_array();
   json_array_append_new(
       rules, rule(ERROR_RULE, "the input is not a valid rooflint file",

@@ -29,7 +29,7 @@ START_TEST(test_strmap) {
   StrMap m;
   strmap_init(&m);
   ck_assert_ptr_null(strmap_get(&m, "a"));
-  static char keys[500][8];
+  static char keys[500][16];
   static int vals[500];
   for (int i = 0; i < 500; i++) {
     snprintf(keys[i], sizeof keys[i], "k%d", i);
