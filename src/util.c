@@ -41,6 +41,8 @@ void die(const char *fmt, ...) {
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
   va_end(ap);
+  /* stderr is fully buffered (main.c): flush, or abort() loses the message. */
+  fflush(stderr);
   abort();
 }
 
