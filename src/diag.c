@@ -243,12 +243,48 @@ static void put_spaces(FILE *out, size_t n) {
 
 /* The source line as displayed: tabs expanded, control bytes (a stray NUL)
  * shown as a space so the columns stay right. */
-static void put_source_line(FILE *out, int lineno, const char *text,
-                            size_t len) {
+/* A source line longer than this is shown as a window around the caret,
+ * as clang does: echoing a megabyte-long line helps no one. */
+enum { SNIPPET_MAX_BYTES = 160, SNIPPET_LEAD_BYTES = 60 };
+
+/* The part of a line a snippet shows: bytes [start, start + len), with
+ * "..." before it when it does not start the line. */
+typedef struct LineView {
+  const char *text;
+  size_t len;
+  bool cut_left, cut_right;
+} LineView;
+
+static LineView line_view(const char *text, size_t len, size_t anchor) {
+  LineView v = {text, len, false, false};
+  if (len <= SNIPPET_MAX_BYTES) return v;
+  size_t start = anchor > SNIPPET_LEAD_BYTES ? anchor - SNIPPET_LEAD_BYTES : 0;
+  if (start + SNIPPET_MAX_BYTES > len) start = len - SNIPPET_MAX_BYTES;
+  size_t end = start + SNIPPET_MAX_BYTES;
+  /* Never cut a UTF-8 sequence in half. */
+  while (start > 0 && ((unsigned char)text[start] & 0xC0) == 0x80) start--;
+  while (end < len && ((unsigned char)text[end] & 0xC0) == 0x80) end++;
+  v.text = text + start;
+  v.len = end - start;
+  v.cut_left = start > 0;
+  v.cut_right = end < len;
+  return v;
+}
+
+/* Display column of byte `offset` of the full line within its view. */
+static size_t view_col(const LineView *v, const char *line, size_t offset) {
+  size_t from = (size_t)(v->text - line);
+  size_t in = offset < from ? 0 : offset - from;
+  if (in > v->len) in = v->len;
+  return (v->cut_left ? 3 : 0) + display_col(v->text, in);
+}
+
+static void put_source_line(FILE *out, int lineno, const LineView *v) {
   fprintf(out, "%5d | ", lineno);
+  if (v->cut_left) fputs("...", out);
   size_t col = 0;
-  for (size_t i = 0; i < len; i++) {
-    unsigned char c = (unsigned char)text[i];
+  for (size_t i = 0; i < v->len; i++) {
+    unsigned char c = (unsigned char)v->text[i];
     if (c == '\t') {
       size_t next = (col / TAB_STOP + 1) * TAB_STOP;
       put_spaces(out, next - col);
@@ -258,18 +294,22 @@ static void put_source_line(FILE *out, int lineno, const char *text,
     fputc(c < 0x20 || c == 0x7f ? ' ' : (int)c, out);
     if ((c & 0xC0) != 0x80) col++;
   }
+  if (v->cut_right) fputs("...", out);
   fputc('\n', out);
 }
 
-/* Byte offsets of [start, end) clamped to one line: a range that runs past
- * the end of the line is underlined to the end of it. */
-static void caret_span(const char *text, size_t len, size_t from, size_t to,
-                       size_t *col, size_t *width) {
+/* Byte offsets of [start, end) clamped to one line and to its view: a
+ * range that runs past the end of the line (or of the view) is underlined
+ * to the end of it. */
+static void caret_span(const LineView *v, const char *text, size_t len,
+                       size_t from, size_t to, size_t *col, size_t *width) {
   if (from > len) from = len;
   if (to > len) to = len;
   if (to < from) to = from;
-  *col = display_col(text, from);
-  size_t end = display_col(text, to);
+  size_t view_end = (size_t)(v->text - text) + v->len;
+  if (to > view_end) to = view_end;
+  *col = view_col(v, text, from);
+  size_t end = view_col(v, text, to);
   *width = end > *col ? end - *col : 1;
 }
 
@@ -283,9 +323,10 @@ static void put_snippet(FILE *out, const SourceFile *f, Loc loc,
   size_t len;
   const char *text = src_line_text(f, line, &len);
   uint32_t line_start = f->line_starts[line - 1];
-  put_source_line(out, line, text, len);
+  LineView v = line_view(text, len, loc.start - line_start);
+  put_source_line(out, line, &v);
   size_t ccol, width;
-  caret_span(text, len, loc.start - line_start,
+  caret_span(&v, text, len, loc.start - line_start,
              loc.end > loc.start ? loc.end - line_start : loc.start - line_start,
              &ccol, &width);
   put_gutter(out);
@@ -308,8 +349,9 @@ static void put_fixit_line(FILE *out, const SourceFile *f, const FixIt *fx,
   const char *text = src_line_text(f, line, &len);
   size_t from = fx->loc.start - f->line_starts[line - 1];
   if (from > len) from = len;
+  LineView v = line_view(text, len, from);
   put_gutter(out);
-  put_spaces(out, display_col(text, from));
+  put_spaces(out, view_col(&v, text, from));
   if (ro->color) fputs(C_GREEN, out);
   fwrite(fx->text, 1, strcspn(fx->text, "\n"), out);
   if (ro->color) fputs(C_RESET, out);

@@ -109,6 +109,33 @@ START_TEST(test_tabs_expand) {
 }
 END_TEST
 
+/* A line longer than the snippet limit shows a window around the caret,
+ * with "..." where it was cut, and the caret still under its token. */
+START_TEST(test_long_line_window) {
+  StrBuf src = {0};
+  sb_puts(&src, "let a = 1 + ");
+  for (int i = 0; i < 100; i++) sb_puts(&src, "1 + ");
+  sb_puts(&src, "q");
+  for (int i = 0; i < 100; i++) sb_puts(&src, " + 1");
+  sb_puts(&src, "\n");
+  Fx *fx = fx_new(sb_str(&src));
+  sb_free(&src);
+  diag_report(&fx->sink, SEV_ERROR, NULL, at(fx, "q"), "unknown name 'q'");
+  const char *out = render(fx, false);
+  /* the header keeps the true column: 12 + 400 + 1 */
+  ck_assert(strncmp(out, "t.roof:1:413: error: unknown name 'q'\n", 38) == 0);
+  const char *src_line = strchr(out, '\n') + 1;
+  ck_assert(strncmp(src_line, "    1 | ...", 11) == 0);
+  const char *nl = strchr(src_line, '\n');
+  ck_assert(nl - src_line < 200);            /* cut, not 813 bytes */
+  ck_assert(strncmp(nl - 3, "...", 3) == 0); /* cut on the right too */
+  const char *caret_line = nl + 1;
+  size_t caret_col = strchr(caret_line, '^') - caret_line;
+  ck_assert_int_eq(src_line[caret_col], 'q');
+  fx_free(fx);
+}
+END_TEST
+
 START_TEST(test_zero_width) {
   Fx *fx = fx_new("let B = \n");
   Loc l = {0, 8, 8};
@@ -409,6 +436,7 @@ Suite *diag_suite(void) {
   tcase_add_test(tc, test_language_error_has_no_tag);
   tcase_add_test(tc, test_tabs_expand);
   tcase_add_test(tc, test_zero_width);
+  tcase_add_test(tc, test_long_line_window);
   tcase_add_test(tc, test_multiline_range);
   tcase_add_test(tc, test_notes);
   tcase_add_test(tc, test_fixit);
