@@ -72,6 +72,7 @@ typedef struct ParseCtx {
   bool eof_newline;     /* the NEWLINE made up at EOF was returned */
   int64_t noted_open;   /* start of the opener a syntax error pointed at */
   int64_t stray_end;    /* end offset of the last stray character, or -1 */
+  struct WordTable *words; /* keywords and names seen (parse.c); NULL at first */
 } ParseCtx;
 
 /* Spans first..last symbol; an empty rule gets a zero-width location at the

@@ -6,10 +6,22 @@
  */
 #include "rooflint.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
-enum { ARENA_CHUNK = 64 * 1024, ARENA_ALIGN = 16 };
+/* 8-byte alignment is all our types need (no long double, no SIMD types),
+ * and 16 would round a 56-byte Expr up to 64.  Chunks start small (a
+ * 500-op model should cost next to nothing) and double up to ARENA_BIG, so
+ * a model of millions of ops takes a few hundred chunks, not tens of
+ * thousands. */
+enum {
+  ARENA_CHUNK = 64 * 1024,
+  ARENA_BIG = 8 * 1024 * 1024,
+  ARENA_ALIGN = 8,
+  HUGE_PAGE = 2 * 1024 * 1024,
+};
 
 typedef struct Chunk {
   struct Chunk *next;
@@ -21,7 +33,25 @@ typedef struct Chunk {
 struct Arena {
   Chunk *head;  /* chunk being filled */
   size_t total; /* bytes handed out */
+  size_t next;  /* size of the next regular chunk */
 };
+
+/* A big block asks for transparent huge pages: first touching a page costs
+ * a fault, and on a virtual machine a fault costs microseconds, so the node
+ * array of a million-op model took more time faulting than analysing.  Only
+ * the 2 MiB-aligned interior can use them; the advice is a hint (ignored
+ * where unsupported). */
+static void *block_alloc(size_t size) {
+  void *p = xmalloc(size);
+#ifdef MADV_HUGEPAGE
+  if (size >= 2 * HUGE_PAGE) {
+    uintptr_t lo = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+    uintptr_t hi = ((uintptr_t)p + size) & ~(uintptr_t)(HUGE_PAGE - 1);
+    if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+  }
+#endif
+  return p;
+}
 
 Arena *arena_new(void) { return xcalloc(1, sizeof(Arena)); }
 
@@ -39,13 +69,15 @@ void *arena_alloc(Arena *a, size_t n) {
   if (n == 0) n = ARENA_ALIGN;
   Chunk *c = a->head;
   if (!c || c->used + n > c->size) {
-    size_t size = n > ARENA_CHUNK ? n : ARENA_CHUNK;
-    c = xmalloc(sizeof(Chunk) + size);
+    size_t regular = a->next ? a->next : ARENA_CHUNK;
+    size_t size = n > regular ? n : regular;
+    if (n <= regular && regular < ARENA_BIG) a->next = regular * 2;
+    c = block_alloc(sizeof(Chunk) + size);
     c->size = size;
     c->used = 0;
     /* A big one-off block goes behind the current chunk so the rest of the
      * current chunk stays usable. */
-    if (a->head && size > ARENA_CHUNK) {
+    if (a->head && size > regular) {
       c->next = a->head->next;
       a->head->next = c;
     } else {

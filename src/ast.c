@@ -51,10 +51,12 @@ const char *stmt_kind_str(StmtKind k) { return NAME_OF(stmt_kind_names, k); }
 
 /* ---- growing arrays ---------------------------------------------------- */
 
-/* Room for element n: a new array when n is 0 or a power of two >= 4. */
+/* Room for element n: a new array when n is 0 or a power of two >= 2.  Most
+ * lists are an op's two operands, and a million ops each with room for
+ * four would waste tens of megabytes. */
 static void *grow(Arena *a, void *items, int n, size_t size) {
-  if (n != 0 && (n < 4 || (n & (n - 1)) != 0)) return items;
-  size_t cap = n == 0 ? 4 : (size_t)n * 2;
+  if (n != 0 && (n < 2 || (n & (n - 1)) != 0)) return items;
+  size_t cap = n == 0 ? 2 : (size_t)n * 2;
   void *fresh = arena_alloc(a, cap * size);
   if (n) memcpy(fresh, items, (size_t)n * size);
   return fresh;

@@ -101,6 +101,14 @@ static const char explain_memory_bound[] =
     STR(CHECK_CROSSOVER_RERUNS) "\n"
     "re-analyses per model.  No note when no value crosses.\n"
     "\n"
+    "When the op's kernel also fills under " STR(CHECK_OCC_MAX_UTIL_PCT)
+    "% of the SMs (batch-1 decode:\n"
+    "32 output tiles on 132 SMs), a note says so instead of a separate\n"
+    "low-occupancy warning: the seed calls it two failures with one fix, and\n"
+    "a few SMs cannot draw the whole bandwidth either.  The note names the\n"
+    "fix at the current batch: split-K, or for attention splitting the keys\n"
+    "(flash-decoding).\n"
+    "\n"
     "Fix: more work per weight (a larger batch, grouped-query attention),\n"
     "or accept it: decode is memory-bound by nature.\n"
     "\n"
@@ -118,9 +126,14 @@ static const char explain_low_occupancy[] =
     "idle whichever roof the kernel is under.  Blocks are counted as the\n"
     "occupancy model does: matmul and conv output tiles times batch,\n"
     "attention batch x heads x query tiles, elementwise ops by elements per\n"
-    "block, or the op's `blocks=`.  A fused region is one kernel with the\n"
-    "blocks of its largest member.  The message gives the blocks, the SMs,\n"
-    "the utilisation and the idle SMs (1 block on an H100: 0.76%, 131 idle).\n"
+    "block, or the op's `blocks=`.  A fused region is one kernel: its\n"
+    "contractions that read only the region's inputs add up (a merged qkv\n"
+    "or gate/up GEMM), and it has at least the blocks of its largest\n"
+    "member.  The message gives the blocks, the SMs, the utilisation and\n"
+    "the idle SMs (1 block on an H100: 0.76%, 131 idle).\n"
+    "Reported when the utilisation is under " STR(CHECK_OCC_MAX_UTIL_PCT)
+    "%, at least a quarter of the\n"
+    "SMs idle: 128 blocks on 132 SMs (97.0%) is a full machine.\n"
     "\n"
     "Fix: more work per launch (batching; split-K for skinny matmuls), or\n"
     "fusion with a neighbour so the launch does more.\n"
@@ -128,7 +141,9 @@ static const char explain_low_occupancy[] =
     "Not reported: kernels that take less than the launch overhead (the\n"
     "launch dominates them: see overhead-bound) or less than "
     STR(CHECK_MIN_STEP_PCT) "% of the\n"
-    "step time.\n"
+    "step time; custom() ops without `blocks=` (their block count is\n"
+    "unknown); kernels holding a contraction that memory-bound reports (its\n"
+    "diagnostic carries the occupancy as a note: one fix, one warning).\n"
     "\n"
     "Example:\n"
     "    y = matmul(x, w, blocks=1)      # 1 block on 132 SMs: 0.76%\n";
@@ -145,7 +160,10 @@ static const char explain_wave_tail[] =
     STR(CHECK_TAIL_MIN_IDLE_PCT)
     "% of the kernel's block slots are idle.  Not\n"
     "for kernels under the launch overhead or under "
-    STR(CHECK_MIN_STEP_PCT) "% of the step.\n"
+    STR(CHECK_MIN_STEP_PCT) "% of the step, nor\n"
+    "for custom() ops without `blocks=`, nor for memory-bound kernels: their\n"
+    "blocks share HBM, so a sparse last wave draws more bandwidth per block\n"
+    "and costs far less than a wave.\n"
     "\n"
     "Fix: choose a batch, sequence or tile size that makes the block count a\n"
     "multiple of the SM count, or just under one.\n"
@@ -269,7 +287,7 @@ static const CheckDesc registry[] = {
      "a matmul, conv2d or attention lies below the ridge of the target",
      explain_memory_bound, check_memory_bound},
     {"low-occupancy", SEV_WARNING, true,
-     "a kernel launches fewer thread blocks than the GPU has SMs",
+     "a kernel's thread blocks leave a quarter or more of the SMs idle",
      explain_low_occupancy, check_low_occupancy},
     {"wave-tail", SEV_WARNING, true,
      "a kernel's last wave of thread blocks is mostly empty", explain_wave_tail,
@@ -442,19 +460,59 @@ const StmtRef *checks_stmt_find(const StmtIndex *ix, uint32_t start) {
   return NULL;
 }
 
+/* g reads a node of its own fused region. */
+static bool reads_region(const Model *m, const GNode *g) {
+  for (int j = 0; j < g->ninputs; j++)
+    if (m->nodes[g->inputs[j]].region == g->region) return true;
+  return false;
+}
+
+/* A fused region's contractions that read only the region's inputs run
+ * side by side (a merged qkv or gate/up GEMM: one GEMM over the
+ * concatenated weights), so their tiles add up; the other members work on
+ * tiles their producers made, so the region has at least its largest
+ * member's blocks. */
 void checks_kernel_blocks(const CheckCtx *ctx, double **blocks, int **node) {
   const ModelCost *c = ctx->cost;
   int nk = c->nkernels;
   double *b = arena_alloc(ctx->arena, (size_t)(nk + 1) * sizeof *b);
+  double *side = arena_alloc(ctx->arena, (size_t)(nk + 1) * sizeof *side);
   int *at = arena_alloc(ctx->arena, (size_t)(nk + 1) * sizeof *at);
   for (int k = 0; k < nk; k++) at[k] = c->kernels[k].first_node;
   for (int i = 0; i < ctx->model->nnodes; i++) {
     int k = c->nodes[i].kernel;
     if (k < 0 || k >= nk) continue;
-    if (c->nodes[i].blocks > b[k]) b[k] = c->nodes[i].blocks;
+    const GNode *g = &ctx->model->nodes[i];
+    /* An opaque op states FLOPs and bytes, not its launch shape: the cost
+     * model's guess from the output size is no ground for a finding. */
+    if (g->op && g->op->cls == OC_OPAQUE && g->args->blocks <= 0) continue;
+    double nb = c->nodes[i].blocks;
+    if (g->region >= 0 && g->op && g->op->cls == OC_CONTRACTION &&
+        !reads_region(ctx->model, g))
+      side[k] += nb;
+    if (nb > b[k]) {
+      b[k] = nb;
+      at[k] = i;
+    }
   }
+  for (int k = 0; k < nk; k++)
+    if (side[k] > b[k]) b[k] = side[k];
   *blocks = b;
   *node = at;
+}
+
+bool checks_kernel_low_occupancy(const CheckCtx *ctx, int k, double blocks) {
+  int sms = ctx->target->sms;
+  return sms > 1 && blocks > 0 &&
+         blocks * 100 < (double)sms * CHECK_OCC_MAX_UTIL_PCT &&
+         checks_kernel_matters(ctx, k);
+}
+
+bool checks_memory_bound_reports(const CheckCtx *ctx, int node) {
+  const GNode *g = &ctx->model->nodes[node];
+  return g->op && g->op->cls == OC_CONTRACTION &&
+         ctx->cost->nodes[node].bound == BOUND_MEMORY &&
+         checks_node_matters(ctx, node);
 }
 
 bool checks_kernel_matters(const CheckCtx *ctx, int kernel) {

@@ -18,6 +18,7 @@
 #include "rooflint.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* One attention block covers this many query rows (FlashAttention-style). */
@@ -125,7 +126,7 @@ static void cost_attention(const Model *m, const GNode *n, const Target *t,
   double sq = (double)q->dims[q->rank - 2], d = (double)q->dims[q->rank - 1];
   double skv = (double)k->dims[k->rank - 2], dv = (double)v->dims[v->rank - 1];
   double heads = elements(q) / (sq * d); /* batch x H */
-  c->flops = 2 * heads * sq * skv * (d + dv) * (n->args.causal ? 0.5 : 1);
+  c->flops = 2 * heads * sq * skv * (d + dv) * (n->args->causal ? 0.5 : 1);
   c->bytes = input_bytes(m, n) + tensor_bytes(&n->type);
   c->blocks = heads * ceil_div(sq, ATTN_ROWS_PER_BLOCK);
 }
@@ -160,15 +161,15 @@ static void cost_movement(const Model *m, const GNode *n, const Target *t,
     return;
   }
   c->bytes = input_bytes(m, n) + tensor_bytes(&n->type);
-  c->flops = out * n->op->flops_per_element * (double)n->args.kernel[0] *
-             (double)(n->args.kernel[1] ? n->args.kernel[1] : n->args.kernel[0]);
+  c->flops = out * n->op->flops_per_element * (double)n->args->kernel[0] *
+             (double)(n->args->kernel[1] ? n->args->kernel[1] : n->args->kernel[0]);
 }
 
 static void cost_opaque(const Model *m, const GNode *n, const Target *t,
                         OpCost *c) {
   (void)m;
-  c->flops = n->args.custom_flops;
-  c->bytes = n->args.custom_bytes;
+  c->flops = n->args->custom_flops;
+  c->bytes = n->args->custom_bytes;
   c->blocks = ceil_div(elements(&n->type), t->elements_per_block);
 }
 
@@ -360,44 +361,60 @@ static void kernel_roofline(Kernel *k, const Target *t, double peak) {
  * outside the region plus the outputs used outside it (or model outputs).
  * Its peak is that of its biggest node by FLOPs (the matmul of a matmul +
  * epilogue). */
-static void fuse_region(Arena *a, const Model *m, const ModelCost *mc,
-                        int region, const int *cons_count, int **consumers,
-                        Kernel *k, bool train) {
-  int n = m->nnodes;
-  bool *seen = arena_alloc(a, (size_t)n * sizeof *seen);
-  double best = -1, peak = 0;
-  double factor = 1;
-  k->region = region;
-  k->first_node = -1;
+static void fuse_regions(const Model *m, const ModelCost *mc,
+                         const int *region_kernel, const int *cons_off,
+                         const int *consumers, bool train) {
+  /* One pass over the nodes for every region at once (a pass per region
+   * would be quadratic in a model of many regions).  A region's nodes are
+   * contiguous (regions do not nest; nodes are appended in source order),
+   * so "source already counted" is a mark of the last region that counted
+   * it. */
+  int n = m->nnodes, nr = m->nregions;
+  int *counted_by = xcalloc((size_t)n + 1, sizeof *counted_by);
+  double *best = xmalloc(((size_t)nr + 1) * sizeof *best);
+  double *factor = xmalloc(((size_t)nr + 1) * sizeof *factor);
+  for (int r = 0; r < nr; r++) {
+    best[r] = -1;
+    factor[r] = 1;
+    if (region_kernel[r] < 0) continue;
+    Kernel *k = &mc->kernels[region_kernel[r]];
+    k->region = r;
+    k->first_node = -1;
+  }
   for (int i = 0; i < n; i++) {
     const GNode *g = &m->nodes[i];
-    if (g->region != region || !g->op) continue;
+    int region = g->region;
+    if (region < 0 || !g->op || region_kernel[region] < 0) continue;
+    Kernel *k = &mc->kernels[region_kernel[region]];
     if (k->first_node < 0) {
       k->first_node = i;
       k->count = g->count;
     }
     if (is_op(g, OC_VIEW)) continue;
     k->flops += mc->nodes[i].flops;
-    if (train && train_factor(g) > factor) factor = train_factor(g);
-    if (mc->nodes[i].flops > best) {
-      best = mc->nodes[i].flops;
-      peak = mc->nodes[i].peak;
+    if (train && train_factor(g) > factor[region]) factor[region] = train_factor(g);
+    if (mc->nodes[i].flops > best[region]) {
+      best[region] = mc->nodes[i].flops;
+      k->peak = mc->nodes[i].peak;
     }
     for (int j = 0; j < g->ninputs; j++) {
       int src = g->inputs[j];
-      if (m->nodes[src].region == region || seen[src]) continue;
-      seen[src] = true;
+      if (m->nodes[src].region == region || counted_by[src] == region + 1) continue;
+      counted_by[src] = region + 1;
       k->bytes += node_bytes(m, src);
     }
     bool outside = g->is_output;
-    for (int c = 0; c < cons_count[i] && !outside; c++)
-      outside = m->nodes[consumers[i][c]].region != region;
+    for (int c = cons_off[i]; c < cons_off[i + 1] && !outside; c++)
+      outside = m->nodes[consumers[c]].region != region;
     if (outside) k->bytes += tensor_bytes(&g->type);
   }
   /* Node costs already carry the train factor in FLOPs; bytes get the
    * region's largest factor (backward re-reads the same boundary). */
-  k->bytes *= factor;
-  k->peak = peak;
+  for (int r = 0; r < nr; r++)
+    if (region_kernel[r] >= 0) mc->kernels[region_kernel[r]].bytes *= factor[r];
+  free(counted_by);
+  free(best);
+  free(factor);
 }
 
 ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
@@ -407,27 +424,29 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   int n = m->nnodes;
   mc->nodes = arena_alloc(a, (size_t)(n ? n : 1) * sizeof *mc->nodes);
 
-  /* Consumers of each node (fused-region boundaries need them). */
-  int *cons_count = arena_alloc(a, (size_t)(n ? n : 1) * sizeof *cons_count);
-  int **consumers = arena_alloc(a, (size_t)(n ? n : 1) * sizeof *consumers);
-  for (int i = 0; i < n; i++)
-    for (int k = 0; k < m->nodes[i].ninputs; k++)
-      cons_count[m->nodes[i].inputs[k]]++;
-  for (int i = 0; i < n; i++) {
-    consumers[i] = arena_alloc(a, (size_t)(cons_count[i] + 1) * sizeof(int));
-    cons_count[i] = 0;
+  /* Consumers of each node (fused-region boundaries need them), packed:
+   * those of node i are consumers[cons_off[i] .. cons_off[i + 1]).  Scratch,
+   * freed before returning. */
+  int *cons_off = NULL, *consumers = NULL;
+  if (m->nregions > 0) {
+    cons_off = xcalloc((size_t)n + 2, sizeof *cons_off);
+    for (int i = 0; i < n; i++)
+      for (int k = 0; k < m->nodes[i].ninputs; k++)
+        cons_off[m->nodes[i].inputs[k] + 2]++;
+    for (int i = 0; i < n; i++) cons_off[i + 2] += cons_off[i + 1];
+    consumers = xmalloc(((size_t)cons_off[n + 1] + 1) * sizeof *consumers);
+    for (int i = 0; i < n; i++)
+      for (int k = 0; k < m->nodes[i].ninputs; k++)
+        consumers[cons_off[m->nodes[i].inputs[k] + 1]++] = i;
   }
-  for (int i = 0; i < n; i++)
-    for (int k = 0; k < m->nodes[i].ninputs; k++) {
-      int src = m->nodes[i].inputs[k];
-      consumers[src][cons_count[src]++] = i;
-    }
 
   int ncoll = 0;
   for (int i = 0; i < n; i++) ncoll += is_op(&m->nodes[i], OC_COLLECTIVE);
   mc->collectives =
       arena_alloc(a, (size_t)(ncoll + 1) * sizeof *mc->collectives);
-  mc->kernels = arena_alloc(a, (size_t)(n + 1) * sizeof *mc->kernels);
+  int nops = 0; /* at most one kernel per op; declarations make none */
+  for (int i = 0; i < n; i++) nops += m->nodes[i].op != NULL;
+  mc->kernels = arena_alloc(a, (size_t)(nops + 1) * sizeof *mc->kernels);
   int *region_kernel =
       arena_alloc(a, (size_t)(m->nregions + 1) * sizeof *region_kernel);
   for (int r = 0; r < m->nregions; r++) region_kernel[r] = -1;
@@ -482,7 +501,7 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
                &nc->ridge, &nc->attainable, &nc->bound, &nc->time_s);
       break;
     }
-    double blocks = g->args.blocks > 0 ? (double)g->args.blocks : oc.blocks;
+    double blocks = g->args->blocks > 0 ? (double)g->args->blocks : oc.blocks;
     if (g->op->cls != OC_TRANSFER && g->op->cls != OC_COLLECTIVE)
       occupancy(nc, blocks, t->sms);
 
@@ -508,12 +527,15 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     k->bound = nc->bound;
     k->time_s = nc->time_s;
   }
-  for (int r = 0; r < m->nregions; r++) {
-    if (region_kernel[r] < 0) continue;
-    Kernel *k = &mc->kernels[region_kernel[r]];
-    fuse_region(a, m, mc, r, cons_count, consumers, k, m->train);
-    kernel_roofline(k, t, k->peak);
+  if (m->nregions > 0) {
+    fuse_regions(m, mc, region_kernel, cons_off, consumers, m->train);
+    for (int r = 0; r < m->nregions; r++)
+      if (region_kernel[r] >= 0)
+        kernel_roofline(&mc->kernels[region_kernel[r]], t,
+                        mc->kernels[region_kernel[r]].peak);
   }
+  free(cons_off);
+  free(consumers);
 
   /* Footprint and parameters. */
   for (int i = 0; i < n; i++) {

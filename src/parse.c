@@ -53,14 +53,80 @@ static const struct {
 };
 
 /* R-LEX-003: keywords are reserved; every other word is a name. */
+/* Words seen before, in an open-addressing table in the arena (nothing to
+ * free, even for a scanner driven without parse_file()): one lookup answers
+ * both "keyword?" and "where is the name's copy?", and a model of a million
+ * ops repeating a few dozen names stores each once. */
+typedef struct Word {
+  const char *text; /* NULL: empty slot */
+  size_t len;
+  int token; /* IDENT or the keyword's token */
+} Word;
+
+struct WordTable {
+  Word *slots;
+  size_t cap, len; /* cap a power of two */
+};
+
+static size_t word_hash(const char *s, size_t n) {
+  size_t h = 1469598103934665603u; /* FNV-1a */
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211u;
+  return h;
+}
+
+static Word *word_slot(struct WordTable *t, const char *s, size_t n) {
+  size_t mask = t->cap - 1, i = word_hash(s, n) & mask;
+  while (t->slots[i].text &&
+         (t->slots[i].len != n || memcmp(t->slots[i].text, s, n) != 0))
+    i = (i + 1) & mask;
+  return &t->slots[i];
+}
+
+static void word_add(Arena *a, struct WordTable *t, const char *s, size_t n,
+                     int token);
+
+static void words_grow(Arena *a, struct WordTable *t) {
+  struct WordTable old = *t;
+  t->cap = old.cap ? old.cap * 2 : 64;
+  t->slots = arena_alloc(a, t->cap * sizeof *t->slots);
+  t->len = 0;
+  for (size_t i = 0; i < old.cap; i++)
+    if (old.slots[i].text)
+      word_add(a, t, old.slots[i].text, old.slots[i].len, old.slots[i].token);
+}
+
+static void word_add(Arena *a, struct WordTable *t, const char *s, size_t n,
+                     int token) {
+  if ((t->len + 1) * 2 > t->cap) words_grow(a, t);
+  *word_slot(t, s, n) = (Word){s, n, token};
+  t->len++;
+}
+
+static struct WordTable *words_of(ParseCtx *ctx) {
+  if (!ctx->words) {
+    ctx->words = arena_alloc(ctx->arena, sizeof *ctx->words);
+    for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
+      word_add(ctx->arena, ctx->words, keywords[i].word,
+               strlen(keywords[i].word), keywords[i].token);
+  }
+  return ctx->words;
+}
+
 int parse_lex_word(ParseCtx *ctx, const char *text, size_t len, Loc loc,
                    const char **out) {
-  for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
-    if (strcmp(keywords[i].word, text) == 0) return keywords[i].token;
+  struct WordTable *t = words_of(ctx);
+  const Word *w = word_slot(t, text, len);
+  if (w->text && w->token != IDENT) return w->token;
   if (len > MAX_IDENT_LEN) /* R-LEX-004 */
     parse_error(ctx, loc, "identifier too long (%zu bytes, limit %d)", len,
                 MAX_IDENT_LEN);
-  *out = arena_strndup(ctx->arena, text, len);
+  if (w->text) {
+    *out = w->text;
+    return IDENT;
+  }
+  char *copy = arena_strndup(ctx->arena, text, len);
+  word_add(ctx->arena, t, copy, len, IDENT);
+  *out = copy;
   return IDENT;
 }
 

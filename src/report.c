@@ -112,50 +112,116 @@ void report_summary(FILE *out, const Analysis *an, const SourceSet *ss) {
 
 /* ---------------------------------------------------------------- report */
 
-/* A row of text cells, printed as aligned columns. */
+/* A row of text cells, printed as aligned columns.  A report of a million
+ * kernels has a million rows, so the cells are packed back to back (each
+ * NUL-terminated, rows in order) in big blocks rather than allocated one by
+ * one, and the column widths are kept up to date as rows come in. */
+typedef struct TextBlock {
+  struct TextBlock *next;
+  size_t used, size;
+  char data[];
+} TextBlock;
+
+enum { TEXT_BLOCK = 1 << 20, MAX_COLS = 32 };
+
 typedef struct Table {
-  char **cells; /* row-major, ncols per row */
-  int nrows, ncols, cap;
+  TextBlock *first, *last;
+  int nrows, ncols;
   const char *right; /* per column: 'r' right-aligned, 'l' left */
+  int w[MAX_COLS];
 } Table;
 
 static void table_add(Table *t, char **row) {
-  if (t->nrows == t->cap) {
-    t->cap = t->cap ? t->cap * 2 : 16;
-    t->cells = xrealloc(t->cells, (size_t)t->cap * (size_t)t->ncols * sizeof *t->cells);
+  size_t len[MAX_COLS], total = 0;
+  for (int c = 0; c < t->ncols; c++) {
+    len[c] = strlen(row[c] ? row[c] : "");
+    total += len[c] + 1;
+    if ((int)len[c] > t->w[c]) t->w[c] = (int)len[c];
   }
-  for (int c = 0; c < t->ncols; c++)
-    t->cells[t->nrows * t->ncols + c] = xstrdup(row[c] ? row[c] : "");
+  TextBlock *b = t->last;
+  if (!b || b->size - b->used < total) { /* rows never straddle blocks */
+    size_t size = total > TEXT_BLOCK ? total : TEXT_BLOCK;
+    b = xmalloc(sizeof *b + size);
+    b->next = NULL;
+    b->used = 0;
+    b->size = size;
+    if (t->last) t->last->next = b;
+    else t->first = b;
+    t->last = b;
+  }
+  for (int c = 0; c < t->ncols; c++) {
+    memcpy(b->data + b->used, row[c] ? row[c] : "", len[c] + 1);
+    b->used += len[c] + 1;
+  }
   t->nrows++;
 }
 
-static void table_print(FILE *out, Table *t, const char *indent) {
-  int w[32] = {0};
-  for (int r = 0; r < t->nrows; r++)
-    for (int c = 0; c < t->ncols; c++) {
-      int len = (int)strlen(t->cells[r * t->ncols + c]);
-      if (len > w[c]) w[c] = len;
-    }
-  for (int r = 0; r < t->nrows; r++) {
-    StrBuf line = {0};
-    sb_puts(&line, indent);
-    for (int c = 0; c < t->ncols; c++) {
-      const char *cell = t->cells[r * t->ncols + c];
-      if (c > 0) sb_puts(&line, "  ");
-      if (t->right[c] == 'r')
-        sb_printf(&line, "%*s", w[c], cell);
-      else
-        sb_printf(&line, "%-*s", c == t->ncols - 1 ? 0 : w[c], cell);
-    }
-    /* No trailing blanks. */
-    while (line.len > 0 && line.data[line.len - 1] == ' ') line.data[--line.len] = '\0';
-    fprintf(out, "%s\n", sb_str(&line));
-    sb_free(&line);
+/* Prints one row at the table's widths; `line` is a scratch buffer kept
+ * between rows. */
+static void table_row(FILE *out, const Table *t, const char *indent,
+                      const char *const *cell, StrBuf *line) {
+  size_t ind = strlen(indent), len[MAX_COLS], need = ind + 1;
+  for (int c = 0; c < t->ncols; c++) {
+    len[c] = strlen(cell[c]);
+    need += (len[c] > (size_t)t->w[c] ? len[c] : (size_t)t->w[c]) + 2;
   }
-  for (int i = 0; i < t->nrows * t->ncols; i++) free(t->cells[i]);
-  free(t->cells);
-  t->cells = NULL;
-  t->nrows = t->cap = 0;
+  if (line->cap < need) {
+    line->data = xrealloc(line->data, need * 2);
+    line->cap = need * 2;
+  }
+  char *q = line->data;
+  memcpy(q, indent, ind);
+  q += ind;
+  for (int c = 0; c < t->ncols; c++) {
+    size_t fill = len[c] < (size_t)t->w[c] ? (size_t)t->w[c] - len[c] : 0;
+    bool right = t->right[c] == 'r';
+    if (c > 0) {
+      memcpy(q, "  ", 2);
+      q += 2;
+    }
+    if (right) {
+      memset(q, ' ', fill);
+      q += fill;
+    }
+    memcpy(q, cell[c], len[c]);
+    q += len[c];
+    if (!right && c != t->ncols - 1) {
+      memset(q, ' ', fill);
+      q += fill;
+    }
+  }
+  while (q > line->data && q[-1] == ' ') q--; /* no trailing blanks */
+  *q++ = '\n';
+  fwrite(line->data, 1, (size_t)(q - line->data), out);
+}
+
+/* A table too big to keep (one row per kernel) is measured in one pass and
+ * printed in a second that makes the rows again. */
+static void table_measure(Table *t, char **row) {
+  for (int c = 0; c < t->ncols; c++) {
+    int len = (int)strlen(row[c] ? row[c] : "");
+    if (len > t->w[c]) t->w[c] = len;
+  }
+}
+
+static void table_print(FILE *out, Table *t, const char *indent) {
+  StrBuf line = {0};
+  for (TextBlock *b = t->first, *next; b; b = next) {
+    next = b->next;
+    const char *p = b->data, *end = b->data + b->used;
+    while (p < end) {
+      const char *cell[MAX_COLS];
+      for (int c = 0; c < t->ncols; c++) {
+        cell[c] = p;
+        p += strlen(p) + 1;
+      }
+      table_row(out, t, indent, cell, &line);
+    }
+    free(b);
+  }
+  sb_free(&line);
+  t->first = t->last = NULL;
+  t->nrows = 0;
 }
 
 static const char *kernel_name(Arena *a, const Model *m, const Kernel *k) {
@@ -163,12 +229,20 @@ static const char *kernel_name(Arena *a, const Model *m, const Kernel *k) {
   return m->nodes[k->first_node].name;
 }
 
-static const char *kernel_op(Arena *a, const Model *m, const Kernel *k) {
-  if (k->region < 0) return m->nodes[k->first_node].op->name;
-  int n = 0;
+/* Ops per fused region, counted once for the whole table (NULL when the
+ * model has no region). */
+static int *region_ops(Arena *a, const Model *m) {
+  if (m->nregions == 0) return NULL;
+  int *n = arena_alloc(a, (size_t)m->nregions * sizeof *n);
   for (int i = 0; i < m->nnodes; i++)
-    n += m->nodes[i].region == k->region && m->nodes[i].op != NULL;
-  return arena_printf(a, "%d ops", n);
+    if (m->nodes[i].region >= 0 && m->nodes[i].op != NULL) n[m->nodes[i].region]++;
+  return n;
+}
+
+static const char *kernel_op(Arena *a, const Model *m, const int *nops,
+                             const Kernel *k) {
+  if (k->region < 0) return m->nodes[k->first_node].op->name;
+  return arena_printf(a, "%d ops", nops[k->region]);
 }
 
 static const char *kernel_prec(const Model *m, const Kernel *k) {
@@ -196,6 +270,39 @@ static void kernel_cells(const Kernel *k, const Target *t, double total,
   snprintf(cells[7], NB, "%s", bound_str(k->bound));
   fmt_time(cells[8], NB, k->time_s * k->count);
   fmt_percent(cells[9], NB, percent_of(k->time_s * k->count, total), 1);
+}
+
+/* Formatting a figure costs microseconds (format.c rounds through decimal
+ * text), and a model of a million kernels repeats a few dozen distinct
+ * figure sets (every layer alike), so the cells of recent kernels are kept
+ * by their exact bits: equal bits print equal text. */
+enum { CELL_MEMO = 1024 };
+
+typedef struct CellKey {
+  double count, flops, bytes, intensity, peak, ridge, attainable, time_s;
+  double bound; /* a double, so the key has no padding to compare */
+} CellKey;
+
+typedef struct CellMemo {
+  bool used[CELL_MEMO];
+  CellKey key[CELL_MEMO];
+  char cells[CELL_MEMO][10][NB];
+} CellMemo;
+
+static void kernel_cells_memo(CellMemo *memo, const Kernel *k, const Target *t,
+                              double total, char cells[][NB]) {
+  CellKey key = {k->count, k->flops, k->bytes, k->intensity, k->peak,
+                 k->ridge, k->attainable, k->time_s, (double)k->bound};
+  uint64_t h = 1469598103934665603u; /* FNV-1a over the key's bytes */
+  const unsigned char *p = (const unsigned char *)&key;
+  for (size_t i = 0; i < sizeof key; i++) h = (h ^ p[i]) * 1099511628211u;
+  size_t slot = (size_t)(h % CELL_MEMO);
+  if (!memo->used[slot] || memcmp(&memo->key[slot], &key, sizeof key) != 0) {
+    kernel_cells(k, t, total, memo->cells[slot]);
+    memo->key[slot] = key;
+    memo->used[slot] = true;
+  }
+  memcpy(cells, memo->cells[slot], sizeof memo->cells[slot]);
 }
 
 static void report_collectives(FILE *out, const Model *m, const ModelCost *c) {
@@ -279,19 +386,25 @@ static void report_slowest(FILE *out, Arena *a, const Model *m,
                            const ModelCost *c) {
   int n = c->nkernels;
   if (n == 0) return;
-  int *order = arena_alloc(a, (size_t)n * sizeof *order);
-  for (int i = 0; i < n; i++) order[i] = i;
-  for (int i = 1; i < n; i++) { /* insertion sort: stable, n is small */
-    int k = order[i], j = i;
-    double tk = c->kernels[k].time_s * c->kernels[k].count;
-    while (j > 0 && c->kernels[order[j - 1]].time_s * c->kernels[order[j - 1]].count < tk) {
+  /* One pass keeping the five slowest so far, in order; a tie goes to the
+   * earlier kernel (what a stable sort would give). */
+  enum { TOP = 5 };
+  int order[TOP], kept = 0;
+  double tm_of[TOP];
+  for (int i = 0; i < n; i++) {
+    double ti = c->kernels[i].time_s * c->kernels[i].count;
+    if (kept == TOP && !(tm_of[TOP - 1] < ti)) continue;
+    int j = kept < TOP ? kept++ : TOP - 1;
+    while (j > 0 && tm_of[j - 1] < ti) {
       order[j] = order[j - 1];
+      tm_of[j] = tm_of[j - 1];
       j--;
     }
-    order[j] = k;
+    order[j] = i;
+    tm_of[j] = ti;
   }
   fprintf(out, "\nslowest\n");
-  for (int i = 0; i < n && i < 5; i++) {
+  for (int i = 0; i < kept; i++) {
     const Kernel *k = &c->kernels[order[i]];
     char tm[NB], pct[NB];
     fmt_time(tm, sizeof tm, k->time_s * k->count);
@@ -313,19 +426,28 @@ static void report_one_target(FILE *out, Arena *a, const Model *m,
   fprintf(out, "  ridge     %s FLOP/B: below it a node is memory-bound\n\n",
           fmt_fixed(rd, sizeof rd, peak / t->memory_bw, 1));
   Table tb = {.ncols = 13, .right = "lllrrrrrrrlrr"};
+  const int *nops = region_ops(a, m);
   char *head[] = {"node", "op", "prec", "count", "FLOPs", "bytes", "FLOP/B",
                   "peak", "ridge", "attainable", "bound", "time", "share"};
-  table_add(&tb, head);
-  for (int i = 0; i < c->nkernels; i++) {
-    const Kernel *k = &c->kernels[i];
-    char cells[10][NB];
-    kernel_cells(k, t, c->time_s, cells);
-    char *row[13] = {(char *)kernel_name(a, m, k), (char *)kernel_op(a, m, k),
-                     (char *)kernel_prec(m, k)};
-    for (int j = 0; j < 10; j++) row[3 + j] = cells[j];
-    table_add(&tb, row);
+  CellMemo *memo = xcalloc(1, sizeof *memo);
+  StrBuf line = {0};
+  for (int pass = 0; pass < 2; pass++) { /* measure, then print */
+    if (pass == 0) table_measure(&tb, head);
+    else table_row(out, &tb, "", (const char *const *)head, &line);
+    for (int i = 0; i < c->nkernels; i++) {
+      const Kernel *k = &c->kernels[i];
+      char cells[10][NB];
+      kernel_cells_memo(memo, k, t, c->time_s, cells);
+      char *row[13] = {(char *)kernel_name(a, m, k),
+                       (char *)kernel_op(a, m, nops, k),
+                       (char *)kernel_prec(m, k)};
+      for (int j = 0; j < 10; j++) row[3 + j] = cells[j];
+      if (pass == 0) table_measure(&tb, row);
+      else table_row(out, &tb, "", (const char *const *)row, &line);
+    }
   }
-  table_print(out, &tb, "");
+  sb_free(&line);
+  free(memo);
 
   char f[NB], b[NB], tm[NB], s[NB];
   fprintf(out, "\ntotals per step (counts multiplied)\n");
@@ -367,6 +489,7 @@ static void report_side_by_side(FILE *out, Arena *a, const Analysis *an,
   fputc('\n', out);
   int nt = an->ntargets > 8 ? 8 : an->ntargets;
   Table tb = {.ncols = 5 + 3 * nt};
+  const int *nops = region_ops(a, m);
   char right[32];
   memset(right, 'r', sizeof right);
   right[0] = right[1] = 'l';
@@ -384,7 +507,7 @@ static void report_side_by_side(FILE *out, Arena *a, const Analysis *an,
   char cells[32][NB];
   for (int ki = 0; ki < c0->nkernels; ki++) {
     const Kernel *k0 = &c0->kernels[ki];
-    char *row[32] = {(char *)kernel_name(a, m, k0), (char *)kernel_op(a, m, k0)};
+    char *row[32] = {(char *)kernel_name(a, m, k0), (char *)kernel_op(a, m, nops, k0)};
     fmt_count(cells[2], NB, k0->flops);
     fmt_bytes(cells[3], NB, k0->bytes);
     fmt_fixed(cells[4], NB, k0->intensity, 3);

@@ -658,26 +658,31 @@ typedef struct Region {
 } Region;
 
 typedef struct GNode {
-  int id;
+  /* Ordered widest first so a model of millions of nodes wastes no padding
+   * (the node array is the biggest block of a run). */
   const char *name;  /* the bound name (a rebinding is a new node) */
-  Role role;
   const OpDesc *op;  /* NULL for input/weight/host */
   int *inputs;       /* node ids, in operand order */
-  int ninputs;
-  TensorType type;   /* output (or declared) type */
-  DType precision;   /* compute precision (may be DT_TF32); DT_NONE for decls */
-  bool precision_explicit; /* from precision= */
-  OpArgs args;
-  int scope;         /* innermost scope id; -1 = model body */
+  /* Resolved keyword arguments; never NULL.  Shared, read-only: nodes whose
+   * arguments are all equal (most: all defaults) point at one copy.  To
+   * change one, copy it first. */
+  const OpArgs *args;
   double count;      /* executions per step (scope count, or 1); for a
                         weight this also counts loop trips, see Scope */
+  TensorType type;   /* output (or declared) type */
+  int id;
+  Role role;
+  int ninputs;
+  DType precision;   /* compute precision (may be DT_TF32); DT_NONE for decls */
+  int scope;         /* innermost scope id; -1 = model body */
   int region;        /* fused region id, -1 if none */
+  int nconsumers;    /* ops reading this node */
   Loc loc;           /* the call expression, or the declared name */
   Loc stmt_loc;      /* the whole statement */
   Loc dtype_loc;     /* where the dtype was written (a declaration's DTYPE,
                         cast's dtype argument, custom's out= dtype),
                         LOC_NONE if inherited */
-  int nconsumers;    /* ops reading this node */
+  bool precision_explicit; /* from precision= */
   bool is_output;    /* named by `output`, or an op result consumed by no
                         one (declarations only when named) */
   bool loop_carried; /* rebinding of a name bound outside its loop */
@@ -797,19 +802,19 @@ typedef enum Bound {
 
 const char *bound_str(Bound b);
 
-typedef struct NodeCost {
+typedef struct NodeCost { /* doubles first: no padding (one per node) */
   double flops;        /* one execution */
   double bytes;        /* one execution, HBM (or the link for transfers) */
   double intensity;    /* FLOP/B; 0 when bytes == 0 */
   double peak;         /* FLOP/s the node can reach at its precision */
-  bool tensor;         /* peak is a tensor-core peak */
   double ridge;        /* peak / memory_bw */
   double attainable;   /* min(peak, bw * I) */
-  Bound bound;
   double time_s;       /* one execution */
   double blocks, waves, utilisation, idle_sms;
   double link_bytes[2]; /* collectives: [0] NVLink leg, [1] InfiniBand leg */
+  Bound bound;
   int kernel;          /* index into ModelCost.kernels, -1 for views/decls */
+  bool tensor;         /* peak is a tensor-core peak */
 } NodeCost;
 
 /* A kernel: one non-view op, or one whole fused region. */
@@ -902,6 +907,7 @@ void check_tc_alignment(const CheckCtx *ctx);
 #define CHECK_CROSSOVER_LIMIT 1048576 /* memory-bound: let search bound, 2^20 */
 #define CHECK_CROSSOVER_RERUNS 2000 /* memory-bound: re-analyses per model */
 #define CHECK_UNFUSED_MIN_PCT 0.1   /* unfused-elementwise: saving, % of step */
+#define CHECK_OCC_MAX_UTIL_PCT 75   /* low-occupancy: under 75% of the SMs */
 #define CHECK_TAIL_MAX_FILL_PCT 50  /* wave-tail: last wave under half full */
 #define CHECK_TAIL_MIN_IDLE_PCT 10  /* wave-tail: >= 10% of block slots idle */
 #define CHECK_TRANSFER_MIN_PCT 1    /* transfer-in-loop: waste, % of step */
@@ -921,10 +927,19 @@ const char *checks_per_step(char *buf, size_t n, double count);
 const char *checks_target_name(const Target *t);
 /* The node's op name, or its role for declarations. */
 const char *checks_op_name(const GNode *g);
-/* Per kernel of ctx->cost: its thread blocks (a fused region: its largest
- * member's) and the node to report at (the op, or the region's first op).
- * Both arrays have cost->nkernels entries, allocated from ctx->arena. */
+/* Per kernel of ctx->cost: its thread blocks (a fused region: the sum of
+ * its contractions that read only the region's inputs, at least its
+ * largest member's) and its largest member (else the first node).
+ * A custom() op without blocks= counts 0: its blocks are unknown (the cost
+ * model only guesses them).  Both arrays have cost->nkernels entries,
+ * allocated from ctx->arena. */
 void checks_kernel_blocks(const CheckCtx *ctx, double **blocks, int **node);
+/* Kernel k, with `blocks` from checks_kernel_blocks, fills less than
+ * CHECK_OCC_MAX_UTIL_PCT of the SMs and is worth a finding. */
+bool checks_kernel_low_occupancy(const CheckCtx *ctx, int k, double blocks);
+/* memory-bound reports this node: a contraction under the ridge that
+ * matters (low-occupancy and wave-tail defer to it). */
+bool checks_memory_bound_reports(const CheckCtx *ctx, int node);
 /* A kernel worth a finding: on a roof (not PCIe or network), at least the
  * launch overhead, and at least CHECK_MIN_STEP_PCT of the step. */
 bool checks_kernel_matters(const CheckCtx *ctx, int kernel);

@@ -20,6 +20,8 @@
 
 #include "rooflint.h"
 
+enum { ARGS_CACHE = 16, OP_CACHE = 64 };
+
 typedef struct Let {
   LetValue v;
   Loc loc;
@@ -70,7 +72,18 @@ typedef struct Sema {
   int cap_in;
   const Expr **pos;
   int cap_pos;
+  /* Recently stored op arguments: nodes with equal arguments share one
+   * copy, so a model of millions of ops stores a handful (round robin). */
+  const OpArgs *shared_args[ARGS_CACHE];
+  int next_args;
+  /* op_lookup() compares names one by one; the parser stores each name
+   * once, so the op of a callee is remembered by the name's address. */
+  const char *op_key[OP_CACHE];
+  const OpDesc *op_val[OP_CACHE];
 } Sema;
+
+/* The arguments of declarations and of ops that take no keyword. */
+static const OpArgs no_args = {.precision = DT_NONE, .cast_to = DT_NONE};
 
 static void grow(void **p, int *cap, int need, size_t size) {
   if (need <= *cap) return;
@@ -393,8 +406,7 @@ static GNode *new_node(Sema *s, const char *name, Role role, Loc loc,
   g->name = name;
   g->role = role;
   g->precision = DT_NONE;
-  g->args.precision = DT_NONE;
-  g->args.cast_to = DT_NONE;
+  g->args = &no_args;
   g->scope = s->scope;
   g->count = s->scope >= 0 ? s->scopes[s->scope].count : 1;
   g->region = -1;
@@ -750,10 +762,34 @@ static bool positionals(Sema *s, const OpDesc *op, const Expr *call,
   return ok && !*poisoned;
 }
 
+/* A read-only copy of `args` (memset before filling, so padding compares
+ * equal), shared with earlier nodes whose arguments are the same. */
+static const OpArgs *share_args(Sema *s, const OpArgs *args) {
+  if (memcmp(args, &no_args, sizeof *args) == 0) return &no_args;
+  for (int i = 0; i < ARGS_CACHE; i++)
+    if (s->shared_args[i] && memcmp(args, s->shared_args[i], sizeof *args) == 0)
+      return s->shared_args[i];
+  const OpArgs *copy = arena_memdup(s->arena, args, sizeof *args);
+  s->shared_args[s->next_args] = copy;
+  s->next_args = (s->next_args + 1) % ARGS_CACHE;
+  return copy;
+}
+
 /* One `name = op(args)`.  Returns the new node id, or -1. */
+static const OpDesc *lookup_op(Sema *s, const char *name) {
+  size_t slot = ((uintptr_t)name >> 4) % OP_CACHE;
+  if (s->op_key[slot] != name) {
+    const OpDesc *op = op_lookup(name);
+    if (!op) return NULL;
+    s->op_key[slot] = name;
+    s->op_val[slot] = op;
+  }
+  return s->op_val[slot];
+}
+
 static int apply(Sema *s, const Stmt *st) {
   const Expr *call = st->assign.value;
-  const OpDesc *op = op_lookup(call->call.callee);
+  const OpDesc *op = lookup_op(s, call->call.callee);
   if (!op) {
     const char *sug = util_suggest(call->call.callee, op_names());
     Diag *d = diag_report(s->diags, SEV_ERROR, NULL, call->call.callee_loc,
@@ -853,7 +889,7 @@ static int apply(Sema *s, const Stmt *st) {
   GNode *g = new_node(s, st->assign.name.name, ROLE_ACTIVATION, call->loc, st);
   g->op = op;
   g->type = out;
-  g->args = args;
+  g->args = share_args(s, &args);
   g->region = s->region;
   g->dtype_loc = dtype_loc;
   g->precision_explicit = args.precision != DT_NONE;

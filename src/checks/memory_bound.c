@@ -15,6 +15,14 @@
  * such integer.  Every re-run is counted against CHECK_CROSSOVER_RERUNS per
  * model so a large file stays fast; when the budget runs out the remaining
  * notes are simply not given.
+ *
+ * A memory-bound contraction that also leaves the SMs idle (batch-1
+ * decode: 32 output tiles on 132 SMs) is one finding, not two: the seed
+ * calls it "two separate failures with one fix", and the fix, a larger
+ * batch, is this check's.  So low-occupancy defers to this check for such
+ * kernels and the occupancy comes here as one note, with split-K (or, for
+ * attention, splitting the keys) as the fix at the current batch: a few
+ * SMs cannot draw the whole HBM bandwidth either.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -322,19 +330,55 @@ static char *intensity_str(char *buf, size_t n, double v) {
   return fmt_round(v, 1) < 1 ? fmt_sig3(buf, n, v) : fmt_fixed(buf, n, v, 1);
 }
 
+/* When node i's kernel is low-occupancy's case: "it also launches only 32
+ * blocks on 132 SMs (24.2% utilisation): ...", with the fix that works at
+ * the current batch (a larger batch may add no blocks: up to 128 rows are
+ * one row of output tiles). */
+static void occupancy_note(const CheckCtx *ctx, Diag *d, int i,
+                           const double *blocks, const int *at) {
+  const ModelCost *c = ctx->cost;
+  int k = c->nodes[i].kernel;
+  if (k < 0 || k >= c->nkernels ||
+      !checks_kernel_low_occupancy(ctx, k, blocks[k]))
+    return;
+  const GNode *g = &ctx->model->nodes[i], *by = &ctx->model->nodes[at[k]];
+  int sms = ctx->target->sms;
+  double b = blocks[k], util = b / sms;
+  char who[192], set[48] = "", ub[32];
+  if (c->kernels[k].region >= 0) {
+    char kn[160];
+    snprintf(who, sizeof who, "its %s",
+             checks_kernel_name(ctx, k, kn, sizeof kn));
+  } else {
+    snprintf(who, sizeof who, "it");
+  }
+  if (by->args->blocks > 0)
+    snprintf(set, sizeof set, " (blocks=%lld)", (long long)by->args->blocks);
+  bool attn = strcmp(g->op->name, "attention") == 0;
+  diag_note(d, g->loc,
+            "%s also launches only %.0f block%s%s on %d SMs (%s utilisation): "
+            "%s would give the idle SMs work at this batch",
+            who, b, b == 1 ? "" : "s", set, sms,
+            fmt_percent(ub, sizeof ub, util,
+                        fmt_round(util * 100, 1) < 1 ? 2 : 1),
+            attn ? "splitting the keys across blocks (flash-decoding)"
+                 : "split-K");
+  diag_figure(d, "blocks", b);
+  diag_figure(d, "utilisation", util);
+}
+
 void check_memory_bound(const CheckCtx *ctx) {
   const Model *m = ctx->model;
   const ModelCost *c = ctx->cost;
   const Target *t = ctx->target;
   int *cand = arena_alloc(ctx->arena, (size_t)(m->nnodes + 1) * sizeof *cand);
   int nc = 0;
-  for (int i = 0; i < m->nnodes; i++) {
-    const GNode *g = &m->nodes[i];
-    if (g->op && g->op->cls == OC_CONTRACTION &&
-        c->nodes[i].bound == BOUND_MEMORY && checks_node_matters(ctx, i))
-      cand[nc++] = i;
-  }
+  for (int i = 0; i < m->nnodes; i++)
+    if (checks_memory_bound_reports(ctx, i)) cand[nc++] = i;
   if (nc == 0) return;
+  double *blocks;
+  int *at;
+  checks_kernel_blocks(ctx, &blocks, &at);
 
   int nlets = 0;
   LetInfo *lets = ctx->program && ctx->unit ? collect_lets(ctx, &nlets) : NULL;
@@ -374,6 +418,7 @@ void check_memory_bound(const CheckCtx *ctx) {
               rate3(a1, sizeof a1, twice_peak), rate3(a2, sizeof a2, twice_bw));
     diag_figure(d, "attainable_2x_peak", twice_peak);
     diag_figure(d, "attainable_2x_bandwidth", twice_bw);
+    occupancy_note(ctx, d, i, blocks, at);
     /* Figure keys are unique per diagnostic (JSON objects). */
     static const char *const keys[] = {"crossover", "crossover_2",
                                        "crossover_3", "crossover_4"};

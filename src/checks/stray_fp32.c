@@ -51,7 +51,12 @@ static const ModelCost *cost_at_plan(const CheckCtx *ctx) {
     if (!g.precision_explicit) {
       if (is_wide(g.type.dtype)) g.type.dtype = m->dtype;
       if (is_wide(g.precision)) g.precision = m->dtype;
-      if (is_cast(&g) && is_wide(g.args.cast_to)) g.args.cast_to = m->dtype;
+      if (is_cast(&g) && is_wide(g.args->cast_to)) {
+        /* args are shared between nodes: change a copy */
+        OpArgs *args = arena_memdup(ctx->arena, g.args, sizeof *args);
+        args->cast_to = m->dtype;
+        g.args = args;
+      }
     }
     nodes[i] = g;
   }

@@ -7,6 +7,12 @@
  * kernel leaves at least CHECK_TAIL_MIN_IDLE_PCT of its block slots idle;
  * the message names the block counts just below and above that fill whole
  * waves.
+ *
+ * Only compute-bound kernels: the wave model assumes blocks of equal cost,
+ * which holds when each block's time is its own arithmetic.  Memory-bound
+ * blocks share HBM, so the few blocks of a sparse last wave each draw more
+ * of it and finish sooner; the tail costs far less than a wave, and the
+ * kernel's time is its bytes over the bandwidth whatever the block count.
  */
 #include <math.h>
 
@@ -21,7 +27,9 @@ void check_wave_tail(const CheckCtx *ctx) {
   checks_kernel_blocks(ctx, &blocks, &at);
   for (int k = 0; k < c->nkernels; k++) {
     double b = blocks[k];
-    if (b <= sms || !checks_kernel_matters(ctx, k)) continue;
+    if (b <= sms || c->kernels[k].bound != BOUND_COMPUTE ||
+        !checks_kernel_matters(ctx, k))
+      continue;
     double waves = ceil(b / sms);
     double last = b - (waves - 1) * sms;
     double util = b / (waves * sms);

@@ -139,7 +139,8 @@ awk -v basis="$basis" -v sw="$small_wall" -v sc="$small_cpu" -v r1w="$r1" -v r1c
     }
     if (big && ref && big != ref) {
       g = (t[big] / ops[big]) / (t[ref] / ops[ref])
-      verdict(g <= 1.5, sprintf("time/op at %d ops within 1.5x of time/op at %d ops: %.2fx", ops[big], ops[ref], g))
+      verdict(g <= 1.5, sprintf("time/op at %d ops within 1.5x of time/op at %d ops: %s", ops[big], ops[ref],
+        st[big] == 124 ? "the larger run was killed at the time limit" : sprintf("%.2fx", g)))
     }
     if (big && small_i && st[big] != 124)
       printf "       growth of time/op from %d to %d ops: %.2fx (process start dominates the small end)\n",

@@ -2,7 +2,8 @@
 # output_man.sh: doc/rooflint.1 renders without a warning and covers what
 # the binary has: every option of `rooflint --help`, every subcommand,
 # every check of the registry (read from the SARIF rules), every built-in
-# target, every exit status (R-OUT-011).
+# target, every exit status (R-OUT-011); make install puts it in
+# $(PREFIX)/share/man/man1 and make uninstall removes it.
 set -u
 BUILD=${BUILD:-build}
 ROOFLINT=${ROOFLINT:-$BUILD/rooflint}
@@ -52,4 +53,16 @@ sed -n '/^EXIT STATUS/,/^[A-Z]/p' "$T/page" > "$T/exit"
 for st in 0 1 2; do grep -q "^       $st  " "$T/exit" || missing="$missing exit:$st"; done
 for var in NO_COLOR ROOFLINT_YYDEBUG; do grep -q "$var" "$T/page" || missing="$missing env:$var"; done
 [ -z "$missing" ] || fail "$PAGE lacks:$missing"
+
+# make install puts the page where man finds it; make uninstall removes it.
+root=$T/root
+${MAKE:-make} -s --no-print-directory BUILD="$BUILD" DESTDIR="$root" PREFIX=/usr install > "$T/install" 2>&1 ||
+  fail "make install: $(tail -3 "$T/install")"
+[ -f "$root/usr/share/man/man1/rooflint.1" ] || fail "make install: no man1/rooflint.1"
+[ -x "$root/usr/bin/rooflint" ] || fail "make install: no bin/rooflint"
+cmp -s "$root/usr/share/man/man1/rooflint.1" $PAGE || fail "make install: the page differs"
+${MAKE:-make} -s --no-print-directory BUILD="$BUILD" DESTDIR="$root" PREFIX=/usr uninstall > "$T/install" 2>&1 ||
+  fail "make uninstall: $(tail -3 "$T/install")"
+left=$(find "$root" -type f | head -3)
+[ -z "$left" ] || fail "make uninstall left: $left"
 echo "output_man: ok"

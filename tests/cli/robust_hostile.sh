@@ -5,7 +5,9 @@
 # file cannot be: an unreadable file, a FIFO, standard input, /dev/zero,
 # and CRLF/CR/LF variants that must give the same diagnostics.
 # Every case must end with a clear message and exit 0, 1 or 2, never a
-# signal or a hang.
+# signal or a hang.  Rules: R-CLI-001 ('-' is standard input), R-CLI-005
+# (unreadable files), R-CLI-006 (an empty file: tests/bad/rob_empty.roof),
+# R-LEX-002 (LF, CRLF, lone CR), R-SYN-003 (no final newline).
 set -u
 BUILD=${BUILD:-build}
 BIN=${BIN:-$BUILD/rooflint}
@@ -13,7 +15,7 @@ T=$BUILD/robust/hostile
 rm -rf "$T"; mkdir -p "$T"
 # ASan reserves terabytes of address space: no ulimit -v under it.
 VLIMIT="ulimit -v 1048576"
-(ulimit -v 1048576; "$BIN" --version) > /dev/null 2>&1 || VLIMIT=":"
+{ (ulimit -v 1048576; "$BIN" --version; r=$?; exit $r); } > /dev/null 2>&1 || VLIMIT=":"
 pass=0; fail=0; skip=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL robust_hostile: $*"; }

@@ -12,7 +12,7 @@ T=$BUILD/robust/limits
 rm -rf "$T"; mkdir -p "$T"
 # ASan reserves terabytes of address space: no ulimit -v under it.
 VLIMIT="ulimit -v 4194304"
-(ulimit -v 4194304; "$BIN" --version) > /dev/null 2>&1 || VLIMIT=":"
+{ (ulimit -v 4194304; "$BIN" --version; r=$?; exit $r); } > /dev/null 2>&1 || VLIMIT=":"
 pass=0; fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL robust_limits: $*"; }
@@ -34,7 +34,7 @@ check() {
 rep() { awk -v n="$1" -v s="$2" 'BEGIN { for (i = 0; i < n; i++) printf "%s", s }'; }
 
 N=100000
-# Nesting: brackets of every kind, 100,000 deep.  The scanner stops at the
+# Nesting (R-SYN-010): brackets of every kind, 100,000 deep.  The scanner stops at the
 # first bracket past the limit and says where.
 { printf 'let a = '; rep $N '('; printf '1'; rep $N ')'; echo; } > "$T/paren.roof"
 check paren 1 'paren\.roof:1:[0-9]+: error: .*nest' "$T/paren.roof"
@@ -68,7 +68,8 @@ check errors 1 'too many errors' "$T/errors.roof"
 n=$(grep -c ': error: ' "$T/errors.err")
 [ "$n" -le 21 ] && ok || bad "errors: $n errors printed, expected at most the limit (20)"
 
-# Element counts and dimension arithmetic: checked 64-bit.
+# Element counts and dimension arithmetic: checked 64-bit (R-DIM-004,
+# R-LEX-005).
 printf 'model m {\n  input x : [4294967296, 4294967296]\n}\n' > "$T/elems.roof"
 check elems 1 'elems\.roof:2:[0-9]+: error: .*overflow' "$T/elems.roof"
 printf 'let D = 9223372036854775807\nmodel m {\n  input x : [D + 1]\n}\n' > "$T/dimadd.roof"

@@ -115,6 +115,10 @@ START_TEST(registry_quotes_thresholds) {
       strstr(check_lookup("memory-bound")->explain, "at most 2000\nre-analyses"));
   ck_assert_ptr_nonnull(
       strstr(check_lookup("memory-bound")->explain, "1% of the step"));
+  ck_assert_ptr_nonnull(strstr(check_lookup("low-occupancy")->explain,
+                               "utilisation is under 75%, at least a quarter"));
+  ck_assert_ptr_nonnull(
+      strstr(check_lookup("memory-bound")->explain, "fills under 75% of the"));
   ck_assert_ptr_nonnull(strstr(check_lookup("wave-tail")->explain, "50% full"));
   ck_assert_ptr_nonnull(
       strstr(check_lookup("wave-tail")->explain, "10% of the kernel's"));
@@ -336,7 +340,108 @@ START_TEST(memory_bound_no_crossover) {
                     "}\n",
                     check_memory_bound);
   ck_assert_int_eq(tc->diags.n, 1);
-  ck_assert_int_eq(tc->diags.items[0]->nnotes, 1);
+  /* Its 8 output columns are one tile: the occupancy note, no crossover. */
+  ck_assert_int_eq(tc->diags.items[0]->nnotes, 2);
+  ck_assert_str_eq(tc->diags.items[0]->notes[1].msg,
+                   "it also launches only 1 block on 132 SMs (0.76% "
+                   "utilisation): split-K would give the idle SMs work at "
+                   "this batch");
+  tc_free(tc);
+}
+END_TEST
+
+/* A memory-bound contraction that leaves the SMs idle is one finding:
+ * memory-bound carries the occupancy as a note, low-occupancy is quiet.
+ * Under 75% of the SMs only: 99 tiles (75.0%) get no note.  R-CHK-033 */
+START_TEST(memory_bound_folds_occupancy) {
+  TestCtx *tc = run("model m {\n"
+                    "  input x : [1, 4096]\n"
+                    "  weight w : [4096, 4096]\n"
+                    "  y = matmul(x, w)\n"
+                    "  input x2 : [1, 12672]\n"
+                    "  weight w2 : [12672, 12672]\n"
+                    "  z = matmul(x2, w2)\n"
+                    "}\n",
+                    NULL);
+  ck_assert_int_eq(count_check(tc, "low-occupancy"), 0);
+  ck_assert_int_eq(count_check(tc, "memory-bound"), 2);
+  const Diag *d = first(tc, "memory-bound");
+  ck_assert(tc_has(tc, SEV_WARNING, 4, "matmul 'y' is memory-bound"));
+  ck_assert_int_eq(d->nnotes, 2);
+  ck_assert_str_eq(d->notes[1].msg,
+                   "it also launches only 32 blocks on 132 SMs (24.2% "
+                   "utilisation): split-K would give the idle SMs work at "
+                   "this batch");
+  ck_assert_double_eq(figure(d, "blocks"), 32);
+  ck_assert_double_eq_tol(figure(d, "utilisation"), 32.0 / 132, 1e-12);
+  for (int i = 0; i < tc->diags.n; i++)
+    if (tc->diags.items[i] != d)
+      for (int k = 0; k < tc->diags.items[i]->nnotes; k++)
+        ck_assert_ptr_null(
+            strstr(tc->diags.items[i]->notes[k].msg, "also launches"));
+  tc_free(tc);
+}
+END_TEST
+
+/* Blocks per kernel: a region's side-by-side contractions add up, its
+ * epilogues do not; custom() without blocks= counts 0.  R-CHK-043 */
+START_TEST(kernel_blocks_regions) {
+  TestCtx *tc = tc_sema("model m {\n"
+                        "  input x : [4096, 4096]\n"
+                        "  weight w : [4096, 4096]\n"
+                        "  fused qk {\n"
+                        "    q = matmul(x, w, blocks=40)\n"
+                        "    k = matmul(x, w, blocks=30)\n"
+                        "    r = relu(q, blocks=60)\n"
+                        "  }\n"
+                        "  fused e {\n"
+                        "    y = matmul(x, w, blocks=50)\n"
+                        "    z = matmul(y, w, blocks=50)\n"
+                        "  }\n"
+                        "  s = custom(x, flops = 1e15, bytes = 1e6,\n"
+                        "             out = [133, 1024])\n"
+                        "}\n",
+                        NULL);
+  ck_assert_int_eq(tc->diags.nerrors, 0);
+  const Target *t = target_resolve(tc->arena, &tc->ss, "h100_sxm", tc->unit,
+                                   LOC_NONE, &tc->diags);
+  const Model *m = &tc->unit->models[0];
+  ModelCost *c = cost_model(tc->arena, m, t);
+  CheckCtx ctx = {tc->arena, &tc->ss, tc->prog, tc->unit, m,
+                  c,         t,       NULL,     &tc->diags};
+  double *blocks;
+  int *at;
+  checks_kernel_blocks(&ctx, &blocks, &at);
+  ck_assert_int_eq(c->nkernels, 3);
+  /* q and k read only the region's input: 40 + 30; r is q's epilogue. */
+  ck_assert_double_eq(blocks[0], 70);
+  ck_assert_str_eq(m->nodes[at[0]].name, "r");
+  /* z reads y: back to back, not side by side. */
+  ck_assert_double_eq(blocks[1], 50);
+  ck_assert_double_eq(blocks[2], 0);
+  tc_free(tc);
+}
+END_TEST
+
+/* low-occupancy fires under 75% of the SMs: 98 blocks (74.2%) yes, 99
+ * (75.0%) and 128 (97.0%) no; custom() only with blocks=.  R-CHK-041 */
+START_TEST(occupancy_threshold) {
+  TestCtx *tc = run("model m {\n"
+                    "  input x : [4096, 4096]\n"
+                    "  weight w : [4096, 4096]\n"
+                    "  a = matmul(x, w, blocks=128)\n"
+                    "  b = matmul(x, w, blocks=99)\n"
+                    "  c = matmul(x, w, blocks=98)\n"
+                    "  input t : [1, 4096]\n"
+                    "  s = custom(t, flops = 14e9, bytes = 14e9,\n"
+                    "             out = [1, 4096])\n"
+                    "}\n",
+                    check_low_occupancy);
+  ck_assert_int_eq(tc->diags.n, 1);
+  ck_assert(tc_has(tc, SEV_WARNING, 6,
+                   "matmul 'c' launches 98 blocks on 132 SMs: 74.2% "
+                   "utilisation, 34 SMs idle"));
+  ck_assert_int_eq(CHECK_OCC_MAX_UTIL_PCT, 75);
   tc_free(tc);
 }
 END_TEST
@@ -518,6 +623,9 @@ Suite *checks_suite(void) {
   tcase_add_test(c, unfused_linear);
   tcase_add_test(c, memory_bound_crossover);
   tcase_add_test(c, memory_bound_no_crossover);
+  tcase_add_test(c, memory_bound_folds_occupancy);
+  tcase_add_test(c, occupancy_threshold);
+  tcase_add_test(c, kernel_blocks_regions);
   tcase_add_test(c, occupancy_and_tail);
   tcase_add_test(c, transfer_hoist_fixit);
   tcase_add_test(c, transfer_fresh_data_not_flagged);

@@ -288,8 +288,8 @@ START_TEST(test_collective_custom) {
       "keyword 'flops' must not be negative, got -1");
   TestCtx *tc = run_body("y = custom(x, flops=2e9, bytes=3, out=[2], blocks=7)");
   const GNode *g = tc_node(tc, "y");
-  ck_assert(g->args.custom_flops == 2e9 && g->args.custom_bytes == 3);
-  ck_assert_int_eq(g->args.blocks, 7);
+  ck_assert(g->args->custom_flops == 2e9 && g->args->custom_bytes == 3);
+  ck_assert_int_eq(g->args->blocks, 7);
   tc_free(tc);
 }
 END_TEST
