@@ -643,7 +643,9 @@ static int emit_text(Cli *c, FileRun *r) {
     ast_dump(an->program, &c->ss, stdout);
   else if (c->o.dump && an->unit)
     graph_dump(an->unit, &c->ss, stdout);
-  else if (c->o.dump || r->diags.nerrors > 0 || !an->unit)
+  /* Language errors leave no costs; an error from a check (capacity, or a
+   * warning under -Werror) still has a report worth reading. */
+  else if (c->o.dump || !an->unit || !an->costs)
     return 0;
   else if (c->o.report)
     report_models(stdout, an, &c->ss);
@@ -847,6 +849,19 @@ static int validate(Cli *c) {
     }
     cli_error(c, "%s cannot be combined with %s", first, modes[i]);
     break;
+  }
+  /* A --target FILE that cannot be read is a file that could not be used:
+   * said once here, exit 2, rather than once per linted file. */
+  for (int i = 0; i < o->ntargets; i++) {
+    const char *t = o->targets[i];
+    size_t len = strlen(t);
+    if (!strchr(t, '/') && !(len > 5 && strcmp(t + len - 5, ".roof") == 0))
+      continue;
+    FILE *f = fopen(t, "r");
+    if (f)
+      fclose(f);
+    else
+      cli_error(c, "cannot open target file '%s': %s", t, strerror(errno));
   }
   if (o->has_fail && !(o->subcommand && strcmp(o->subcommand, "diff") == 0))
     cli_error(c, "--fail-on-regression applies to 'rooflint diff' only");
