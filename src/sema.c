@@ -53,6 +53,7 @@ typedef struct Sema {
   const char *numctx; /* "dimension" or "value", for overflow messages */
   StrMap lets;
   const char **let_names; /* for suggestions, NULL-terminated */
+  const Block *top;       /* the file's top level: finds lets defined below */
   int nlets, cap_lets;
   /* the model being analysed */
   Model *m;
@@ -209,6 +210,17 @@ static bool eval_num(Sema *s, const Expr *e, LetValue *out) {
     if (s->m && strmap_get(&s->names, e->str)) {
       diag_report(s->diags, SEV_ERROR, NULL, e->loc,
                   "'%s' is a tensor, not a number", e->str);
+      return false;
+    }
+    for (int i = 0; s->top && i < s->top->n; i++) { /* R-LET-001 */
+      const Stmt *st = s->top->items[i];
+      if (st->kind != ST_LET || strcmp(st->let.name.name, e->str) != 0)
+        continue;
+      Diag *d = diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                            "let '%s' is used before its definition; a let "
+                            "may use only the lets above it",
+                            e->str);
+      diag_note(d, st->let.name.loc, "'%s' is defined here", e->str);
       return false;
     }
     const char *sug = util_suggest(e->str, s->let_names);
@@ -559,7 +571,10 @@ static bool kw_set(Sema *s, const KwDesc *k, const Expr *e, OpArgs *args,
   case KW_BOOL:
     if (e->kind != EX_BOOL) {
       diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                  "keyword '%s' takes true or false", k->name);
+                  "keyword '%s' takes true or false, got %s", k->name,
+                  e->kind == EX_INT    ? arena_printf(s->arena, "%lld", (long long)e->ival)
+                  : e->kind == EX_NAME ? arena_printf(s->arena, "'%s'", e->str)
+                                       : expr_kind_str(e->kind));
       return false;
     }
     *(bool *)p = e->ival != 0;
@@ -954,6 +969,11 @@ static void output(Sema *s, const Stmt *st) {
       if (b->node >= 0) s->nodes[b->node].is_output = true;
       continue;
     }
+    if (is_let_name(s, id->name)) { /* R-NAME-003 */
+      diag_report(s->diags, SEV_ERROR, NULL, id->loc,
+                  "'%s' is a let (a number), not a tensor", id->name);
+      continue;
+    }
     const char *sug = util_suggest(id->name, bound_names(s));
     Diag *d = diag_report(s->diags, SEV_ERROR, NULL, id->loc,
                           sug ? "unknown name '%s'; did you mean '%s'?"
@@ -1334,6 +1354,7 @@ Unit *sema_analyze(Arena *a, const Program *p, Bindings *b, DiagSink *diags) {
   strmap_init(&s.lets);
   grow((void **)&s.let_names, &s.cap_lets, 1, sizeof *s.let_names);
   s.let_names[0] = NULL;
+  s.top = &p->top;
 
   const Stmt **models = NULL, **defs = NULL;
   int nmodels = 0, cap_models = 0, cap_defs = 0;
