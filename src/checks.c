@@ -113,7 +113,9 @@ static const char explain_memory_bound[] =
     "or accept it: decode is memory-bound by nature.\n"
     "\n"
     "Not reported: ops that take less than the launch overhead or less than\n"
-    STR(CHECK_MIN_STEP_PCT) "% of the step time.\n"
+    STR(CHECK_MIN_STEP_PCT) "% of the step time, and ops whose ceiling is still at least "
+    STR(CHECK_MEMBOUND_MAX_PEAK_PCT) "%\n"
+    "of peak (just under the ridge: fixing them buys at most 1.25x).\n"
     "\n"
     "Example:\n"
     "    let B = 1\n"
@@ -257,6 +259,12 @@ static const char explain_tc_alignment[] =
     "aligned.  The message gives each such dimension, the padded size and\n"
     "the extra work the padding costs (GPT-2's vocabulary: N = 50257 ->\n"
     "50264).\n"
+    "\n"
+    "A note names the tensor that sets the dimension, traced back through\n"
+    "views (a transposed tied embedding), and suggests a multiple of "
+    STR(CHECK_TC_PAD_MULTIPLE) ":\n"
+    "beyond the padded work, a size off the multiple keeps the library from\n"
+    "its aligned-load kernels.\n"
     "\n"
     "Fix: pad the dimension in the model (nanoGPT pads the vocabulary to\n"
     "50304, a multiple of 64) and ignore the padding.\n"
@@ -510,8 +518,10 @@ bool checks_kernel_low_occupancy(const CheckCtx *ctx, int k, double blocks) {
 
 bool checks_memory_bound_reports(const CheckCtx *ctx, int node) {
   const GNode *g = &ctx->model->nodes[node];
-  return g->op && g->op->cls == OC_CONTRACTION &&
-         ctx->cost->nodes[node].bound == BOUND_MEMORY &&
+  const NodeCost *c = &ctx->cost->nodes[node];
+  /* Near the ridge the fix buys little: at 80% of peak, at most 1.25x. */
+  return g->op && g->op->cls == OC_CONTRACTION && c->bound == BOUND_MEMORY &&
+         c->attainable < c->peak * CHECK_MEMBOUND_MAX_PEAK_PCT / 100.0 &&
          checks_node_matters(ctx, node);
 }
 

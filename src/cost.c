@@ -52,6 +52,18 @@ static double node_bytes(const Model *m, int id) {
 
 static bool is_op(const GNode *n, OpClass c) { return n->op && n->op->cls == c; }
 
+/* A cast to the dtype it already has moves no bits: no kernel, 0 FLOPs,
+ * 0 bytes, like a view (R-COST-010). */
+static bool is_noop_cast(const Model *m, const GNode *n) {
+  return n->op && strcmp(n->op->name, "cast") == 0 && n->ninputs == 1 &&
+         m->nodes[n->inputs[0]].type.dtype == n->type.dtype;
+}
+
+/* Views and no-op casts: they alias their input. */
+static bool is_alias(const Model *m, const GNode *n) {
+  return is_op(n, OC_VIEW) || is_noop_cast(m, n);
+}
+
 /* Bytes of the distinct inputs of a node (x read once in add(x, x)). */
 static double input_bytes(const Model *m, const GNode *n) {
   double b = 0;
@@ -320,7 +332,7 @@ static double activations(Arena *a, const Model *m, bool train) {
     double sum = 0;
     for (int i = 0; i < n; i++) {
       const GNode *g = &m->nodes[i];
-      if ((g->role == ROLE_ACTIVATION && !is_op(g, OC_VIEW) &&
+      if ((g->role == ROLE_ACTIVATION && !is_alias(m, g) &&
            !is_op(g, OC_TRANSFER)) || g->role == ROLE_INPUT)
         sum += node_bytes(m, i) * g->count;
     }
@@ -333,15 +345,28 @@ static double activations(Arena *a, const Model *m, bool train) {
       int src = m->nodes[i].inputs[k];
       if (last[src] < i) last[src] = i;
     }
+  /* A view or no-op cast holds no bytes of its own: what it aliases stays
+   * live until the alias's last use (reverse order: chains of views). */
+  for (int i = n - 1; i >= 0; i--)
+    if (is_alias(m, &m->nodes[i]))
+      for (int k = 0; k < m->nodes[i].ninputs; k++) {
+        int src = m->nodes[i].inputs[k];
+        if (last[src] < last[i]) last[src] = last[i];
+      }
   double live = 0, peak = 0;
   double *free_at = arena_alloc(a, (size_t)(n + 1) * sizeof *free_at);
   for (int i = 0; i < n; i++) {
     const GNode *g = &m->nodes[i];
     bool counts = (g->role == ROLE_INPUT || g->role == ROLE_ACTIVATION) &&
-                  !is_op(g, OC_VIEW);
+                  !is_alias(m, g);
     if (counts) {
-      live += node_bytes(m, i);
-      free_at[last[i]] += node_bytes(m, i);
+      /* An input declared in a repeat is new data per copy and every
+       * copy's is resident at once (a per-layer KV cache); in a loop only
+       * the current trip's is live (R-COST-009). */
+      double bytes = node_bytes(m, i) *
+                     (g->role == ROLE_INPUT ? weight_copies(m, g->scope) : 1);
+      live += bytes;
+      free_at[last[i]] += bytes;
     }
     if (live > peak) peak = live;
     live -= free_at[i];
@@ -390,7 +415,7 @@ static void fuse_regions(const Model *m, const ModelCost *mc,
       k->first_node = i;
       k->count = g->count;
     }
-    if (is_op(g, OC_VIEW)) continue;
+    if (is_alias(m, g)) continue;
     k->flops += mc->nodes[i].flops;
     if (train && train_factor(g) > factor[region]) factor[region] = train_factor(g);
     if (mc->nodes[i].flops > best[region]) {
@@ -464,7 +489,7 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     nc->bytes = oc.bytes * f;
     bool contraction = g->op->cls == OC_CONTRACTION || g->op->cls == OC_OPAQUE;
     nc->peak = target_peak(t, precision_of(m, g), contraction, &nc->tensor);
-    switch (g->op->cls) {
+    switch (is_noop_cast(m, g) ? OC_VIEW : g->op->cls) {
     case OC_VIEW:
       nc->bytes = nc->flops = 0;
       nc->bound = BOUND_NONE;

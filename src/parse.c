@@ -57,10 +57,10 @@ static const struct {
  * free, even for a scanner driven without parse_file()): one lookup answers
  * both "keyword?" and "where is the name's copy?", and a model of a million
  * ops repeating a few dozen names stores each once. */
-typedef struct Word {
+typedef struct Word { /* 16 bytes: a model may hold a million names */
   const char *text; /* NULL: empty slot */
-  size_t len;
-  int token; /* IDENT or the keyword's token */
+  uint32_t len;     /* a file is under 4 GiB (Loc offsets are 32-bit) */
+  int token;        /* IDENT or the keyword's token */
 } Word;
 
 struct WordTable {
@@ -97,8 +97,8 @@ static void words_grow(Arena *a, struct WordTable *t) {
 
 static void word_add(Arena *a, struct WordTable *t, const char *s, size_t n,
                      int token) {
-  if ((t->len + 1) * 2 > t->cap) words_grow(a, t);
-  *word_slot(t, s, n) = (Word){s, n, token};
+  if ((t->len + 1) * 4 > t->cap * 3) words_grow(a, t);
+  *word_slot(t, s, n) = (Word){s, (uint32_t)n, token};
   t->len++;
 }
 

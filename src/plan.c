@@ -128,6 +128,15 @@ static const char *kernel_name(Arena *a, const Model *m, const Kernel *k) {
 }
 
 /* "u (matmul)", "fused act": names repeat, ops tell them apart. */
+/* Kernel k of `base` in `c`, the same program under another plan: the
+ * kernel of its first node, NULL when that node makes none there. */
+static const Kernel *twin(const ModelCost *c, const ModelCost *base, int k) {
+  int f = base->kernels[k].first_node;
+  if (f < 0 || f >= c->model->nnodes) return NULL;
+  int kk = c->nodes[f].kernel;
+  return kk >= 0 && kk < c->nkernels ? &c->kernels[kk] : NULL;
+}
+
 static const char *kernel_label(Arena *a, const Model *m, const Kernel *k) {
   if (k->region >= 0) return kernel_name(a, m, k);
   const GNode *g = &m->nodes[k->first_node];
@@ -375,9 +384,14 @@ static int source_input(const Model *m, const GNode *g, DType d) {
   return -1;
 }
 
+/* Integer tensors (token ids, indices) are not part of a float dtype plan
+ * (R-PLAN-003). */
+static bool off_plan(DType d, DType plan) {
+  return d != DT_NONE && d != plan && dtype_info(d)->is_float;
+}
+
 static bool leaves_plan(const GNode *g, DType plan) {
-  if (g->type.dtype != DT_NONE && g->type.dtype != plan) return true;
-  return g->op && g->precision != DT_NONE && g->precision != plan;
+  return off_plan(g->type.dtype, plan) || (g->op && off_plan(g->precision, plan));
 }
 
 /* R-PLAN-003: every node whose storage dtype or compute precision is not
@@ -555,7 +569,9 @@ static void whatif_model(FILE *out, Arena *a, const SourceSet *ss,
   }
   plan_table_print(out, &t, "  ");
 
-  /* Kernels line up one to one: the same program makes the same graph. */
+  /* Kernels line up by their first node: the same program makes the same
+   * graph, though a cast may be a kernel in one plan and a no-op in another
+   * (cast(x, fp32) under an fp32 plan): "-" there. */
   PlanTable bt = {.ncols = ncols, .align = align};
   row[0] = "kernel";
   row[1] = dtype_str(m->dtype);
@@ -564,15 +580,16 @@ static void whatif_model(FILE *out, Arena *a, const SourceSet *ss,
   int changed = 0;
   for (int k = 0; k < base->nkernels; k++) {
     bool differs = false;
-    for (int j = 1; j <= n; j++)
-      differs |= costs[j]->nkernels == base->nkernels &&
-                 costs[j]->kernels[k].bound != base->kernels[k].bound;
+    for (int j = 1; j <= n; j++) {
+      const Kernel *tw = twin(costs[j], base, k);
+      differs |= (tw ? tw->bound : BOUND_NONE) != base->kernels[k].bound;
+    }
     if (!differs) continue;
     row[0] = kernel_label(a, m, &base->kernels[k]);
-    for (int j = 0; j <= n; j++)
-      row[j + 1] = costs[j]->nkernels == base->nkernels
-                       ? bound_str(costs[j]->kernels[k].bound)
-                       : "?";
+    for (int j = 0; j <= n; j++) {
+      const Kernel *tw = twin(costs[j], base, k);
+      row[j + 1] = tw ? bound_str(tw->bound) : "-";
+    }
     plan_table_row(&bt, row);
     changed++;
   }
@@ -606,11 +623,11 @@ static void whatif_model(FILE *out, Arena *a, const SourceSet *ss,
     row[0] = kernel_label(a, m, &base->kernels[k]);
     for (int j = 0; j <= n; j++) {
       char buf[NB];
-      if (costs[j]->nkernels != base->nkernels) {
-        row[j + 1] = "?";
+      const Kernel *kk = twin(costs[j], base, k);
+      if (!kk) {
+        row[j + 1] = "-";
         continue;
       }
-      const Kernel *kk = &costs[j]->kernels[k];
       row[j + 1] = arena_printf(a, "%s %s", fmt_time(buf, NB, kk->time_s * kk->count),
                                 bound_str(kk->bound));
     }

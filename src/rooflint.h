@@ -724,6 +724,10 @@ typedef struct Unit {
  * resolves names, infers shapes and dtypes, builds one graph per model.
  * Pure: the same (program, bindings) gives the same unit. */
 Unit *sema_analyze(Arena *a, const Program *p, Bindings *b, DiagSink *diags);
+/* The most graph nodes one file may make (all models together): far above
+ * any real model (a 100,000-layer transformer is 1.6 M), far below what
+ * would exhaust memory. */
+#define SEMA_MAX_NODES (1 << 22)
 /* --dump graph: per model a header line, one line per scope and region,
  * then one line per node:
  *   %ID NAME: ROLE OP(%IN, ...) -> TYPE [precision P[!]] xCOUNT [scope S]
@@ -906,6 +910,8 @@ void check_tc_alignment(const CheckCtx *ctx);
 #define CHECK_MIN_STEP_PCT 1        /* a node matters from 1% of step time */
 #define CHECK_CROSSOVER_LIMIT 1048576 /* memory-bound: let search bound, 2^20 */
 #define CHECK_CROSSOVER_RERUNS 2000 /* memory-bound: re-analyses per model */
+#define CHECK_MEMBOUND_MAX_PEAK_PCT 80 /* memory-bound: ceiling under 80% */
+#define CHECK_TC_PAD_MULTIPLE 64    /* tc-alignment: suggested padding */
 #define CHECK_UNFUSED_MIN_PCT 0.1   /* unfused-elementwise: saving, % of step */
 #define CHECK_OCC_MAX_UTIL_PCT 75   /* low-occupancy: under 75% of the SMs */
 #define CHECK_TAIL_MAX_FILL_PCT 50  /* wave-tail: last wave under half full */
@@ -938,7 +944,8 @@ void checks_kernel_blocks(const CheckCtx *ctx, double **blocks, int **node);
  * CHECK_OCC_MAX_UTIL_PCT of the SMs and is worth a finding. */
 bool checks_kernel_low_occupancy(const CheckCtx *ctx, int k, double blocks);
 /* memory-bound reports this node: a contraction under the ridge that
- * matters (low-occupancy and wave-tail defer to it). */
+ * matters and whose ceiling is under CHECK_MEMBOUND_MAX_PEAK_PCT of peak
+ * (low-occupancy and wave-tail defer to it). */
 bool checks_memory_bound_reports(const CheckCtx *ctx, int node);
 /* A kernel worth a finding: on a roof (not PCIe or network), at least the
  * launch overhead, and at least CHECK_MIN_STEP_PCT of the step. */

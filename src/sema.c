@@ -54,6 +54,7 @@ typedef struct Sema {
   StrMap lets;
   const char **let_names; /* for suggestions, NULL-terminated */
   const Block *top;       /* the file's top level: finds lets defined below */
+  long long total_nodes;  /* nodes of the models so far, against the limit */
   int nlets, cap_lets;
   /* the model being analysed */
   Model *m;
@@ -1259,6 +1260,18 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
   strmap_init(&s->names);
   /* One exact allocation: nodes are big and a model may have millions. */
   s->cap_nodes = count_nodes(&st->def.body);
+  if (s->total_nodes + s->cap_nodes > SEMA_MAX_NODES) {
+    /* A hostile file must not make us allocate gigabytes (R-SCOPE-005). */
+    diag_report(s->diags, SEV_ERROR, NULL, m->loc,
+                "model '%s' brings the file to %lld nodes, more than the "
+                "limit of %d",
+                m->name, s->total_nodes + s->cap_nodes, SEMA_MAX_NODES);
+    m->nodes = arena_alloc(s->arena, sizeof *m->nodes);
+    strmap_free(&s->names);
+    s->m = NULL;
+    return;
+  }
+  s->total_nodes += s->cap_nodes;
   s->nodes = arena_alloc(s->arena, (size_t)(s->cap_nodes ? s->cap_nodes : 1) *
                                        sizeof *s->nodes);
   m->nodes = s->nodes;
@@ -1397,16 +1410,22 @@ Unit *sema_analyze(Arena *a, const Program *p, Bindings *b, DiagSink *diags) {
   if (defs)
     u->target_defs = arena_memdup(a, defs, (size_t)u->ntarget_defs * sizeof *defs);
   u->models = arena_alloc(a, (size_t)(nmodels ? nmodels : 1) * sizeof *u->models);
+  /* Model names in a map: a file of many models stays linear. */
+  StrMap seen;
+  strmap_init(&seen);
   for (int i = 0; i < nmodels; i++) {
-    for (int j = 0; j < i; j++)
-      if (strcmp(u->models[j].name, models[i]->def.name.name) == 0) {
-        Diag *d = diag_report(diags, SEV_ERROR, NULL, models[i]->def.name.loc,
-                              "redefinition of model '%s'",
-                              models[i]->def.name.name);
-        diag_note(d, u->models[j].loc, "first defined here");
-      }
+    const Ident *name = &models[i]->def.name;
+    const Stmt *first = strmap_get(&seen, name->name);
+    if (first) {
+      Diag *d = diag_report(diags, SEV_ERROR, NULL, name->loc,
+                            "redefinition of model '%s'", name->name);
+      diag_note(d, first->def.name.loc, "first defined here");
+    } else {
+      strmap_put(&seen, name->name, (void *)models[i]);
+    }
     analyze_model(&s, models[i], &u->models[u->nmodels++]);
   }
+  strmap_free(&seen);
   free(models);
   free(defs);
   free(s.in);

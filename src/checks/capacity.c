@@ -57,7 +57,23 @@ void check_capacity(const CheckCtx *ctx) {
       big = i;
     }
   }
-  if (big >= 0 && big_bytes >= 0.01 * f->total)
-    diag_note(d, m->nodes[big].loc, "the largest weight, '%s', takes %s",
-              m->nodes[big].name, fmt_bytes(b, sizeof b, big_bytes));
+  if (big >= 0 && big_bytes >= 0.01 * f->total) {
+    /* A weight in a repeat is one tensor per copy: say so, or the figure
+     * reads as one 37.6 GB matrix (R-CHK-080). */
+    const GNode *w = &m->nodes[big];
+    double n = copies(m, w->scope);
+    char each[32];
+    StrBuf per = {0};
+    int repeats = 0;
+    for (int sc = w->scope; sc >= 0; sc = m->scopes[sc].parent)
+      repeats += !m->scopes[sc].is_loop && m->scopes[sc].trips > 1;
+    fmt_bytes(each, sizeof each, tensor_bytes(&w->type));
+    if (n > 1 && repeats == 1)
+      sb_printf(&per, " (%.0f copies of %s in repeat %.0f)", n, each, n);
+    else if (n > 1)
+      sb_printf(&per, " (%.0f copies of %s in nested repeats)", n, each);
+    diag_note(d, w->loc, "the largest weight, '%s', takes %s%s", w->name,
+              fmt_bytes(b, sizeof b, big_bytes), sb_str(&per));
+    sb_free(&per);
+  }
 }

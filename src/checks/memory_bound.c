@@ -7,7 +7,9 @@
  * doubling the bandwidth does (the seed's "break it" row).
  *
  * The crossover note answers "how big would it have to be?": for each
- * integer `let` of the file, the analysis (sema + cost, a pure function of
+ * integer `let` of the file that is workload, not architecture (doubling
+ * it leaves the model's parameter count alone: a batch or a sequence
+ * length, not a hidden size or a head count), the analysis (sema + cost, a pure function of
  * program, bindings and target) is re-run in a scratch arena with that let
  * overridden.  A let matters to a node when doubling it changes the node's
  * FLOPs or bytes.  The search doubles the let until the node is
@@ -44,6 +46,7 @@ typedef struct Probe Probe;
 typedef struct Memo {
   int64_t v;
   bool ok;
+  double params; /* the model's parameter count at v */
   Probe *probes; /* ncand entries */
 } Memo;
 
@@ -159,7 +162,8 @@ struct Probe {
 
 /* Re-runs sema + cost with `name` = v; fills one Probe per candidate.
  * False when the budget is spent or the program has an error there. */
-static bool rerun(Search *s, const char *name, int64_t v, Probe *out) {
+static bool rerun(Search *s, const char *name, int64_t v, Probe *out,
+                  double *params) {
   const CheckCtx *ctx = s->ctx;
   if (s->reruns >= CHECK_CROSSOVER_RERUNS) return false;
   s->reruns++;
@@ -189,6 +193,7 @@ static bool rerun(Search *s, const char *name, int64_t v, Probe *out) {
     if (m->nnodes == ctx->model->nnodes) {
       ModelCost *c = cost_model(a, m, ctx->target);
       ok = true;
+      *params = c->params;
       for (int k = 0; k < s->ncand; k++) {
         int id = s->cand[k];
         const GNode *g = &m->nodes[id], *o = &ctx->model->nodes[id];
@@ -220,8 +225,16 @@ static const Probe *probe(Search *s, const char *name, int64_t v) {
   Memo *m = &s->memo[s->nmemo++];
   m->v = v;
   m->probes = xcalloc((size_t)s->ncand + 1, sizeof *m->probes);
-  m->ok = rerun(s, name, v, m->probes);
+  m->params = 0;
+  m->ok = rerun(s, name, v, m->probes, &m->params);
   return m->ok ? m->probes : NULL;
+}
+
+/* The parameter count of a value probe() analysed. */
+static double memo_params(const Search *s, int64_t v) {
+  for (int i = 0; i < s->nmemo; i++)
+    if (s->memo[i].v == v) return s->memo[i].params;
+  return -1;
 }
 
 static void forget(Search *s) {
@@ -278,6 +291,9 @@ static void crossovers(Search *s, const LetInfo *lets, int nlets,
         continue;
       }
       if (first) {
+        /* A let that sizes weights (the parameter count moves with it) is
+         * architecture, not workload: no crossover is proposed for it. */
+        if (memo_params(s, v) != s->ctx->cost->params) break;
         pending = 0;
         for (int k = 0; k < nc; k++) {
           dep[k] = p[k].flops != base[k].flops || p[k].bytes != base[k].bytes;

@@ -22,6 +22,13 @@
 
 static bool is_wide(DType t) { return t == DT_FP32 || t == DT_FP64; }
 
+/* "a" or "an" before a dtype name, by how it is read aloud: letters whose
+ * names start with a vowel sound ("an fp8", "an int8") take "an", the
+ * rest ("a bf16", "a tf32") take "a". */
+static const char *article(const char *word) {
+  return word[0] && strchr("aefhilmnorsx", word[0]) ? "an" : "a";
+}
+
 static bool narrow_plan(DType t) {
   if (t == DT_NONE) return false;
   const DTypeInfo *i = dtype_info(t);
@@ -198,9 +205,9 @@ void check_stray_fp32(const CheckCtx *ctx) {
       char rp[96], r3[32];
       d = checks_report(
           ctx, "stray-fp32", g->loc,
-          "%s '%s' computes in %s inside a %s plan: ceiling %s (%sx), "
+          "%s '%s' computes in %s inside %s %s plan: ceiling %s (%sx), "
           "intensity %s -> %s FLOP/B%s",
-          g->op->name, g->name, dtype_str(g->precision), plan,
+          g->op->name, g->name, dtype_str(g->precision), article(plan), plan,
           rate_pair(rp, sizeof rp, a->peak, cur->peak),
           fmt_fixed(r3, sizeof r3, ratio, 1),
           intensity_str(b1, sizeof b1, a->intensity),
@@ -222,9 +229,10 @@ void check_stray_fp32(const CheckCtx *ctx) {
                  dtype_str(g->precision));
       d = checks_report(
           ctx, "stray-fp32", g->loc,
-          "%s '%s' computes in %s inside a %s plan: %sit moves %s instead of "
+          "%s '%s' computes in %s inside %s %s plan: %sit moves %s instead of "
           "%s per step (%s instead of %s)",
-          g->op->name, g->name, dtype_str(g->precision), plan, with,
+          g->op->name, g->name, dtype_str(g->precision), article(plan), plan,
+          with,
           fmt_bytes(b1, sizeof b1, q->cur_bytes),
           fmt_bytes(b2, sizeof b2, q->alt_bytes),
           fmt_time(t1, sizeof t1, q->cur_time),

@@ -7,7 +7,13 @@
  * matmul M, N, K; conv2d input channels per group and output channels;
  * attention's head size.  Dimensions smaller than the multiple (a batch of
  * one) are a memory-bound problem, not an alignment one, and are left out.
+ *
+ * The note names the tensor to change, traced back through views, and
+ * suggests padding to CHECK_TC_PAD_MULTIPLE: the extra work of padding is
+ * small, but a size off the multiple also keeps the library from its
+ * aligned-load kernels, which is what nanoGPT's 50257 -> 50304 recovers.
  */
+#include <stdio.h>
 #include <math.h>
 
 #include "rooflint.h"
@@ -40,6 +46,22 @@ static int dims_of(const Model *m, const GNode *g, Dim *out) {
     if (a->rank >= 1) out[n++] = (Dim){"head size", a->dims[a->rank - 1], 0};
   }
   return n;
+}
+
+/* The tensor that owns a dimension: back through views (a transpose of a
+ * tied embedding, a reshape) while the view's input still has a dimension
+ * of that size, so the note points where the fix goes. */
+static int trace_views(const Model *m, int id, int64_t size) {
+  for (int hops = 0; hops < m->nnodes; hops++) {
+    const GNode *g = &m->nodes[id];
+    if (!g->op || g->op->cls != OC_VIEW || g->ninputs < 1) break;
+    const TensorType *in = &m->nodes[g->inputs[0]].type;
+    bool has = false;
+    for (int k = 0; k < in->rank; k++) has = has || in->dims[k] == size;
+    if (!has) break;
+    id = g->inputs[0];
+  }
+  return id;
 }
 
 void check_tc_alignment(const CheckCtx *ctx) {
@@ -88,8 +110,20 @@ void check_tc_alignment(const CheckCtx *ctx) {
       diag_figure(d, pad_keys[k],
                   (double)((bad[k].size + mult - 1) / mult * mult));
     }
-    const GNode *src = &m->nodes[g->inputs[bad[0].operand]];
-    diag_note(d, src->loc, "'%s' (%s) gives %s = %lld", src->name,
-              role_str(src->role), bad[0].what, (long long)bad[0].size);
+    int near = g->inputs[bad[0].operand];
+    int root = trace_views(m, near, bad[0].size);
+    const GNode *src = &m->nodes[root];
+    char via[160] = "";
+    if (root != near)
+      snprintf(via, sizeof via, ", through view '%s'", m->nodes[near].name);
+    int64_t wide = (bad[0].size + CHECK_TC_PAD_MULTIPLE - 1) /
+                   CHECK_TC_PAD_MULTIPLE * CHECK_TC_PAD_MULTIPLE;
+    diag_note(d, src->loc,
+              "'%s' (%s%s) gives %s = %lld; beyond the padded work, a size "
+              "off the multiple rules out the aligned loads of the fastest "
+              "kernels: pad it to %lld, a multiple of %d, as nanoGPT does",
+              src->name, role_str(src->role), via, bad[0].what,
+              (long long)bad[0].size, (long long)wide, CHECK_TC_PAD_MULTIPLE);
+    diag_figure(d, "padded_suggested", (double)wide);
   }
 }

@@ -130,6 +130,10 @@ START_TEST(registry_quotes_thresholds) {
       strstr(check_lookup("unfused-elementwise")->explain, "0.1% of the step"));
   ck_assert_ptr_nonnull(
       strstr(check_lookup("transfer-in-loop")->explain, "1% of the"));
+  ck_assert_ptr_nonnull(strstr(check_lookup("memory-bound")->explain,
+                               "ceiling is still at least 80%\nof peak"));
+  ck_assert_ptr_nonnull(strstr(check_lookup("tc-alignment")->explain,
+                               "suggests a multiple of 64"));
 }
 END_TEST
 
@@ -543,6 +547,38 @@ START_TEST(capacity_error) {
 }
 END_TEST
 
+/* A weight in a repeat is one tensor per copy: the note says so, with the
+ * size of one copy (R-CHK-080). */
+START_TEST(capacity_note_counts_copies) {
+  TestCtx *tc = run("model m {\n"
+                    "  input x : [1, 16384]\n"
+                    "  repeat 160 {\n"
+                    "    weight w : [16384, 16384]\n"
+                    "    x = matmul(x, w)\n"
+                    "  }\n"
+                    "}\n"
+                    "model n {\n"
+                    "  input x : [1, 16384]\n"
+                    "  repeat 2 {\n"
+                    "    repeat 80 {\n"
+                    "      weight w : [16384, 16384]\n"
+                    "      x = matmul(x, w)\n"
+                    "    }\n"
+                    "  }\n"
+                    "}\n",
+                    check_capacity);
+  ck_assert_int_eq(tc->diags.n, 2);
+  ck_assert_int_eq(tc->diags.items[0]->nnotes, 1);
+  ck_assert_str_eq(tc->diags.items[0]->notes[0].msg,
+                   "the largest weight, 'w', takes 85.9 GB (160 copies of "
+                   "536.9 MB in repeat 160)");
+  ck_assert_str_eq(tc->diags.items[1]->notes[0].msg,
+                   "the largest weight, 'w', takes 85.9 GB (160 copies of "
+                   "536.9 MB in nested repeats)");
+  tc_free(tc);
+}
+END_TEST
+
 START_TEST(overhead_single_then_summary) {
   TestCtx *tc = run("model few {\n"
                     "  input x : [4]\n"
@@ -584,6 +620,77 @@ START_TEST(tc_alignment_vocab) {
       tc, SEV_WARNING, 4,
       "N = 50257 is not a multiple of 8 for bf16 tensor cores; padded to 50264"));
   ck_assert_double_eq(figure(tc->diags.items[0], "padded"), 50264);
+  tc_free(tc);
+}
+END_TEST
+
+/* The note traces the dimension through views to the tensor to change (a
+ * tied embedding used transposed) and suggests a multiple of 64: 50304,
+ * nanoGPT's vocabulary (R-CHK-100). */
+START_TEST(tc_alignment_traces_views) {
+  TestCtx *tc = run("model m {\n"
+                    "  input h : [8192, 768]\n"
+                    "  weight wte : [50257, 768]\n"
+                    "  head = transpose(wte, [1, 0])\n"
+                    "  y = matmul(h, head)\n"
+                    "}\n",
+                    check_tc_alignment);
+  ck_assert_int_eq(tc->diags.n, 1);
+  const Diag *d = tc->diags.items[0];
+  ck_assert_int_eq(d->nnotes, 1);
+  ck_assert_str_eq(d->notes[0].msg,
+                   "'wte' (weight, through view 'head') gives N = 50257; "
+                   "beyond the padded work, a size off the multiple rules out "
+                   "the aligned loads of the fastest kernels: pad it to 50304, "
+                   "a multiple of 64, as nanoGPT does");
+  ck_assert_uint_eq(d->notes[0].loc.start, tc_node(tc, "wte")->loc.start);
+  ck_assert_double_eq(figure(d, "padded_suggested"), 50304);
+  tc_free(tc);
+}
+END_TEST
+
+/* A let that sizes weights is architecture: no crossover is proposed for
+ * it, though doubling H would lift the attention (more query heads per
+ * cached k/v head).  Batching decode attention over a per-sequence cache
+ * does not raise its intensity: T gives no note either (R-CHK-032). */
+START_TEST(memory_bound_no_architecture_crossover) {
+  TestCtx *tc = run("let H = 8\n"
+                    "let T = 65536\n"
+                    "let B = 1\n"
+                    "model m {\n"
+                    "  input h : [B, 4096]\n"
+                    "  weight wq : [4096, H * 128]\n"
+                    "  q = matmul(h, wq)\n"
+                    "  q = reshape(q, [B, H, 1, 128])\n"
+                    "  input k, v : [B, 1, T, 128]\n"
+                    "  a = attention(q, k, v)\n"
+                    "}\n",
+                    check_memory_bound);
+  const Diag *a = NULL;
+  for (int i = 0; i < tc->diags.n; i++) {
+    const Diag *d = tc->diags.items[i];
+    if (strstr(d->msg, "attention 'a'")) a = d;
+    for (int k = 0; k < d->nnotes; k++)
+      ck_assert_msg(strstr(d->notes[k].msg, "compute roof") == NULL,
+                    "unexpected crossover: %s", d->notes[k].msg);
+  }
+  ck_assert_ptr_nonnull(a);
+  tc_free(tc);
+}
+END_TEST
+
+/* A cast to the dtype it already has is no kernel: nothing to report. */
+START_TEST(noop_cast_not_flagged) {
+  TestCtx *tc = run("model m {\n"
+                    "  dtype fp32\n"
+                    "  input x : [8192, 16384]\n"
+                    "  y = cast(x, fp32)\n"
+                    "  z = relu(y)\n"
+                    "}\n",
+                    NULL);
+  for (int i = 0; i < tc->diags.n; i++)
+    ck_assert_msg(strstr(tc->diags.items[i]->msg, "'y'") == NULL, "%s",
+                  tc->diags.items[i]->msg);
   tc_free(tc);
 }
 END_TEST
@@ -631,6 +738,10 @@ Suite *checks_suite(void) {
   tcase_add_test(c, transfer_fresh_data_not_flagged);
   tcase_add_test(c, cross_node_seed);
   tcase_add_test(c, capacity_error);
+  tcase_add_test(c, capacity_note_counts_copies);
+  tcase_add_test(c, tc_alignment_traces_views);
+  tcase_add_test(c, memory_bound_no_architecture_crossover);
+  tcase_add_test(c, noop_cast_not_flagged);
   tcase_add_test(c, overhead_single_then_summary);
   tcase_add_test(c, tc_alignment_vocab);
   suite_add_tcase(s, c);

@@ -193,6 +193,49 @@ START_TEST(footprint_weights) {
 }
 END_TEST
 
+/* R-COST-009: an input declared in a repeat is new data per copy, all
+ * resident at once (a per-layer KV cache); in a loop one trip's is live. */
+START_TEST(footprint_inputs_per_copy) {
+  Fx r = run("model m {\n input x : [8, 1024]\n repeat 4 {\n"
+             "  input kv : [1024, 1024]\n  x = matmul(x, kv)\n }\n}\n");
+  /* 4 caches of 2 MiB, plus x and its product (16 KiB each) */
+  EQ(r.c->footprint.activations, 4 * 2.0 * 1024 * 1024 + 2 * 2.0 * 8 * 1024);
+  Fx l = run("model m {\n input x : [8, 1024]\n loop 4 {\n"
+             "  input kv : [1024, 1024]\n  x = matmul(x, kv)\n }\n}\n");
+  EQ(l.c->footprint.activations, 2.0 * 1024 * 1024 + 2 * 2.0 * 8 * 1024);
+  tc_free(r.tc);
+  tc_free(l.tc);
+}
+END_TEST
+
+/* R-COST-009: a view holds no bytes, but what it aliases stays live until
+ * the view's last use: x (2 MiB) is live when z is made from its view. */
+START_TEST(footprint_view_keeps_source) {
+  Fx fx = run("model m {\n input x : [1024, 1024]\n v = transpose(x, [1, 0])\n"
+              " w = reshape(v, [1048576])\n z = relu(w)\n output z\n}\n");
+  EQ(fx.c->footprint.activations, 2 * 2.0 * 1024 * 1024);
+  tc_free(fx.tc);
+}
+END_TEST
+
+/* R-COST-010: a cast to the dtype it already has is a no-op, costed like a
+ * view: no kernel, 0 FLOPs, 0 bytes; a real cast is a kernel. */
+START_TEST(noop_cast_is_free) {
+  Fx fx = run("model m {\n dtype fp32\n input x : [8192, 16384]\n"
+              " y = cast(x, fp32)\n z = cast(x, bf16)\n output y, z\n}\n");
+  const NodeCost *y = nc(&fx, "y"), *z = nc(&fx, "z");
+  EQ(y->flops, 0);
+  EQ(y->bytes, 0);
+  EQ(y->time_s, 0);
+  ck_assert_int_eq(y->kernel, -1);
+  ck_assert_int_eq(y->bound, BOUND_NONE);
+  EQ(z->bytes, (4.0 + 2.0) * 8192 * 16384);
+  ck_assert_int_eq(fx.c->nkernels, 1);
+  EQ(fx.c->bytes, z->bytes);
+  tc_free(fx.tc);
+}
+END_TEST
+
 /* R-OCC-001: the seed's occupancy table on 132 SMs. */
 START_TEST(occupancy_table) {
   static const struct {
@@ -335,6 +378,9 @@ Suite *cost_suite(void) {
   tcase_add_test(tc, fused_region);
   tcase_add_test(tc, repeat_counts_exact);
   tcase_add_test(tc, footprint_weights);
+  tcase_add_test(tc, footprint_inputs_per_copy);
+  tcase_add_test(tc, noop_cast_is_free);
+  tcase_add_test(tc, footprint_view_keeps_source);
   tcase_add_test(tc, occupancy_table);
   tcase_add_test(tc, occupancy_rules);
   tcase_add_test(tc, allreduce_table);
