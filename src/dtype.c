@@ -69,3 +69,13 @@ static const char *const op_class_names[] = {
 };
 
 const char *op_class_str(OpClass c) { return op_class_names[c]; }
+
+/* The wider of two dtypes for promotion: floats over integers, then more
+ * bits; a tie keeps `a`.  DT_NONE (a scalar number) never widens. */
+DType dtype_wider(DType a, DType b) {
+  if (a == DT_NONE) return b;
+  if (b == DT_NONE) return a;
+  const DTypeInfo *x = dtype_info(a), *y = dtype_info(b);
+  if (x->is_float != y->is_float) return y->is_float ? b : a;
+  return y->bits > x->bits ? b : a;
+}

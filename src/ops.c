@@ -79,21 +79,14 @@ static bool promote(const ShapeCtx *ctx, const OpDesc *op,
   DType best = DT_NONE;
   for (int i = 0; i < nin; i++) {
     DType d = in[i].dtype;
-    if (d == DT_NONE) continue;
-    if (best == DT_NONE) {
-      best = d;
-      continue;
-    }
-    const DTypeInfo *a = dtype_info(best), *b = dtype_info(d);
-    if (a->is_float != b->is_float) {
-      if (b->is_float) best = d;
-    } else if (b->bits > a->bits) {
-      best = d;
-    } else if (b->bits == a->bits && d != best && a->is_float) {
+    if (d == DT_NONE || d == best) continue;
+    /* Two floats of one width (bf16 and fp16) have no lossless common type. */
+    if (best != DT_NONE && dtype_info(best)->is_float &&
+        dtype_info(d)->is_float && dtype_info(best)->bits == dtype_info(d)->bits)
       return fail(ctx, ctx->call_loc,
                   "mixed dtypes %s and %s in %s; insert a cast",
                   dtype_str(best), dtype_str(d), op->name);
-    }
+    best = dtype_wider(best, d);
   }
   *out = best;
   return true;

@@ -501,6 +501,9 @@ const char *dtype_str(DType t);
 DType dtype_parse(const char *name);
 /* NULL-terminated list of every spelling, for "did you mean". */
 const char *const *dtype_names(void);
+/* The wider of two dtypes: floats over integers, then more bits; a tie
+ * keeps the first; DT_NONE (a scalar number) never widens. */
+DType dtype_wider(DType a, DType b);
 
 /* ===================================================================== */
 /* ops.c: the op table (one row per op) and its shape/dtype/cost rules.   */

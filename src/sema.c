@@ -609,18 +609,7 @@ static bool kw_set(Sema *s, const KwDesc *k, const Expr *e, OpArgs *args,
  * over integers (the storage type the kernel reads). */
 static DType widest(const TensorType *in, int nin, DType fallback) {
   DType best = DT_NONE;
-  for (int i = 0; i < nin; i++) {
-    DType d = in[i].dtype;
-    if (d == DT_NONE) continue;
-    if (best == DT_NONE) {
-      best = d;
-      continue;
-    }
-    const DTypeInfo *a = dtype_info(best), *b = dtype_info(d);
-    if ((b->is_float && !a->is_float) ||
-        (b->is_float == a->is_float && b->bits > a->bits))
-      best = d;
-  }
+  for (int i = 0; i < nin; i++) best = dtype_wider(best, in[i].dtype);
   return best == DT_NONE ? fallback : best;
 }
 
