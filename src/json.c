@@ -105,19 +105,6 @@ static void peaks_and_ridges(const Target *t, json_t *peaks, json_t *ridges) {
   }
 }
 
-/* The headline ridge: 16-bit tensor cores when the part has them (the
- * seed's 295.5 for the H100), else the widest peak it has. */
-static double headline_peak(const Target *t) {
-  if (t->tensor_peak[DT_FP16] > 0) return t->tensor_peak[DT_FP16];
-  if (t->tensor_peak[DT_BF16] > 0) return t->tensor_peak[DT_BF16];
-  double best = 0;
-  for (int d = 0; d < DT__COUNT; d++) {
-    if (t->tensor_peak[d] > best) best = t->tensor_peak[d];
-    if (t->vector_peak[d] > best) best = t->vector_peak[d];
-  }
-  return best;
-}
-
 static json_t *target_json(const Target *t) {
   json_t *o = json_object();
   set_str(o, "name", t->name);
@@ -137,7 +124,7 @@ static json_t *target_json(const Target *t) {
   json_t *peaks = json_object(), *ridges = json_object();
   peaks_and_ridges(t, peaks, ridges);
   json_object_set_new(o, "peaks", peaks);
-  double hp = headline_peak(t);
+  double hp = target_headline_peak(t);
   set_num(o, "ridge", t->memory_bw > 0 ? hp / t->memory_bw : 0);
   json_object_set_new(o, "ridges", ridges);
   json_t *levels = json_array();

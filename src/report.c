@@ -644,10 +644,6 @@ static int resolve_status(const char *name) {
   return 1;
 }
 
-static double sixteen_bit_peak(const Target *t) {
-  return target_peak(t, DT_FP16, true, NULL);
-}
-
 int report_targets_cmd(FILE *out, Arena *a, SourceSet *ss,
                        const char *const *names, int n, DiagSink *diags) {
   const Target **ts;
@@ -675,8 +671,8 @@ int report_targets_cmd(FILE *out, Arena *a, SourceSet *ss,
     snprintf(yr, sizeof yr, "%d", t->year);
     short_bytes(mem, sizeof mem, t->memory);
     snprintf(bw, sizeof bw, "%s TB/s", fmt_fixed(num, sizeof num, t->memory_bw / 1e12, 2));
-    tflops(pk, sizeof pk, sixteen_bit_peak(t), 0);
-    fmt_fixed(rd, sizeof rd, sixteen_bit_peak(t) / t->memory_bw, 0);
+    tflops(pk, sizeof pk, target_headline_peak(t), 0);
+    fmt_fixed(rd, sizeof rd, target_headline_peak(t) / t->memory_bw, 0);
     char *row[] = {(char *)t->name, (char *)t->display, yr, mem, bw, pk, rd};
     table_add(&tb, row);
   }
@@ -684,7 +680,7 @@ int report_targets_cmd(FILE *out, Arena *a, SourceSet *ss,
   if (n >= 2) {
     const Target *f = ts[0], *l = ts[nt - 1];
     char g1[NB], g2[NB], g3[NB];
-    double pf = sixteen_bit_peak(f), pl = sixteen_bit_peak(l);
+    double pf = target_headline_peak(f), pl = target_headline_peak(l);
     fprintf(out, "\nFrom %s (%d) to %s (%d):\n", f->display, f->year,
             l->display, l->year);
     fprintf(out, "  arithmetic throughput grew %sx\n", fmt_fixed(g1, sizeof g1, pl / pf, 1));
@@ -715,7 +711,7 @@ int report_target_card(FILE *out, Arena *a, SourceSet *ss, const char *name,
                        DiagSink *diags) {
   const Target *t = target_resolve(a, ss, name, NULL, LOC_NONE, diags);
   if (!t) return resolve_status(name);
-  double fp16 = sixteen_bit_peak(t);
+  double fp16 = target_headline_peak(t);
   fprintf(out, "Accelerator: %s (published specification, approximate)\n", t->display);
   fprintf(out, "All figures PUBLISHED SPECIFICATIONS, not measurements.\n\n");
   if (t->nlevels > 0) {

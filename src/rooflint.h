@@ -794,6 +794,10 @@ const Target *target_resolve(Arena *a, SourceSet *ss, const char *name_or_file,
  * tensor-core peak (fp32 the vector peak unless tf32), others the vector. */
 double target_peak(const Target *t, DType precision, bool contraction,
                    bool *uses_tensor);
+/* The headline figure of a part: its 16-bit tensor-core peak (the seed's
+ * 990 TFLOP/s for the H100), used for its ridge in `targets`, the card and
+ * JSON, so every output quotes the same number. */
+double target_headline_peak(const Target *t);
 
 /* ===================================================================== */
 /* cost.c: FLOPs, bytes, roofline, occupancy, collectives, footprint.     */

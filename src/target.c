@@ -589,3 +589,7 @@ double target_peak(const Target *t, DType precision, bool contraction,
   if (uses_tensor) *uses_tensor = tensor;
   return peak;
 }
+
+double target_headline_peak(const Target *t) {
+  return target_peak(t, DT_FP16, true, NULL);
+}

@@ -39,14 +39,7 @@ fail() {
 # Shows the first lines of a diff between expected and actual.
 difference() { diff -u "$1" "$2" | head -n 40; }
 
-# args_for FILE.roof ARGSFILE: the argument line with FILE replaced.
-args_for() {
-  if [ -f "$2" ]; then
-    awk -v p="$1" '{ for (i = 1; i <= NF; i++) if ($i == "FILE") $i = p; print; exit }' "$2"
-  else
-    printf '%s\n' "$1"
-  fi
-}
+. tests/args.sh   # args_for
 
 # run_case ARGLINE: runs rooflint with stdout/stderr in $TMP, sets $status.
 run_case() {

@@ -15,15 +15,7 @@ if ! command -v valgrind > /dev/null; then
 fi
 pass=0; fail=0
 
-# args_for FILE.roof ARGSFILE: the argument line with the word FILE
-# replaced, as tests/run.sh does.
-args_for() {
-  if [ -f "$2" ]; then
-    awk -v p="$1" '{ for (i = 1; i <= NF; i++) if ($i == "FILE") $i = p; print; exit }' "$2"
-  else
-    printf '%s\n' "$1"
-  fi
-}
+. tests/args.sh   # args_for
 
 # one NAME ARGS...: runs rooflint ARGS under memcheck.
 one() {
