@@ -47,7 +47,7 @@ static double tensor_bytes(const TensorType *t) {
 }
 
 static double node_bytes(const Model *m, int id) {
-  return tensor_bytes(&m->nodes[id].type);
+  return tensor_bytes(m->nodes[id].type);
 }
 
 static bool is_op(const GNode *n, OpClass c) { return n->op && n->op->cls == c; }
@@ -56,7 +56,7 @@ static bool is_op(const GNode *n, OpClass c) { return n->op && n->op->cls == c; 
  * 0 bytes, like a view (R-COST-010). */
 static bool is_noop_cast(const Model *m, const GNode *n) {
   return n->op && strcmp(n->op->name, "cast") == 0 && n->ninputs == 1 &&
-         m->nodes[n->inputs[0]].type.dtype == n->type.dtype;
+         m->nodes[n->inputs[0]].type->dtype == n->type->dtype;
 }
 
 /* Views and no-op casts: they alias their input. */
@@ -76,13 +76,13 @@ static double input_bytes(const Model *m, const GNode *n) {
 }
 
 static const TensorType *in_type(const Model *m, const GNode *n, int i) {
-  return &m->nodes[n->inputs[i]].type;
+  return m->nodes[n->inputs[i]].type;
 }
 
 /* The compute precision: sema's, else the widest input (else the output). */
 static DType precision_of(const Model *m, const GNode *n) {
   if (n->precision != DT_NONE) return n->precision;
-  DType best = n->type.dtype;
+  DType best = n->type->dtype;
   int bits = best == DT_NONE ? 0 : dtype_info(best)->bits;
   for (int i = 0; i < n->ninputs; i++) {
     DType d = in_type(m, n, i)->dtype;
@@ -106,12 +106,12 @@ static void cost_matmul(const Model *m, const GNode *n, const Target *t,
                         OpCost *c) {
   const TensorType *a = in_type(m, n, 0), *b = in_type(m, n, 1);
   double k = (double)a->dims[a->rank - 1];
-  double out = elements(&n->type);
+  double out = elements(n->type);
   double rows = a->rank == 1 ? 1 : (double)a->dims[a->rank - 2];
   double cols = b->rank == 1 ? 1 : (double)b->dims[b->rank - 1];
   double batch = out / (rows * cols);
   c->flops = 2 * out * k;
-  c->bytes = input_bytes(m, n) + tensor_bytes(&n->type);
+  c->bytes = input_bytes(m, n) + tensor_bytes(n->type);
   c->blocks = ceil_div(rows, t->tile_m) * ceil_div(cols, t->tile_n) * batch;
 }
 
@@ -121,10 +121,10 @@ static void cost_conv2d(const Model *m, const GNode *n, const Target *t,
                         OpCost *c) {
   const TensorType *w = in_type(m, n, 1);
   double per_out = (double)w->dims[1] * (double)w->dims[2] * (double)w->dims[3];
-  double out = elements(&n->type);
-  double cout = (double)n->type.dims[1];
+  double out = elements(n->type);
+  double cout = (double)n->type->dims[1];
   c->flops = 2 * out * per_out;
-  c->bytes = input_bytes(m, n) + tensor_bytes(&n->type);
+  c->bytes = input_bytes(m, n) + tensor_bytes(n->type);
   c->blocks = ceil_div(out / cout, t->tile_m) * ceil_div(cout, t->tile_n);
 }
 
@@ -139,15 +139,15 @@ static void cost_attention(const Model *m, const GNode *n, const Target *t,
   double skv = (double)k->dims[k->rank - 2], dv = (double)v->dims[v->rank - 1];
   double heads = elements(q) / (sq * d); /* batch x H */
   c->flops = 2 * heads * sq * skv * (d + dv) * (n->args->causal ? 0.5 : 1);
-  c->bytes = input_bytes(m, n) + tensor_bytes(&n->type);
+  c->bytes = input_bytes(m, n) + tensor_bytes(n->type);
   c->blocks = heads * ceil_div(sq, ATTN_ROWS_PER_BLOCK);
 }
 
 static void cost_elementwise(const Model *m, const GNode *n, const Target *t,
                              OpCost *c) {
-  double out = elements(&n->type);
+  double out = elements(n->type);
   c->flops = out * n->op->flops_per_element;
-  c->bytes = input_bytes(m, n) + tensor_bytes(&n->type);
+  c->bytes = input_bytes(m, n) + tensor_bytes(n->type);
   c->blocks = ceil_div(out, t->elements_per_block);
 }
 
@@ -156,7 +156,7 @@ static void cost_reduction(const Model *m, const GNode *n, const Target *t,
                            OpCost *c) {
   double in = elements(in_type(m, n, 0));
   c->flops = in * n->op->flops_per_element;
-  c->bytes = input_bytes(m, n) + tensor_bytes(&n->type);
+  c->bytes = input_bytes(m, n) + tensor_bytes(n->type);
   c->blocks = ceil_div(in, t->elements_per_block);
 }
 
@@ -165,14 +165,14 @@ static void cost_reduction(const Model *m, const GNode *n, const Target *t,
  * FLOP per window element (a compare or an add). */
 static void cost_movement(const Model *m, const GNode *n, const Target *t,
                           OpCost *c) {
-  double out = elements(&n->type);
+  double out = elements(n->type);
   c->blocks = ceil_div(out, t->elements_per_block);
   if (strcmp(n->op->name, "embedding") == 0) {
     c->flops = 0;
-    c->bytes = node_bytes(m, n->inputs[0]) + 2 * tensor_bytes(&n->type);
+    c->bytes = node_bytes(m, n->inputs[0]) + 2 * tensor_bytes(n->type);
     return;
   }
-  c->bytes = input_bytes(m, n) + tensor_bytes(&n->type);
+  c->bytes = input_bytes(m, n) + tensor_bytes(n->type);
   c->flops = out * n->op->flops_per_element * (double)n->args->kernel[0] *
              (double)(n->args->kernel[1] ? n->args->kernel[1] : n->args->kernel[0]);
 }
@@ -182,7 +182,7 @@ static void cost_opaque(const Model *m, const GNode *n, const Target *t,
   (void)m;
   c->flops = n->args->custom_flops;
   c->bytes = n->args->custom_bytes;
-  c->blocks = ceil_div(elements(&n->type), t->elements_per_block);
+  c->blocks = ceil_div(elements(n->type), t->elements_per_block);
 }
 
 /* Transfers move the tensor over PCIe; HBM is not the limit. */
@@ -306,7 +306,7 @@ static void ring(Collective *c, const Model *m, const Target *t) {
 /* The buffer a collective reduces or gathers: the full tensor (for
  * allgather the gathered output). */
 static double collective_buffer(const Model *m, const GNode *n) {
-  if (strcmp(n->op->name, "allgather") == 0) return tensor_bytes(&n->type);
+  if (strcmp(n->op->name, "allgather") == 0) return tensor_bytes(n->type);
   return node_bytes(m, n->inputs[0]);
 }
 
@@ -431,7 +431,7 @@ static void fuse_regions(const Model *m, const ModelCost *mc,
     bool outside = g->is_output;
     for (int c = cons_off[i]; c < cons_off[i + 1] && !outside; c++)
       outside = m->nodes[consumers[c]].region != region;
-    if (outside) k->bytes += tensor_bytes(&g->type);
+    if (outside) k->bytes += tensor_bytes(g->type);
   }
   /* Node costs already carry the train factor in FLOPs; bytes get the
    * region's largest factor (backward re-reads the same boundary). */
@@ -567,7 +567,7 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     const GNode *g = &m->nodes[i];
     if (g->role != ROLE_WEIGHT) continue;
     double copies = weight_copies(m, g->scope);
-    mc->params += elements(&g->type) * copies;
+    mc->params += elements(g->type) * copies;
     mc->footprint.weights += node_bytes(m, i) * copies;
   }
   mc->footprint.activations = activations(a, m, m->train);

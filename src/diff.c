@@ -78,7 +78,7 @@ static void node_entry(Entry *e, const Model *m, const ModelCost *c, int i) {
   e->loc = g->loc;
   snprintf(e->cells[C_OP], NB, "%s", g->op ? g->op->name : role_str(g->role));
   snprintf(e->cells[C_DTYPE], NB, "%s",
-           g->type.dtype == DT_NONE ? "-" : dtype_str(g->type.dtype));
+           g->type->dtype == DT_NONE ? "-" : dtype_str(g->type->dtype));
   snprintf(e->cells[C_PREC], NB, "%s",
            g->op && g->precision != DT_NONE ? dtype_str(g->precision) : "-");
   for (int k = C_FLOPS; k < NCELLS; k++) strcpy(e->cells[k], "-");
@@ -427,8 +427,8 @@ static json_t *entry_json(const SourceSet *ss, const Model *m,
   json_t *o = json_object();
   json_object_set_new(o, "op", json_safe_string(e->cells[C_OP]));
   const GNode *g = e->node >= 0 ? &m->nodes[e->node] : NULL;
-  json_object_set_new(o, "dtype", g && g->type.dtype != DT_NONE
-                                      ? json_string(dtype_str(g->type.dtype))
+  json_object_set_new(o, "dtype", g && g->type->dtype != DT_NONE
+                                      ? json_string(dtype_str(g->type->dtype))
                                       : json_null());
   json_object_set_new(o, "precision",
                       g && g->op && g->precision != DT_NONE

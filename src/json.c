@@ -163,9 +163,9 @@ static json_t *node_json(const Model *m, const ModelCost *mc, int i, const Sourc
   set_str(o, "name", g->name);
   set_str(o, "op", node_op(g));
   set_str(o, "role", role_str(g->role));
-  set_str(o, "dtype", g->type.dtype == DT_NONE ? NULL : dtype_str(g->type.dtype));
+  set_str(o, "dtype", g->type->dtype == DT_NONE ? NULL : dtype_str(g->type->dtype));
   set_str(o, "precision", g->precision == DT_NONE ? NULL : dtype_str(g->precision));
-  json_object_set_new(o, "shape", shape_json(&g->type));
+  json_object_set_new(o, "shape", shape_json(g->type));
   set_num(o, "count", g->count);
   set_num(o, "flops", c->flops);
   set_num(o, "bytes", c->bytes);

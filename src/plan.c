@@ -118,7 +118,7 @@ static ExecUnit kernel_unit(const Kernel *k, const NodeCost *lead) {
 }
 
 static DType node_precision(const GNode *g) {
-  return g->precision != DT_NONE ? g->precision : g->type.dtype;
+  return g->precision != DT_NONE ? g->precision : g->type->dtype;
 }
 
 static const char *kernel_name(Arena *a, const Model *m, const Kernel *k) {
@@ -265,8 +265,8 @@ static void activations_by_dtype(Arena *a, const Model *m, double *by) {
       const GNode *g = &m->nodes[i];
       bool op_act = g->role == ROLE_ACTIVATION && !is_view(g) &&
                     !(g->op && g->op->cls == OC_TRANSFER);
-      if ((op_act || g->role == ROLE_INPUT) && g->type.dtype != DT_NONE)
-        by[g->type.dtype] += tensor_bytes(&g->type) * g->count;
+      if ((op_act || g->role == ROLE_INPUT) && g->type->dtype != DT_NONE)
+        by[g->type->dtype] += tensor_bytes(g->type) * g->count;
     }
     return;
   }
@@ -283,12 +283,12 @@ static void activations_by_dtype(Arena *a, const Model *m, double *by) {
   for (int i = 0; i < n; i++) {
     const GNode *g = &m->nodes[i];
     bool counts = (g->role == ROLE_INPUT || g->role == ROLE_ACTIVATION) &&
-                  !is_view(g) && g->type.dtype != DT_NONE;
+                  !is_view(g) && g->type->dtype != DT_NONE;
     if (counts) {
-      double b = tensor_bytes(&g->type);
-      live[g->type.dtype] += b;
+      double b = tensor_bytes(g->type);
+      live[g->type->dtype] += b;
       total += b;
-      free_at[(size_t)last[i] * DT__COUNT + (size_t)g->type.dtype] += b;
+      free_at[(size_t)last[i] * DT__COUNT + (size_t)g->type->dtype] += b;
     }
     if (total > peak) {
       peak = total;
@@ -310,10 +310,10 @@ static void plan_footprint(FILE *out, Arena *a, const Model *m,
   double *params = arena_alloc(a, DT__COUNT * sizeof *params);
   for (int i = 0; i < m->nnodes; i++) {
     const GNode *g = &m->nodes[i];
-    if (g->role != ROLE_WEIGHT || g->type.dtype == DT_NONE) continue;
+    if (g->role != ROLE_WEIGHT || g->type->dtype == DT_NONE) continue;
     double copies = weight_copies(m, g->scope);
-    w[g->type.dtype] += tensor_bytes(&g->type) * copies;
-    params[g->type.dtype] += elements(&g->type) * copies;
+    w[g->type->dtype] += tensor_bytes(g->type) * copies;
+    params[g->type->dtype] += elements(g->type) * copies;
   }
   activations_by_dtype(a, m, act);
   bool train = m->train;
@@ -366,21 +366,21 @@ static void plan_footprint(FILE *out, Arena *a, const Model *m,
 static const char *explicit_reason(Arena *a, const GNode *g) {
   if (!g->op)
     return g->dtype_loc.file >= 0
-               ? arena_printf(a, "declared %s", dtype_str(g->type.dtype))
+               ? arena_printf(a, "declared %s", dtype_str(g->type->dtype))
                : NULL;
   if (g->precision_explicit)
     return arena_printf(a, "precision=%s", dtype_str(g->precision));
   if (strcmp(g->op->name, "cast") == 0)
     return arena_printf(a, "cast to %s", dtype_str(g->args->cast_to));
   if (g->dtype_loc.file >= 0)
-    return arena_printf(a, "out=%s", dtype_str(g->type.dtype));
+    return arena_printf(a, "out=%s", dtype_str(g->type->dtype));
   return NULL;
 }
 
 /* The input a non-explicit op took `d` from: the first one of that dtype. */
 static int source_input(const Model *m, const GNode *g, DType d) {
   for (int i = 0; i < g->ninputs; i++)
-    if (m->nodes[g->inputs[i]].type.dtype == d) return g->inputs[i];
+    if (m->nodes[g->inputs[i]].type->dtype == d) return g->inputs[i];
   return -1;
 }
 
@@ -391,7 +391,7 @@ static bool off_plan(DType d, DType plan) {
 }
 
 static bool leaves_plan(const GNode *g, DType plan) {
-  return off_plan(g->type.dtype, plan) || (g->op && off_plan(g->precision, plan));
+  return off_plan(g->type->dtype, plan) || (g->op && off_plan(g->precision, plan));
 }
 
 /* R-PLAN-003: every node whose storage dtype or compute precision is not
@@ -408,7 +408,7 @@ static void plan_deviations(FILE *out, Arena *a, const SourceSet *ss,
     if (!leaves_plan(g, m->dtype)) continue;
     const char *why = explicit_reason(a, g);
     if (!why) {
-      DType d = g->type.dtype != m->dtype ? g->type.dtype : g->precision;
+      DType d = g->type->dtype != m->dtype ? g->type->dtype : g->precision;
       int src = source_input(m, g, d);
       if (src < 0) {
         why = "inherited";
@@ -434,7 +434,7 @@ static void plan_deviations(FILE *out, Arena *a, const SourceSet *ss,
     }
     plan_table_row(&t, (const char *const[]){
                            g->name, g->op ? g->op->name : role_str(g->role),
-                           g->type.dtype == DT_NONE ? "-" : dtype_str(g->type.dtype),
+                           g->type->dtype == DT_NONE ? "-" : dtype_str(g->type->dtype),
                            g->op && g->precision != DT_NONE ? dtype_str(g->precision) : "-",
                            why, loc_text(a, ss, g->loc)});
     rows++;

@@ -247,7 +247,7 @@ static const char *kernel_op(Arena *a, const Model *m, const int *nops,
 
 static const char *kernel_prec(const Model *m, const Kernel *k) {
   const GNode *g = &m->nodes[k->first_node];
-  DType d = g->precision != DT_NONE ? g->precision : g->type.dtype;
+  DType d = g->precision != DT_NONE ? g->precision : g->type->dtype;
   return d == DT_NONE ? "-" : dtype_str(d);
 }
 

@@ -75,6 +75,25 @@ void strmap_free(StrMap *m);
 void *strmap_get(const StrMap *m, const char *key); /* NULL if absent */
 void strmap_put(StrMap *m, const char *key, void *val);
 
+/* Open-addressing map keyed by address: for keys that are unique by
+ * identity, such as the names the parser interns (one copy per spelling),
+ * it needs no string hashing or comparing. */
+typedef struct PtrSlot {
+  const void *key; /* NULL = empty slot */
+  void *val;
+} PtrSlot;
+
+typedef struct PtrMap {
+  PtrSlot *slots; /* key and value side by side: one cache line a probe */
+  size_t cap;     /* power of two */
+  size_t len;
+} PtrMap;
+
+void ptrmap_init(PtrMap *m);
+void ptrmap_free(PtrMap *m);
+void *ptrmap_get(const PtrMap *m, const void *key); /* NULL if absent */
+void ptrmap_put(PtrMap *m, const void *key, void *val);
+
 /* Levenshtein distance, capped: returns cap+1 when the distance exceeds cap. */
 int util_edit_distance(const char *a, const char *b, int cap);
 /* The candidate closest to `word` (NULL-terminated array), or NULL when none
@@ -93,7 +112,7 @@ typedef struct Arena Arena;
 
 Arena *arena_new(void);
 void arena_free(Arena *a);
-void *arena_alloc(Arena *a, size_t n); /* zeroed, 16-byte aligned */
+void *arena_alloc(Arena *a, size_t n); /* zeroed, 8-byte aligned */
 char *arena_strdup(Arena *a, const char *s);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_printf(Arena *a, const char *fmt, ...) PRINTF_LIKE(2, 3);
@@ -672,7 +691,10 @@ typedef struct GNode {
   const OpArgs *args;
   double count;      /* executions per step (scope count, or 1); for a
                         weight this also counts loop trips, see Scope */
-  TensorType type;   /* output (or declared) type */
+  /* Output (or declared) type.  Interned by sema: a model of a million
+   * nodes has a few dozen distinct types, so nodes point at one shared,
+   * read-only copy (72 bytes each would be a third of the node). */
+  const TensorType *type;
   int id;
   Role role;
   int ninputs;

@@ -58,7 +58,13 @@ typedef struct Sema {
   int nlets, cap_lets;
   /* the model being analysed */
   Model *m;
-  StrMap names;
+  /* name -> Binding, keyed by the parser's interned copy of the name */
+  PtrMap names;
+  /* Bindings live here, not in the result arena: they die with the model. */
+  Arena *bindings;
+  /* Distinct node types (TensorType -> its one shared copy), by content. */
+  const TensorType **types;
+  size_t cap_types, ntypes;
   GNode *nodes;
   int cap_nodes;
   Scope *scopes;
@@ -208,7 +214,7 @@ static bool eval_num(Sema *s, const Expr *e, LetValue *out) {
       *out = l->v;
       return l->ok;
     }
-    if (s->m && strmap_get(&s->names, e->str)) {
+    if (s->m && ptrmap_get(&s->names, e->str)) {
       diag_report(s->diags, SEV_ERROR, NULL, e->loc,
                   "'%s' is a tensor, not a number", e->str);
       return false;
@@ -366,7 +372,7 @@ static const char **bound_names(Sema *s) {
   const char **v = arena_alloc(s->arena, (s->names.len + 1) * sizeof *v);
   size_t k = 0;
   for (size_t i = 0; i < s->names.cap; i++)
-    if (s->names.keys[i]) v[k++] = s->names.keys[i];
+    if (s->names.slots[i].key) v[k++] = s->names.slots[i].key;
   v[k] = NULL;
   return v;
 }
@@ -389,7 +395,7 @@ static void add_carried(Sema *s, int scope, const char *name,
 /* Binds `name` to `node` (-1 = poisoned) in the current scope, noting the
  * scopes it is loop-carried through. */
 static void bind(Sema *s, const char *name, Loc loc, int node) {
-  Binding *prev = strmap_get(&s->names, name);
+  Binding *prev = ptrmap_get(&s->names, name);
   if (prev && prev->scope == s->scope) {
     /* No carried list of a scope still open can point at a binding made
      * inside the innermost one, so it is safe to reuse. */
@@ -405,9 +411,45 @@ static void bind(Sema *s, const char *name, Loc loc, int node) {
     }
     if (carried && node >= 0) s->m->nodes[node].loop_carried = true;
   }
-  Binding *b = arena_alloc(s->arena, sizeof *b);
+  Binding *b = arena_alloc(s->bindings, sizeof *b);
   *b = (Binding){node, s->scope, loc};
-  strmap_put(&s->names, name, b);
+  ptrmap_put(&s->names, name, b);
+}
+
+static uint64_t type_hash(const TensorType *t) {
+  uint64_t h = (uint64_t)(t->dtype + 2) * 1099511628211u + (uint64_t)t->rank;
+  for (int i = 0; i < t->rank; i++)
+    h = (h ^ (uint64_t)t->dims[i]) * 1099511628211u;
+  return h ^ (h >> 29);
+}
+
+static void types_put(Sema *s, const TensorType *t) {
+  size_t mask = s->cap_types - 1, i = (size_t)type_hash(t) & mask;
+  while (s->types[i]) i = (i + 1) & mask;
+  s->types[i] = t;
+}
+
+/* The shared copy of `t` (same dtype, rank and dims), made on first use. */
+static const TensorType *intern_type(Sema *s, const TensorType *t) {
+  if ((s->ntypes + 1) * 2 > s->cap_types) {
+    const TensorType **old = s->types;
+    size_t cap = s->cap_types;
+    s->cap_types = cap ? cap * 2 : 64;
+    s->types = xcalloc(s->cap_types, sizeof *s->types);
+    for (size_t i = 0; i < cap; i++)
+      if (old[i]) types_put(s, old[i]);
+    free(old);
+  }
+  size_t mask = s->cap_types - 1, i = (size_t)type_hash(t) & mask;
+  for (; s->types[i]; i = (i + 1) & mask)
+    if (same_type(s->types[i], t)) return s->types[i];
+  TensorType *copy = arena_alloc(s->arena, sizeof *copy);
+  copy->dtype = t->dtype;
+  copy->rank = t->rank;
+  memcpy(copy->dims, t->dims, (size_t)t->rank * sizeof *t->dims);
+  s->types[i] = copy;
+  s->ntypes++;
+  return copy;
 }
 
 static GNode *new_node(Sema *s, const char *name, Role role, Loc loc,
@@ -446,7 +488,7 @@ static const Binding *tensor_operand(Sema *s, const Expr *e, bool *poisoned) {
                   "expected a tensor name, got %s", expr_kind_str(e->kind));
     return NULL;
   }
-  const Binding *b = strmap_get(&s->names, e->str);
+  const Binding *b = ptrmap_get(&s->names, e->str);
   if (b) {
     if (b->node < 0) *poisoned = true;
     return b->node < 0 ? NULL : b;
@@ -642,7 +684,7 @@ static bool operand(Sema *s, const OpDesc *op, const Expr *e, int *nin,
   }
   const Binding *b = tensor_operand(s, e, poisoned);
   if (!b) return false;
-  push_in(s, nin, s->nodes[b->node].type, e->loc, b->node);
+  push_in(s, nin, *s->nodes[b->node].type, e->loc, b->node);
   return true;
 }
 
@@ -893,7 +935,7 @@ static int apply(Sema *s, const Stmt *st) {
 
   GNode *g = new_node(s, st->assign.name.name, ROLE_ACTIVATION, call->loc, st);
   g->op = op;
-  g->type = out;
+  g->type = intern_type(s, &out);
   g->args = share_args(s, &args);
   g->region = s->region;
   g->dtype_loc = dtype_loc;
@@ -943,7 +985,7 @@ static void decl(Sema *s, const Stmt *st) {
     int node = -1;
     if (ok) {
       GNode *g = new_node(s, id->name, roles[st->decl.kind], id->loc, st);
-      g->type = t;
+      g->type = intern_type(s, &t);
       g->dtype_loc = dtype_loc;
       node = g->id;
     }
@@ -954,7 +996,7 @@ static void decl(Sema *s, const Stmt *st) {
 static void output(Sema *s, const Stmt *st) {
   for (int i = 0; i < st->output.nnames; i++) {
     const Ident *id = &st->output.names[i];
-    const Binding *b = strmap_get(&s->names, id->name);
+    const Binding *b = ptrmap_get(&s->names, id->name);
     if (b) {
       if (b->node >= 0) s->nodes[b->node].is_output = true;
       continue;
@@ -980,10 +1022,10 @@ static void check_carried(Sema *s, int scope) {
   const char *kind = s->scopes[scope].is_loop ? "loop" : "repeat";
   for (int i = 0; i < l->n; i++) {
     const Carried *c = &l->items[i];
-    const Binding *now = strmap_get(&s->names, c->name);
+    const Binding *now = ptrmap_get(&s->names, c->name);
     if (c->outer->node < 0 || now->node < 0) continue;
-    const TensorType *a = &s->nodes[c->outer->node].type;
-    const TensorType *b = &s->nodes[now->node].type;
+    const TensorType *a = s->nodes[c->outer->node].type;
+    const TensorType *b = s->nodes[now->node].type;
     if (same_type(a, b)) continue;
     char sa[200], sb[200];
     Diag *d = diag_report(s->diags, SEV_ERROR, NULL, now->loc,
@@ -1246,7 +1288,8 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
   m->parallel.loc = LOC_NONE;
   m->parallel.nodes = m->parallel.gpus_per_node = m->parallel.data = 1;
   s->m = m;
-  strmap_init(&s->names);
+  ptrmap_init(&s->names);
+  s->bindings = arena_new();
   /* One exact allocation: nodes are big and a model may have millions. */
   s->cap_nodes = count_nodes(&st->def.body);
   if (s->total_nodes + s->cap_nodes > SEMA_MAX_NODES) {
@@ -1256,7 +1299,8 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
                 "limit of %d",
                 m->name, s->total_nodes + s->cap_nodes, SEMA_MAX_NODES);
     m->nodes = arena_alloc(s->arena, sizeof *m->nodes);
-    strmap_free(&s->names);
+    ptrmap_free(&s->names);
+    arena_free(s->bindings);
     s->m = NULL;
     return;
   }
@@ -1301,7 +1345,8 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
   free(s->scopes);
   free(s->carried);
   free(s->regions);
-  strmap_free(&s->names);
+  ptrmap_free(&s->names);
+  arena_free(s->bindings);
   s->m = NULL;
 }
 
@@ -1422,6 +1467,7 @@ Unit *sema_analyze(Arena *a, const Program *p, Bindings *b, DiagSink *diags) {
   free(s.in_ids);
   free(s.pos);
   free(s.let_names);
+  free(s.types);
   strmap_free(&s.lets);
   return u;
 }
@@ -1468,7 +1514,7 @@ void graph_dump(const Unit *u, const SourceSet *ss, FILE *out) {
               g->op ? g->op->name : "decl");
       for (int j = 0; j < g->ninputs; j++)
         fprintf(out, "%s%%%d", j ? ", " : "", g->inputs[j]);
-      fprintf(out, ") -> %s", op_type_str(buf, sizeof buf, &g->type));
+      fprintf(out, ") -> %s", op_type_str(buf, sizeof buf, g->type));
       if (g->precision != DT_NONE)
         fprintf(out, " precision %s%s", dtype_str(g->precision),
                 g->precision_explicit ? "!" : "");

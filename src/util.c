@@ -139,6 +139,48 @@ void strmap_put(StrMap *m, const char *key, void *val) {
   m->vals[i] = val;
 }
 
+/* Fibonacci hashing of the address: the low bits of arena pointers are
+ * all alike (8-byte alignment); the multiply carries every bit upwards and
+ * the fold brings the well-mixed high half back down. */
+static size_t ptrmap_slot(const PtrMap *m, const void *key) {
+  uint64_t h = (uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15u;
+  size_t mask = m->cap - 1, i = (size_t)(h ^ (h >> 32)) & mask;
+  while (m->slots[i].key && m->slots[i].key != key) i = (i + 1) & mask;
+  return i;
+}
+
+void ptrmap_init(PtrMap *m) { memset(m, 0, sizeof *m); }
+
+void ptrmap_free(PtrMap *m) {
+  free(m->slots);
+  ptrmap_init(m);
+}
+
+void *ptrmap_get(const PtrMap *m, const void *key) {
+  if (m->cap == 0) return NULL;
+  return m->slots[ptrmap_slot(m, key)].val;
+}
+
+static void ptrmap_grow(PtrMap *m) {
+  PtrMap old = *m;
+  m->cap = old.cap ? old.cap * 2 : 16;
+  m->slots = xcalloc(m->cap, sizeof *m->slots);
+  m->len = 0;
+  for (size_t i = 0; i < old.cap; i++)
+    if (old.slots[i].key) ptrmap_put(m, old.slots[i].key, old.slots[i].val);
+  free(old.slots);
+}
+
+void ptrmap_put(PtrMap *m, const void *key, void *val) {
+  if ((m->len + 1) * 4 > m->cap * 3) ptrmap_grow(m);
+  PtrSlot *slot = &m->slots[ptrmap_slot(m, key)];
+  if (!slot->key) {
+    slot->key = key;
+    m->len++;
+  }
+  slot->val = val;
+}
+
 int util_edit_distance(const char *a, const char *b, int cap) {
   size_t la = strlen(a), lb = strlen(b);
   if (la > 64 || lb > 64) return cap + 1;

@@ -51,7 +51,7 @@ void check_capacity(const CheckCtx *ctx) {
   for (int i = 0; i < m->nnodes; i++) {
     const GNode *g = &m->nodes[i];
     if (g->role != ROLE_WEIGHT) continue;
-    double bytes = tensor_bytes(&g->type) * copies(m, g->scope);
+    double bytes = tensor_bytes(g->type) * copies(m, g->scope);
     if (bytes > big_bytes) {
       big_bytes = bytes;
       big = i;
@@ -67,7 +67,7 @@ void check_capacity(const CheckCtx *ctx) {
     int repeats = 0;
     for (int sc = w->scope; sc >= 0; sc = m->scopes[sc].parent)
       repeats += !m->scopes[sc].is_loop && m->scopes[sc].trips > 1;
-    fmt_bytes(each, sizeof each, tensor_bytes(&w->type));
+    fmt_bytes(each, sizeof each, tensor_bytes(w->type));
     if (n > 1 && repeats == 1)
       sb_printf(&per, " (%.0f copies of %s in repeat %.0f)", n, each, n);
     else if (n > 1)

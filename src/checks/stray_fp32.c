@@ -53,10 +53,21 @@ static const ModelCost *cost_at_plan(const CheckCtx *ctx) {
   *alt = *m;
   GNode *nodes =
       arena_alloc(ctx->arena, (size_t)(m->nnodes + 1) * sizeof *nodes);
+  /* Types are shared between nodes: one narrowed copy per distinct type. */
+  PtrMap narrowed;
+  ptrmap_init(&narrowed);
   for (int i = 0; i < m->nnodes; i++) {
     GNode g = m->nodes[i];
     if (!g.precision_explicit) {
-      if (is_wide(g.type.dtype)) g.type.dtype = m->dtype;
+      if (is_wide(g.type->dtype)) {
+        TensorType *t = ptrmap_get(&narrowed, g.type);
+        if (!t) {
+          t = arena_memdup(ctx->arena, g.type, sizeof *t);
+          t->dtype = m->dtype;
+          ptrmap_put(&narrowed, g.type, t);
+        }
+        g.type = t;
+      }
       if (is_wide(g.precision)) g.precision = m->dtype;
       if (is_cast(&g) && is_wide(g.args->cast_to)) {
         /* args are shared between nodes: change a copy */
@@ -67,6 +78,7 @@ static const ModelCost *cost_at_plan(const CheckCtx *ctx) {
     }
     nodes[i] = g;
   }
+  ptrmap_free(&narrowed);
   alt->nodes = nodes;
   return cost_model(ctx->arena, alt, ctx->target);
 }
@@ -114,7 +126,7 @@ static void note_sources(const CheckCtx *ctx, Diag *d, const GNode *g,
     if (dup) continue;
     seen[nseen++] = s;
     const GNode *src = &m->nodes[s];
-    const char *w = dtype_str(src->type.dtype);
+    const char *w = dtype_str(src->type->dtype);
     Loc at = src->dtype_loc.file >= 0 ? src->dtype_loc : src->loc;
     if (!src->op)
       diag_note(d, at, "%s comes from the declaration of '%s'", w, src->name);
@@ -149,12 +161,12 @@ void check_stray_fp32(const CheckCtx *ctx) {
     const GNode *g = &m->nodes[i];
     source[i] = origin[i] = -1;
     if (!g->op || is_cast(g) || g->precision_explicit) {
-      if (is_wide(g->type.dtype)) source[i] = i;
+      if (is_wide(g->type->dtype)) source[i] = i;
       continue;
     }
     int j = -1;
     for (int k = 0; k < g->ninputs && j < 0; k++)
-      if (is_wide(m->nodes[g->inputs[k]].type.dtype)) j = g->inputs[k];
+      if (is_wide(m->nodes[g->inputs[k]].type->dtype)) j = g->inputs[k];
     if (j >= 0) source[i] = source[j];
     bool computes_wide = is_wide(g->precision) && reportable_class(g->op->cls);
     if (!computes_wide) {

@@ -28,16 +28,16 @@ typedef struct Dim {
 static int dims_of(const Model *m, const GNode *g, Dim *out) {
   const char *op = g->op->name;
   if (g->ninputs < 1) return 0;
-  const TensorType *a = &m->nodes[g->inputs[0]].type;
+  const TensorType *a = m->nodes[g->inputs[0]].type;
   int n = 0;
   if (op[0] == 'm' && g->ninputs >= 2) { /* matmul */
-    const TensorType *b = &m->nodes[g->inputs[1]].type;
+    const TensorType *b = m->nodes[g->inputs[1]].type;
     if (a->rank >= 2) out[n++] = (Dim){"M", a->dims[a->rank - 2], 0};
     if (a->rank >= 1) out[n++] = (Dim){"K", a->dims[a->rank - 1], 0};
     if (b->rank >= 2) out[n++] = (Dim){"N", b->dims[b->rank - 1], 1};
   } else if (op[0] == 'c' &&
              g->ninputs >= 2) { /* conv2d: w [Cout, Cin/g, kh, kw] */
-    const TensorType *w = &m->nodes[g->inputs[1]].type;
+    const TensorType *w = m->nodes[g->inputs[1]].type;
     if (w->rank == 4) {
       out[n++] = (Dim){"input channels per group", w->dims[1], 1};
       out[n++] = (Dim){"output channels", w->dims[0], 1};
@@ -55,7 +55,7 @@ static int trace_views(const Model *m, int id, int64_t size) {
   for (int hops = 0; hops < m->nnodes; hops++) {
     const GNode *g = &m->nodes[id];
     if (!g->op || g->op->cls != OC_VIEW || g->ninputs < 1) break;
-    const TensorType *in = &m->nodes[g->inputs[0]].type;
+    const TensorType *in = m->nodes[g->inputs[0]].type;
     bool has = false;
     for (int k = 0; k < in->rank; k++) has = has || in->dims[k] == size;
     if (!has) break;

@@ -171,14 +171,14 @@ void check_unfused_elementwise(const CheckCtx *ctx) {
         int j = g->inputs[k];
         if (root[j] == r || stamp[j] == r + 1) continue;
         stamp[j] = r + 1; /* read once, however many members use it */
-        fused += tensor_bytes(&m->nodes[j].type);
+        fused += tensor_bytes(m->nodes[j].type);
         const GNode *h = &m->nodes[j];
         if (epilogue_of < 0 && h->op && h->op->cls == OC_CONTRACTION &&
             h->nconsumers == 1 && !h->is_output)
           epilogue_of = j;
       }
       if (g->is_output || g->nconsumers > inner_uses[i])
-        fused += tensor_bytes(&g->type);
+        fused += tensor_bytes(g->type);
     }
     const GNode *first = &m->nodes[mem[0]], *last = &m->nodes[mem[nm - 1]];
     const NodeCost *fc = &c->nodes[mem[0]];

@@ -66,14 +66,15 @@ static Fixture *fixture(void) {
   m->nnodes = 3;
   m->parallel.present = false;
   GNode *x = &f->nodes[0], *y = &f->nodes[1], *z = &f->nodes[2];
+  static const TensorType vec = {DT_BF16, 1, {4096}}; /* shared, as sema does */
   x->name = "x", x->role = ROLE_INPUT, x->precision = DT_NONE, x->count = 1, x->region = -1;
-  x->type = (TensorType){DT_BF16, 1, {4096}};
+  x->type = &vec;
   x->loc = (Loc){file, offset_of("x :"), offset_of("x :") + 1};
   y->name = "y", y->role = ROLE_ACTIVATION, y->op = op_lookup("matmul"), y->count = 1;
-  y->precision = DT_BF16, y->region = -1, y->type = (TensorType){DT_BF16, 1, {4096}};
+  y->precision = DT_BF16, y->region = -1, y->type = &vec;
   y->loc = (Loc){file, offset_of("matmul"), offset_of("matmul") + strlen("matmul(x, w)")};
   z->name = "z", z->role = ROLE_ACTIVATION, z->op = op_lookup("add"), z->count = 32;
-  z->precision = DT_BF16, z->region = -1, z->type = (TensorType){DT_BF16, 1, {4096}};
+  z->precision = DT_BF16, z->region = -1, z->type = &vec;
   z->loc = y->loc;
 
   f->costs[0] = (NodeCost){.bound = BOUND_NONE, .kernel = -1};

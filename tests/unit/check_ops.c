@@ -27,7 +27,7 @@ static void ok_type(const char *body, const char *name, const char *want) {
   const GNode *g = tc_node(tc, name);
   ck_assert_ptr_nonnull(g);
   char buf[200];
-  ck_assert_str_eq(op_type_str(buf, sizeof buf, &g->type), want);
+  ck_assert_str_eq(op_type_str(buf, sizeof buf, g->type), want);
   tc_free(tc);
 }
 

@@ -38,9 +38,9 @@ START_TEST(override_follows_plan) {
   TestCtx *tc = tc_sema(MLP, with_plan(a, DT_FP8_E4M3, NULL));
   ck_assert_int_eq(tc->diags.nerrors, 0);
   ck_assert_int_eq(tc->unit->models[0].dtype, DT_FP8_E4M3);
-  ck_assert_int_eq(tc_node(tc, "x")->type.dtype, DT_FP8_E4M3);
-  ck_assert_int_eq(tc_node(tc, "w")->type.dtype, DT_FP8_E4M3);
-  ck_assert_int_eq(tc_node(tc, "y")->type.dtype, DT_FP8_E4M3);
+  ck_assert_int_eq(tc_node(tc, "x")->type->dtype, DT_FP8_E4M3);
+  ck_assert_int_eq(tc_node(tc, "w")->type->dtype, DT_FP8_E4M3);
+  ck_assert_int_eq(tc_node(tc, "y")->type->dtype, DT_FP8_E4M3);
   ck_assert_int_eq(tc_node(tc, "y")->precision, DT_FP8_E4M3);
   tc_free(tc);
   arena_free(a);
@@ -51,9 +51,9 @@ END_TEST
 START_TEST(override_keeps_explicit) {
   Arena *a = arena_new();
   TestCtx *tc = tc_sema(MLP, with_plan(a, DT_FP8_E4M3, NULL));
-  ck_assert_int_eq(tc_node(tc, "w32")->type.dtype, DT_FP32);
+  ck_assert_int_eq(tc_node(tc, "w32")->type->dtype, DT_FP32);
   ck_assert_int_eq(tc_node(tc, "z")->precision, DT_FP32);
-  ck_assert_int_eq(tc_node(tc, "c")->type.dtype, DT_FP16);
+  ck_assert_int_eq(tc_node(tc, "c")->type->dtype, DT_FP16);
   tc_free(tc);
   arena_free(a);
 }
@@ -68,8 +68,8 @@ START_TEST(override_with_define) {
   ck_assert_int_eq(tc->diags.nerrors, 0);
   ck_assert(b->overrides[0].used);
   ck_assert(!b->overrides[1].used);
-  ck_assert_int_eq(tc_node(tc, "x")->type.dims[0], 64);
-  ck_assert_int_eq(tc_node(tc, "x")->type.dtype, DT_FP32);
+  ck_assert_int_eq(tc_node(tc, "x")->type->dims[0], 64);
+  ck_assert_int_eq(tc_node(tc, "x")->type->dtype, DT_FP32);
   tc_free(tc);
   arena_free(a);
 }

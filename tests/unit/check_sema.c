@@ -30,7 +30,7 @@ START_TEST(test_lets) {
   TestCtx *tc = clean("let B = 2\nlet D = B * 64 + 1 - 1\nlet H = 4.0\n"
                       "let bw = 3.35\n"
                       "model m { input x : [B, D / H] }\n");
-  ck_assert_int_eq(tc_node(tc, "x")->type.dims[1], 32);
+  ck_assert_int_eq(tc_node(tc, "x")->type->dims[1], 32);
   tc_free(tc);
   one_error("let bw = 3.35\nmodel m { input x : [bw] }\n", 2,
             "expected an integer, got 3.35");
@@ -46,9 +46,17 @@ START_TEST(test_lets) {
             "plain number");
   one_error("let a = 1 / 0\n", 1, "division by zero in '/'");
   one_error("let a = 2.5 % 2\n", 1, "'%' needs integer operands, got 2.5 % 2");
+  /* node types are interned: equal types share one copy, others do not */
+  tc = clean("model m {\n  input x, y : [4, 8]\n  input z : [8, 4]\n"
+             "  w = add(x, y)\n}\n");
+  ck_assert_ptr_eq(tc_node(tc, "x")->type, tc_node(tc, "y")->type);
+  ck_assert_ptr_eq(tc_node(tc, "x")->type, tc_node(tc, "w")->type);
+  ck_assert_ptr_ne(tc_node(tc, "x")->type, tc_node(tc, "z")->type);
+  ck_assert_int_eq(tc_node(tc, "z")->type->dims[0], 8);
+  tc_free(tc);
   /* lets are evaluated first, so a model sees a let written after it */
   tc = clean("model m { input x : [D] }\nlet D = 4\n");
-  ck_assert_int_eq(tc_node(tc, "x")->type.dims[0], 4);
+  ck_assert_int_eq(tc_node(tc, "x")->type->dims[0], 4);
   tc_free(tc);
 }
 END_TEST
@@ -63,7 +71,7 @@ START_TEST(test_overrides) {
                         &b);
   ck_assert_msg(tc->diags.n == 0, "%s", tc_render(tc));
   ck_assert(o[0].used && o[1].used);
-  ck_assert_int_eq(tc_node(tc, "x")->type.dims[0], 896);
+  ck_assert_int_eq(tc_node(tc, "x")->type->dims[0], 896);
   tc_free(tc);
   LetOverride z = {"Q", {false, 1, 0}, false};
   Bindings bz = {&z, 1};
@@ -88,7 +96,7 @@ START_TEST(test_dims) {
   one_error("model m { input x : [(2 + 2) * -(3)] }\n", 1,
             "dimension must be positive, got -12");
   TestCtx *tc = clean("model m { input x : [10 % 4 + (7 - 1) / 2] }\n");
-  ck_assert_int_eq(tc_node(tc, "x")->type.dims[0], 5);
+  ck_assert_int_eq(tc_node(tc, "x")->type->dims[0], 5);
   tc_free(tc);
   one_error("model m { input x : [1, 2, 3, 4, 5, 6, 7, 8, 9] }\n", 1,
             "tensor rank 9 exceeds the maximum of 8");
@@ -100,9 +108,9 @@ START_TEST(test_dtypes) {
   TestCtx *tc = clean("model m {\n  dtype fp16\n  input x : [4]\n"
                       "  weight w : fp32[4]\n  y = cast(x, fp32)\n}\n");
   const GNode *x = tc_node(tc, "x"), *w = tc_node(tc, "w"), *y = tc_node(tc, "y");
-  ck_assert_int_eq(x->type.dtype, DT_FP16);
+  ck_assert_int_eq(x->type->dtype, DT_FP16);
   ck_assert_int_eq(x->dtype_loc.file, -1);
-  ck_assert_int_eq(w->type.dtype, DT_FP32);
+  ck_assert_int_eq(w->type->dtype, DT_FP32);
   ck_assert_int_eq(w->dtype_loc.end - w->dtype_loc.start, 4);
   ck_assert_int_eq(y->dtype_loc.end - y->dtype_loc.start, 4);
   ck_assert_int_eq(tc->unit->models[0].dtype, DT_FP16);
@@ -311,7 +319,7 @@ START_TEST(test_misplaced_and_top) {
   ck_assert_int_eq(tc->unit->ntarget_defs, 1);
   ck_assert_int_eq(tc->unit->nmodels, 2);
   ck_assert_str_eq(tc->unit->models[1].name, "b");
-  ck_assert_int_eq(tc->unit->models[1].nodes[0].type.dims[0], 8);
+  ck_assert_int_eq(tc->unit->models[1].nodes[0].type->dims[0], 8);
   tc_free(tc);
 }
 END_TEST

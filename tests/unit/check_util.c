@@ -25,6 +25,30 @@ START_TEST(test_strbuf) {
 }
 END_TEST
 
+/* Keys by identity: an equal string at another address is another key. */
+START_TEST(test_ptrmap) {
+  PtrMap m;
+  ptrmap_init(&m);
+  static char keys[1000][8];
+  static int vals[1000];
+  ck_assert_ptr_null(ptrmap_get(&m, keys[0]));
+  for (int i = 0; i < 1000; i++) {
+    snprintf(keys[i], sizeof keys[i], "same");
+    vals[i] = i;
+    ptrmap_put(&m, keys[i], &vals[i]);
+  }
+  ck_assert_uint_eq(m.len, 1000);
+  for (int i = 0; i < 1000; i++)
+    ck_assert_int_eq(*(int *)ptrmap_get(&m, keys[i]), i);
+  ck_assert_ptr_null(ptrmap_get(&m, "same"));
+  ptrmap_put(&m, keys[7], &vals[1]); /* overwrite keeps len */
+  ck_assert_uint_eq(m.len, 1000);
+  ck_assert_int_eq(*(int *)ptrmap_get(&m, keys[7]), 1);
+  ptrmap_free(&m);
+  ck_assert_ptr_null(ptrmap_get(&m, keys[7]));
+}
+END_TEST
+
 START_TEST(test_strmap) {
   StrMap m;
   strmap_init(&m);
@@ -102,6 +126,7 @@ Suite *util_suite(void) {
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_strbuf);
   tcase_add_test(tc, test_strmap);
+  tcase_add_test(tc, test_ptrmap);
   tcase_add_test(tc, test_edit_distance);
   tcase_add_test(tc, test_suggest);
   tcase_add_test(tc, test_checked_arith);
