@@ -442,6 +442,39 @@ static void fuse_regions(const Model *m, const ModelCost *mc,
   free(factor);
 }
 
+/* The same formulas cost_model used when it placed the node (roofline(),
+ * occupancy()), so derived figures equal the stored ones bit for bit. */
+static RoofPoint roof_point(const Target *t, double flops, double bytes,
+                            double peak, Bound bound) {
+  RoofPoint r = {0, 0, 0};
+  r.ridge = t->memory_bw > 0 ? peak / t->memory_bw : 0;
+  if (bound != BOUND_MEMORY && bound != BOUND_COMPUTE) return r;
+  Bound b;
+  double time;
+  roofline(flops, bytes, peak, t->memory_bw, &r.intensity, &r.ridge,
+           &r.attainable, &b, &time);
+  return r;
+}
+
+RoofPoint cost_node_roof(const ModelCost *mc, const NodeCost *nc) {
+  return roof_point(mc->target, nc->flops, nc->bytes, nc->peak, nc->bound);
+}
+
+RoofPoint cost_kernel_roof(const ModelCost *mc, const Kernel *k) {
+  return roof_point(mc->target, k->flops, k->bytes, k->peak, k->bound);
+}
+
+Waves cost_node_waves(const ModelCost *mc, const NodeCost *nc) {
+  Waves w = {0, 0, 0};
+  double blocks = nc->blocks;
+  int sms = mc->target->sms;
+  if (blocks <= 0 || sms <= 0) return w;
+  w.waves = ceil(blocks / sms);
+  w.utilisation = blocks / (w.waves * sms);
+  w.idle_sms = w.waves * sms - blocks;
+  return w;
+}
+
 ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   ModelCost *mc = arena_alloc(a, sizeof *mc);
   mc->model = m;

@@ -159,6 +159,8 @@ static json_t *shape_json(const TensorType *t) {
 static json_t *node_json(const Model *m, const ModelCost *mc, int i, const SourceSet *ss) {
   const GNode *g = &m->nodes[i];
   const NodeCost *c = &mc->nodes[i];
+  RoofPoint roof = cost_node_roof(mc, c);
+  Waves w = cost_node_waves(mc, c);
   json_t *o = json_object();
   set_str(o, "name", g->name);
   set_str(o, "op", node_op(g));
@@ -169,17 +171,17 @@ static json_t *node_json(const Model *m, const ModelCost *mc, int i, const Sourc
   set_num(o, "count", g->count);
   set_num(o, "flops", c->flops);
   set_num(o, "bytes", c->bytes);
-  set_num(o, "intensity", c->intensity);
-  set_num(o, "ridge", c->ridge);
+  set_num(o, "intensity", roof.intensity);
+  set_num(o, "ridge", roof.ridge);
   set_num(o, "peak", c->peak);
   json_object_set_new(o, "tensor_cores", json_boolean(c->tensor));
-  set_num(o, "attainable", c->attainable);
+  set_num(o, "attainable", roof.attainable);
   set_str(o, "bound", bound_str(c->bound));
   set_num(o, "time_s", c->time_s);
   set_num(o, "blocks", c->blocks);
-  set_num(o, "waves", c->waves);
-  set_num(o, "utilisation", c->utilisation);
-  set_num(o, "idle_sms", c->idle_sms);
+  set_num(o, "waves", w.waves);
+  set_num(o, "utilisation", w.utilisation);
+  set_num(o, "idle_sms", w.idle_sms);
   if (c->kernel >= 0) set_int(o, "kernel", c->kernel);
   else json_object_set_new(o, "kernel", json_null());
   set_str(o, "region", g->region >= 0 && g->region < m->nregions ? m->regions[g->region].name : NULL);
@@ -187,7 +189,9 @@ static json_t *node_json(const Model *m, const ModelCost *mc, int i, const Sourc
   return o;
 }
 
-static json_t *kernel_json(const Model *m, const Kernel *k) {
+static json_t *kernel_json(const ModelCost *mc, const Kernel *k) {
+  const Model *m = mc->model;
+  RoofPoint roof = cost_kernel_roof(mc, k);
   json_t *o = json_object();
   const char *name = k->region >= 0 && k->region < m->nregions ? m->regions[k->region].name
                      : k->first_node >= 0 && k->first_node < m->nnodes ? m->nodes[k->first_node].name
@@ -197,10 +201,10 @@ static json_t *kernel_json(const Model *m, const Kernel *k) {
   set_num(o, "count", k->count);
   set_num(o, "flops", k->flops);
   set_num(o, "bytes", k->bytes);
-  set_num(o, "intensity", k->intensity);
-  set_num(o, "ridge", k->ridge);
+  set_num(o, "intensity", roof.intensity);
+  set_num(o, "ridge", roof.ridge);
   set_num(o, "peak", k->peak);
-  set_num(o, "attainable", k->attainable);
+  set_num(o, "attainable", roof.attainable);
   set_str(o, "bound", bound_str(k->bound));
   set_num(o, "time_s", k->time_s);
   return o;
@@ -286,7 +290,7 @@ static json_t *model_json(const ModelCost *mc, const SourceSet *ss) {
   }
   json_object_set_new(o, "nodes", nodes);
   json_t *kernels = json_array();
-  for (int k = 0; k < mc->nkernels; k++) json_array_append_new(kernels, kernel_json(m, &mc->kernels[k]));
+  for (int k = 0; k < mc->nkernels; k++) json_array_append_new(kernels, kernel_json(mc, &mc->kernels[k]));
   json_object_set_new(o, "kernels", kernels);
   json_object_set_new(o, "summary", summary_json(mc));
   json_t *colls = json_array();

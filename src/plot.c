@@ -192,8 +192,9 @@ static void gather_points(const ModelCost *mc, int target, Point **pts, int *n, 
     for (int k = 0; k < mc->nkernels; k++) total += mc->kernels[k].time_s * mc->kernels[k].count;
   for (int k = 0; k < mc->nkernels; k++) {
     const Kernel *kn = &mc->kernels[k];
+    RoofPoint roof = cost_kernel_roof(mc, kn);
     bool on_roof = (kn->bound == BOUND_MEMORY || kn->bound == BOUND_COMPUTE) && kn->flops > 0 &&
-                   kn->bytes > 0 && kn->intensity > 0 && kn->attainable > 0;
+                   kn->bytes > 0 && roof.intensity > 0 && roof.attainable > 0;
     if (!on_roof) {
       *skipped += target == 0;
       continue;
@@ -205,8 +206,8 @@ static void gather_points(const ModelCost *mc, int target, Point **pts, int *n, 
     Point *p = &(*pts)[(*n)++];
     memset(p, 0, sizeof *p);
     p->name = kernel_name(m, kn);
-    p->x = kn->intensity;
-    p->y = kn->attainable;
+    p->x = roof.intensity;
+    p->y = roof.attainable;
     p->time_s = kn->time_s * kn->count;
     p->share = total > 0 ? p->time_s / total : 0;
     p->target = target;

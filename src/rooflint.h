@@ -893,6 +893,28 @@ typedef struct ModelCost {
  * target). */
 ModelCost *cost_model(Arena *a, const Model *m, const Target *t);
 
+/* The roofline figures that follow from a node's or a kernel's FLOPs, bytes,
+ * peak and bound on the target.  Derived on demand rather than stored: a
+ * model of a million nodes would carry 24 more bytes per node and kernel. */
+typedef struct RoofPoint {
+  double intensity;  /* FLOP/B; 0 when bytes == 0 */
+  double ridge;      /* peak / memory bandwidth, FLOP/B */
+  double attainable; /* FLOP/s: min(peak, bw * intensity) on the HBM roofs;
+                        0 for views, transfers and collectives */
+} RoofPoint;
+
+RoofPoint cost_node_roof(const ModelCost *mc, const NodeCost *nc);
+RoofPoint cost_kernel_roof(const ModelCost *mc, const Kernel *k);
+
+/* Occupancy of a node's blocks on the target's SMs (all 0 without blocks). */
+typedef struct Waves {
+  double waves;       /* ceil(blocks / SMs) */
+  double utilisation; /* blocks / (waves * SMs) */
+  double idle_sms;    /* waves * SMs - blocks: block slots left empty */
+} Waves;
+
+Waves cost_node_waves(const ModelCost *mc, const NodeCost *nc);
+
 /* ===================================================================== */
 /* checks.c + checks/: the check registry.                                 */
 /* ===================================================================== */
