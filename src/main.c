@@ -923,6 +923,11 @@ int main(int argc, char **argv) {
    * (and stdout output is complete before we return either way). */
   static char errbuf[1 << 16];
   setvbuf(stderr, errbuf, _IOFBF, sizeof errbuf);
+  /* Piped or redirected, stdout gets a bigger buffer than stdio's 4 KiB:
+   * the --report of a million-op model is 175 MB, and 4 KiB writes made
+   * 43,000 system calls of it.  A terminal keeps its line buffering. */
+  static char outbuf[1 << 18];
+  if (!isatty(STDOUT_FILENO)) setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
   Cli c;
   cli_init(&c);
   parse_args(&c, argc, argv);
