@@ -1224,11 +1224,11 @@ static void parallel_stmt(Sema *s, const Stmt *st) {
 
 /* dtype, mode and parallel apply to the whole model wherever they are
  * written, so they are read before the walk. */
-static void model_settings(Sema *s, const Block *body) {
+static void model_settings(Sema *s, const Stmt *const *settings, int n) {
   Model *m = s->m;
   Loc mode_loc = LOC_NONE;
-  for (int i = 0; i < body->n; i++) {
-    const Stmt *st = body->items[i];
+  for (int i = 0; i < n; i++) {
+    const Stmt *st = settings[i];
     Loc *first = st->kind == ST_DTYPE   ? &m->dtype_loc
                  : st->kind == ST_MODE  ? &mode_loc
                  : st->kind == ST_PARALLEL ? &m->parallel.loc
@@ -1265,15 +1265,30 @@ static void model_settings(Sema *s, const Block *body) {
   }
 }
 
-/* The most nodes a model body can make: a repeat body makes its nodes once. */
-static int count_nodes(const Block *b) {
-  int n = 0;
+/* The most nodes a model body can make: a repeat body makes its nodes once.
+ * The same walk picks out the settings statements of the model's own body
+ * (into *settings, xmalloc'd), so a body of millions of statements is read
+ * once before the analysis, not twice. */
+static int count_nodes(const Block *b, const Stmt ***settings, int *nsettings) {
+  int n = 0, cap = 0;
   for (int i = 0; i < b->n; i++) {
     const Stmt *st = b->items[i];
-    if (st->kind == ST_DECL) n += st->decl.nnames;
-    else if (st->kind == ST_ASSIGN) n++;
-    else if (st->kind == ST_REPEAT || st->kind == ST_LOOP) n += count_nodes(&st->loop.body);
-    else if (st->kind == ST_FUSED) n += count_nodes(&st->def.body);
+    switch (st->kind) {
+    case ST_DECL: n += st->decl.nnames; break;
+    case ST_ASSIGN: n++; break;
+    case ST_REPEAT:
+    case ST_LOOP: n += count_nodes(&st->loop.body, NULL, NULL); break;
+    case ST_FUSED: n += count_nodes(&st->def.body, NULL, NULL); break;
+    case ST_DTYPE:
+    case ST_MODE:
+    case ST_PARALLEL:
+      if (settings) {
+        grow((void **)settings, &cap, *nsettings + 1, sizeof **settings);
+        (*settings)[(*nsettings)++] = st;
+      }
+      break;
+    default: break;
+    }
   }
   return n;
 }
@@ -1291,7 +1306,9 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
   ptrmap_init(&s->names);
   s->bindings = arena_new();
   /* One exact allocation: nodes are big and a model may have millions. */
-  s->cap_nodes = count_nodes(&st->def.body);
+  const Stmt **settings = NULL;
+  int nsettings = 0;
+  s->cap_nodes = count_nodes(&st->def.body, &settings, &nsettings);
   if (s->total_nodes + s->cap_nodes > SEMA_MAX_NODES) {
     /* A hostile file must not make us allocate gigabytes (R-SCOPE-005). */
     diag_report(s->diags, SEV_ERROR, NULL, m->loc,
@@ -1299,6 +1316,7 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
                 "limit of %d",
                 m->name, s->total_nodes + s->cap_nodes, SEMA_MAX_NODES);
     m->nodes = arena_alloc(s->arena, sizeof *m->nodes);
+    free(settings);
     ptrmap_free(&s->names);
     arena_free(s->bindings);
     s->m = NULL;
@@ -1315,7 +1333,8 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
   s->cap_regions = 0;
   s->scope = s->region = -1;
 
-  model_settings(s, &st->def.body);
+  model_settings(s, settings, nsettings);
+  free(settings);
   /* --dtype what-if (plan.c): the plan changes, explicit dtypes stay. */
   for (int i = 0; s->overrides && i < s->overrides->n; i++)
     if (strcmp(s->overrides->overrides[i].name, BINDINGS_PLAN_DTYPE) == 0)
