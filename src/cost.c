@@ -325,7 +325,7 @@ static double weight_copies(const Model *m, int scope) {
  * consumer; outputs stay live to the end.  A repeat/loop body is scanned
  * once, as its copies run one after another.  In train mode every
  * activation is kept for the backward pass, each times its count. */
-static double activations(Arena *a, const Model *m, bool train) {
+static double activations(const Model *m, bool train) {
   int n = m->nnodes;
   if (n == 0) return 0;
   if (train) {
@@ -338,7 +338,8 @@ static double activations(Arena *a, const Model *m, bool train) {
     }
     return sum;
   }
-  int *last = arena_alloc(a, (size_t)n * sizeof *last);
+  /* Scratch, freed here: the result arena keeps only what outlives cost. */
+  int *last = xmalloc((size_t)n * sizeof *last);
   for (int i = 0; i < n; i++) last[i] = m->nodes[i].is_output ? n : i;
   for (int i = 0; i < n; i++)
     for (int k = 0; k < m->nodes[i].ninputs; k++) {
@@ -354,7 +355,7 @@ static double activations(Arena *a, const Model *m, bool train) {
         if (last[src] < last[i]) last[src] = last[i];
       }
   double live = 0, peak = 0;
-  double *free_at = arena_alloc(a, (size_t)(n + 1) * sizeof *free_at);
+  double *free_at = xcalloc((size_t)n + 1, sizeof *free_at);
   for (int i = 0; i < n; i++) {
     const GNode *g = &m->nodes[i];
     bool counts = (g->role == ROLE_INPUT || g->role == ROLE_ACTIVATION) &&
@@ -371,6 +372,8 @@ static double activations(Arena *a, const Model *m, bool train) {
     if (live > peak) peak = live;
     live -= free_at[i];
   }
+  free(last);
+  free(free_at);
   return peak;
 }
 
@@ -603,7 +606,7 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     mc->params += elements(g->type) * copies;
     mc->footprint.weights += node_bytes(m, i) * copies;
   }
-  mc->footprint.activations = activations(a, m, m->train);
+  mc->footprint.activations = activations(m, m->train);
   if (m->train) {
     mc->footprint.gradients = mc->footprint.weights;
     mc->footprint.optimizer = mc->params * ADAM_BYTES_PER_PARAM;
