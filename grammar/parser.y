@@ -40,10 +40,14 @@
 typedef void *yyscan_t;
 #endif
 
-/* Growing lists while a rule is being recognised (arrays in the arena). */
-typedef struct ExprList { Expr **items; int n; } ExprList;
-typedef struct ArgList { Arg *items; int n; } ArgList;
-typedef struct IdentList { Ident *items; int n; } IdentList;
+/* A list while its rule is being recognised: elements [base, base + n) of
+ * one of ParseCtx's scratch stacks.  When the construct that owns it is
+ * reduced, the list is copied into the arena at its exact size and popped,
+ * so the arena holds no outgrown copies.  Lists nest: an inner list is
+ * complete (and popped) before the outer one grows again. */
+typedef struct List { int base, n; } List;
+/* A scratch stack (xmalloc'd, reused by every list of one element type). */
+typedef struct Scratch { void *items; int top, cap; } Scratch;
 
 enum { PARSE_MAX_NEST = 256 }; /* ( [ { deeper than this stop the parse */
 
@@ -66,6 +70,7 @@ typedef struct ParseCtx {
   Opener open[PARSE_MAX_NEST]; /* unmatched brackets, innermost last */
   int nopen;
   bool stop;            /* nesting too deep or too many errors: feed EOF */
+  bool too_many;        /* the sink reached its error limit (parse_error) */
   int last_token;       /* the previous token (unary minus detection) */
   int unary_run;        /* consecutive unary minus signs so far */
   int nsynth;           /* closers made up at EOF for unclosed brackets */
@@ -73,6 +78,12 @@ typedef struct ParseCtx {
   int64_t noted_open;   /* start of the opener a syntax error pointed at */
   int64_t stray_end;    /* end offset of the last stray character, or -1 */
   struct WordTable *words; /* keywords and names seen (parse.c); NULL at first */
+  /* parse_file sets this and frees the word table at the end; a scanner
+   * driven on its own (the lexer tests) keeps the table in the arena. */
+  bool heap_words;
+  Scratch stmts, exprs, args, idents; /* Stmt *, Expr *, Arg, Ident */
+  Arena *names;          /* names, strings, directive text; NULL: arena */
+  bool skip_directives;  /* ParseOptions.skip_directives */
 } ParseCtx;
 
 /* Spans first..last symbol; an empty rule gets a zero-width location at the
@@ -103,7 +114,9 @@ int parse_lex_word(ParseCtx *ctx, const char *text, size_t len, Loc loc, const c
 int parse_lex_number(ParseCtx *ctx, const char *text, size_t len, Loc loc, Expr **out);
 int parse_lex_quantity(ParseCtx *ctx, const char *text, size_t len, Loc loc, Expr **out);
 Expr *parse_lex_string(ParseCtx *ctx, const char *text, size_t len, Loc loc);
-Expr *parse_lex_unterminated(ParseCtx *ctx, const char *text, size_t len, Loc loc);
+/* A string without its closing quote, before a newline or else at EOF. */
+Expr *parse_lex_unterminated(ParseCtx *ctx, const char *text, size_t len, Loc loc,
+                             bool at_newline);
 void parse_lex_comment(ParseCtx *ctx, const char *text, size_t len, Loc loc);
 void parse_lex_stray(ParseCtx *ctx, const char *text, size_t len, Loc loc);
 bool parse_lex_open(ParseCtx *ctx, char c, Loc loc);
@@ -117,6 +130,17 @@ int parse_lex_token(ParseCtx *ctx, int tok, Loc loc);
 int parse_lex_eof(ParseCtx *ctx, Loc *loc);
 /* True when `at` is the first token after a stray character. */
 bool parse_after_stray(const ParseCtx *ctx, Loc at);
+/* Lists on the scratch stacks: start one, push to it, and take it into the
+ * arena (NULL when empty), which pops it. */
+List parse_list(const Scratch *s);
+void parse_push_stmt(ParseCtx *ctx, List *l, Stmt *s);
+void parse_push_expr(ParseCtx *ctx, List *l, Expr *e);
+void parse_push_arg(ParseCtx *ctx, List *l, const char *name, Loc name_loc, Expr *value);
+void parse_push_name(ParseCtx *ctx, List *l, Ident id);
+Block parse_block(ParseCtx *ctx, List l, Loc open, Loc close);
+Expr **parse_exprs(ParseCtx *ctx, List l);
+Arg *parse_args(ParseCtx *ctx, List l);
+Ident *parse_names(ParseCtx *ctx, List l);
 }
 
 /* In parser.c only: the scanner's prototypes and our yyerror. */
@@ -127,16 +151,15 @@ static void yyerror(const Loc *loc, yyscan_t yyscanner, ParseCtx *ctx,
                     const char *msg);
 }
 
-/* Semantic values are arena pointers or small arena-backed lists: nothing
- * needs a %destructor, and error recovery cannot leak. */
+/* Semantic values are arena pointers, blocks, or lists on the scratch
+ * stacks (which parse_file frees): nothing needs a %destructor, and error
+ * recovery cannot leak. */
 %union {
   const char *str;  /* IDENT text (arena) */
   Expr *expr;
   Stmt *stmt;
   Block block;
-  ExprList exprs;
-  ArgList args;
-  IdentList names;
+  List list;        /* Stmt *, Expr *, Arg or Ident, by nonterminal */
   int decl;         /* a DeclKind */
 }
 
@@ -144,7 +167,7 @@ static void yyerror(const Loc *loc, yyscan_t yyscanner, ParseCtx *ctx,
 %printer { fprintf(yyo, "%s", $$); } <str>
 %printer { fprintf(yyo, "%s", expr_kind_str($$->kind)); } <expr>
 %printer { fprintf(yyo, "%s", $$ ? stmt_kind_str($$->kind) : "-"); } <stmt>
-%printer { fprintf(yyo, "%d items", $$.n); } <block> <exprs> <args> <names>
+%printer { fprintf(yyo, "%d items", $$.n); } <block> <list>
 
 /* A custom location type is not initialised by bison: start at byte 0. */
 %initial-action { @$ = (Loc){ctx->file, 0, 0}; }
@@ -163,12 +186,13 @@ static void yyerror(const Loc *loc, yyscan_t yyscanner, ParseCtx *ctx,
 %token <expr> QUANTITY "quantity"
 
 /* Nonterminal value types. */
-%type <block> stmt_list block
+%type <block> block
+%type <list> stmt_list
 %type <stmt> stmt
 %type <expr> expr primary
-%type <exprs> items item_list
-%type <args> args arg_list
-%type <names> name_list
+%type <list> items item_list
+%type <list> args arg_list
+%type <list> name_list
 %type <decl> decl_kind
 
 /* Usual arithmetic precedence, loosest first. */
@@ -189,8 +213,11 @@ static void yyerror(const Loc *loc, yyscan_t yyscanner, ParseCtx *ctx,
  * A statement needs a terminator unless it is the last one in its block or
  * file. */
 program
-  : stmt_list       { ctx->prog->top = $1; }
-  | stmt_list stmt  { ast_block_push(ctx->arena, &$1, $2); ctx->prog->top = $1; }
+  : stmt_list       { ctx->prog->top = parse_block(ctx, $1, LOC_NONE, LOC_NONE); }
+  | stmt_list stmt  {
+      parse_push_stmt(ctx, &$1, $2);
+      ctx->prog->top = parse_block(ctx, $1, LOC_NONE, LOC_NONE);
+    }
   ;
 
 terminator
@@ -199,13 +226,13 @@ terminator
   ;
 
 stmt_list
-  : %empty                      { $$ = (Block){0}; }
+  : %empty                      { $$ = parse_list(&ctx->stmts); }
   | stmt_list terminator        { $$ = $1; }
-  | stmt_list stmt terminator   { $$ = $1; ast_block_push(ctx->arena, &$$, $2); }
+  | stmt_list stmt terminator   { $$ = $1; parse_push_stmt(ctx, &$$, $2); }
   /* Resynchronise at the end of the statement (we are sure of it there). */
   | stmt_list skipped terminator  {
       $$ = $1;
-      ast_block_push(ctx->arena, &$$, ast_stmt(ctx->arena, ST_ERROR, @2));
+      parse_push_stmt(ctx, &$$, ast_stmt(ctx->arena, ST_ERROR, @2));
       yyerrok;
     }
   ;
@@ -218,17 +245,15 @@ skipped
   ;
 
 block
-  : '{' stmt_list '}'       { $$ = $2; ast_block_close(&$$, @1, @3); }
+  : '{' stmt_list '}'       { $$ = parse_block(ctx, $2, @1, @3); }
   | '{' stmt_list stmt '}'  {
-      $$ = $2;
-      ast_block_push(ctx->arena, &$$, $3);
-      ast_block_close(&$$, @1, @4);
+      parse_push_stmt(ctx, &$2, $3);
+      $$ = parse_block(ctx, $2, @1, @4);
     }
   /* An error in the last statement: resynchronise at the closing brace. */
   | '{' stmt_list skipped '}' {
-      $$ = $2;
-      ast_block_push(ctx->arena, &$$, ast_stmt(ctx->arena, ST_ERROR, @3));
-      ast_block_close(&$$, @1, @4);
+      parse_push_stmt(ctx, &$2, ast_stmt(ctx->arena, ST_ERROR, @3));
+      $$ = parse_block(ctx, $2, @1, @4);
       yyerrok;
     }
   ;
@@ -250,10 +275,10 @@ stmt
   | "dtype" IDENT                 { $$ = ast_stmt_word(ctx->arena, ST_DTYPE, ast_ident($2, @2), @$); }
   | "mode" IDENT                  { $$ = ast_stmt_word(ctx->arena, ST_MODE, ast_ident($2, @2), @$); }
   | "parallel" block              { $$ = ast_stmt_parallel(ctx->arena, $2, @$); }
-  | decl_kind name_list ':' expr  { $$ = ast_stmt_decl(ctx->arena, (DeclKind)$1, $2.items, $2.n, $4, @$); }
+  | decl_kind name_list ':' expr  { $$ = ast_stmt_decl(ctx->arena, (DeclKind)$1, parse_names(ctx, $2), $2.n, $4, @$); }
   | "repeat" expr block           { $$ = ast_stmt_loop(ctx->arena, ST_REPEAT, $2, $3, @$); }
   | "loop" expr block             { $$ = ast_stmt_loop(ctx->arena, ST_LOOP, $2, $3, @$); }
-  | "output" name_list            { $$ = ast_stmt_output(ctx->arena, $2.items, $2.n, @$); }
+  | "output" name_list            { $$ = ast_stmt_output(ctx->arena, parse_names(ctx, $2), $2.n, @$); }
   ;
 
 decl_kind
@@ -264,8 +289,8 @@ decl_kind
 
 /* name_list = NAME {, NAME} */
 name_list
-  : IDENT                { $$ = (IdentList){0}; ast_ident_push(ctx->arena, &$$.items, &$$.n, ast_ident($1, @1)); }
-  | name_list ',' IDENT  { $$ = $1; ast_ident_push(ctx->arena, &$$.items, &$$.n, ast_ident($3, @3)); }
+  : IDENT                { $$ = parse_list(&ctx->idents); parse_push_name(ctx, &$$, ast_ident($1, @1)); }
+  | name_list ',' IDENT  { $$ = $1; parse_push_name(ctx, &$$, ast_ident($3, @3)); }
   ;
 
 /* ---- expressions -----------------------------------------------------
@@ -292,36 +317,36 @@ primary
   | "true"                  { $$ = ast_bool(ctx->arena, true, @$); }
   | "false"                 { $$ = ast_bool(ctx->arena, false, @$); }
   | IDENT                   { $$ = ast_name(ctx->arena, $1, @$); }
-  | IDENT '(' args ')'      { $$ = ast_call(ctx->arena, ast_ident($1, @1), $3.items, $3.n, @$); }
-  | '[' items ']'           { $$ = ast_list(ctx->arena, $2.items, $2.n, @$); }
-  | IDENT '[' items ']'     { $$ = ast_type(ctx->arena, ast_ident($1, @1), $3.items, $3.n, @$); }
+  | IDENT '(' args ')'      { $$ = ast_call(ctx->arena, ast_ident($1, @1), parse_args(ctx, $3), $3.n, @$); }
+  | '[' items ']'           { $$ = ast_list(ctx->arena, parse_exprs(ctx, $2), $2.n, @$); }
+  | IDENT '[' items ']'     { $$ = ast_type(ctx->arena, ast_ident($1, @1), parse_exprs(ctx, $3), $3.n, @$); }
   | '(' expr ')'            { $$ = $2; }
   ;
 
 /* items = [expr {, expr} [,]] */
 items
-  : %empty                  { $$ = (ExprList){0}; }
+  : %empty                  { $$ = parse_list(&ctx->exprs); }
   | item_list
   | item_list ','
   ;
 
 item_list
-  : expr                    { $$ = (ExprList){0}; ast_expr_push(ctx->arena, &$$.items, &$$.n, $1); }
-  | item_list ',' expr      { $$ = $1; ast_expr_push(ctx->arena, &$$.items, &$$.n, $3); }
+  : expr                    { $$ = parse_list(&ctx->exprs); parse_push_expr(ctx, &$$, $1); }
+  | item_list ',' expr      { $$ = $1; parse_push_expr(ctx, &$$, $3); }
   ;
 
 /* args = [arg {, arg} [,]];  arg = expr | NAME '=' expr */
 args
-  : %empty                  { $$ = (ArgList){0}; }
+  : %empty                  { $$ = parse_list(&ctx->args); }
   | arg_list
   | arg_list ','
   ;
 
 arg_list
-  : expr                    { $$ = (ArgList){0}; ast_arg_push(ctx->arena, &$$.items, &$$.n, NULL, LOC_NONE, $1); }
-  | IDENT '=' expr          { $$ = (ArgList){0}; ast_arg_push(ctx->arena, &$$.items, &$$.n, $1, @1, $3); }
-  | arg_list ',' expr       { $$ = $1; ast_arg_push(ctx->arena, &$$.items, &$$.n, NULL, LOC_NONE, $3); }
-  | arg_list ',' IDENT '=' expr { $$ = $1; ast_arg_push(ctx->arena, &$$.items, &$$.n, $3, @3, $5); }
+  : expr                    { $$ = parse_list(&ctx->args); parse_push_arg(ctx, &$$, NULL, LOC_NONE, $1); }
+  | IDENT '=' expr          { $$ = parse_list(&ctx->args); parse_push_arg(ctx, &$$, $1, @1, $3); }
+  | arg_list ',' expr       { $$ = $1; parse_push_arg(ctx, &$$, NULL, LOC_NONE, $3); }
+  | arg_list ',' IDENT '=' expr { $$ = $1; parse_push_arg(ctx, &$$, $3, @3, $5); }
   ;
 
 %%

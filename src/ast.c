@@ -2,12 +2,15 @@
 /*
  * ast.c: the syntax tree's constructors, its enum names and the --dump ast
  * printer.  Grammar actions call one constructor each, so parser.y stays a
- * list of productions.  Every node lives in the Arena; lists grow by
- * doubling inside the arena with the capacity implied by the element count
- * (a power of two), so no node needs a capacity field and nothing is freed.
+ * list of productions.  Every node lives in the Arena, allocated only as
+ * large as its kind needs: an op statement was a 104-byte Stmt and 56-byte
+ * Exprs whatever it held, now it is 48 + 48 + 24 per operand.  The lists
+ * the constructors take were gathered on the parser's scratch stacks and
+ * copied into the arena once, at their exact size (parse.c).
  */
 #include "rooflint.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,49 +52,49 @@ const char *unit_kind_str(UnitKind k) { return NAME_OF(unit_kind_names, k); }
 const char *expr_kind_str(ExprKind k) { return NAME_OF(expr_kind_names, k); }
 const char *stmt_kind_str(StmtKind k) { return NAME_OF(stmt_kind_names, k); }
 
-/* ---- growing arrays ---------------------------------------------------- */
-
-/* Room for element n: a new array when n is 0 or a power of two >= 2.  Most
- * lists are an op's two operands, and a million ops each with room for
- * four would waste tens of megabytes. */
-static void *grow(Arena *a, void *items, int n, size_t size) {
-  if (n != 0 && (n < 2 || (n & (n - 1)) != 0)) return items;
-  size_t cap = n == 0 ? 2 : (size_t)n * 2;
-  void *fresh = arena_alloc(a, cap * size);
-  if (n) memcpy(fresh, items, (size_t)n * size);
-  return fresh;
-}
-
-void ast_block_push(Arena *a, Block *b, Stmt *s) {
-  b->items = grow(a, b->items, b->n, sizeof *b->items);
-  b->items[b->n++] = s;
-}
-
-void ast_block_close(Block *b, Loc open, Loc close) {
-  b->open = open;
-  b->close = close;
-}
-
-void ast_expr_push(Arena *a, Expr ***items, int *n, Expr *e) {
-  *items = grow(a, *items, *n, sizeof **items);
-  (*items)[(*n)++] = e;
-}
-
-void ast_arg_push(Arena *a, Arg **items, int *n, const char *name,
-                  Loc name_loc, Expr *value) {
-  *items = grow(a, *items, *n, sizeof **items);
-  (*items)[(*n)++] = (Arg){name, name_loc, value};
-}
-
-void ast_ident_push(Arena *a, Ident **items, int *n, Ident id) {
-  *items = grow(a, *items, *n, sizeof **items);
-  (*items)[(*n)++] = id;
-}
-
 /* ---- expressions --------------------------------------------------------- */
 
+/* The header plus union member `m`, rounded up to the arena's 8 bytes. */
+#define NODE_SIZE(T, m) \
+  ((offsetof(T, m) + sizeof(((T *)0)->m) + 7) & ~(size_t)7)
+
+/* Placeholders (and any kind missing here) get the whole struct: error
+ * paths are rare, and a checker that looks into one reads zeroes. */
+static const size_t expr_sizes[] = {
+    [EX_INT] = NODE_SIZE(Expr, ival),   [EX_REAL] = NODE_SIZE(Expr, rval),
+    [EX_STRING] = NODE_SIZE(Expr, str), [EX_QUANTITY] = NODE_SIZE(Expr, qty),
+    [EX_BOOL] = NODE_SIZE(Expr, ival),  [EX_NAME] = NODE_SIZE(Expr, str),
+    [EX_BINARY] = NODE_SIZE(Expr, bin), [EX_UNARY] = NODE_SIZE(Expr, un),
+    [EX_CALL] = NODE_SIZE(Expr, call),  [EX_LIST] = NODE_SIZE(Expr, list),
+    [EX_TYPE] = NODE_SIZE(Expr, type),  [EX_ERROR] = sizeof(Expr),
+};
+
+static const size_t stmt_sizes[] = {
+    [ST_LET] = NODE_SIZE(Stmt, let),
+    [ST_TARGET_USE] = NODE_SIZE(Stmt, target_use),
+    [ST_TARGET_DEF] = NODE_SIZE(Stmt, def),
+    [ST_MODEL] = NODE_SIZE(Stmt, def),
+    [ST_DTYPE] = NODE_SIZE(Stmt, word),
+    [ST_MODE] = NODE_SIZE(Stmt, word),
+    [ST_PARALLEL] = NODE_SIZE(Stmt, parallel),
+    [ST_DECL] = NODE_SIZE(Stmt, decl),
+    [ST_ASSIGN] = NODE_SIZE(Stmt, assign),
+    [ST_REPEAT] = NODE_SIZE(Stmt, loop),
+    [ST_LOOP] = NODE_SIZE(Stmt, loop),
+    [ST_FUSED] = NODE_SIZE(Stmt, def),
+    [ST_OUTPUT] = NODE_SIZE(Stmt, output),
+    [ST_SECTION] = NODE_SIZE(Stmt, def),
+    [ST_ERROR] = sizeof(Stmt),
+};
+
+static size_t node_size(const size_t *sizes, size_t nsizes, unsigned k,
+                        size_t whole) {
+  return k < nsizes && sizes[k] ? sizes[k] : whole;
+}
+
 Expr *ast_expr(Arena *a, ExprKind k, Loc loc) {
-  Expr *e = arena_alloc(a, sizeof *e);
+  Expr *e = arena_alloc(a, node_size(expr_sizes, sizeof expr_sizes / sizeof expr_sizes[0],
+                                     (unsigned)k, sizeof *e));
   e->kind = k;
   e->loc = loc;
   return e;
@@ -154,7 +157,8 @@ Expr *ast_type(Arena *a, Ident dtype, Expr **dims, int ndims, Loc loc) {
 /* ---- statements ------------------------------------------------------------ */
 
 Stmt *ast_stmt(Arena *a, StmtKind k, Loc loc) {
-  Stmt *s = arena_alloc(a, sizeof *s);
+  Stmt *s = arena_alloc(a, node_size(stmt_sizes, sizeof stmt_sizes / sizeof stmt_sizes[0],
+                                     (unsigned)k, sizeof *s));
   s->kind = k;
   s->loc = loc;
   return s;

@@ -31,8 +31,14 @@ Diag *parse_error(ParseCtx *ctx, Loc loc, const char *fmt, ...) {
   va_start(ap, fmt);
   Diag *d = diag_vreport(ctx->diags, SEV_ERROR, NULL, loc, fmt, ap);
   va_end(ap);
+  ctx->too_many = diag_too_many(ctx->diags);
   ctx->prog->nsyntax_errors++;
   return d;
+}
+
+/* Where what outlives the tree goes: names, strings, directive text. */
+static Arena *names_arena(const ParseCtx *ctx) {
+  return ctx->names ? ctx->names : ctx->arena;
 }
 
 static Loc sub_loc(Loc loc, size_t from, size_t to) {
@@ -53,69 +59,100 @@ static const struct {
 };
 
 /* R-LEX-003: keywords are reserved; every other word is a name. */
-/* Words seen before, in an open-addressing table in the arena (nothing to
- * free, even for a scanner driven without parse_file()): one lookup answers
- * both "keyword?" and "where is the name's copy?", and a model of a million
- * ops repeating a few dozen names stores each once. */
+/* Words seen before, in an open-addressing table: one lookup answers both
+ * "keyword?" and "where is the name's one copy?" (sema keys its maps by that
+ * pointer).  The copies live in the arena; the table itself is scratch that
+ * parse_file frees (a 1.5 M-op model has ~900,000 names: 32 MiB of slots). */
 typedef struct Word { /* 16 bytes: a model may hold a million names */
-  const char *text; /* NULL: empty slot */
-  uint32_t len;     /* a file is under 4 GiB (Loc offsets are 32-bit) */
+  const char *text; /* NUL-terminated; NULL: empty slot */
+  uint32_t hash;    /* a probe compares text only when this matches, and
+                       growing the table rehashes without reading text */
   int token;        /* IDENT or the keyword's token */
 } Word;
 
 struct WordTable {
   Word *slots;
   size_t cap, len; /* cap a power of two */
+  bool heap;       /* slots from xmalloc (parse_file frees them), else arena */
 };
 
-static size_t word_hash(const char *s, size_t n) {
-  size_t h = 1469598103934665603u; /* FNV-1a */
-  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211u;
+static uint32_t word_hash(const char *s, size_t n) {
+  uint32_t h = 2166136261u; /* FNV-1a */
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
   return h;
 }
 
-static Word *word_slot(struct WordTable *t, const char *s, size_t n) {
-  size_t mask = t->cap - 1, i = word_hash(s, n) & mask;
-  while (t->slots[i].text &&
-         (t->slots[i].len != n || memcmp(t->slots[i].text, s, n) != 0))
-    i = (i + 1) & mask;
-  return &t->slots[i];
+/* The slot of the n bytes at s (not NUL-terminated: they are the
+ * scanner's text).  strncmp stops at a stored word's NUL, so a shorter
+ * word is never read past its end. */
+static Word *word_slot(const struct WordTable *t, const char *s, size_t n,
+                       uint32_t h) {
+  for (size_t mask = t->cap - 1, i = h & mask;; i = (i + 1) & mask) {
+    Word *w = &t->slots[i];
+    if (!w->text ||
+        (w->hash == h && strncmp(w->text, s, n) == 0 && w->text[n] == '\0'))
+      return w;
+  }
 }
 
-static void word_add(Arena *a, struct WordTable *t, const char *s, size_t n,
-                     int token);
+/* Into the first empty slot: the table holds no duplicates. */
+static void word_put(struct WordTable *t, Word w) {
+  size_t mask = t->cap - 1, i = w.hash & mask;
+  while (t->slots[i].text) i = (i + 1) & mask;
+  t->slots[i] = w;
+  t->len++;
+}
 
-static void words_grow(Arena *a, struct WordTable *t) {
+static void words_grow(Arena *a, struct WordTable *t, size_t cap) {
   struct WordTable old = *t;
-  t->cap = old.cap ? old.cap * 2 : 64;
-  t->slots = arena_alloc(a, t->cap * sizeof *t->slots);
+  t->cap = cap;
+  t->slots = t->heap ? xcalloc(t->cap, sizeof *t->slots)
+                     : arena_alloc(a, t->cap * sizeof *t->slots);
   t->len = 0;
   for (size_t i = 0; i < old.cap; i++)
-    if (old.slots[i].text)
-      word_add(a, t, old.slots[i].text, old.slots[i].len, old.slots[i].token);
+    if (old.slots[i].text) word_put(t, old.slots[i]);
+  if (t->heap) free(old.slots);
 }
 
-static void word_add(Arena *a, struct WordTable *t, const char *s, size_t n,
-                     int token) {
-  if ((t->len + 1) * 4 > t->cap * 3) words_grow(a, t);
-  *word_slot(t, s, n) = (Word){s, (uint32_t)n, token};
-  t->len++;
+static void word_add(Arena *a, struct WordTable *t, const char *text,
+                     uint32_t h, int token) {
+  if ((t->len + 1) * 4 > t->cap * 3) words_grow(a, t, t->cap * 2);
+  word_put(t, (Word){text, h, token});
 }
 
 static struct WordTable *words_of(ParseCtx *ctx) {
   if (!ctx->words) {
-    ctx->words = arena_alloc(ctx->arena, sizeof *ctx->words);
-    for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
-      word_add(ctx->arena, ctx->words, keywords[i].word,
-               strlen(keywords[i].word), keywords[i].token);
+    ctx->words = ctx->heap_words ? xcalloc(1, sizeof *ctx->words)
+                                 : arena_alloc(ctx->arena, sizeof *ctx->words);
+    ctx->words->heap = ctx->heap_words;
+    /* Sized for a name every 32 bytes of text (a generated model has one
+     * every ~50), so a big model does not rehash its way up; a file with
+     * few names writes to few of the table's pages, and only written pages
+     * of xcalloc'd memory cost anything. */
+    size_t cap = 64;
+    while (ctx->heap_words && cap < ctx->sf->len / 32) cap *= 2;
+    words_grow(ctx->arena, ctx->words, cap);
+    for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++) {
+      const char *k = keywords[i].word;
+      word_add(ctx->arena, ctx->words, k, word_hash(k, strlen(k)),
+               keywords[i].token);
+    }
   }
   return ctx->words;
+}
+
+static void words_free(ParseCtx *ctx) {
+  if (!ctx->words || !ctx->words->heap) return;
+  free(ctx->words->slots);
+  free(ctx->words);
+  ctx->words = NULL;
 }
 
 int parse_lex_word(ParseCtx *ctx, const char *text, size_t len, Loc loc,
                    const char **out) {
   struct WordTable *t = words_of(ctx);
-  const Word *w = word_slot(t, text, len);
+  uint32_t h = word_hash(text, len);
+  const Word *w = word_slot(t, text, len, h);
   if (w->text && w->token != IDENT) return w->token;
   if (len > MAX_IDENT_LEN) /* R-LEX-004 */
     parse_error(ctx, loc, "identifier too long (%zu bytes, limit %d)", len,
@@ -124,17 +161,23 @@ int parse_lex_word(ParseCtx *ctx, const char *text, size_t len, Loc loc,
     *out = w->text;
     return IDENT;
   }
-  char *copy = arena_strndup(ctx->arena, text, len);
-  word_add(ctx->arena, t, copy, len, IDENT);
+  char *copy = arena_strndup(names_arena(ctx), text, len);
+  word_add(ctx->arena, t, copy, h, IDENT);
   *out = copy;
   return IDENT;
 }
 
 /* ---- numbers ----------------------------------------------------------------- */
 
-/* `text` without its '_' separators (arena copy). */
-static char *strip_separators(ParseCtx *ctx, const char *text, size_t len) {
-  char *s = arena_alloc(ctx->arena, len + 1);
+/* Room for a number's digits without a heap block: longer ones are rare. */
+enum { NUMBUF = 64 };
+
+/* `text` without its '_' separators, NUL-terminated, in `buf` when it fits
+ * (with `extra` bytes to spare), else in an xmalloc'd block the caller
+ * frees.  Scratch, not the arena: only the value is kept. */
+static char *strip_separators(const char *text, size_t len, char *buf,
+                              size_t extra) {
+  char *s = len + 1 + extra <= NUMBUF ? buf : xmalloc(len + 1 + extra);
   size_t n = 0;
   for (size_t i = 0; i < len; i++)
     if (text[i] != '_') s[n++] = text[i];
@@ -146,10 +189,12 @@ static char *strip_separators(ParseCtx *ctx, const char *text, size_t len) {
  * exponent is real. */
 int parse_lex_number(ParseCtx *ctx, const char *text, size_t len, Loc loc,
                      Expr **out) {
-  char *s = strip_separators(ctx, text, len);
+  char buf[NUMBUF];
+  char *s = strip_separators(text, len, buf, 0);
   if (strpbrk(s, ".eE")) {
     Expr *e = ast_expr(ctx->arena, EX_REAL, loc);
     e->rval = strtod(s, NULL);
+    if (s != buf) free(s);
     if (isinf(e->rval))
       parse_error(ctx, loc, "real literal '%.*s' is out of range", (int)len, text);
     *out = e;
@@ -165,6 +210,7 @@ int parse_lex_number(ParseCtx *ctx, const char *text, size_t len, Loc loc,
       break;
     }
   }
+  if (s != buf) free(s);
   e->ival = v;
   *out = e;
   return INT;
@@ -225,8 +271,8 @@ int parse_lex_quantity(ParseCtx *ctx, const char *text, size_t len, Loc loc,
   size_t u = nlen;
   while (u < len && (text[u] == ' ' || text[u] == '\t')) u++;
   const char *unit = text + u;
-  /* a unit is a whole word: `4 GBx` is a number and a name */
-  if (loc.end < ctx->sf->len && is_idchar(ctx->sf->text[loc.end])) return (int)nlen;
+  /* a unit is a whole word (the lexeme holds all of it): `4 GBx` is a
+   * number and a name, as the table has no such unit */
   int k = -1;
   for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
     if (strlen(units[i].unit) == len - u && memcmp(units[i].unit, unit, len - u) == 0)
@@ -235,7 +281,10 @@ int parse_lex_quantity(ParseCtx *ctx, const char *text, size_t len, Loc loc,
 
   Expr *dummy;
   parse_lex_number(ctx, text, nlen, sub_loc(loc, 0, nlen), &dummy);
-  char *num = strip_separators(ctx, text, nlen);
+  /* room to append "e<exponent>" in place */
+  enum { EXP_ROOM = 24 };
+  char buf[NUMBUF];
+  char *num = strip_separators(text, nlen, buf, EXP_ROOM);
   Expr *e = ast_expr(ctx->arena, EX_QUANTITY, loc);
   e->qty.number = strtod(num, NULL);
   e->qty.kind = units[k].kind;
@@ -248,8 +297,10 @@ int parse_lex_quantity(ParseCtx *ctx, const char *text, size_t len, Loc loc,
     exp10 += strtol(epos + 1, NULL, 10);
     *epos = '\0';
   }
-  char *scaled = arena_printf(ctx->arena, "%se%ld", num, exp10);
-  e->qty.value = ldexp(strtod(scaled, NULL), 10 * units[k].pow1024);
+  size_t digits = strlen(num);
+  snprintf(num + digits, EXP_ROOM, "e%ld", exp10);
+  e->qty.value = ldexp(strtod(num, NULL), 10 * units[k].pow1024);
+  if (num != buf) free(num);
   *out = e;
   return (int)len;
 }
@@ -260,7 +311,7 @@ int parse_lex_quantity(ParseCtx *ctx, const char *text, size_t len, Loc loc,
  * are \" \\ \n \t; any other is an error at the escape. */
 static Expr *decode_string(ParseCtx *ctx, const char *body, size_t len,
                            Loc body_loc, Loc loc) {
-  char *s = arena_alloc(ctx->arena, len + 1);
+  char *s = arena_alloc(names_arena(ctx), len + 1);
   size_t n = 0;
   for (size_t i = 0; i < len; i++) {
     if (body[i] != '\\' || i + 1 >= len) {
@@ -297,10 +348,9 @@ Expr *parse_lex_string(ParseCtx *ctx, const char *text, size_t len, Loc loc) {
 /* R-LEX-009: a string ends on the line it starts; the error points at the
  * opening quote. */
 Expr *parse_lex_unterminated(ParseCtx *ctx, const char *text, size_t len,
-                             Loc loc) {
+                             Loc loc, bool at_newline) {
   Loc quote = sub_loc(loc, 0, 1);
-  char next = loc.end < ctx->sf->len ? ctx->sf->text[loc.end] : '\0';
-  if (next == '\n' || next == '\r')
+  if (at_newline)
     parse_error(ctx, quote, "missing closing '\"': a string must end on the line it starts");
   else
     parse_error(ctx, quote, "unterminated string: missing closing '\"' before end of file");
@@ -363,13 +413,14 @@ static bool suppression(ParseCtx *ctx, Cursor *c, size_t hash) {
     if (n < 64)
       pending[n++] = (Suppression){
           file ? 0 : ctx->line,
-          arena_strndup(ctx->arena, c->text + start, len),
+          arena_strndup(names_arena(ctx), c->text + start, len),
           sub_loc(c->loc, start, start + len)};
     skip_blanks(c);
     if (accept(c, "]")) break;
     if (!accept(c, ",")) goto bad;
   }
-  for (int i = 0; i < n; i++) src_add_suppression(ctx->sf, pending[i]);
+  if (!ctx->skip_directives)
+    for (int i = 0; i < n; i++) src_add_suppression(ctx->sf, pending[i]);
   return true;
 bad:
   parse_error(ctx, sub_loc(c->loc, hash, c->len), "%s", suppression_usage);
@@ -408,7 +459,7 @@ static bool expectation(ParseCtx *ctx, Cursor *c, size_t hash) {
                   "malformed expectation: expected a check name and ']' after '['");
       return false;
     }
-    e.check = arena_strndup(ctx->arena, c->text + cstart, len);
+    e.check = arena_strndup(names_arena(ctx), c->text + cstart, len);
   }
   skip_blanks(c);
   if (accept(c, "\"")) {
@@ -426,7 +477,7 @@ static bool expectation(ParseCtx *ctx, Cursor *c, size_t hash) {
       }
       sb_putc(&sb, ch);
     }
-    e.substring = arena_strdup(ctx->arena, sb_str(&sb));
+    e.substring = arena_strdup(names_arena(ctx), sb_str(&sb));
     sb_free(&sb);
     if (!closed) {
       parse_error(ctx, sub_loc(c->loc, hash, c->len),
@@ -441,7 +492,7 @@ static bool expectation(ParseCtx *ctx, Cursor *c, size_t hash) {
     return false;
   }
   e.loc = sub_loc(c->loc, hash, c->i);
-  src_add_expectation(ctx->sf, e);
+  if (!ctx->skip_directives) src_add_expectation(ctx->sf, e);
   return true;
 }
 
@@ -589,9 +640,72 @@ static void check_line_lengths(ParseCtx *ctx) {
   }
 }
 
+/* ---- lists on the scratch stacks --------------------------------------------- */
+
+List parse_list(const Scratch *s) { return (List){s->top, 0}; }
+
+/* Room for the next element of `l`.  Starting from the list's own end drops
+ * whatever a list abandoned by error recovery left above it. */
+static void *scratch_push(Scratch *s, List *l, size_t size) {
+  s->top = l->base + l->n;
+  if (s->top == s->cap) {
+    s->cap = s->cap ? s->cap * 2 : 64;
+    s->items = xrealloc(s->items, (size_t)s->cap * size);
+  }
+  l->n++;
+  return (char *)s->items + (size_t)s->top++ * size;
+}
+
+/* The list's arena copy, at its exact size; pops it. */
+static void *scratch_take(ParseCtx *ctx, Scratch *s, List l, size_t size) {
+  s->top = l.base;
+  if (l.n == 0) return NULL;
+  return arena_memdup(ctx->arena, (char *)s->items + (size_t)l.base * size,
+                      (size_t)l.n * size);
+}
+
+void parse_push_stmt(ParseCtx *ctx, List *l, Stmt *s) {
+  *(Stmt **)scratch_push(&ctx->stmts, l, sizeof s) = s;
+}
+
+void parse_push_expr(ParseCtx *ctx, List *l, Expr *e) {
+  *(Expr **)scratch_push(&ctx->exprs, l, sizeof e) = e;
+}
+
+void parse_push_arg(ParseCtx *ctx, List *l, const char *name, Loc name_loc,
+                    Expr *value) {
+  *(Arg *)scratch_push(&ctx->args, l, sizeof(Arg)) = (Arg){name, name_loc, value};
+}
+
+void parse_push_name(ParseCtx *ctx, List *l, Ident id) {
+  *(Ident *)scratch_push(&ctx->idents, l, sizeof id) = id;
+}
+
+Block parse_block(ParseCtx *ctx, List l, Loc open, Loc close) {
+  Stmt **items = scratch_take(ctx, &ctx->stmts, l, sizeof *items);
+  return (Block){items, l.n, open, close};
+}
+
+Expr **parse_exprs(ParseCtx *ctx, List l) {
+  return scratch_take(ctx, &ctx->exprs, l, sizeof(Expr *));
+}
+
+Arg *parse_args(ParseCtx *ctx, List l) {
+  return scratch_take(ctx, &ctx->args, l, sizeof(Arg));
+}
+
+Ident *parse_names(ParseCtx *ctx, List l) {
+  return scratch_take(ctx, &ctx->idents, l, sizeof(Ident));
+}
+
 /* ---- the entry point ----------------------------------------------------------- */
 
 Program *parse_file(Arena *a, SourceSet *ss, int file, DiagSink *diags) {
+  return parse_file_opts(a, ss, file, diags, NULL);
+}
+
+Program *parse_file_opts(Arena *a, SourceSet *ss, int file, DiagSink *diags,
+                         const ParseOptions *opts) {
   Program *p = arena_alloc(a, sizeof *p);
   p->file = file;
   ParseCtx *ctx = xcalloc(1, sizeof *ctx);
@@ -604,19 +718,40 @@ Program *parse_file(Arena *a, SourceSet *ss, int file, DiagSink *diags) {
   ctx->line = 1;
   ctx->stray_end = -1;
   ctx->noted_open = -1;
+  ctx->heap_words = true;
+  if (opts) {
+    ctx->names = opts->names;
+    ctx->skip_directives = opts->skip_directives;
+  }
+  ctx->too_many = diag_too_many(diags);
 
   check_line_lengths(ctx);
   yyscan_t scanner;
   if (yylex_init_extra(ctx, &scanner) != 0) die("cannot create the scanner");
-  YY_BUFFER_STATE buf = yy_scan_bytes(ctx->sf->text, (int)ctx->sf->len, scanner);
+  /* The scanner works in the text itself (src_add leaves the two NULs flex
+   * wants at the end) rather than in a copy.  While it runs, flex borrows
+   * the byte after the current token to terminate yytext: the helpers
+   * never look past a token for that reason. */
+  YY_BUFFER_STATE buf = yy_scan_buffer(ctx->sf->text, ctx->sf->len + 2, scanner);
+  if (!buf) die("cannot scan '%s' in place", ctx->sf->name);
   /* the trace flag is the generated parser's one global */
   const char *trace = getenv("ROOFLINT_YYDEBUG");
   yydebug = trace && trace[0] && strcmp(trace, "0") != 0;
   yyparse(scanner, ctx);
+  /* A parse that stopped early leaves a byte borrowed; switching buffers is
+   * flex's way of giving it back. */
+  char empty[2] = {0, 0};
+  YY_BUFFER_STATE rest = yy_scan_buffer(empty, sizeof empty, scanner);
+  yy_delete_buffer(rest, scanner);
   yy_delete_buffer(buf, scanner);
   yylex_destroy(scanner);
 
   p->top.open = p->top.close = LOC_NONE;
+  words_free(ctx);
+  free(ctx->stmts.items);
+  free(ctx->exprs.items);
+  free(ctx->args.items);
+  free(ctx->idents.items);
   free(ctx);
   return p;
 }

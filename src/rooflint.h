@@ -151,7 +151,8 @@ typedef struct Expectation {
 
 typedef struct SourceFile {
   char *name;           /* as given on the command line, or "<builtin>/x.roof" */
-  char *text;           /* contents, NUL-terminated (a NUL inside is an error) */
+  char *text;           /* contents, NUL-terminated (a NUL inside is an error);
+                           text[len + 1] is NUL too (the scanner's sentinel) */
   size_t len;           /* bytes, excluding the terminating NUL */
   uint32_t *line_starts; /* byte offset of each line's first byte */
   size_t nlines;
@@ -170,7 +171,8 @@ typedef struct SourceSet {
 void src_init(SourceSet *ss);
 void src_free(SourceSet *ss);
 /* Adds a file whose text the set now owns (text must be NUL-terminated at
- * text[len]).  Returns its index. */
+ * text[len]); it may move `text` to append a second NUL, so read the text
+ * back from the SourceFile.  Returns its index. */
 int src_add(SourceSet *ss, const char *name, char *text, size_t len);
 /* Reads `path` ("-" = standard input).  Returns the file index, or -1 with a
  * message (strerror style, lowercase) in *err, allocated with xmalloc. */
@@ -326,6 +328,11 @@ typedef struct Arg {
   Expr *value;
 } Arg;
 
+/* A node is allocated only as large as its kind needs: the header (kind,
+ * loc) plus the one union member that kind uses (ast_expr, ast_stmt; a
+ * million-op model holds millions of nodes).  So never copy an Expr or a
+ * Stmt by value, never read another kind's member, and never change the
+ * kind of a node once made.  Members are ordered to leave no padding. */
 struct Expr {
   ExprKind kind;
   Loc loc; /* the whole expression */
@@ -335,23 +342,23 @@ struct Expr {
     const char *str; /* EX_STRING (decoded), EX_NAME */
     struct {
       double number;    /* as written: 3.35 */
-      UnitKind kind;
       double value;     /* in base units: 3.35e12 */
       const char *unit; /* as written: "TB/s" */
+      UnitKind kind;
     } qty;
     struct {
-      int op; /* '+', '-', '*', '/', '%' */
       Expr *lhs, *rhs;
+      int op; /* '+', '-', '*', '/', '%' */
     } bin;
     struct {
-      int op; /* '-' */
       Expr *operand;
+      int op; /* '-' */
     } un;
     struct {
       const char *callee;
       Loc callee_loc;
-      Arg *args;
       int nargs;
+      Arg *args;
     } call;
     struct {
       Expr **items;
@@ -360,8 +367,8 @@ struct Expr {
     struct {
       const char *dtype; /* name as written */
       Loc dtype_loc;
-      Expr **dims;
       int ndims;
+      Expr **dims;
     } type;
   };
 };
@@ -405,6 +412,7 @@ typedef struct Block {
   Loc open, close; /* the braces; LOC_NONE at top level */
 } Block;
 
+/* Allocated only as large as its kind, like Expr: never copy by value. */
 struct Stmt {
   StmtKind kind;
   Loc loc; /* the whole statement */
@@ -422,10 +430,10 @@ struct Stmt {
     Ident word;      /* ST_DTYPE, ST_MODE */
     Block parallel;  /* ST_PARALLEL */
     struct {
-      DeclKind kind;
       Ident *names;
-      int nnames;
       Expr *type; /* EX_LIST (dims) or EX_TYPE */
+      int nnames;
+      DeclKind kind;
     } decl;
     struct {
       Ident name;
@@ -452,9 +460,30 @@ typedef struct Program {
  * sink and leave ST_ERROR/EX_ERROR placeholders.  Two files may be parsed
  * in the same process, in any order (no global state). */
 Program *parse_file(Arena *a, SourceSet *ss, int file, DiagSink *diags);
+
+/* What parse_file_opts does differently; parse_file(...) is
+ * parse_file_opts(..., NULL). */
+typedef struct ParseOptions {
+  /* Where the text that outlives the tree goes: interned names (which sema
+   * and the graph keep pointing at), decoded strings, and the check names
+   * and messages of comment directives (kept by the SourceFile).  NULL: the
+   * tree's arena.  With its own arena here, the caller may free the tree's
+   * arena as soon as nothing walks the tree any more. */
+  Arena *names;
+  /* Do not record `# rooflint:` / `# expect:` directives in the SourceFile
+   * again (a re-parse of a file already parsed); malformed ones are still
+   * reported to the sink. */
+  bool skip_directives;
+} ParseOptions;
+
+Program *parse_file_opts(Arena *a, SourceSet *ss, int file, DiagSink *diags,
+                         const ParseOptions *opts);
 /* Debug switch for bison's trace, from ROOFLINT_YYDEBUG=1 in the environment. */
 
-/* ast.c: constructors for the grammar actions, and the --dump ast printer. */
+/* ast.c: constructors for the grammar actions, and the --dump ast printer.
+ * (The lists they take are built on the parser's scratch stacks and copied
+ * into the arena once, at their final size: see parse.c.) */
+/* A zeroed node only as large as kind k needs (see struct Expr). */
 Expr *ast_expr(Arena *a, ExprKind k, Loc loc);
 Stmt *ast_stmt(Arena *a, StmtKind k, Loc loc);
 Ident ast_ident(const char *name, Loc loc);
@@ -476,12 +505,6 @@ Stmt *ast_stmt_decl(Arena *a, DeclKind k, Ident *names, int n, Expr *type, Loc l
 /* ST_REPEAT, ST_LOOP */
 Stmt *ast_stmt_loop(Arena *a, StmtKind k, Expr *count, Block body, Loc loc);
 Stmt *ast_stmt_output(Arena *a, Ident *names, int n, Loc loc);
-/* Appending to arena arrays that grow by doubling (capacity implied by n). */
-void ast_block_push(Arena *a, Block *b, Stmt *s);
-void ast_block_close(Block *b, Loc open, Loc close);
-void ast_expr_push(Arena *a, Expr ***items, int *n, Expr *e);
-void ast_arg_push(Arena *a, Arg **items, int *n, const char *name, Loc name_loc, Expr *value);
-void ast_ident_push(Arena *a, Ident **items, int *n, Ident id);
 void ast_dump(const Program *p, const SourceSet *ss, FILE *out);
 
 /* ===================================================================== */

@@ -31,18 +31,39 @@ void src_free(SourceSet *ss) {
   src_init(ss);
 }
 
+/* Whether any of the 8 bytes in w is a CR or an LF (the classic test for
+ * a zero byte, applied to w XOR the byte repeated). */
+static bool has_line_end(uint64_t w) {
+  const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+  uint64_t lf = w ^ (ones * '\n'), cr = w ^ (ones * '\r');
+  return (((lf - ones) & ~lf) | ((cr - ones) & ~cr)) & highs;
+}
+
 /* One entry per line; a terminator at the very end opens an empty last
- * line, so an offset at end of file still has a line. */
+ * line, so an offset at end of file still has a line.  Eight bytes are
+ * tested at a time: a byte loop over a 45 MB model was 3% of a whole run,
+ * and memchr per line was no better (lines are ~25 bytes). */
 static void build_line_starts(SourceFile *f) {
-  size_t cap = 64, n = 0;
+  size_t cap = 64, n = 0, len = f->len;
   uint32_t *starts = xmalloc(cap * sizeof *starts);
   starts[n++] = 0;
-  for (size_t i = 0; i < f->len; i++) {
-    char c = f->text[i];
-    if (c != '\n' && c != '\r') continue;
-    if (c == '\r' && i + 1 < f->len && f->text[i + 1] == '\n') i++;
-    if (n == cap) starts = xrealloc(starts, (cap *= 2) * sizeof *starts);
-    starts[n++] = (uint32_t)(i + 1);
+  const char *text = f->text;
+  for (size_t i = 0; i < len;) {
+    if (len - i >= 8) {
+      uint64_t w;
+      memcpy(&w, text + i, sizeof w);
+      if (!has_line_end(w)) {
+        i += 8;
+        continue;
+      }
+    }
+    for (size_t stop = len - i >= 8 ? i + 8 : len; i < stop; i++) {
+      char c = text[i];
+      if (c != '\n' && c != '\r') continue;
+      if (c == '\r' && i + 1 < len && text[i + 1] == '\n') i++;
+      if (n == cap) starts = xrealloc(starts, (cap *= 2) * sizeof *starts);
+      starts[n++] = (uint32_t)(i + 1);
+    }
   }
   f->line_starts = starts;
   f->nlines = n;
@@ -52,6 +73,10 @@ int src_add(SourceSet *ss, const char *name, char *text, size_t len) {
   if (len >= UINT32_MAX) die("source '%s' too large for 32-bit offsets", name);
   SourceFile *f = xcalloc(1, sizeof *f);
   f->name = xstrdup(name);
+  /* A second NUL lets the scanner work in the text itself (flex's
+   * yy_scan_buffer) instead of a copy: 45 MB for a 1.5 M-op model. */
+  text = xrealloc(text, len + 2);
+  text[len + 1] = '\0';
   f->text = text;
   f->len = len;
   build_line_starts(f);
@@ -75,9 +100,11 @@ static char *errmsg(const char *verb, const char *path, const char *why) {
 }
 
 /* Reads the whole stream; returns NULL (errno set) on a read error, and
- * NULL with errno EFBIG past SRC_MAX_BYTES. */
-static char *read_all(FILE *in, size_t *len) {
-  size_t cap = 4096, n = 0;
+ * NULL with errno EFBIG past SRC_MAX_BYTES.  `size` (0: unknown) is what
+ * fstat says: a regular file is read in one go into a buffer of the right
+ * size, not copied through ever larger ones. */
+static char *read_all(FILE *in, size_t size, size_t *len) {
+  size_t cap = size ? size + 2 : 4096, n = 0;
   char *buf = xmalloc(cap);
   for (;;) {
     if (cap - n < 2) buf = xrealloc(buf, cap *= 2);
@@ -113,10 +140,13 @@ int src_load(SourceSet *ss, const char *path, char **err) {
    * before it is read. */
   struct stat st;
   const char *refuse = NULL;
+  size_t size = 0;
   if (fstat(fileno(in), &st) == 0) {
     if (S_ISDIR(st.st_mode)) refuse = strerror(EISDIR);
     else if (S_ISREG(st.st_mode) && (size_t)st.st_size > SRC_MAX_BYTES)
       refuse = SRC_TOO_LARGE;
+    else if (S_ISREG(st.st_mode))
+      size = (size_t)st.st_size;
   }
   if (refuse) {
     if (!is_stdin) fclose(in);
@@ -124,7 +154,7 @@ int src_load(SourceSet *ss, const char *path, char **err) {
     return -1;
   }
   size_t len = 0;
-  char *text = read_all(in, &len);
+  char *text = read_all(in, size, &len);
   int e = errno;
   if (!is_stdin) fclose(in);
   if (!text) {

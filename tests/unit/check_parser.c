@@ -471,6 +471,52 @@ START_TEST(test_two_files) {
 }
 END_TEST
 
+/* parse_file_opts: names, strings and directive text in their own arena
+ * (the tree's can be freed first), and a re-parse that records the
+ * directives only once. */
+START_TEST(test_parse_options) {
+  const char *text = "let n = \"s\" # rooflint: ignore[memory-bound]\n"
+                     "model m {\n  y = f(x, k=[1, 2])\n}\n";
+  TestCtx *tc = tc_parse(text);
+  ck_assert_int_eq(src_file(&tc->ss, tc->file)->nsuppressions, 1);
+  Arena *tree = arena_new(), *names = arena_new();
+  ParseOptions opts = {.names = names, .skip_directives = true};
+  Program *p = parse_file_opts(tree, &tc->ss, tc->file, &tc->diags, &opts);
+  ck_assert_int_eq(p->nsyntax_errors, 0);
+  ck_assert_int_eq(src_file(&tc->ss, tc->file)->nsuppressions, 1);
+  size_t names_used = arena_bytes_used(names);
+  ck_assert_uint_gt(names_used, 0);
+  const Stmt *model = p->top.items[1];
+  const Expr *call = model->def.body.items[0]->assign.value;
+  const char *callee = call->call.callee, *key = call->call.args[1].name;
+  const char *str = p->top.items[0]->let.value->str;
+  arena_free(tree); /* the names outlive the tree */
+  ck_assert_str_eq(callee, "f");
+  ck_assert_str_eq(key, "k");
+  ck_assert_str_eq(str, "s");
+  ck_assert_str_eq(src_file(&tc->ss, tc->file)->suppressions[0].check, "memory-bound");
+  arena_free(names);
+  tc_free(tc);
+}
+END_TEST
+
+/* The scanner works in the file's own text: a parse that stops early (here
+ * at the error limit) must leave every byte as it was. */
+START_TEST(test_text_untouched) {
+  StrBuf sb = {0};
+  for (int i = 0; i < 30; i++) sb_printf(&sb, "let a%d = $ 1\n", i);
+  TestCtx *tc = tc_parse(sb_str(&sb));
+  /* stopped at the limit, well before the end */
+  ck_assert_int_le(tc->prog->nsyntax_errors, DIAG_DEFAULT_ERROR_LIMIT + 1);
+  const SourceFile *f = src_file(&tc->ss, tc->file);
+  ck_assert_uint_eq(f->len, sb.len);
+  ck_assert_mem_eq(f->text, sb_str(&sb), sb.len + 1);
+  ck_assert_int_eq(f->text[f->len + 1], '\0');
+  sb_free(&sb);
+  tc_free(tc);
+}
+END_TEST
+
 /* The rendered form, as the CLI prints it. */
 START_TEST(test_rendered) {
   TestCtx *tc = tc_parse("let x = (1 + 2\n");
@@ -514,6 +560,8 @@ Suite *parser_suite(void) {
   tcase_add_test(tc, test_deep_nesting);
   tcase_add_test(tc, test_error_limit);
   tcase_add_test(tc, test_rendered);
+  tcase_add_test(tc, test_parse_options);
+  tcase_add_test(tc, test_text_untouched);
   suite_add_tcase(s, tc);
   tc = tcase_create("processes");
   tcase_add_test(tc, test_two_files);
