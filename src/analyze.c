@@ -12,8 +12,8 @@
 
 /* The --target list, else the file's `target NAME`, else the default. */
 static bool resolve_targets(Arena *a, SourceSet *ss, Analysis *an,
-                            const AnalyzeOptions *opts, DiagSink *diags) {
-  const Unit *u = an->unit;
+                            const Unit *u, const AnalyzeOptions *opts,
+                            DiagSink *diags) {
   int n = opts->ntargets > 0 ? opts->ntargets : 1;
   const Target **ts = arena_alloc(a, (size_t)n * sizeof *ts);
   bool ok = true;
@@ -35,6 +35,18 @@ static bool resolve_targets(Arena *a, SourceSet *ss, Analysis *an,
   return true;
 }
 
+const Program *analyze_program(ProgramSource *ps) {
+  if (!ps->program) {
+    DiagSink quiet; /* a clean first parse means a clean second one */
+    diag_sink_init(&quiet);
+    ParseOptions po = {.names = ps->arena, .skip_directives = true};
+    Program *p = parse_file_opts(ps->arena, ps->ss, ps->file, &quiet, &po);
+    if (p->nsyntax_errors == 0) ps->program = p;
+    diag_sink_free(&quiet);
+  }
+  return ps->program;
+}
+
 static void cost_and_check(Arena *a, SourceSet *ss, Analysis *an,
                            const AnalyzeOptions *opts, DiagSink *diags) {
   const Unit *u = an->unit;
@@ -44,11 +56,13 @@ static void cost_and_check(Arena *a, SourceSet *ss, Analysis *an,
     for (int t = 0; t < nt; t++)
       an->costs[m * nt + t] = cost_model(a, &u->models[m], an->targets[t]);
   if (!opts->run_checks) return;
+  ProgramSource reparse = {ss, an->file, a, an->program};
   for (int m = 0; m < u->nmodels; m++) {
     CheckCtx ctx = {
         .arena = a,
         .sources = ss,
         .program = an->program,
+        .reparse = &reparse,
         .unit = u,
         .model = &u->models[m],
         .cost = an->costs[m * nt],
@@ -90,20 +104,30 @@ Analysis *analyze_file(Arena *a, SourceSet *ss, int file,
                        const AnalyzeOptions *opts, DiagSink *diags) {
   Analysis *an = arena_alloc(a, sizeof *an);
   an->file = file;
-  an->program = parse_file(a, ss, file, diags);
+  /* The tree in an arena of its own, freed after sema; what outlives it
+   * (names, strings, directives) goes to `a`. */
+  Arena *tree = opts->keep_program ? a : arena_new();
+  ParseOptions po = {.names = a};
+  an->program = parse_file_opts(tree, ss, file, diags, &po);
   check_suppressions(a, ss, file, diags);
-  if (an->program->nsyntax_errors > 0) return an;
-  Bindings *b = opts->bindings;
-  if (!b) b = arena_alloc(a, sizeof *b);
-  int errors = diags->nerrors;
-  Unit *u = sema_analyze(a, an->program, b, diags);
-  if (!u || diags->nerrors > errors) return an;
-  an->unit = u;
-  /* Contract: a non-NULL unit comes with at least one target. */
-  if (!resolve_targets(a, ss, an, opts, diags)) {
-    an->unit = NULL;
-    return an;
+  if (an->program->nsyntax_errors == 0) {
+    Bindings *b = opts->bindings;
+    if (!b) b = arena_alloc(a, sizeof *b);
+    int errors = diags->nerrors;
+    Unit *u = sema_analyze(a, an->program, b, diags);
+    /* Contract: a non-NULL unit comes with at least one target. */
+    if (u && diags->nerrors == errors && resolve_targets(a, ss, an, u, opts, diags))
+      an->unit = u;
   }
-  cost_and_check(a, ss, an, opts, diags);
+  if (!opts->keep_program) {
+    /* `target NAME { }` definitions are statements of the tree. */
+    if (an->unit) {
+      an->unit->target_defs = NULL;
+      an->unit->ntarget_defs = 0;
+    }
+    an->program = NULL;
+    arena_free(tree);
+  }
+  if (an->unit) cost_and_check(a, ss, an, opts, diags);
   return an;
 }

@@ -324,6 +324,11 @@ const CheckDesc *check_registry(int *n) {
   return registry;
 }
 
+const Program *checks_program(const CheckCtx *ctx) {
+  if (ctx->program) return ctx->program;
+  return ctx->reparse ? analyze_program(ctx->reparse) : NULL;
+}
+
 const CheckDesc *check_lookup(const char *name) {
   if (!name) return NULL;
   for (int i = 0; i < NCHECKS; i++)

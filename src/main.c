@@ -550,7 +550,8 @@ static bool overrides_named(Cli *c, FileRun *runs, int nruns) {
   const char **lets = NULL;
   int nlets = 0;
   for (int i = 0; i < nruns; i++)
-    if (runs[i].an) collect_lets(&runs[i].an->program->top, &lets, &nlets);
+    if (runs[i].an && runs[i].an->program) /* kept: analyze_run */
+      collect_lets(&runs[i].an->program->top, &lets, &nlets);
   push(&lets, &nlets, NULL);
   bool ok = true;
   Options *o = &c->o;
@@ -606,6 +607,11 @@ static void analyze_run(Cli *c, FileRun *r, int k) {
       .targets = c->o.targets,
       .ntargets = c->o.ntargets,
       .run_checks = !c->o.dump && !c->o.sweep_name, /* a sweep is a table */
+      /* --dump ast prints the tree; -D and --sweep look up lets in it
+       * (overrides_named); --dtype analyses it again under other plans */
+      .keep_program = (c->o.dump && strcmp(c->o.dump, "ast") == 0) ||
+                      c->o.noverrides > 0 || c->o.sweep_name ||
+                      c->o.ndtypes > 0,
   };
   r->an = analyze_file(c->arena, &c->ss, r->file, &ao, &r->diags);
   mark_used(c, ao.bindings);

@@ -945,6 +945,8 @@ Waves cost_node_waves(const ModelCost *mc, const NodeCost *nc);
 typedef struct CheckCtx {
   Arena *arena;
   const SourceSet *sources;
+  /* The syntax tree, or NULL when analyze_file freed it after sema: then
+   * `reparse` (if set) gives it again.  Read it through checks_program(). */
   const Program *program;
   const Unit *unit;
   const Model *model;
@@ -952,6 +954,7 @@ typedef struct CheckCtx {
   const Target *target;
   Bindings *bindings; /* for re-running the analysis (crossover search) */
   DiagSink *diags;
+  struct ProgramSource *reparse; /* NULL: no tree beyond `program` */
 } CheckCtx;
 
 typedef struct CheckDesc {
@@ -964,6 +967,8 @@ typedef struct CheckDesc {
 } CheckDesc;
 
 const CheckDesc *check_registry(int *n);
+/* ctx->program, else the file parsed again (once per run), else NULL. */
+const Program *checks_program(const CheckCtx *ctx);
 const CheckDesc *check_lookup(const char *name);
 /* Runs every registered check on one model (policy is applied later). */
 void checks_run(const CheckCtx *ctx);
@@ -1087,11 +1092,30 @@ typedef struct AnalyzeOptions {
   const char **targets;     /* --target names/files; none = the file's, else h100_sxm */
   int ntargets;
   bool run_checks;
+  /* Keep the syntax tree in Analysis.program.  Otherwise it is freed as
+   * soon as sema has built the graph (it is the biggest thing a big model
+   * makes, and nothing after sema walks it), and a check that needs it
+   * (fix-its that move statements, the crossover search) parses the file
+   * again: see ProgramSource. */
+  bool keep_program;
 } AnalyzeOptions;
+
+/* A file's syntax tree, parsed again on first use when the first parse was
+ * freed: into `arena`, without recording the file's directives twice. */
+typedef struct ProgramSource {
+  SourceSet *ss;
+  int file;
+  Arena *arena;
+  const Program *program; /* NULL until first asked for */
+} ProgramSource;
+
+/* The tree, parsing the file again the first time; NULL when it does not
+ * parse (it did the first time, so only if the text changed). */
+const Program *analyze_program(ProgramSource *ps);
 
 typedef struct Analysis {
   int file;
-  Program *program;
+  Program *program;        /* NULL after sema unless keep_program */
   Unit *unit;              /* NULL when parsing or sema failed */
   const Target **targets;  /* at least one when unit != NULL */
   int ntargets;

@@ -130,7 +130,7 @@ static bool eval(const Expr *e, const LetInfo *lets, int nlets, double *out,
 }
 
 static LetInfo *collect_lets(const CheckCtx *ctx, int *n) {
-  const Block *top = &ctx->program->top;
+  const Block *top = &checks_program(ctx)->top;
   LetInfo *lets = arena_alloc(ctx->arena, (size_t)(top->n + 1) * sizeof *lets);
   int k = 0;
   for (int i = 0; i < top->n; i++) {
@@ -187,7 +187,7 @@ static bool rerun(Search *s, const char *name, int64_t v, Probe *out,
   DiagSink sink;
   diag_sink_init(&sink);
   bool ok = false;
-  Unit *u = sema_analyze(a, ctx->program, &b, &sink);
+  Unit *u = sema_analyze(a, checks_program(ctx), &b, &sink);
   if (u && sink.nerrors == 0 && s->model_index < u->nmodels) {
     const Model *m = &u->models[s->model_index];
     if (m->nnodes == ctx->model->nnodes) {
@@ -397,7 +397,7 @@ void check_memory_bound(const CheckCtx *ctx) {
   checks_kernel_blocks(ctx, &blocks, &at);
 
   int nlets = 0;
-  LetInfo *lets = ctx->program && ctx->unit ? collect_lets(ctx, &nlets) : NULL;
+  LetInfo *lets = ctx->unit && checks_program(ctx) ? collect_lets(ctx, &nlets) : NULL;
   int64_t *cross =
       arena_alloc(ctx->arena, (size_t)(nc * nlets + 1) * sizeof *cross);
   if (nlets > 0) {

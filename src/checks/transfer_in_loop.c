@@ -61,7 +61,7 @@ static Loc whole_lines(const SourceFile *f, Loc at) {
 static void hoist_fixit(const CheckCtx *ctx, Diag *d, const GNode *g,
                         const Scope *loop) {
   StmtIndex ix;
-  checks_stmt_index(ctx->arena, ctx->program, &ix);
+  checks_stmt_index(ctx->arena, checks_program(ctx), &ix);
   const StmtRef *r = checks_stmt_find(&ix, g->stmt_loc.start);
   if (!r) return;
   const Stmt *loop_stmt = NULL;
@@ -161,7 +161,7 @@ void check_transfer_in_loop(const CheckCtx *ctx) {
     diag_figure(d, "bytes", total);
     diag_figure(d, "time_s", t_loop);
     diag_figure(d, "hoisted_time_s", t_once + t_hbm);
-    if (!within(m, s->scope, l) && !g->loop_carried && ctx->program &&
+    if (!within(m, s->scope, l) && !g->loop_carried && checks_program(ctx) &&
         ctx->sources)
       hoist_fixit(ctx, d, g, loop);
   }

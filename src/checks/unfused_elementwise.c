@@ -224,7 +224,7 @@ void check_unfused_elementwise(const CheckCtx *ctx) {
                 "fused region",
                 m->nodes[epilogue_of].name);
     if (!have_ix) {
-      checks_stmt_index(a, ctx->program, &ix);
+      checks_stmt_index(a, checks_program(ctx), &ix);
       have_ix = true;
     }
     wrap_fixit(ctx, d, &ix, mem, nm);

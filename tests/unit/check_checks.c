@@ -24,7 +24,7 @@ static TestCtx *run(const char *text, void (*check)(const CheckCtx *)) {
     ModelCost *c = cost_model(tc->arena, &tc->unit->models[m], t);
     CheckCtx ctx = {
         tc->arena, &tc->ss, tc->prog, tc->unit,  &tc->unit->models[m],
-        c,         t,       NULL,     &tc->diags};
+        c,         t,       NULL,     &tc->diags, NULL};
     if (check)
       check(&ctx);
     else
@@ -412,7 +412,7 @@ START_TEST(kernel_blocks_regions) {
   const Model *m = &tc->unit->models[0];
   ModelCost *c = cost_model(tc->arena, m, t);
   CheckCtx ctx = {tc->arena, &tc->ss, tc->prog, tc->unit, m,
-                  c,         t,       NULL,     &tc->diags};
+                  c,         t,       NULL,     &tc->diags, NULL};
   double *blocks;
   int *at;
   checks_kernel_blocks(&ctx, &blocks, &at);
