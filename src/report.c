@@ -272,37 +272,180 @@ static void kernel_cells(const Kernel *k, const Target *t, double total,
   fmt_percent(cells[9], NB, percent_of(k->time_s * k->count, total), 1);
 }
 
-/* Formatting a figure costs microseconds (format.c rounds through decimal
- * text), and a model of a million kernels repeats a few dozen distinct
- * figure sets (every layer alike), so the cells of recent kernels are kept
- * by their exact bits: equal bits print equal text. */
-enum { CELL_MEMO = 1024 };
+/* The kernel table: a row per kernel, a million of them in a big model, so
+ * it is measured in one pass and printed in a second that makes the rows
+ * again rather than keeping them.
+ *
+ * A model of a million kernels repeats a few dozen distinct figure sets
+ * (every layer alike), so the ten figures of recent kernels are kept by
+ * their exact bits (equal bits print equal text), with their lengths for
+ * the measuring pass and, once the widths are known, the whole padded
+ * right-hand part of the row: a repeated row is then three labels and one
+ * copy. */
+enum { CELL_MEMO = 1024, NFIG = 10, KCOLS = 3 + NFIG };
 
 typedef struct CellKey {
   double count, flops, bytes, intensity, peak, ridge, attainable, time_s;
   double bound; /* a double, so the key has no padding to compare */
 } CellKey;
 
-typedef struct CellMemo {
-  bool used[CELL_MEMO];
-  CellKey key[CELL_MEMO];
-  char cells[CELL_MEMO][10][NB];
-} CellMemo;
+typedef struct CellSlot {
+  CellKey key;
+  bool used;
+  bool drawn;               /* tail is set at the final widths */
+  int len[NFIG];
+  char fig[NFIG][NB];
+  size_t tail_len;
+  char tail[NFIG * (NB + 2)]; /* "  " + padded figure, per column */
+} CellSlot;
 
-static void kernel_cells_memo(CellMemo *memo, const Kernel *k, const Target *t,
-                              double total, char cells[][NB]) {
+typedef struct KernelTable {
+  int w[KCOLS];
+  const char *right; /* per column: 'r' right-aligned, 'l' left */
+  CellSlot *memo;    /* CELL_MEMO slots */
+  StrBuf out;        /* rows waiting for one fwrite */
+} KernelTable;
+
+/* The figures that differ from layer to layer, each multiplied by its own
+ * odd constant (independent products, no serial chain), then mixed once:
+ * the top bits pick the slot.  Equality still compares the whole key. */
+static size_t cell_slot(const CellKey *key) {
+  uint64_t c, f, b, t;
+  memcpy(&c, &key->count, sizeof c);
+  memcpy(&f, &key->flops, sizeof f);
+  memcpy(&b, &key->bytes, sizeof b);
+  memcpy(&t, &key->time_s, sizeof t);
+  uint64_t h = c * 0x9e3779b97f4a7c15u ^ f * 0xc2b2ae3d27d4eb4fu ^
+               b * 0x165667b19e3779f9u ^ t * 0xd6e8feb86659fd93u;
+  h ^= h >> 31;
+  h *= 0x94d049bb133111ebu;
+  return (size_t)(h >> 54) % CELL_MEMO;
+}
+
+/* Bitwise equality, word by word (a libc call costs more than the
+ * compare). */
+static bool same_key(const CellKey *a, const CellKey *b) {
+  uint64_t x[sizeof *a / sizeof(uint64_t)], y[sizeof x / sizeof x[0]];
+  memcpy(x, a, sizeof x);
+  memcpy(y, b, sizeof y);
+  uint64_t diff = 0;
+  for (size_t i = 0; i < sizeof x / sizeof x[0]; i++) diff |= x[i] ^ y[i];
+  return diff == 0;
+}
+
+/* The slot holding k's figures, formatted (and measured) when new. */
+static CellSlot *kernel_figures(KernelTable *kt, const Kernel *k,
+                                const Target *t, double total) {
   CellKey key = {k->count, k->flops, k->bytes, k->intensity, k->peak,
                  k->ridge, k->attainable, k->time_s, (double)k->bound};
-  uint64_t h = 1469598103934665603u; /* FNV-1a over the key's bytes */
-  const unsigned char *p = (const unsigned char *)&key;
-  for (size_t i = 0; i < sizeof key; i++) h = (h ^ p[i]) * 1099511628211u;
-  size_t slot = (size_t)(h % CELL_MEMO);
-  if (!memo->used[slot] || memcmp(&memo->key[slot], &key, sizeof key) != 0) {
-    kernel_cells(k, t, total, memo->cells[slot]);
-    memo->key[slot] = key;
-    memo->used[slot] = true;
+  CellSlot *s = &kt->memo[cell_slot(&key)];
+  if (s->used && same_key(&s->key, &key)) return s;
+  kernel_cells(k, t, total, s->fig);
+  s->key = key;
+  s->used = true;
+  s->drawn = false;
+  for (int j = 0; j < NFIG; j++) {
+    s->len[j] = (int)strlen(s->fig[j]);
+    if (s->len[j] > kt->w[3 + j]) kt->w[3 + j] = s->len[j];
   }
-  memcpy(cells, memo->cells[slot], sizeof memo->cells[slot]);
+  return s;
+}
+
+/* Appends a cell padded to width w: blanks before it when right-aligned,
+ * after it when left-aligned and not the last column. */
+static char *put_cell(char *q, const char *text, size_t len, int w, bool right,
+                      bool last) {
+  size_t fill = len < (size_t)w ? (size_t)w - len : 0;
+  if (right) {
+    memset(q, ' ', fill);
+    q += fill;
+  }
+  memcpy(q, text, len);
+  q += len;
+  if (!right && !last) {
+    memset(q, ' ', fill);
+    q += fill;
+  }
+  return q;
+}
+
+static void draw_tail(const KernelTable *kt, CellSlot *s) {
+  char *q = s->tail;
+  for (int j = 0; j < NFIG; j++) {
+    int c = 3 + j;
+    memcpy(q, "  ", 2);
+    q = put_cell(q + 2, s->fig[j], (size_t)s->len[j], kt->w[c],
+                 kt->right[c] == 'r', c == KCOLS - 1);
+  }
+  s->tail_len = (size_t)(q - s->tail);
+  s->drawn = true;
+}
+
+/* The three text columns of a kernel's row: its name (a fused region's
+ * "fused NAME" in two pieces, so nothing is allocated per row), its op or
+ * "N ops", its precision. */
+typedef struct RowLabels {
+  const char *pre, *name, *op, *prec;
+  size_t pre_len, name_len, op_len, prec_len;
+  char ops[24];
+} RowLabels;
+
+static void row_labels(RowLabels *l, const Model *m, const int *nops,
+                       const Kernel *k) {
+  const GNode *g = &m->nodes[k->first_node];
+  if (k->region >= 0) {
+    l->pre = "fused ";
+    l->name = m->regions[k->region].name;
+    snprintf(l->ops, sizeof l->ops, "%d ops", nops[k->region]);
+    l->op = l->ops;
+  } else {
+    l->pre = "";
+    l->name = g->name;
+    l->op = g->op->name;
+  }
+  l->prec = kernel_prec(m, k);
+  l->pre_len = strlen(l->pre);
+  l->name_len = strlen(l->name);
+  l->op_len = strlen(l->op);
+  l->prec_len = strlen(l->prec);
+}
+
+static void measure_labels(KernelTable *kt, const RowLabels *l) {
+  int n[3] = {(int)(l->pre_len + l->name_len), (int)l->op_len, (int)l->prec_len};
+  for (int c = 0; c < 3; c++)
+    if (n[c] > kt->w[c]) kt->w[c] = n[c];
+}
+
+enum { OUT_FLUSH = 1 << 16 };
+
+static void print_kernel_row(FILE *out, KernelTable *kt, const RowLabels *l,
+                             CellSlot *s) {
+  if (!s->drawn) draw_tail(kt, s);
+  size_t need = (size_t)kt->w[0] + (size_t)kt->w[1] + (size_t)kt->w[2] + 8 +
+                s->tail_len;
+  StrBuf *o = &kt->out;
+  if (o->cap < o->len + need + 1) {
+    o->cap = (o->len + need + 1) * 2 > OUT_FLUSH * 2 ? (o->len + need + 1) * 2
+                                                     : OUT_FLUSH * 2;
+    o->data = xrealloc(o->data, o->cap);
+  }
+  char *q = o->data + o->len;
+  memcpy(q, l->pre, l->pre_len);
+  q = put_cell(q + l->pre_len, l->name, l->name_len,
+               kt->w[0] - (int)l->pre_len, false, false);
+  memcpy(q, "  ", 2);
+  q = put_cell(q + 2, l->op, l->op_len, kt->w[1], false, false);
+  memcpy(q, "  ", 2);
+  q = put_cell(q + 2, l->prec, l->prec_len, kt->w[2], false, false);
+  memcpy(q, s->tail, s->tail_len);
+  q += s->tail_len;
+  while (q > o->data + o->len && q[-1] == ' ') q--; /* no trailing blanks */
+  *q++ = '\n';
+  o->len = (size_t)(q - o->data);
+  if (o->len >= OUT_FLUSH) {
+    fwrite(o->data, 1, o->len, out);
+    o->len = 0;
+  }
 }
 
 static void report_collectives(FILE *out, const Model *m, const ModelCost *c) {
@@ -425,29 +568,32 @@ static void report_one_target(FILE *out, Arena *a, const Model *m,
   fprintf(out, "  bandwidth %s\n", fmt_bandwidth(bw, sizeof bw, t->memory_bw));
   fprintf(out, "  ridge     %s FLOP/B: below it a node is memory-bound\n\n",
           fmt_fixed(rd, sizeof rd, peak / t->memory_bw, 1));
-  Table tb = {.ncols = 13, .right = "lllrrrrrrrlrr"};
+  Table tb = {.ncols = KCOLS, .right = "lllrrrrrrrlrr"};
   const int *nops = region_ops(a, m);
   char *head[] = {"node", "op", "prec", "count", "FLOPs", "bytes", "FLOP/B",
                   "peak", "ridge", "attainable", "bound", "time", "share"};
-  CellMemo *memo = xcalloc(1, sizeof *memo);
-  StrBuf line = {0};
-  for (int pass = 0; pass < 2; pass++) { /* measure, then print */
-    if (pass == 0) table_measure(&tb, head);
-    else table_row(out, &tb, "", (const char *const *)head, &line);
-    for (int i = 0; i < c->nkernels; i++) {
-      const Kernel *k = &c->kernels[i];
-      char cells[10][NB];
-      kernel_cells_memo(memo, k, t, c->time_s, cells);
-      char *row[13] = {(char *)kernel_name(a, m, k),
-                       (char *)kernel_op(a, m, nops, k),
-                       (char *)kernel_prec(m, k)};
-      for (int j = 0; j < 10; j++) row[3 + j] = cells[j];
-      if (pass == 0) table_measure(&tb, row);
-      else table_row(out, &tb, "", (const char *const *)row, &line);
-    }
+  table_measure(&tb, head);
+  KernelTable kt = {.right = tb.right, .memo = xcalloc(CELL_MEMO, sizeof(CellSlot))};
+  memcpy(kt.w, tb.w, sizeof kt.w);
+  RowLabels l;
+  for (int i = 0; i < c->nkernels; i++) { /* measure */
+    const Kernel *k = &c->kernels[i];
+    row_labels(&l, m, nops, k);
+    measure_labels(&kt, &l);
+    kernel_figures(&kt, k, t, c->time_s);
   }
+  memcpy(tb.w, kt.w, sizeof kt.w);
+  StrBuf line = {0};
+  table_row(out, &tb, "", (const char *const *)head, &line);
   sb_free(&line);
-  free(memo);
+  for (int i = 0; i < c->nkernels; i++) { /* print */
+    const Kernel *k = &c->kernels[i];
+    row_labels(&l, m, nops, k);
+    print_kernel_row(out, &kt, &l, kernel_figures(&kt, k, t, c->time_s));
+  }
+  if (kt.out.len > 0) fwrite(kt.out.data, 1, kt.out.len, out);
+  sb_free(&kt.out);
+  free(kt.memo);
 
   char f[NB], b[NB], tm[NB], s[NB];
   fprintf(out, "\ntotals per step (counts multiplied)\n");

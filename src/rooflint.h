@@ -1067,6 +1067,12 @@ char *fmt_count(char *buf, size_t n, double count);            /* "137.4 G" */
  * half to even at `decimals` (3.35 -> 3.4, 2.625 -> 2.62, as the seed). */
 double fmt_round(double x, int decimals);
 char *fmt_fixed(char *buf, size_t n, double x, int decimals);    /* "1365.333" */
+/* The same two through decimal text (snprintf, strtod), the rule as first
+ * written: fmt_round and fmt_fixed take an exact integer route where they
+ * can and must agree with these bit for bit (check_format holds them to
+ * it). */
+double fmt_round_ref(double x, int decimals);
+char *fmt_fixed_ref(char *buf, size_t n, double x, int decimals);
 char *fmt_percent(char *buf, size_t n, double fraction, int decimals); /* "0.8%" */
 char *fmt_sig3(char *buf, size_t n, double x);                   /* "6.70" */
 

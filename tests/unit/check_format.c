@@ -2,6 +2,10 @@
 /* check_format.c: every figure format the reports use, on the seed's
  * figures and on the rounding edges (ties, binary noise, unit carries). */
 #include <check.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "rooflint.h"
@@ -114,6 +118,143 @@ START_TEST(bandwidth_and_counts) {
 }
 END_TEST
 
+/* ------------------------------------------------ fast path = reference */
+
+/* fmt_round and fmt_fixed decide most values in integers and leave the rest
+ * to the decimal-text route (fmt_round_ref, fmt_fixed_ref); the two must
+ * never differ, bit for bit and byte for byte. */
+
+static uint64_t next_rand(uint64_t *s) { /* xorshift64*: reproducible */
+  *s ^= *s >> 12;
+  *s ^= *s << 25;
+  *s ^= *s >> 27;
+  return *s * 2685821657736338717u;
+}
+
+static double unit_rand(uint64_t *s) { return (double)(next_rand(s) >> 11) * 0x1p-53; }
+
+static const double pow10_of[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,
+                                  1e7,  1e8,  1e9,  1e10, 1e11, 1e12, 1e13,
+                                  1e14, 1e15, 1e16, 1e17, 1e18};
+
+/* One value at one number of decimals.  The comparisons stay outside
+ * ck_assert until one fails: Check records every assertion it passes, and
+ * these run by the hundred thousand. */
+static void agree_at(double x, int d) {
+  double a = fmt_round(x, d), b = fmt_round_ref(x, d);
+  if (isnan(b) ? !isnan(a) : memcmp(&a, &b, sizeof a) != 0)
+    ck_abort_msg("fmt_round(%.17g, %d): fast %.17g, reference %.17g", x, d, a, b);
+  char fa[B], fb[B];
+  fmt_fixed(fa, B, x, d);
+  fmt_fixed_ref(fb, B, x, d);
+  if (strcmp(fa, fb) != 0)
+    ck_abort_msg("fmt_fixed(%.17g, %d): fast \"%s\", reference \"%s\"", x, d, fa, fb);
+  char pa[B], pb[B];
+  fmt_percent(pa, B, x / 100, d);
+  snprintf(pb, B, "%.*f%%", d, fmt_round_ref(x / 100 * 100.0, d));
+  if (strcmp(pa, pb) != 0)
+    ck_abort_msg("fmt_percent(%.17g, %d): \"%s\", \"%s\"", x / 100, d, pa, pb);
+}
+
+static void agree(double x, int d) {
+  double y = x;
+  for (int i = 0; i < 3; i++) y = nextafter(y, INFINITY);
+  for (int i = 0; i < 7; i++, y = nextafter(y, -INFINITY)) {
+    agree_at(y, d);
+    agree_at(-y, d);
+  }
+}
+
+START_TEST(fast_round_specials) {
+  const double v[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, DBL_MIN, DBL_TRUE_MIN,
+                      DBL_MAX, DBL_EPSILON, 0.5, 1.5, 2.5, 2.625, 3.35, 2.635,
+                      0.1665, 0.1675, 99.96, 999.96, 0.05, 0.25, 0.75, 1e15,
+                      9.99999999999e14, 999999999999.5, 99999999999.95,
+                      1234567890125.0, 1234567890135.0, 12345678901.45,
+                      0x1p52, 0x1p53, 4096.0 / 3, 1.0 / 6, 990e12 / 3.35e12};
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+    for (int d = 0; d <= 16; d++) agree(v[i], d);
+  for (int d = 0; d <= 16; d++) agree(0.5 / pow10_of[d], d);
+  /* The decimals the callers ask for, including a negative one. */
+  agree(1234.5, -1);
+  agree(1250.0, -2);
+  agree(3.35, 30);
+}
+END_TEST
+
+/* A short buffer cuts the text where snprintf would. */
+START_TEST(fast_round_short_buffers) {
+  const double v[] = {1365.3333, -0.04, 2.625, 1e14 / 3, 0.0};
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+    for (size_t n = 1; n <= 24; n++)
+      for (int d = 0; d <= 4; d++) {
+        char fa[B], fb[B], pa[B], pb[B];
+        fmt_fixed(fa, n, v[i], d);
+        fmt_fixed_ref(fb, n, v[i], d);
+        ck_assert_str_eq(fa, fb);
+        fmt_percent(pa, n, v[i], d);
+        snprintf(pb, n, "%.*f%%", d, fmt_round_ref(v[i] * 100.0, d));
+        ck_assert_str_eq(pa, pb);
+      }
+  char b[8];
+  ck_assert_str_eq(fmt_bytes(b, sizeof b, 2.625e9), "2.62 GB");
+  ck_assert_str_eq(fmt_bytes(b, 5, 2.625e9), "2.62");
+  ck_assert_str_eq(fmt_time(b, 4, 27.2e-3), "27.");
+  ck_assert_str_eq(fmt_flops_rate(b, sizeof b, 990e12), "990.0 T");
+}
+END_TEST
+
+/* Random magnitudes from 1e-25 to 1e20 at every number of decimals. */
+START_TEST(fast_round_random) {
+  uint64_t s = 0x9e3779b97f4a7c15u;
+  for (int i = 0; i < 30000; i++) {
+    double m = 1 + 9 * unit_rand(&s);
+    double x = m * pow(10.0, (int)(next_rand(&s) % 46) - 25);
+    agree_at(x, (int)(next_rand(&s) % 16));
+    agree_at(-x, (int)(next_rand(&s) % 16));
+  }
+}
+END_TEST
+
+/* Short decimals (2.625, 3.35, 0.1665): the values a model's figures
+ * produce, many of them ties at some number of decimals. */
+START_TEST(fast_round_short_decimals) {
+  uint64_t s = 0x243f6a8885a308d3u;
+  for (int i = 0; i < 20000; i++) {
+    int digits = 1 + (int)(next_rand(&s) % 15);
+    int64_t k = (int64_t)(next_rand(&s) % (uint64_t)pow10_of[digits]);
+    double x = (double)k / pow10_of[next_rand(&s) % 16];
+    int d = (int)(next_rand(&s) % 14);
+    agree(x, d);
+  }
+}
+END_TEST
+
+/* Ties at the last decimal, (k + 1/2) * 10^-d, and ties at the twelfth
+ * significant digit of x * 10^d, where the two roundings meet. */
+START_TEST(fast_round_ties) {
+  uint64_t s = 0x13198a2e03707344u;
+  for (int i = 0; i < 10000; i++) {
+    int d = (int)(next_rand(&s) % 13);
+    double k = (double)(next_rand(&s) % 1000000000u);
+    agree((k + 0.5) / pow10_of[d], d);
+    /* y = (12 digits + 5 at the 13th) * 10^(e - 12), e from -3 to 14 */
+    int64_t m12 = 100000000000 + (int64_t)(next_rand(&s) % 900000000000u);
+    int e = (int)(next_rand(&s) % 18) - 3;
+    double y = (double)(m12 * 10 + 5);
+    y = e >= 12 ? y * pow10_of[e - 12] : y / pow10_of[12 - e];
+    agree(y / pow10_of[d], d);
+  }
+  /* Near powers of ten, and near the half between them and 1. */
+  for (int p = -15; p <= 17; p++)
+    for (int d = 0; d <= 15; d++) {
+      agree(pow(10.0, p), d);
+      agree(0.5 * pow(10.0, p), d);
+      agree(0.95 * pow(10.0, p), d);
+    }
+}
+END_TEST
+
 Suite *format_suite(void) {
   Suite *s = suite_create("format");
   TCase *tc = tcase_create("format");
@@ -125,5 +266,13 @@ Suite *format_suite(void) {
   tcase_add_test(tc, time_seed_figures);
   tcase_add_test(tc, bandwidth_and_counts);
   suite_add_tcase(s, tc);
+  TCase *fast = tcase_create("fast path");
+  tcase_set_timeout(fast, 60);
+  tcase_add_test(fast, fast_round_specials);
+  tcase_add_test(fast, fast_round_short_buffers);
+  tcase_add_test(fast, fast_round_random);
+  tcase_add_test(fast, fast_round_short_decimals);
+  tcase_add_test(fast, fast_round_ties);
+  suite_add_tcase(s, fast);
   return s;
 }
