@@ -526,7 +526,8 @@ bool checks_memory_bound_reports(const CheckCtx *ctx, int node) {
   const NodeCost *c = &ctx->cost->nodes[node];
   /* Near the ridge the fix buys little: at 80% of peak, at most 1.25x. */
   return g->op && g->op->cls == OC_CONTRACTION && c->bound == BOUND_MEMORY &&
-         c->attainable < c->peak * CHECK_MEMBOUND_MAX_PEAK_PCT / 100.0 &&
+         cost_node_roof(ctx->cost, c).attainable <
+             c->peak * CHECK_MEMBOUND_MAX_PEAK_PCT / 100.0 &&
          checks_node_matters(ctx, node);
 }
 

@@ -241,29 +241,23 @@ static double train_factor(const GNode *n) {
 
 /* ------------------------------------------------------------- roofline */
 
+/* The one roofline: where (flops, bytes) sits under `peak` and bandwidth
+ * `bw`.  cost_model keeps the bound and the time; the rest is derived on
+ * demand by roof_point() through this same function. */
 static void roofline(double flops, double bytes, double peak, double bw,
-                     double *intensity, double *ridge, double *attainable,
-                     Bound *bound, double *time) {
-  *intensity = bytes > 0 ? flops / bytes : 0;
-  *ridge = bw > 0 ? peak / bw : 0;
+                     RoofPoint *r, Bound *bound, double *time) {
+  r->intensity = bytes > 0 ? flops / bytes : 0;
+  r->ridge = bw > 0 ? peak / bw : 0;
   if (bytes <= 0) {
-    *attainable = flops > 0 ? peak : 0;
+    r->attainable = flops > 0 ? peak : 0;
     *bound = flops > 0 ? BOUND_COMPUTE : BOUND_NONE;
   } else {
-    double slanted = bw * *intensity;
-    *attainable = slanted < peak ? slanted : peak;
+    double slanted = bw * r->intensity;
+    r->attainable = slanted < peak ? slanted : peak;
     *bound = slanted >= peak ? BOUND_COMPUTE : BOUND_MEMORY;
   }
   double tc = peak > 0 ? flops / peak : 0, tm = bw > 0 ? bytes / bw : 0;
   *time = tc > tm ? tc : tm;
-}
-
-static void occupancy(NodeCost *nc, double blocks, int sms) {
-  nc->blocks = blocks;
-  if (blocks <= 0 || sms <= 0) return;
-  nc->waves = ceil(blocks / sms);
-  nc->utilisation = blocks / (nc->waves * sms);
-  nc->idle_sms = nc->waves * sms - blocks;
 }
 
 /* ---------------------------------------------------------- collectives */
@@ -380,9 +374,9 @@ static double activations(const Model *m, bool train) {
 /* ------------------------------------------------------------- kernels */
 
 static void kernel_roofline(Kernel *k, const Target *t, double peak) {
+  RoofPoint r;
   k->peak = peak;
-  roofline(k->flops, k->bytes, peak, t->memory_bw, &k->intensity, &k->ridge,
-           &k->attainable, &k->bound, &k->time_s);
+  roofline(k->flops, k->bytes, peak, t->memory_bw, &r, &k->bound, &k->time_s);
 }
 
 /* A fused region as one kernel: FLOPs add up; bytes are the inputs from
@@ -445,8 +439,8 @@ static void fuse_regions(const Model *m, const ModelCost *mc,
   free(factor);
 }
 
-/* The same formulas cost_model used when it placed the node (roofline(),
- * occupancy()), so derived figures equal the stored ones bit for bit. */
+/* Through roofline(), as cost_model placed the node: the same bound and
+ * the same figures, bit for bit. */
 static RoofPoint roof_point(const Target *t, double flops, double bytes,
                             double peak, Bound bound) {
   RoofPoint r = {0, 0, 0};
@@ -454,8 +448,7 @@ static RoofPoint roof_point(const Target *t, double flops, double bytes,
   if (bound != BOUND_MEMORY && bound != BOUND_COMPUTE) return r;
   Bound b;
   double time;
-  roofline(flops, bytes, peak, t->memory_bw, &r.intensity, &r.ridge,
-           &r.attainable, &b, &time);
+  roofline(flops, bytes, peak, t->memory_bw, &r, &b, &time);
   return r;
 }
 
@@ -529,12 +522,10 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     case OC_VIEW:
       nc->bytes = nc->flops = 0;
       nc->bound = BOUND_NONE;
-      nc->ridge = t->memory_bw > 0 ? nc->peak / t->memory_bw : 0;
       continue;
     case OC_TRANSFER:
       nc->bound = BOUND_PCIE;
       nc->time_s = t->pcie_bw > 0 ? nc->bytes / t->pcie_bw : 0;
-      nc->ridge = t->memory_bw > 0 ? nc->peak / t->memory_bw : 0;
       break;
     case OC_COLLECTIVE: {
       Collective *c = &mc->collectives[mc->ncollectives++];
@@ -550,21 +541,19 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
       c->time_s *= f;
       nc->flops = 0;
       nc->bytes = c->nvlink_bytes + c->ib_bytes;
-      nc->link_bytes[0] = c->nvlink_bytes;
-      nc->link_bytes[1] = c->ib_bytes;
       nc->bound = BOUND_NETWORK;
       nc->time_s = c->time_s;
-      nc->ridge = t->memory_bw > 0 ? nc->peak / t->memory_bw : 0;
       break;
     }
-    default:
-      roofline(nc->flops, nc->bytes, nc->peak, t->memory_bw, &nc->intensity,
-               &nc->ridge, &nc->attainable, &nc->bound, &nc->time_s);
+    default: {
+      RoofPoint r;
+      roofline(nc->flops, nc->bytes, nc->peak, t->memory_bw, &r, &nc->bound,
+               &nc->time_s);
       break;
     }
-    double blocks = g->args->blocks > 0 ? (double)g->args->blocks : oc.blocks;
+    }
     if (g->op->cls != OC_TRANSFER && g->op->cls != OC_COLLECTIVE)
-      occupancy(nc, blocks, t->sms);
+      nc->blocks = g->args->blocks > 0 ? (double)g->args->blocks : oc.blocks;
 
     /* Kernels: a fused region is one, created at its first node. */
     if (g->region >= 0 && g->op->cls != OC_TRANSFER &&
@@ -581,10 +570,7 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     k->count = g->count;
     k->flops = nc->flops;
     k->bytes = nc->bytes;
-    k->intensity = nc->intensity;
     k->peak = nc->peak;
-    k->ridge = nc->ridge;
-    k->attainable = nc->attainable;
     k->bound = nc->bound;
     k->time_s = nc->time_s;
   }

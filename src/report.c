@@ -252,21 +252,21 @@ static const char *kernel_prec(const Model *m, const Kernel *k) {
 }
 
 /* Single-target row figures of one kernel. */
-static void kernel_cells(const Kernel *k, const Target *t, double total,
+static void kernel_cells(const ModelCost *c, const Kernel *k, double total,
                          char cells[][NB]) {
   bool kernel = k->bound == BOUND_MEMORY || k->bound == BOUND_COMPUTE;
+  RoofPoint roof = cost_kernel_roof(c, k);
   count_text(cells[0], NB, k->count);
   fmt_count(cells[1], NB, k->flops);
   fmt_bytes(cells[2], NB, k->bytes);
   if (kernel) {
-    fmt_fixed(cells[3], NB, k->intensity, 3);
+    fmt_fixed(cells[3], NB, roof.intensity, 3);
     fmt_flops_rate(cells[4], NB, k->peak);
-    fmt_fixed(cells[5], NB, k->ridge, 0);
-    fmt_flops_rate(cells[6], NB, k->attainable);
+    fmt_fixed(cells[5], NB, roof.ridge, 0);
+    fmt_flops_rate(cells[6], NB, roof.attainable);
   } else {
     for (int i = 3; i <= 6; i++) strcpy(cells[i], "-");
   }
-  (void)t;
   snprintf(cells[7], NB, "%s", bound_str(k->bound));
   fmt_time(cells[8], NB, k->time_s * k->count);
   fmt_percent(cells[9], NB, percent_of(k->time_s * k->count, total), 1);
@@ -284,8 +284,10 @@ static void kernel_cells(const Kernel *k, const Target *t, double total,
  * copy. */
 enum { CELL_MEMO = 1024, NFIG = 10, KCOLS = 3 + NFIG };
 
+/* What a row's figures follow from on one target (intensity, ridge and
+ * attainable are derived from these: cost_kernel_roof). */
 typedef struct CellKey {
-  double count, flops, bytes, intensity, peak, ridge, attainable, time_s;
+  double count, flops, bytes, peak, time_s;
   double bound; /* a double, so the key has no padding to compare */
 } CellKey;
 
@@ -334,13 +336,13 @@ static bool same_key(const CellKey *a, const CellKey *b) {
 }
 
 /* The slot holding k's figures, formatted (and measured) when new. */
-static CellSlot *kernel_figures(KernelTable *kt, const Kernel *k,
-                                const Target *t, double total) {
-  CellKey key = {k->count, k->flops, k->bytes, k->intensity, k->peak,
-                 k->ridge, k->attainable, k->time_s, (double)k->bound};
+static CellSlot *kernel_figures(KernelTable *kt, const ModelCost *c,
+                                const Kernel *k, double total) {
+  CellKey key = {k->count, k->flops, k->bytes, k->peak, k->time_s,
+                 (double)k->bound};
   CellSlot *s = &kt->memo[cell_slot(&key)];
   if (s->used && same_key(&s->key, &key)) return s;
-  kernel_cells(k, t, total, s->fig);
+  kernel_cells(c, k, total, s->fig);
   s->key = key;
   s->used = true;
   s->drawn = false;
@@ -580,7 +582,7 @@ static void report_one_target(FILE *out, Arena *a, const Model *m,
     const Kernel *k = &c->kernels[i];
     row_labels(&l, m, nops, k);
     measure_labels(&kt, &l);
-    kernel_figures(&kt, k, t, c->time_s);
+    kernel_figures(&kt, c, k, c->time_s);
   }
   memcpy(tb.w, kt.w, sizeof kt.w);
   StrBuf line = {0};
@@ -589,7 +591,7 @@ static void report_one_target(FILE *out, Arena *a, const Model *m,
   for (int i = 0; i < c->nkernels; i++) { /* print */
     const Kernel *k = &c->kernels[i];
     row_labels(&l, m, nops, k);
-    print_kernel_row(out, &kt, &l, kernel_figures(&kt, k, t, c->time_s));
+    print_kernel_row(out, &kt, &l, kernel_figures(&kt, c, k, c->time_s));
   }
   if (kt.out.len > 0) fwrite(kt.out.data, 1, kt.out.len, out);
   sb_free(&kt.out);
@@ -656,7 +658,7 @@ static void report_side_by_side(FILE *out, Arena *a, const Analysis *an,
     char *row[32] = {(char *)kernel_name(a, m, k0), (char *)kernel_op(a, m, nops, k0)};
     fmt_count(cells[2], NB, k0->flops);
     fmt_bytes(cells[3], NB, k0->bytes);
-    fmt_fixed(cells[4], NB, k0->intensity, 3);
+    fmt_fixed(cells[4], NB, cost_kernel_roof(c0, k0).intensity, 3);
     for (int j = 2; j < 5; j++) row[j] = cells[j];
     for (int ti = 0; ti < nt; ti++) {
       const ModelCost *c = cost_at(an, mi, ti);
@@ -664,7 +666,8 @@ static void report_side_by_side(FILE *out, Arena *a, const Analysis *an,
       char num[NB];
       int base = 5 + 3 * ti;
       if (k->bound == BOUND_MEMORY || k->bound == BOUND_COMPUTE)
-        snprintf(cells[base], NB, "%s TFLOP/s", fmt_sig3(num, sizeof num, k->attainable / 1e12));
+        snprintf(cells[base], NB, "%s TFLOP/s",
+                 fmt_sig3(num, sizeof num, cost_kernel_roof(c, k).attainable / 1e12));
       else
         strcpy(cells[base], "-");
       snprintf(cells[base + 1], NB, "%s", bound_str(k->bound));
@@ -755,16 +758,18 @@ void report_sweep_row(FILE *out, const Analysis *an, const char *let_name,
   } else if (kind == SW_ONE_NODE) {
     const Kernel *k = &c->kernels[0];
     const NodeCost *nc = &c->nodes[k->first_node];
+    RoofPoint roof = cost_kernel_roof(c, k);
+    Waves w = cost_node_waves(c, nc);
     count_unit(v[n++], NB, k->flops * k->count, "FLOP");
     fmt_bytes(v[n++], NB, k->bytes * k->count);
-    fmt_fixed(v[n++], NB, k->intensity, 3);
-    fmt_flops_rate(v[n++], NB, k->attainable);
+    fmt_fixed(v[n++], NB, roof.intensity, 3);
+    fmt_flops_rate(v[n++], NB, roof.attainable);
     snprintf(v[n++], NB, "%s", bound_str(k->bound));
     fmt_time(v[n++], NB, k->time_s * k->count);
     fmt_fixed(v[n++], NB, nc->blocks, 0);
-    fmt_fixed(v[n++], NB, nc->waves, 0);
-    fmt_percent(v[n++], NB, nc->utilisation, 1);
-    fmt_fixed(v[n++], NB, nc->idle_sms, 0);
+    fmt_fixed(v[n++], NB, w.waves, 0);
+    fmt_percent(v[n++], NB, w.utilisation, 1);
+    fmt_fixed(v[n++], NB, w.idle_sms, 0);
   } else {
     count_unit(v[n++], NB, c->flops, "FLOP");
     fmt_bytes(v[n++], NB, c->bytes);

@@ -858,27 +858,27 @@ typedef enum Bound {
 
 const char *bound_str(Bound b);
 
+/* One per graph node, so only what cannot be derived: intensity, ridge,
+ * attainable FLOP/s (cost_node_roof) and waves (cost_node_waves) follow
+ * from these and the target; a collective's legs are in its Collective. */
 typedef struct NodeCost { /* doubles first: no padding (one per node) */
   double flops;        /* one execution */
   double bytes;        /* one execution, HBM (or the link for transfers) */
-  double intensity;    /* FLOP/B; 0 when bytes == 0 */
   double peak;         /* FLOP/s the node can reach at its precision */
-  double ridge;        /* peak / memory_bw */
-  double attainable;   /* min(peak, bw * I) */
   double time_s;       /* one execution */
-  double blocks, waves, utilisation, idle_sms;
-  double link_bytes[2]; /* collectives: [0] NVLink leg, [1] InfiniBand leg */
+  double blocks;       /* thread blocks of its kernel (0: not a kernel) */
   Bound bound;
   int kernel;          /* index into ModelCost.kernels, -1 for views/decls */
   bool tensor;         /* peak is a tensor-core peak */
 } NodeCost;
 
-/* A kernel: one non-view op, or one whole fused region. */
+/* A kernel: one non-view op, or one whole fused region (roofline figures
+ * by cost_kernel_roof). */
 typedef struct Kernel {
   int first_node;  /* the op, or the region's first node */
   int region;      /* -1 for a single op */
   double count;
-  double flops, bytes, intensity, peak, ridge, attainable, time_s;
+  double flops, bytes, peak, time_s;
   Bound bound;
 } Kernel;
 

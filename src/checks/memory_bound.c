@@ -409,22 +409,23 @@ void check_memory_bound(const CheckCtx *ctx) {
     int i = cand[k];
     const GNode *g = &m->nodes[i];
     const NodeCost *nc_ = &c->nodes[i];
-    double frac = nc_->peak > 0 ? nc_->attainable / nc_->peak : 0;
+    RoofPoint roof = cost_node_roof(c, nc_);
+    double frac = nc_->peak > 0 ? roof.attainable / nc_->peak : 0;
     char ib[32], rb[32], cb[48], pb[32];
     Diag *d = checks_report(
         ctx, "memory-bound", g->loc,
         "%s '%s' is memory-bound on %s: %s FLOP/B against a ridge of %s; "
         "ceiling %s (%s of peak)",
         g->op->name, g->name, checks_target_name(t),
-        intensity_str(ib, sizeof ib, nc_->intensity),
-        fmt_fixed(rb, sizeof rb, nc_->ridge, 1),
-        fmt_flops_rate(cb, sizeof cb, nc_->attainable),
+        intensity_str(ib, sizeof ib, roof.intensity),
+        fmt_fixed(rb, sizeof rb, roof.ridge, 1),
+        fmt_flops_rate(cb, sizeof cb, roof.attainable),
         fmt_percent(pb, sizeof pb, frac, frac < 0.001 ? 2 : 1));
-    diag_figure(d, "intensity", nc_->intensity);
-    diag_figure(d, "ridge", nc_->ridge);
-    diag_figure(d, "attainable", nc_->attainable);
+    diag_figure(d, "intensity", roof.intensity);
+    diag_figure(d, "ridge", roof.ridge);
+    diag_figure(d, "attainable", roof.attainable);
     diag_figure(d, "peak", nc_->peak);
-    double bw_i = t->memory_bw * nc_->intensity;
+    double bw_i = t->memory_bw * roof.intensity;
     double twice_peak = fmin(2 * nc_->peak, bw_i);
     double twice_bw = fmin(nc_->peak, 2 * bw_i);
     char a1[48], a2[48];

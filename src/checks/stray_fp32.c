@@ -222,14 +222,14 @@ void check_stray_fp32(const CheckCtx *ctx) {
           g->op->name, g->name, dtype_str(g->precision), article(plan), plan,
           rate_pair(rp, sizeof rp, a->peak, cur->peak),
           fmt_fixed(r3, sizeof r3, ratio, 1),
-          intensity_str(b1, sizeof b1, a->intensity),
-          intensity_str(b2, sizeof b2, cur->intensity),
+          intensity_str(b1, sizeof b1, cost_node_roof(alt, a).intensity),
+          intensity_str(b2, sizeof b2, cost_node_roof(c, cur).intensity),
           checks_per_step(ps, sizeof ps, g->count));
       diag_figure(d, "ceiling_plan", a->peak);
       diag_figure(d, "ceiling", cur->peak);
       diag_figure(d, "ceiling_ratio", ratio);
-      diag_figure(d, "intensity_plan", a->intensity);
-      diag_figure(d, "intensity", cur->intensity);
+      diag_figure(d, "intensity_plan", cost_node_roof(alt, a).intensity);
+      diag_figure(d, "intensity", cost_node_roof(c, cur).intensity);
       diag_figure(d, "time_s", cur->time_s * g->count);
       diag_figure(d, "time_plan_s", a->time_s * g->count);
     } else {
