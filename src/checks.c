@@ -336,10 +336,16 @@ const CheckDesc *check_lookup(const char *name) {
   return NULL;
 }
 
-/* requires: a graph from sema without errors and its cost on ctx->target. */
+/* requires: a graph from sema without errors and its cost on ctx->target.
+ * What several checks need is found once, before the first of them. */
 void checks_run(const CheckCtx *ctx) {
   if (!ctx->model || !ctx->cost || !ctx->target) return;
-  for (int i = 0; i < NCHECKS; i++) registry[i].run(ctx);
+  CheckShared sh;
+  checks_shared_init(ctx, &sh);
+  CheckCtx with = *ctx;
+  with.shared = &sh;
+  for (int i = 0; i < NCHECKS; i++) registry[i].run(&with);
+  checks_shared_free(&sh);
 }
 
 /* ------------------------------------------------------------------ */
@@ -396,81 +402,61 @@ const char *checks_op_name(const GNode *g) {
   return g->op ? g->op->name : role_str(g->role);
 }
 
-typedef struct IndexBuilder {
-  Arena *arena;
-  StmtRef *items;
-  int n, cap;
-} IndexBuilder;
-
-static void index_block(IndexBuilder *ib, const Block *b, const Stmt *parent);
-
-static void index_stmt(IndexBuilder *ib, const Stmt *s, const Block *b, int i,
-                       const Stmt *parent) {
-  if (ib->n == ib->cap) {
-    ib->cap = ib->cap ? 2 * ib->cap : 64;
-    ib->items = xrealloc(ib->items, (size_t)ib->cap * sizeof *ib->items);
-  }
-  ib->items[ib->n++] = (StmtRef){s, b, i, parent};
+/* The block of a statement that holds others (not `parallel`: its
+ * entries are settings, never the subject of a fix-it). */
+static const Block *body_of(const Stmt *s) {
   switch (s->kind) {
   case ST_MODEL:
   case ST_FUSED:
   case ST_TARGET_DEF:
   case ST_SECTION:
-    index_block(ib, &s->def.body, s);
-    break;
+    return &s->def.body;
   case ST_REPEAT:
   case ST_LOOP:
-    index_block(ib, &s->loop.body, s);
-    break;
+    return &s->loop.body;
   default:
-    break;
+    return NULL;
   }
 }
 
-static void index_block(IndexBuilder *ib, const Block *b, const Stmt *parent) {
-  for (int i = 0; i < b->n; i++)
-    if (b->items[i]) index_stmt(ib, b->items[i], b, i, parent);
-}
-
-static int by_start(const void *a, const void *b) {
-  uint32_t x = ((const StmtRef *)a)->stmt->loc.start;
-  uint32_t y = ((const StmtRef *)b)->stmt->loc.start;
-  return (x > y) - (x < y);
-}
-
-void checks_stmt_index(Arena *a, const Program *p, StmtIndex *out) {
-  IndexBuilder ib = {.arena = a};
-  if (p) index_block(&ib, &p->top, NULL);
-  /* Preorder is source order already; sort only if a grammar change ever
-   * breaks that. */
-  bool sorted = true;
-  for (int i = 1; i < ib.n && sorted; i++)
-    sorted = ib.items[i - 1].stmt->loc.start <= ib.items[i].stmt->loc.start;
-  if (!sorted) qsort(ib.items, (size_t)ib.n, sizeof *ib.items, by_start);
-  out->n = ib.n;
-  out->items =
-      ib.n ? arena_memdup(a, ib.items, (size_t)ib.n * sizeof *ib.items) : NULL;
-  free(ib.items);
-}
-
-const StmtRef *checks_stmt_find(const StmtIndex *ix, uint32_t start) {
-  int lo = 0, hi = ix->n - 1;
+/* The last statement of b starting at or before `start`, or -1.  Slots
+ * left NULL are stepped over. */
+static int last_at_or_before(const Block *b, uint32_t start) {
+  int lo = 0, hi = b->n - 1, best = -1;
   while (lo <= hi) {
-    int mid = lo + (hi - lo) / 2;
-    uint32_t s = ix->items[mid].stmt->loc.start;
-    if (s == start) {
-      /* A statement and its first child may share a start: the outermost
-       * comes first in preorder; prefer the innermost (the leaf). */
-      while (mid + 1 < ix->n && ix->items[mid + 1].stmt->loc.start == start)
-        mid++;
-      return &ix->items[mid];
-    }
-    if (s < start)
+    int mid = lo + (hi - lo) / 2, k = mid;
+    while (k >= lo && !b->items[k]) k--;
+    if (k < lo) {
       lo = mid + 1;
-    else
-      hi = mid - 1;
+    } else if (b->items[k]->loc.start <= start) {
+      best = k;
+      lo = mid + 1;
+    } else {
+      hi = k - 1;
+    }
   }
-  return NULL;
+  return best;
+}
+
+bool checks_stmt_find(const Program *p, uint32_t start, StmtRef *out) {
+  bool found = false;
+  const Stmt *parent = NULL;
+  /* Siblings do not overlap, so only the last one starting at or before
+   * `start` can hold it; a match deeper down is the innermost. */
+  for (const Block *b = p ? &p->top : NULL; b;) {
+    int i = last_at_or_before(b, start);
+    if (i < 0) break;
+    const Stmt *s = b->items[i];
+    if (s->loc.start == start) {
+      *out = (StmtRef){s, b, i, parent};
+      found = true;
+    } else if (start >= s->loc.end) {
+      break;
+    }
+    parent = s;
+    b = body_of(s);
+  }
+  return found;
 }
 
 /* g reads a node of its own fused region. */
@@ -484,34 +470,126 @@ static bool reads_region(const Model *m, const GNode *g) {
  * side by side (a merged qkv or gate/up GEMM: one GEMM over the
  * concatenated weights), so their tiles add up; the other members work on
  * tiles their producers made, so the region has at least its largest
- * member's blocks. */
+ * member's blocks.  Node i is a member of the kernel whose entry is slot:
+ * b, side and at are per entry. */
+static void add_member(const CheckCtx *ctx, int i, int slot, double *b,
+                       double *side, int *at) {
+  const GNode *g = &ctx->model->nodes[i];
+  /* An opaque op states FLOPs and bytes, not its launch shape: the cost
+   * model's guess from the output size is no ground for a finding. */
+  if (g->op && g->op->cls == OC_OPAQUE && g->args->blocks <= 0) return;
+  double nb = ctx->cost->nodes[i].blocks;
+  if (g->region >= 0 && g->op && g->op->cls == OC_CONTRACTION &&
+      !reads_region(ctx->model, g))
+    side[slot] += nb;
+  if (nb > b[slot]) {
+    b[slot] = nb;
+    at[slot] = i;
+  }
+}
+
 void checks_kernel_blocks(const CheckCtx *ctx, double **blocks, int **node) {
   const ModelCost *c = ctx->cost;
   int nk = c->nkernels;
   double *b = arena_alloc(ctx->arena, (size_t)(nk + 1) * sizeof *b);
-  double *side = arena_alloc(ctx->arena, (size_t)(nk + 1) * sizeof *side);
+  double *side = xcalloc((size_t)nk + 1, sizeof *side);
   int *at = arena_alloc(ctx->arena, (size_t)(nk + 1) * sizeof *at);
   for (int k = 0; k < nk; k++) at[k] = c->kernels[k].first_node;
   for (int i = 0; i < ctx->model->nnodes; i++) {
     int k = c->nodes[i].kernel;
-    if (k < 0 || k >= nk) continue;
-    const GNode *g = &ctx->model->nodes[i];
-    /* An opaque op states FLOPs and bytes, not its launch shape: the cost
-     * model's guess from the output size is no ground for a finding. */
-    if (g->op && g->op->cls == OC_OPAQUE && g->args->blocks <= 0) continue;
-    double nb = c->nodes[i].blocks;
-    if (g->region >= 0 && g->op && g->op->cls == OC_CONTRACTION &&
-        !reads_region(ctx->model, g))
-      side[k] += nb;
-    if (nb > b[k]) {
-      b[k] = nb;
-      at[k] = i;
-    }
+    if (k >= 0 && k < nk) add_member(ctx, i, k, b, side, at);
   }
   for (int k = 0; k < nk; k++)
     if (side[k] > b[k]) b[k] = side[k];
+  free(side);
   *blocks = b;
   *node = at;
+}
+
+/* Appends x to a growing int array. */
+static void push_int(int **v, int *n, int *cap, int x) {
+  if (*n == *cap) {
+    *cap = *cap ? 2 * *cap : 16;
+    *v = xrealloc(*v, (size_t)*cap * sizeof **v);
+  }
+  (*v)[(*n)++] = x;
+}
+
+/* One pass over the kernels, one over the nodes: no per-node array, only
+ * the short lists of what matters. */
+void checks_shared_init(const CheckCtx *ctx, CheckShared *sh) {
+  const Model *m = ctx->model;
+  const ModelCost *c = ctx->cost;
+  *sh = (CheckShared){0};
+  int cap = 0;
+  for (int k = 0; k < c->nkernels; k++)
+    if (checks_kernel_matters(ctx, k))
+      push_int(&sh->kernels, &sh->nkernels, &cap, k);
+  int nk = sh->nkernels;
+  sh->blocks = xcalloc((size_t)nk + 1, sizeof *sh->blocks);
+  sh->at = xmalloc(((size_t)nk + 1) * sizeof *sh->at);
+  sh->memory_bound = xcalloc((size_t)nk + 1, sizeof *sh->memory_bound);
+  double *side = xcalloc((size_t)nk + 1, sizeof *side);
+  for (int q = 0; q < nk; q++) sh->at[q] = c->kernels[sh->kernels[q]].first_node;
+
+  cap = 0;
+  int last_k = -1, slot = -1, cap_transfers = 0;
+  for (int i = 0; i < m->nnodes; i++) {
+    const GNode *g = &m->nodes[i];
+    if (g->op && (g->precision == DT_FP32 || g->precision == DT_FP64))
+      sh->any_wide = true;
+    if (g->op && g->op->cls == OC_TRANSFER && g->scope >= 0)
+      push_int(&sh->transfers, &sh->ntransfers, &cap_transfers, i);
+    bool matters = checks_node_matters(ctx, i);
+    if (matters) push_int(&sh->nodes, &sh->nnodes, &cap, i);
+    int k = c->nodes[i].kernel;
+    if (k < 0 || k >= c->nkernels || nk == 0) continue;
+    if (k != last_k) { /* a region's members share one look-up */
+      last_k = k;
+      slot = checks_shared_kernel(sh, k);
+    }
+    if (slot < 0) continue;
+    add_member(ctx, i, slot, sh->blocks, side, sh->at);
+    /* checks_memory_bound_reports(), whose last test is `matters`. */
+    if (matters && !sh->memory_bound[slot])
+      sh->memory_bound[slot] = checks_memory_bound_reports(ctx, i);
+  }
+  for (int q = 0; q < nk; q++)
+    if (side[q] > sh->blocks[q]) sh->blocks[q] = side[q];
+  free(side);
+}
+
+void checks_shared_free(CheckShared *sh) {
+  free(sh->nodes);
+  free(sh->kernels);
+  free(sh->blocks);
+  free(sh->at);
+  free(sh->memory_bound);
+  free(sh->transfers);
+  *sh = (CheckShared){0};
+}
+
+CheckShared *checks_shared_begin(const CheckCtx *ctx, CheckShared *own) {
+  if (ctx->shared) return ctx->shared;
+  checks_shared_init(ctx, own);
+  return own;
+}
+
+void checks_shared_end(CheckShared *sh, CheckShared *own) {
+  if (sh == own) checks_shared_free(own);
+}
+
+int checks_shared_kernel(const CheckShared *sh, int k) {
+  int lo = 0, hi = sh->nkernels - 1;
+  while (lo <= hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (sh->kernels[mid] == k) return mid;
+    if (sh->kernels[mid] < k)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return -1;
 }
 
 bool checks_kernel_low_occupancy(const CheckCtx *ctx, int k, double blocks) {

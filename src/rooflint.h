@@ -942,8 +942,27 @@ Waves cost_node_waves(const ModelCost *mc, const NodeCost *nc);
 /* checks.c + checks/: the check registry.                                 */
 /* ===================================================================== */
 
+/* What several checks ask of every node and kernel, found once per model
+ * in one pass over the graph (checks_shared_init).  A finding needs a node
+ * or kernel that takes CHECK_MIN_STEP_PCT of the step, so the lists are
+ * short (about 100 / CHECK_MIN_STEP_PCT entries: the step is the sum of its
+ * kernels) and the checks walk them instead of the graph.  Scratch: every
+ * array is xmalloc'd and freed by checks_shared_free. */
+typedef struct CheckShared {
+  int *nodes;         /* the nodes checks_node_matters() accepts, ascending */
+  int nnodes;
+  int *kernels;       /* the kernels checks_kernel_matters() accepts, ascending */
+  double *blocks;     /* per entry of kernels: blocks, as checks_kernel_blocks */
+  int *at;            /* per entry of kernels: its largest member */
+  bool *memory_bound; /* per entry of kernels: memory-bound reports a member */
+  int nkernels;
+  int *transfers;     /* transfer ops in a repeat or loop body, ascending */
+  int ntransfers;
+  bool any_wide;      /* some op computes in fp32 or fp64 (stray-fp32) */
+} CheckShared;
+
 typedef struct CheckCtx {
-  Arena *arena;
+  Arena *arena;       /* results that outlive the run; scratch is xmalloc'd */
   const SourceSet *sources;
   /* The syntax tree, or NULL when analyze_file freed it after sema: then
    * `reparse` (if set) gives it again.  Read it through checks_program(). */
@@ -954,6 +973,9 @@ typedef struct CheckCtx {
   const Target *target;
   Bindings *bindings; /* for re-running the analysis (crossover search) */
   DiagSink *diags;
+  /* Set by checks_run for the checks it runs; NULL (a check run on its
+   * own): each check computes what it needs. */
+  CheckShared *shared;
   struct ProgramSource *reparse; /* NULL: no tree beyond `program` */
 } CheckCtx;
 
@@ -1017,8 +1039,18 @@ const char *checks_op_name(const GNode *g);
  * largest member's) and its largest member (else the first node).
  * A custom() op without blocks= counts 0: its blocks are unknown (the cost
  * model only guesses them).  Both arrays have cost->nkernels entries,
- * allocated from ctx->arena. */
+ * allocated from ctx->arena.  (The checks take the same figures for the
+ * kernels that matter from CheckShared.) */
 void checks_kernel_blocks(const CheckCtx *ctx, double **blocks, int **node);
+/* The shared analysis of one model (see CheckShared). */
+void checks_shared_init(const CheckCtx *ctx, CheckShared *sh);
+void checks_shared_free(CheckShared *sh);
+/* ctx->shared, or when it is NULL a fresh one in *own: end with
+ * checks_shared_end(sh, own), which frees *own when it was used. */
+CheckShared *checks_shared_begin(const CheckCtx *ctx, CheckShared *own);
+void checks_shared_end(CheckShared *sh, CheckShared *own);
+/* The entry of sh->kernels for kernel k, or -1 when k does not matter. */
+int checks_shared_kernel(const CheckShared *sh, int k);
 /* Kernel k, with `blocks` from checks_kernel_blocks, fills less than
  * CHECK_OCC_MAX_UTIL_PCT of the SMs and is worth a finding. */
 bool checks_kernel_low_occupancy(const CheckCtx *ctx, int k, double blocks);
@@ -1035,8 +1067,8 @@ const char *checks_kernel_name(const CheckCtx *ctx, int kernel, char *buf,
 /* Where to report a kernel: the op's call, or the region's header. */
 Loc checks_kernel_loc(const CheckCtx *ctx, int kernel);
 
-/* Where each statement of a program sits, for fix-its that move or wrap
- * statements: sorted by start offset, found by binary search. */
+/* Where a statement of a program sits, for fix-its that move or wrap
+ * statements. */
 typedef struct StmtRef {
   const Stmt *stmt;
   const Block *block;  /* the block holding it */
@@ -1044,14 +1076,11 @@ typedef struct StmtRef {
   const Stmt *parent;  /* the statement owning the block; NULL at top level */
 } StmtRef;
 
-typedef struct StmtIndex {
-  StmtRef *items;
-  int n;
-} StmtIndex;
-
-void checks_stmt_index(Arena *a, const Program *p, StmtIndex *out);
-/* The statement starting at byte `start`, or NULL. */
-const StmtRef *checks_stmt_find(const StmtIndex *ix, uint32_t start);
+/* The statement starting at byte `start` (of a statement and its first
+ * child starting there, the child): true with *out filled, else false.
+ * Statements of a block are in source order, so this descends from the top
+ * block by binary search; nothing is built or allocated. */
+bool checks_stmt_find(const Program *p, uint32_t start, StmtRef *out);
 
 /* ===================================================================== */
 /* format.c: numbers with units, as the seed rounds them.                 */

@@ -15,21 +15,12 @@
  * that memory-bound reports is left to memory-bound, which gives its
  * occupancy as a note: batch-1 decode is "two separate failures with one
  * fix", and one diagnostic with the one fix reads better than two.
+ *
+ * The blocks, and which kernels hold memory-bound's nodes, come from the
+ * shared analysis (checks_shared_init), found once for the kernels that
+ * matter.
  */
 #include "rooflint.h"
-
-/* Per kernel: some member is memory-bound's to report.  One pass over the
- * nodes, so a large model stays linear. */
-static bool *memory_bound_kernels(const CheckCtx *ctx) {
-  int nk = ctx->cost->nkernels;
-  bool *mb = arena_alloc(ctx->arena, (size_t)(nk + 1) * sizeof *mb);
-  for (int i = 0; i < ctx->model->nnodes; i++) {
-    int k = ctx->cost->nodes[i].kernel;
-    if (k >= 0 && k < nk && !mb[k])
-      mb[k] = checks_memory_bound_reports(ctx, i);
-  }
-  return mb;
-}
 
 /* "0.76%" under one percent, "24.2%" above, as the seed prints them. */
 static char *util_str(char *buf, size_t n, double u) {
@@ -40,13 +31,13 @@ void check_low_occupancy(const CheckCtx *ctx) {
   const ModelCost *c = ctx->cost;
   int sms = ctx->target->sms;
   if (sms <= 1 || c->nkernels == 0) return;
-  double *blocks;
-  int *at;
-  checks_kernel_blocks(ctx, &blocks, &at);
-  bool *mb = memory_bound_kernels(ctx);
-  for (int k = 0; k < c->nkernels; k++) {
-    double b = blocks[k];
-    if (!checks_kernel_low_occupancy(ctx, k, b) || mb[k]) continue;
+  CheckShared own, *sh = checks_shared_begin(ctx, &own);
+  /* Only a kernel that matters can be reported: the shared list. */
+  for (int q = 0; q < sh->nkernels; q++) {
+    int k = sh->kernels[q];
+    double b = sh->blocks[q];
+    if (!checks_kernel_low_occupancy(ctx, k, b) || sh->memory_bound[q])
+      continue;
     char name[160], ub[32];
     double util = b / sms, idle = sms - b;
     Diag *d = checks_report(
@@ -58,7 +49,7 @@ void check_low_occupancy(const CheckCtx *ctx) {
     diag_figure(d, "sms", sms);
     diag_figure(d, "utilisation", util);
     diag_figure(d, "idle_sms", idle);
-    const GNode *g = &ctx->model->nodes[at[k]];
+    const GNode *g = &ctx->model->nodes[sh->at[q]];
     if (g->args->blocks > 0 && g->args->blocks == b)
       diag_note(d, g->loc, "the block count is set by blocks=%lld",
                 (long long)g->args->blocks);
@@ -71,4 +62,5 @@ void check_low_occupancy(const CheckCtx *ctx) {
                 "fuse it with a neighbouring kernel, or batch more work per "
                 "launch");
   }
+  checks_shared_end(sh, &own);
 }

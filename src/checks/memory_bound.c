@@ -129,14 +129,20 @@ static bool eval(const Expr *e, const LetInfo *lets, int nlets, double *out,
   }
 }
 
+/* The top-level lets, xmalloc'd (the caller frees them). */
 static LetInfo *collect_lets(const CheckCtx *ctx, int *n) {
   const Block *top = &checks_program(ctx)->top;
-  LetInfo *lets = arena_alloc(ctx->arena, (size_t)(top->n + 1) * sizeof *lets);
-  int k = 0;
+  int k = 0, cap = 0;
+  LetInfo *lets = NULL;
   for (int i = 0; i < top->n; i++) {
     const Stmt *s = top->items[i];
     if (!s || s->kind != ST_LET) continue;
+    if (k == cap) {
+      cap = cap ? 2 * cap : 16;
+      lets = xrealloc(lets, (size_t)cap * sizeof *lets);
+    }
     LetInfo *l = &lets[k];
+    *l = (LetInfo){0};
     l->name = s->let.name.name;
     l->loc = s->let.name.loc;
     const LetOverride *o = override_of(ctx->bindings, l->name);
@@ -351,15 +357,15 @@ static char *intensity_str(char *buf, size_t n, double v) {
  * the current batch (a larger batch may add no blocks: up to 128 rows are
  * one row of output tiles). */
 static void occupancy_note(const CheckCtx *ctx, Diag *d, int i,
-                           const double *blocks, const int *at) {
+                           const CheckShared *sh) {
   const ModelCost *c = ctx->cost;
   int k = c->nodes[i].kernel;
-  if (k < 0 || k >= c->nkernels ||
-      !checks_kernel_low_occupancy(ctx, k, blocks[k]))
-    return;
-  const GNode *g = &ctx->model->nodes[i], *by = &ctx->model->nodes[at[k]];
+  /* A kernel that does not matter is not low-occupancy's either. */
+  int q = k >= 0 && k < c->nkernels ? checks_shared_kernel(sh, k) : -1;
+  if (q < 0 || !checks_kernel_low_occupancy(ctx, k, sh->blocks[q])) return;
+  const GNode *g = &ctx->model->nodes[i], *by = &ctx->model->nodes[sh->at[q]];
   int sms = ctx->target->sms;
-  double b = blocks[k], util = b / sms;
+  double b = sh->blocks[q], util = b / sms;
   char who[192], set[48] = "", ub[32];
   if (c->kernels[k].region >= 0) {
     char kn[160];
@@ -387,19 +393,22 @@ void check_memory_bound(const CheckCtx *ctx) {
   const Model *m = ctx->model;
   const ModelCost *c = ctx->cost;
   const Target *t = ctx->target;
-  int *cand = arena_alloc(ctx->arena, (size_t)(m->nnodes + 1) * sizeof *cand);
+  CheckShared own, *sh = checks_shared_begin(ctx, &own);
+  /* A node memory-bound reports matters: the shared list holds them all. */
+  int *cand = xmalloc(((size_t)sh->nnodes + 1) * sizeof *cand);
   int nc = 0;
-  for (int i = 0; i < m->nnodes; i++)
-    if (checks_memory_bound_reports(ctx, i)) cand[nc++] = i;
-  if (nc == 0) return;
-  double *blocks;
-  int *at;
-  checks_kernel_blocks(ctx, &blocks, &at);
+  for (int q = 0; q < sh->nnodes; q++)
+    if (checks_memory_bound_reports(ctx, sh->nodes[q]))
+      cand[nc++] = sh->nodes[q];
+  if (nc == 0) {
+    free(cand);
+    checks_shared_end(sh, &own);
+    return;
+  }
 
   int nlets = 0;
   LetInfo *lets = ctx->unit && checks_program(ctx) ? collect_lets(ctx, &nlets) : NULL;
-  int64_t *cross =
-      arena_alloc(ctx->arena, (size_t)(nc * nlets + 1) * sizeof *cross);
+  int64_t *cross = xmalloc(((size_t)nc * (size_t)nlets + 1) * sizeof *cross);
   if (nlets > 0) {
     Search s = {ctx, (int)(m - ctx->unit->models), cand, nc, 0, NULL, 0, 0};
     crossovers(&s, lets, nlets, cross);
@@ -435,7 +444,7 @@ void check_memory_bound(const CheckCtx *ctx) {
               rate3(a1, sizeof a1, twice_peak), rate3(a2, sizeof a2, twice_bw));
     diag_figure(d, "attainable_2x_peak", twice_peak);
     diag_figure(d, "attainable_2x_bandwidth", twice_bw);
-    occupancy_note(ctx, d, i, blocks, at);
+    occupancy_note(ctx, d, i, sh);
     /* Figure keys are unique per diagnostic (JSON objects). */
     static const char *const keys[] = {"crossover", "crossover_2",
                                        "crossover_3", "crossover_4"};
@@ -448,4 +457,8 @@ void check_memory_bound(const CheckCtx *ctx) {
       if (ncross < 4) diag_figure(d, keys[ncross++], (double)x);
     }
   }
+  free(cross);
+  free(lets);
+  free(cand);
+  checks_shared_end(sh, &own);
 }

@@ -15,7 +15,10 @@
  * cores on its own); an elementwise, reduction or movement op is reported
  * when fp32 reaches it straight from its source, and ops that merely inherit
  * fp32 from a reported op are summed into that report.  Linear in the graph.
+ * The second costing (a copy of every node) is made only when some report
+ * passes its thresholds, in a scratch arena freed before returning.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "rooflint.h"
@@ -46,13 +49,13 @@ static bool reportable_class(OpClass c) {
          c == OC_MOVEMENT;
 }
 
-/* The model again with every inferred wide float replaced by the plan. */
-static const ModelCost *cost_at_plan(const CheckCtx *ctx) {
+/* The model again with every inferred wide float replaced by the plan,
+ * built and costed in `a` (a scratch arena: only figures are kept). */
+static const ModelCost *cost_at_plan(const CheckCtx *ctx, Arena *a) {
   const Model *m = ctx->model;
-  Model *alt = arena_alloc(ctx->arena, sizeof *alt);
+  Model *alt = arena_alloc(a, sizeof *alt);
   *alt = *m;
-  GNode *nodes =
-      arena_alloc(ctx->arena, (size_t)(m->nnodes + 1) * sizeof *nodes);
+  GNode *nodes = arena_alloc(a, (size_t)(m->nnodes + 1) * sizeof *nodes);
   /* Types are shared between nodes: one narrowed copy per distinct type. */
   PtrMap narrowed;
   ptrmap_init(&narrowed);
@@ -62,7 +65,7 @@ static const ModelCost *cost_at_plan(const CheckCtx *ctx) {
       if (is_wide(g.type->dtype)) {
         TensorType *t = ptrmap_get(&narrowed, g.type);
         if (!t) {
-          t = arena_memdup(ctx->arena, g.type, sizeof *t);
+          t = arena_memdup(a, g.type, sizeof *t);
           t->dtype = m->dtype;
           ptrmap_put(&narrowed, g.type, t);
         }
@@ -71,7 +74,7 @@ static const ModelCost *cost_at_plan(const CheckCtx *ctx) {
       if (is_wide(g.precision)) g.precision = m->dtype;
       if (is_cast(&g) && is_wide(g.args->cast_to)) {
         /* args are shared between nodes: change a copy */
-        OpArgs *args = arena_memdup(ctx->arena, g.args, sizeof *args);
+        OpArgs *args = arena_memdup(a, g.args, sizeof *args);
         args->cast_to = m->dtype;
         g.args = args;
       }
@@ -80,7 +83,7 @@ static const ModelCost *cost_at_plan(const CheckCtx *ctx) {
   }
   ptrmap_free(&narrowed);
   alt->nodes = nodes;
-  return cost_model(ctx->arena, alt, ctx->target);
+  return cost_model(a, alt, ctx->target);
 }
 
 /* "990.0 -> 67.0 TFLOP/s": both rates in the unit of the first, TFLOP/s at
@@ -149,14 +152,32 @@ static void note_sources(const CheckCtx *ctx, Diag *d, const GNode *g,
   }
 }
 
+/* Node i's fp32 work, counted in the report of group q (the node that
+ * reports it); -1 when it is not counted anywhere. */
+static int counted_in(const Model *m, const int *origin, const int *root,
+                      int i) {
+  int q = origin[i];
+  const GNode *g = &m->nodes[i];
+  if (q < 0 || !g->op || !is_wide(g->precision) || g->precision_explicit ||
+      !reportable_class(g->op->cls))
+    return -1; /* views pass fp32 on but move nothing */
+  /* A contraction downstream of another report is its own report. */
+  if (root[q] != i && g->op->cls == OC_CONTRACTION) return -1;
+  return q;
+}
+
 void check_stray_fp32(const CheckCtx *ctx) {
   const Model *m = ctx->model;
   const ModelCost *c = ctx->cost;
   if (!narrow_plan(m->dtype) || m->nnodes == 0) return;
+  /* The shared pass saw every node's precision: usually no pass here. */
+  if (ctx->shared && !ctx->shared->any_wide) return;
   int n = m->nnodes;
-  int *source = arena_alloc(ctx->arena, (size_t)n * sizeof *source);
-  int *origin = arena_alloc(ctx->arena, (size_t)n * sizeof *origin);
-  bool any = false;
+  /* source: the node fp32 came from; origin: the group (an index into
+   * root, the reporting nodes in source order) it is counted in. */
+  int *source = xmalloc((size_t)n * sizeof *source);
+  int *origin = xmalloc((size_t)n * sizeof *origin);
+  int *root = NULL, nroot = 0, cap_root = 0;
   for (int i = 0; i < n; i++) {
     const GNode *g = &m->nodes[i];
     source[i] = origin[i] = -1;
@@ -173,40 +194,57 @@ void check_stray_fp32(const CheckCtx *ctx) {
       origin[i] = j >= 0 ? origin[j] : -1;
       continue;
     }
-    if (g->op->cls == OC_CONTRACTION || j < 0 || origin[j] < 0)
-      origin[i] = i;
-    else
+    if (g->op->cls == OC_CONTRACTION || j < 0 || origin[j] < 0) {
+      if (nroot == cap_root) {
+        cap_root = cap_root ? 2 * cap_root : 16;
+        root = xrealloc(root, (size_t)cap_root * sizeof *root);
+      }
+      root[nroot] = i;
+      origin[i] = nroot++;
+    } else {
       origin[i] = origin[j];
-    any = true;
+    }
   }
-  if (!any) return;
 
-  const ModelCost *alt = cost_at_plan(ctx);
-  Group *grp = arena_alloc(ctx->arena, (size_t)n * sizeof *grp);
+  /* Whether a group is worth a report depends on the current cost only:
+   * the model is costed at the plan's dtype only when one is. */
+  Group *grp = xcalloc((size_t)nroot + 1, sizeof *grp);
   for (int i = 0; i < n; i++) {
-    int r = origin[i];
+    int q = counted_in(m, origin, root, i);
+    if (q < 0) continue;
     const GNode *g = &m->nodes[i];
-    if (r < 0 || !g->op || !is_wide(g->precision) || g->precision_explicit ||
-        !reportable_class(g->op->cls))
-      continue; /* views pass fp32 on but move nothing */
-    /* A contraction downstream of another report is its own report. */
-    if (r != i && m->nodes[i].op->cls == OC_CONTRACTION) continue;
-    Group *q = &grp[r];
-    q->cur_bytes += c->nodes[i].bytes * g->count;
-    q->alt_bytes += alt->nodes[i].bytes * g->count;
-    q->cur_time += c->nodes[i].time_s * g->count;
-    q->alt_time += alt->nodes[i].time_s * g->count;
-    if (r != i && q->followers++ == 0) q->first_follower = i;
+    grp[q].cur_bytes += c->nodes[i].bytes * g->count;
+    grp[q].cur_time += c->nodes[i].time_s * g->count;
+    if (root[q] != i && grp[q].followers++ == 0) grp[q].first_follower = i;
+  }
+  double step = c->time_s;
+  bool any = false;
+  for (int q = 0; q < nroot && !any; q++)
+    any = !(grp[q].cur_time < ctx->target->launch_overhead ||
+            (step > 0 && grp[q].cur_time < step * CHECK_MIN_STEP_PCT / 100.0));
+  if (!any) {
+    free(grp);
+    free(root);
+    free(origin);
+    free(source);
+    return;
+  }
+  Arena *scratch = arena_new();
+  const ModelCost *alt = cost_at_plan(ctx, scratch);
+  for (int i = 0; i < n; i++) {
+    int q = counted_in(m, origin, root, i);
+    if (q < 0) continue;
+    grp[q].alt_bytes += alt->nodes[i].bytes * m->nodes[i].count;
+    grp[q].alt_time += alt->nodes[i].time_s * m->nodes[i].count;
   }
 
-  bool *fixed = arena_alloc(ctx->arena, (size_t)n * sizeof *fixed);
+  bool *fixed = xcalloc((size_t)n, sizeof *fixed);
   const char *plan = dtype_str(m->dtype);
-  for (int i = 0; i < n; i++) {
-    if (origin[i] != i) continue;
+  for (int r = 0; r < nroot; r++) {
+    int i = root[r];
     const GNode *g = &m->nodes[i];
     const NodeCost *cur = &c->nodes[i], *a = &alt->nodes[i];
-    const Group *q = &grp[i];
-    double step = c->time_s;
+    const Group *q = &grp[r];
     if (q->cur_time < ctx->target->launch_overhead ||
         (step > 0 && q->cur_time < step * CHECK_MIN_STEP_PCT / 100.0))
       continue;
@@ -266,4 +304,10 @@ void check_stray_fp32(const CheckCtx *ctx) {
                 fmt_bytes(b2, sizeof b2, q->alt_bytes - a->bytes * g->count));
     }
   }
+  arena_free(scratch);
+  free(fixed);
+  free(grp);
+  free(root);
+  free(origin);
+  free(source);
 }

@@ -66,12 +66,15 @@ static int trace_views(const Model *m, int id, int64_t size) {
 
 void check_tc_alignment(const CheckCtx *ctx) {
   const Model *m = ctx->model;
-  for (int i = 0; i < m->nnodes; i++) {
+  CheckShared own, *sh = checks_shared_begin(ctx, &own);
+  /* Only a node that matters is reported: the shared list. */
+  for (int q = 0; q < sh->nnodes; q++) {
+    int i = sh->nodes[q];
     const GNode *g = &m->nodes[i];
     if (!g->op || g->op->cls != OC_CONTRACTION || g->precision == DT_NONE)
       continue;
     int mult = dtype_info(g->precision)->tc_multiple;
-    if (mult <= 0 || !checks_node_matters(ctx, i)) continue;
+    if (mult <= 0) continue;
     Dim dims[4], bad[4];
     int nd = dims_of(m, g, dims), nb = 0;
     for (int k = 0; k < nd; k++)
@@ -126,4 +129,5 @@ void check_tc_alignment(const CheckCtx *ctx) {
               (long long)bad[0].size, (long long)wide, CHECK_TC_PAD_MULTIPLE);
     diag_figure(d, "padded_suggested", (double)wide);
   }
+  checks_shared_end(sh, &own);
 }

@@ -12,9 +12,12 @@
  * loop, in front of the loop.  It is offered only when the operand is
  * defined outside that loop and the result is not loop-carried.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "rooflint.h"
+
+enum { UNKNOWN, INVARIANT, VARIES }; /* memo[id], for one loop */
 
 /* Is scope `s` the loop `l` or nested inside it? */
 static bool within(const Model *m, int s, int l) {
@@ -23,22 +26,49 @@ static bool within(const Model *m, int s, int l) {
   return false;
 }
 
-/* 0 = unknown, 1 = invariant in loop l, 2 = varies. */
+/* Is node `id` the same every iteration of loop l?  A weight or a tensor
+ * from outside the loop is; a declaration, a carried value or a collective
+ * inside it is not; an op is when all its operands are.  Iterative (a loop
+ * body may be a chain of a million ops); memo is per node, for loop l. */
 static bool invariant(const Model *m, int id, int l, unsigned char *memo) {
-  if (memo[id]) return memo[id] == 1;
-  const GNode *g = &m->nodes[id];
-  bool inv;
-  if (g->role == ROLE_WEIGHT || !within(m, g->scope, l))
-    inv = true;
-  else if (!g->op || g->loop_carried || g->op->cls == OC_COLLECTIVE)
-    inv = false;
-  else {
-    inv = true;
-    for (int k = 0; k < g->ninputs && inv; k++)
-      inv = invariant(m, g->inputs[k], l, memo);
+  typedef struct Frame {
+    int id, next; /* the node; its next operand to look at (-1: none yet) */
+  } Frame;
+  if (memo[id] != UNKNOWN) return memo[id] == INVARIANT;
+  int n = 0, cap = 16;
+  Frame *stack = xmalloc((size_t)cap * sizeof *stack);
+  stack[n++] = (Frame){id, -1};
+  while (n > 0) {
+    Frame *f = &stack[n - 1];
+    const GNode *g = &m->nodes[f->id];
+    if (f->next < 0) {
+      if (g->role == ROLE_WEIGHT || !within(m, g->scope, l))
+        memo[f->id] = INVARIANT;
+      else if (!g->op || g->loop_carried || g->op->cls == OC_COLLECTIVE)
+        memo[f->id] = VARIES;
+      if (memo[f->id] != UNKNOWN) {
+        n--;
+        continue;
+      }
+      f->next = 0;
+    }
+    /* Operands in order; the first that varies settles it. */
+    while (f->next < g->ninputs && memo[g->inputs[f->next]] == INVARIANT)
+      f->next++;
+    if (f->next == g->ninputs || memo[g->inputs[f->next]] == VARIES) {
+      memo[f->id] = f->next == g->ninputs ? INVARIANT : VARIES;
+      n--;
+      continue;
+    }
+    int in = g->inputs[f->next];
+    if (n == cap) {
+      cap *= 2;
+      stack = xrealloc(stack, (size_t)cap * sizeof *stack);
+    }
+    stack[n++] = (Frame){in, -1};
   }
-  memo[id] = inv ? 1 : 2;
-  return inv;
+  free(stack);
+  return memo[id] == INVARIANT;
 }
 
 /* The byte range of the whole line(s) holding [start, end) when nothing
@@ -60,34 +90,38 @@ static Loc whole_lines(const SourceFile *f, Loc at) {
 
 static void hoist_fixit(const CheckCtx *ctx, Diag *d, const GNode *g,
                         const Scope *loop) {
-  StmtIndex ix;
-  checks_stmt_index(ctx->arena, checks_program(ctx), &ix);
-  const StmtRef *r = checks_stmt_find(&ix, g->stmt_loc.start);
-  if (!r) return;
+  StmtRef r;
+  if (!checks_stmt_find(checks_program(ctx), g->stmt_loc.start, &r)) return;
   const Stmt *loop_stmt = NULL;
-  for (const StmtRef *p = r; p && p->parent;
-       p = checks_stmt_find(&ix, p->parent->loc.start)) {
-    if (p->parent->kind == ST_LOOP && p->parent->loc.start <= loop->loc.start &&
-        loop->loc.start < p->parent->loc.end) {
-      loop_stmt = p->parent;
+  for (StmtRef p = r, up;;) {
+    if (!p.parent) break;
+    if (p.parent->kind == ST_LOOP && p.parent->loc.start <= loop->loc.start &&
+        loop->loc.start < p.parent->loc.end) {
+      loop_stmt = p.parent;
       break;
     }
+    if (!checks_stmt_find(checks_program(ctx), p.parent->loc.start, &up)) break;
+    p = up;
   }
   if (!loop_stmt) return;
   const SourceFile *f = src_file(ctx->sources, g->stmt_loc.file);
   if (!f) return;
-  Loc cut = whole_lines(f, r->stmt->loc);
+  Loc cut = whole_lines(f, r.stmt->loc);
   /* The loop line's indentation, for the moved statement. */
   uint32_t ls = loop_stmt->loc.start, lb = ls;
   while (lb > 0 && (f->text[lb - 1] == ' ' || f->text[lb - 1] == '\t')) lb--;
   bool own_line = lb == 0 || f->text[lb - 1] == '\n';
-  const char *text = arena_strndup(ctx->arena, f->text + r->stmt->loc.start,
-                                   r->stmt->loc.end - r->stmt->loc.start);
-  const char *indent =
-      own_line ? arena_strndup(ctx->arena, f->text + lb, ls - lb) : "";
-  diag_fixit(
-      d, (Loc){loop_stmt->loc.file, ls, ls},
-      arena_printf(ctx->arena, own_line ? "%s\n%s" : "%s; ", text, indent));
+  StrBuf text = {0};
+  sb_putn(&text, f->text + r.stmt->loc.start,
+          r.stmt->loc.end - r.stmt->loc.start);
+  if (own_line) {
+    sb_putc(&text, '\n');
+    sb_putn(&text, f->text + lb, ls - lb);
+  } else {
+    sb_puts(&text, "; ");
+  }
+  diag_fixit(d, (Loc){loop_stmt->loc.file, ls, ls}, sb_str(&text));
+  sb_free(&text);
   diag_fixit(d, cut, "");
 }
 
@@ -95,17 +129,18 @@ void check_transfer_in_loop(const CheckCtx *ctx) {
   const Model *m = ctx->model;
   const ModelCost *c = ctx->cost;
   const Target *t = ctx->target;
-  unsigned char *memo = NULL;
-  for (int i = 0; i < m->nnodes; i++) {
+  unsigned char *memo = NULL; /* for loop memo_loop */
+  int memo_loop = -1;
+  CheckShared own, *sh = checks_shared_begin(ctx, &own);
+  /* The shared list holds every transfer in a scope: the graph is not
+   * walked here. */
+  for (int q = 0; q < sh->ntransfers; q++) {
+    int i = sh->transfers[q];
     const GNode *g = &m->nodes[i];
     if (!g->op || g->op->cls != OC_TRANSFER || g->ninputs < 1) continue;
     int l = g->scope;
     while (l >= 0 && !m->scopes[l].is_loop) l = m->scopes[l].parent;
     if (l < 0 || m->scopes[l].trips <= 1) continue;
-    if (!memo) memo = arena_alloc(ctx->arena, (size_t)m->nnodes);
-    memset(memo, 0, (size_t)m->nnodes);
-    int src = g->inputs[0];
-    if (!invariant(m, src, l, memo)) continue;
 
     const Scope *loop = &m->scopes[l];
     double per_run = c->nodes[i].bytes, runs = g->count;
@@ -118,6 +153,14 @@ void check_transfer_in_loop(const CheckCtx *ctx) {
     if (waste <= 0 ||
         (step > 0 && waste < step * CHECK_TRANSFER_MIN_PCT / 100.0))
       continue;
+    /* Only a copy worth a report is traced back through the graph. */
+    int src = g->inputs[0];
+    if (l != memo_loop) {
+      if (!memo) memo = xmalloc((size_t)m->nnodes);
+      memset(memo, UNKNOWN, (size_t)m->nnodes);
+      memo_loop = l;
+    }
+    if (!invariant(m, src, l, memo)) continue;
 
     const GNode *s = &m->nodes[src];
     char why[160];
@@ -165,4 +208,6 @@ void check_transfer_in_loop(const CheckCtx *ctx) {
         ctx->sources)
       hoist_fixit(ctx, d, g, loop);
   }
+  checks_shared_end(sh, &own);
+  free(memo);
 }

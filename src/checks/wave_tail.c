@@ -22,11 +22,11 @@ void check_wave_tail(const CheckCtx *ctx) {
   const ModelCost *c = ctx->cost;
   int sms = ctx->target->sms;
   if (sms <= 1 || c->nkernels == 0) return;
-  double *blocks;
-  int *at;
-  checks_kernel_blocks(ctx, &blocks, &at);
-  for (int k = 0; k < c->nkernels; k++) {
-    double b = blocks[k];
+  CheckShared own, *sh = checks_shared_begin(ctx, &own);
+  /* Only a kernel that matters can be reported: the shared list. */
+  for (int q = 0; q < sh->nkernels; q++) {
+    int k = sh->kernels[q];
+    double b = sh->blocks[q];
     if (b <= sms || c->kernels[k].bound != BOUND_COMPUTE ||
         !checks_kernel_matters(ctx, k))
       continue;
@@ -49,7 +49,8 @@ void check_wave_tail(const CheckCtx *ctx) {
     diag_figure(d, "utilisation", util);
     diag_figure(d, "fill_below", below);
     diag_figure(d, "fill_above", above);
-    diag_note(d, ctx->model->nodes[at[k]].loc,
+    diag_note(d, ctx->model->nodes[sh->at[q]].loc,
               "%.0f or %.0f blocks would fill whole waves", below, above);
   }
+  checks_shared_end(sh, &own);
 }

@@ -23,8 +23,8 @@ static TestCtx *run(const char *text, void (*check)(const CheckCtx *)) {
   for (int m = 0; m < tc->unit->nmodels; m++) {
     ModelCost *c = cost_model(tc->arena, &tc->unit->models[m], t);
     CheckCtx ctx = {
-        tc->arena, &tc->ss, tc->prog, tc->unit,  &tc->unit->models[m],
-        c,         t,       NULL,     &tc->diags, NULL};
+        tc->arena, &tc->ss, tc->prog, tc->unit,   &tc->unit->models[m],
+        c,         t,       NULL,     &tc->diags, NULL, NULL};
     if (check)
       check(&ctx);
     else
@@ -411,8 +411,8 @@ START_TEST(kernel_blocks_regions) {
                                    LOC_NONE, &tc->diags);
   const Model *m = &tc->unit->models[0];
   ModelCost *c = cost_model(tc->arena, m, t);
-  CheckCtx ctx = {tc->arena, &tc->ss, tc->prog, tc->unit, m,
-                  c,         t,       NULL,     &tc->diags, NULL};
+  CheckCtx ctx = {tc->arena, &tc->ss, tc->prog, tc->unit,   m,
+                  c,         t,       NULL,     &tc->diags, NULL, NULL};
   double *blocks;
   int *at;
   checks_kernel_blocks(&ctx, &blocks, &at);
@@ -696,18 +696,31 @@ START_TEST(noop_cast_not_flagged) {
 END_TEST
 
 START_TEST(stmt_index_finds_nested) {
-  TestCtx *tc = tc_parse("model m {\n  loop 2 {\n    a = relu(x)\n  }\n}\n");
-  StmtIndex ix;
-  checks_stmt_index(tc->arena, tc->prog, &ix);
-  ck_assert_int_eq(ix.n, 3);
+  TestCtx *tc = tc_parse("model m {\n  loop 2 {\n    a = relu(x)\n  }\n"
+                         "  b = exp(a)\n}\nlet z = 1\n");
   const char *text = tc->ss.files[tc->file]->text;
-  const StmtRef *r =
-      checks_stmt_find(&ix, (uint32_t)(strstr(text, "a = relu") - text));
-  ck_assert_ptr_nonnull(r);
-  ck_assert_int_eq(r->stmt->kind, ST_ASSIGN);
-  ck_assert_int_eq(r->parent->kind, ST_LOOP);
-  ck_assert_int_eq(r->index, 0);
-  ck_assert_ptr_null(checks_stmt_find(&ix, 1));
+  StmtRef r;
+  ck_assert(checks_stmt_find(tc->prog,
+                             (uint32_t)(strstr(text, "a = relu") - text), &r));
+  ck_assert_int_eq(r.stmt->kind, ST_ASSIGN);
+  ck_assert_int_eq(r.parent->kind, ST_LOOP);
+  ck_assert_int_eq(r.index, 0);
+  ck_assert(checks_stmt_find(tc->prog, (uint32_t)(strstr(text, "loop") - text),
+                             &r));
+  ck_assert_int_eq(r.stmt->kind, ST_LOOP);
+  ck_assert_int_eq(r.parent->kind, ST_MODEL);
+  ck_assert(checks_stmt_find(tc->prog, (uint32_t)(strstr(text, "b = ") - text),
+                             &r));
+  ck_assert_int_eq(r.index, 1);
+  ck_assert(checks_stmt_find(tc->prog, (uint32_t)(strstr(text, "let") - text),
+                             &r));
+  ck_assert_ptr_null(r.parent);
+  ck_assert_int_eq(r.index, 1);
+  /* Inside a statement, or past the end: not the start of one. */
+  ck_assert(!checks_stmt_find(tc->prog, 1, &r));
+  ck_assert(!checks_stmt_find(
+      tc->prog, (uint32_t)(strstr(text, "relu") - text), &r));
+  ck_assert(!checks_stmt_find(tc->prog, (uint32_t)strlen(text), &r));
   tc_free(tc);
 }
 END_TEST
