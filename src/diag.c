@@ -279,8 +279,16 @@ static size_t view_col(const LineView *v, const char *line, size_t offset) {
   return (v->cut_left ? 3 : 0) + display_col(v->text, in);
 }
 
+/* The gutter holds the line number: five columns, wider for a line past
+ * 99,999 so the bars of the source and caret lines stay aligned. */
+static int gutter_width(int lineno) {
+  int w = 1;
+  for (int n = lineno; n >= 10; n /= 10) w++;
+  return w < 5 ? 5 : w;
+}
+
 static void put_source_line(FILE *out, int lineno, const LineView *v) {
-  fprintf(out, "%5d | ", lineno);
+  fprintf(out, "%*d | ", gutter_width(lineno), lineno);
   if (v->cut_left) fputs("...", out);
   size_t col = 0;
   for (size_t i = 0; i < v->len; i++) {
@@ -313,7 +321,10 @@ static void caret_span(const LineView *v, const char *text, size_t len,
   *width = end > *col ? end - *col : 1;
 }
 
-static void put_gutter(FILE *out) { fputs("      | ", out); }
+static void put_gutter(FILE *out, int lineno) {
+  put_spaces(out, (size_t)gutter_width(lineno) + 1);
+  fputs("| ", out);
+}
 
 /* The line the range starts on, and the caret line under it. */
 static void put_snippet(FILE *out, const SourceFile *f, Loc loc,
@@ -329,7 +340,7 @@ static void put_snippet(FILE *out, const SourceFile *f, Loc loc,
   caret_span(&v, text, len, loc.start - line_start,
              loc.end > loc.start ? loc.end - line_start : loc.start - line_start,
              &ccol, &width);
-  put_gutter(out);
+  put_gutter(out, line);
   put_spaces(out, ccol);
   if (ro->color) fputs(C_GREEN, out);
   fputc('^', out);
@@ -350,7 +361,7 @@ static void put_fixit_line(FILE *out, const SourceFile *f, const FixIt *fx,
   size_t from = fx->loc.start - f->line_starts[line - 1];
   if (from > len) from = len;
   LineView v = line_view(text, len, from);
-  put_gutter(out);
+  put_gutter(out, line);
   put_spaces(out, view_col(&v, text, from));
   if (ro->color) fputs(C_GREEN, out);
   fwrite(fx->text, 1, strcspn(fx->text, "\n"), out);

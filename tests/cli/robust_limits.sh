@@ -114,6 +114,19 @@ awk 'BEGIN { print "model m {"; print "  input a : [4, 1]"; print "  input b : [
   for (i = 0; i < 30000; i++) { print "  c = add(a, b)"; print "  a = mul(b, c)"; print "  b = sub(c, a)" } print "}" }' > "$T/dag.roof"
 check dag 0 '' "$T/dag.roof"
 
+# transfer-in-loop follows a transfer's operand back to loop-invariant
+# data (R-CHK-061); a 300,000-op chain inside the loop once overflowed the
+# stack of that walk.
+awk 'BEGIN { print "model m {"; print "  weight w : [4096, 4096]"; print "  loop 100 {";
+  print "    a = reshape(w, [16777216])";
+  for (i = 0; i < 150000; i++) { print "    a = reshape(a, [4096, 4096])"; print "    a = reshape(a, [16777216])" }
+  print "    ah = to_host(a)"; print "  }"; print "}" }' > "$T/deepchain.roof"
+check deepchain 0 "deepchain\\.roof:300005:[0-9]+: warning: to_host 'ah' copies loop-invariant 'a' \\(computed from loop-invariant data\\)" "$T/deepchain.roof"
+# ... and its line number has six digits: the gutter widens with it, so the
+# caret's bar stays under the source line's bar.
+if [ "$(sed -n 3p "$T/deepchain.err")" = "       |          ^~~~~~~~~~" ]; then ok
+else bad "deepchain: caret gutter not aligned under a 6-digit line number"; fi
+
 # File size: a sparse 5 GiB file is refused before it is read.
 truncate -s 5G "$T/huge.roof" 2> /dev/null && {
   check huge 2 'huge\.roof.*too large' "$T/huge.roof"
