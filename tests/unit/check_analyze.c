@@ -4,9 +4,6 @@
  * sema unless kept, with the graph, names and targets intact, and parsed
  * again on demand (analyze_program) without recording directives twice.
  */
-#include <stdlib.h>
-#include <string.h>
-
 #include "test_util.h"
 
 static const char *const SRC =
@@ -27,74 +24,54 @@ static const char *const SRC =
     "  y = matmul(x, w)  # rooflint: ignore[memory-bound]\n"
     "}\n";
 
-typedef struct Run {
-  Arena *arena;
-  SourceSet ss;
-  DiagSink diags;
-  int file;
-  Analysis *an;
-} Run;
-
-static Run *run(bool keep) {
-  Run *r = xcalloc(1, sizeof *r);
-  r->arena = arena_new();
-  src_init(&r->ss);
-  diag_sink_init(&r->diags);
-  size_t len = strlen(SRC);
-  char *copy = xmalloc(len + 1);
-  memcpy(copy, SRC, len + 1);
-  r->file = src_add(&r->ss, "t.roof", copy, len);
+/* The whole pipeline on the loaded file, with checks, as the CLI runs it
+ * (tc->prog and tc->unit stay unset: the Analysis holds the results). */
+static Analysis *run(TestCtx *tc, bool keep) {
   AnalyzeOptions ao = {.run_checks = true, .keep_program = keep};
-  r->an = analyze_file(r->arena, &r->ss, r->file, &ao, &r->diags);
-  return r;
-}
-
-static void run_free(Run *r) {
-  diag_sink_free(&r->diags);
-  src_free(&r->ss);
-  arena_free(r->arena);
-  free(r);
+  return analyze_file(tc->arena, &tc->ss, tc->file, &ao, &tc->diags);
 }
 
 /* Freed tree: the graph, its names and the file's own target survive. */
 START_TEST(test_tree_freed) {
-  Run *r = run(false);
-  ck_assert_int_eq(r->diags.nerrors, 0);
-  ck_assert_ptr_null(r->an->program);
-  ck_assert_ptr_nonnull(r->an->unit);
-  ck_assert_int_eq(r->an->unit->ntarget_defs, 0); /* they were statements */
-  const Model *m = &r->an->unit->models[0];
+  TestCtx *tc = tc_load(SRC);
+  Analysis *an = run(tc, false);
+  ck_assert_int_eq(tc->diags.nerrors, 0);
+  ck_assert_ptr_null(an->program);
+  ck_assert_ptr_nonnull(an->unit);
+  ck_assert_int_eq(an->unit->ntarget_defs, 0); /* they were statements */
+  const Model *m = &an->unit->models[0];
   ck_assert_str_eq(m->name, "m");
   ck_assert_int_eq(m->nnodes, 3);
   ck_assert_str_eq(m->nodes[2].name, "y");
-  ck_assert_str_eq(r->an->targets[0]->name, "mine");
-  ck_assert_str_eq(r->an->targets[0]->display, "My GPU");
-  ck_assert_int_eq(src_file(&r->ss, r->file)->nsuppressions, 1);
+  ck_assert_str_eq(an->targets[0]->name, "mine");
+  ck_assert_str_eq(an->targets[0]->display, "My GPU");
+  ck_assert_int_eq(src_file(&tc->ss, tc->file)->nsuppressions, 1);
 
   /* Parsed again: the same statements, no second suppression. */
-  ProgramSource ps = {&r->ss, r->file, r->arena, NULL};
+  ProgramSource ps = {&tc->ss, tc->file, tc->arena, NULL};
   const Program *p = analyze_program(&ps);
   ck_assert_ptr_nonnull(p);
   ck_assert_ptr_eq(analyze_program(&ps), p); /* once */
   ck_assert_int_eq(p->top.n, 4);
   ck_assert_int_eq(p->top.items[3]->kind, ST_MODEL);
   ck_assert_int_eq(p->top.items[3]->def.body.n, 3);
-  ck_assert_int_eq(src_file(&r->ss, r->file)->nsuppressions, 1);
-  run_free(r);
+  ck_assert_int_eq(src_file(&tc->ss, tc->file)->nsuppressions, 1);
+  tc_free(tc);
 }
 END_TEST
 
 START_TEST(test_tree_kept) {
-  Run *r = run(true);
-  ck_assert_int_eq(r->diags.nerrors, 0);
-  ck_assert_ptr_nonnull(r->an->program);
-  ck_assert_int_eq(r->an->program->top.n, 4);
-  ck_assert_int_eq(r->an->unit->ntarget_defs, 1);
-  ck_assert_int_eq(src_file(&r->ss, r->file)->nsuppressions, 1);
+  TestCtx *tc = tc_load(SRC);
+  Analysis *an = run(tc, true);
+  ck_assert_int_eq(tc->diags.nerrors, 0);
+  ck_assert_ptr_nonnull(an->program);
+  ck_assert_int_eq(an->program->top.n, 4);
+  ck_assert_int_eq(an->unit->ntarget_defs, 1);
+  ck_assert_int_eq(src_file(&tc->ss, tc->file)->nsuppressions, 1);
   /* A kept tree is what analyze_program hands back. */
-  ProgramSource ps = {&r->ss, r->file, r->arena, r->an->program};
-  ck_assert_ptr_eq(analyze_program(&ps), r->an->program);
-  run_free(r);
+  ProgramSource ps = {&tc->ss, tc->file, tc->arena, an->program};
+  ck_assert_ptr_eq(analyze_program(&ps), an->program);
+  tc_free(tc);
 }
 END_TEST
 

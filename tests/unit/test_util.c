@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-TestCtx *tc_parse(const char *text) {
+TestCtx *tc_load(const char *text) {
   TestCtx *tc = xcalloc(1, sizeof *tc);
   tc->arena = arena_new();
   src_init(&tc->ss);
@@ -14,6 +14,11 @@ TestCtx *tc_parse(const char *text) {
   char *copy = xmalloc(len + 1);
   memcpy(copy, text, len + 1);
   tc->file = src_add(&tc->ss, "t.roof", copy, len);
+  return tc;
+}
+
+TestCtx *tc_parse(const char *text) {
+  TestCtx *tc = tc_load(text);
   tc->prog = parse_file(tc->arena, &tc->ss, tc->file, &tc->diags);
   return tc;
 }

@@ -18,6 +18,8 @@ typedef struct TestCtx {
   StrBuf rendered;
 } TestCtx;
 
+/* Loads `text` as the file "t.roof" of a fresh context; nothing more. */
+TestCtx *tc_load(const char *text);
 /* Parses `text` as the file "t.roof". */
 TestCtx *tc_parse(const char *text);
 /* Parses, then runs sema when parsing succeeded (bindings may be NULL). */
