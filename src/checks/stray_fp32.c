@@ -252,6 +252,8 @@ void check_stray_fp32(const CheckCtx *ctx) {
     Diag *d;
     if (g->op->cls == OC_CONTRACTION) {
       double ratio = cur->peak > 0 ? a->peak / cur->peak : 0;
+      double i_plan = cost_node_roof(alt, a).intensity;
+      double i_now = cost_node_roof(c, cur).intensity;
       char rp[96], r3[32];
       d = checks_report(
           ctx, "stray-fp32", g->loc,
@@ -260,14 +262,14 @@ void check_stray_fp32(const CheckCtx *ctx) {
           g->op->name, g->name, dtype_str(g->precision), article(plan), plan,
           rate_pair(rp, sizeof rp, a->peak, cur->peak),
           fmt_fixed(r3, sizeof r3, ratio, 1),
-          intensity_str(b1, sizeof b1, cost_node_roof(alt, a).intensity),
-          intensity_str(b2, sizeof b2, cost_node_roof(c, cur).intensity),
+          intensity_str(b1, sizeof b1, i_plan),
+          intensity_str(b2, sizeof b2, i_now),
           checks_per_step(ps, sizeof ps, g->count));
       diag_figure(d, "ceiling_plan", a->peak);
       diag_figure(d, "ceiling", cur->peak);
       diag_figure(d, "ceiling_ratio", ratio);
-      diag_figure(d, "intensity_plan", cost_node_roof(alt, a).intensity);
-      diag_figure(d, "intensity", cost_node_roof(c, cur).intensity);
+      diag_figure(d, "intensity_plan", i_plan);
+      diag_figure(d, "intensity", i_now);
       diag_figure(d, "time_s", cur->time_s * g->count);
       diag_figure(d, "time_plan_s", a->time_s * g->count);
     } else {
