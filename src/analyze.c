@@ -114,7 +114,8 @@ Analysis *analyze_file(Arena *a, SourceSet *ss, int file,
     Bindings *b = opts->bindings;
     if (!b) b = arena_alloc(a, sizeof *b);
     int errors = diags->nerrors;
-    Unit *u = sema_analyze(a, an->program, b, diags);
+    Unit *u = sema_analyze_consuming(a, an->program,
+                                     opts->keep_program ? NULL : tree, b, diags);
     /* Contract: a non-NULL unit comes with at least one target. */
     if (u && diags->nerrors == errors && resolve_targets(a, ss, an, u, opts, diags))
       an->unit = u;

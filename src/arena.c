@@ -15,7 +15,8 @@
  * and 16 would round a 56-byte Expr up to 64.  Chunks start small (a
  * 500-op model should cost next to nothing) and double up to ARENA_BIG, so
  * a model of millions of ops takes a few hundred chunks, not tens of
- * thousands. */
+ * thousands.  Sizes count the chunk header, so a big chunk is a whole
+ * number of huge pages. */
 enum {
   ARENA_CHUNK = 64 * 1024,
   ARENA_BIG = 8 * 1024 * 1024,
@@ -25,8 +26,10 @@ enum {
 
 typedef struct Chunk {
   struct Chunk *next;
-  size_t size; /* usable bytes after the header */
+  size_t size;   /* usable bytes after the header */
   size_t used;
+  size_t mapped; /* bytes mapped with mmap, header included; 0: malloc'd */
+  size_t seq;    /* creation order within its arena */
   _Alignas(16) unsigned char data[];
 } Chunk;
 
@@ -34,36 +37,79 @@ struct Arena {
   Chunk *head;  /* chunk being filled */
   size_t total; /* bytes handed out */
   size_t next;  /* size of the next regular chunk */
+  size_t nchunks; /* chunks made so far: the next one's seq */
 };
 
-/* A big block asks for transparent huge pages: first touching a page costs
- * a fault, and on a virtual machine a fault costs microseconds, so the node
- * array of a million-op model took more time faulting than analysing.  Only
- * the 2 MiB-aligned interior can use them; the advice is a hint (ignored
- * where unsupported). */
-static void *block_alloc(size_t size) {
-  /* Zeroed once here, not per object: fresh pages come zeroed from the
-   * kernel, and calloc knows it, so a big chunk costs no memset at all. */
-  void *p = xcalloc(1, size);
+/* A chunk of `bytes` (header included), zeroed.  Small ones come from
+ * calloc.  A big one is mapped directly, a whole number of 2 MiB pages
+ * long: the kernel then places it on a huge-page boundary and, advised,
+ * backs it with transparent huge pages.  On a virtual machine first
+ * touching a 4 KiB page costs microseconds, and through malloc a quarter of
+ * each 8 MiB chunk (its unaligned ends) still faulted page by page. */
+static Chunk *chunk_new(size_t bytes) {
+  Chunk *c;
+  size_t mapped = 0;
+  if (bytes >= HUGE_PAGE) {
+    mapped = (bytes + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
+    void *p = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) die("out of memory mapping %zu bytes", mapped);
 #ifdef MADV_HUGEPAGE
-  if (size >= 2 * HUGE_PAGE) {
-    uintptr_t lo = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
-    uintptr_t hi = ((uintptr_t)p + size) & ~(uintptr_t)(HUGE_PAGE - 1);
-    if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-  }
+    (void)madvise(p, mapped, MADV_HUGEPAGE); /* a hint: ignored where unsupported */
 #endif
-  return p;
+    c = p;
+    bytes = mapped;
+  } else {
+    c = xcalloc(1, bytes);
+  }
+  c->size = bytes - sizeof(Chunk);
+  c->used = 0;
+  c->mapped = mapped;
+  return c;
 }
 
 Arena *arena_new(void) { return xcalloc(1, sizeof(Arena)); }
+
+static void chunk_free(Chunk *c) {
+  if (c->mapped)
+    munmap(c, c->mapped);
+  else
+    free(c);
+}
 
 void arena_free(Arena *a) {
   if (!a) return;
   for (Chunk *c = a->head, *next; c; c = next) {
     next = c->next;
-    free(c);
+    chunk_free(c);
   }
   free(a);
+}
+
+static const Chunk *chunk_of(const Arena *a, const void *p) {
+  const unsigned char *b = p;
+  for (const Chunk *c = a->head; c; c = c->next)
+    if (b >= c->data && b < c->data + c->size) return c;
+  return NULL;
+}
+
+/* Why this is safe: a regular chunk stops receiving objects once a newer
+ * regular chunk is made, and a one-off chunk receives one object when it is
+ * made.  So every object in a chunk made after first's chunk and before
+ * last's was allocated after first and before last. */
+void arena_release_between(Arena *a, const void *first, const void *last) {
+  const Chunk *lo = chunk_of(a, first), *hi = chunk_of(a, last);
+  if (!lo || !hi) return;
+  size_t after = lo->seq, before = hi->seq;
+  for (Chunk **link = &a->head; *link;) {
+    Chunk *c = *link;
+    /* Small chunks are not worth it (and the head is never between). */
+    if (c->mapped && c->seq > after && c->seq < before) {
+      *link = c->next;
+      chunk_free(c);
+    } else {
+      link = &c->next;
+    }
+  }
 }
 
 void *arena_alloc(Arena *a, size_t n) {
@@ -72,14 +118,13 @@ void *arena_alloc(Arena *a, size_t n) {
   Chunk *c = a->head;
   if (!c || c->used + n > c->size) {
     size_t regular = a->next ? a->next : ARENA_CHUNK;
-    size_t size = n > regular ? n : regular;
-    if (n <= regular && regular < ARENA_BIG) a->next = regular * 2;
-    c = block_alloc(sizeof(Chunk) + size);
-    c->size = size;
-    c->used = 0;
+    bool one_off = n > regular - sizeof(Chunk);
+    if (!one_off && regular < ARENA_BIG) a->next = regular * 2;
+    c = chunk_new(one_off ? sizeof(Chunk) + n : regular);
+    c->seq = a->nchunks++;
     /* A big one-off block goes behind the current chunk so the rest of the
      * current chunk stays usable. */
-    if (a->head && size > regular) {
+    if (a->head && one_off) {
       c->next = a->head->next;
       a->head->next = c;
     } else {
@@ -124,3 +169,9 @@ void *arena_memdup(Arena *a, const void *p, size_t n) {
 }
 
 size_t arena_bytes_used(const Arena *a) { return a->total; }
+
+size_t arena_bytes_held(const Arena *a) {
+  size_t n = 0;
+  for (const Chunk *c = a->head; c; c = c->next) n += sizeof(Chunk) + c->size;
+  return n;
+}

@@ -119,6 +119,13 @@ char *arena_printf(Arena *a, const char *fmt, ...) PRINTF_LIKE(2, 3);
 /* Copy a growing array into the arena: returns a copy of n elements. */
 void *arena_memdup(Arena *a, const void *p, size_t n);
 size_t arena_bytes_used(const Arena *a);
+size_t arena_bytes_held(const Arena *a); /* in chunks, headers included */
+/* Frees, early, the objects allocated after `first` and before `last`
+ * (both objects of `a`), as far as they fill whole big chunks; the rest
+ * stays until arena_free.  For a pass that consumes a tree in allocation
+ * order: what it has read it will not read again, and its pages go back
+ * before the next stage asks for new ones. */
+void arena_release_between(Arena *a, const void *first, const void *last);
 
 /* ===================================================================== */
 /* source.c: loaded files, locations as byte ranges, offset -> line:col.  */
@@ -772,6 +779,12 @@ typedef struct Unit {
  * resolves names, infers shapes and dtypes, builds one graph per model.
  * Pure: the same (program, bindings) gives the same unit. */
 Unit *sema_analyze(Arena *a, const Program *p, Bindings *b, DiagSink *diags);
+/* The same, and the tree is consumed: `tree` is the arena p was parsed into,
+ * and the statements of a model body are released as they are analysed, so
+ * the tree and the graph are not both whole at once.  Afterwards only the
+ * top level of p (and the Unit's target_defs) may be read. */
+Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
+                             Bindings *b, DiagSink *diags);
 /* The most graph nodes one file may make (all models together): far above
  * any real model (a 100,000-layer transformer is 1.6 M), far below what
  * would exhaust memory. */

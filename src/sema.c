@@ -62,6 +62,8 @@ typedef struct Sema {
   PtrMap names;
   /* Bindings live here, not in the result arena: they die with the model. */
   Arena *bindings;
+  /* The arena of the tree, when sema may release what it has read. */
+  Arena *tree;
   /* Distinct node types (TensorType -> its one shared copy), by content. */
   const TensorType **types;
   size_t cap_types, ntypes;
@@ -1160,8 +1162,18 @@ static void model_stmt(Sema *s, const Stmt *st, bool top) {
   }
 }
 
+/* Model bodies consumed this many statements at a time: a release walks
+ * the tree's chunk list, and a big chunk holds some 30,000 statements. */
+enum { RELEASE_EVERY = 1 << 16 };
+
 static void model_block(Sema *s, const Block *b, bool top) {
-  for (int i = 0; i < b->n; i++) model_stmt(s, b->items[i], top);
+  for (int i = 0; i < b->n; i++) {
+    model_stmt(s, b->items[i], top);
+    /* A statement is allocated after its parts, so all before items[i]
+     * and after items[0] belongs to statements read already. */
+    if (top && s->tree && i % RELEASE_EVERY == RELEASE_EVERY - 1)
+      arena_release_between(s->tree, b->items[0], b->items[i]);
+  }
 }
 
 static const char *const parallel_keys[] = {"nodes", "gpus_per_node", "data",
@@ -1407,6 +1419,11 @@ static const Stmt **push_stmt(const Stmt **v, int *n, int *cap,
 }
 
 Unit *sema_analyze(Arena *a, const Program *p, Bindings *b, DiagSink *diags) {
+  return sema_analyze_consuming(a, p, NULL, b, diags);
+}
+
+Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
+                             Bindings *b, DiagSink *diags) {
   Unit *u = arena_alloc(a, sizeof *u);
   u->file = p->file;
   u->target_loc = LOC_NONE;
@@ -1414,6 +1431,7 @@ Unit *sema_analyze(Arena *a, const Program *p, Bindings *b, DiagSink *diags) {
   Sema s;
   memset(&s, 0, sizeof s);
   s.arena = a;
+  s.tree = tree;
   s.diags = diags;
   s.overrides = b;
   s.numctx = "value";

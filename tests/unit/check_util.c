@@ -121,6 +121,37 @@ START_TEST(test_arena) {
 }
 END_TEST
 
+/* arena_release_between frees the big chunks made between two objects and
+ * nothing else: not the chunks holding them, not those made after. */
+START_TEST(test_arena_release) {
+  enum { MIB = 1 << 20 };
+  Arena *a = arena_new();
+  char *first = arena_alloc(a, 16); /* the first (64 KiB) chunk */
+  char *between[3];
+  for (int i = 0; i < 3; i++) between[i] = arena_alloc(a, 3 * MIB); /* one-off chunks */
+  (void)between;
+  arena_alloc(a, 64 * 1024);       /* does not fit: a new regular chunk */
+  char *last = arena_alloc(a, 16); /* ... which holds `last` */
+  char *after = arena_alloc(a, 3 * MIB);
+  size_t held = arena_bytes_held(a);
+  /* Each 3 MiB one-off is mapped as two whole 2 MiB pages. */
+  ck_assert_uint_eq(held, 64 * 1024 + 128 * 1024 + 4 * 4 * MIB);
+  arena_release_between(a, first, first); /* nothing between */
+  arena_release_between(a, last, first);  /* backwards: nothing */
+  ck_assert_uint_eq(arena_bytes_held(a), held);
+  arena_release_between(a, first, last);
+  ck_assert_uint_eq(arena_bytes_held(a), held - 3 * 4 * MIB);
+  /* What is left is still the caller's: ASan would catch a freed page. */
+  memset(first, 1, 16);
+  memset(last, 2, 16);
+  memset(after, 3, 3 * MIB);
+  ck_assert_int_eq(first[15] + last[15] + after[3 * MIB - 1], 6);
+  arena_release_between(a, first, last); /* again: nothing more to free */
+  ck_assert_uint_eq(arena_bytes_held(a), held - 3 * 4 * MIB);
+  arena_free(a);
+}
+END_TEST
+
 Suite *util_suite(void) {
   Suite *s = suite_create("util");
   TCase *tc = tcase_create("core");
@@ -131,6 +162,7 @@ Suite *util_suite(void) {
   tcase_add_test(tc, test_suggest);
   tcase_add_test(tc, test_checked_arith);
   tcase_add_test(tc, test_arena);
+  tcase_add_test(tc, test_arena_release);
   suite_add_tcase(s, tc);
   return s;
 }
