@@ -459,7 +459,7 @@ static GNode *new_node(Sema *s, const char *name, Role role, Loc loc,
   Model *m = s->m;
   if (m->nnodes >= s->cap_nodes) die("sema: node count above the bound");
   GNode *g = &s->nodes[m->nnodes]; /* zeroed by the arena */
-  g->id = m->nnodes++;
+  m->nnodes++;
   g->name = name;
   g->role = role;
   g->precision = DT_NONE;
@@ -947,7 +947,7 @@ static int apply(Sema *s, const Stmt *st) {
   g->inputs = arena_alloc(s->arena, (size_t)(nin ? nin : 1) * sizeof(int));
   for (int i = 0; i < nin; i++)
     if (s->in_ids[i] >= 0) g->inputs[g->ninputs++] = s->in_ids[i];
-  return g->id;
+  return (int)(g - s->nodes);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -989,7 +989,7 @@ static void decl(Sema *s, const Stmt *st) {
       GNode *g = new_node(s, id->name, roles[st->decl.kind], id->loc, st);
       g->type = intern_type(s, &t);
       g->dtype_loc = dtype_loc;
-      node = g->id;
+      node = (int)(g - s->nodes);
     }
     bind(s, id->name, id->loc, node);
   }
@@ -1547,7 +1547,7 @@ void graph_dump(const Unit *u, const SourceSet *ss, FILE *out) {
     }
     for (int i = 0; i < m->nnodes; i++) {
       const GNode *g = &m->nodes[i];
-      fprintf(out, "  %%%d %s: %s %s(", g->id, g->name, role_str(g->role),
+      fprintf(out, "  %%%d %s: %s %s(", i, g->name, role_str(g->role),
               g->op ? g->op->name : "decl");
       for (int j = 0; j < g->ninputs; j++)
         fprintf(out, "%s%%%d", j ? ", " : "", g->inputs[j]);

@@ -33,7 +33,7 @@ static Fx run(const char *text) { return run_on(text, "h100_sxm"); }
 static const NodeCost *nc(const Fx *fx, const char *name) {
   const GNode *g = tc_node(fx->tc, name);
   ck_assert_msg(g != NULL, "no node %s", name);
-  return &fx->c->nodes[g->id];
+  return &fx->c->nodes[g - fx->m->nodes];
 }
 
 /* Equal to 1e-12 relative (exact figures up to the last bits of a sum). */
