@@ -333,13 +333,18 @@ static double activations(const Model *m, bool train) {
     return sum;
   }
   /* Scratch, freed here: the result arena keeps only what outlives cost. */
+  /* One pass: operands come before their consumer, so last[src] is set
+   * before any consumer raises it (the node array is the biggest block of
+   * a run, and every pass over it streams it from memory). */
   int *last = xmalloc((size_t)n * sizeof *last);
-  for (int i = 0; i < n; i++) last[i] = m->nodes[i].is_output ? n : i;
-  for (int i = 0; i < n; i++)
-    for (int k = 0; k < m->nodes[i].ninputs; k++) {
-      int src = m->nodes[i].inputs[k];
+  for (int i = 0; i < n; i++) {
+    const GNode *g = &m->nodes[i];
+    last[i] = g->is_output ? n : i;
+    for (int k = 0; k < g->ninputs; k++) {
+      int src = g->inputs[k];
       if (last[src] < i) last[src] = i;
     }
+  }
   /* A view or no-op cast holds no bytes of its own: what it aliases stays
    * live until the alias's last use (reverse order: chains of views). */
   for (int i = n - 1; i >= 0; i--)
@@ -494,12 +499,13 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
         consumers[cons_off[m->nodes[i].inputs[k] + 1]++] = i;
   }
 
-  int ncoll = 0;
-  for (int i = 0; i < n; i++) ncoll += is_op(&m->nodes[i], OC_COLLECTIVE);
+  int ncoll = 0, nops = 0; /* at most one kernel per op; declarations make none */
+  for (int i = 0; i < n; i++) {
+    ncoll += is_op(&m->nodes[i], OC_COLLECTIVE);
+    nops += m->nodes[i].op != NULL;
+  }
   mc->collectives =
       arena_alloc(a, (size_t)(ncoll + 1) * sizeof *mc->collectives);
-  int nops = 0; /* at most one kernel per op; declarations make none */
-  for (int i = 0; i < n; i++) nops += m->nodes[i].op != NULL;
   mc->kernels = arena_alloc(a, (size_t)(nops + 1) * sizeof *mc->kernels);
   int *region_kernel =
       arena_alloc(a, (size_t)(m->nregions + 1) * sizeof *region_kernel);
@@ -510,6 +516,11 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     const GNode *g = &m->nodes[i];
     NodeCost *nc = &mc->nodes[i];
     nc->kernel = -1;
+    if (g->role == ROLE_WEIGHT) { /* footprint and parameters */
+      double copies = weight_copies(m, g->scope);
+      mc->params += elements(g->type) * copies;
+      mc->footprint.weights += node_bytes(m, i) * copies;
+    }
     if (!g->op) continue;
     OpCost oc = {0};
     rule_for(g->op)(m, g, t, &oc);
@@ -584,14 +595,6 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   free(cons_off);
   free(consumers);
 
-  /* Footprint and parameters. */
-  for (int i = 0; i < n; i++) {
-    const GNode *g = &m->nodes[i];
-    if (g->role != ROLE_WEIGHT) continue;
-    double copies = weight_copies(m, g->scope);
-    mc->params += elements(g->type) * copies;
-    mc->footprint.weights += node_bytes(m, i) * copies;
-  }
   mc->footprint.activations = activations(m, m->train);
   if (m->train) {
     mc->footprint.gradients = mc->footprint.weights;

@@ -93,6 +93,9 @@ void ptrmap_init(PtrMap *m);
 void ptrmap_free(PtrMap *m);
 void *ptrmap_get(const PtrMap *m, const void *key); /* NULL if absent */
 void ptrmap_put(PtrMap *m, const void *key, void *val);
+/* The value slot of `key`, made (holding NULL) if absent: a lookup and an
+ * insert in one probe.  Valid until the next insert. */
+void **ptrmap_ref(PtrMap *m, const void *key);
 
 /* Levenshtein distance, capped: returns cap+1 when the distance exceeds cap. */
 int util_edit_distance(const char *a, const char *b, int cap);

@@ -397,7 +397,9 @@ static void add_carried(Sema *s, int scope, const char *name,
 /* Binds `name` to `node` (-1 = poisoned) in the current scope, noting the
  * scopes it is loop-carried through. */
 static void bind(Sema *s, const char *name, Loc loc, int node) {
-  Binding *prev = ptrmap_get(&s->names, name);
+  /* One probe: most names are bound once (a model's weights). */
+  void **ref = ptrmap_ref(&s->names, name);
+  Binding *prev = *ref;
   if (prev && prev->scope == s->scope) {
     /* No carried list of a scope still open can point at a binding made
      * inside the innermost one, so it is safe to reuse. */
@@ -415,7 +417,7 @@ static void bind(Sema *s, const char *name, Loc loc, int node) {
   }
   Binding *b = arena_alloc(s->bindings, sizeof *b);
   *b = (Binding){node, s->scope, loc};
-  ptrmap_put(&s->names, name, b);
+  *ref = b;
 }
 
 static uint64_t type_hash(const TensorType *t) {

@@ -192,15 +192,18 @@ static void ptrmap_grow(PtrMap *m) {
   free(old.slots);
 }
 
-void ptrmap_put(PtrMap *m, const void *key, void *val) {
+void **ptrmap_ref(PtrMap *m, const void *key) {
   if ((m->len + 1) * 4 > m->cap * 3) ptrmap_grow(m);
   PtrSlot *slot = &m->slots[ptrmap_slot(m, key)];
   if (!slot->key) {
     slot->key = key;
+    slot->val = NULL;
     m->len++;
   }
-  slot->val = val;
+  return &slot->val;
 }
+
+void ptrmap_put(PtrMap *m, const void *key, void *val) { *ptrmap_ref(m, key) = val; }
 
 int util_edit_distance(const char *a, const char *b, int cap) {
   size_t la = strlen(a), lb = strlen(b);
