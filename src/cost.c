@@ -478,6 +478,9 @@ Waves cost_node_waves(const ModelCost *mc, const NodeCost *nc) {
 
 ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   ModelCost *mc = arena_alloc(a, sizeof *mc);
+  /* First: its scratch (12 bytes a node) is freed before the per-node
+   * figures are allocated, not stacked on top of them at the peak. */
+  mc->footprint.activations = activations(m, m->train);
   mc->model = m;
   mc->target = t;
   int n = m->nnodes;
@@ -595,7 +598,6 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   free(cons_off);
   free(consumers);
 
-  mc->footprint.activations = activations(m, m->train);
   if (m->train) {
     mc->footprint.gradients = mc->footprint.weights;
     mc->footprint.optimizer = mc->params * ADAM_BYTES_PER_PARAM;
