@@ -531,7 +531,9 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     nc->flops = oc.flops * f;
     nc->bytes = oc.bytes * f;
     bool contraction = g->op->cls == OC_CONTRACTION || g->op->cls == OC_OPAQUE;
-    nc->peak = target_peak(t, precision_of(m, g), contraction, &nc->tensor);
+    bool tensor;
+    nc->peak = target_peak(t, precision_of(m, g), contraction, &tensor);
+    nc->tensor = tensor;
     switch (is_noop_cast(m, g) ? OC_VIEW : g->op->cls) {
     case OC_VIEW:
       nc->bytes = nc->flops = 0;
@@ -561,8 +563,10 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     }
     default: {
       RoofPoint r;
-      roofline(nc->flops, nc->bytes, nc->peak, t->memory_bw, &r, &nc->bound,
+      Bound bound;
+      roofline(nc->flops, nc->bytes, nc->peak, t->memory_bw, &r, &bound,
                &nc->time_s);
+      nc->bound = bound;
       break;
     }
     }

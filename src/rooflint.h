@@ -885,9 +885,10 @@ typedef struct NodeCost { /* doubles first: no padding (one per node) */
   double peak;         /* FLOP/s the node can reach at its precision */
   double time_s;       /* one execution */
   double blocks;       /* thread blocks of its kernel (0: not a kernel) */
-  Bound bound;
   int kernel;          /* index into ModelCost.kernels, -1 for views/decls */
-  bool tensor;         /* peak is a tensor-core peak */
+  /* Bit-fields: 48 bytes a node, not 56 (one per node of the graph). */
+  Bound bound : 8;
+  bool tensor : 1;     /* peak is a tensor-core peak */
 } NodeCost;
 
 /* A kernel: one non-view op, or one whole fused region (roofline figures
