@@ -44,6 +44,16 @@ START_TEST(test_ptrmap) {
   ptrmap_put(&m, keys[7], &vals[1]); /* overwrite keeps len */
   ck_assert_uint_eq(m.len, 1000);
   ck_assert_int_eq(*(int *)ptrmap_get(&m, keys[7]), 1);
+  /* ptrmap_ref: the slot of a present key, or a new one holding NULL. */
+  void **ref = ptrmap_ref(&m, keys[9]);
+  ck_assert_int_eq(*(int *)*ref, 9);
+  ck_assert_uint_eq(m.len, 1000);
+  static int extra = 1000;
+  ref = ptrmap_ref(&m, &extra);
+  ck_assert_ptr_null(*ref);
+  ck_assert_uint_eq(m.len, 1001);
+  *ref = &extra;
+  ck_assert_ptr_eq(ptrmap_get(&m, &extra), &extra);
   ptrmap_free(&m);
   ck_assert_ptr_null(ptrmap_get(&m, keys[7]));
 }
