@@ -369,12 +369,19 @@ static bool eval_type(Sema *s, const Expr *e, TensorType *t, Loc *dtype_loc) {
 /* Names, nodes, scopes.                                                   */
 /* ---------------------------------------------------------------------- */
 
-/* Every name bound in the model, for "did you mean". */
+static int by_text(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Every name bound in the model, for "did you mean", in alphabetical
+ * order: the map's order follows the names' addresses, which differ from
+ * run to run, and util_suggest keeps the first of equally close names. */
 static const char **bound_names(Sema *s) {
   const char **v = arena_alloc(s->arena, (s->names.len + 1) * sizeof *v);
   size_t k = 0;
   for (size_t i = 0; i < s->names.cap; i++)
     if (s->names.slots[i].key) v[k++] = s->names.slots[i].key;
+  qsort(v, k, sizeof *v, by_text);
   v[k] = NULL;
   return v;
 }

@@ -151,6 +151,11 @@ START_TEST(test_names) {
   tc_free(tc);
   one_error("model m {\n  input hidden : [4]\n  y = relu(hiden)\n}\n", 3,
             "unknown name 'hiden'; did you mean 'hidden'?");
+  /* Equally close names: the first in alphabetical order, every run
+   * (the name map's order follows addresses, which ASLR moves). */
+  one_error("model m {\n input xq, xd, xk, xz, xb, xm, xr, xe, xw, xc : [4]\n"
+            "  y = relu(xa)\n}\n",
+            3, "unknown name 'xa'; did you mean 'xb'?");
   one_error("model m {\n  input x : [4]\n  y = matmull(x, x)\n}\n", 3,
             "unknown op 'matmull'; did you mean 'matmul'?");
   one_error("let D = 4\nmodel m {\n  y = relu(D)\n}\n", 3,
