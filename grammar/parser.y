@@ -137,7 +137,11 @@ void parse_push_stmt(ParseCtx *ctx, List *l, Stmt *s);
 void parse_push_expr(ParseCtx *ctx, List *l, Expr *e);
 void parse_push_arg(ParseCtx *ctx, List *l, const char *name, Loc name_loc, Expr *value);
 void parse_push_name(ParseCtx *ctx, List *l, Ident id);
+/* Pushes the ST_ERROR placeholder for what error recovery skipped. */
+void parse_skipped(ParseCtx *ctx, List *l, Loc loc);
 Block parse_block(ParseCtx *ctx, List l, Loc open, Loc close);
+/* parse_block's result in the arena (the parser's value for a block). */
+Block *parse_block_ptr(ParseCtx *ctx, List l, Loc open, Loc close);
 Expr **parse_exprs(ParseCtx *ctx, List l);
 Arg *parse_args(ParseCtx *ctx, List l);
 Ident *parse_names(ParseCtx *ctx, List l);
@@ -151,14 +155,16 @@ static void yyerror(const Loc *loc, yyscan_t yyscanner, ParseCtx *ctx,
                     const char *msg);
 }
 
-/* Semantic values are arena pointers, blocks, or lists on the scratch
- * stacks (which parse_file frees): nothing needs a %destructor, and error
- * recovery cannot leak. */
+/* Semantic values are arena pointers or lists on the scratch stacks (which
+ * parse_file frees): nothing needs a %destructor, and error recovery cannot
+ * leak.  Every member is at most 8 bytes: bison copies a value on each
+ * shift and reduction, millions of times in a big model, so a block
+ * travels as a pointer to its arena copy rather than by value. */
 %union {
   const char *str;  /* IDENT text (arena) */
   Expr *expr;
   Stmt *stmt;
-  Block block;
+  Block *block;     /* arena */
   List list;        /* Stmt *, Expr *, Arg or Ident, by nonterminal */
   int decl;         /* a DeclKind */
 }
@@ -167,7 +173,8 @@ static void yyerror(const Loc *loc, yyscan_t yyscanner, ParseCtx *ctx,
 %printer { fprintf(yyo, "%s", $$); } <str>
 %printer { fprintf(yyo, "%s", expr_kind_str($$->kind)); } <expr>
 %printer { fprintf(yyo, "%s", $$ ? stmt_kind_str($$->kind) : "-"); } <stmt>
-%printer { fprintf(yyo, "%d items", $$.n); } <block> <list>
+%printer { fprintf(yyo, "%d items", $$->n); } <block>
+%printer { fprintf(yyo, "%d items", $$.n); } <list>
 
 /* A custom location type is not initialised by bison: start at byte 0. */
 %initial-action { @$ = (Loc){ctx->file, 0, 0}; }
@@ -189,7 +196,7 @@ static void yyerror(const Loc *loc, yyscan_t yyscanner, ParseCtx *ctx,
 %type <block> block
 %type <list> stmt_list
 %type <stmt> stmt
-%type <expr> expr primary
+%type <expr> expr
 %type <list> items item_list
 %type <list> args arg_list
 %type <list> name_list
@@ -220,21 +227,18 @@ program
     }
   ;
 
-terminator
-  : NEWLINE
-  | ';'
-  ;
-
+/* A terminator is NEWLINE or ';'.  The alternatives spell both out rather
+ * than share a `terminator` nonterminal: that would cost a reduction per
+ * statement, and a big model has millions. */
 stmt_list
   : %empty                      { $$ = parse_list(&ctx->stmts); }
-  | stmt_list terminator        { $$ = $1; }
-  | stmt_list stmt terminator   { $$ = $1; parse_push_stmt(ctx, &$$, $2); }
+  | stmt_list NEWLINE           { $$ = $1; }
+  | stmt_list ';'               { $$ = $1; }
+  | stmt_list stmt NEWLINE      { $$ = $1; parse_push_stmt(ctx, &$$, $2); }
+  | stmt_list stmt ';'          { $$ = $1; parse_push_stmt(ctx, &$$, $2); }
   /* Resynchronise at the end of the statement (we are sure of it there). */
-  | stmt_list skipped terminator  {
-      $$ = $1;
-      parse_push_stmt(ctx, &$$, ast_stmt(ctx->arena, ST_ERROR, @2));
-      yyerrok;
-    }
+  | stmt_list skipped NEWLINE   { $$ = $1; parse_skipped(ctx, &$$, @2); yyerrok; }
+  | stmt_list skipped ';'       { $$ = $1; parse_skipped(ctx, &$$, @2); yyerrok; }
   ;
 
 /* What error recovery skips: tokens up to the terminator, and a whole
@@ -245,15 +249,15 @@ skipped
   ;
 
 block
-  : '{' stmt_list '}'       { $$ = parse_block(ctx, $2, @1, @3); }
+  : '{' stmt_list '}'       { $$ = parse_block_ptr(ctx, $2, @1, @3); }
   | '{' stmt_list stmt '}'  {
       parse_push_stmt(ctx, &$2, $3);
-      $$ = parse_block(ctx, $2, @1, @4);
+      $$ = parse_block_ptr(ctx, $2, @1, @4);
     }
   /* An error in the last statement: resynchronise at the closing brace. */
   | '{' stmt_list skipped '}' {
       parse_push_stmt(ctx, &$2, ast_stmt(ctx->arena, ST_ERROR, @3));
-      $$ = parse_block(ctx, $2, @1, @4);
+      $$ = parse_block_ptr(ctx, $2, @1, @4);
       yyerrok;
     }
   ;
@@ -268,16 +272,16 @@ stmt
   : "let" IDENT '=' expr          { $$ = ast_stmt_bind(ctx->arena, ST_LET, ast_ident($2, @2), $4, @$); }
   | IDENT '=' expr                { $$ = ast_stmt_bind(ctx->arena, ST_ASSIGN, ast_ident($1, @1), $3, @$); }
   | "target" IDENT                { $$ = ast_stmt_word(ctx->arena, ST_TARGET_USE, ast_ident($2, @2), @$); }
-  | "target" IDENT block          { $$ = ast_stmt_def(ctx->arena, ST_TARGET_DEF, ast_ident("target", @1), ast_ident($2, @2), $3, @$); }
-  | "model" IDENT block           { $$ = ast_stmt_def(ctx->arena, ST_MODEL, ast_ident("model", @1), ast_ident($2, @2), $3, @$); }
-  | "fused" IDENT block           { $$ = ast_stmt_def(ctx->arena, ST_FUSED, ast_ident("fused", @1), ast_ident($2, @2), $3, @$); }
-  | IDENT IDENT block             { $$ = ast_stmt_def(ctx->arena, ST_SECTION, ast_ident($1, @1), ast_ident($2, @2), $3, @$); }
+  | "target" IDENT block          { $$ = ast_stmt_def(ctx->arena, ST_TARGET_DEF, ast_ident("target", @1), ast_ident($2, @2), *$3, @$); }
+  | "model" IDENT block           { $$ = ast_stmt_def(ctx->arena, ST_MODEL, ast_ident("model", @1), ast_ident($2, @2), *$3, @$); }
+  | "fused" IDENT block           { $$ = ast_stmt_def(ctx->arena, ST_FUSED, ast_ident("fused", @1), ast_ident($2, @2), *$3, @$); }
+  | IDENT IDENT block             { $$ = ast_stmt_def(ctx->arena, ST_SECTION, ast_ident($1, @1), ast_ident($2, @2), *$3, @$); }
   | "dtype" IDENT                 { $$ = ast_stmt_word(ctx->arena, ST_DTYPE, ast_ident($2, @2), @$); }
   | "mode" IDENT                  { $$ = ast_stmt_word(ctx->arena, ST_MODE, ast_ident($2, @2), @$); }
-  | "parallel" block              { $$ = ast_stmt_parallel(ctx->arena, $2, @$); }
+  | "parallel" block              { $$ = ast_stmt_parallel(ctx->arena, *$2, @$); }
   | decl_kind name_list ':' expr  { $$ = ast_stmt_decl(ctx->arena, (DeclKind)$1, parse_names(ctx, $2), $2.n, $4, @$); }
-  | "repeat" expr block           { $$ = ast_stmt_loop(ctx->arena, ST_REPEAT, $2, $3, @$); }
-  | "loop" expr block             { $$ = ast_stmt_loop(ctx->arena, ST_LOOP, $2, $3, @$); }
+  | "repeat" expr block           { $$ = ast_stmt_loop(ctx->arena, ST_REPEAT, $2, *$3, @$); }
+  | "loop" expr block             { $$ = ast_stmt_loop(ctx->arena, ST_LOOP, $2, *$3, @$); }
   | "output" name_list            { $$ = ast_stmt_output(ctx->arena, parse_names(ctx, $2), $2.n, @$); }
   ;
 
@@ -294,10 +298,12 @@ name_list
   ;
 
 /* ---- expressions -----------------------------------------------------
- *   expr    = expr (+|-|*|/|%) expr | '-' expr | primary
- *   primary = INT | REAL | STRING | QUANTITY | true | false | NAME
- *           | NAME '(' args ')' | '[' items ']' | NAME '[' items ']'
- *           | '(' expr ')' */
+ *   expr = expr (+|-|*|/|%) expr | '-' expr
+ *        | INT | REAL | STRING | QUANTITY | true | false | NAME
+ *        | NAME '(' args ')' | '[' items ']' | NAME '[' items ']'
+ *        | '(' expr ')'
+ * The operands are alternatives of expr itself, not of a `primary` below
+ * it: one reduction per operand fewer, in a model with millions. */
 expr
   : expr '+' expr           { $$ = ast_binary(ctx->arena, '+', $1, $3, @$); }
   | expr '-' expr           { $$ = ast_binary(ctx->arena, '-', $1, $3, @$); }
@@ -306,11 +312,7 @@ expr
   | expr '%' expr           { $$ = ast_binary(ctx->arena, '%', $1, $3, @$); }
   /* '-' is also binary: %prec gives the unary form its own, tighter level. */
   | '-' expr %prec NEG      { $$ = ast_unary(ctx->arena, '-', $2, @$); }
-  | primary
-  ;
-
-primary
-  : INT
+  | INT
   | REAL
   | STRING
   | QUANTITY

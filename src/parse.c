@@ -61,36 +61,63 @@ static const struct {
 /* R-LEX-003: keywords are reserved; every other word is a name. */
 /* Words seen before, in an open-addressing table: one lookup answers both
  * "keyword?" and "where is the name's one copy?" (sema keys its maps by that
- * pointer).  The copies live in the arena; the table itself is scratch that
- * parse_file frees (a 1.5 M-op model has ~900,000 names: 32 MiB of slots). */
-typedef struct Word { /* 16 bytes: a model may hold a million names */
-  const char *text; /* NUL-terminated; NULL: empty slot */
-  uint32_t hash;    /* a probe compares text only when this matches, and
-                       growing the table rehashes without reading text */
-  int token;        /* IDENT or the keyword's token */
+ * pointer).  The copies live in the arena; the table is scratch that
+ * parse_file frees.  A 1.5 M-op model has ~850,000 names and a lookup of a
+ * new one misses the cache whatever we do, so the slots are kept small
+ * (8 bytes: 16 MiB of slots, not 32) and a probe rejects a slot without
+ * leaving it; the copies' addresses sit in a dense array in the order the
+ * words were first seen, the keywords first. */
+typedef struct Word {
+  uint32_t hash; /* a probe compares text only when this matches, and
+                    growing the table rehashes without reading text */
+  uint32_t id;   /* index into WordTable.text, plus one; 0: empty slot */
 } Word;
+
+enum { NKEYWORDS = sizeof keywords / sizeof keywords[0] };
 
 struct WordTable {
   Word *slots;
-  size_t cap, len; /* cap a power of two */
-  bool heap;       /* slots from xmalloc (parse_file frees them), else arena */
+  size_t cap;         /* a power of two */
+  const char **text;  /* text[id - 1]: NUL-terminated; keywords come first */
+  size_t len, tcap;   /* words in the table; room in text */
+  bool heap;          /* memory from xmalloc (parse_file frees it), else arena */
 };
 
+/* A 64-bit multiplicative hash taking the word 8 bytes at a time (the
+ * tail byte by byte, so nothing past the word is read), folded to 32
+ * bits. */
 static uint32_t word_hash(const char *s, size_t n) {
-  uint32_t h = 2166136261u; /* FNV-1a */
-  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
-  return h;
+  const uint64_t k = 0x9E3779B97F4A7C15u;
+  uint64_t h = n * k;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    memcpy(&w, s + i, 8);
+    h = (h ^ w) * k;
+    h ^= h >> 32;
+  }
+  uint64_t tail = 0;
+  for (size_t j = n; j > i; j--) tail = tail << 8 | (unsigned char)s[j - 1];
+  h = (h ^ tail) * k;
+  return (uint32_t)(h >> 32);
 }
 
-/* The slot of the n bytes at s (not NUL-terminated: they are the
- * scanner's text).  strncmp stops at a stored word's NUL, so a shorter
- * word is never read past its end. */
-static Word *word_slot(const struct WordTable *t, const char *s, size_t n,
-                       uint32_t h) {
+/* The stored word equals the n bytes at s (not NUL-terminated: they are
+ * the scanner's text).  The loop stops at the stored word's NUL, which no
+ * byte of a word equals, so a shorter stored word is never read past its
+ * end. */
+static bool word_equal(const char *stored, const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (stored[i] != s[i]) return false;
+  return stored[n] == '\0';
+}
+
+/* The slot of the n bytes at s: theirs, or the empty one to fill. */
+static inline Word *word_slot(const struct WordTable *t, const char *s,
+                              size_t n, uint32_t h) {
   for (size_t mask = t->cap - 1, i = h & mask;; i = (i + 1) & mask) {
     Word *w = &t->slots[i];
-    if (!w->text ||
-        (w->hash == h && strncmp(w->text, s, n) == 0 && w->text[n] == '\0'))
+    if (!w->id || (w->hash == h && word_equal(t->text[w->id - 1], s, n)))
       return w;
   }
 }
@@ -98,44 +125,63 @@ static Word *word_slot(const struct WordTable *t, const char *s, size_t n,
 /* Into the first empty slot: the table holds no duplicates. */
 static void word_put(struct WordTable *t, Word w) {
   size_t mask = t->cap - 1, i = w.hash & mask;
-  while (t->slots[i].text) i = (i + 1) & mask;
+  while (t->slots[i].id) i = (i + 1) & mask;
   t->slots[i] = w;
-  t->len++;
+}
+
+static void *words_alloc(Arena *a, const struct WordTable *t, size_t n) {
+  return t->heap ? xcalloc(n, 1) : arena_alloc(a, n);
 }
 
 static void words_grow(Arena *a, struct WordTable *t, size_t cap) {
   struct WordTable old = *t;
   t->cap = cap;
-  t->slots = t->heap ? xcalloc(t->cap, sizeof *t->slots)
-                     : arena_alloc(a, t->cap * sizeof *t->slots);
-  t->len = 0;
+  t->slots = words_alloc(a, t, t->cap * sizeof *t->slots);
   for (size_t i = 0; i < old.cap; i++)
-    if (old.slots[i].text) word_put(t, old.slots[i]);
+    if (old.slots[i].id) word_put(t, old.slots[i]);
   if (t->heap) free(old.slots);
 }
 
-static void word_add(Arena *a, struct WordTable *t, const char *text,
-                     uint32_t h, int token) {
-  if ((t->len + 1) * 4 > t->cap * 3) words_grow(a, t, t->cap * 2);
-  word_put(t, (Word){text, h, token});
+/* Adds a word known to be absent, into `slot` (its empty slot). */
+static void word_add(Arena *a, struct WordTable *t, Word *slot,
+                     const char *text, uint32_t h) {
+  if (t->len == t->tcap) {
+    size_t tcap = t->tcap * 2;
+    if (t->heap) {
+      t->text = xrealloc(t->text, tcap * sizeof *t->text);
+    } else {
+      const char **more = arena_alloc(a, tcap * sizeof *more);
+      memcpy(more, t->text, t->len * sizeof *more);
+      t->text = more;
+    }
+    t->tcap = tcap;
+  }
+  t->text[t->len++] = text;
+  *slot = (Word){h, (uint32_t)t->len};
+  if (t->len * 4 > t->cap * 3) words_grow(a, t, t->cap * 2);
 }
 
 static struct WordTable *words_of(ParseCtx *ctx) {
   if (!ctx->words) {
     ctx->words = ctx->heap_words ? xcalloc(1, sizeof *ctx->words)
                                  : arena_alloc(ctx->arena, sizeof *ctx->words);
-    ctx->words->heap = ctx->heap_words;
+    struct WordTable *t = ctx->words;
+    t->heap = ctx->heap_words;
     /* Sized for a name every 32 bytes of text (a generated model has one
      * every ~50), so a big model does not rehash its way up; a file with
      * few names writes to few of the table's pages, and only written pages
      * of xcalloc'd memory cost anything. */
     size_t cap = 64;
-    while (ctx->heap_words && cap < ctx->sf->len / 32) cap *= 2;
-    words_grow(ctx->arena, ctx->words, cap);
-    for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++) {
+    while (t->heap && cap < ctx->sf->len / 32) cap *= 2;
+    words_grow(ctx->arena, t, cap);
+    t->tcap = cap / 2;
+    t->text = t->heap ? xmalloc(t->tcap * sizeof *t->text)
+                      : arena_alloc(ctx->arena, t->tcap * sizeof *t->text);
+    for (size_t i = 0; i < NKEYWORDS; i++) {
       const char *k = keywords[i].word;
-      word_add(ctx->arena, ctx->words, k, word_hash(k, strlen(k)),
-               keywords[i].token);
+      size_t n = strlen(k);
+      uint32_t h = word_hash(k, n);
+      word_add(ctx->arena, t, word_slot(t, k, n, h), k, h);
     }
   }
   return ctx->words;
@@ -144,6 +190,7 @@ static struct WordTable *words_of(ParseCtx *ctx) {
 static void words_free(ParseCtx *ctx) {
   if (!ctx->words || !ctx->words->heap) return;
   free(ctx->words->slots);
+  free(ctx->words->text);
   free(ctx->words);
   ctx->words = NULL;
 }
@@ -152,17 +199,17 @@ int parse_lex_word(ParseCtx *ctx, const char *text, size_t len, Loc loc,
                    const char **out) {
   struct WordTable *t = words_of(ctx);
   uint32_t h = word_hash(text, len);
-  const Word *w = word_slot(t, text, len, h);
-  if (w->text && w->token != IDENT) return w->token;
+  Word *w = word_slot(t, text, len, h);
+  if (w->id && w->id <= NKEYWORDS) return keywords[w->id - 1].token;
   if (len > MAX_IDENT_LEN) /* R-LEX-004 */
     parse_error(ctx, loc, "identifier too long (%zu bytes, limit %d)", len,
                 MAX_IDENT_LEN);
-  if (w->text) {
-    *out = w->text;
+  if (w->id) {
+    *out = t->text[w->id - 1];
     return IDENT;
   }
   char *copy = arena_strndup(names_arena(ctx), text, len);
-  word_add(ctx->arena, t, copy, h, IDENT);
+  word_add(ctx->arena, t, w, copy, h);
   *out = copy;
   return IDENT;
 }
@@ -681,9 +728,19 @@ void parse_push_name(ParseCtx *ctx, List *l, Ident id) {
   *(Ident *)scratch_push(&ctx->idents, l, sizeof id) = id;
 }
 
+void parse_skipped(ParseCtx *ctx, List *l, Loc loc) {
+  parse_push_stmt(ctx, l, ast_stmt(ctx->arena, ST_ERROR, loc));
+}
+
 Block parse_block(ParseCtx *ctx, List l, Loc open, Loc close) {
   Stmt **items = scratch_take(ctx, &ctx->stmts, l, sizeof *items);
   return (Block){items, l.n, open, close};
+}
+
+Block *parse_block_ptr(ParseCtx *ctx, List l, Loc open, Loc close) {
+  Block *b = arena_alloc(ctx->arena, sizeof *b);
+  *b = parse_block(ctx, l, open, close);
+  return b;
 }
 
 Expr **parse_exprs(ParseCtx *ctx, List l) {
