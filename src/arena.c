@@ -12,13 +12,15 @@
 #include <sys/mman.h>
 
 /* 8-byte alignment is all our types need (no long double, no SIMD types),
- * and 16 would round a 56-byte Expr up to 64.  Chunks start small (a
- * 500-op model should cost next to nothing) and double up to ARENA_BIG, so
+ * and 16 would round a 56-byte Expr up to 64.  Chunks start small, 16 KiB
+ * (calloc zeroes a chunk carved from the heap whole, and every page of it
+ * faults: sema's scratch arena of a 500-op model uses 7 KB of it, and 64
+ * KiB chunks cost that model 27 of its 163 page faults), and double up to ARENA_BIG, so
  * a model of millions of ops takes a few hundred chunks, not tens of
  * thousands.  Sizes count the chunk header, so a big chunk is a whole
  * number of huge pages. */
 enum {
-  ARENA_CHUNK = 64 * 1024,
+  ARENA_CHUNK = 16 * 1024,
   ARENA_BIG = 8 * 1024 * 1024,
   ARENA_ALIGN = 8,
   HUGE_PAGE = 2 * 1024 * 1024,
