@@ -494,7 +494,7 @@ void checks_kernel_blocks(const CheckCtx *ctx, double **blocks, int **node) {
   double *b = arena_alloc(ctx->arena, (size_t)(nk + 1) * sizeof *b);
   double *side = xcalloc((size_t)nk + 1, sizeof *side);
   int *at = arena_alloc(ctx->arena, (size_t)(nk + 1) * sizeof *at);
-  for (int k = 0; k < nk; k++) at[k] = c->kernels[k].first_node;
+  for (int k = 0; k < nk; k++) at[k] = c->kernel_node[k];
   for (int i = 0; i < ctx->model->nnodes; i++) {
     int k = c->nodes[i].kernel;
     if (k >= 0 && k < nk) add_member(ctx, i, k, b, side, at);
@@ -530,7 +530,7 @@ void checks_shared_init(const CheckCtx *ctx, CheckShared *sh) {
   sh->at = xmalloc(((size_t)nk + 1) * sizeof *sh->at);
   sh->memory_bound = xcalloc((size_t)nk + 1, sizeof *sh->memory_bound);
   double *side = xcalloc((size_t)nk + 1, sizeof *side);
-  for (int q = 0; q < nk; q++) sh->at[q] = c->kernels[sh->kernels[q]].first_node;
+  for (int q = 0; q < nk; q++) sh->at[q] = c->kernel_node[sh->kernels[q]];
 
   cap = 0;
   int last_k = -1, slot = -1, cap_transfers = 0;
@@ -610,16 +610,17 @@ bool checks_memory_bound_reports(const CheckCtx *ctx, int node) {
 }
 
 bool checks_kernel_matters(const CheckCtx *ctx, int kernel) {
-  const Kernel *k = &ctx->cost->kernels[kernel];
-  if (k->bound != BOUND_MEMORY && k->bound != BOUND_COMPUTE) return false;
-  if (k->time_s <= 0 || k->time_s < ctx->target->launch_overhead) return false;
+  Kernel k = cost_kernel(ctx->cost, kernel);
+  if (k.bound != BOUND_MEMORY && k.bound != BOUND_COMPUTE) return false;
+  if (k.time_s <= 0 || k.time_s < ctx->target->launch_overhead) return false;
   double step = ctx->cost->time_s;
-  return step <= 0 || k->time_s * k->count >= step * CHECK_MIN_STEP_PCT / 100.0;
+  return step <= 0 || k.time_s * k.count >= step * CHECK_MIN_STEP_PCT / 100.0;
 }
 
 const char *checks_kernel_name(const CheckCtx *ctx, int kernel, char *buf,
                                size_t n) {
-  const Kernel *k = &ctx->cost->kernels[kernel];
+  Kernel kn = cost_kernel(ctx->cost, kernel);
+  const Kernel *k = &kn;
   if (k->region >= 0 && k->region < ctx->model->nregions)
     snprintf(buf, n, "fused region '%s'", ctx->model->regions[k->region].name);
   else {
@@ -630,7 +631,8 @@ const char *checks_kernel_name(const CheckCtx *ctx, int kernel, char *buf,
 }
 
 Loc checks_kernel_loc(const CheckCtx *ctx, int kernel) {
-  const Kernel *k = &ctx->cost->kernels[kernel];
+  Kernel kn = cost_kernel(ctx->cost, kernel);
+  const Kernel *k = &kn;
   if (k->region >= 0 && k->region < ctx->model->nregions)
     return ctx->model->regions[k->region].loc;
   return ctx->model->nodes[k->first_node].loc;

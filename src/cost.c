@@ -378,10 +378,9 @@ static double activations(const Model *m, bool train) {
 
 /* ------------------------------------------------------------- kernels */
 
-static void kernel_roofline(Kernel *k, const Target *t, double peak) {
+static void fused_roofline(FusedCost *k, const Target *t) {
   RoofPoint r;
-  k->peak = peak;
-  roofline(k->flops, k->bytes, peak, t->memory_bw, &r, &k->bound, &k->time_s);
+  roofline(k->flops, k->bytes, k->peak, t->memory_bw, &r, &k->bound, &k->time_s);
 }
 
 /* A fused region as one kernel: FLOPs add up; bytes are the inputs from
@@ -389,33 +388,31 @@ static void kernel_roofline(Kernel *k, const Target *t, double peak) {
  * Its peak is that of its biggest node by FLOPs (the matmul of a matmul +
  * epilogue). */
 static void fuse_regions(const Model *m, const ModelCost *mc,
-                         const int *region_kernel, const int *cons_off,
-                         const int *consumers, bool train) {
+                         const int *cons_off, const int *consumers, bool train) {
   /* One pass over the nodes for every region at once (a pass per region
    * would be quadratic in a model of many regions).  A region's nodes are
    * contiguous (regions do not nest; nodes are appended in source order),
    * so "source already counted" is a mark of the last region that counted
    * it. */
   int n = m->nnodes, nr = m->nregions;
+  const int *region_kernel = mc->region_kernel;
   int *counted_by = xcalloc((size_t)n + 1, sizeof *counted_by);
   double *best = xmalloc(((size_t)nr + 1) * sizeof *best);
   double *factor = xmalloc(((size_t)nr + 1) * sizeof *factor);
   for (int r = 0; r < nr; r++) {
     best[r] = -1;
     factor[r] = 1;
-    if (region_kernel[r] < 0) continue;
-    Kernel *k = &mc->kernels[region_kernel[r]];
-    k->region = r;
-    k->first_node = -1;
+    if (region_kernel[r] >= 0) mc->kernel_node[region_kernel[r]] = -1;
   }
   for (int i = 0; i < n; i++) {
     const GNode *g = &m->nodes[i];
     int region = g->region;
     if (region < 0 || !g->op || region_kernel[region] < 0) continue;
-    Kernel *k = &mc->kernels[region_kernel[region]];
-    if (k->first_node < 0) {
-      k->first_node = i;
-      k->count = g->count;
+    FusedCost *k = &mc->fused[region];
+    int *first = &mc->kernel_node[region_kernel[region]];
+    if (*first < 0) {
+      *first = i;
+      mc->kernel_count[region_kernel[region]] = g->count;
     }
     if (is_alias(m, g)) continue;
     k->flops += mc->nodes[i].flops;
@@ -438,7 +435,7 @@ static void fuse_regions(const Model *m, const ModelCost *mc,
   /* Node costs already carry the train factor in FLOPs; bytes get the
    * region's largest factor (backward re-reads the same boundary). */
   for (int r = 0; r < nr; r++)
-    if (region_kernel[r] >= 0) mc->kernels[region_kernel[r]].bytes *= factor[r];
+    if (region_kernel[r] >= 0) mc->fused[r].bytes *= factor[r];
   free(counted_by);
   free(best);
   free(factor);
@@ -459,6 +456,32 @@ static RoofPoint roof_point(const Target *t, double flops, double bytes,
 
 RoofPoint cost_node_roof(const ModelCost *mc, const NodeCost *nc) {
   return roof_point(mc->target, nc->flops, nc->bytes, nc->peak, nc->bound);
+}
+
+Kernel cost_kernel(const ModelCost *mc, int k) {
+  int i = mc->kernel_node[k];
+  const NodeCost *nc = &mc->nodes[i];
+  Kernel kn = {.first_node = i, .region = -1, .count = mc->kernel_count[k]};
+  /* A single op is the kernel of its node.  A region's first node may be a
+   * view or a transfer in it, not of the region's kernel: then the kernel
+   * is the region's all the same. */
+  if (nc->kernel != k || nc->fused) {
+    int r = mc->model->nodes[i].region;
+    const FusedCost *f = &mc->fused[r];
+    kn.region = r;
+    kn.flops = f->flops;
+    kn.bytes = f->bytes;
+    kn.peak = f->peak;
+    kn.time_s = f->time_s;
+    kn.bound = f->bound;
+  } else {
+    kn.flops = nc->flops;
+    kn.bytes = nc->bytes;
+    kn.peak = nc->peak;
+    kn.time_s = nc->time_s;
+    kn.bound = nc->bound;
+  }
+  return kn;
 }
 
 RoofPoint cost_kernel_roof(const ModelCost *mc, const Kernel *k) {
@@ -509,10 +532,12 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   }
   mc->collectives =
       arena_alloc(a, (size_t)(ncoll + 1) * sizeof *mc->collectives);
-  mc->kernels = arena_alloc(a, (size_t)(nops + 1) * sizeof *mc->kernels);
-  int *region_kernel =
+  mc->kernel_node = arena_alloc(a, (size_t)(nops + 1) * sizeof *mc->kernel_node);
+  mc->kernel_count = arena_alloc(a, (size_t)(nops + 1) * sizeof *mc->kernel_count);
+  int *region_kernel = mc->region_kernel =
       arena_alloc(a, (size_t)(m->nregions + 1) * sizeof *region_kernel);
   for (int r = 0; r < m->nregions; r++) region_kernel[r] = -1;
+  mc->fused = arena_alloc(a, (size_t)(m->nregions + 1) * sizeof *mc->fused);
 
   /* Per node. */
   for (int i = 0; i < n; i++) {
@@ -576,28 +601,23 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     /* Kernels: a fused region is one, created at its first node. */
     if (g->region >= 0 && g->op->cls != OC_TRANSFER &&
         g->op->cls != OC_COLLECTIVE) {
-      if (region_kernel[g->region] < 0)
+      if (region_kernel[g->region] < 0) {
+        mc->kernel_node[mc->nkernels] = i;
         region_kernel[g->region] = mc->nkernels++;
+      }
       nc->kernel = region_kernel[g->region];
+      nc->fused = true;
       continue;
     }
-    Kernel *k = &mc->kernels[mc->nkernels];
+    /* A single op: its figures are its NodeCost's (cost_kernel). */
+    mc->kernel_node[mc->nkernels] = i;
+    mc->kernel_count[mc->nkernels] = g->count;
     nc->kernel = mc->nkernels++;
-    k->first_node = i;
-    k->region = -1;
-    k->count = g->count;
-    k->flops = nc->flops;
-    k->bytes = nc->bytes;
-    k->peak = nc->peak;
-    k->bound = nc->bound;
-    k->time_s = nc->time_s;
   }
   if (m->nregions > 0) {
-    fuse_regions(m, mc, region_kernel, cons_off, consumers, m->train);
+    fuse_regions(m, mc, cons_off, consumers, m->train);
     for (int r = 0; r < m->nregions; r++)
-      if (region_kernel[r] >= 0)
-        kernel_roofline(&mc->kernels[region_kernel[r]], t,
-                        mc->kernels[region_kernel[r]].peak);
+      if (region_kernel[r] >= 0) fused_roofline(&mc->fused[r], t);
   }
   free(cons_off);
   free(consumers);
@@ -621,7 +641,8 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
 
   /* Totals per step. */
   for (int i = 0; i < mc->nkernels; i++) {
-    const Kernel *k = &mc->kernels[i];
+    Kernel kn = cost_kernel(mc, i);
+    const Kernel *k = &kn;
     double t_k = k->time_s * k->count;
     switch (k->bound) {
     case BOUND_PCIE: mc->transfer_time += t_k; break;

@@ -84,10 +84,10 @@ static void node_entry(Entry *e, const Model *m, const ModelCost *c, int i) {
   for (int k = C_FLOPS; k < NCELLS; k++) strcpy(e->cells[k], "-");
   if (!g->op || g->op->cls == OC_VIEW) return;
   const NodeCost *nc = &c->nodes[i];
-  const Kernel *k = nc->kernel >= 0 ? &c->kernels[nc->kernel] : NULL;
-  if (k && k->region < 0) {
+  Kernel kn = nc->kernel >= 0 ? cost_kernel(c, nc->kernel) : (Kernel){.region = -1};
+  if (nc->kernel >= 0 && kn.region < 0) {
     e->kernel = nc->kernel;
-    kernel_cells(e, k);
+    kernel_cells(e, &kn);
     return;
   }
   /* A fused member: its own FLOPs; HBM traffic and time are the region's. */
@@ -111,11 +111,11 @@ static Entry *model_entries(Arena *a, const Model *m, const ModelCost *c,
     e->loc = m->regions[r].loc;
     strcpy(e->cells[C_OP], "fused");
     for (int j = C_DTYPE; j < NCELLS; j++) strcpy(e->cells[j], "-");
-    for (int j = 0; j < c->nkernels; j++)
-      if (c->kernels[j].region == r) {
-        e->kernel = j;
-        kernel_cells(e, &c->kernels[j]);
-      }
+    if (c->region_kernel[r] >= 0) {
+      Kernel kn = cost_kernel(c, c->region_kernel[r]);
+      e->kernel = c->region_kernel[r];
+      kernel_cells(e, &kn);
+    }
   }
   /* occurrences: the k-th entry of each name */
   StrMap seen;
@@ -435,7 +435,8 @@ static json_t *entry_json(const SourceSet *ss, const Model *m,
                           ? json_string(dtype_str(g->precision))
                           : json_null());
   json_object_set_new(o, "region", json_safe_string(e->region));
-  const Kernel *k = e->kernel >= 0 ? &c->kernels[e->kernel] : NULL;
+  Kernel kn = e->kernel >= 0 ? cost_kernel(c, e->kernel) : (Kernel){0};
+  const Kernel *k = e->kernel >= 0 ? &kn : NULL;
   json_object_set_new(o, "flops",
                       k ? json_base_number(k->flops * k->count)
                       : g && g->op

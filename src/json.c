@@ -290,7 +290,10 @@ static json_t *model_json(const ModelCost *mc, const SourceSet *ss) {
   }
   json_object_set_new(o, "nodes", nodes);
   json_t *kernels = json_array();
-  for (int k = 0; k < mc->nkernels; k++) json_array_append_new(kernels, kernel_json(mc, &mc->kernels[k]));
+  for (int k = 0; k < mc->nkernels; k++) {
+    Kernel kn = cost_kernel(mc, k);
+    json_array_append_new(kernels, kernel_json(mc, &kn));
+  }
   json_object_set_new(o, "kernels", kernels);
   json_object_set_new(o, "summary", summary_json(mc));
   json_t *colls = json_array();

@@ -129,12 +129,15 @@ static const char *kernel_name(Arena *a, const Model *m, const Kernel *k) {
 
 /* "u (matmul)", "fused act": names repeat, ops tell them apart. */
 /* Kernel k of `base` in `c`, the same program under another plan: the
- * kernel of its first node, NULL when that node makes none there. */
-static const Kernel *twin(const ModelCost *c, const ModelCost *base, int k) {
-  int f = base->kernels[k].first_node;
-  if (f < 0 || f >= c->model->nnodes) return NULL;
+ * kernel of its first node, into *out; false when that node makes none
+ * there. */
+static bool twin(const ModelCost *c, const ModelCost *base, int k, Kernel *out) {
+  int f = base->kernel_node[k];
+  if (f < 0 || f >= c->model->nnodes) return false;
   int kk = c->nodes[f].kernel;
-  return kk >= 0 && kk < c->nkernels ? &c->kernels[kk] : NULL;
+  if (kk < 0 || kk >= c->nkernels) return false;
+  *out = cost_kernel(c, kk);
+  return true;
 }
 
 static const char *kernel_label(Arena *a, const Model *m, const Kernel *k) {
@@ -175,7 +178,8 @@ static void plan_compute(FILE *out, Arena *a, const Model *m,
   Group *g = arena_alloc(a, (size_t)(nrows + 1) * sizeof *g);
   Group *grad = &g[nrows];
   for (int i = 0; i < c->nkernels; i++) {
-    const Kernel *k = &c->kernels[i];
+    Kernel kn = cost_kernel(c, i);
+    const Kernel *k = &kn;
     int lead = kernel_lead(m, c, k);
     DType d = node_precision(&m->nodes[lead]);
     int di = d == DT_NONE ? DT__COUNT : (int)d;
@@ -579,17 +583,14 @@ static void whatif_model(FILE *out, Arena *a, const SourceSet *ss,
   plan_table_row(&bt, row);
   int changed = 0;
   for (int k = 0; k < base->nkernels; k++) {
+    Kernel bk = cost_kernel(base, k), tw;
     bool differs = false;
-    for (int j = 1; j <= n; j++) {
-      const Kernel *tw = twin(costs[j], base, k);
-      differs |= (tw ? tw->bound : BOUND_NONE) != base->kernels[k].bound;
-    }
+    for (int j = 1; j <= n; j++)
+      differs |= (twin(costs[j], base, k, &tw) ? tw.bound : BOUND_NONE) != bk.bound;
     if (!differs) continue;
-    row[0] = kernel_label(a, m, &base->kernels[k]);
-    for (int j = 0; j <= n; j++) {
-      const Kernel *tw = twin(costs[j], base, k);
-      row[j + 1] = tw ? bound_str(tw->bound) : "-";
-    }
+    row[0] = kernel_label(a, m, &bk);
+    for (int j = 0; j <= n; j++)
+      row[j + 1] = twin(costs[j], base, k, &tw) ? bound_str(tw.bound) : "-";
     plan_table_row(&bt, row);
     changed++;
   }
@@ -607,8 +608,8 @@ static void whatif_model(FILE *out, Arena *a, const SourceSet *ss,
   for (int k = 0; k < nk; k++) order[k] = k;
   for (int i = 1; i < nk; i++) /* insertion sort: stable, descending */
     for (int j = i; j > 0; j--) {
-      const Kernel *x = &base->kernels[order[j - 1]], *y = &base->kernels[order[j]];
-      if (y->time_s * y->count <= x->time_s * x->count) break;
+      Kernel x = cost_kernel(base, order[j - 1]), y = cost_kernel(base, order[j]);
+      if (y.time_s * y.count <= x.time_s * x.count) break;
       int tmp = order[j];
       order[j] = order[j - 1];
       order[j - 1] = tmp;
@@ -620,16 +621,17 @@ static void whatif_model(FILE *out, Arena *a, const SourceSet *ss,
   plan_table_row(&st, row);
   for (int i = 0; i < nk && i < WHATIF_SLOWEST; i++) {
     int k = order[i];
-    row[0] = kernel_label(a, m, &base->kernels[k]);
+    Kernel bk = cost_kernel(base, k);
+    row[0] = kernel_label(a, m, &bk);
     for (int j = 0; j <= n; j++) {
       char buf[NB];
-      const Kernel *kk = twin(costs[j], base, k);
-      if (!kk) {
+      Kernel kk;
+      if (!twin(costs[j], base, k, &kk)) {
         row[j + 1] = "-";
         continue;
       }
-      row[j + 1] = arena_printf(a, "%s %s", fmt_time(buf, NB, kk->time_s * kk->count),
-                                bound_str(kk->bound));
+      row[j + 1] = arena_printf(a, "%s %s", fmt_time(buf, NB, kk.time_s * kk.count),
+                                bound_str(kk.bound));
     }
     plan_table_row(&st, row);
   }

@@ -189,9 +189,13 @@ static void gather_points(const ModelCost *mc, int target, Point **pts, int *n, 
   const Model *m = mc->model;
   double total = mc->time_s;
   if (!(total > 0))
-    for (int k = 0; k < mc->nkernels; k++) total += mc->kernels[k].time_s * mc->kernels[k].count;
+    for (int k = 0; k < mc->nkernels; k++) {
+      Kernel kk = cost_kernel(mc, k);
+      total += kk.time_s * kk.count;
+    }
   for (int k = 0; k < mc->nkernels; k++) {
-    const Kernel *kn = &mc->kernels[k];
+    Kernel kk = cost_kernel(mc, k);
+    const Kernel *kn = &kk;
     RoofPoint roof = cost_kernel_roof(mc, kn);
     bool on_roof = (kn->bound == BOUND_MEMORY || kn->bound == BOUND_COMPUTE) && kn->flops > 0 &&
                    kn->bytes > 0 && roof.intensity > 0 && roof.attainable > 0;
@@ -226,7 +230,8 @@ static void gather_roofs(const ModelCost *mc, int target, Roof **roofs, int *n, 
     DType prec;
     bool tensor;
     if (k < mc->nkernels) {
-      const Kernel *kn = &mc->kernels[k];
+      Kernel kk = cost_kernel(mc, k);
+      const Kernel *kn = &kk;
       if (kn->bound != BOUND_MEMORY && kn->bound != BOUND_COMPUTE) continue;
       if (kn->peak <= 0 || kn->first_node < 0 || kn->first_node >= m->nnodes) continue;
       peak = kn->peak;

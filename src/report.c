@@ -495,11 +495,14 @@ static void report_collectives(FILE *out, const Model *m, const ModelCost *c) {
   table_print(out, &tb, "  ");
 }
 
-static void report_transfers(FILE *out, const Model *m, const ModelCost *c) {
+/* The PCIe-bound kernels, listed by the kernel table's measuring pass (a
+ * pass over a million kernels of their own is 20 ms). */
+static void report_transfers(FILE *out, const Model *m, const ModelCost *c,
+                             const int *transfers, int ntransfers) {
   bool any = false;
-  for (int i = 0; i < c->nkernels; i++) {
-    const Kernel *k = &c->kernels[i];
-    if (k->bound != BOUND_PCIE) continue;
+  for (int i = 0; i < ntransfers; i++) {
+    Kernel kn = cost_kernel(c, transfers[i]);
+    const Kernel *k = &kn;
     char bw[NB], one[NB], all[NB], tm[NB], cnt[NB];
     if (!any)
       fprintf(out, "\ntransfers (PCIe %s)\n",
@@ -539,31 +542,33 @@ static void report_footprint(FILE *out, const ModelCost *c) {
   }
 }
 
-/* The five slowest kernels by time per step. */
-static void report_slowest(FILE *out, Arena *a, const Model *m,
-                           const ModelCost *c) {
-  int n = c->nkernels;
-  if (n == 0) return;
-  /* One pass keeping the five slowest so far, in order; a tie goes to the
-   * earlier kernel (what a stable sort would give). */
-  enum { TOP = 5 };
-  int order[TOP], kept = 0;
+/* The five slowest kernels by time per step, kept in order as the kernels
+ * go by; a tie goes to the earlier kernel (what a stable sort would give). */
+enum { TOP = 5 };
+typedef struct Slowest {
+  int order[TOP], kept;
   double tm_of[TOP];
-  for (int i = 0; i < n; i++) {
-    double ti = c->kernels[i].time_s * c->kernels[i].count;
-    if (kept == TOP && !(tm_of[TOP - 1] < ti)) continue;
-    int j = kept < TOP ? kept++ : TOP - 1;
-    while (j > 0 && tm_of[j - 1] < ti) {
-      order[j] = order[j - 1];
-      tm_of[j] = tm_of[j - 1];
-      j--;
-    }
-    order[j] = i;
-    tm_of[j] = ti;
+} Slowest;
+
+static void slowest_add(Slowest *s, int i, double ti) {
+  if (s->kept == TOP && !(s->tm_of[TOP - 1] < ti)) return;
+  int j = s->kept < TOP ? s->kept++ : TOP - 1;
+  while (j > 0 && s->tm_of[j - 1] < ti) {
+    s->order[j] = s->order[j - 1];
+    s->tm_of[j] = s->tm_of[j - 1];
+    j--;
   }
+  s->order[j] = i;
+  s->tm_of[j] = ti;
+}
+
+static void report_slowest(FILE *out, Arena *a, const Model *m,
+                           const ModelCost *c, const Slowest *s) {
+  if (c->nkernels == 0) return;
   fprintf(out, "\nslowest\n");
-  for (int i = 0; i < kept; i++) {
-    const Kernel *k = &c->kernels[order[i]];
+  for (int i = 0; i < s->kept; i++) {
+    Kernel kn = cost_kernel(c, s->order[i]);
+    const Kernel *k = &kn;
     char tm[NB], pct[NB];
     fmt_time(tm, sizeof tm, k->time_s * k->count);
     fmt_percent(pct, sizeof pct, percent_of(k->time_s * k->count, c->time_s), 1);
@@ -593,20 +598,30 @@ static void report_one_target(FILE *out, Arena *a, const Model *m,
                     .memo = xmalloc(CELL_MEMO * sizeof(CellSlot))};
   memcpy(kt.w, tb.w, sizeof kt.w);
   RowLabels l;
+  Slowest slow = {.kept = 0};
+  int *transfers = NULL, ntransfers = 0, cap = 0;
   for (int i = 0; i < c->nkernels; i++) { /* measure */
-    const Kernel *k = &c->kernels[i];
-    row_labels(&l, m, nops, k);
+    Kernel k = cost_kernel(c, i);
+    row_labels(&l, m, nops, &k);
     measure_labels(&kt, &l);
-    kernel_figures(&kt, c, k, c->time_s);
+    kernel_figures(&kt, c, &k, c->time_s);
+    slowest_add(&slow, i, k.time_s * k.count);
+    if (k.bound == BOUND_PCIE) {
+      if (ntransfers == cap) {
+        cap = cap ? 2 * cap : 16;
+        transfers = xrealloc(transfers, (size_t)cap * sizeof *transfers);
+      }
+      transfers[ntransfers++] = i;
+    }
   }
   memcpy(tb.w, kt.w, sizeof kt.w);
   StrBuf line = {0};
   table_row(out, &tb, "", (const char *const *)head, &line);
   sb_free(&line);
   for (int i = 0; i < c->nkernels; i++) { /* print */
-    const Kernel *k = &c->kernels[i];
-    row_labels(&l, m, nops, k);
-    print_kernel_row(out, &kt, &l, kernel_figures(&kt, c, k, c->time_s));
+    Kernel k = cost_kernel(c, i);
+    row_labels(&l, m, nops, &k);
+    print_kernel_row(out, &kt, &l, kernel_figures(&kt, c, &k, c->time_s));
   }
   if (kt.out.len > 0) fwrite(kt.out.data, 1, kt.out.len, out);
   sb_free(&kt.out);
@@ -628,9 +643,10 @@ static void report_one_target(FILE *out, Arena *a, const Model *m,
     fprintf(out, "  collectives      %s on links\n",
             fmt_time(tm, sizeof tm, c->collective_time));
   report_footprint(out, c);
-  report_slowest(out, a, m, c);
+  report_slowest(out, a, m, c, &slow);
   report_collectives(out, m, c);
-  report_transfers(out, m, c);
+  report_transfers(out, m, c, transfers, ntransfers);
+  free(transfers);
 }
 
 /* Several targets: each kernel's attainable rate, bound and time on every
@@ -670,7 +686,8 @@ static void report_side_by_side(FILE *out, Arena *a, const Analysis *an,
   table_add(&tb, head);
   char cells[32][NB];
   for (int ki = 0; ki < c0->nkernels; ki++) {
-    const Kernel *k0 = &c0->kernels[ki];
+    Kernel kn0 = cost_kernel(c0, ki);
+    const Kernel *k0 = &kn0;
     char *row[32] = {(char *)kernel_name(a, m, k0), (char *)kernel_op(a, m, nops, k0)};
     fmt_count(cells[2], NB, k0->flops);
     fmt_bytes(cells[3], NB, k0->bytes);
@@ -678,7 +695,8 @@ static void report_side_by_side(FILE *out, Arena *a, const Analysis *an,
     for (int j = 2; j < 5; j++) row[j] = cells[j];
     for (int ti = 0; ti < nt; ti++) {
       const ModelCost *c = cost_at(an, mi, ti);
-      const Kernel *k = ki < c->nkernels ? &c->kernels[ki] : k0;
+      Kernel kn = ki < c->nkernels ? cost_kernel(c, ki) : kn0;
+      const Kernel *k = &kn;
       char num[NB];
       int base = 5 + 3 * ti;
       if (k->bound == BOUND_MEMORY || k->bound == BOUND_COMPUTE)
@@ -772,7 +790,8 @@ void report_sweep_row(FILE *out, const Analysis *an, const char *let_name,
     fmt_time(v[n++], NB, k->time_s);
     fmt_percent(v[n++], NB, percent_of(k->ib_time, k->time_s), 0);
   } else if (kind == SW_ONE_NODE) {
-    const Kernel *k = &c->kernels[0];
+    Kernel kn = cost_kernel(c, 0);
+    const Kernel *k = &kn;
     const NodeCost *nc = &c->nodes[k->first_node];
     RoofPoint roof = cost_kernel_roof(c, k);
     Waves w = cost_node_waves(c, nc);

@@ -885,14 +885,16 @@ typedef struct NodeCost { /* doubles first: no padding (one per node) */
   double peak;         /* FLOP/s the node can reach at its precision */
   double time_s;       /* one execution */
   double blocks;       /* thread blocks of its kernel (0: not a kernel) */
-  int kernel;          /* index into ModelCost.kernels, -1 for views/decls */
+  int kernel;          /* its kernel (cost_kernel), -1 for views/decls */
   /* Bit-fields: 48 bytes a node, not 56 (one per node of the graph). */
   Bound bound : 8;
   bool tensor : 1;     /* peak is a tensor-core peak */
+  bool fused : 1;      /* its kernel is its fused region's */
 } NodeCost;
 
 /* A kernel: one non-view op, or one whole fused region (roofline figures
- * by cost_kernel_roof). */
+ * by cost_kernel_roof).  Not stored: cost_kernel() assembles it, by value,
+ * from the op's NodeCost and GNode, or from the region's FusedCost. */
 typedef struct Kernel {
   int first_node;  /* the op, or the region's first node */
   int region;      /* -1 for a single op */
@@ -900,6 +902,12 @@ typedef struct Kernel {
   double flops, bytes, peak, time_s;
   Bound bound;
 } Kernel;
+
+/* The figures of a fused region's kernel, which no single node holds. */
+typedef struct FusedCost {
+  double flops, bytes, peak, time_s;
+  Bound bound;
+} FusedCost;
 
 typedef struct Footprint {
   double weights, gradients, optimizer, activations; /* bytes */
@@ -920,8 +928,16 @@ typedef struct ModelCost {
   const Model *model;
   const Target *target;
   NodeCost *nodes;  /* parallel to model->nodes */
-  Kernel *kernels;
+  /* Kernels, by cost_kernel(): a million-op model has a million single-op
+   * kernels whose figures are their op's NodeCost, so a kernel stores only
+   * its first node and count (12 bytes, not a 56-byte copy, and every pass
+   * over the kernels reads no GNode); a fused region's figures are per
+   * region. */
+  int *kernel_node;     /* per kernel: the op, or the region's first node */
+  double *kernel_count; /* per kernel: its first node's count */
   int nkernels;
+  int *region_kernel; /* per model->regions entry: its kernel, -1 if none */
+  FusedCost *fused;   /* per model->regions entry with a kernel */
   Collective *collectives;
   int ncollectives;
   double flops, bytes, time_s;   /* totals per step (counts multiplied) */
@@ -944,6 +960,10 @@ typedef struct RoofPoint {
   double attainable; /* FLOP/s: min(peak, bw * intensity) on the HBM roofs;
                         0 for views, transfers and collectives */
 } RoofPoint;
+
+/* Kernel k (0 <= k < nkernels): the same doubles, bit for bit, that the
+ * cost model summed into its totals. */
+Kernel cost_kernel(const ModelCost *mc, int k);
 
 RoofPoint cost_node_roof(const ModelCost *mc, const NodeCost *nc);
 RoofPoint cost_kernel_roof(const ModelCost *mc, const Kernel *k);

@@ -367,7 +367,7 @@ static void occupancy_note(const CheckCtx *ctx, Diag *d, int i,
   int sms = ctx->target->sms;
   double b = sh->blocks[q], util = b / sms;
   char who[192], set[48] = "", ub[32];
-  if (c->kernels[k].region >= 0) {
+  if (cost_kernel(c, k).region >= 0) {
     char kn[160];
     snprintf(who, sizeof who, "its %s",
              checks_kernel_name(ctx, k, kn, sizeof kn));

@@ -23,7 +23,8 @@ void check_overhead_bound(const CheckCtx *ctx) {
   int nsmall = 0, nkern = 0, first = -1;
   double launches = 0, work = 0;
   for (int k = 0; k < c->nkernels; k++) {
-    const Kernel *kk = &c->kernels[k];
+    Kernel kn = cost_kernel(c, k);
+    const Kernel *kk = &kn;
     if (kk->bound == BOUND_MEMORY || kk->bound == BOUND_COMPUTE) nkern++;
     if (!small(ctx, kk)) continue;
     if (first < 0) first = k;
@@ -38,7 +39,8 @@ void check_overhead_bound(const CheckCtx *ctx) {
   char t1[32], t2[32], t3[32], name[160], ps[48];
   if (nsmall <= CHECK_OVERHEAD_MAX_SINGLE) {
     for (int k = 0; k < c->nkernels; k++) {
-      const Kernel *kk = &c->kernels[k];
+      Kernel kn = cost_kernel(c, k);
+      const Kernel *kk = &kn;
       if (!small(ctx, kk)) continue;
       Diag *d = checks_report(
           ctx, "overhead-bound", checks_kernel_loc(ctx, k),

@@ -27,7 +27,7 @@ void check_wave_tail(const CheckCtx *ctx) {
   for (int q = 0; q < sh->nkernels; q++) {
     int k = sh->kernels[q];
     double b = sh->blocks[q];
-    if (b <= sms || c->kernels[k].bound != BOUND_COMPUTE ||
+    if (b <= sms || cost_kernel(c, k).bound != BOUND_COMPUTE ||
         !checks_kernel_matters(ctx, k))
       continue;
     double waves = ceil(b / sms);

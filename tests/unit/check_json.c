@@ -28,7 +28,8 @@ typedef struct Fixture {
   Model model;
   GNode nodes[3];
   NodeCost costs[3];
-  Kernel kernels[2];
+  int kernel_node[2];
+  double kernel_count[2];
   ModelCost mc;
   ModelCost *mcs[1];
   const Target *targets[1];
@@ -85,17 +86,17 @@ static Fixture *fixture(void) {
                            .kernel = 0};
   f->costs[2] = (NodeCost){.flops = 4096, .bytes = 24576, .peak = 67e12, .bound = BOUND_MEMORY,
                            .time_s = 24576 / 3.35e12, .blocks = 1, .kernel = 1};
+  /* Single-op kernels: their figures are their node's (cost_kernel). */
   for (int k = 0; k < 2; k++) {
-    const NodeCost *c = &f->costs[k + 1];
-    f->kernels[k] = (Kernel){.first_node = k + 1, .region = -1, .count = f->nodes[k + 1].count,
-                             .flops = c->flops, .bytes = c->bytes, .peak = c->peak,
-                             .time_s = c->time_s, .bound = c->bound};
+    f->kernel_node[k] = k + 1;
+    f->kernel_count[k] = f->nodes[k + 1].count;
   }
   ModelCost *mc = &f->mc;
   mc->model = m;
   mc->target = t;
   mc->nodes = f->costs;
-  mc->kernels = f->kernels;
+  mc->kernel_node = f->kernel_node;
+  mc->kernel_count = f->kernel_count;
   mc->nkernels = 2;
   mc->flops = 33554432 + 32 * 4096;
   mc->bytes = 33570816 + 32 * 24576;
