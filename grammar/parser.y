@@ -46,6 +46,8 @@ typedef void *yyscan_t;
  * so the arena holds no outgrown copies.  Lists nest: an inner list is
  * complete (and popped) before the outer one grows again. */
 typedef struct List { int base, n; } List;
+/* The graph nodes (see Block.nnodes) of the statement list at `base`. */
+typedef struct ListNodes { int base, nnodes; } ListNodes;
 /* A scratch stack (xmalloc'd, reused by every list of one element type). */
 typedef struct Scratch { void *items; int top, cap; } Scratch;
 
@@ -82,6 +84,11 @@ typedef struct ParseCtx {
    * driven on its own (the lexer tests) keeps the table in the arena. */
   bool heap_words;
   Scratch stmts, exprs, args, idents; /* Stmt *, Expr *, Arg, Ident */
+  /* Beside stmts, so a block knows its node count and settings statements
+   * without a walk: a ListNodes per open statement list, innermost last;
+   * and the stmts indexes (int) of dtype/mode/parallel statements,
+   * ascending. */
+  Scratch nodes, settings;
   Arena *names;          /* names, strings, directive text; NULL: arena */
   bool skip_directives;  /* ParseOptions.skip_directives */
 } ParseCtx;
@@ -110,7 +117,11 @@ typedef struct ParseCtx {
 /* Records a syntax (or lexical) error and counts it in the Program. */
 Diag *parse_error(ParseCtx *ctx, Loc loc, const char *fmt, ...) PRINTF_LIKE(3, 4);
 /* The scanner's helpers: each converts or records one lexeme. */
-int parse_lex_word(ParseCtx *ctx, const char *text, size_t len, Loc loc, const char **out);
+int parse_lex_word(ParseCtx *ctx, const char *text, size_t len, Loc loc, int *out);
+/* The text of the name with dense id `id` (an IDENT's value), and the
+ * Ident for it. */
+const char *parse_name_text(const ParseCtx *ctx, int id);
+Ident parse_ident(const ParseCtx *ctx, int id, Loc loc);
 int parse_lex_number(ParseCtx *ctx, const char *text, size_t len, Loc loc, Expr **out);
 int parse_lex_quantity(ParseCtx *ctx, const char *text, size_t len, Loc loc, Expr **out);
 Expr *parse_lex_string(ParseCtx *ctx, const char *text, size_t len, Loc loc);
@@ -161,7 +172,7 @@ static void yyerror(const Loc *loc, yyscan_t yyscanner, ParseCtx *ctx,
  * shift and reduction, millions of times in a big model, so a block
  * travels as a pointer to its arena copy rather than by value. */
 %union {
-  const char *str;  /* IDENT text (arena) */
+  int name;         /* IDENT: the name's dense id (parse_name_text) */
   Expr *expr;
   Stmt *stmt;
   Block *block;     /* arena */
@@ -170,7 +181,7 @@ static void yyerror(const Loc *loc, yyscan_t yyscanner, ParseCtx *ctx,
 }
 
 /* How the trace shows each kind of value. */
-%printer { fprintf(yyo, "%s", $$); } <str>
+%printer { fprintf(yyo, "%s", parse_name_text(ctx, $$)); } <name>
 %printer { fprintf(yyo, "%s", expr_kind_str($$->kind)); } <expr>
 %printer { fprintf(yyo, "%s", $$ ? stmt_kind_str($$->kind) : "-"); } <stmt>
 %printer { fprintf(yyo, "%d items", $$->n); } <block>
@@ -187,7 +198,7 @@ static void yyerror(const Loc *loc, yyscan_t yyscanner, ParseCtx *ctx,
 %token PARALLEL "parallel" INPUT "input" WEIGHT "weight" HOST "host"
 %token REPEAT "repeat" LOOP "loop" FUSED "fused" OUTPUT "output"
 %token TRUE "true" FALSE "false"
-%token <str> IDENT "name"
+%token <name> IDENT "name"
 /* The scanner builds literal nodes itself (value, unit, location). */
 %token <expr> INT "integer" REAL "real number" STRING "string"
 %token <expr> QUANTITY "quantity"
@@ -269,15 +280,15 @@ block
  *   repeat expr block | loop expr block | fused NAME block
  *   output NAME {, NAME} | WORD NAME block */
 stmt
-  : "let" IDENT '=' expr          { $$ = ast_stmt_bind(ctx->arena, ST_LET, ast_ident($2, @2), $4, @$); }
-  | IDENT '=' expr                { $$ = ast_stmt_bind(ctx->arena, ST_ASSIGN, ast_ident($1, @1), $3, @$); }
-  | "target" IDENT                { $$ = ast_stmt_word(ctx->arena, ST_TARGET_USE, ast_ident($2, @2), @$); }
-  | "target" IDENT block          { $$ = ast_stmt_def(ctx->arena, ST_TARGET_DEF, ast_ident("target", @1), ast_ident($2, @2), *$3, @$); }
-  | "model" IDENT block           { $$ = ast_stmt_def(ctx->arena, ST_MODEL, ast_ident("model", @1), ast_ident($2, @2), *$3, @$); }
-  | "fused" IDENT block           { $$ = ast_stmt_def(ctx->arena, ST_FUSED, ast_ident("fused", @1), ast_ident($2, @2), *$3, @$); }
-  | IDENT IDENT block             { $$ = ast_stmt_def(ctx->arena, ST_SECTION, ast_ident($1, @1), ast_ident($2, @2), *$3, @$); }
-  | "dtype" IDENT                 { $$ = ast_stmt_word(ctx->arena, ST_DTYPE, ast_ident($2, @2), @$); }
-  | "mode" IDENT                  { $$ = ast_stmt_word(ctx->arena, ST_MODE, ast_ident($2, @2), @$); }
+  : "let" IDENT '=' expr          { $$ = ast_stmt_bind(ctx->arena, ST_LET, parse_ident(ctx, $2, @2), $4, @$); }
+  | IDENT '=' expr                { $$ = ast_stmt_bind(ctx->arena, ST_ASSIGN, parse_ident(ctx, $1, @1), $3, @$); }
+  | "target" IDENT                { $$ = ast_stmt_word(ctx->arena, ST_TARGET_USE, parse_ident(ctx, $2, @2), @$); }
+  | "target" IDENT block          { $$ = ast_stmt_def(ctx->arena, ST_TARGET_DEF, ast_ident("target", NAME_NONE, @1), parse_ident(ctx, $2, @2), *$3, @$); }
+  | "model" IDENT block           { $$ = ast_stmt_def(ctx->arena, ST_MODEL, ast_ident("model", NAME_NONE, @1), parse_ident(ctx, $2, @2), *$3, @$); }
+  | "fused" IDENT block           { $$ = ast_stmt_def(ctx->arena, ST_FUSED, ast_ident("fused", NAME_NONE, @1), parse_ident(ctx, $2, @2), *$3, @$); }
+  | IDENT IDENT block             { $$ = ast_stmt_def(ctx->arena, ST_SECTION, parse_ident(ctx, $1, @1), parse_ident(ctx, $2, @2), *$3, @$); }
+  | "dtype" IDENT                 { $$ = ast_stmt_word(ctx->arena, ST_DTYPE, parse_ident(ctx, $2, @2), @$); }
+  | "mode" IDENT                  { $$ = ast_stmt_word(ctx->arena, ST_MODE, parse_ident(ctx, $2, @2), @$); }
   | "parallel" block              { $$ = ast_stmt_parallel(ctx->arena, *$2, @$); }
   | decl_kind name_list ':' expr  { $$ = ast_stmt_decl(ctx->arena, (DeclKind)$1, parse_names(ctx, $2), $2.n, $4, @$); }
   | "repeat" expr block           { $$ = ast_stmt_loop(ctx->arena, ST_REPEAT, $2, *$3, @$); }
@@ -293,8 +304,8 @@ decl_kind
 
 /* name_list = NAME {, NAME} */
 name_list
-  : IDENT                { $$ = parse_list(&ctx->idents); parse_push_name(ctx, &$$, ast_ident($1, @1)); }
-  | name_list ',' IDENT  { $$ = $1; parse_push_name(ctx, &$$, ast_ident($3, @3)); }
+  : IDENT                { $$ = parse_list(&ctx->idents); parse_push_name(ctx, &$$, parse_ident(ctx, $1, @1)); }
+  | name_list ',' IDENT  { $$ = $1; parse_push_name(ctx, &$$, parse_ident(ctx, $3, @3)); }
   ;
 
 /* ---- expressions -----------------------------------------------------
@@ -318,10 +329,10 @@ expr
   | QUANTITY
   | "true"                  { $$ = ast_bool(ctx->arena, true, @$); }
   | "false"                 { $$ = ast_bool(ctx->arena, false, @$); }
-  | IDENT                   { $$ = ast_name(ctx->arena, $1, @$); }
-  | IDENT '(' args ')'      { $$ = ast_call(ctx->arena, ast_ident($1, @1), parse_args(ctx, $3), $3.n, @$); }
+  | IDENT                   { $$ = ast_name(ctx->arena, parse_name_text(ctx, $1), $1, @$); }
+  | IDENT '(' args ')'      { $$ = ast_call(ctx->arena, parse_ident(ctx, $1, @1), parse_args(ctx, $3), $3.n, @$); }
   | '[' items ']'           { $$ = ast_list(ctx->arena, parse_exprs(ctx, $2), $2.n, @$); }
-  | IDENT '[' items ']'     { $$ = ast_type(ctx->arena, ast_ident($1, @1), parse_exprs(ctx, $3), $3.n, @$); }
+  | IDENT '[' items ']'     { $$ = ast_type(ctx->arena, parse_ident(ctx, $1, @1), parse_exprs(ctx, $3), $3.n, @$); }
   | '(' expr ')'            { $$ = $2; }
   ;
 
@@ -346,9 +357,9 @@ args
 
 arg_list
   : expr                    { $$ = parse_list(&ctx->args); parse_push_arg(ctx, &$$, NULL, LOC_NONE, $1); }
-  | IDENT '=' expr          { $$ = parse_list(&ctx->args); parse_push_arg(ctx, &$$, $1, @1, $3); }
+  | IDENT '=' expr          { $$ = parse_list(&ctx->args); parse_push_arg(ctx, &$$, parse_name_text(ctx, $1), @1, $3); }
   | arg_list ',' expr       { $$ = $1; parse_push_arg(ctx, &$$, NULL, LOC_NONE, $3); }
-  | arg_list ',' IDENT '=' expr { $$ = $1; parse_push_arg(ctx, &$$, $3, @3, $5); }
+  | arg_list ',' IDENT '=' expr { $$ = $1; parse_push_arg(ctx, &$$, parse_name_text(ctx, $3), @3, $5); }
   ;
 
 %%

@@ -63,7 +63,7 @@ const char *stmt_kind_str(StmtKind k) { return NAME_OF(stmt_kind_names, k); }
 static const size_t expr_sizes[] = {
     [EX_INT] = NODE_SIZE(Expr, ival),   [EX_REAL] = NODE_SIZE(Expr, rval),
     [EX_STRING] = NODE_SIZE(Expr, str), [EX_QUANTITY] = NODE_SIZE(Expr, qty),
-    [EX_BOOL] = NODE_SIZE(Expr, ival),  [EX_NAME] = NODE_SIZE(Expr, str),
+    [EX_BOOL] = NODE_SIZE(Expr, ival),  [EX_NAME] = NODE_SIZE(Expr, name),
     [EX_BINARY] = NODE_SIZE(Expr, bin), [EX_UNARY] = NODE_SIZE(Expr, un),
     [EX_CALL] = NODE_SIZE(Expr, call),  [EX_LIST] = NODE_SIZE(Expr, list),
     [EX_TYPE] = NODE_SIZE(Expr, type),  [EX_ERROR] = sizeof(Expr),
@@ -100,7 +100,9 @@ Expr *ast_expr(Arena *a, ExprKind k, Loc loc) {
   return e;
 }
 
-Ident ast_ident(const char *name, Loc loc) { return (Ident){name, loc}; }
+Ident ast_ident(const char *name, int id, Loc loc) {
+  return (Ident){name, loc, id};
+}
 
 Expr *ast_bool(Arena *a, bool value, Loc loc) {
   Expr *e = ast_expr(a, EX_BOOL, loc);
@@ -108,9 +110,10 @@ Expr *ast_bool(Arena *a, bool value, Loc loc) {
   return e;
 }
 
-Expr *ast_name(Arena *a, const char *name, Loc loc) {
+Expr *ast_name(Arena *a, const char *name, int id, Loc loc) {
   Expr *e = ast_expr(a, EX_NAME, loc);
-  e->str = name;
+  e->name.str = name;
+  e->name.id = id;
   return e;
 }
 
@@ -136,6 +139,11 @@ Expr *ast_call(Arena *a, Ident callee, Arg *args, int nargs, Loc loc) {
   e->call.args = args;
   e->call.nargs = nargs;
   return e;
+}
+
+Loc ast_arg_name_loc(const Arg *arg) {
+  if (!arg->name) return LOC_NONE;
+  return (Loc){arg->value->loc.file, arg->name_start, arg->name_end};
 }
 
 Expr *ast_list(Arena *a, Expr **items, int n, Loc loc) {
@@ -319,7 +327,7 @@ static void dump_expr(const Dump *d, const Expr *e, int depth) {
       if (arg->name) {
         indent(d, depth + 1);
         fprintf(out, "kwarg %s", arg->name);
-        at(d, arg->name_loc);
+        at(d, ast_arg_name_loc(arg));
         dump_expr(d, arg->value, depth + 2);
       } else {
         dump_expr(d, arg->value, depth + 1);

@@ -60,8 +60,9 @@ static const struct {
 
 /* R-LEX-003: keywords are reserved; every other word is a name. */
 /* Words seen before, in an open-addressing table: one lookup answers both
- * "keyword?" and "where is the name's one copy?" (sema keys its maps by that
- * pointer).  The copies live in the arena; the table is scratch that
+ * "keyword?" and "which name is it?": a name's place in the table is its
+ * dense id, which the tree carries so sema indexes arrays rather than
+ * hashing.  The copies live in the arena; the table is scratch that
  * parse_file frees.  A 1.5 M-op model has ~850,000 names and a lookup of a
  * new one misses the cache whatever we do, so the slots are kept small
  * (8 bytes: 16 MiB of slots, not 32) and a probe rejects a slot without
@@ -195,8 +196,10 @@ static void words_free(ParseCtx *ctx) {
   ctx->words = NULL;
 }
 
+/* A name's dense id is its place in the table's text array past the
+ * keywords: the order of first appearance. */
 int parse_lex_word(ParseCtx *ctx, const char *text, size_t len, Loc loc,
-                   const char **out) {
+                   int *out) {
   struct WordTable *t = words_of(ctx);
   uint32_t h = word_hash(text, len);
   Word *w = word_slot(t, text, len, h);
@@ -205,13 +208,27 @@ int parse_lex_word(ParseCtx *ctx, const char *text, size_t len, Loc loc,
     parse_error(ctx, loc, "identifier too long (%zu bytes, limit %d)", len,
                 MAX_IDENT_LEN);
   if (w->id) {
-    *out = t->text[w->id - 1];
+    *out = (int)(w->id - 1 - NKEYWORDS);
     return IDENT;
   }
   char *copy = arena_strndup(names_arena(ctx), text, len);
-  word_add(ctx->arena, t, w, copy, h);
-  *out = copy;
+  word_add(ctx->arena, t, w, copy, h); /* may move the slots */
+  *out = (int)(t->len - 1 - NKEYWORDS);
   return IDENT;
+}
+
+/* Reads the table the scanner just filled (its slot for a recent name is
+ * still in the cache): an id that is no IDENT's value is a broken
+ * invariant, not a user error. */
+const char *parse_name_text(const ParseCtx *ctx, int id) {
+  const struct WordTable *t = ctx->words;
+  if (!t || id < 0 || (size_t)id >= t->len - NKEYWORDS)
+    die("parse: name id %d out of range", id);
+  return t->text[NKEYWORDS + (size_t)id];
+}
+
+Ident parse_ident(const ParseCtx *ctx, int id, Loc loc) {
+  return ast_ident(parse_name_text(ctx, id), id, loc);
 }
 
 /* ---- numbers ----------------------------------------------------------------- */
@@ -711,8 +728,61 @@ static void *scratch_take(ParseCtx *ctx, Scratch *s, List l, size_t size) {
                       (size_t)l.n * size);
 }
 
+/* Graph nodes a statement makes (R-SCOPE-005 counts them before sema
+ * allocates): a repeat body makes its nodes once. */
+static int stmt_nodes(const Stmt *s) {
+  switch (s->kind) {
+  case ST_DECL: return s->decl.nnames;
+  case ST_ASSIGN: return 1;
+  case ST_REPEAT:
+  case ST_LOOP: return s->loop.body.nnodes;
+  case ST_FUSED: return s->def.body.nnodes;
+  default: return 0;
+  }
+}
+
+static bool is_setting(StmtKind k) {
+  return k == ST_DTYPE || k == ST_MODE || k == ST_PARALLEL;
+}
+
+/* Pushes one element on a small scratch stack (as deep as lists nest, or
+ * as many as a block has settings). */
+static void *small_push(Scratch *s, size_t size) {
+  if (s->top == s->cap) {
+    s->cap = s->cap ? s->cap * 2 : 16;
+    s->items = xrealloc(s->items, (size_t)s->cap * size);
+  }
+  return (char *)s->items + (size_t)s->top++ * size;
+}
+
+/* Beside the pointer: the node count of the list (one ListNodes per open
+ * list, keyed by its base), and the stmts index when s is a setting.
+ * Entries of lists above this one, or of an earlier list that started
+ * where this one does, were abandoned by error recovery: they go first,
+ * so both stacks always describe what the stmts stack holds. */
 void parse_push_stmt(ParseCtx *ctx, List *l, Stmt *s) {
+  int at = l->base + l->n;
   *(Stmt **)scratch_push(&ctx->stmts, l, sizeof s) = s;
+  Scratch *c = &ctx->nodes;
+  ListNodes *v = c->items;
+  int stale = at == l->base ? l->base : l->base + 1;
+  while (c->top > 0 && v[c->top - 1].base >= stale) c->top--;
+  if (at == l->base) *(ListNodes *)small_push(c, sizeof *v) = (ListNodes){l->base, 0};
+  v = c->items;
+  if (v[c->top - 1].base != l->base) die("parse: node count of list %d lost", l->base);
+  v[c->top - 1].nnodes += stmt_nodes(s);
+  Scratch *set = &ctx->settings;
+  while (set->top > 0 && ((int *)set->items)[set->top - 1] >= at) set->top--;
+  if (is_setting(s->kind)) *(int *)small_push(set, sizeof(int)) = at;
+}
+
+/* The node count of list l; pops it (and what lies above it). */
+static int take_nodes(ParseCtx *ctx, List l) {
+  Scratch *c = &ctx->nodes;
+  const ListNodes *v = c->items;
+  while (c->top > 0 && v[c->top - 1].base > l.base) c->top--;
+  if (l.n == 0 || c->top == 0 || v[c->top - 1].base != l.base) return 0;
+  return v[--c->top].nnodes;
 }
 
 void parse_push_expr(ParseCtx *ctx, List *l, Expr *e) {
@@ -721,7 +791,8 @@ void parse_push_expr(ParseCtx *ctx, List *l, Expr *e) {
 
 void parse_push_arg(ParseCtx *ctx, List *l, const char *name, Loc name_loc,
                     Expr *value) {
-  *(Arg *)scratch_push(&ctx->args, l, sizeof(Arg)) = (Arg){name, name_loc, value};
+  *(Arg *)scratch_push(&ctx->args, l, sizeof(Arg)) =
+      (Arg){name, value, name_loc.start, name_loc.end};
 }
 
 void parse_push_name(ParseCtx *ctx, List *l, Ident id) {
@@ -732,9 +803,28 @@ void parse_skipped(ParseCtx *ctx, List *l, Loc loc) {
   parse_push_stmt(ctx, l, ast_stmt(ctx->arena, ST_ERROR, loc));
 }
 
+/* The settings of list l, as indexes into it ending with -1 (NULL when
+ * none); pops them.  Those above the list's end are stale. */
+static const int *take_settings(ParseCtx *ctx, List l) {
+  Scratch *set = &ctx->settings;
+  const int *at = set->items;
+  while (set->top > 0 && at[set->top - 1] >= l.base + l.n) set->top--;
+  int first = set->top;
+  while (first > 0 && at[first - 1] >= l.base) first--;
+  int n = set->top - first;
+  if (n == 0) return NULL;
+  int *v = arena_alloc(ctx->arena, (size_t)(n + 1) * sizeof *v);
+  for (int i = 0; i < n; i++) v[i] = at[first + i] - l.base;
+  v[n] = -1;
+  set->top = first;
+  return v;
+}
+
 Block parse_block(ParseCtx *ctx, List l, Loc open, Loc close) {
+  int nnodes = take_nodes(ctx, l);
   Stmt **items = scratch_take(ctx, &ctx->stmts, l, sizeof *items);
-  return (Block){items, l.n, open, close};
+  const int *settings = take_settings(ctx, l);
+  return (Block){items, l.n, nnodes, open, close, settings};
 }
 
 Block *parse_block_ptr(ParseCtx *ctx, List l, Loc open, Loc close) {
@@ -804,11 +894,14 @@ Program *parse_file_opts(Arena *a, SourceSet *ss, int file, DiagSink *diags,
   yylex_destroy(scanner);
 
   p->top.open = p->top.close = LOC_NONE;
+  p->nnames = ctx->words ? (int)(ctx->words->len - NKEYWORDS) : 0;
   words_free(ctx);
   free(ctx->stmts.items);
   free(ctx->exprs.items);
   free(ctx->args.items);
   free(ctx->idents.items);
+  free(ctx->nodes.items);
+  free(ctx->settings.items);
   free(ctx);
   return p;
 }

@@ -332,10 +332,13 @@ const char *expr_kind_str(ExprKind k);
 
 typedef struct Expr Expr;
 
+/* 24 bytes, not 32 with a Loc: a big model has millions.  The keyword's
+ * location is in the value's file: ast_arg_name_loc() builds it. */
 typedef struct Arg {
-  const char *name; /* keyword name, NULL for a positional argument */
-  Loc name_loc;
+  const char *name;    /* keyword name, NULL for a positional argument */
   Expr *value;
+  uint32_t name_start; /* the keyword's byte range (when name is set) */
+  uint32_t name_end;
 } Arg;
 
 /* A node is allocated only as large as its kind needs: the header (kind,
@@ -349,13 +352,17 @@ struct Expr {
   union {
     int64_t ival;    /* EX_INT; EX_BOOL (0/1) */
     double rval;     /* EX_REAL */
-    const char *str; /* EX_STRING (decoded), EX_NAME */
+    const char *str; /* EX_STRING (decoded), EX_NAME (== name.str) */
     struct {
       double number;    /* as written: 3.35 */
       double value;     /* in base units: 3.35e12 */
       const char *unit; /* as written: "TB/s" */
       UnitKind kind;
     } qty;
+    struct {
+      const char *str; /* the same pointer as `str` */
+      int id;          /* the name's dense id (see Program.nnames) */
+    } name;            /* EX_NAME */
     struct {
       Expr *lhs, *rhs;
       int op; /* '+', '-', '*', '/', '%' */
@@ -383,9 +390,13 @@ struct Expr {
   };
 };
 
+/* No name id: a word the grammar supplies (`model` in ST_MODEL's kind). */
+#define NAME_NONE (-1)
+
 typedef struct Ident {
   const char *name;
   Loc loc;
+  int id; /* dense id of the name (0 .. Program.nnames-1), or NAME_NONE */
 } Ident;
 
 typedef enum StmtKind {
@@ -419,7 +430,14 @@ typedef struct Stmt Stmt;
 typedef struct Block {
   Stmt **items;
   int n;
+  int nnodes;      /* graph nodes its statements make: a name of a decl and
+                      an assignment one each, a repeat/loop/fused body its
+                      own nnodes (once, whatever the count) */
   Loc open, close; /* the braces; LOC_NONE at top level */
+  /* Indexes into items of its dtype/mode/parallel statements, in source
+   * order, ending with -1; NULL when it has none.  Allocated after the
+   * block's statements (sema reads them before it releases those). */
+  const int *settings;
 } Block;
 
 /* Allocated only as large as its kind, like Expr: never copy by value. */
@@ -464,6 +482,9 @@ typedef struct Program {
   int file; /* SourceSet index */
   Block top;
   int nsyntax_errors; /* > 0: semantic passes must not run */
+  /* Names get dense ids 0 .. nnames-1 in order of first appearance (one id
+   * per spelling; keywords have none): sema indexes arrays by them. */
+  int nnames;
 } Program;
 
 /* Parses one file of the set.  Never returns NULL; syntax errors go to the
@@ -496,13 +517,15 @@ Program *parse_file_opts(Arena *a, SourceSet *ss, int file, DiagSink *diags,
 /* A zeroed node only as large as kind k needs (see struct Expr). */
 Expr *ast_expr(Arena *a, ExprKind k, Loc loc);
 Stmt *ast_stmt(Arena *a, StmtKind k, Loc loc);
-Ident ast_ident(const char *name, Loc loc);
+Ident ast_ident(const char *name, int id, Loc loc);
 Expr *ast_bool(Arena *a, bool value, Loc loc);
-Expr *ast_name(Arena *a, const char *name, Loc loc);
+Expr *ast_name(Arena *a, const char *name, int id, Loc loc);
 Expr *ast_binary(Arena *a, int op, Expr *lhs, Expr *rhs, Loc loc);
 Expr *ast_unary(Arena *a, int op, Expr *operand, Loc loc);
 Expr *ast_call(Arena *a, Ident callee, Arg *args, int nargs, Loc loc);
 Expr *ast_list(Arena *a, Expr **items, int n, Loc loc);
+/* Where an argument's keyword is written; LOC_NONE for a positional one. */
+Loc ast_arg_name_loc(const Arg *arg);
 Expr *ast_type(Arena *a, Ident dtype, Expr **dims, int ndims, Loc loc);
 /* ST_LET and ST_ASSIGN */
 Stmt *ast_stmt_bind(Arena *a, StmtKind k, Ident name, Expr *value, Loc loc);

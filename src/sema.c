@@ -7,8 +7,9 @@
  * rule, and appends one GNode per declaration or op application.  A repeat or
  * loop body is analysed once and only multiplies the count of its nodes, so
  * `repeat 1000000000` costs what `repeat 1` costs.  Work is linear in the
- * number of statements: names live in a StrMap, nodes in an array that
- * doubles, everything else in the arena.
+ * number of statements: lets live in a StrMap, a model's names in an array
+ * indexed by the parser's dense name ids, nodes in an array sized by the
+ * count the parser recorded, everything else in the arena.
  *
  * Errors never cascade: a statement that fails binds its name to a poisoned
  * binding (node -1), and anything that reads a poisoned name fails silently.
@@ -38,8 +39,15 @@ typedef struct Binding {
 /* A name bound outside a scope and rebound inside it. */
 typedef struct Carried {
   const char *name;
+  int id;               /* the name's dense id */
   const Binding *outer; /* the binding the body starts from */
 } Carried;
+
+/* A name the current model has bound (for "did you mean" and the reset). */
+typedef struct BoundName {
+  const char *name;
+  int id;
+} BoundName;
 
 typedef struct CarriedList {
   Carried *items;
@@ -58,8 +66,15 @@ typedef struct Sema {
   int nlets, cap_lets;
   /* the model being analysed */
   Model *m;
-  /* name -> Binding, keyed by the parser's interned copy of the name */
-  PtrMap names;
+  /* Name id -> its Binding in the current model (NULL: unbound): one
+   * array for the run, indexed by the parser's dense ids, so a model of a
+   * million names reads it almost in order instead of probing a hash
+   * table.  A model clears only the entries it set (those in `bound`), so
+   * a file of many models stays linear. */
+  Binding **byid;
+  int nnames; /* Program.nnames: the ids byid has room for */
+  BoundName *bound;
+  int nbound, cap_bound;
   /* Bindings live here, not in the result arena: they die with the model. */
   Arena *bindings;
   /* The arena of the tree, when sema may release what it has read. */
@@ -110,6 +125,15 @@ static bool same_type(const TensorType *a, const TensorType *b) {
   for (int i = 0; i < a->rank; i++)
     if (a->dims[i] != b->dims[i]) return false;
   return true;
+}
+
+/* The binding slot of a name id.  Every id sema looks up comes from the
+ * parser (Ident.id of a bound or used name, Expr.name.id), so one out of
+ * range is a broken invariant. */
+static Binding **binding_slot(Sema *s, int id) {
+  if (id < 0 || id >= s->nnames)
+    die("sema: name id %d out of range (%d names)", id, s->nnames);
+  return &s->byid[id];
 }
 
 /* ---------------------------------------------------------------------- */
@@ -216,7 +240,7 @@ static bool eval_num(Sema *s, const Expr *e, LetValue *out) {
       *out = l->v;
       return l->ok;
     }
-    if (s->m && ptrmap_get(&s->names, e->str)) {
+    if (s->m && *binding_slot(s, e->name.id)) {
       diag_report(s->diags, SEV_ERROR, NULL, e->loc,
                   "'%s' is a tensor, not a number", e->str);
       return false;
@@ -374,15 +398,13 @@ static int by_text(const void *a, const void *b) {
 }
 
 /* Every name bound in the model, for "did you mean", in alphabetical
- * order: the map's order follows the names' addresses, which differ from
- * run to run, and util_suggest keeps the first of equally close names. */
+ * order: util_suggest keeps the first of equally close names, so the
+ * answer must not depend on the order of binding. */
 static const char **bound_names(Sema *s) {
-  const char **v = arena_alloc(s->arena, (s->names.len + 1) * sizeof *v);
-  size_t k = 0;
-  for (size_t i = 0; i < s->names.cap; i++)
-    if (s->names.slots[i].key) v[k++] = s->names.slots[i].key;
-  qsort(v, k, sizeof *v, by_text);
-  v[k] = NULL;
+  const char **v = arena_alloc(s->arena, ((size_t)s->nbound + 1) * sizeof *v);
+  for (int i = 0; i < s->nbound; i++) v[i] = s->bound[i].name;
+  qsort(v, (size_t)s->nbound, sizeof *v, by_text);
+  v[s->nbound] = NULL;
   return v;
 }
 
@@ -394,19 +416,23 @@ static bool within(const Sema *s, int inner, int outer) {
   return false;
 }
 
-static void add_carried(Sema *s, int scope, const char *name,
+static void add_carried(Sema *s, int scope, const Ident *name,
                         const Binding *outer) {
   CarriedList *l = &s->carried[scope];
   grow((void **)&l->items, &l->cap, l->n + 1, sizeof *l->items);
-  l->items[l->n++] = (Carried){name, outer};
+  l->items[l->n++] = (Carried){name->name, name->id, outer};
 }
 
 /* Binds `name` to `node` (-1 = poisoned) in the current scope, noting the
  * scopes it is loop-carried through. */
-static void bind(Sema *s, const char *name, Loc loc, int node) {
-  /* One probe: most names are bound once (a model's weights). */
-  void **ref = ptrmap_ref(&s->names, name);
+static void bind(Sema *s, const Ident *name, int node) {
+  Binding **ref = binding_slot(s, name->id);
   Binding *prev = *ref;
+  Loc loc = name->loc;
+  if (!prev) {
+    grow((void **)&s->bound, &s->cap_bound, s->nbound + 1, sizeof *s->bound);
+    s->bound[s->nbound++] = (BoundName){name->name, name->id};
+  }
   if (prev && prev->scope == s->scope) {
     /* No carried list of a scope still open can point at a binding made
      * inside the innermost one, so it is safe to reuse. */
@@ -499,7 +525,7 @@ static const Binding *tensor_operand(Sema *s, const Expr *e, bool *poisoned) {
                   "expected a tensor name, got %s", expr_kind_str(e->kind));
     return NULL;
   }
-  const Binding *b = ptrmap_get(&s->names, e->str);
+  const Binding *b = *binding_slot(s, e->name.id);
   if (b) {
     if (b->node < 0) *poisoned = true;
     return b->node < 0 ? NULL : b;
@@ -890,6 +916,7 @@ static int apply(Sema *s, const Stmt *st) {
   for (int i = 0; i < call->call.nargs; i++) {
     const Arg *a = &call->call.args[i];
     if (!a->name) continue;
+    Loc name_loc = ast_arg_name_loc(a);
     int k = 0;
     while (k < nkw && strcmp(kws[k]->name, a->name) != 0) k++;
     if (k == nkw) {
@@ -897,23 +924,23 @@ static int apply(Sema *s, const Stmt *st) {
       for (int j = 0; j < nkw; j++) names[j] = kws[j]->name;
       names[nkw] = NULL;
       const char *sug = util_suggest(a->name, names);
-      Diag *d = diag_report(s->diags, SEV_ERROR, NULL, a->name_loc,
+      Diag *d = diag_report(s->diags, SEV_ERROR, NULL, name_loc,
                             sug ? "unknown keyword '%s' for %s; did you mean "
                                   "'%s'?"
                                 : "unknown keyword '%s' for %s",
                             a->name, op->name, sug);
-      if (sug) diag_fixit(d, a->name_loc, sug);
+      if (sug) diag_fixit(d, name_loc, sug);
       ok = false;
       continue;
     }
     if (seen[k].file >= 0) {
-      Diag *d = diag_report(s->diags, SEV_ERROR, NULL, a->name_loc,
+      Diag *d = diag_report(s->diags, SEV_ERROR, NULL, name_loc,
                             "duplicate keyword '%s'", a->name);
       diag_note(d, seen[k], "first given here");
       ok = false;
       continue;
     }
-    seen[k] = a->name_loc;
+    seen[k] = name_loc;
     if (strcmp(a->name, "axis") == 0) axis_loc = a->value->loc;
     Loc out_dtype = LOC_NONE;
     if (!kw_set(s, kws[k], a->value, &args, &declared, &out_dtype))
@@ -1000,14 +1027,14 @@ static void decl(Sema *s, const Stmt *st) {
       g->dtype_loc = dtype_loc;
       node = (int)(g - s->nodes);
     }
-    bind(s, id->name, id->loc, node);
+    bind(s, id, node);
   }
 }
 
 static void output(Sema *s, const Stmt *st) {
   for (int i = 0; i < st->output.nnames; i++) {
     const Ident *id = &st->output.names[i];
-    const Binding *b = ptrmap_get(&s->names, id->name);
+    const Binding *b = *binding_slot(s, id->id);
     if (b) {
       if (b->node >= 0) s->nodes[b->node].is_output = true;
       continue;
@@ -1033,7 +1060,7 @@ static void check_carried(Sema *s, int scope) {
   const char *kind = s->scopes[scope].is_loop ? "loop" : "repeat";
   for (int i = 0; i < l->n; i++) {
     const Carried *c = &l->items[i];
-    const Binding *now = ptrmap_get(&s->names, c->name);
+    const Binding *now = *binding_slot(s, c->id);
     if (c->outer->node < 0 || now->node < 0) continue;
     const TensorType *a = s->nodes[c->outer->node].type;
     const TensorType *b = s->nodes[now->node].type;
@@ -1129,7 +1156,7 @@ static void model_stmt(Sema *s, const Stmt *st, bool top) {
       diag_report(s->diags, SEV_ERROR, NULL, v->loc,
                   "expected an op application, like '%s = relu(x)'",
                   st->assign.name.name);
-    bind(s, st->assign.name.name, st->assign.name.loc, node);
+    bind(s, &st->assign.name, node);
     return;
   }
   case ST_REPEAT:
@@ -1244,12 +1271,14 @@ static void parallel_stmt(Sema *s, const Stmt *st) {
 }
 
 /* dtype, mode and parallel apply to the whole model wherever they are
- * written, so they are read before the walk. */
-static void model_settings(Sema *s, const Stmt *const *settings, int n) {
+ * written, so they are read before the walk: the parser listed where they
+ * are in the body (Block.settings), so finding them reads no other
+ * statement. */
+static void model_settings(Sema *s, const Block *body) {
   Model *m = s->m;
   Loc mode_loc = LOC_NONE;
-  for (int i = 0; i < n; i++) {
-    const Stmt *st = settings[i];
+  for (const int *at = body->settings; at && *at >= 0; at++) {
+    const Stmt *st = body->items[*at];
     Loc *first = st->kind == ST_DTYPE   ? &m->dtype_loc
                  : st->kind == ST_MODE  ? &mode_loc
                  : st->kind == ST_PARALLEL ? &m->parallel.loc
@@ -1286,34 +1315,6 @@ static void model_settings(Sema *s, const Stmt *const *settings, int n) {
   }
 }
 
-/* The most nodes a model body can make: a repeat body makes its nodes once.
- * The same walk picks out the settings statements of the model's own body
- * (into *settings, xmalloc'd), so a body of millions of statements is read
- * once before the analysis, not twice. */
-static int count_nodes(const Block *b, const Stmt ***settings, int *nsettings) {
-  int n = 0, cap = 0;
-  for (int i = 0; i < b->n; i++) {
-    const Stmt *st = b->items[i];
-    switch (st->kind) {
-    case ST_DECL: n += st->decl.nnames; break;
-    case ST_ASSIGN: n++; break;
-    case ST_REPEAT:
-    case ST_LOOP: n += count_nodes(&st->loop.body, NULL, NULL); break;
-    case ST_FUSED: n += count_nodes(&st->def.body, NULL, NULL); break;
-    case ST_DTYPE:
-    case ST_MODE:
-    case ST_PARALLEL:
-      if (settings) {
-        grow((void **)settings, &cap, *nsettings + 1, sizeof **settings);
-        (*settings)[(*nsettings)++] = st;
-      }
-      break;
-    default: break;
-    }
-  }
-  return n;
-}
-
 static void analyze_model(Sema *s, const Stmt *st, Model *m) {
   memset(m, 0, sizeof *m);
   m->name = st->def.name.name;
@@ -1324,12 +1325,10 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
   m->parallel.loc = LOC_NONE;
   m->parallel.nodes = m->parallel.gpus_per_node = m->parallel.data = 1;
   s->m = m;
-  ptrmap_init(&s->names);
   s->bindings = arena_new();
-  /* One exact allocation: nodes are big and a model may have millions. */
-  const Stmt **settings = NULL;
-  int nsettings = 0;
-  s->cap_nodes = count_nodes(&st->def.body, &settings, &nsettings);
+  /* One exact allocation: nodes are big and a model may have millions.
+   * The parser counted them (a repeat body makes its nodes once). */
+  s->cap_nodes = st->def.body.nnodes;
   if (s->total_nodes + s->cap_nodes > SEMA_MAX_NODES) {
     /* A hostile file must not make us allocate gigabytes (R-SCOPE-005). */
     diag_report(s->diags, SEV_ERROR, NULL, m->loc,
@@ -1337,8 +1336,6 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
                 "limit of %d",
                 m->name, s->total_nodes + s->cap_nodes, SEMA_MAX_NODES);
     m->nodes = arena_alloc(s->arena, sizeof *m->nodes);
-    free(settings);
-    ptrmap_free(&s->names);
     arena_free(s->bindings);
     s->m = NULL;
     return;
@@ -1354,8 +1351,7 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
   s->cap_regions = 0;
   s->scope = s->region = -1;
 
-  model_settings(s, settings, nsettings);
-  free(settings);
+  model_settings(s, &st->def.body);
   /* --dtype what-if (plan.c): the plan changes, explicit dtypes stay. */
   for (int i = 0; s->overrides && i < s->overrides->n; i++)
     if (strcmp(s->overrides->overrides[i].name, BINDINGS_PLAN_DTYPE) == 0)
@@ -1385,7 +1381,8 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
   free(s->scopes);
   free(s->carried);
   free(s->regions);
-  ptrmap_free(&s->names);
+  for (int i = 0; i < s->nbound; i++) s->byid[s->bound[i].id] = NULL;
+  s->nbound = 0;
   arena_free(s->bindings);
   s->m = NULL;
 }
@@ -1490,6 +1487,8 @@ Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
   if (defs)
     u->target_defs = arena_memdup(a, defs, (size_t)u->ntarget_defs * sizeof *defs);
   u->models = arena_alloc(a, (size_t)(nmodels ? nmodels : 1) * sizeof *u->models);
+  s.nnames = p->nnames;
+  s.byid = nmodels ? xcalloc((size_t)p->nnames, sizeof *s.byid) : NULL;
   /* Model names in a map: a file of many models stays linear. */
   StrMap seen;
   strmap_init(&seen);
@@ -1514,6 +1513,8 @@ Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
   free(s.pos);
   free(s.let_names);
   free(s.types);
+  free(s.byid);
+  free(s.bound);
   strmap_free(&s.lets);
   return u;
 }

@@ -13,11 +13,13 @@
 #include "parser.h"
 #include "lexer.h"
 
-/* Scans `text` completely; token kinds into kinds[], values into vals[]. */
+/* Scans `text` completely; token kinds into kinds[], values into vals[]
+ * (an IDENT's value is a name id: its text goes into names[]). */
 typedef struct Lexed {
   TestCtx *tc;
   int kinds[128];
   YYSTYPE vals[128];
+  const char *names[128];
   Loc locs[128];
   int n;
 } Lexed;
@@ -49,6 +51,7 @@ static Lexed *lex(const char *text) {
     if (k == END || (k == NEWLINE && ctx.eof_newline) || lx->n == 128) break;
     lx->kinds[lx->n] = k;
     lx->vals[lx->n] = v;
+    if (k == IDENT) lx->names[lx->n] = parse_name_text(&ctx, v.name);
     lx->locs[lx->n] = l;
     lx->n++;
   }
@@ -87,7 +90,7 @@ START_TEST(test_every_token_kind) {
       '*', '/', '%', NEWLINE};
   ck_assert_int_eq(lx->n, (int)(sizeof want / sizeof want[0]));
   for (int i = 0; i < lx->n; i++) ck_assert_int_eq(lx->kinds[i], want[i]);
-  ck_assert_str_eq(lx->vals[15].str, "name_1");
+  ck_assert_str_eq(lx->names[15], "name_1");
   ck_assert_int_eq(lx->vals[16].expr->ival, 12);
   ck_assert(lx->vals[17].expr->rval == 3.5);
   ck_assert_str_eq(lx->vals[18].expr->str, "s");
@@ -186,9 +189,9 @@ START_TEST(test_not_a_unit) {
   static const int want[] = {INT, IDENT, INT, IDENT, INT, IDENT, INT, IDENT};
   ck_assert_int_eq(lx->n, 8);
   for (int i = 0; i < 8; i++) ck_assert_int_eq(lx->kinds[i], want[i]);
-  ck_assert_str_eq(lx->vals[1].str, "GBx");
+  ck_assert_str_eq(lx->names[1], "GBx");
   ck_assert_uint_eq(lx->locs[1].start, 2);
-  ck_assert_str_eq(lx->vals[7].str, "sec");
+  ck_assert_str_eq(lx->names[7], "sec");
   lexed_free(lx);
 }
 END_TEST
@@ -224,7 +227,7 @@ START_TEST(test_comments) {
   Lexed *lx = lex("a # b c ( \"\nd");
   ck_assert_int_eq(lx->n, 3);
   ck_assert_int_eq(lx->kinds[1], NEWLINE);
-  ck_assert_str_eq(lx->vals[2].str, "d");
+  ck_assert_str_eq(lx->names[2], "d");
   lexed_free(lx);
 }
 END_TEST
