@@ -90,21 +90,33 @@ static char *flop_text(char *buf, size_t n, double flops) {
   return buf;
 }
 
-/* The node that sets a kernel's peak: the op itself, or the region's
- * biggest node by FLOPs (first on ties), as cost.c chooses it. */
-static int kernel_lead(const Model *m, const ModelCost *c, const Kernel *k) {
-  if (k->region < 0) return k->first_node;
-  int best = -1;
-  double most = -1;
+/* The node that sets each fused region's peak: the region's biggest node
+ * by FLOPs (first on ties), as cost.c chooses it; -1 for a region with no
+ * such node.  One pass over the nodes for all regions: a scan per region
+ * was quadratic in a model of many regions. */
+static int *region_leads(Arena *a, const Model *m, const ModelCost *c) {
+  int *lead = arena_alloc(a, (size_t)(m->nregions + 1) * sizeof *lead);
+  double *most = xmalloc((size_t)(m->nregions + 1) * sizeof *most);
+  for (int r = 0; r < m->nregions; r++) {
+    lead[r] = -1;
+    most[r] = -1;
+  }
   for (int i = 0; i < m->nnodes; i++) {
     const GNode *g = &m->nodes[i];
-    if (g->region != k->region || !g->op || g->op->cls == OC_VIEW) continue;
-    if (c->nodes[i].flops > most) {
-      most = c->nodes[i].flops;
-      best = i;
+    if (g->region < 0 || !g->op || g->op->cls == OC_VIEW) continue;
+    if (c->nodes[i].flops > most[g->region]) {
+      most[g->region] = c->nodes[i].flops;
+      lead[g->region] = i;
     }
   }
-  return best >= 0 ? best : k->first_node;
+  free(most);
+  return lead;
+}
+
+/* The node that sets a kernel's peak: the op itself, or its region's lead. */
+static int kernel_lead(const int *region_lead, const Kernel *k) {
+  if (k->region < 0 || region_lead[k->region] < 0) return k->first_node;
+  return region_lead[k->region];
 }
 
 typedef enum ExecUnit { U_TENSOR, U_VECTOR, U_PCIE, U_NETWORK, U__COUNT } ExecUnit;
@@ -177,10 +189,11 @@ static void plan_compute(FILE *out, Arena *a, const Model *m,
   int nrows = (DT__COUNT + 1) * U__COUNT;
   Group *g = arena_alloc(a, (size_t)(nrows + 1) * sizeof *g);
   Group *grad = &g[nrows];
+  const int *region_lead = region_leads(a, m, c);
   for (int i = 0; i < c->nkernels; i++) {
     Kernel kn = cost_kernel(c, i);
     const Kernel *k = &kn;
-    int lead = kernel_lead(m, c, k);
+    int lead = kernel_lead(region_lead, k);
     DType d = node_precision(&m->nodes[lead]);
     int di = d == DT_NONE ? DT__COUNT : (int)d;
     Group *row = &g[di * U__COUNT + (int)kernel_unit(k, &c->nodes[lead])];
@@ -603,23 +616,30 @@ static void whatif_model(FILE *out, Arena *a, const SourceSet *ss,
   }
   /* The slowest kernels of the plan as written, per plan (the seed's decode
    * matmuls: memory-bound either way, faster by the ratio of bytes). */
-  int *order = arena_alloc(a, (size_t)(base->nkernels + 1) * sizeof *order);
-  int nk = base->nkernels;
-  for (int k = 0; k < nk; k++) order[k] = k;
-  for (int i = 1; i < nk; i++) /* insertion sort: stable, descending */
-    for (int j = i; j > 0; j--) {
-      Kernel x = cost_kernel(base, order[j - 1]), y = cost_kernel(base, order[j]);
-      if (y.time_s * y.count <= x.time_s * x.count) break;
-      int tmp = order[j];
-      order[j] = order[j - 1];
-      order[j - 1] = tmp;
+  /* The first WHATIF_SLOWEST of the kernels in descending time, ties in
+   * kernel order (a stable sort's first rows), by one pass that keeps
+   * them sorted: sorting a million kernels for five rows was quadratic. */
+  int order[WHATIF_SLOWEST];
+  double key[WHATIF_SLOWEST];
+  int nk = 0;
+  for (int k = 0; k < base->nkernels; k++) {
+    Kernel x = cost_kernel(base, k);
+    double step = x.time_s * x.count;
+    if (nk == WHATIF_SLOWEST && !(step > key[nk - 1])) continue;
+    int at = nk < WHATIF_SLOWEST ? nk++ : nk - 1;
+    for (; at > 0 && step > key[at - 1]; at--) {
+      order[at] = order[at - 1];
+      key[at] = key[at - 1];
     }
+    order[at] = k;
+    key[at] = step;
+  }
   PlanTable st = {.ncols = ncols, .align = align};
   row[0] = "kernel";
   row[1] = dtype_str(m->dtype);
   for (int j = 0; j < n; j++) row[j + 2] = dtype_str(dtypes[j]);
   plan_table_row(&st, row);
-  for (int i = 0; i < nk && i < WHATIF_SLOWEST; i++) {
+  for (int i = 0; i < nk; i++) {
     int k = order[i];
     Kernel bk = cost_kernel(base, k);
     row[0] = kernel_label(a, m, &bk);

@@ -194,5 +194,27 @@ while IFS= read -r re; do
   grep -qE -- "$re" "$T/p.txt" && pass || fail "--plan: no line matching $re"
 done <"$T/p.want"
 
+# ------------------------------------ 6. the what-if's slowest kernels
+# R-PLAN-004: the five slowest kernels by time per step, ties in source
+# order.  A 64x64 relu moves 2 * 64 * 64 * 2 B; a 64x64x64 matmul
+# 3 * 64 * 64 * 2 B; both memory-bound, at 3.35e12 B/s (twice the bytes in
+# fp32).  Of six equal relus only the first four make the list.
+p=y
+{ echo 'model m {'; echo '  input x : [64, 64]'; echo '  weight w : [64, 64]'
+  echo '  a = relu(x)'; echo '  b = relu(a)'; echo '  y = matmul(b, w)'
+  for v in c d e f; do echo "  $v = relu($p)"; p=$v; done
+  echo '}'; } > "$T/ties.roof"
+"$ROOFLINT" -w --dtype fp32 "$T/ties.roof" >"$T/t.txt" 2>"$T/t.err"
+st=$?
+[ "$st" -eq 0 ] && pass || fail "what-if ties: exit $st"
+awk 'function ns(t) { return t >= 10e-9 ? sprintf("%.1f ns", t * 1e9) : sprintf("%.2f ns", t * 1e9) }
+BEGIN { bw = 3.35e12; r = 2 * 64 * 64 * 2; mm = 3 * 64 * 64 * 2
+  printf "  y \\(matmul\\) +%s memory +%s memory\n", ns(mm / bw), ns(2 * mm / bw)
+  split("a b c d", v, " ")
+  for (i = 1; i <= 4; i++) printf "  %s \\(relu\\) +%s memory +%s memory\n", v[i], ns(r / bw), ns(2 * r / bw) }' >"$T/t.want"
+sed -n '/^slowest kernels/,$p' "$T/t.txt" | tail -n +3 >"$T/t.got"
+if [ "$(wc -l <"$T/t.got")" -eq 5 ] && paste "$T/t.want" "$T/t.got" | awk -F'\t' '$2 !~ "^" $1 "$" { bad = 1 } END { exit bad }'; then pass
+else fail "what-if ties: slowest kernels not y, a, b, c, d in that order"; cat "$T/t.got"; fi
+
 echo "plan_figures: $npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]
