@@ -21,6 +21,7 @@
  * number of huge pages. */
 enum {
   ARENA_CHUNK = 16 * 1024,
+  ARENA_SMALL_MAX = 128 * 1024,
   ARENA_BIG = 8 * 1024 * 1024,
   ARENA_ALIGN = 8,
   HUGE_PAGE = 2 * 1024 * 1024,
@@ -124,7 +125,8 @@ void *arena_alloc(Arena *a, size_t n) {
   if (!c || c->used + n > c->size) {
     size_t regular = a->next ? a->next : ARENA_CHUNK;
     bool one_off = n > regular - sizeof(Chunk);
-    if (!one_off && regular < ARENA_BIG) a->next = regular * 2;
+    if (!one_off && regular < ARENA_BIG)
+      a->next = regular < ARENA_SMALL_MAX ? regular * 2 : regular < HUGE_PAGE ? HUGE_PAGE : regular * 2;
     c = chunk_new(one_off ? sizeof(Chunk) + n : regular);
     c->seq = a->nchunks++;
     /* A big one-off block goes behind the current chunk so the rest of the
