@@ -222,6 +222,49 @@ START_TEST(test_newlines) {
 }
 END_TEST
 
+/* Blanks are taken into the match of the token before them (a line break,
+ * a word, punctuation), but every token's byte range is the token alone. */
+START_TEST(test_token_ranges_exclude_blanks) {
+  Lexed *lx = lex("  q =\tmatmul(h ,  q0)  \r\n  \t x\n");
+  static const int want[] = {IDENT, '=', IDENT, '(', IDENT, ',', IDENT, ')',
+                             NEWLINE, IDENT, NEWLINE};
+  static const unsigned range[][2] = {{2, 3},   {4, 5},   {6, 12}, {12, 13},
+                                      {13, 14}, {15, 16}, {18, 20}, {20, 21},
+                                      {23, 25}, {29, 30}, {30, 31}};
+  ck_assert_int_eq(lx->n, (int)(sizeof want / sizeof want[0]));
+  for (int i = 0; i < lx->n; i++) {
+    ck_assert_int_eq(lx->kinds[i], want[i]);
+    ck_assert_uint_eq(lx->locs[i].start, range[i][0]);
+    ck_assert_uint_eq(lx->locs[i].end, range[i][1]);
+  }
+  ck_assert_str_eq(lx->names[2], "matmul");
+  ck_assert_str_eq(lx->names[9], "x");
+  lexed_free(lx);
+}
+END_TEST
+
+/* The prefixes a number or quantity can stop at (`1.`, `1e+`, a number and
+ * blanks, a unit before a '/' that is not "/s") give back what follows. */
+START_TEST(test_number_prefixes) {
+  Lexed *lx = lex("4 GB/x 1e+y 2. 5  )");
+  static const int want[] = {QUANTITY, '/', IDENT, INT, IDENT, '+', IDENT,
+                             INT, INT, ')'};
+  static const unsigned range[][2] = {{0, 4},  {4, 5},  {5, 6},   {7, 8},
+                                      {8, 9},  {9, 10}, {10, 11}, {12, 13},
+                                      {15, 16}, {18, 19}};
+  ck_assert_int_eq(lx->n, (int)(sizeof want / sizeof want[0]));
+  for (int i = 0; i < lx->n; i++) {
+    ck_assert_int_eq(lx->kinds[i], want[i]);
+    ck_assert_uint_eq(lx->locs[i].start, range[i][0]);
+    ck_assert_uint_eq(lx->locs[i].end, range[i][1]);
+  }
+  ck_assert(lx->vals[0].expr->qty.value == 4e9);
+  ck_assert_str_eq(lx->names[4], "e");
+  ck_assert_int_eq(lx->vals[8].expr->ival, 5);
+  lexed_free(lx);
+}
+END_TEST
+
 /* R-LEX-011: comments run to the end of the line. */
 START_TEST(test_comments) {
   Lexed *lx = lex("a # b c ( \"\nd");
@@ -403,6 +446,8 @@ Suite *lexer_suite(void) {
   tcase_add_loop_test(tc, test_lex_errors, 0, (int)(sizeof lex_errors / sizeof lex_errors[0]));
   tcase_add_test(tc, test_nul_byte);
   tcase_add_test(tc, test_long_identifier);
+  tcase_add_test(tc, test_token_ranges_exclude_blanks);
+  tcase_add_test(tc, test_number_prefixes);
   suite_add_tcase(s, tc);
   return s;
 }
