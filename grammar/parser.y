@@ -23,8 +23,16 @@
 %parse-param {ParseCtx *ctx}
 /* Syntax errors are worded by yyreport_syntax_error below. */
 %define parse.error custom
-/* Explore the default reductions so the expected-token list is exact. */
-%define parse.lac full
+/* Exact expected-token lists.  Canonical LR(1) tables reduce only on the
+ * tokens that can really follow, and default reductions happen only where
+ * no lookahead is needed, so a syntax error is met in the state that saw
+ * the last good token, before any reduction on the bad one.  This is what
+ * `parse.lac full` gave on LALR tables, without its exploration of the
+ * stack on each lookahead that triggers a reduction (three times an op
+ * line: 7% of a big model's user time).  357 states, not 108: about 6 KB
+ * more of tables. */
+%define lr.type canonical-lr
+%define lr.default-reduction consistent
 /* Trace switchable at run time: ROOFLINT_YYDEBUG=1 sets yydebug. */
 %define parse.trace
 /* Conflicts break the build. */
@@ -164,6 +172,11 @@ Ident *parse_names(ParseCtx *ctx, List l);
 
 static void yyerror(const Loc *loc, yyscan_t yyscanner, ParseCtx *ctx,
                     const char *msg);
+
+/* The EX_NAME for an IDENT taken where an expr could stand (see expr). */
+static Expr *name_expr(ParseCtx *ctx, int id, Loc loc) {
+  return ast_name(ctx->arena, parse_name_text(ctx, id), id, loc);
+}
 }
 
 /* Semantic values are arena pointers or lists on the scratch stacks (which
@@ -207,9 +220,9 @@ static void yyerror(const Loc *loc, yyscan_t yyscanner, ParseCtx *ctx,
 %type <block> block
 %type <list> stmt_list
 %type <stmt> stmt
-%type <expr> expr
+%type <expr> expr nexpr
 %type <list> items item_list
-%type <list> args arg_list
+%type <list> arg_list
 %type <list> name_list
 %type <decl> decl_kind
 
@@ -281,7 +294,9 @@ block
  *   output NAME {, NAME} | WORD NAME block */
 stmt
   : "let" IDENT '=' expr          { $$ = ast_stmt_bind(ctx->arena, ST_LET, parse_ident(ctx, $2, @2), $4, @$); }
-  | IDENT '=' expr                { $$ = ast_stmt_bind(ctx->arena, ST_ASSIGN, parse_ident(ctx, $1, @1), $3, @$); }
+  /* an op's value: a NAME or an nexpr directly (see expr) */
+  | IDENT '=' IDENT               { $$ = ast_stmt_bind(ctx->arena, ST_ASSIGN, parse_ident(ctx, $1, @1), name_expr(ctx, $3, @3), @$); }
+  | IDENT '=' nexpr               { $$ = ast_stmt_bind(ctx->arena, ST_ASSIGN, parse_ident(ctx, $1, @1), $3, @$); }
   | "target" IDENT                { $$ = ast_stmt_word(ctx->arena, ST_TARGET_USE, parse_ident(ctx, $2, @2), @$); }
   | "target" IDENT block          { $$ = ast_stmt_def(ctx->arena, ST_TARGET_DEF, ast_ident("target", NAME_NONE, @1), parse_ident(ctx, $2, @2), *$3, @$); }
   | "model" IDENT block           { $$ = ast_stmt_def(ctx->arena, ST_MODEL, ast_ident("model", NAME_NONE, @1), parse_ident(ctx, $2, @2), *$3, @$); }
@@ -309,13 +324,23 @@ name_list
   ;
 
 /* ---- expressions -----------------------------------------------------
- *   expr = expr (+|-|*|/|%) expr | '-' expr
- *        | INT | REAL | STRING | QUANTITY | true | false | NAME
- *        | NAME '(' args ')' | '[' items ']' | NAME '[' items ']'
- *        | '(' expr ')'
- * The operands are alternatives of expr itself, not of a `primary` below
- * it: one reduction per operand fewer, in a model with millions. */
+ *   expr = NAME | nexpr
+ *   nexpr = expr (+|-|*|/|%) expr | '-' expr
+ *         | INT | REAL | STRING | QUANTITY | true | false
+ *         | NAME '(' args ')' | '[' items ']' | NAME '[' items ']'
+ *         | '(' expr ')'
+ * The operands are alternatives of nexpr itself, not of a `primary` below
+ * it: one reduction per operand fewer, in a model with millions.  A bare
+ * NAME is kept out of nexpr so that where most expressions of a model are
+ * written (an op's value, its arguments, the dims of a shape) a NAME or an
+ * nexpr is taken directly, without a reduction to expr: about three per
+ * op line.  The canonical LR(1) tables tell the two apart by lookahead. */
 expr
+  : IDENT                   { $$ = name_expr(ctx, $1, @$); }
+  | nexpr
+  ;
+
+nexpr
   : expr '+' expr           { $$ = ast_binary(ctx->arena, '+', $1, $3, @$); }
   | expr '-' expr           { $$ = ast_binary(ctx->arena, '-', $1, $3, @$); }
   | expr '*' expr           { $$ = ast_binary(ctx->arena, '*', $1, $3, @$); }
@@ -329,8 +354,11 @@ expr
   | QUANTITY
   | "true"                  { $$ = ast_bool(ctx->arena, true, @$); }
   | "false"                 { $$ = ast_bool(ctx->arena, false, @$); }
-  | IDENT                   { $$ = ast_name(ctx->arena, parse_name_text(ctx, $1), $1, @$); }
-  | IDENT '(' args ')'      { $$ = ast_call(ctx->arena, parse_ident(ctx, $1, @1), parse_args(ctx, $3), $3.n, @$); }
+  /* args = [arg {, arg} [,]], spelt out here: an `args` nonterminal would
+   * cost a reduction per call */
+  | IDENT '(' ')'           { $$ = ast_call(ctx->arena, parse_ident(ctx, $1, @1), NULL, 0, @$); }
+  | IDENT '(' arg_list ')'  { $$ = ast_call(ctx->arena, parse_ident(ctx, $1, @1), parse_args(ctx, $3), $3.n, @$); }
+  | IDENT '(' arg_list ',' ')' { $$ = ast_call(ctx->arena, parse_ident(ctx, $1, @1), parse_args(ctx, $3), $3.n, @$); }
   | '[' items ']'           { $$ = ast_list(ctx->arena, parse_exprs(ctx, $2), $2.n, @$); }
   | IDENT '[' items ']'     { $$ = ast_type(ctx->arena, parse_ident(ctx, $1, @1), parse_exprs(ctx, $3), $3.n, @$); }
   | '(' expr ')'            { $$ = $2; }
@@ -344,21 +372,19 @@ items
   ;
 
 item_list
-  : expr                    { $$ = parse_list(&ctx->exprs); parse_push_expr(ctx, &$$, $1); }
-  | item_list ',' expr      { $$ = $1; parse_push_expr(ctx, &$$, $3); }
+  : IDENT                   { $$ = parse_list(&ctx->exprs); parse_push_expr(ctx, &$$, name_expr(ctx, $1, @1)); }
+  | nexpr                   { $$ = parse_list(&ctx->exprs); parse_push_expr(ctx, &$$, $1); }
+  | item_list ',' IDENT     { $$ = $1; parse_push_expr(ctx, &$$, name_expr(ctx, $3, @3)); }
+  | item_list ',' nexpr     { $$ = $1; parse_push_expr(ctx, &$$, $3); }
   ;
 
-/* args = [arg {, arg} [,]];  arg = expr | NAME '=' expr */
-args
-  : %empty                  { $$ = parse_list(&ctx->args); }
-  | arg_list
-  | arg_list ','
-  ;
-
+/* arg = expr | NAME '=' expr */
 arg_list
-  : expr                    { $$ = parse_list(&ctx->args); parse_push_arg(ctx, &$$, NULL, LOC_NONE, $1); }
+  : IDENT                   { $$ = parse_list(&ctx->args); parse_push_arg(ctx, &$$, NULL, LOC_NONE, name_expr(ctx, $1, @1)); }
+  | nexpr                   { $$ = parse_list(&ctx->args); parse_push_arg(ctx, &$$, NULL, LOC_NONE, $1); }
   | IDENT '=' expr          { $$ = parse_list(&ctx->args); parse_push_arg(ctx, &$$, parse_name_text(ctx, $1), @1, $3); }
-  | arg_list ',' expr       { $$ = $1; parse_push_arg(ctx, &$$, NULL, LOC_NONE, $3); }
+  | arg_list ',' IDENT      { $$ = $1; parse_push_arg(ctx, &$$, NULL, LOC_NONE, name_expr(ctx, $3, @3)); }
+  | arg_list ',' nexpr      { $$ = $1; parse_push_arg(ctx, &$$, NULL, LOC_NONE, $3); }
   | arg_list ',' IDENT '=' expr { $$ = $1; parse_push_arg(ctx, &$$, parse_name_text(ctx, $3), @3, $5); }
   ;
 
