@@ -592,3 +592,7 @@ const OpDesc *op_lookup(const char *name) {
 }
 
 const char *const *op_names(void) { return op_name_list; }
+
+int op_count(void) { return NOPS; }
+
+int op_index(const OpDesc *op) { return (int)(op - op_table); }

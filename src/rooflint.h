@@ -678,6 +678,10 @@ struct OpDesc {
 
 const OpDesc *op_lookup(const char *name);
 const char *const *op_names(void); /* NULL-terminated, for suggestions */
+/* Rows are numbered 0 .. op_count()-1, so callers can keep per-op data in
+ * an array instead of looking it up by name. */
+int op_count(void);
+int op_index(const OpDesc *op);
 /* "bf16[1, 4096]" into buf; returns buf. */
 char *op_type_str(char *buf, size_t n, const TensorType *t);
 /* Element count, false on 64-bit overflow. */

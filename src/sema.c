@@ -29,6 +29,8 @@ typedef struct Let {
   bool ok; /* false: its value had an error (uses fail silently) */
 } Let;
 
+typedef struct OpInfo OpInfo; /* see apply() */
+
 /* The current meaning of a name in a model. */
 typedef struct Binding {
   int node;  /* -1: poisoned */
@@ -104,7 +106,12 @@ typedef struct Sema {
   /* op_lookup() compares names one by one; the parser stores each name
    * once, so the op of a callee is remembered by the name's address. */
   const char *op_key[OP_CACHE];
-  const OpDesc *op_val[OP_CACHE];
+  OpInfo *op_val[OP_CACHE];
+  OpInfo *opinfo; /* by op_index(), worked out on first use */
+  /* Nodes named by `output`: applying an op clears is_output of what it
+   * reads, so these are marked again when the model ends. */
+  int *outputs;
+  int noutputs, cap_outputs;
 } Sema;
 
 /* The arguments of declarations and of ops that take no keyword. */
@@ -583,19 +590,28 @@ static const KwField *kw_field(const char *name) {
   die("keyword '%s' has no OpArgs field", name);
 }
 
-/* The op's keywords then the common ones, as one list. */
-static int op_keywords(const OpDesc *op, const KwDesc **out) {
-  int n = 0;
-  for (const KwDesc *k = op->keywords; k->name; k++) out[n++] = k;
-  for (const KwDesc *k = kw_common; k->name; k++) out[n++] = k;
-  return n;
-}
+/* What an application of an op needs that depends on the op alone, worked
+ * out on its first application instead of by name on every one: a model
+ * of a million ops applies a few dozen. */
+struct OpInfo {
+  const OpDesc *op; /* NULL: not worked out yet */
+  int nkw;
+  int axis_kw; /* index of `axis` in kws, -1 if the op has none */
+  /* The op's keywords then the common ones, as one list. */
+  const KwDesc *kws[MAX_KW];
+  const KwField *fields[MAX_KW]; /* NULL for KW_TYPE (no OpArgs field) */
+  /* The parser stores one copy of each spelling, so a keyword found once by
+   * strcmp is known by its name's address after that. */
+  const char *seen_as[MAX_KW];
+  const OpArgs *last_args; /* the shared copy its last node got */
+  OpArgs defaults;         /* memset first: padding compares equal */
+};
 
-static void kw_default(const KwDesc *k, OpArgs *args) {
+static void kw_default(const KwDesc *k, const KwField *f, OpArgs *args) {
   if (strcmp(k->name, "precision") == 0 || strcmp(k->name, "blocks") == 0 ||
       k->type == KW_TYPE || k->type == KW_REAL)
     return; /* DT_NONE / 0 already */
-  char *p = (char *)args + kw_field(k->name)->offset;
+  char *p = (char *)args + f->offset;
   switch (k->type) {
   case KW_INT: *(int64_t *)p = k->def; break;
   case KW_INT_PAIR: ((int64_t *)p)[0] = ((int64_t *)p)[1] = k->def; break;
@@ -604,8 +620,28 @@ static void kw_default(const KwDesc *k, OpArgs *args) {
   }
 }
 
-static bool kw_int_min(Sema *s, const KwDesc *k, const Expr *e, int64_t v) {
-  int64_t min = kw_field(k->name)->min;
+static void op_info_init(OpInfo *info, const OpDesc *op) {
+  memset(info, 0, sizeof *info);
+  info->op = op;
+  info->axis_kw = -1;
+  memset(&info->defaults, 0, sizeof info->defaults);
+  info->defaults.precision = DT_NONE;
+  info->defaults.cast_to = DT_NONE;
+  int n = 0;
+  for (const KwDesc *k = op->keywords; k->name; k++) info->kws[n++] = k;
+  for (const KwDesc *k = kw_common; k->name; k++) info->kws[n++] = k;
+  info->nkw = n;
+  for (int i = 0; i < n; i++) {
+    const KwDesc *k = info->kws[i];
+    info->fields[i] = k->type == KW_TYPE ? NULL : kw_field(k->name);
+    if (strcmp(k->name, "axis") == 0) info->axis_kw = i;
+    kw_default(k, info->fields[i], &info->defaults);
+  }
+}
+
+static bool kw_int_min(Sema *s, const KwDesc *k, const KwField *f,
+                       const Expr *e, int64_t v) {
+  int64_t min = f->min;
   if (v >= min) return true;
   diag_report(s->diags, SEV_ERROR, NULL, e->loc,
               "keyword '%s' must be at least %lld, got %lld", k->name,
@@ -614,25 +650,25 @@ static bool kw_int_min(Sema *s, const KwDesc *k, const Expr *e, int64_t v) {
 }
 
 /* Stores one keyword's value; custom's out= type goes to *declared. */
-static bool kw_set(Sema *s, const KwDesc *k, const Expr *e, OpArgs *args,
-                   TensorType *declared, Loc *dtype_loc) {
+static bool kw_set(Sema *s, const KwDesc *k, const KwField *f, const Expr *e,
+                   OpArgs *args, TensorType *declared, Loc *dtype_loc) {
   if (k->type == KW_TYPE) {
     s->numctx = "dimension";
     return eval_type(s, e, declared, dtype_loc);
   }
-  char *p = (char *)args + kw_field(k->name)->offset;
+  char *p = (char *)args + f->offset;
   s->numctx = "value";
   switch (k->type) {
   case KW_INT: {
     int64_t v;
-    if (!eval_int(s, e, &v) || !kw_int_min(s, k, e, v)) return false;
+    if (!eval_int(s, e, &v) || !kw_int_min(s, k, f, e, v)) return false;
     *(int64_t *)p = v;
     return true;
   }
   case KW_INT_PAIR: {
     int64_t *v = (int64_t *)p;
     if (e->kind != EX_LIST) {
-      if (!eval_int(s, e, &v[0]) || !kw_int_min(s, k, e, v[0])) return false;
+      if (!eval_int(s, e, &v[0]) || !kw_int_min(s, k, f, e, v[0])) return false;
       v[1] = v[0];
       return true;
     }
@@ -644,7 +680,7 @@ static bool kw_set(Sema *s, const KwDesc *k, const Expr *e, OpArgs *args,
     }
     for (int i = 0; i < 2; i++)
       if (!eval_int(s, e->list.items[i], &v[i]) ||
-          !kw_int_min(s, k, e->list.items[i], v[i]))
+          !kw_int_min(s, k, f, e->list.items[i], v[i]))
         return false;
     return true;
   }
@@ -692,7 +728,7 @@ static DType widest(const TensorType *in, int nin, DType fallback) {
   return best == DT_NONE ? fallback : best;
 }
 
-static void push_in(Sema *s, int *nin, TensorType t, Loc loc, int id) {
+static void push_in(Sema *s, int *nin, const TensorType *t, Loc loc, int id) {
   int n = *nin;
   if (n + 1 > s->cap_in) {
     int cap = s->cap_in;
@@ -703,7 +739,7 @@ static void push_in(Sema *s, int *nin, TensorType t, Loc loc, int id) {
     grow((void **)&s->in_ids, &cap, n + 1, sizeof *s->in_ids);
     s->cap_in = cap;
   }
-  s->in[n] = t;
+  s->in[n] = *t;
   s->in_locs[n] = loc;
   s->in_ids[n] = id;
   *nin = n + 1;
@@ -716,12 +752,12 @@ static bool operand(Sema *s, const OpDesc *op, const Expr *e, int *nin,
        (e->kind == EX_UNARY &&
         (e->un.operand->kind == EX_INT || e->un.operand->kind == EX_REAL)))) {
     TensorType scalar = {DT_NONE, 0, {0}};
-    push_in(s, nin, scalar, e->loc, -1);
+    push_in(s, nin, &scalar, e->loc, -1);
     return true;
   }
   const Binding *b = tensor_operand(s, e, poisoned);
   if (!b) return false;
-  push_in(s, nin, *s->nodes[b->node].type, e->loc, b->node);
+  push_in(s, nin, s->nodes[b->node].type, e->loc, b->node);
   return true;
 }
 
@@ -848,33 +884,42 @@ static bool positionals(Sema *s, const OpDesc *op, const Expr *call,
 
 /* A read-only copy of `args` (memset before filling, so padding compares
  * equal), shared with earlier nodes whose arguments are the same. */
-static const OpArgs *share_args(Sema *s, const OpArgs *args) {
-  if (memcmp(args, &no_args, sizeof *args) == 0) return &no_args;
-  for (int i = 0; i < ARGS_CACHE; i++)
+static const OpArgs *share_args(Sema *s, OpInfo *info, const OpArgs *args) {
+  /* An op's applications mostly repeat its arguments: try its last first. */
+  if (info->last_args && memcmp(args, info->last_args, sizeof *args) == 0)
+    return info->last_args;
+  const OpArgs *copy = NULL;
+  if (memcmp(args, &no_args, sizeof *args) == 0) copy = &no_args;
+  for (int i = 0; !copy && i < ARGS_CACHE; i++)
     if (s->shared_args[i] && memcmp(args, s->shared_args[i], sizeof *args) == 0)
-      return s->shared_args[i];
-  const OpArgs *copy = arena_memdup(s->arena, args, sizeof *args);
-  s->shared_args[s->next_args] = copy;
-  s->next_args = (s->next_args + 1) % ARGS_CACHE;
+      copy = s->shared_args[i];
+  if (!copy) {
+    copy = arena_memdup(s->arena, args, sizeof *args);
+    s->shared_args[s->next_args] = copy;
+    s->next_args = (s->next_args + 1) % ARGS_CACHE;
+  }
+  info->last_args = copy;
   return copy;
 }
 
 /* One `name = op(args)`.  Returns the new node id, or -1. */
-static const OpDesc *lookup_op(Sema *s, const char *name) {
+static OpInfo *lookup_op(Sema *s, const char *name) {
   size_t slot = ((uintptr_t)name >> 4) % OP_CACHE;
   if (s->op_key[slot] != name) {
     const OpDesc *op = op_lookup(name);
     if (!op) return NULL;
+    OpInfo *info = &s->opinfo[op_index(op)];
+    if (!info->op) op_info_init(info, op);
     s->op_key[slot] = name;
-    s->op_val[slot] = op;
+    s->op_val[slot] = info;
   }
   return s->op_val[slot];
 }
 
 static int apply(Sema *s, const Stmt *st) {
   const Expr *call = st->assign.value;
-  const OpDesc *op = lookup_op(s, call->call.callee);
-  if (!op) {
+  OpInfo *info = lookup_op(s, call->call.callee);
+  if (!info) {
     const char *sug = util_suggest(call->call.callee, op_names());
     Diag *d = diag_report(s->diags, SEV_ERROR, NULL, call->call.callee_loc,
                           sug ? "unknown op '%s'; did you mean '%s'?"
@@ -883,13 +928,11 @@ static int apply(Sema *s, const Stmt *st) {
     if (sug) diag_fixit(d, call->call.callee_loc, sug);
     return -1;
   }
+  const OpDesc *op = info->op;
   OpArgs args;
-  memset(&args, 0, sizeof args);
-  args.precision = DT_NONE;
-  args.cast_to = DT_NONE;
-  const KwDesc *kws[MAX_KW];
-  int nkw = op_keywords(op, kws);
-  for (int i = 0; i < nkw; i++) kw_default(kws[i], &args);
+  memcpy(&args, &info->defaults, sizeof args); /* padding too */
+  const KwDesc *const *kws = info->kws;
+  int nkw = info->nkw;
 
   /* positional arguments, in order, before keywords */
   int npos = 0;
@@ -918,7 +961,11 @@ static int apply(Sema *s, const Stmt *st) {
     if (!a->name) continue;
     Loc name_loc = ast_arg_name_loc(a);
     int k = 0;
-    while (k < nkw && strcmp(kws[k]->name, a->name) != 0) k++;
+    while (k < nkw && info->seen_as[k] != a->name) k++;
+    if (k == nkw) {
+      for (k = 0; k < nkw && strcmp(kws[k]->name, a->name) != 0; k++) {}
+      if (k < nkw) info->seen_as[k] = a->name;
+    }
     if (k == nkw) {
       const char *names[MAX_KW + 1];
       for (int j = 0; j < nkw; j++) names[j] = kws[j]->name;
@@ -941,9 +988,10 @@ static int apply(Sema *s, const Stmt *st) {
       continue;
     }
     seen[k] = name_loc;
-    if (strcmp(a->name, "axis") == 0) axis_loc = a->value->loc;
+    if (k == info->axis_kw) axis_loc = a->value->loc;
     Loc out_dtype = LOC_NONE;
-    if (!kw_set(s, kws[k], a->value, &args, &declared, &out_dtype))
+    if (!kw_set(s, kws[k], info->fields[k], a->value, &args, &declared,
+                &out_dtype))
       ok = false;
     if (out_dtype.file >= 0) dtype_loc = out_dtype;
   }
@@ -962,8 +1010,15 @@ static int apply(Sema *s, const Stmt *st) {
   TensorType out;
   memset(&out, 0, sizeof out);
   if (!op->shape(op, s->in, nin, &args, &out, &ctx)) return -1;
+  /* Most results have the type of their first operand: that type is
+   * interned already (the pointer intern_type would return), and its
+   * element count was checked when it was first made. */
+  int first = nin ? s->in_ids[0] : -1;
+  const TensorType *type = first >= 0 && same_type(&out, s->nodes[first].type)
+                               ? s->nodes[first].type
+                               : NULL;
   int64_t elems;
-  if (!op_elements(&out, &elems)) {
+  if (!type && !op_elements(&out, &elems)) {
     char buf[200];
     diag_report(s->diags, SEV_ERROR, NULL, call->loc,
                 "element count of the result %s overflows 64 bits",
@@ -973,16 +1028,29 @@ static int apply(Sema *s, const Stmt *st) {
 
   GNode *g = new_node(s, st->assign.name.name, ROLE_ACTIVATION, call->loc, st);
   g->op = op;
-  g->type = intern_type(s, &out);
-  g->args = share_args(s, &args);
+  g->type = type ? type : intern_type(s, &out);
+  g->args = share_args(s, info, &args);
   g->region = s->region;
   g->dtype_loc = dtype_loc;
   g->precision_explicit = args.precision != DT_NONE;
   g->precision =
       g->precision_explicit ? args.precision : widest(s->in, nin, out.dtype);
   g->inputs = arena_alloc(s->arena, (size_t)(nin ? nin : 1) * sizeof(int));
-  for (int i = 0; i < nin; i++)
-    if (s->in_ids[i] >= 0) g->inputs[g->ninputs++] = s->in_ids[i];
+  /* Consumers are counted here, each op once per operand node, while the
+   * operands are still in cache, not in a second pass over every node. A
+   * result is an output until something reads it (or `output` names it:
+   * those are marked again at the end of the model). */
+  g->is_output = true;
+  for (int i = 0; i < nin; i++) {
+    int id = s->in_ids[i];
+    if (id < 0) continue;
+    bool dup = false;
+    for (int j = 0; j < g->ninputs && !dup; j++) dup = g->inputs[j] == id;
+    g->inputs[g->ninputs++] = id;
+    if (dup) continue;
+    GNode *used = &s->nodes[id];
+    if (used->nconsumers++ == 0) used->is_output = false;
+  }
   return (int)(g - s->nodes);
 }
 
@@ -1018,12 +1086,14 @@ static void decl(Sema *s, const Stmt *st) {
   Loc dtype_loc;
   memset(&t, 0, sizeof t);
   bool ok = eval_type(s, st->decl.type, &t, &dtype_loc);
+  const TensorType *type = NULL; /* one for all the names */
   for (int i = 0; i < st->decl.nnames; i++) {
     const Ident *id = &st->decl.names[i];
     int node = -1;
     if (ok) {
       GNode *g = new_node(s, id->name, roles[st->decl.kind], id->loc, st);
-      g->type = intern_type(s, &t);
+      if (!type) type = intern_type(s, &t);
+      g->type = type;
       g->dtype_loc = dtype_loc;
       node = (int)(g - s->nodes);
     }
@@ -1036,7 +1106,12 @@ static void output(Sema *s, const Stmt *st) {
     const Ident *id = &st->output.names[i];
     const Binding *b = *binding_slot(s, id->id);
     if (b) {
-      if (b->node >= 0) s->nodes[b->node].is_output = true;
+      if (b->node >= 0) {
+        s->nodes[b->node].is_output = true;
+        grow((void **)&s->outputs, &s->cap_outputs, s->noutputs + 1,
+             sizeof *s->outputs);
+        s->outputs[s->noutputs++] = b->node;
+      }
       continue;
     }
     if (is_let_name(s, id->name)) { /* R-NAME-003 */
@@ -1202,8 +1277,19 @@ static void model_stmt(Sema *s, const Stmt *st, bool top) {
  * the tree's chunk list, and a big chunk holds some 30,000 statements. */
 enum { RELEASE_EVERY = 1 << 16 };
 
+/* How far ahead model_block asks for statements, and for their values. */
+enum { PREFETCH_STMT = 8, PREFETCH_VALUE = 4 };
+
 static void model_block(Sema *s, const Block *b, bool top) {
   for (int i = 0; i < b->n; i++) {
+    /* A big model's tree is far bigger than the caches and sema reads
+     * each statement once: ask for the next ones while this one is
+     * analysed (reading a later statement is fine, it is not released). */
+    if (i + PREFETCH_STMT < b->n) __builtin_prefetch(b->items[i + PREFETCH_STMT]);
+    if (i + PREFETCH_VALUE < b->n) {
+      const Stmt *ahead = b->items[i + PREFETCH_VALUE];
+      if (ahead->kind == ST_ASSIGN) __builtin_prefetch(ahead->assign.value);
+    }
     model_stmt(s, b->items[i], top);
     /* A statement is allocated after its parts, so all before items[i]
      * and after items[0] belongs to statements read already. */
@@ -1358,19 +1444,9 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
       m->dtype = (DType)s->overrides->overrides[i].value.i;
   model_block(s, &st->def.body, true);
 
-  /* consumers: ops reading a node, each op once */
-  for (int i = 0; i < m->nnodes; i++) {
-    GNode *g = &s->nodes[i];
-    for (int j = 0; j < g->ninputs; j++) {
-      bool dup = false;
-      for (int k = 0; k < j && !dup; k++) dup = g->inputs[k] == g->inputs[j];
-      if (!dup) s->nodes[g->inputs[j]].nconsumers++;
-    }
-  }
-  for (int i = 0; i < m->nnodes; i++) {
-    GNode *g = &s->nodes[i];
-    if (g->role == ROLE_ACTIVATION && g->nconsumers == 0) g->is_output = true;
-  }
+  /* apply() counted consumers and cleared is_output of what was read */
+  for (int i = 0; i < s->noutputs; i++) s->nodes[s->outputs[i]].is_output = true;
+  s->noutputs = 0;
   m->scopes = m->nscopes ? arena_memdup(s->arena, s->scopes,
                                         (size_t)m->nscopes * sizeof *s->scopes)
                          : NULL;
@@ -1489,6 +1565,7 @@ Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
   u->models = arena_alloc(a, (size_t)(nmodels ? nmodels : 1) * sizeof *u->models);
   s.nnames = p->nnames;
   s.byid = nmodels ? xcalloc((size_t)p->nnames, sizeof *s.byid) : NULL;
+  s.opinfo = nmodels ? xcalloc((size_t)op_count(), sizeof *s.opinfo) : NULL;
   /* Model names in a map: a file of many models stays linear. */
   StrMap seen;
   strmap_init(&seen);
@@ -1514,6 +1591,8 @@ Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
   free(s.let_names);
   free(s.types);
   free(s.byid);
+  free(s.opinfo);
+  free(s.outputs);
   free(s.bound);
   strmap_free(&s.lets);
   return u;
