@@ -515,24 +515,64 @@ static void push_int(int **v, int *n, int *cap, int x) {
   (*v)[(*n)++] = x;
 }
 
-/* One pass over the kernels, one over the nodes: no per-node array, only
- * the short lists of what matters. */
+/* The kernels that matter, with their per-entry arrays, grown together. */
+typedef struct KernelList {
+  int cap;
+  double *side; /* per entry: the blocks of its side-by-side contractions */
+} KernelList;
+
+static void push_kernel(CheckShared *sh, KernelList *kl, int k, int at) {
+  if (sh->nkernels == kl->cap) {
+    kl->cap = kl->cap ? 2 * kl->cap : 16;
+    size_t n = (size_t)kl->cap;
+    sh->kernels = xrealloc(sh->kernels, n * sizeof *sh->kernels);
+    sh->blocks = xrealloc(sh->blocks, n * sizeof *sh->blocks);
+    sh->at = xrealloc(sh->at, n * sizeof *sh->at);
+    sh->memory_bound = xrealloc(sh->memory_bound, n * sizeof *sh->memory_bound);
+    kl->side = xrealloc(kl->side, n * sizeof *kl->side);
+  }
+  int q = sh->nkernels++;
+  sh->kernels[q] = k;
+  sh->blocks[q] = 0;
+  sh->at[q] = at;
+  sh->memory_bound[q] = false;
+  kl->side[q] = 0;
+}
+
+static bool kernel_matters(const CheckCtx *ctx, const Kernel *k) {
+  if (k->bound != BOUND_MEMORY && k->bound != BOUND_COMPUTE) return false;
+  if (k->time_s <= 0 || k->time_s < ctx->target->launch_overhead) return false;
+  double step = ctx->cost->time_s;
+  return step <= 0 || k->time_s * k->count >= step * CHECK_MIN_STEP_PCT / 100.0;
+}
+
+/* Kernel k, met for the first time: the list if it matters, and
+ * overhead-bound's census (sums in kernel order). */
+static void meet_kernel(const CheckCtx *ctx, CheckShared *sh, KernelList *kl,
+                        int k) {
+  Kernel kn = cost_kernel(ctx->cost, k);
+  if (kn.bound == BOUND_MEMORY || kn.bound == BOUND_COMPUTE) {
+    sh->nroof++;
+    if (kn.time_s < ctx->target->launch_overhead) {
+      if (sh->first_small < 0) sh->first_small = k;
+      sh->nsmall++;
+      sh->launches += kn.count;
+      sh->small_work += kn.time_s * kn.count;
+    }
+  }
+  if (kernel_matters(ctx, &kn))
+    push_kernel(sh, kl, k, ctx->cost->kernel_node[k]);
+}
+
+/* One pass over the nodes, which meets every kernel in order (a kernel is
+ * numbered at its first node): no per-node array, only the short lists of
+ * what matters, and no second pass over the kernels' figures. */
 void checks_shared_init(const CheckCtx *ctx, CheckShared *sh) {
   const Model *m = ctx->model;
   const ModelCost *c = ctx->cost;
-  *sh = (CheckShared){0};
-  int cap = 0;
-  for (int k = 0; k < c->nkernels; k++)
-    if (checks_kernel_matters(ctx, k))
-      push_int(&sh->kernels, &sh->nkernels, &cap, k);
-  int nk = sh->nkernels;
-  sh->blocks = xcalloc((size_t)nk + 1, sizeof *sh->blocks);
-  sh->at = xmalloc(((size_t)nk + 1) * sizeof *sh->at);
-  sh->memory_bound = xcalloc((size_t)nk + 1, sizeof *sh->memory_bound);
-  double *side = xcalloc((size_t)nk + 1, sizeof *side);
-  for (int q = 0; q < nk; q++) sh->at[q] = c->kernel_node[sh->kernels[q]];
-
-  cap = 0;
+  *sh = (CheckShared){.first_small = -1};
+  KernelList kl = {0, NULL};
+  int cap = 0, next_k = 0;
   int last_k = -1, slot = -1, cap_transfers = 0;
   for (int i = 0; i < m->nnodes; i++) {
     const GNode *g = &m->nodes[i];
@@ -543,20 +583,24 @@ void checks_shared_init(const CheckCtx *ctx, CheckShared *sh) {
     bool matters = checks_node_matters(ctx, i);
     if (matters) push_int(&sh->nodes, &sh->nnodes, &cap, i);
     int k = c->nodes[i].kernel;
-    if (k < 0 || k >= c->nkernels || nk == 0) continue;
+    if (k < 0 || k >= c->nkernels) continue;
+    while (next_k <= k) meet_kernel(ctx, sh, &kl, next_k++);
     if (k != last_k) { /* a region's members share one look-up */
       last_k = k;
-      slot = checks_shared_kernel(sh, k);
+      int nk = sh->nkernels;
+      slot = nk > 0 && sh->kernels[nk - 1] == k ? nk - 1
+                                                 : checks_shared_kernel(sh, k);
     }
     if (slot < 0) continue;
-    add_member(ctx, i, slot, sh->blocks, side, sh->at);
+    add_member(ctx, i, slot, sh->blocks, kl.side, sh->at);
     /* checks_memory_bound_reports(), whose last test is `matters`. */
     if (matters && !sh->memory_bound[slot])
       sh->memory_bound[slot] = checks_memory_bound_reports(ctx, i);
   }
-  for (int q = 0; q < nk; q++)
-    if (side[q] > sh->blocks[q]) sh->blocks[q] = side[q];
-  free(side);
+  while (next_k < c->nkernels) meet_kernel(ctx, sh, &kl, next_k++);
+  for (int q = 0; q < sh->nkernels; q++)
+    if (kl.side[q] > sh->blocks[q]) sh->blocks[q] = kl.side[q];
+  free(kl.side);
 }
 
 void checks_shared_free(CheckShared *sh) {
@@ -611,10 +655,7 @@ bool checks_memory_bound_reports(const CheckCtx *ctx, int node) {
 
 bool checks_kernel_matters(const CheckCtx *ctx, int kernel) {
   Kernel k = cost_kernel(ctx->cost, kernel);
-  if (k.bound != BOUND_MEMORY && k.bound != BOUND_COMPUTE) return false;
-  if (k.time_s <= 0 || k.time_s < ctx->target->launch_overhead) return false;
-  double step = ctx->cost->time_s;
-  return step <= 0 || k.time_s * k.count >= step * CHECK_MIN_STEP_PCT / 100.0;
+  return kernel_matters(ctx, &k);
 }
 
 const char *checks_kernel_name(const CheckCtx *ctx, int kernel, char *buf,

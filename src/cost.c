@@ -53,9 +53,12 @@ static double node_bytes(const Model *m, int id) {
 static bool is_op(const GNode *n, OpClass c) { return n->op && n->op->cls == c; }
 
 /* A cast to the dtype it already has moves no bits: no kernel, 0 FLOPs,
- * 0 bytes, like a view (R-COST-010). */
+ * 0 bytes, like a view (R-COST-010).  The form is tested before the name:
+ * every op of every node comes through here, and only cast takes a dtype
+ * operand, so the string compare runs for casts alone. */
 static bool is_noop_cast(const Model *m, const GNode *n) {
-  return n->op && strcmp(n->op->name, "cast") == 0 && n->ninputs == 1 &&
+  return n->op && n->op->form == FORM_DTYPE && n->ninputs == 1 &&
+         strcmp(n->op->name, "cast") == 0 &&
          m->nodes[n->inputs[0]].type->dtype == n->type->dtype;
 }
 
@@ -226,6 +229,42 @@ static CostFn rule_for(const OpDesc *op) {
   return class_rules[op->cls];
 }
 
+/* A model of a million nodes uses a dozen ops: the rule of each (a
+ * contraction's found by name) and each peak are looked up once per model
+ * and kept here, not once per node. */
+enum { RULE_MEMO = 32 };
+
+typedef struct CostMemo {
+  const OpDesc *op[RULE_MEMO]; /* NULL: empty */
+  CostFn fn[RULE_MEMO];
+  /* target_peak by [contraction][precision + 1]; 0 until asked */
+  double peak[2][DT__COUNT + 1];
+  bool tensor[2][DT__COUNT + 1];
+} CostMemo;
+
+/* Ops sit side by side in the op table, so their index there picks
+ * distinct slots for up to RULE_MEMO of them. */
+static CostFn memo_rule(CostMemo *cm, const OpDesc *op) {
+  size_t h = (size_t)((uintptr_t)op / sizeof *op) % RULE_MEMO;
+  if (cm->op[h] != op) {
+    cm->op[h] = op;
+    cm->fn[h] = rule_for(op);
+  }
+  return cm->fn[h];
+}
+
+static double memo_peak(CostMemo *cm, const Target *t, DType precision,
+                        bool contraction, bool *tensor) {
+  int p = (int)precision + 1;
+  if (p < 0 || p > DT__COUNT)
+    return target_peak(t, precision, contraction, tensor);
+  double *peak = &cm->peak[contraction][p];
+  if (*peak == 0)
+    *peak = target_peak(t, precision, contraction, &cm->tensor[contraction][p]);
+  *tensor = cm->tensor[contraction][p];
+  return *peak;
+}
+
 /* Train step = forward + backward: the backward pass is 2x the forward for
  * contractions (gradients of both operands), 1x for the rest; transfers
  * (data loading) and views are not repeated. */
@@ -314,18 +353,31 @@ static double weight_copies(const Model *m, int scope) {
   return c;
 }
 
+/* What cost_model sizes its kernel and collective arrays by, counted by
+ * activations() on its way over the nodes: one pass fewer over the node
+ * array, the biggest block of a run. */
+typedef struct OpCounts {
+  int ops, collectives;
+} OpCounts;
+
+static void count_op(const GNode *g, OpCounts *oc) {
+  oc->collectives += is_op(g, OC_COLLECTIVE);
+  oc->ops += g->op != NULL;
+}
+
 /* The largest set of live activations in a linear scan of the graph (in
  * source order): a value is live from the node that makes it to its last
  * consumer; outputs stay live to the end.  A repeat/loop body is scanned
  * once, as its copies run one after another.  In train mode every
  * activation is kept for the backward pass, each times its count. */
-static double activations(const Model *m, bool train) {
+static double activations(const Model *m, bool train, OpCounts *oc) {
   int n = m->nnodes;
   if (n == 0) return 0;
   if (train) {
     double sum = 0;
     for (int i = 0; i < n; i++) {
       const GNode *g = &m->nodes[i];
+      count_op(g, oc);
       if ((g->role == ROLE_ACTIVATION && !is_alias(m, g) &&
            !is_op(g, OC_TRANSFER)) || g->role == ROLE_INPUT)
         sum += node_bytes(m, i) * g->count;
@@ -333,26 +385,23 @@ static double activations(const Model *m, bool train) {
     return sum;
   }
   /* Scratch, freed here: the result arena keeps only what outlives cost. */
-  /* One pass: operands come before their consumer, so last[src] is set
-   * before any consumer raises it (the node array is the biggest block of
-   * a run, and every pass over it streams it from memory). */
-  int *last = xmalloc((size_t)n * sizeof *last);
-  for (int i = 0; i < n; i++) {
+  /* One pass, last node first: every consumer of a node comes after it,
+   * so its last use is known when the pass reaches it, and a view or no-op
+   * cast (which holds no bytes of its own) hands its own last use on to
+   * what it aliases, down chains of views.  last[] holds last use + 1, so
+   * the zeroed array reads "none yet". */
+  int *last = xcalloc((size_t)n, sizeof *last);
+  for (int i = n - 1; i >= 0; i--) {
     const GNode *g = &m->nodes[i];
-    last[i] = g->is_output ? n : i;
+    count_op(g, oc);
+    int own = (g->is_output ? n : i) + 1;
+    if (last[i] < own) last[i] = own;
+    int use = is_alias(m, g) ? last[i] : i + 1;
     for (int k = 0; k < g->ninputs; k++) {
       int src = g->inputs[k];
-      if (last[src] < i) last[src] = i;
+      if (last[src] < use) last[src] = use;
     }
   }
-  /* A view or no-op cast holds no bytes of its own: what it aliases stays
-   * live until the alias's last use (reverse order: chains of views). */
-  for (int i = n - 1; i >= 0; i--)
-    if (is_alias(m, &m->nodes[i]))
-      for (int k = 0; k < m->nodes[i].ninputs; k++) {
-        int src = m->nodes[i].inputs[k];
-        if (last[src] < last[i]) last[src] = last[i];
-      }
   double live = 0, peak = 0;
   double *free_at = xcalloc((size_t)n + 1, sizeof *free_at);
   for (int i = 0; i < n; i++) {
@@ -366,7 +415,7 @@ static double activations(const Model *m, bool train) {
       double bytes = node_bytes(m, i) *
                      (g->role == ROLE_INPUT ? weight_copies(m, g->scope) : 1);
       live += bytes;
-      free_at[last[i]] += bytes;
+      free_at[last[i] - 1] += bytes;
     }
     if (live > peak) peak = live;
     live -= free_at[i];
@@ -499,11 +548,27 @@ Waves cost_node_waves(const ModelCost *mc, const NodeCost *nc) {
   return w;
 }
 
+/* Kernel k's share of the totals per step. */
+static void add_kernel(ModelCost *mc, const Kernel *k) {
+  double t_k = k->time_s * k->count;
+  switch (k->bound) {
+  case BOUND_PCIE: mc->transfer_time += t_k; break;
+  case BOUND_NETWORK: mc->collective_time += t_k; break;
+  default:
+    mc->flops += k->flops * k->count;
+    mc->bytes += k->bytes * k->count;
+    if (k->bound == BOUND_MEMORY) mc->memory_bound_time += t_k;
+    break;
+  }
+  mc->time_s += t_k;
+}
+
 ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   ModelCost *mc = arena_alloc(a, sizeof *mc);
   /* First: its scratch (12 bytes a node) is freed before the per-node
    * figures are allocated, not stacked on top of them at the peak. */
-  mc->footprint.activations = activations(m, m->train);
+  OpCounts counts = {0, 0}; /* at most one kernel per op */
+  mc->footprint.activations = activations(m, m->train, &counts);
   mc->model = m;
   mc->target = t;
   int n = m->nnodes;
@@ -525,11 +590,7 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
         consumers[cons_off[m->nodes[i].inputs[k] + 1]++] = i;
   }
 
-  int ncoll = 0, nops = 0; /* at most one kernel per op; declarations make none */
-  for (int i = 0; i < n; i++) {
-    ncoll += is_op(&m->nodes[i], OC_COLLECTIVE);
-    nops += m->nodes[i].op != NULL;
-  }
+  int ncoll = counts.collectives, nops = counts.ops;
   mc->collectives =
       arena_alloc(a, (size_t)(ncoll + 1) * sizeof *mc->collectives);
   mc->kernel_node = arena_alloc(a, (size_t)(nops + 1) * sizeof *mc->kernel_node);
@@ -540,6 +601,7 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   mc->fused = arena_alloc(a, (size_t)(m->nregions + 1) * sizeof *mc->fused);
 
   /* Per node. */
+  CostMemo memo = {.op = {NULL}};
   for (int i = 0; i < n; i++) {
     const GNode *g = &m->nodes[i];
     NodeCost *nc = &mc->nodes[i];
@@ -551,13 +613,13 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     }
     if (!g->op) continue;
     OpCost oc = {0};
-    rule_for(g->op)(m, g, t, &oc);
+    memo_rule(&memo, g->op)(m, g, t, &oc);
     double f = m->train ? train_factor(g) : 1;
     nc->flops = oc.flops * f;
     nc->bytes = oc.bytes * f;
     bool contraction = g->op->cls == OC_CONTRACTION || g->op->cls == OC_OPAQUE;
     bool tensor;
-    nc->peak = target_peak(t, precision_of(m, g), contraction, &tensor);
+    nc->peak = memo_peak(&memo, t, precision_of(m, g), contraction, &tensor);
     nc->tensor = tensor;
     switch (is_noop_cast(m, g) ? OC_VIEW : g->op->cls) {
     case OC_VIEW:
@@ -613,6 +675,14 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     mc->kernel_node[mc->nkernels] = i;
     mc->kernel_count[mc->nkernels] = g->count;
     nc->kernel = mc->nkernels++;
+    /* Kernels follow their nodes, so without regions the totals are summed
+     * here, in kernel order, not in a second pass over every node's
+     * figures. */
+    if (m->nregions == 0) {
+      Kernel kn = {.count = g->count, .flops = nc->flops, .bytes = nc->bytes,
+                   .time_s = nc->time_s, .bound = nc->bound};
+      add_kernel(mc, &kn);
+    }
   }
   if (m->nregions > 0) {
     fuse_regions(m, mc, cons_off, consumers, m->train);
@@ -639,22 +709,13 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   mc->footprint.total = mc->footprint.weights + mc->footprint.gradients +
                         mc->footprint.optimizer + mc->footprint.activations;
 
-  /* Totals per step. */
-  for (int i = 0; i < mc->nkernels; i++) {
-    Kernel kn = cost_kernel(mc, i);
-    const Kernel *k = &kn;
-    double t_k = k->time_s * k->count;
-    switch (k->bound) {
-    case BOUND_PCIE: mc->transfer_time += t_k; break;
-    case BOUND_NETWORK: mc->collective_time += t_k; break;
-    default:
-      mc->flops += k->flops * k->count;
-      mc->bytes += k->bytes * k->count;
-      if (k->bound == BOUND_MEMORY) mc->memory_bound_time += t_k;
-      break;
+  /* Totals per step, in kernel order (without regions the per-node pass
+   * has added them, in the same order). */
+  if (m->nregions > 0)
+    for (int i = 0; i < mc->nkernels; i++) {
+      Kernel kn = cost_kernel(mc, i);
+      add_kernel(mc, &kn);
     }
-    mc->time_s += t_k;
-  }
   for (int i = 0; i < mc->ncollectives; i++)
     if (mc->collectives[i].node < 0) {
       mc->collective_time += mc->collectives[i].time_s;

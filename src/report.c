@@ -333,12 +333,16 @@ static size_t cell_slot(const CellKey *key) {
 
 /* Bitwise equality, word by word (a libc call costs more than the
  * compare). */
-static bool same_key(const CellKey *a, const CellKey *b) {
-  uint64_t x[sizeof *a / sizeof(uint64_t)], y[sizeof x / sizeof x[0]];
-  memcpy(x, a, sizeof x);
-  memcpy(y, b, sizeof y);
+#define SAME_WORDS(a, b) same_words((a), (b), sizeof *(a) / sizeof(uint64_t))
+static bool same_words(const void *a, const void *b, size_t nwords) {
+  const unsigned char *p = a, *q = b;
   uint64_t diff = 0;
-  for (size_t i = 0; i < sizeof x / sizeof x[0]; i++) diff |= x[i] ^ y[i];
+  for (size_t i = 0; i < nwords; i++) {
+    uint64_t x, y;
+    memcpy(&x, p + i * sizeof x, sizeof x);
+    memcpy(&y, q + i * sizeof y, sizeof y);
+    diff |= x ^ y;
+  }
   return diff == 0;
 }
 
@@ -351,7 +355,7 @@ static CellSlot *kernel_figures(KernelTable *kt, const ModelCost *c,
   CellSlot *s;
   if (*ix) { /* a slot whose key may be another's: then it is reused */
     s = &kt->memo[*ix - 1];
-    if (same_key(&s->key, &key)) return s;
+    if (SAME_WORDS(&s->key, &key)) return s;
   } else {
     s = &kt->memo[kt->nmemo++];
     *ix = (uint16_t)kt->nmemo;
@@ -433,18 +437,99 @@ static void measure_labels(KernelTable *kt, const RowLabels *l) {
 
 enum { OUT_FLUSH = 1 << 16 };
 
-static void print_kernel_row(FILE *out, KernelTable *kt, const RowLabels *l,
-                             CellSlot *s) {
-  if (!s->drawn) draw_tail(kt, s);
-  size_t need = (size_t)kt->w[0] + (size_t)kt->w[1] + (size_t)kt->w[2] + 8 +
-                s->tail_len;
-  StrBuf *o = &kt->out;
+/* The rows of a big model repeat (every layer alike): each distinct row
+ * (the same labels and the same figure bits) gets an id in the measuring
+ * pass, and the printing pass draws an id's row once and copies it after
+ * that.  So the printing pass reads one id per kernel, not the kernel's
+ * node and figures again (some 180 bytes a kernel, from memory). */
+enum { ROW_MEMO = 4096, ROW_INDEX = 2 * ROW_MEMO };
+_Static_assert(ROW_MEMO < 65536, "a row id is held in 16 bits");
+
+typedef struct RowKey { /* words only: compared bit for bit */
+  const char *name;     /* the first node's name */
+  const OpDesc *op;     /* its op */
+  int64_t region;       /* the kernel's region (its labels), or -1 */
+  int64_t prec;         /* the DType kernel_prec prints */
+  CellKey fig;
+} RowKey;
+
+typedef struct RowMemo {
+  uint16_t *index; /* ROW_INDEX entries: a row id (1 + slot), 0 empty */
+  RowKey *keys;    /* ROW_MEMO of them, n in use */
+  size_t *off;     /* per row: its drawn line in `lines` */
+  int *len;        /* per row: the line's length, -1 until drawn */
+  int n;
+  StrBuf lines;
+} RowMemo;
+
+static size_t row_slot(const RowKey *key) {
+  uint64_t h = (uint64_t)cell_slot(&key->fig);
+  h ^= (uint64_t)(uintptr_t)key->name * 0x9e3779b97f4a7c15u;
+  h ^= (uint64_t)(uintptr_t)key->op * 0xc2b2ae3d27d4eb4fu;
+  h ^= (uint64_t)(key->region * 31 + key->prec) * 0x165667b19e3779f9u;
+  h ^= h >> 31;
+  h *= 0x94d049bb133111ebu;
+  return (size_t)(h >> 40) % ROW_INDEX;
+}
+
+/* k's row id, and *fresh when the row is new (its labels and figures still
+ * to be measured); 0 when the memo is full (the row is made every time). */
+static int row_id(RowMemo *rm, const Model *m, const Kernel *k, bool *fresh) {
+  const GNode *g = &m->nodes[k->first_node];
+  DType d = g->precision != DT_NONE ? g->precision : g->type->dtype;
+  RowKey key = {g->name, g->op, k->region, d,
+                {k->count, k->flops, k->bytes, k->peak, k->time_s,
+                 (double)k->bound}};
+  *fresh = true;
+  for (size_t h = row_slot(&key);; h = (h + 1) % ROW_INDEX) {
+    int id = rm->index[h];
+    if (id == 0) {
+      if (rm->n == ROW_MEMO) return 0;
+      rm->keys[rm->n] = key;
+      rm->len[rm->n] = -1;
+      rm->index[h] = (uint16_t)++rm->n;
+      return rm->n;
+    }
+    if (SAME_WORDS(&rm->keys[id - 1], &key)) {
+      *fresh = false;
+      return id;
+    }
+  }
+}
+
+static void flush_rows(FILE *out, StrBuf *o) {
+  if (o->len >= OUT_FLUSH) {
+    fwrite(o->data, 1, o->len, out);
+    o->len = 0;
+  }
+}
+
+/* Room for `need` more bytes (and a NUL) in the pending output. */
+static char *out_room(StrBuf *o, size_t need) {
   if (o->cap < o->len + need + 1) {
     o->cap = (o->len + need + 1) * 2 > OUT_FLUSH * 2 ? (o->len + need + 1) * 2
                                                      : OUT_FLUSH * 2;
     o->data = xrealloc(o->data, o->cap);
   }
-  char *q = o->data + o->len;
+  return o->data + o->len;
+}
+
+/* A row drawn before: one copy. */
+static void copy_row(FILE *out, KernelTable *kt, const RowMemo *rm, int id) {
+  size_t n = (size_t)rm->len[id - 1];
+  memcpy(out_room(&kt->out, n), rm->lines.data + rm->off[id - 1], n);
+  kt->out.len += n;
+  flush_rows(out, &kt->out);
+}
+
+/* Draws a row; with a row id, keeps the line for the id's next rows. */
+static void print_kernel_row(FILE *out, KernelTable *kt, const RowLabels *l,
+                             CellSlot *s, RowMemo *rm, int id) {
+  if (!s->drawn) draw_tail(kt, s);
+  size_t need = (size_t)kt->w[0] + (size_t)kt->w[1] + (size_t)kt->w[2] + 8 +
+                s->tail_len;
+  StrBuf *o = &kt->out;
+  char *q = out_room(o, need);
   memcpy(q, l->pre, l->pre_len);
   q = put_cell(q + l->pre_len, l->name, l->name_len,
                kt->w[0] - (int)l->pre_len, false, false);
@@ -456,11 +541,14 @@ static void print_kernel_row(FILE *out, KernelTable *kt, const RowLabels *l,
   q += s->tail_len;
   while (q > o->data + o->len && q[-1] == ' ') q--; /* no trailing blanks */
   *q++ = '\n';
+  size_t start = o->len;
   o->len = (size_t)(q - o->data);
-  if (o->len >= OUT_FLUSH) {
-    fwrite(o->data, 1, o->len, out);
-    o->len = 0;
+  if (id > 0) {
+    rm->off[id - 1] = rm->lines.len;
+    rm->len[id - 1] = (int)(o->len - start);
+    sb_putn(&rm->lines, o->data + start, o->len - start);
   }
+  flush_rows(out, o);
 }
 
 static void report_collectives(FILE *out, const Model *m, const ModelCost *c) {
@@ -600,11 +688,20 @@ static void report_one_target(FILE *out, Arena *a, const Model *m,
   RowLabels l;
   Slowest slow = {.kept = 0};
   int *transfers = NULL, ntransfers = 0, cap = 0;
+  RowMemo rm = {.index = xcalloc(ROW_INDEX, sizeof *rm.index),
+                .keys = xmalloc(ROW_MEMO * sizeof *rm.keys),
+                .off = xmalloc(ROW_MEMO * sizeof *rm.off),
+                .len = xmalloc(ROW_MEMO * sizeof *rm.len)};
+  uint16_t *ids = xmalloc(((size_t)c->nkernels + 1) * sizeof *ids);
   for (int i = 0; i < c->nkernels; i++) { /* measure */
     Kernel k = cost_kernel(c, i);
-    row_labels(&l, m, nops, &k);
-    measure_labels(&kt, &l);
-    kernel_figures(&kt, c, &k, c->time_s);
+    bool fresh;
+    ids[i] = (uint16_t)row_id(&rm, m, &k, &fresh);
+    if (fresh) { /* a row seen before has been measured */
+      row_labels(&l, m, nops, &k);
+      measure_labels(&kt, &l);
+      kernel_figures(&kt, c, &k, c->time_s);
+    }
     slowest_add(&slow, i, k.time_s * k.count);
     if (k.bound == BOUND_PCIE) {
       if (ntransfers == cap) {
@@ -619,12 +716,24 @@ static void report_one_target(FILE *out, Arena *a, const Model *m,
   table_row(out, &tb, "", (const char *const *)head, &line);
   sb_free(&line);
   for (int i = 0; i < c->nkernels; i++) { /* print */
+    int id = ids[i];
+    if (id > 0 && rm.len[id - 1] >= 0) {
+      copy_row(out, &kt, &rm, id);
+      continue;
+    }
     Kernel k = cost_kernel(c, i);
     row_labels(&l, m, nops, &k);
-    print_kernel_row(out, &kt, &l, kernel_figures(&kt, c, &k, c->time_s));
+    print_kernel_row(out, &kt, &l, kernel_figures(&kt, c, &k, c->time_s), &rm,
+                     id);
   }
   if (kt.out.len > 0) fwrite(kt.out.data, 1, kt.out.len, out);
   sb_free(&kt.out);
+  free(ids);
+  free(rm.index);
+  free(rm.keys);
+  free(rm.off);
+  free(rm.len);
+  sb_free(&rm.lines);
   free(kt.index);
   free(kt.memo);
 

@@ -1025,6 +1025,11 @@ typedef struct CheckShared {
   int *transfers;     /* transfer ops in a repeat or loop body, ascending */
   int ntransfers;
   bool any_wide;      /* some op computes in fp32 or fp64 (stray-fp32) */
+  /* overhead-bound's census of every kernel, taken in the same pass: the
+   * kernels on a roof, those under the launch overhead, the first of them
+   * (-1: none), and their launches and roofline time per step. */
+  int nroof, nsmall, first_small;
+  double launches, small_work;
 } CheckShared;
 
 typedef struct CheckCtx {

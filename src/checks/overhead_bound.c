@@ -20,18 +20,12 @@ void check_overhead_bound(const CheckCtx *ctx) {
   const ModelCost *c = ctx->cost;
   double lo = ctx->target->launch_overhead;
   if (lo <= 0 || c->nkernels == 0) return;
-  int nsmall = 0, nkern = 0, first = -1;
-  double launches = 0, work = 0;
-  for (int k = 0; k < c->nkernels; k++) {
-    Kernel kn = cost_kernel(c, k);
-    const Kernel *kk = &kn;
-    if (kk->bound == BOUND_MEMORY || kk->bound == BOUND_COMPUTE) nkern++;
-    if (!small(ctx, kk)) continue;
-    if (first < 0) first = k;
-    nsmall++;
-    launches += kk->count;
-    work += kk->time_s * kk->count;
-  }
+  /* The census of every kernel comes with the shared analysis: a pass
+   * over a million kernels' figures of its own is tens of milliseconds. */
+  CheckShared own, *sh = checks_shared_begin(ctx, &own);
+  int nsmall = sh->nsmall, nkern = sh->nroof, first = sh->first_small;
+  double launches = sh->launches, work = sh->small_work;
+  checks_shared_end(sh, &own);
   double launch_time = launches * lo, step = c->time_s;
   if (nsmall == 0 ||
       (step > 0 && launch_time < step * CHECK_OVERHEAD_MIN_PCT / 100.0))
