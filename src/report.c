@@ -442,7 +442,7 @@ enum { OUT_FLUSH = 1 << 16 };
  * pass, and the printing pass draws an id's row once and copies it after
  * that.  So the printing pass reads one id per kernel, not the kernel's
  * node and figures again (some 180 bytes a kernel, from memory). */
-enum { ROW_MEMO = 4096, ROW_INDEX = 2 * ROW_MEMO };
+enum { ROW_MEMO = 4096 };
 _Static_assert(ROW_MEMO < 65536, "a row id is held in 16 bits");
 
 typedef struct RowKey { /* words only: compared bit for bit */
@@ -454,22 +454,44 @@ typedef struct RowKey { /* words only: compared bit for bit */
 } RowKey;
 
 typedef struct RowMemo {
-  uint16_t *index; /* ROW_INDEX entries: a row id (1 + slot), 0 empty */
-  RowKey *keys;    /* ROW_MEMO of them, n in use */
+  uint16_t *index; /* nindex entries: a row id (1 + slot), 0 empty */
+  RowKey *keys;    /* cap of them, n in use */
   size_t *off;     /* per row: its drawn line in `lines` */
   int *len;        /* per row: the line's length, -1 until drawn */
-  int n;
+  int n, cap;      /* cap: ROW_MEMO, or fewer for a small model */
+  size_t nindex;   /* a power of two, at least twice cap */
   StrBuf lines;
 } RowMemo;
 
-static size_t row_slot(const RowKey *key) {
+/* Sized by the kernel count: a 500-op model's report should not fault in
+ * a memo for 4,096 rows (page faults are most of its run time). */
+static RowMemo row_memo_new(int nkernels) {
+  RowMemo rm = {.cap = nkernels < ROW_MEMO ? (nkernels > 0 ? nkernels : 1) : ROW_MEMO,
+                .nindex = 2};
+  while (rm.nindex < 2 * (size_t)rm.cap) rm.nindex *= 2;
+  rm.index = xcalloc(rm.nindex, sizeof *rm.index);
+  rm.keys = xmalloc((size_t)rm.cap * sizeof *rm.keys);
+  rm.off = xmalloc((size_t)rm.cap * sizeof *rm.off);
+  rm.len = xmalloc((size_t)rm.cap * sizeof *rm.len);
+  return rm;
+}
+
+static void row_memo_free(RowMemo *rm) {
+  free(rm->index);
+  free(rm->keys);
+  free(rm->off);
+  free(rm->len);
+  sb_free(&rm->lines);
+}
+
+static size_t row_slot(const RowKey *key, size_t nindex) {
   uint64_t h = (uint64_t)cell_slot(&key->fig);
   h ^= (uint64_t)(uintptr_t)key->name * 0x9e3779b97f4a7c15u;
   h ^= (uint64_t)(uintptr_t)key->op * 0xc2b2ae3d27d4eb4fu;
   h ^= (uint64_t)(key->region * 31 + key->prec) * 0x165667b19e3779f9u;
   h ^= h >> 31;
   h *= 0x94d049bb133111ebu;
-  return (size_t)(h >> 40) % ROW_INDEX;
+  return (size_t)(h >> 40) & (nindex - 1);
 }
 
 /* k's row id, and *fresh when the row is new (its labels and figures still
@@ -481,10 +503,10 @@ static int row_id(RowMemo *rm, const Model *m, const Kernel *k, bool *fresh) {
                 {k->count, k->flops, k->bytes, k->peak, k->time_s,
                  (double)k->bound}};
   *fresh = true;
-  for (size_t h = row_slot(&key);; h = (h + 1) % ROW_INDEX) {
+  for (size_t h = row_slot(&key, rm->nindex);; h = (h + 1) & (rm->nindex - 1)) {
     int id = rm->index[h];
     if (id == 0) {
-      if (rm->n == ROW_MEMO) return 0;
+      if (rm->n == rm->cap) return 0;
       rm->keys[rm->n] = key;
       rm->len[rm->n] = -1;
       rm->index[h] = (uint16_t)++rm->n;
@@ -688,10 +710,7 @@ static void report_one_target(FILE *out, Arena *a, const Model *m,
   RowLabels l;
   Slowest slow = {.kept = 0};
   int *transfers = NULL, ntransfers = 0, cap = 0;
-  RowMemo rm = {.index = xcalloc(ROW_INDEX, sizeof *rm.index),
-                .keys = xmalloc(ROW_MEMO * sizeof *rm.keys),
-                .off = xmalloc(ROW_MEMO * sizeof *rm.off),
-                .len = xmalloc(ROW_MEMO * sizeof *rm.len)};
+  RowMemo rm = row_memo_new(c->nkernels);
   uint16_t *ids = xmalloc(((size_t)c->nkernels + 1) * sizeof *ids);
   for (int i = 0; i < c->nkernels; i++) { /* measure */
     Kernel k = cost_kernel(c, i);
@@ -729,11 +748,7 @@ static void report_one_target(FILE *out, Arena *a, const Model *m,
   if (kt.out.len > 0) fwrite(kt.out.data, 1, kt.out.len, out);
   sb_free(&kt.out);
   free(ids);
-  free(rm.index);
-  free(rm.keys);
-  free(rm.off);
-  free(rm.len);
-  sb_free(&rm.lines);
+  row_memo_free(&rm);
   free(kt.index);
   free(kt.memo);
 

@@ -107,7 +107,9 @@ typedef struct Sema {
    * once, so the op of a callee is remembered by the name's address. */
   const char *op_key[OP_CACHE];
   OpInfo *op_val[OP_CACHE];
-  OpInfo *opinfo; /* by op_index(), worked out on first use */
+  /* By op_index(), made on an op's first use: a model uses a few of the
+   * table's ops, and their infos then share a page or two. */
+  OpInfo **opinfo;
   /* Nodes named by `output`: applying an op clears is_output of what it
    * reads, so these are marked again when the model ends. */
   int *outputs;
@@ -594,7 +596,7 @@ static const KwField *kw_field(const char *name) {
  * out on its first application instead of by name on every one: a model
  * of a million ops applies a few dozen. */
 struct OpInfo {
-  const OpDesc *op; /* NULL: not worked out yet */
+  const OpDesc *op;
   int nkw;
   int axis_kw; /* index of `axis` in kws, -1 if the op has none */
   /* The op's keywords then the common ones, as one list. */
@@ -908,8 +910,12 @@ static OpInfo *lookup_op(Sema *s, const char *name) {
   if (s->op_key[slot] != name) {
     const OpDesc *op = op_lookup(name);
     if (!op) return NULL;
-    OpInfo *info = &s->opinfo[op_index(op)];
-    if (!info->op) op_info_init(info, op);
+    OpInfo **ref = &s->opinfo[op_index(op)];
+    if (!*ref) {
+      *ref = arena_alloc(s->arena, sizeof **ref);
+      op_info_init(*ref, op);
+    }
+    OpInfo *info = *ref;
     s->op_key[slot] = name;
     s->op_val[slot] = info;
   }
