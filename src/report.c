@@ -435,7 +435,12 @@ static void measure_labels(KernelTable *kt, const RowLabels *l) {
     if (n[c] > kt->w[c]) kt->w[c] = n[c];
 }
 
-enum { OUT_FLUSH = 1 << 16 };
+/* Rows wait in a buffer for one fwrite, sized once for the table: a
+ * sixteenth of its estimated text, 8 to 128 KiB, flushed when half full.
+ * A 500-op model's report then touches two pages of it, not sixteen (a
+ * page fault costs 10-30 us on a virtual machine, a fifth of such a run),
+ * and a million-row report still goes out 64 KiB at a time. */
+enum { OUT_START = 1 << 13, OUT_MAX = 1 << 17 };
 
 /* The rows of a big model repeat (every layer alike): each distinct row
  * (the same labels and the same figure bits) gets an id in the measuring
@@ -519,18 +524,24 @@ static int row_id(RowMemo *rm, const Model *m, const Kernel *k, bool *fresh) {
   }
 }
 
+static StrBuf out_buffer(size_t estimate) {
+  size_t cap = OUT_START;
+  while (cap < OUT_MAX && cap < estimate / 16) cap *= 2;
+  return (StrBuf){.data = xmalloc(cap), .cap = cap};
+}
+
 static void flush_rows(FILE *out, StrBuf *o) {
-  if (o->len >= OUT_FLUSH) {
+  if (o->len >= o->cap / 2) {
     fwrite(o->data, 1, o->len, out);
     o->len = 0;
   }
 }
 
-/* Room for `need` more bytes (and a NUL) in the pending output. */
+/* Room for `need` more bytes (and a NUL) in the pending output: a row
+ * longer than the whole buffer grows it. */
 static char *out_room(StrBuf *o, size_t need) {
   if (o->cap < o->len + need + 1) {
-    o->cap = (o->len + need + 1) * 2 > OUT_FLUSH * 2 ? (o->len + need + 1) * 2
-                                                     : OUT_FLUSH * 2;
+    while (o->cap < o->len + need + 1) o->cap *= 2;
     o->data = xrealloc(o->data, o->cap);
   }
   return o->data + o->len;
@@ -734,6 +745,9 @@ static void report_one_target(FILE *out, Arena *a, const Model *m,
   StrBuf line = {0};
   table_row(out, &tb, "", (const char *const *)head, &line);
   sb_free(&line);
+  /* a row: the label columns, then about 80 bytes of figures */
+  kt.out = out_buffer((size_t)c->nkernels *
+                      ((size_t)kt.w[0] + (size_t)kt.w[1] + (size_t)kt.w[2] + 80));
   for (int i = 0; i < c->nkernels; i++) { /* print */
     int id = ids[i];
     if (id > 0 && rm.len[id - 1] >= 0) {
