@@ -3,6 +3,7 @@
  * arithmetic, the arena. */
 #include <check.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rooflint.h"
@@ -117,6 +118,53 @@ START_TEST(test_checked_arith) {
 }
 END_TEST
 
+/* Big blocks (2 MiB and more, or an array grown past 512 KiB) start on a
+ * 2 MiB boundary; growing one keeps its bytes; xcalloc's are zero. */
+static bool huge_aligned(const void *p) {
+  return ((uintptr_t)p & (2u * 1024 * 1024 - 1)) == 0;
+}
+
+static bool holds_pattern(const unsigned char *p, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (p[i] != (unsigned char)(i * 7 + 3)) return false;
+  return true;
+}
+
+START_TEST(test_big_blocks) {
+  enum { KIB = 1024, MIB = 1024 * KIB };
+  void *small = xmalloc(64 * KIB);
+  unsigned char *big = xmalloc(3 * MIB);
+  ck_assert(huge_aligned(big));
+  free(small);
+  free(big);
+
+  unsigned char *zero = xcalloc(3 * MIB / 8, 8);
+  ck_assert(huge_aligned(zero));
+  size_t nonzero = 0;
+  for (size_t i = 0; i < 3 * MIB; i++) nonzero += zero[i] != 0;
+  ck_assert_uint_eq(nonzero, 0);
+  free(zero);
+
+  /* a doubling array: on the heap, then moved to a big block, then grown */
+  size_t n = 300 * KIB;
+  unsigned char *a = xrealloc(NULL, n);
+  for (size_t i = 0; i < n; i++) a[i] = (unsigned char)(i * 7 + 3);
+  a = xrealloc(a, 600 * KIB);
+  ck_assert(huge_aligned(a));
+  ck_assert(holds_pattern(a, n));
+  for (size_t i = n; i < 600 * KIB; i++) a[i] = (unsigned char)(i * 7 + 3);
+  n = 600 * KIB;
+  unsigned char *same = xrealloc(a, 1 * MIB); /* fits the 2 MiB block */
+  ck_assert_ptr_eq(same, a);
+  a = xrealloc(a, 5 * MIB);
+  ck_assert(huge_aligned(a));
+  ck_assert(holds_pattern(a, n));
+  a = xrealloc(a, 1 * KIB);
+  ck_assert(holds_pattern(a, 1 * KIB));
+  free(a);
+}
+END_TEST
+
 START_TEST(test_arena) {
   Arena *a = arena_new();
   char *p = arena_alloc(a, 3);
@@ -174,6 +222,7 @@ Suite *util_suite(void) {
   tcase_add_test(tc, test_edit_distance);
   tcase_add_test(tc, test_suggest);
   tcase_add_test(tc, test_checked_arith);
+  tcase_add_test(tc, test_big_blocks);
   tcase_add_test(tc, test_arena);
   tcase_add_test(tc, test_arena_release);
   suite_add_tcase(s, tc);
