@@ -15,10 +15,12 @@
  * and 16 would round a 56-byte Expr up to 64.  Chunks start small, 16 KiB
  * (calloc zeroes a chunk carved from the heap whole, and every page of it
  * faults: sema's scratch arena of a 500-op model uses 7 KB of it, and 64
- * KiB chunks cost that model 27 of its 163 page faults), and double up to ARENA_BIG, so
- * a model of millions of ops takes a few hundred chunks, not tens of
- * thousands.  Sizes count the chunk header, so a big chunk is a whole
- * number of huge pages. */
+ * KiB chunks cost that model 27 of its 163 page faults), and double up to
+ * ARENA_SMALL_MAX; the next is a huge page, and they double again up to
+ * ARENA_BIG, so a model of millions of ops takes a few hundred chunks, not
+ * tens of thousands, and faults in no 256 KiB-1 MiB chunk 4 KiB at a time.
+ * Sizes count the chunk header, so a big chunk is a whole number of huge
+ * pages. */
 enum {
   ARENA_CHUNK = 16 * 1024,
   ARENA_SMALL_MAX = 128 * 1024,
@@ -126,7 +128,8 @@ void *arena_alloc(Arena *a, size_t n) {
     size_t regular = a->next ? a->next : ARENA_CHUNK;
     bool one_off = n > regular - sizeof(Chunk);
     if (!one_off && regular < ARENA_BIG)
-      a->next = regular < ARENA_SMALL_MAX ? regular * 2 : regular < HUGE_PAGE ? HUGE_PAGE : regular * 2;
+      a->next = regular >= ARENA_SMALL_MAX && regular < HUGE_PAGE ? HUGE_PAGE
+                                                                   : regular * 2;
     c = chunk_new(one_off ? sizeof(Chunk) + n : regular);
     c->seq = a->nchunks++;
     /* A big one-off block goes behind the current chunk so the rest of the

@@ -34,6 +34,7 @@ static size_t huge_span(size_t n) {
 }
 
 static void *big_alloc(size_t n) {
+  if (n > SIZE_MAX - HUGE_PAGE) die("out of memory allocating %zu bytes", n);
   size_t span = huge_span(n);
   void *p = aligned_alloc(HUGE_PAGE, span);
   if (!p) die("out of memory allocating %zu bytes", n);

@@ -2,6 +2,7 @@
 /* check_util.c: StrBuf, StrMap, edit distance and suggestions, checked
  * arithmetic, the arena. */
 #include <check.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +166,14 @@ START_TEST(test_big_blocks) {
 }
 END_TEST
 
+/* A size whose rounding to whole huge pages would wrap is refused (die
+ * aborts), not served with a tiny block. */
+START_TEST(test_big_block_overflow) {
+  ck_assert_ptr_nonnull(freopen("/dev/null", "w", stderr)); /* die's message */
+  (void)xmalloc(SIZE_MAX - 1);
+}
+END_TEST
+
 START_TEST(test_arena) {
   Arena *a = arena_new();
   char *p = arena_alloc(a, 3);
@@ -223,6 +232,7 @@ Suite *util_suite(void) {
   tcase_add_test(tc, test_suggest);
   tcase_add_test(tc, test_checked_arith);
   tcase_add_test(tc, test_big_blocks);
+  tcase_add_test_raise_signal(tc, test_big_block_overflow, SIGABRT);
   tcase_add_test(tc, test_arena);
   tcase_add_test(tc, test_arena_release);
   suite_add_tcase(s, tc);
