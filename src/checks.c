@@ -551,14 +551,12 @@ static bool kernel_matters(const CheckCtx *ctx, const Kernel *k) {
 static void meet_kernel(const CheckCtx *ctx, CheckShared *sh, KernelList *kl,
                         int k) {
   Kernel kn = cost_kernel(ctx->cost, k);
-  if (kn.bound == BOUND_MEMORY || kn.bound == BOUND_COMPUTE) {
-    sh->nroof++;
-    if (kn.time_s < ctx->target->launch_overhead) {
-      if (sh->first_small < 0) sh->first_small = k;
-      sh->nsmall++;
-      sh->launches += kn.count;
-      sh->small_work += kn.time_s * kn.count;
-    }
+  sh->nroof += kn.bound == BOUND_MEMORY || kn.bound == BOUND_COMPUTE;
+  if (checks_kernel_small(ctx, &kn)) {
+    if (sh->first_small < 0) sh->first_small = k;
+    sh->nsmall++;
+    sh->launches += kn.count;
+    sh->small_work += kn.time_s * kn.count;
   }
   if (kernel_matters(ctx, &kn))
     push_kernel(sh, kl, k, ctx->cost->kernel_node[k]);
@@ -651,6 +649,11 @@ bool checks_memory_bound_reports(const CheckCtx *ctx, int node) {
          cost_node_roof(ctx->cost, c).attainable <
              c->peak * CHECK_MEMBOUND_MAX_PEAK_PCT / 100.0 &&
          checks_node_matters(ctx, node);
+}
+
+bool checks_kernel_small(const CheckCtx *ctx, const Kernel *k) {
+  return (k->bound == BOUND_MEMORY || k->bound == BOUND_COMPUTE) &&
+         k->time_s < ctx->target->launch_overhead;
 }
 
 bool checks_kernel_matters(const CheckCtx *ctx, int kernel) {

@@ -1132,6 +1132,8 @@ bool checks_memory_bound_reports(const CheckCtx *ctx, int node);
 /* A kernel worth a finding: on a roof (not PCIe or network), at least the
  * launch overhead, and at least CHECK_MIN_STEP_PCT of the step. */
 bool checks_kernel_matters(const CheckCtx *ctx, int kernel);
+/* On a roof but under the target's launch overhead (overhead-bound). */
+bool checks_kernel_small(const CheckCtx *ctx, const Kernel *k);
 /* "matmul 'y'" or "fused region 'f'" for the kernel, into buf. */
 const char *checks_kernel_name(const CheckCtx *ctx, int kernel, char *buf,
                                size_t n);

@@ -11,11 +11,6 @@
  */
 #include "rooflint.h"
 
-static bool small(const CheckCtx *ctx, const Kernel *k) {
-  return (k->bound == BOUND_MEMORY || k->bound == BOUND_COMPUTE) &&
-         k->time_s < ctx->target->launch_overhead;
-}
-
 void check_overhead_bound(const CheckCtx *ctx) {
   const ModelCost *c = ctx->cost;
   double lo = ctx->target->launch_overhead;
@@ -35,7 +30,7 @@ void check_overhead_bound(const CheckCtx *ctx) {
     for (int k = 0; k < c->nkernels; k++) {
       Kernel kn = cost_kernel(c, k);
       const Kernel *kk = &kn;
-      if (!small(ctx, kk)) continue;
+      if (!checks_kernel_small(ctx, kk)) continue;
       Diag *d = checks_report(
           ctx, "overhead-bound", checks_kernel_loc(ctx, k),
           "%s takes %s on the roofline, under the %s launch overhead of %s%s",
