@@ -4,9 +4,9 @@
  * occupancy, collectives, the train-mode step, totals and the memory
  * footprint (DESIGN.md section 4).  A pure function of (model, target).
  *
- * Bytes are ideal: every input read from HBM once, every output written
- * once.  FLOPs count a multiply-add as 2; elementwise and reduction ops use
- * the FLOP weight of their op-table row (ops.c).  A node inside repeat/loop
+ * An op's FLOPs, bytes and blocks are its row's cost rule (ops.def,
+ * ops.c); nothing here depends on which op it is beyond its row's class,
+ * train factor and flags.  A node inside repeat/loop
  * is costed once and carries a count; totals multiply by it, so a
  * `repeat 1000000000` costs no more to analyse than `repeat 1`.
  *
@@ -19,10 +19,7 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
-/* One attention block covers this many query rows (FlashAttention-style). */
-#define ATTN_ROWS_PER_BLOCK 128
 /* Adam: two fp32 moments and an fp32 master copy per parameter. */
 #define ADAM_BYTES_PER_PARAM 12.0
 
@@ -35,47 +32,22 @@ const char *bound_str(Bound b) {
   return (unsigned)b < sizeof names / sizeof names[0] ? names[b] : "?";
 }
 
-static double elements(const TensorType *t) {
-  double n = 1;
-  for (int i = 0; i < t->rank; i++) n *= (double)t->dims[i];
-  return n;
-}
-
-static double tensor_bytes(const TensorType *t) {
-  if (t->dtype == DT_NONE) return 0;
-  return elements(t) * dtype_info(t->dtype)->bytes;
-}
-
 static double node_bytes(const Model *m, int id) {
-  return tensor_bytes(m->nodes[id].type);
+  return op_tensor_bytes(m->nodes[id].type);
 }
 
 static bool is_op(const GNode *n, OpClass c) { return n->op && n->op->cls == c; }
 
 /* A cast to the dtype it already has moves no bits: no kernel, 0 FLOPs,
- * 0 bytes, like a view (R-COST-010).  The form is tested before the name:
- * every op of every node comes through here, and only cast takes a dtype
- * operand, so the string compare runs for casts alone. */
+ * 0 bytes, like a view (R-COST-010). */
 static bool is_noop_cast(const Model *m, const GNode *n) {
-  return n->op && n->op->form == FORM_DTYPE && n->ninputs == 1 &&
-         strcmp(n->op->name, "cast") == 0 &&
+  return n->op && (n->op->flags & OPF_CAST) && n->ninputs == 1 &&
          m->nodes[n->inputs[0]].type->dtype == n->type->dtype;
 }
 
 /* Views and no-op casts: they alias their input. */
 static bool is_alias(const Model *m, const GNode *n) {
   return is_op(n, OC_VIEW) || is_noop_cast(m, n);
-}
-
-/* Bytes of the distinct inputs of a node (x read once in add(x, x)). */
-static double input_bytes(const Model *m, const GNode *n) {
-  double b = 0;
-  for (int i = 0; i < n->ninputs; i++) {
-    bool dup = false;
-    for (int j = 0; j < i; j++) dup = dup || n->inputs[j] == n->inputs[i];
-    if (!dup) b += node_bytes(m, n->inputs[i]);
-  }
-  return b;
 }
 
 static const TensorType *in_type(const Model *m, const GNode *n, int i) {
@@ -97,161 +69,12 @@ static DType precision_of(const Model *m, const GNode *n) {
   return best;
 }
 
-static double ceil_div(double a, double b) { return b > 0 ? ceil(a / b) : 0; }
-
-/* -------------------------------------------------- per-op FLOPs, bytes */
-
-typedef struct OpCost {
-  double flops, bytes, blocks;
-} OpCost;
-
-static void cost_matmul(const Model *m, const GNode *n, const Target *t,
-                        OpCost *c) {
-  const TensorType *a = in_type(m, n, 0), *b = in_type(m, n, 1);
-  double k = (double)a->dims[a->rank - 1];
-  double out = elements(n->type);
-  double rows = a->rank == 1 ? 1 : (double)a->dims[a->rank - 2];
-  double cols = b->rank == 1 ? 1 : (double)b->dims[b->rank - 1];
-  double batch = out / (rows * cols);
-  c->flops = 2 * out * k;
-  c->bytes = input_bytes(m, n) + tensor_bytes(n->type);
-  c->blocks = ceil_div(rows, t->tile_m) * ceil_div(cols, t->tile_n) * batch;
-}
-
-/* x [N, Cin, H, W] * w [Cout, Cin/groups, kh, kw]: an implicit GEMM of
- * (N*Hout*Wout) x Cout output tiles. */
-static void cost_conv2d(const Model *m, const GNode *n, const Target *t,
-                        OpCost *c) {
-  const TensorType *w = in_type(m, n, 1);
-  double per_out = (double)w->dims[1] * (double)w->dims[2] * (double)w->dims[3];
-  double out = elements(n->type);
-  double cout = (double)n->type->dims[1];
-  c->flops = 2 * out * per_out;
-  c->bytes = input_bytes(m, n) + tensor_bytes(n->type);
-  c->blocks = ceil_div(out / cout, t->tile_m) * ceil_div(cout, t->tile_n);
-}
-
-/* q [..., H, Sq, d], k [..., Hkv, Skv, d], v [..., Hkv, Skv, dv]: the two
- * matmuls Q K^T and P V, 2*Sq*Skv*(d + dv) per head; causal halves it. */
-static void cost_attention(const Model *m, const GNode *n, const Target *t,
-                           OpCost *c) {
-  (void)t;
-  const TensorType *q = in_type(m, n, 0), *k = in_type(m, n, 1),
-                   *v = in_type(m, n, 2);
-  double sq = (double)q->dims[q->rank - 2], d = (double)q->dims[q->rank - 1];
-  double skv = (double)k->dims[k->rank - 2], dv = (double)v->dims[v->rank - 1];
-  double heads = elements(q) / (sq * d); /* batch x H */
-  c->flops = 2 * heads * sq * skv * (d + dv) * (n->args->causal ? 0.5 : 1);
-  c->bytes = input_bytes(m, n) + tensor_bytes(n->type);
-  c->blocks = heads * ceil_div(sq, ATTN_ROWS_PER_BLOCK);
-}
-
-static void cost_elementwise(const Model *m, const GNode *n, const Target *t,
-                             OpCost *c) {
-  double out = elements(n->type);
-  c->flops = out * n->op->flops_per_element;
-  c->bytes = input_bytes(m, n) + tensor_bytes(n->type);
-  c->blocks = ceil_div(out, t->elements_per_block);
-}
-
-/* Reductions and norms: the weight applies to every element of x. */
-static void cost_reduction(const Model *m, const GNode *n, const Target *t,
-                           OpCost *c) {
-  double in = elements(in_type(m, n, 0));
-  c->flops = in * n->op->flops_per_element;
-  c->bytes = input_bytes(m, n) + tensor_bytes(n->type);
-  c->blocks = ceil_div(in, t->elements_per_block);
-}
-
-/* copy, concat: read and write.  embedding: only the gathered rows of the
- * table are read (as many bytes as the output), plus the ids.  Pools: one
- * FLOP per window element (a compare or an add). */
-static void cost_movement(const Model *m, const GNode *n, const Target *t,
-                          OpCost *c) {
-  double out = elements(n->type);
-  c->blocks = ceil_div(out, t->elements_per_block);
-  if (strcmp(n->op->name, "embedding") == 0) {
-    c->flops = 0;
-    c->bytes = node_bytes(m, n->inputs[0]) + 2 * tensor_bytes(n->type);
-    return;
-  }
-  c->bytes = input_bytes(m, n) + tensor_bytes(n->type);
-  c->flops = out * n->op->flops_per_element * (double)n->args->kernel[0] *
-             (double)(n->args->kernel[1] ? n->args->kernel[1] : n->args->kernel[0]);
-}
-
-static void cost_opaque(const Model *m, const GNode *n, const Target *t,
-                        OpCost *c) {
-  (void)m;
-  c->flops = n->args->custom_flops;
-  c->bytes = n->args->custom_bytes;
-  c->blocks = ceil_div(elements(n->type), t->elements_per_block);
-}
-
-/* Transfers move the tensor over PCIe; HBM is not the limit. */
-static void cost_transfer(const Model *m, const GNode *n, const Target *t,
-                          OpCost *c) {
-  (void)t;
-  c->bytes = node_bytes(m, n->inputs[0]);
-}
-
-static void cost_none(const Model *m, const GNode *n, const Target *t,
-                      OpCost *c) {
-  (void)m; (void)n; (void)t; (void)c;
-}
-
-typedef void (*CostFn)(const Model *, const GNode *, const Target *, OpCost *);
-
-/* Contractions by name; every other class by class. */
-static const struct {
-  const char *name;
-  CostFn fn;
-} contraction_rules[] = {
-    {"matmul", cost_matmul},
-    {"conv2d", cost_conv2d},
-    {"attention", cost_attention},
-};
-
-static const CostFn class_rules[] = {
-    [OC_ELEMENTWISE] = cost_elementwise, [OC_REDUCTION] = cost_reduction,
-    [OC_CONTRACTION] = cost_none,        [OC_MOVEMENT] = cost_movement,
-    [OC_VIEW] = cost_none,               [OC_TRANSFER] = cost_transfer,
-    [OC_COLLECTIVE] = cost_none,         [OC_OPAQUE] = cost_opaque,
-};
-
-static CostFn rule_for(const OpDesc *op) {
-  if (op->cls == OC_CONTRACTION) {
-    for (size_t i = 0; i < sizeof contraction_rules / sizeof contraction_rules[0]; i++)
-      if (strcmp(contraction_rules[i].name, op->name) == 0)
-        return contraction_rules[i].fn;
-    return cost_none;
-  }
-  return class_rules[op->cls];
-}
-
-/* A model of a million nodes uses a dozen ops: the rule of each (a
- * contraction's found by name) and each peak are looked up once per model
- * and kept here, not once per node. */
-enum { RULE_MEMO = 32 };
-
+/* The peaks a model's nodes run at, by [contraction][precision + 1],
+ * looked up once per model, not once per node; 0 until asked. */
 typedef struct CostMemo {
-  const OpDesc *op[RULE_MEMO]; /* NULL: empty */
-  CostFn fn[RULE_MEMO];
-  /* target_peak by [contraction][precision + 1]; 0 until asked */
   double peak[2][DT__COUNT + 1];
   bool tensor[2][DT__COUNT + 1];
 } CostMemo;
-
-/* Ops sit side by side in the op table, so their index there picks
- * distinct slots for up to RULE_MEMO of them. */
-static CostFn memo_rule(CostMemo *cm, const OpDesc *op) {
-  size_t h = (size_t)((uintptr_t)op / sizeof *op) % RULE_MEMO;
-  if (cm->op[h] != op) {
-    cm->op[h] = op;
-    cm->fn[h] = rule_for(op);
-  }
-  return cm->fn[h];
-}
 
 static double memo_peak(CostMemo *cm, const Target *t, DType precision,
                         bool contraction, bool *tensor) {
@@ -265,17 +88,9 @@ static double memo_peak(CostMemo *cm, const Target *t, DType precision,
   return *peak;
 }
 
-/* Train step = forward + backward: the backward pass is 2x the forward for
- * contractions (gradients of both operands), 1x for the rest; transfers
- * (data loading) and views are not repeated. */
+/* Train step = forward + backward, by the op's row (ops.def). */
 static double train_factor(const GNode *n) {
-  if (!n->op) return 1;
-  switch (n->op->cls) {
-  case OC_CONTRACTION: return 3;
-  case OC_VIEW:
-  case OC_TRANSFER: return 1;
-  default: return 2;
-  }
+  return n->op ? n->op->train_factor : 1;
 }
 
 /* ------------------------------------------------------------- roofline */
@@ -321,10 +136,11 @@ static void parallel_shape(const Model *m, const Target *t, int *ranks,
  * node over the whole buffer, then a ring across nodes over the buffer /
  * gpus-per-node shard on InfiniBand.  An all-reduce moves 2(N-1)/N of its
  * buffer through each link, the others (N-1)/N. */
-static void ring(Collective *c, const Model *m, const Target *t) {
+static void ring(Collective *c, const OpDesc *op, const Model *m,
+                 const Target *t) {
   int ranks, g, nodes;
   parallel_shape(m, t, &ranks, &g, &nodes);
-  double factor = strcmp(c->kind, "allreduce") == 0 ? 2 : 1;
+  double factor = op->flags & OPF_ALLREDUCE ? 2 : 1;
   c->ranks = ranks;
   c->nvlink_bytes = g > 1 ? factor * (g - 1) / g * c->buffer : 0;
   c->ib_bytes =
@@ -334,13 +150,6 @@ static void ring(Collective *c, const Model *m, const Target *t) {
   c->nvlink_time = nvbw > 0 ? c->nvlink_bytes / nvbw : 0;
   c->ib_time = ibbw > 0 ? c->ib_bytes / ibbw : 0;
   c->time_s = c->nvlink_time + c->ib_time;
-}
-
-/* The buffer a collective reduces or gathers: the full tensor (for
- * allgather the gathered output). */
-static double collective_buffer(const Model *m, const GNode *n) {
-  if (strcmp(n->op->name, "allgather") == 0) return tensor_bytes(n->type);
-  return node_bytes(m, n->inputs[0]);
 }
 
 /* ------------------------------------------------------------ footprint */
@@ -479,7 +288,7 @@ static void fuse_regions(const Model *m, const ModelCost *mc,
     bool outside = g->is_output;
     for (int c = cons_off[i]; c < cons_off[i + 1] && !outside; c++)
       outside = m->nodes[consumers[c]].region != region;
-    if (outside) k->bytes += tensor_bytes(g->type);
+    if (outside) k->bytes += op_tensor_bytes(g->type);
   }
   /* Node costs already carry the train factor in FLOPs; bytes get the
    * region's largest factor (backward re-reads the same boundary). */
@@ -601,19 +410,20 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   mc->fused = arena_alloc(a, (size_t)(m->nregions + 1) * sizeof *mc->fused);
 
   /* Per node. */
-  CostMemo memo = {.op = {NULL}};
+  CostMemo memo = {.peak = {{0}}};
   for (int i = 0; i < n; i++) {
     const GNode *g = &m->nodes[i];
     NodeCost *nc = &mc->nodes[i];
     nc->kernel = -1;
     if (g->role == ROLE_WEIGHT) { /* footprint and parameters */
       double copies = weight_copies(m, g->scope);
-      mc->params += elements(g->type) * copies;
+      mc->params += op_tensor_elements(g->type) * copies;
       mc->footprint.weights += node_bytes(m, i) * copies;
     }
     if (!g->op) continue;
     OpCost oc = {0};
-    memo_rule(&memo, g->op)(m, g, t, &oc);
+    OpIn x = {g->op, m, g->inputs, g->ninputs, g->type, g->args};
+    g->op->cost(&x, t, &oc);
     double f = m->train ? train_factor(g) : 1;
     nc->flops = oc.flops * f;
     nc->bytes = oc.bytes * f;
@@ -634,9 +444,9 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
       Collective *c = &mc->collectives[mc->ncollectives++];
       c->node = i;
       c->kind = g->op->name;
-      c->buffer = collective_buffer(m, g);
+      c->buffer = oc.buffer;
       c->count = g->count;
-      ring(c, m, t);
+      ring(c, g->op, m, t);
       c->nvlink_bytes *= f;
       c->ib_bytes *= f;
       c->nvlink_time *= f;
@@ -700,10 +510,11 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     if (ranks > 1 && mc->footprint.weights > 0) {
       Collective *c = &mc->collectives[mc->ncollectives++];
       c->node = -1;
-      c->kind = "allreduce";
+      const OpDesc *allreduce = op_get(OP_ALLREDUCE);
+      c->kind = allreduce->name;
       c->buffer = mc->footprint.weights;
       c->count = 1;
-      ring(c, m, t);
+      ring(c, allreduce, m, t);
     }
   }
   mc->footprint.total = mc->footprint.weights + mc->footprint.gradients +

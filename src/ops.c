@@ -1,17 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ops.c: the op table.  One row per op holds its name, class, arity, how its
- * positional arguments are read, its keyword arguments, its FLOP weight and
- * its shape rule; adding an op means adding a row (and, if no existing rule
- * fits, one shape function).  Shape rules compute the output type (dims and
- * dtype) from the operand types and resolved arguments, or report one error
- * and return false.  Sema does the binding; nothing here looks at the AST.
+ * ops.c: the op module.  Every op is one row of ops.def (name, class,
+ * arity, how its positional arguments are read, keywords, FLOP weight,
+ * shape rule, cost rule, GEMM dimensions, train factor, flags, doc); this
+ * file holds what the rows point to and the table made from them.  Nothing
+ * outside it compares an op's name: the rest of rooflint asks the row.
  *
- * FLOP weights count one FLOP per arithmetic operation of the formula, with
- * a transcendental (exp, log, sqrt, rsqrt, tanh, pow) counted as one, as
- * framework FLOP counters do; cast moves bits and does no arithmetic.
+ * Shape rules compute the output type (dims and dtype) from the operand
+ * types and resolved arguments, or report one error and return false.
+ * Sema does the binding; nothing here looks at the AST.
+ *
+ * Cost rules give an application's FLOPs, ideal HBM bytes (every input
+ * read once, every output written once) and thread blocks; cost.c applies
+ * the roofline, the train factor and the kernels.  FLOPs count a
+ * multiply-add as 2; FLOP weights count one FLOP per arithmetic operation
+ * of the formula, with a transcendental (exp, log, sqrt, rsqrt, tanh, pow)
+ * counted as one, as framework FLOP counters do; cast moves bits and does
+ * no arithmetic.
  */
+#include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "rooflint.h"
@@ -531,68 +540,214 @@ static const KwDesc kw_custom[] = {{"flops", KW_REAL, true, 0},
                                    {"out", KW_TYPE, true, 0},
                                    {NULL, 0, false, 0}};
 
-#define EW(n, w) {n, OC_ELEMENTWISE, 1, 1, kw_none, w, FORM_TENSORS, shape_same}
-#define BIN(n, w) \
-  {n, OC_ELEMENTWISE, 2, 2, kw_none, w, FORM_SCALAR_OK, shape_binary}
+
+/* ------------------------------------------------------------------ cost */
+
+/* One attention block covers this many query rows (FlashAttention-style). */
+#define ATTN_ROWS_PER_BLOCK 128
+
+double op_tensor_elements(const TensorType *t) {
+  double n = 1;
+  for (int i = 0; i < t->rank; i++) n *= (double)t->dims[i];
+  return n;
+}
+
+double op_tensor_bytes(const TensorType *t) {
+  if (t->dtype == DT_NONE) return 0;
+  return op_tensor_elements(t) * dtype_info(t->dtype)->bytes;
+}
+
+const TensorType *op_in_type(const OpIn *x, int i) {
+  return x->model->nodes[x->inputs[i]].type;
+}
+
+/* Bytes of the distinct operands (x read once in add(x, x)) plus the
+ * result: every input read from HBM once, the output written once. */
+static double io_bytes(const OpIn *x) {
+  double b = 0;
+  for (int i = 0; i < x->nin; i++) {
+    bool dup = false;
+    for (int j = 0; j < i; j++) dup = dup || x->inputs[j] == x->inputs[i];
+    if (!dup) b += op_tensor_bytes(op_in_type(x, i));
+  }
+  return b + op_tensor_bytes(x->out);
+}
+
+static double ceil_div(double a, double b) { return b > 0 ? ceil(a / b) : 0; }
+
+/* Output tiles of a GEMM: tile_m x tile_n each, batch times. */
+static double gemm_blocks(const OpDims *d, const Target *t) {
+  return ceil_div(d->m, t->tile_m) * ceil_div(d->n, t->tile_n) * d->batch;
+}
+
+/* numpy matmul: rows of a (1 for a 1-D a) by columns of b (1 for a 1-D
+ * b), over K, once per broadcast batch. */
+static void dims_matmul(const OpIn *x, OpDims *d) {
+  const TensorType *a = op_in_type(x, 0), *b = op_in_type(x, 1);
+  double out = op_tensor_elements(x->out);
+  d->k = (double)a->dims[a->rank - 1];
+  d->m = a->rank == 1 ? 1 : (double)a->dims[a->rank - 2];
+  d->n = b->rank == 1 ? 1 : (double)b->dims[b->rank - 1];
+  d->batch = out / (d->m * d->n);
+  d->nalign = 0;
+  if (a->rank >= 2)
+    d->align[d->nalign++] = (OpDim){"M", a->dims[a->rank - 2], 0, true};
+  d->align[d->nalign++] = (OpDim){"K", a->dims[a->rank - 1], 0, false};
+  if (b->rank >= 2)
+    d->align[d->nalign++] = (OpDim){"N", b->dims[b->rank - 1], 1, false};
+}
+
+/* x [N, Cin, H, W] * w [Cout, Cin/groups, kh, kw]: an implicit GEMM of
+ * (N*Hout*Wout) x Cout output tiles over (Cin/groups)*kh*kw; tensor cores
+ * take the channels. */
+static void dims_conv2d(const OpIn *x, OpDims *d) {
+  const TensorType *w = op_in_type(x, 1);
+  double cout = (double)x->out->dims[1];
+  d->k = (double)w->dims[1] * (double)w->dims[2] * (double)w->dims[3];
+  d->m = op_tensor_elements(x->out) / cout;
+  d->n = cout;
+  d->batch = 1;
+  d->nalign = 2;
+  d->align[0] = (OpDim){"input channels per group", w->dims[1], 1, false};
+  d->align[1] = (OpDim){"output channels", w->dims[0], 1, false};
+}
+
+/* A contraction that runs as one GEMM (its row's dims): a multiply-add
+ * per output element and step of K; one block per output tile. */
+static void cost_gemm(const OpIn *x, const Target *t, OpCost *c) {
+  OpDims d;
+  x->op->dims(x, &d);
+  c->flops = 2 * op_tensor_elements(x->out) * d.k;
+  c->bytes = io_bytes(x);
+  c->blocks = gemm_blocks(&d, t);
+}
+
+/* q [..., H, Sq, d], k [..., Hkv, Skv, d]: Sq x Skv per head (batch x H
+ * of them) over d; tensor cores take the head size. */
+static void dims_attention(const OpIn *x, OpDims *d) {
+  const TensorType *q = op_in_type(x, 0), *k = op_in_type(x, 1);
+  d->m = (double)q->dims[q->rank - 2];
+  d->k = (double)q->dims[q->rank - 1];
+  d->n = (double)k->dims[k->rank - 2];
+  d->batch = op_tensor_elements(q) / (d->m * d->k);
+  d->nalign = 1;
+  d->align[0] = (OpDim){"head size", q->dims[q->rank - 1], 0, false};
+}
+
+/* The two matmuls Q K^T and P V, 2*Sq*Skv*(d + dv) per head; causal halves
+ * it.  One block per ATTN_ROWS_PER_BLOCK query rows of a head. */
+static void cost_attention(const OpIn *x, const Target *t, OpCost *c) {
+  (void)t;
+  const TensorType *v = op_in_type(x, 2);
+  double dv = (double)v->dims[v->rank - 1];
+  OpDims d;
+  dims_attention(x, &d);
+  c->flops = 2 * d.batch * d.m * d.n * (d.k + dv) * (x->args->causal ? 0.5 : 1);
+  c->bytes = io_bytes(x);
+  c->blocks = d.batch * ceil_div(d.m, ATTN_ROWS_PER_BLOCK);
+}
+
+/* The row's weight per output element. */
+static void cost_elementwise(const OpIn *x, const Target *t, OpCost *c) {
+  double out = op_tensor_elements(x->out);
+  c->flops = out * x->op->flops_per_element;
+  c->bytes = io_bytes(x);
+  c->blocks = ceil_div(out, t->elements_per_block);
+}
+
+/* Reductions and norms: the weight applies to every element of x. */
+static void cost_reduction(const OpIn *x, const Target *t, OpCost *c) {
+  double in = op_tensor_elements(op_in_type(x, 0));
+  c->flops = in * x->op->flops_per_element;
+  c->bytes = io_bytes(x);
+  c->blocks = ceil_div(in, t->elements_per_block);
+}
+
+/* copy, concat: read and write.  Pools: the row's weight (a compare or an
+ * add) per window element. */
+static void cost_move(const OpIn *x, const Target *t, OpCost *c) {
+  double out = op_tensor_elements(x->out);
+  const int64_t *k = x->args->kernel;
+  c->blocks = ceil_div(out, t->elements_per_block);
+  c->bytes = io_bytes(x);
+  c->flops = out * x->op->flops_per_element * (double)k[0] *
+             (double)(k[1] ? k[1] : k[0]);
+}
+
+/* Only the gathered rows of the table are read (as many bytes as the
+ * output), plus the ids. */
+static void cost_embedding(const OpIn *x, const Target *t, OpCost *c) {
+  double out = op_tensor_elements(x->out);
+  c->blocks = ceil_div(out, t->elements_per_block);
+  c->flops = 0;
+  c->bytes = op_tensor_bytes(op_in_type(x, 0)) + 2 * op_tensor_bytes(x->out);
+}
+
+static void cost_custom(const OpIn *x, const Target *t, OpCost *c) {
+  c->flops = x->args->custom_flops;
+  c->bytes = x->args->custom_bytes;
+  c->blocks = ceil_div(op_tensor_elements(x->out), t->elements_per_block);
+}
+
+/* Transfers move the tensor over PCIe; HBM is not the limit. */
+static void cost_transfer(const OpIn *x, const Target *t, OpCost *c) {
+  (void)t;
+  c->bytes = op_tensor_bytes(op_in_type(x, 0));
+}
+
+/* Collectives: the buffer the ring model (cost.c) moves, the full tensor;
+ * for allgather the gathered output. */
+static void cost_collective(const OpIn *x, const Target *t, OpCost *c) {
+  (void)t;
+  c->buffer = op_tensor_bytes(op_in_type(x, 0));
+}
+
+static void cost_allgather(const OpIn *x, const Target *t, OpCost *c) {
+  (void)t;
+  c->buffer = op_tensor_bytes(x->out);
+}
+
+static void cost_none(const OpIn *x, const Target *t, OpCost *c) {
+  (void)x; (void)t; (void)c;
+}
+
+/* ----------------------------------------------------------------- table */
 
 static const OpDesc op_table[] = {
-    BIN("add", 1), BIN("sub", 1), BIN("mul", 1), BIN("div", 1),
-    BIN("maximum", 1), BIN("minimum", 1), BIN("pow", 1),
-    EW("relu", 1), EW("gelu", 9), EW("silu", 5), EW("sigmoid", 4),
-    EW("tanh", 1), EW("exp", 1), EW("log", 1), EW("sqrt", 1), EW("rsqrt", 1),
-    EW("neg", 1), EW("abs", 1), EW("dropout", 1),
-    {"cast", OC_ELEMENTWISE, 1, 1, kw_none, 0, FORM_DTYPE, shape_cast},
-    {"softmax", OC_REDUCTION, 1, 1, kw_axis_last, 5, FORM_TENSORS,
-     shape_softmax},
-    {"layernorm", OC_REDUCTION, 2, 3, kw_axis_last, 8, FORM_TENSORS,
-     shape_norm},
-    {"rmsnorm", OC_REDUCTION, 2, 2, kw_axis_last, 4, FORM_TENSORS, shape_norm},
-    {"sum", OC_REDUCTION, 1, 1, kw_reduce, 1, FORM_TENSORS, shape_reduce},
-    {"mean", OC_REDUCTION, 1, 1, kw_reduce, 1, FORM_TENSORS, shape_reduce},
-    {"max", OC_REDUCTION, 1, 1, kw_reduce, 1, FORM_TENSORS, shape_reduce},
-    {"matmul", OC_CONTRACTION, 2, 2, kw_none, 0, FORM_TENSORS, shape_matmul},
-    {"conv2d", OC_CONTRACTION, 2, 2, kw_conv, 0, FORM_TENSORS, shape_conv2d},
-    {"attention", OC_CONTRACTION, 3, 3, kw_attention, 0, FORM_TENSORS,
-     shape_attention},
-    {"reshape", OC_VIEW, 1, 1, kw_none, 0, FORM_DIMS, shape_reshape},
-    {"transpose", OC_VIEW, 1, 1, kw_none, 0, FORM_PERM, shape_transpose},
-    {"copy", OC_MOVEMENT, 1, 1, kw_none, 0, FORM_TENSORS, shape_same},
-    {"concat", OC_MOVEMENT, 1, -1, kw_axis_first, 0, FORM_TENSOR_LIST,
-     shape_concat},
-    {"embedding", OC_MOVEMENT, 2, 2, kw_none, 0, FORM_TENSORS,
-     shape_embedding},
-    {"maxpool2d", OC_MOVEMENT, 1, 1, kw_pool, 1, FORM_TENSORS, shape_pool},
-    {"avgpool2d", OC_MOVEMENT, 1, 1, kw_pool, 1, FORM_TENSORS, shape_pool},
-    {"to_device", OC_TRANSFER, 1, 1, kw_none, 0, FORM_TENSORS, shape_same},
-    {"to_host", OC_TRANSFER, 1, 1, kw_none, 0, FORM_TENSORS, shape_same},
-    {"allreduce", OC_COLLECTIVE, 1, 1, kw_none, 0, FORM_TENSORS, shape_same},
-    {"allgather", OC_COLLECTIVE, 1, 1, kw_axis_first, 0, FORM_TENSORS,
-     shape_allgather},
-    {"reduce_scatter", OC_COLLECTIVE, 1, 1, kw_axis_first, 0, FORM_TENSORS,
-     shape_reduce_scatter},
-    {"all_to_all", OC_COLLECTIVE, 1, 1, kw_none, 0, FORM_TENSORS, shape_same},
-    {"custom", OC_OPAQUE, 0, -1, kw_custom, 0, FORM_TENSORS, shape_custom},
+#define OP(id_, name_, cls_, min_, max_, form_, kw_, flops_, shape_, cost_, \
+           dims_, train_, flags_, doc_)                                      \
+  [OP_##id_] = {.id = OP_##id_, .name = name_, .cls = cls_,                 \
+                .min_inputs = min_, .max_inputs = max_, .form = form_,      \
+                .keywords = kw_, .flops_per_element = flops_,               \
+                .shape = shape_, .cost = cost_, .dims = dims_,              \
+                .train_factor = train_, .flags = flags_, .doc = doc_},
+#include "ops.def"
+#undef OP
 };
 
-#define NOPS ((int)(sizeof op_table / sizeof op_table[0]))
-
-static const char *const op_name_list[NOPS + 1] = {
-    "add", "sub", "mul", "div", "maximum", "minimum", "pow", "relu", "gelu",
-    "silu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt", "neg", "abs",
-    "dropout", "cast", "softmax", "layernorm", "rmsnorm", "sum", "mean", "max",
-    "matmul", "conv2d", "attention", "reshape", "transpose", "copy", "concat",
-    "embedding", "maxpool2d", "avgpool2d", "to_device", "to_host", "allreduce",
-    "allgather", "reduce_scatter", "all_to_all", "custom", NULL,
+static const char *const op_name_list[OP__COUNT + 1] = {
+#define OP(id_, name_, ...) [OP_##id_] = name_,
+#include "ops.def"
+#undef OP
+    [OP__COUNT] = NULL,
 };
 
 const OpDesc *op_lookup(const char *name) {
-  for (int i = 0; i < NOPS; i++)
+  for (int i = 0; i < OP__COUNT; i++)
     if (strcmp(op_table[i].name, name) == 0) return &op_table[i];
   return NULL;
 }
 
+const OpDesc *op_get(OpId id) { return &op_table[id]; }
+
 const char *const *op_names(void) { return op_name_list; }
 
-int op_count(void) { return NOPS; }
+int op_count(void) { return OP__COUNT; }
 
-int op_index(const OpDesc *op) { return (int)(op - op_table); }
+int op_index(const OpDesc *op) { return (int)op->id; }
+
+void op_print_table(FILE *out) {
+  for (int i = 0; i < OP__COUNT; i++)
+    fprintf(out, "  %-15s %-12s %s\n", op_table[i].name,
+            op_class_str(op_table[i].cls), op_table[i].doc);
+}

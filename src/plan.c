@@ -387,7 +387,7 @@ static const char *explicit_reason(Arena *a, const GNode *g) {
                : NULL;
   if (g->precision_explicit)
     return arena_printf(a, "precision=%s", dtype_str(g->precision));
-  if (strcmp(g->op->name, "cast") == 0)
+  if (g->op->flags & OPF_CAST)
     return arena_printf(a, "cast to %s", dtype_str(g->args->cast_to));
   if (g->dtype_loc.file >= 0)
     return arena_printf(a, "out=%s", dtype_str(g->type->dtype));

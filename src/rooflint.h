@@ -664,24 +664,98 @@ typedef struct ShapeCtx {
   int64_t ranks;       /* data-parallel degree, for allgather/reduce_scatter */
 } ShapeCtx;
 
+/* Every op, by its row in ops.def: OP_ADD, OP_MATMUL, ... */
+typedef enum OpId {
+#define OP(id, ...) OP_##id,
+#include "ops.def"
+#undef OP
+  OP__COUNT
+} OpId;
+
+/* What an op row says about the op beyond its class (ops.def). */
+enum {
+  /* cast-like: changes the dtype alone, so it moves no bits (no kernel, no
+   * bytes, like a view) when its input has that dtype already (R-COST-010) */
+  OPF_CAST = 1 << 0,
+  /* a ring all-reduce: reduce-scatter then all-gather, so its buffer
+   * crosses each link twice (2(N-1)/N instead of (N-1)/N) */
+  OPF_ALLREDUCE = 1 << 1,
+  /* its work runs along the keys: an SM-starved launch is split across
+   * the keys (flash-decoding), not along K (split-K) */
+  OPF_SPLIT_KEYS = 1 << 2,
+};
+
+typedef struct Model Model;
+typedef struct Target Target;
+
+/* One application of an op, as its cost and dims functions see it: the
+ * operand types (op_in_type), the result type and the resolved arguments. */
+typedef struct OpIn {
+  const OpDesc *op;
+  const Model *model;
+  const int *inputs; /* node ids of the operands */
+  int nin;
+  const TensorType *out;
+  const OpArgs *args;
+} OpIn;
+
+/* FLOPs, HBM bytes and thread blocks of one application (before the train
+ * factor); a collective also gives the buffer its ring moves. */
+typedef struct OpCost {
+  double flops, bytes, blocks, buffer;
+} OpCost;
+
+/* One dimension a contraction's tensor cores tile. */
+typedef struct OpDim {
+  const char *what; /* "M", "N", "K", "head size", ... */
+  int64_t size;
+  int operand;      /* the input it is read from */
+  bool data;        /* set by the data (the rows of M), not by the model's
+                       author (a weight's N or K, a vocabulary) */
+} OpDim;
+
+enum { OP_MAX_DIMS = 4 };
+
+/* A contraction as the GEMM its kernels run: m x n output tiles, batch
+ * times, over k; and the dimensions tensor cores need a multiple of. */
+typedef struct OpDims {
+  double m, n, k, batch;
+  int nalign;
+  OpDim align[OP_MAX_DIMS];
+} OpDims;
+
 struct OpDesc {
+  OpId id;
   const char *name;
   OpClass cls;
   int min_inputs, max_inputs; /* tensor operands; max -1 = variadic */
+  OpForm form;
   const KwDesc *keywords;     /* terminated by a row with name NULL */
   double flops_per_element;   /* FLOPs per output element (elementwise) or
                                  per input element (reductions, norms) */
-  OpForm form;
   bool (*shape)(const OpDesc *op, const TensorType *in, int nin,
                 OpArgs *args, TensorType *out, const ShapeCtx *ctx);
+  void (*cost)(const OpIn *x, const Target *t, OpCost *c);
+  void (*dims)(const OpIn *x, OpDims *d); /* contractions; else NULL */
+  double train_factor; /* train step FLOPs and bytes / the forward's */
+  unsigned flags;      /* OPF_* */
+  const char *doc;     /* one line */
 };
 
 const OpDesc *op_lookup(const char *name);
+const OpDesc *op_get(OpId id);
 const char *const *op_names(void); /* NULL-terminated, for suggestions */
-/* Rows are numbered 0 .. op_count()-1, so callers can keep per-op data in
- * an array instead of looking it up by name. */
+/* Rows are numbered 0 .. op_count()-1 (their OpId), so callers can keep
+ * per-op data in an array instead of looking it up by name. */
 int op_count(void);
 int op_index(const OpDesc *op);
+/* Operand i's type. */
+const TensorType *op_in_type(const OpIn *x, int i);
+/* The one element count and byte size of a tensor (DT_NONE: 0 bytes). */
+double op_tensor_elements(const TensorType *t);
+double op_tensor_bytes(const TensorType *t);
+/* The op table as --help prints it: name, class, doc; one op a line. */
+void op_print_table(FILE *out);
 /* "bf16[1, 4096]" into buf; returns buf. */
 char *op_type_str(char *buf, size_t n, const TensorType *t);
 /* Element count, false on 64-bit overflow. */

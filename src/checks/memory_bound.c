@@ -376,7 +376,7 @@ static void occupancy_note(const CheckCtx *ctx, Diag *d, int i,
   }
   if (by->args->blocks > 0)
     snprintf(set, sizeof set, " (blocks=%lld)", (long long)by->args->blocks);
-  bool attn = strcmp(g->op->name, "attention") == 0;
+  bool attn = g->op->flags & OPF_SPLIT_KEYS;
   diag_note(d, g->loc,
             "%s also launches only %.0f block%s%s on %d SMs (%s utilisation): "
             "%s would give the idle SMs work at this batch",

@@ -39,7 +39,7 @@ static bool narrow_plan(DType t) {
 }
 
 static bool is_cast(const GNode *g) {
-  return g->op && strcmp(g->op->name, "cast") == 0;
+  return g->op && (g->op->flags & OPF_CAST);
 }
 
 /* Ops whose fp32 compute or bytes cost something (views move nothing;

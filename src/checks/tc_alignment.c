@@ -18,34 +18,14 @@
 
 #include "rooflint.h"
 
-typedef struct Dim {
-  const char *what; /* "M", "N", "K", ... */
-  int64_t size;
-  int operand; /* input index it comes from */
-} Dim;
-
-/* The contraction's dimensions, by op. */
-static int dims_of(const Model *m, const GNode *g, Dim *out) {
-  const char *op = g->op->name;
-  if (g->ninputs < 1) return 0;
-  const TensorType *a = m->nodes[g->inputs[0]].type;
-  int n = 0;
-  if (op[0] == 'm' && g->ninputs >= 2) { /* matmul */
-    const TensorType *b = m->nodes[g->inputs[1]].type;
-    if (a->rank >= 2) out[n++] = (Dim){"M", a->dims[a->rank - 2], 0};
-    if (a->rank >= 1) out[n++] = (Dim){"K", a->dims[a->rank - 1], 0};
-    if (b->rank >= 2) out[n++] = (Dim){"N", b->dims[b->rank - 1], 1};
-  } else if (op[0] == 'c' &&
-             g->ninputs >= 2) { /* conv2d: w [Cout, Cin/g, kh, kw] */
-    const TensorType *w = m->nodes[g->inputs[1]].type;
-    if (w->rank == 4) {
-      out[n++] = (Dim){"input channels per group", w->dims[1], 1};
-      out[n++] = (Dim){"output channels", w->dims[0], 1};
-    }
-  } else if (op[0] == 'a') { /* attention: q [..., H, Sq, d] */
-    if (a->rank >= 1) out[n++] = (Dim){"head size", a->dims[a->rank - 1], 0};
-  }
-  return n;
+/* The contraction's dimensions, by its op row. */
+static int dims_of(const Model *m, const GNode *g, OpDim *out) {
+  if (!g->op->dims) return 0;
+  OpIn x = {g->op, m, g->inputs, g->ninputs, g->type, g->args};
+  OpDims d;
+  g->op->dims(&x, &d);
+  for (int k = 0; k < d.nalign; k++) out[k] = d.align[k];
+  return d.nalign;
 }
 
 /* The tensor that owns a dimension: back through views (a transpose of a
@@ -75,7 +55,7 @@ void check_tc_alignment(const CheckCtx *ctx) {
       continue;
     int mult = dtype_info(g->precision)->tc_multiple;
     if (mult <= 0) continue;
-    Dim dims[4], bad[4];
+    OpDim dims[OP_MAX_DIMS], bad[OP_MAX_DIMS];
     int nd = dims_of(m, g, dims), nb = 0;
     for (int k = 0; k < nd; k++)
       if (dims[k].size >= mult && dims[k].size % mult != 0) bad[nb++] = dims[k];

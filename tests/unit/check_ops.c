@@ -40,15 +40,34 @@ static void bad(const char *body, const char *msg) {
   tc_free(tc);
 }
 
+/* Every row of ops.def: found by its name, numbered by its id, with the
+ * functions and fields its class needs; the name list is the table's. */
 START_TEST(test_table) {
-  int n = 0;
-  for (const char *const *p = op_names(); *p; p++, n++) {
-    const OpDesc *op = op_lookup(*p);
-    ck_assert_ptr_nonnull(op);
-    ck_assert_str_eq(op->name, *p);
+  const char *const *names = op_names();
+  for (int i = 0; i < op_count(); i++) {
+    const OpDesc *op = op_get((OpId)i);
+    ck_assert_int_eq(op->id, i);
+    ck_assert_int_eq(op_index(op), i);
+    ck_assert_str_eq(names[i], op->name);
+    ck_assert_ptr_eq(op_lookup(op->name), op);
     ck_assert_ptr_nonnull(op->shape);
+    ck_assert_ptr_nonnull(op->cost);
+    ck_assert_ptr_nonnull(op->keywords);
+    ck_assert_msg(op->doc && op->doc[0], "%s has no doc line", op->name);
+    ck_assert_msg(op->min_inputs >= 0 &&
+                      (op->max_inputs == -1 || op->max_inputs >= op->min_inputs),
+                  "%s arity", op->name);
+    /* a contraction says what its tensor cores tile; nothing else does */
+    ck_assert_msg((op->dims != NULL) == (op->cls == OC_CONTRACTION), "%s dims",
+                  op->name);
+    /* R-TRAIN-001: backward is 2x a contraction's forward, 1x the rest's;
+     * views and transfers are not repeated */
+    double train = op->cls == OC_CONTRACTION                        ? 3
+                   : op->cls == OC_VIEW || op->cls == OC_TRANSFER ? 1
+                                                                   : 2;
+    ck_assert_msg(op->train_factor == train, "%s train factor", op->name);
   }
-  ck_assert_int_eq(n, 43);
+  ck_assert_ptr_null(names[op_count()]);
   ck_assert_ptr_null(op_lookup("matmull"));
   ck_assert_str_eq(util_suggest("matmull", op_names()), "matmul");
   /* the documented FLOP weights */
