@@ -246,15 +246,29 @@ static bool need_rank(const ShapeCtx *ctx, const OpDesc *op,
               op->name, what, rank, op_type_str(s, sizeof s, t));
 }
 
-/* One spatial output size of a convolution/pool window, floor or ceil. */
-static int64_t window_out(int64_t h, int64_t k, int64_t s, int64_t p,
-                          int64_t d, bool ceil_mode) {
-  int64_t span = h + 2 * p - d * (k - 1) - 1;
-  if (span < 0) return 0;
-  int64_t o = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
-  /* as PyTorch: the last window must start inside the input or left pad */
-  if (ceil_mode && (o - 1) * s >= h + p) o--;
-  return o;
+/* One spatial output size of a convolution/pool window, floor or ceil:
+ * floor((h + 2p - d(k-1) - 1) / s) + 1.  Every step is checked: false when
+ * one overflows 64 bits (a dilation or padding of 2^62). */
+static bool window_out(int64_t h, int64_t k, int64_t s, int64_t p, int64_t d,
+                       bool ceil_mode, int64_t *out) {
+  int64_t padded, reach, span, o;
+  if (!util_mul_i64(2, p, &padded) || !util_add_i64(h, padded, &padded) ||
+      !util_mul_i64(d, k - 1, &reach) || !util_add_i64(reach, 1, &reach) ||
+      !util_add_i64(padded, -reach, &span))
+    return false;
+  if (span < 0) {
+    *out = 0;
+    return true;
+  }
+  /* s >= 1 and span >= 0: ceil(span / s) without forming span + s - 1 */
+  o = span / s + (ceil_mode && span % s != 0);
+  if (!util_add_i64(o, 1, &o)) return false;
+  /* as PyTorch: the last window must start inside the input or left pad
+   * (h + p <= h + 2p fits; a start past 64 bits is past it) */
+  int64_t start;
+  if (ceil_mode && (!util_mul_i64(o - 1, s, &start) || start >= h + p)) o--;
+  *out = o;
+  return true;
 }
 
 static bool spatial(const OpDesc *op, const TensorType *x, const OpArgs *args,
@@ -262,8 +276,15 @@ static bool spatial(const OpDesc *op, const TensorType *x, const OpArgs *args,
                     const ShapeCtx *ctx) {
   static const char *const axis_name[2] = {"height", "width"};
   for (int i = 0; i < 2; i++) {
-    int64_t o = window_out(x->dims[2 + i], k[i], args->stride[i],
-                           args->padding[i], args->dilation[i], ceil_mode);
+    int64_t o;
+    if (!window_out(x->dims[2 + i], k[i], args->stride[i], args->padding[i],
+                    args->dilation[i], ceil_mode, &o))
+      return fail(ctx, ctx->call_loc,
+                  "%s output %s overflows 64 bits: input %lld with window "
+                  "%lld, padding %lld, dilation %lld, stride %lld",
+                  op->name, axis_name[i], (long long)x->dims[2 + i],
+                  (long long)k[i], (long long)args->padding[i],
+                  (long long)args->dilation[i], (long long)args->stride[i]);
     if (o < 1)
       return fail(ctx, ctx->call_loc,
                   "%s output %s would be %lld: input %lld with window %lld, "
@@ -309,7 +330,8 @@ static bool shape_pool(const OpDesc *op, const TensorType *in, int nin,
   for (int i = 0; i < 2; i++) {
     if (args->stride[i] == 0) args->stride[i] = args->kernel[i];
     args->dilation[i] = 1; /* pools have no dilation keyword */
-    if (args->padding[i] * 2 > args->kernel[i])
+    /* padding > kernel / 2 is padding * 2 > kernel without the overflow */
+    if (args->padding[i] > args->kernel[i] / 2)
       return fail(ctx, ctx->call_loc,
                   "%s padding %lld is more than half the kernel %lld",
                   op->name, (long long)args->padding[i],
