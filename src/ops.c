@@ -603,17 +603,28 @@ static double gemm_blocks(const OpDims *d, const Target *t) {
 }
 
 /* numpy matmul: rows of a (1 for a 1-D a) by columns of b (1 for a 1-D
- * b), over K, once per broadcast batch. */
+ * b), over K, once per broadcast batch.  A right operand without batch
+ * dims (a weight [K, N] or [K]) is one GEMM over all of a's rows: a's
+ * leading dims fold into M, as cuBLAS and PyTorch run x [B, S, K] @ w
+ * [K, N] (R-SHAPE-002), so [64, 197, 1024] x [1024, 4096] tiles as
+ * [12608, 1024] x [1024, 4096] does. */
 static void dims_matmul(const OpIn *x, OpDims *d) {
   const TensorType *a = op_in_type(x, 0), *b = op_in_type(x, 1);
   double out = op_tensor_elements(x->out);
+  int64_t rows = a->rank == 1 ? 1 : a->dims[a->rank - 2];
+  if (b->rank <= 2) {
+    int64_t folded = rows;
+    bool fits = true;
+    for (int i = 0; fits && i < a->rank - 2; i++)
+      fits = util_mul_i64(folded, a->dims[i], &folded);
+    if (fits) rows = folded;
+  }
   d->k = (double)a->dims[a->rank - 1];
-  d->m = a->rank == 1 ? 1 : (double)a->dims[a->rank - 2];
+  d->m = (double)rows;
   d->n = b->rank == 1 ? 1 : (double)b->dims[b->rank - 1];
   d->batch = out / (d->m * d->n);
   d->nalign = 0;
-  if (a->rank >= 2)
-    d->align[d->nalign++] = (OpDim){"M", a->dims[a->rank - 2], 0, true};
+  if (a->rank >= 2) d->align[d->nalign++] = (OpDim){"M", rows, 0, true};
   d->align[d->nalign++] = (OpDim){"K", a->dims[a->rank - 1], 0, false};
   if (b->rank >= 2)
     d->align[d->nalign++] = (OpDim){"N", b->dims[b->rank - 1], 1, false};

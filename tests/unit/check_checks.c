@@ -624,6 +624,35 @@ START_TEST(tc_alignment_vocab) {
 }
 END_TEST
 
+/* R-OCC-003: tc-alignment checks the folded M of a linear layer, as the
+ * 2-D spelling would be: [64, 197, 1024] @ [1024, 4096] is M = 12608 =
+ * 8 * 1576, aligned, no warning; [5, 197, 1024] is M = 985, not a multiple
+ * of 8: padded to 992 it costs 992 / 985 - 1 = 0.71% more work (unfolded
+ * it was M = 197, padded to 200, 1.52%). */
+START_TEST(tc_alignment_folded_m) {
+  TestCtx *tc = run("model m {\n"
+                    "  input x : [64, 197, 1024]\n"
+                    "  weight w : [1024, 4096]\n"
+                    "  y = matmul(x, w)\n"
+                    "}\n",
+                    check_tc_alignment);
+  ck_assert_int_eq(tc->diags.n, 0);
+  tc_free(tc);
+  tc = run("model m {\n"
+           "  input x : [5, 197, 1024]\n"
+           "  weight w : [1024, 4096]\n"
+           "  y = matmul(x, w)\n"
+           "}\n",
+           check_tc_alignment);
+  ck_assert_int_eq(tc->diags.n, 1);
+  ck_assert(tc_has(tc, SEV_WARNING, 4,
+                   "matmul 'y': M = 985 is not a multiple of 8 for bf16 "
+                   "tensor cores; padded to 992 it costs 0.71% more work"));
+  ck_assert_double_eq(figure(tc->diags.items[0], "dimension"), 985);
+  tc_free(tc);
+}
+END_TEST
+
 /* The note traces the dimension through views to the tensor to change (a
  * tied embedding used transposed) and suggests a multiple of 64: 50304,
  * nanoGPT's vocabulary (R-CHK-100). */
@@ -757,6 +786,7 @@ Suite *checks_suite(void) {
   tcase_add_test(c, noop_cast_not_flagged);
   tcase_add_test(c, overhead_single_then_summary);
   tcase_add_test(c, tc_alignment_vocab);
+  tcase_add_test(c, tc_alignment_folded_m);
   suite_add_tcase(s, c);
   return s;
 }

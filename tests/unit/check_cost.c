@@ -265,6 +265,32 @@ START_TEST(occupancy_table) {
 }
 END_TEST
 
+/* R-OCC-003: a linear layer on [B, S, D] folds B into M.  x [64, 197,
+ * 1024] @ w [1024, 4096]: M = 64 * 197 = 12608, ceil(12608 / 128) = 99 row
+ * tiles (98.5), 4096 / 128 = 32 column tiles, 99 * 32 = 3168 blocks; on
+ * 132 SMs 3168 / 132 = 24 waves exactly, utilisation 1, 0 idle.  The 2-D
+ * spelling [12608, 1024] gives the same; 64 separate GEMMs would have been
+ * 64 * 2 * 32 = 4096 blocks, 32 waves.  A batched right operand is not
+ * folded: [64, 197, 1024] @ [64, 1024, 4096] stays 4096 blocks. */
+START_TEST(linear_folds_batch_into_m) {
+  Fx fx = run("model m {\n input x : [64, 197, 1024]\n weight w : [1024, 4096]\n"
+              " y = matmul(x, w)\n input x2 : [12608, 1024]\n y2 = matmul(x2, w)\n"
+              " input wb : [64, 1024, 4096]\n yb = matmul(x, wb)\n}\n");
+  const NodeCost *y = nc(&fx, "y"), *y2 = nc(&fx, "y2"), *yb = nc(&fx, "yb");
+  EQ(y->blocks, 3168);
+  EQ(WAVES(y).waves, 24);
+  EQ(WAVES(y).utilisation, 1);
+  EQ(WAVES(y).idle_sms, 0);
+  EQ(y2->blocks, 3168);
+  EQ(WAVES(y2).waves, 24);
+  EQ(y->flops, 2.0 * 12608 * 1024 * 4096);
+  EQ(y->flops, y2->flops);
+  EQ(yb->blocks, 4096);
+  EQ(WAVES(yb).waves, 32);
+  tc_free(fx.tc);
+}
+END_TEST
+
 /* R-OCC-002: attention and elementwise blocks; blocks= wins. */
 START_TEST(occupancy_rules) {
   Fx fx = run("model m {\n input q : [2, 8, 300, 64]\n a = attention(q, q, q)\n"
@@ -385,6 +411,7 @@ Suite *cost_suite(void) {
   tcase_add_test(tc, noop_cast_is_free);
   tcase_add_test(tc, footprint_view_keeps_source);
   tcase_add_test(tc, occupancy_table);
+  tcase_add_test(tc, linear_folds_batch_into_m);
   tcase_add_test(tc, occupancy_rules);
   tcase_add_test(tc, allreduce_table);
   tcase_add_test(tc, transfer_in_loop);
