@@ -12,6 +12,9 @@
  * suggests padding to CHECK_TC_PAD_MULTIPLE: the extra work of padding is
  * small, but a size off the multiple also keeps the library from its
  * aligned-load kernels, which is what nanoGPT's 50257 -> 50304 recovers.
+ * Only a size the model's author chooses gets that advice: an M counted
+ * from the data's rows (not a weight's) gets a note of what its tail
+ * tile costs instead.
  */
 #include <stdio.h>
 #include <math.h>
@@ -93,20 +96,41 @@ void check_tc_alignment(const CheckCtx *ctx) {
       diag_figure(d, pad_keys[k],
                   (double)((bad[k].size + mult - 1) / mult * mult));
     }
-    int near = g->inputs[bad[0].operand];
-    int root = trace_views(m, near, bad[0].size);
+    /* Padding advice is for a size the model's author chooses (a weight's
+     * N or K, a vocabulary); M counted from the data's rows (batch x
+     * sequence: ViT's 197 tokens, Whisper's 1500 frames) is not one
+     * (R-CHK-101). */
+    int adv = -1, root = -1, near = -1;
+    for (int k = 0; k < nb && adv < 0; k++) {
+      near = g->inputs[bad[k].operand];
+      root = trace_views(m, near, bad[k].size);
+      if (!bad[k].data || m->nodes[root].role == ROLE_WEIGHT) adv = k;
+    }
+    if (adv < 0) {
+      near = g->inputs[bad[0].operand];
+      root = trace_views(m, near, bad[0].size);
+    }
     const GNode *src = &m->nodes[root];
     char via[160] = "";
     if (root != near)
       snprintf(via, sizeof via, ", through view '%s'", m->nodes[near].name);
-    int64_t wide = (bad[0].size + CHECK_TC_PAD_MULTIPLE - 1) /
+    if (adv < 0) {
+      diag_note(d, src->loc,
+                "'%s' (%s%s) gives %s = %lld, rows set by the data, not a "
+                "size the model chooses: the part-filled last tile is the "
+                "%s above, and there is nothing to pad",
+                src->name, role_str(src->role), via, bad[0].what,
+                (long long)bad[0].size, pc);
+      continue;
+    }
+    int64_t wide = (bad[adv].size + CHECK_TC_PAD_MULTIPLE - 1) /
                    CHECK_TC_PAD_MULTIPLE * CHECK_TC_PAD_MULTIPLE;
     diag_note(d, src->loc,
               "'%s' (%s%s) gives %s = %lld; beyond the padded work, a size "
               "off the multiple rules out the aligned loads of the fastest "
               "kernels: pad it to %lld, a multiple of %d, as nanoGPT does",
-              src->name, role_str(src->role), via, bad[0].what,
-              (long long)bad[0].size, (long long)wide, CHECK_TC_PAD_MULTIPLE);
+              src->name, role_str(src->role), via, bad[adv].what,
+              (long long)bad[adv].size, (long long)wide, CHECK_TC_PAD_MULTIPLE);
     diag_figure(d, "padded_suggested", (double)wide);
   }
   checks_shared_end(sh, &own);

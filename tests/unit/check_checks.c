@@ -648,7 +648,35 @@ START_TEST(tc_alignment_folded_m) {
   ck_assert(tc_has(tc, SEV_WARNING, 4,
                    "matmul 'y': M = 985 is not a multiple of 8 for bf16 "
                    "tensor cores; padded to 992 it costs 0.71% more work"));
-  ck_assert_double_eq(figure(tc->diags.items[0], "dimension"), 985);
+  const Diag *d = tc->diags.items[0];
+  ck_assert_double_eq(figure(d, "dimension"), 985);
+  /* R-CHK-101: M comes from the rows of input 'x': the note says what the
+   * tail costs and suggests no padding (no padded_suggested figure) */
+  ck_assert_int_eq(d->nnotes, 1);
+  ck_assert_str_eq(d->notes[0].msg,
+                   "'x' (input) gives M = 985, rows set by the data, not a "
+                   "size the model chooses: the part-filled last tile is the "
+                   "0.71% above, and there is nothing to pad");
+  ck_assert_uint_eq(d->notes[0].loc.start, tc_node(tc, "x")->loc.start);
+  for (int k = 0; k < d->nfigures; k++)
+    ck_assert_str_ne(d->figures[k].key, "padded_suggested");
+  tc_free(tc);
+}
+END_TEST
+
+/* R-CHK-101: M = 1001 rows of a weight (w @ x) are the author's choice:
+ * the note advises padding them to 1024. */
+START_TEST(tc_alignment_weight_m_advice) {
+  TestCtx *tc = run("model m {\n"
+                    "  weight w : [1001, 1024]\n"
+                    "  input x : [1024, 4096]\n"
+                    "  y = matmul(w, x)\n"
+                    "}\n",
+                    check_tc_alignment);
+  ck_assert_int_eq(tc->diags.n, 1);
+  const Diag *d = tc->diags.items[0];
+  ck_assert_ptr_nonnull(strstr(d->notes[0].msg, "'w' (weight) gives M = 1001;"));
+  ck_assert_double_eq(figure(d, "padded_suggested"), 1024);
   tc_free(tc);
 }
 END_TEST
@@ -787,6 +815,7 @@ Suite *checks_suite(void) {
   tcase_add_test(c, overhead_single_then_summary);
   tcase_add_test(c, tc_alignment_vocab);
   tcase_add_test(c, tc_alignment_folded_m);
+  tcase_add_test(c, tc_alignment_weight_m_advice);
   suite_add_tcase(s, c);
   return s;
 }
