@@ -437,6 +437,8 @@ static void usage(FILE *out) {
         out);
   for (int i = 0; i < NOPTIONS; i++)
     fprintf(out, "  %-28s %s\n", options[i].usage, options[i].help);
+  fputs("\nops (name, class, what it computes):\n", out);
+  op_print_table(out);
   fputs("\nexit status: 0 no errors, 1 errors (or warnings under -Werror), "
         "2 bad command line or unreadable file\n",
         out);
