@@ -21,7 +21,7 @@
 
 #include "rooflint.h"
 
-enum { ARGS_CACHE = 16, OP_CACHE = 64 };
+enum { ARGS_CACHE = 16 };
 
 typedef struct Let {
   LetValue v;
@@ -103,13 +103,10 @@ typedef struct Sema {
    * copy, so a model of millions of ops stores a handful (round robin). */
   const OpArgs *shared_args[ARGS_CACHE];
   int next_args;
-  /* op_lookup() compares names one by one; the parser stores each name
-   * once, so the op of a callee is remembered by the name's address. */
-  const char *op_key[OP_CACHE];
-  OpInfo *op_val[OP_CACHE];
-  /* By op_index(), made on an op's first use: a model uses a few of the
-   * table's ops, and their infos then share a page or two. */
-  OpInfo **opinfo;
+  /* The ops a file applies, by callee name (its text, hashed): each
+   * OpInfo is made on the op's first application, so a model of a million
+   * ops looks the op table up a few dozen times. */
+  StrMap ops;
   /* Nodes named by `output`: applying an op clears is_output of what it
    * reads, so these are marked again when the model ends. */
   int *outputs;
@@ -602,9 +599,6 @@ struct OpInfo {
   /* The op's keywords then the common ones, as one list. */
   const KwDesc *kws[MAX_KW];
   const KwField *fields[MAX_KW]; /* NULL for KW_TYPE (no OpArgs field) */
-  /* The parser stores one copy of each spelling, so a keyword found once by
-   * strcmp is known by its name's address after that. */
-  const char *seen_as[MAX_KW];
   const OpArgs *last_args; /* the shared copy its last node got */
   OpArgs defaults;         /* memset first: padding compares equal */
 };
@@ -906,20 +900,14 @@ static const OpArgs *share_args(Sema *s, OpInfo *info, const OpArgs *args) {
 
 /* One `name = op(args)`.  Returns the new node id, or -1. */
 static OpInfo *lookup_op(Sema *s, const char *name) {
-  size_t slot = ((uintptr_t)name >> 4) % OP_CACHE;
-  if (s->op_key[slot] != name) {
-    const OpDesc *op = op_lookup(name);
-    if (!op) return NULL;
-    OpInfo **ref = &s->opinfo[op_index(op)];
-    if (!*ref) {
-      *ref = arena_alloc(s->arena, sizeof **ref);
-      op_info_init(*ref, op);
-    }
-    OpInfo *info = *ref;
-    s->op_key[slot] = name;
-    s->op_val[slot] = info;
-  }
-  return s->op_val[slot];
+  OpInfo *info = strmap_get(&s->ops, name);
+  if (info) return info;
+  const OpDesc *op = op_lookup(name);
+  if (!op) return NULL;
+  info = arena_alloc(s->arena, sizeof *info);
+  op_info_init(info, op);
+  strmap_put(&s->ops, name, info);
+  return info;
 }
 
 static int apply(Sema *s, const Stmt *st) {
@@ -967,11 +955,7 @@ static int apply(Sema *s, const Stmt *st) {
     if (!a->name) continue;
     Loc name_loc = ast_arg_name_loc(a);
     int k = 0;
-    while (k < nkw && info->seen_as[k] != a->name) k++;
-    if (k == nkw) {
-      for (k = 0; k < nkw && strcmp(kws[k]->name, a->name) != 0; k++) {}
-      if (k < nkw) info->seen_as[k] = a->name;
-    }
+    while (k < nkw && strcmp(kws[k]->name, a->name) != 0) k++;
     if (k == nkw) {
       const char *names[MAX_KW + 1];
       for (int j = 0; j < nkw; j++) names[j] = kws[j]->name;
@@ -1524,6 +1508,7 @@ Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
   s.overrides = b;
   s.numctx = "value";
   strmap_init(&s.lets);
+  strmap_init(&s.ops);
   grow((void **)&s.let_names, &s.cap_lets, 1, sizeof *s.let_names);
   s.let_names[0] = NULL;
   s.top = &p->top;
@@ -1571,7 +1556,6 @@ Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
   u->models = arena_alloc(a, (size_t)(nmodels ? nmodels : 1) * sizeof *u->models);
   s.nnames = p->nnames;
   s.byid = nmodels ? xcalloc((size_t)p->nnames, sizeof *s.byid) : NULL;
-  s.opinfo = nmodels ? xcalloc((size_t)op_count(), sizeof *s.opinfo) : NULL;
   /* Model names in a map: a file of many models stays linear. */
   StrMap seen;
   strmap_init(&seen);
@@ -1597,10 +1581,10 @@ Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
   free(s.let_names);
   free(s.types);
   free(s.byid);
-  free(s.opinfo);
   free(s.outputs);
   free(s.bound);
   strmap_free(&s.lets);
+  strmap_free(&s.ops);
   return u;
 }
 
