@@ -68,6 +68,13 @@ START_TEST(test_table) {
     ck_assert_msg(op->train_factor == train, "%s train factor", op->name);
   }
   ck_assert_ptr_null(names[op_count()]);
+  /* the one tensor size: 4096 x 4096 bf16 is 16777216 elements, 2 bytes
+   * each = 33554432 bytes; a number (DT_NONE) has none */
+  TensorType t = {DT_BF16, 2, {4096, 4096}};
+  ck_assert_double_eq(op_tensor_elements(&t), 16777216.0);
+  ck_assert_double_eq(op_tensor_bytes(&t), 33554432.0);
+  t.dtype = DT_NONE;
+  ck_assert_double_eq(op_tensor_bytes(&t), 0);
   ck_assert_ptr_null(op_lookup("matmull"));
   ck_assert_str_eq(util_suggest("matmull", op_names()), "matmul");
   /* the documented FLOP weights */
