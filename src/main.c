@@ -16,6 +16,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 typedef enum ColorMode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } ColorMode;
@@ -72,6 +73,10 @@ struct FileRun {
   DiagSink diags;
   Analysis *an;
 };
+
+static bool plot_to_stdout(const Options *o) {
+  return o->plot && strcmp(o->plot, "-") == 0;
+}
 
 static void cli_error(Cli *c, const char *fmt, ...) PRINTF_LIKE(2, 3);
 static void cli_error(Cli *c, const char *fmt, ...) {
@@ -398,7 +403,7 @@ static const OptDesc options[] = {
     {"--format", NULL, "text|json|sarif", opt_format, "--format text|json|sarif",
      "output format on stdout (default text)"},
     {"--plot", NULL, "FILE.svg", opt_string, "--plot FILE.svg",
-     "write the roofline chart"},
+     "write the roofline chart ('-': standard output)"},
     {"--sweep", NULL, "NAME=V1,V2,...", opt_sweep, "--sweep NAME=V1,V2,...",
      "one summary row per value of a let"},
     {"--plan", NULL, NULL, opt_set_flag, "--plan",
@@ -686,7 +691,7 @@ static int finish_file(Cli *c, FileRun *r) {
     return status;
   }
   int status = render_run(c, r, &c->o.policy);
-  if (!c->o.verify && c->o.format->per_file) {
+  if (!c->o.verify && c->o.format->per_file && !plot_to_stdout(&c->o)) {
     int s = c->o.format->per_file(c, r);
     if (s > status) status = s;
   }
@@ -721,9 +726,11 @@ static void emit_sarif(Cli *c, FileRun *runs, int n, int status) {
   free((void *)diags);
 }
 
-/* --plot FILE.svg, after the lint: an unwritable file is exit 2. */
+/* --plot FILE.svg, after the lint: an unwritable file is exit 2.  `--plot -`
+ * is standard output, which the chart has to itself (validate). */
 static int write_plot(Cli *c, FileRun *runs, int n) {
-  FILE *out = fopen(c->o.plot, "w");
+  bool to_stdout = plot_to_stdout(&c->o);
+  FILE *out = to_stdout ? stdout : fopen(c->o.plot, "w");
   if (!out) {
     cli_error(c, "cannot write '%s': %s", c->o.plot, strerror(errno));
     return 2;
@@ -734,7 +741,7 @@ static int write_plot(Cli *c, FileRun *runs, int n) {
   plot_write(out, an, n, &c->ss);
   free(an);
   free((void *)diags);
-  if (fclose(out) != 0) {
+  if (to_stdout ? fflush(out) != 0 : fclose(out) != 0) {
     cli_error(c, "cannot write '%s': %s", c->o.plot, strerror(errno));
     return 2;
   }
@@ -848,6 +855,52 @@ static int subcommand(Cli *c) {
   return status;
 }
 
+static bool ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* A -t value that names a file rather than a built-in target. */
+static bool is_target_file(const char *t) {
+  return strchr(t, '/') || (strlen(t) > 5 && ends_with(t, ".roof"));
+}
+
+/* R-CLI-010: no output may be written over an input.  Files are compared by
+ * device and inode, so a second name (a link, `./a.roof`) is caught too;
+ * --plot and a standard output redirected to a regular file are the
+ * outputs, the files (or standard input), and the -t files the inputs. */
+static void check_outputs(Cli *c) {
+  const Options *o = &c->o;
+  if (o->plot && ends_with(o->plot, ".roof")) {
+    cli_error(c, "refusing to write the --plot chart over '%s', a .roof file "
+                 "(--plot takes FILE.svg, or '-' for standard output)",
+              o->plot);
+    return;
+  }
+  struct stat out[2];
+  const char *out_name[2];
+  int nout = 0;
+  if (o->plot && !plot_to_stdout(o) && stat(o->plot, &out[nout]) == 0)
+    out_name[nout++] = o->plot;
+  if (fstat(STDOUT_FILENO, &out[nout]) == 0 && S_ISREG(out[nout].st_mode))
+    out_name[nout++] = "<stdout>";
+  for (int i = 0; nout > 0 && i < o->nfiles + o->ntargets; i++) {
+    const char *in = i < o->nfiles ? o->files[i] : o->targets[i - o->nfiles];
+    struct stat st;
+    if (i >= o->nfiles && !is_target_file(in)) continue;
+    bool is_stdin = i < o->nfiles && strcmp(in, "-") == 0;
+    if ((is_stdin ? fstat(STDIN_FILENO, &st) : stat(in, &st)) != 0 ||
+        !S_ISREG(st.st_mode))
+      continue;
+    for (int k = 0; k < nout; k++)
+      if (st.st_dev == out[k].st_dev && st.st_ino == out[k].st_ino) {
+        cli_error(c, "input file '%s' is the same as output file '%s'",
+                  is_stdin ? "<stdin>" : in, out_name[k]);
+        return;
+      }
+  }
+}
+
 /* Checks that need the whole command line; returns 0 or 2. */
 static int validate(Cli *c) {
   const Options *o = &c->o;
@@ -875,13 +928,21 @@ static int validate(Cli *c) {
     cli_error(c, "%s cannot be combined with %s", first, modes[i]);
     break;
   }
+  /* `--plot -`: the chart is the whole of standard output. */
+  const char *other = o->report             ? "--report"
+                      : o->format->whole_run ? arena_printf(c->arena, "--format %s",
+                                                            o->format->name)
+                      : o->plan             ? "--plan"
+                      : o->ndtypes          ? "--dtype"
+                                            : NULL;
+  if (plot_to_stdout(o) && other)
+    cli_error(c, "--plot - cannot be combined with %s", other);
+  check_outputs(c);
   /* A --target FILE that cannot be read is a file that could not be used:
    * said once here, exit 2, rather than once per linted file. */
   for (int i = 0; i < o->ntargets; i++) {
     const char *t = o->targets[i];
-    size_t len = strlen(t);
-    if (!strchr(t, '/') && !(len > 5 && strcmp(t + len - 5, ".roof") == 0))
-      continue;
+    if (!is_target_file(t)) continue;
     FILE *f = fopen(t, "r");
     if (f)
       fclose(f);
