@@ -66,6 +66,7 @@ struct Cli {
   SourceSet ss;
   DiagSink errs; /* command-line errors (no location) */
   RenderOptions ro;
+  int stdout_errno; /* the first failed flush of stdout, for the message */
 };
 
 struct FileRun {
@@ -84,6 +85,12 @@ static void cli_error(Cli *c, const char *fmt, ...) {
   va_start(ap, fmt);
   diag_vreport(&c->errs, SEV_ERROR, NULL, LOC_NONE, fmt, ap);
   va_end(ap);
+}
+
+/* Standard output goes out before diagnostics follow it on stderr; a
+ * failure is kept for stdout_written. */
+static void flush_stdout(Cli *c) {
+  if (fflush(stdout) != 0 && !c->stdout_errno) c->stdout_errno = errno;
 }
 
 /* Renders the command-line errors so far and forgets them. */
@@ -627,7 +634,7 @@ static int render_run(Cli *c, FileRun *r, const DiagPolicy *policy) {
   diag_apply_policy(&r->diags, &c->ss, policy);
   diag_sort(&r->diags);
   if (c->o.verify) return diag_verify(&r->diags, &c->ss, r->file, stderr) ? 1 : 0;
-  fflush(stdout);
+  flush_stdout(c);
   diag_render_text(&r->diags, &c->ss, stderr, &c->ro);
   return r->diags.nerrors > 0;
 }
@@ -641,7 +648,7 @@ static int emit_plan(Cli *c, FileRun *r) {
   diag_sink_init(&diags);
   int status = plan_whatif(stdout, c->arena, &c->ss, r->an, bindings_for(c, 0),
                            c->o.dtypes, c->o.ndtypes, &diags);
-  fflush(stdout);
+  flush_stdout(c);
   diag_sort(&diags);
   diag_render_text(&diags, &c->ss, stderr, &c->ro);
   diag_sink_free(&diags);
@@ -741,7 +748,8 @@ static int write_plot(Cli *c, FileRun *runs, int n) {
   plot_write(out, an, n, &c->ss);
   free(an);
   free((void *)diags);
-  if (to_stdout ? fflush(out) != 0 : fclose(out) != 0) {
+  /* Standard output's errors are main's (stdout_written). */
+  if (!to_stdout && fclose(out) != 0) {
     cli_error(c, "cannot write '%s': %s", c->o.plot, strerror(errno));
     return 2;
   }
@@ -848,7 +856,7 @@ static int subcommand(Cli *c) {
     status = report_target_card(stdout, c->arena, &c->ss, c->o.files[0],
                                 &diags);
   }
-  fflush(stdout);
+  flush_stdout(c);
   diag_sort(&diags);
   diag_render_text(&diags, &c->ss, stderr, &c->ro);
   diag_sink_free(&diags);
@@ -957,6 +965,24 @@ static int validate(Cli *c) {
   return c->errs.n ? 2 : 0;
 }
 
+/* R-CLI-011: output that did not reach standard output (a full disk, a
+ * closed pipe reader, /dev/full) is exit 2, never a silent success: a CI
+ * step would otherwise upload an empty report after a green run.  Called
+ * once, after the last write to it. */
+static bool stdout_written(Cli *c) {
+  flush_stdout(c);
+  bool failed = ferror(stdout) || c->stdout_errno;
+  if (fclose(stdout) != 0 && !failed) {
+    failed = true;
+    c->stdout_errno = errno;
+  }
+  int err = c->stdout_errno;
+  if (failed)
+    cli_error(c, "cannot write to standard output%s%s", err ? ": " : "",
+              err ? strerror(err) : "");
+  return !failed;
+}
+
 static void setup_color(Cli *c) {
   const char *no_color = getenv("NO_COLOR");
   c->ro.color = c->o.color == COLOR_ALWAYS ||
@@ -1019,6 +1045,7 @@ int main(int argc, char **argv) {
   setup_color(&c);
   int status = validate(&c);
   if (status == 0) status = dispatch(&c);
+  if (!stdout_written(&c)) status = 2;
   flush_errors(&c);
   cli_free(&c);
   return status;
