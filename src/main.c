@@ -873,6 +873,16 @@ static bool is_target_file(const char *t) {
   return strchr(t, '/') || (strlen(t) > 5 && ends_with(t, ".roof"));
 }
 
+static void load_target_file(Cli *c, const char *path) {
+  for (int i = 0; i < c->ss.nfiles; i++)
+    if (strcmp(src_file(&c->ss, i)->name, path) == 0) return;
+  char *err = NULL;
+  if (src_load(&c->ss, path, &err) < 0) {
+    cli_error(c, "target file: %s", err);
+    free(err);
+  }
+}
+
 /* R-CLI-010: no output may be written over an input.  Files are compared by
  * device and inode, so a second name (a link, `./a.roof`) is caught too;
  * --plot and a standard output redirected to a regular file are the
@@ -946,16 +956,14 @@ static int validate(Cli *c) {
   if (plot_to_stdout(o) && other)
     cli_error(c, "--plot - cannot be combined with %s", other);
   check_outputs(c);
-  /* A --target FILE that cannot be read is a file that could not be used:
-   * said once here, exit 2, rather than once per linted file. */
-  for (int i = 0; i < o->ntargets; i++) {
-    const char *t = o->targets[i];
-    if (!is_target_file(t)) continue;
-    FILE *f = fopen(t, "r");
-    if (f)
-      fclose(f);
-    else
-      cli_error(c, "cannot open target file '%s': %s", t, strerror(errno));
+  /* R-CLI-008: a target file that cannot be read (missing, a directory,
+   * /dev/zero) is a file that could not be used: said once here, exit 2,
+   * rather than once per linted file.  Each is read once, into the source
+   * set, where target_resolve finds it for every file and --sweep value. */
+  bool names_targets = o->subcommand && strcmp(o->subcommand, "diff") != 0;
+  for (int i = 0; i < o->ntargets + (names_targets ? o->nfiles : 0); i++) {
+    const char *t = i < o->ntargets ? o->targets[i] : o->files[i - o->ntargets];
+    if (is_target_file(t)) load_target_file(c, t);
   }
   if (o->has_fail && !(o->subcommand && strcmp(o->subcommand, "diff") == 0))
     cli_error(c, "--fail-on-regression applies to 'rooflint diff' only");

@@ -508,8 +508,12 @@ const Target *target_resolve(Arena *a, SourceSet *ss, const char *name_or_file,
                              const Unit *u, Loc where, DiagSink *diags) {
   const char *name = name_or_file;
   if (looks_like_path(name)) {
+    /* Loaded already (main.c reads every -t FILE once, up front)? */
+    int file = -1;
+    for (int i = 0; i < ss->nfiles && file < 0; i++)
+      if (strcmp(src_file(ss, i)->name, name) == 0) file = i;
     char *err = NULL;
-    int file = src_load(ss, name, &err);
+    if (file < 0) file = src_load(ss, name, &err);
     if (file < 0) {
       diag_report(diags, SEV_ERROR, NULL, where, "target file: %s", err);
       free(err);
