@@ -19,10 +19,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The values of --color and --dump, in the order of their names below. */
 typedef enum ColorMode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } ColorMode;
+static const char *const color_names[] = {"auto", "always", "never"};
+typedef enum DumpMode { DUMP_NONE = -1, DUMP_AST, DUMP_GRAPH } DumpMode;
+static const char *const dump_names[] = {"ast", "graph"};
 
 typedef struct Cli Cli;
 typedef struct FileRun FileRun;
+typedef struct OptDesc OptDesc;
+
+/* rooflint diff writes some formats: as text or as JSON. */
+typedef enum DiffAs { DIFF_NO, DIFF_TEXT, DIFF_JSON } DiffAs;
 
 /* One --format, written per file (text) or once for the whole run (JSON,
  * SARIF: one document).  A row with neither is "not available yet".
@@ -33,6 +41,7 @@ typedef struct FormatDesc {
   const char *name;
   EmitFileFn per_file;
   EmitRunFn whole_run;
+  DiffAs diff;
 } FormatDesc;
 
 typedef struct Options {
@@ -45,13 +54,14 @@ typedef struct Options {
   int noverrides;
   DiagPolicy policy;
   bool report, verify, help, version;
-  const FormatDesc *format;
-  const char *plot, *explain, *dump, *subcommand;
+  int format; /* index into formats */
+  const char *plot, *explain, *subcommand;
+  int dump;   /* DumpMode */
   const char *sweep_name;
   const char **sweep_texts; /* values as written */
   LetValue *sweep_values;
   int nsweep;
-  ColorMode color;
+  int color; /* ColorMode */
   int error_limit; /* -1: the default */
   bool plan;            /* --plan (plan.c) */
   DType *dtypes;        /* --dtype what-if plans (arena) */
@@ -59,6 +69,34 @@ typedef struct Options {
   double fail_pct;      /* diff --fail-on-regression PCT */
   bool has_fail;
 } Options;
+
+/* The names of a fixed list of values, read off the table that defines
+ * them: `n` names, the first at `first`, one every `stride` bytes (the
+ * .name column of formats[], or a plain array of names). */
+typedef struct NameColumn {
+  const char *const *first;
+  size_t stride;
+  int n;
+} NameColumn;
+#define NAMES_OF(table, member) \
+  {&(table)[0] member, sizeof(table)[0], (int)(sizeof(table) / sizeof(table)[0])}
+
+typedef bool (*OptFn)(Cli *c, const OptDesc *d, const char *val);
+
+struct OptDesc {
+  const char *name;    /* "--target", "-D"; NULL: a help line only */
+  const char *alias;   /* "-t", or NULL */
+  const char *metavar; /* NULL: takes no value, unless it has choices */
+  OptFn apply;
+  size_t field;        /* opt_flag, opt_string, opt_choice: offsetof(Options, ...) */
+  NameColumn choices;  /* opt_choice: the values; metavar is "a|b|c" */
+  const char *usage;   /* left column of --help; NULL: alias, name, metavar */
+  const char *help;
+};
+#define FLAG(member) opt_flag, offsetof(Options, member), {0}
+#define STRING(member) opt_string, offsetof(Options, member), {0}
+#define CHOICE(member, names) opt_choice, offsetof(Options, member), names
+#define CALL(fn) fn, 0, {0}
 
 struct Cli {
   Options o;
@@ -169,7 +207,8 @@ static bool split_assignment(Cli *c, const char *opt, const char *arg,
 
 /* ------------------------------------------------------------ options */
 
-static bool opt_target(Cli *c, const char *opt, const char *val) {
+static bool opt_target(Cli *c, const OptDesc *d, const char *val) {
+  const char *opt = d->name;
   /* R-CLI-002: repeatable, and each value may list several: a,b,c. */
   for (const char *p = val;;) {
     size_t n = strcspn(p, ",");
@@ -183,7 +222,8 @@ static bool opt_target(Cli *c, const char *opt, const char *val) {
   }
 }
 
-static bool opt_define(Cli *c, const char *opt, const char *val) {
+static bool opt_define(Cli *c, const OptDesc *d, const char *val) {
+  const char *opt = d->name;
   const char *name, *text;
   LetValue v;
   if (!split_assignment(c, opt, val, &name, &text)) return false;
@@ -208,7 +248,8 @@ static bool opt_define(Cli *c, const char *opt, const char *val) {
   return true;
 }
 
-static bool opt_sweep(Cli *c, const char *opt, const char *val) {
+static bool opt_sweep(Cli *c, const OptDesc *d, const char *val) {
+  const char *opt = d->name;
   const char *name, *list;
   if (!split_assignment(c, opt, val, &name, &list)) return false;
   Options *o = &c->o;
@@ -239,51 +280,50 @@ static void emit_json(Cli *c, FileRun *runs, int n, int status);
 static void emit_sarif(Cli *c, FileRun *runs, int n, int status);
 
 static const FormatDesc formats[] = {
-    {"text", emit_text, NULL},
-    {"json", NULL, emit_json},
-    {"sarif", NULL, emit_sarif},
+    {"text", emit_text, NULL, DIFF_TEXT},
+    {"json", NULL, emit_json, DIFF_JSON},
+    {"sarif", NULL, emit_sarif, DIFF_NO},
 };
 enum { NFORMATS = sizeof formats / sizeof *formats };
+
+static const FormatDesc *format_of(const Options *o) {
+  return &formats[o->format];
+}
+
+/* The names, NULL-terminated, in the arena. */
+static const char **column_names(Cli *c, NameColumn col) {
+  const char **names = arena_alloc(c->arena, (size_t)(col.n + 1) * sizeof *names);
+  for (int i = 0; i < col.n; i++)
+    names[i] = *(const char *const *)((const char *)col.first + (size_t)i * col.stride);
+  names[col.n] = NULL;
+  return names;
+}
+
+/* "a, b or c" (sep NULL) or "a|b|c". */
+static const char *join_names(Cli *c, const char *const *names,
+                              const char *sep) {
+  StrBuf sb = {0};
+  for (int i = 0; names[i]; i++)
+    sb_printf(&sb, "%s%s",
+              i == 0 ? "" : sep ? sep : names[i + 1] ? ", " : " or ",
+              names[i]);
+  const char *r = arena_strdup(c->arena, sb_str(&sb));
+  sb_free(&sb);
+  return r;
+}
 
 /* A value from a fixed list; `names` NULL-terminated.  Returns the index. */
 static int pick(Cli *c, const char *opt, const char *val,
                 const char *const *names) {
   for (int i = 0; names[i]; i++)
     if (strcmp(names[i], val) == 0) return i;
-  StrBuf sb = {0};
-  for (int i = 0; names[i]; i++)
-    sb_printf(&sb, "%s%s", i == 0 ? "" : names[i + 1] ? ", " : " or ",
-              names[i]);
   cli_error(c, "invalid value '%s' for %s: expected %s%s", val, opt,
-            sb_str(&sb), did_you_mean(c, val, names));
-  sb_free(&sb);
+            join_names(c, names, NULL), did_you_mean(c, val, names));
   return -1;
 }
 
-static bool opt_format(Cli *c, const char *opt, const char *val) {
-  const char *names[NFORMATS + 1];
-  for (int i = 0; i < NFORMATS; i++) names[i] = formats[i].name;
-  names[NFORMATS] = NULL;
-  int i = pick(c, opt, val, names);
-  if (i >= 0) c->o.format = &formats[i];
-  return i >= 0;
-}
-
-static bool opt_color(Cli *c, const char *opt, const char *val) {
-  static const char *const names[] = {"auto", "always", "never", NULL};
-  int i = pick(c, opt, val, names);
-  if (i >= 0) c->o.color = (ColorMode)i;
-  return i >= 0;
-}
-
-static bool opt_dump(Cli *c, const char *opt, const char *val) {
-  static const char *const names[] = {"ast", "graph", NULL};
-  int i = pick(c, opt, val, names);
-  if (i >= 0) c->o.dump = names[i];
-  return i >= 0;
-}
-
-static bool opt_error_limit(Cli *c, const char *opt, const char *val) {
+static bool opt_error_limit(Cli *c, const OptDesc *d, const char *val) {
+  const char *opt = d->name;
   LetValue v;
   if (!parse_number(val, &v) || v.is_real || v.i < 0 || v.i > 1000000 ||
       strchr(val, '_')) {
@@ -320,8 +360,8 @@ static void remove_name(const char **list, int *n, const char *name) {
 
 /* -W CHECK, -WCHECK, -Wno-CHECK, -Werror, -Wno-error.  R-CLI-004: for one
  * check the last of -W/-Wno- wins; an unknown name is an error. */
-static bool opt_warn(Cli *c, const char *opt, const char *val) {
-  (void)opt;
+static bool opt_warn(Cli *c, const OptDesc *d, const char *val) {
+  (void)d;
   DiagPolicy *p = &c->o.policy;
   bool off = strncmp(val, "no-", 3) == 0;
   const char *name = off ? val + 3 : val;
@@ -329,42 +369,33 @@ static bool opt_warn(Cli *c, const char *opt, const char *val) {
     p->werror = !off;
     return true;
   }
-  const CheckDesc *d = check_lookup(name);
-  if (!d) {
+  const CheckDesc *chk = check_lookup(name);
+  if (!chk) {
     const char *spelled = arena_printf(c->arena, "-W%s", val);
     cli_error(c, "unknown warning option '%s'%s", spelled,
               did_you_mean(c, spelled, warning_spellings(c)));
     return false;
   }
-  remove_name(p->enabled, &p->nenabled, d->name);
-  remove_name(p->disabled, &p->ndisabled, d->name);
+  remove_name(p->enabled, &p->nenabled, chk->name);
+  remove_name(p->disabled, &p->ndisabled, chk->name);
   if (off)
-    push(&p->disabled, &p->ndisabled, d->name);
+    push(&p->disabled, &p->ndisabled, chk->name);
   else
-    push(&p->enabled, &p->nenabled, d->name);
+    push(&p->enabled, &p->nenabled, chk->name);
   return true;
 }
 
-static bool opt_set_flag(Cli *c, const char *opt, const char *val) {
-  (void)val;
-  Options *o = &c->o;
-  bool *flags[] = {&o->report, &o->verify, &o->help, &o->version,
-                   &o->policy.no_warnings, &o->plan};
-  static const char *const names[] = {"--report", "--verify", "--help",
-                                      "--version", "-w", "--plan"};
-  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-    if (strcmp(opt, names[i]) == 0) *flags[i] = true;
-  return true;
-}
+/* The three kinds of row that set a field of Options (OptDesc.field): a
+ * flag, a string, and one of a fixed list (its index). */
+#define FIELD(c, d, type) ((type *)((char *)&(c)->o + (d)->field))
 
-static bool opt_string(Cli *c, const char *opt, const char *val) {
-  if (strcmp(opt, "--plot") == 0) c->o.plot = val;
-  if (strcmp(opt, "--explain") == 0) c->o.explain = val;
-  return true;
-}
+static bool opt_flag(Cli *c, const OptDesc *d, const char *val);
+static bool opt_string(Cli *c, const OptDesc *d, const char *val);
+static bool opt_choice(Cli *c, const OptDesc *d, const char *val);
 
 /* --dtype DT[,DT...]: storage dtypes to try as the plan (plan.c). */
-static bool opt_dtype(Cli *c, const char *opt, const char *val) {
+static bool opt_dtype(Cli *c, const OptDesc *d, const char *val) {
+  const char *opt = d->name;
   const char *err;
   if (!plan_parse_dtypes(c->arena, val, &c->o.dtypes, &c->o.ndtypes, &err)) {
     cli_error(c, "invalid value '%s' for %s: %s", val, opt, err);
@@ -374,7 +405,8 @@ static bool opt_dtype(Cli *c, const char *opt, const char *val) {
 }
 
 /* diff --fail-on-regression PCT: a non-negative percentage. */
-static bool opt_fail(Cli *c, const char *opt, const char *val) {
+static bool opt_fail(Cli *c, const OptDesc *d, const char *val) {
+  const char *opt = d->name;
   LetValue v;
   double pct = 0;
   bool ok = parse_number(val, &v);
@@ -389,66 +421,93 @@ static bool opt_fail(Cli *c, const char *opt, const char *val) {
   return true;
 }
 
-typedef bool (*OptFn)(Cli *c, const char *opt, const char *val);
-
-typedef struct OptDesc {
-  const char *name;    /* "--target", "-D"; NULL: a help line only */
-  const char *alias;   /* "-t", or NULL */
-  const char *metavar; /* NULL: takes no value */
-  OptFn apply;
-  const char *usage;   /* left column of --help */
-  const char *help;
-} OptDesc;
 
 static const OptDesc options[] = {
-    {"--target", "-t", "NAME|FILE", opt_target, "-t, --target NAME|FILE",
+    {"--target", "-t", "NAME|FILE", CALL(opt_target), NULL,
      "target: a built-in name or a .roof file; repeatable, or a,b,c"},
-    {"-D", NULL, "NAME=VALUE", opt_define, "-D NAME=VALUE",
+    {"-D", NULL, "NAME=VALUE", CALL(opt_define), NULL,
      "override a let with a number"},
-    {"--report", NULL, NULL, opt_set_flag, "--report",
+    {"--report", NULL, NULL, FLAG(report), NULL,
      "print the per-node table and totals"},
-    {"--format", NULL, "text|json|sarif", opt_format, "--format text|json|sarif",
+    {"--format", NULL, NULL, CHOICE(format, NAMES_OF(formats, .name)), NULL,
      "output format on stdout (default text)"},
-    {"--plot", NULL, "FILE.svg", opt_string, "--plot FILE.svg",
+    {"--plot", NULL, "FILE.svg", STRING(plot), NULL,
      "write the roofline chart ('-': standard output)"},
-    {"--sweep", NULL, "NAME=V1,V2,...", opt_sweep, "--sweep NAME=V1,V2,...",
+    {"--sweep", NULL, "NAME=V1,V2,...", CALL(opt_sweep), NULL,
      "one summary row per value of a let"},
-    {"--plan", NULL, NULL, opt_set_flag, "--plan",
+    {"--plan", NULL, NULL, FLAG(plan), NULL,
      "print the dtype plan: compute by precision, footprint by dtype, nodes "
      "off the plan"},
-    {"--dtype", NULL, "DT[,DT...]", opt_dtype, "--dtype DT[,DT...]",
+    {"--dtype", NULL, "DT[,DT...]", CALL(opt_dtype), NULL,
      "what if the plan dtype were DT: totals side by side"},
-    {"--fail-on-regression", NULL, "PCT", opt_fail, "--fail-on-regression PCT",
+    {"--fail-on-regression", NULL, "PCT", CALL(opt_fail), NULL,
      "diff: exit 1 when a step-time bound grows by more than PCT%"},
-    {"-W", NULL, "CHECK", opt_warn, "-W CHECK, -WCHECK",
+    {"-W", NULL, "CHECK", CALL(opt_warn), "-W CHECK, -WCHECK",
      "enable a check (also one that is off by default)"},
-    {NULL, NULL, NULL, NULL, "-Wno-CHECK", "disable a check"},
-    {NULL, NULL, NULL, NULL, "-Werror", "turn warnings into errors"},
-    {"-w", NULL, NULL, opt_set_flag, "-w", "drop all warnings and remarks"},
-    {"--verify", NULL, NULL, opt_set_flag, "--verify",
+    {NULL, NULL, NULL, CALL(NULL), "-Wno-CHECK", "disable a check"},
+    {NULL, NULL, NULL, CALL(NULL), "-Werror", "turn warnings into errors"},
+    {"-w", NULL, NULL, FLAG(policy.no_warnings), NULL,
+     "drop all warnings and remarks"},
+    {"--verify", NULL, NULL, FLAG(verify), NULL,
      "check diagnostics against '# expect:' comments"},
-    {"--color", NULL, "auto|always|never", opt_color,
-     "--color auto|always|never", "colour diagnostics (auto honours NO_COLOR)"},
-    {"--explain", NULL, "CHECK", opt_string, "--explain CHECK",
+    {"--color", NULL, NULL, CHOICE(color, NAMES_OF(color_names, )), NULL,
+     "colour diagnostics (auto honours NO_COLOR)"},
+    {"--explain", NULL, "CHECK", STRING(explain), NULL,
      "what a check means and how to fix it"},
-    {"--dump", NULL, "ast|graph", opt_dump, "--dump ast|graph",
+    {"--dump", NULL, NULL, CHOICE(dump, NAMES_OF(dump_names, )), NULL,
      "print the syntax tree or the op graph instead of the summary"},
-    {"--error-limit", NULL, "N", opt_error_limit, "--error-limit N",
+    {"--error-limit", NULL, "N", CALL(opt_error_limit), NULL,
      "stop keeping errors after N (default 20, 0 = no limit)"},
-    {"--version", NULL, NULL, opt_set_flag, "--version", "print the version"},
-    {"--help", "-h", NULL, opt_set_flag, "-h, --help", "print this help"},
+    {"--version", NULL, NULL, FLAG(version), NULL, "print the version"},
+    {"--help", "-h", NULL, FLAG(help), NULL, "print this help"},
 };
 enum { NOPTIONS = sizeof options / sizeof *options };
 
-static void usage(FILE *out) {
+static bool opt_flag(Cli *c, const OptDesc *d, const char *val) {
+  (void)val;
+  *FIELD(c, d, bool) = true;
+  return true;
+}
+
+static bool opt_string(Cli *c, const OptDesc *d, const char *val) {
+  *FIELD(c, d, const char *) = val;
+  return true;
+}
+
+static bool opt_choice(Cli *c, const OptDesc *d, const char *val) {
+  int i = pick(c, d->name, val, column_names(c, d->choices));
+  if (i >= 0) *FIELD(c, d, int) = i;
+  return i >= 0;
+}
+
+static bool takes_value(const OptDesc *d) {
+  return d->metavar || d->choices.n;
+}
+
+/* What the row's value looks like: its metavar, or its choices "a|b|c". */
+static const char *metavar_of(Cli *c, const OptDesc *d) {
+  if (d->metavar || !d->choices.n) return d->metavar;
+  return join_names(c, column_names(c, d->choices), "|");
+}
+
+static void usage(Cli *c, FILE *out) {
   fputs("usage: rooflint [OPTIONS] FILE...     lint (FILE '-' = stdin)\n"
         "       rooflint targets [NAMES...]    list targets\n"
         "       rooflint target NAME           one target's card\n"
         "       rooflint diff OLD NEW          what changed (OLD or NEW '-' = stdin)\n"
         "\noptions:\n",
         out);
-  for (int i = 0; i < NOPTIONS; i++)
-    fprintf(out, "  %-28s %s\n", options[i].usage, options[i].help);
+  for (int i = 0; i < NOPTIONS; i++) {
+    const OptDesc *d = &options[i];
+    const char *left = d->usage;
+    if (!left) {
+      const char *mv = metavar_of(c, d);
+      left = arena_printf(c->arena, "%s%s%s%s%s", d->alias ? d->alias : "",
+                          d->alias ? ", " : "", d->name, mv ? " " : "",
+                          mv ? mv : "");
+    }
+    fprintf(out, "  %-28s %s\n", left, d->help);
+  }
   fputs("\nexit status: 0 no errors, 1 errors (or warnings under -Werror), "
         "2 bad command line or unreadable file\n",
         out);
@@ -467,7 +526,7 @@ static const OptDesc *find_option(const char *arg, const char **inline_val) {
         *inline_val = arg + len + 1;
         return d;
       }
-      if (n[1] != '-' && d->metavar) { /* -Xvalue */
+      if (n[1] != '-' && takes_value(d)) { /* -Xvalue */
         *inline_val = arg + len;
         return d;
       }
@@ -498,18 +557,19 @@ static int parse_one(Cli *c, int argc, char **argv, int i) {
     unknown_option(c, arg);
     return i + 1;
   }
-  if (!d->metavar && val) {
+  if (!takes_value(d) && val) {
     cli_error(c, "option '%s' takes no value", d->name);
     return i + 1;
   }
-  if (d->metavar && !val) {
+  if (takes_value(d) && !val) {
     if (i + 1 >= argc) {
-      cli_error(c, "missing value for '%s': expected %s", arg, d->metavar);
+      cli_error(c, "missing value for '%s': expected %s", arg,
+                metavar_of(c, d));
       return i + 1;
     }
     val = argv[++i];
   }
-  d->apply(c, d->name, val);
+  d->apply(c, d, val);
   return i + 1;
 }
 
@@ -618,10 +678,10 @@ static void analyze_run(Cli *c, FileRun *r, int k) {
       .bindings = bindings_for(c, k),
       .targets = c->o.targets,
       .ntargets = c->o.ntargets,
-      .run_checks = !c->o.dump && !c->o.sweep_name, /* a sweep is a table */
+      .run_checks = c->o.dump == DUMP_NONE && !c->o.sweep_name, /* a sweep is a table */
       /* --dump ast prints the tree; -D and --sweep look up lets in it
        * (overrides_named); --dtype analyses it again under other plans */
-      .keep_program = (c->o.dump && strcmp(c->o.dump, "ast") == 0) ||
+      .keep_program = c->o.dump == DUMP_AST ||
                       c->o.noverrides > 0 || c->o.sweep_name ||
                       c->o.ndtypes > 0,
   };
@@ -657,13 +717,13 @@ static int emit_plan(Cli *c, FileRun *r) {
 
 static int emit_text(Cli *c, FileRun *r) {
   const Analysis *an = r->an;
-  if (c->o.dump && strcmp(c->o.dump, "ast") == 0)
+  if (c->o.dump == DUMP_AST)
     ast_dump(an->program, &c->ss, stdout);
-  else if (c->o.dump && an->unit)
+  else if (c->o.dump == DUMP_GRAPH && an->unit)
     graph_dump(an->unit, &c->ss, stdout);
   /* Language errors leave no costs; an error from a check (capacity, or a
    * warning under -Werror) still has a report worth reading. */
-  else if (c->o.dump || !an->unit || !an->costs)
+  else if (c->o.dump != DUMP_NONE || !an->unit || !an->costs)
     return 0;
   else if (c->o.report)
     report_models(stdout, an, &c->ss);
@@ -698,8 +758,8 @@ static int finish_file(Cli *c, FileRun *r) {
     return status;
   }
   int status = render_run(c, r, &c->o.policy);
-  if (!c->o.verify && c->o.format->per_file && !plot_to_stdout(&c->o)) {
-    int s = c->o.format->per_file(c, r);
+  if (!c->o.verify && format_of(&c->o)->per_file && !plot_to_stdout(&c->o)) {
+    int s = format_of(&c->o)->per_file(c, r);
     if (s > status) status = s;
   }
   return status;
@@ -797,8 +857,8 @@ static int lint(Cli *c) {
     if (s > status) status = s;
   }
   if (named && c->o.plot && write_plot(c, runs, n) > status) status = 2;
-  if (named && c->o.format->whole_run)
-    c->o.format->whole_run(c, runs, n, status);
+  if (named && format_of(&c->o)->whole_run)
+    format_of(&c->o)->whole_run(c, runs, n, status);
   for (int i = 0; i < n; i++)
     if (runs[i].file >= 0) diag_sink_free(&runs[i].diags);
   free(runs);
@@ -830,16 +890,22 @@ static int subcommand(Cli *c) {
   diag_sink_init(&diags);
   int status;
   if (strcmp(c->o.subcommand, "diff") == 0) {
+    const FormatDesc *f = format_of(&c->o);
     DiffOptions d = {bindings_for(c, 0), c->o.targets, c->o.ntargets,
-                     &c->o.policy, c->o.format == &formats[1], c->o.has_fail,
+                     &c->o.policy, f->diff == DIFF_JSON, c->o.has_fail,
                      c->o.fail_pct};
     if (c->o.nfiles != 2) {
       cli_error(c, "'rooflint diff' takes two files (OLD NEW), got %d",
                 c->o.nfiles);
       status = 2;
-    } else if (c->o.format != &formats[0] && !d.json) {
-      cli_error(c, "'rooflint diff' writes --format text or json, not %s",
-                c->o.format->name);
+    } else if (f->diff == DIFF_NO) {
+      const char *can[NFORMATS + 1];
+      int k = 0;
+      for (int i = 0; i < NFORMATS; i++)
+        if (formats[i].diff != DIFF_NO) can[k++] = formats[i].name;
+      can[k] = NULL;
+      cli_error(c, "'rooflint diff' writes --format %s, not %s",
+                join_names(c, can, NULL), f->name);
       status = 2;
     } else {
       status = diff_cmd(stdout, c->arena, &c->ss, c->o.files[0],
@@ -922,17 +988,17 @@ static void check_outputs(Cli *c) {
 /* Checks that need the whole command line; returns 0 or 2. */
 static int validate(Cli *c) {
   const Options *o = &c->o;
-  if (!o->format->per_file && !o->format->whole_run)
-    cli_error(c, "--format %s is not available yet", o->format->name);
+  if (!format_of(o)->per_file && !format_of(o)->whole_run)
+    cli_error(c, "--format %s is not available yet", format_of(o)->name);
   /* A sweep prints a table; verify and dump print nothing else; a whole-run
    * document has no place for either. */
   const char *modes[] = {o->sweep_name ? "--sweep" : NULL,
                          o->verify ? "--verify" : NULL,
-                         o->dump ? "--dump" : NULL,
-                         o->format->whole_run
-                             ? arena_printf(c->arena, "--format %s", o->format->name)
+                         o->dump != DUMP_NONE ? "--dump" : NULL,
+                         format_of(o)->whole_run
+                             ? arena_printf(c->arena, "--format %s", format_of(o)->name)
                              : NULL,
-                         o->plot && (o->verify || o->sweep_name || o->dump)
+                         o->plot && (o->verify || o->sweep_name || o->dump != DUMP_NONE)
                              ? "--plot"
                              : NULL,
                          o->plan ? "--plan" : o->ndtypes ? "--dtype" : NULL};
@@ -948,8 +1014,8 @@ static int validate(Cli *c) {
   }
   /* `--plot -`: the chart is the whole of standard output. */
   const char *other = o->report             ? "--report"
-                      : o->format->whole_run ? arena_printf(c->arena, "--format %s",
-                                                            o->format->name)
+                      : format_of(o)->whole_run ? arena_printf(c->arena, "--format %s",
+                                                            format_of(o)->name)
                       : o->plan             ? "--plan"
                       : o->ndtypes          ? "--dtype"
                                             : NULL;
@@ -1005,7 +1071,7 @@ static int dispatch(Cli *c) {
    * screenful. */
   buffer_stdout(c->o.subcommand ? SIZE_MAX : 0);
   if (c->o.help) {
-    usage(stdout);
+    usage(c, stdout);
     return 0;
   }
   if (c->o.version) {
@@ -1022,7 +1088,8 @@ static void cli_init(Cli *c) {
   src_init(&c->ss);
   diag_sink_init(&c->errs);
   c->errs.error_limit = 0;
-  c->o.format = &formats[0];
+  c->o.format = 0; /* text */
+  c->o.dump = DUMP_NONE;
   c->o.error_limit = -1;
 }
 

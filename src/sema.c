@@ -1445,9 +1445,7 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
 
   model_settings(s, &st->def.body);
   /* --dtype what-if (plan.c): the plan changes, explicit dtypes stay. */
-  for (int i = 0; s->overrides && i < s->overrides->n; i++)
-    if (strcmp(s->overrides->overrides[i].name, BINDINGS_PLAN_DTYPE) == 0)
-      m->dtype = (DType)s->overrides->overrides[i].value.i;
+  if (s->overrides && s->overrides->what_if) m->dtype = s->overrides->plan_dtype;
   model_block(s, &st->def.body, true);
 
   /* apply() counted consumers and cleared is_output of what was read */

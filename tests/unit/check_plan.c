@@ -25,10 +25,10 @@ static const char *const MLP =
 
 static Bindings *with_plan(Arena *a, DType d, LetOverride *extra) {
   Bindings *b = arena_alloc(a, sizeof *b);
-  b->overrides = arena_alloc(a, 2 * sizeof *b->overrides);
+  b->overrides = arena_alloc(a, sizeof *b->overrides);
   if (extra) b->overrides[b->n++] = *extra;
-  b->overrides[b->n++] =
-      (LetOverride){BINDINGS_PLAN_DTYPE, {false, (int64_t)d, 0}, false};
+  b->what_if = true;
+  b->plan_dtype = d;
   return b;
 }
 
