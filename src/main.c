@@ -16,6 +16,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,6 +29,10 @@ static const char *const dump_names[] = {"ast", "graph"};
 typedef struct Cli Cli;
 typedef struct FileRun FileRun;
 typedef struct OptDesc OptDesc;
+typedef struct SubcommandDesc SubcommandDesc;
+
+/* Where an option applies: the lint, `rooflint diff`, the target cards. */
+typedef enum OptScope { IN_LINT = 1, IN_DIFF = 2, IN_TARGETS = 4, IN_ALL = 7 } OptScope;
 
 /* rooflint diff writes some formats: as text or as JSON. */
 typedef enum DiffAs { DIFF_NO, DIFF_TEXT, DIFF_JSON } DiffAs;
@@ -55,7 +60,8 @@ typedef struct Options {
   DiagPolicy policy;
   bool report, verify, help, version;
   int format; /* index into formats */
-  const char *plot, *explain, *subcommand;
+  const char *plot, *explain;
+  const SubcommandDesc *subcommand; /* NULL: the lint */
   int dump;   /* DumpMode */
   const char *sweep_name;
   const char **sweep_texts; /* values as written */
@@ -92,6 +98,7 @@ struct OptDesc {
   NameColumn choices;  /* opt_choice: the values; metavar is "a|b|c" */
   const char *usage;   /* left column of --help; NULL: alias, name, metavar */
   const char *help;
+  unsigned scope;      /* where it applies (OptScope): what each --help lists */
 };
 #define FLAG(member) opt_flag, offsetof(Options, member), {0}
 #define STRING(member) opt_string, offsetof(Options, member), {0}
@@ -143,6 +150,16 @@ static void flush_errors(Cli *c) {
 static void push(const char ***list, int *n, const char *s) {
   *list = xrealloc((void *)*list, (size_t)(*n + 1) * sizeof **list);
   (*list)[(*n)++] = s;
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* A -t value that names a file rather than a built-in target. */
+static bool is_target_file(const char *t) {
+  return strchr(t, '/') || (strlen(t) > 5 && ends_with(t, ".roof"));
 }
 
 /* "; did you mean 'x'?" or "". */
@@ -339,14 +356,16 @@ static bool opt_error_limit(Cli *c, const OptDesc *d, const char *val) {
 static const char **warning_spellings(Cli *c) {
   int n;
   const CheckDesc *reg = check_registry(&n);
-  const char **names = arena_alloc(c->arena, (size_t)(2 * n + 3) * sizeof *names);
+  const char **names = arena_alloc(c->arena, (size_t)(4 * n + 3) * sizeof *names);
   int k = 0;
   names[k++] = "-Werror";
   names[k++] = "-Wno-error";
-  for (int i = 0; i < n; i++) {
-    names[k++] = arena_printf(c->arena, "-W%s", reg[i].name);
-    names[k++] = arena_printf(c->arena, "-Wno-%s", reg[i].name);
-  }
+  for (int i = 0; i < n; i++)
+    for (int form = 0; form < 4; form++)
+      names[k++] = arena_printf(c->arena, "-W%s%s",
+                                (const char *[]){"", "no-", "error=",
+                                                 "no-error="}[form],
+                                reg[i].name);
   names[k] = NULL;
   return names;
 }
@@ -369,12 +388,24 @@ static bool opt_warn(Cli *c, const OptDesc *d, const char *val) {
     p->werror = !off;
     return true;
   }
+  /* R-CLI-013: -Werror=CHECK, -Wno-error=CHECK, as gcc and clang. */
+  bool error = strncmp(name, "error=", 6) == 0;
+  if (error) name += 6;
   const CheckDesc *chk = check_lookup(name);
   if (!chk) {
     const char *spelled = arena_printf(c->arena, "-W%s", val);
     cli_error(c, "unknown warning option '%s'%s", spelled,
               did_you_mean(c, spelled, warning_spellings(c)));
     return false;
+  }
+  if (error) {
+    remove_name(p->werror_on, &p->nwerror_on, chk->name);
+    remove_name(p->werror_off, &p->nwerror_off, chk->name);
+    if (off) {
+      push(&p->werror_off, &p->nwerror_off, chk->name);
+      return true;
+    }
+    push(&p->werror_on, &p->nwerror_on, chk->name); /* and enable it */
   }
   remove_name(p->enabled, &p->nenabled, chk->name);
   remove_name(p->disabled, &p->ndisabled, chk->name);
@@ -424,42 +455,46 @@ static bool opt_fail(Cli *c, const OptDesc *d, const char *val) {
 
 static const OptDesc options[] = {
     {"--target", "-t", "NAME|FILE", CALL(opt_target), NULL,
-     "target: a built-in name or a .roof file; repeatable, or a,b,c"},
+     "target: a built-in name or a .roof file; repeatable, or a,b,c", IN_LINT | IN_DIFF},
     {"-D", NULL, "NAME=VALUE", CALL(opt_define), NULL,
-     "override a let with a number"},
+     "override a let with a number", IN_LINT | IN_DIFF},
     {"--report", NULL, NULL, FLAG(report), NULL,
-     "print the per-node table and totals"},
+     "print the per-node table and totals", IN_LINT},
     {"--format", NULL, NULL, CHOICE(format, NAMES_OF(formats, .name)), NULL,
-     "output format on stdout (default text)"},
+     "output format on stdout (default text)", IN_LINT | IN_DIFF},
     {"--plot", NULL, "FILE.svg", STRING(plot), NULL,
-     "write the roofline chart ('-': standard output)"},
+     "write the roofline chart ('-': standard output)", IN_LINT},
     {"--sweep", NULL, "NAME=V1,V2,...", CALL(opt_sweep), NULL,
-     "one summary row per value of a let"},
+     "one summary row per value of a let", IN_LINT},
     {"--plan", NULL, NULL, FLAG(plan), NULL,
      "print the dtype plan: compute by precision, footprint by dtype, nodes "
-     "off the plan"},
+     "off the plan", IN_LINT},
     {"--dtype", NULL, "DT[,DT...]", CALL(opt_dtype), NULL,
-     "what if the plan dtype were DT: totals side by side"},
+     "what if the plan dtype were DT: totals side by side", IN_LINT},
     {"--fail-on-regression", NULL, "PCT", CALL(opt_fail), NULL,
-     "diff: exit 1 when a step-time bound grows by more than PCT%"},
+     "diff: exit 1 when a step-time bound grows by more than PCT%", IN_DIFF},
     {"-W", NULL, "CHECK", CALL(opt_warn), "-W CHECK, -WCHECK",
-     "enable a check (also one that is off by default)"},
-    {NULL, NULL, NULL, CALL(NULL), "-Wno-CHECK", "disable a check"},
-    {NULL, NULL, NULL, CALL(NULL), "-Werror", "turn warnings into errors"},
+     "enable a check (also one that is off by default)", IN_LINT | IN_DIFF},
+    {NULL, NULL, NULL, CALL(NULL), "-Wno-CHECK", "disable a check", IN_LINT | IN_DIFF},
+    {NULL, NULL, NULL, CALL(NULL), "-Werror", "turn warnings into errors", IN_LINT | IN_DIFF},
+    {NULL, NULL, NULL, CALL(NULL), "-Werror=CHECK",
+     "turn one check's warnings into errors (and enable it)", IN_LINT | IN_DIFF},
+    {NULL, NULL, NULL, CALL(NULL), "-Wno-error=CHECK",
+     "keep one check's warnings warnings under -Werror", IN_LINT | IN_DIFF},
     {"-w", NULL, NULL, FLAG(policy.no_warnings), NULL,
-     "drop all warnings and remarks"},
+     "drop all warnings and remarks", IN_LINT | IN_DIFF},
     {"--verify", NULL, NULL, FLAG(verify), NULL,
-     "check diagnostics against '# expect:' comments"},
+     "check diagnostics against '# expect:' comments", IN_LINT},
     {"--color", NULL, NULL, CHOICE(color, NAMES_OF(color_names, )), NULL,
-     "colour diagnostics (auto honours NO_COLOR)"},
+     "colour diagnostics (auto honours NO_COLOR)", IN_ALL},
     {"--explain", NULL, "CHECK", STRING(explain), NULL,
-     "what a check means and how to fix it"},
+     "what a check means and how to fix it", IN_LINT},
     {"--dump", NULL, NULL, CHOICE(dump, NAMES_OF(dump_names, )), NULL,
-     "print the syntax tree or the op graph instead of the summary"},
+     "print the syntax tree or the op graph instead of the summary", IN_LINT},
     {"--error-limit", NULL, "N", CALL(opt_error_limit), NULL,
-     "stop keeping errors after N (default 20, 0 = no limit)"},
-    {"--version", NULL, NULL, FLAG(version), NULL, "print the version"},
-    {"--help", "-h", NULL, FLAG(help), NULL, "print this help"},
+     "stop keeping errors after N (default 20, 0 = no limit)", IN_LINT},
+    {"--version", NULL, NULL, FLAG(version), NULL, "print the version", IN_LINT},
+    {"--help", "-h", NULL, FLAG(help), NULL, "print this help", IN_ALL},
 };
 enum { NOPTIONS = sizeof options / sizeof *options };
 
@@ -490,15 +525,56 @@ static const char *metavar_of(Cli *c, const OptDesc *d) {
   return join_names(c, column_names(c, d->choices), "|");
 }
 
-static void usage(Cli *c, FILE *out) {
-  fputs("usage: rooflint [OPTIONS] FILE...     lint (FILE '-' = stdin)\n"
-        "       rooflint targets [NAMES...]    list targets\n"
-        "       rooflint target NAME           one target's card\n"
-        "       rooflint diff OLD NEW          what changed (OLD or NEW '-' = stdin)\n"
-        "\noptions:\n",
-        out);
+static int run_diff(Cli *c, DiagSink *diags);
+static int run_targets(Cli *c, DiagSink *diags);
+static int run_target(Cli *c, DiagSink *diags);
+
+/* `rooflint NAME ...`: each with its usage line and the options that apply
+ * (OptScope).  The lint itself is the row with no name. */
+struct SubcommandDesc {
+  const char *name;
+  const char *args;
+  const char *summary;
+  unsigned scope;
+  int (*run)(Cli *c, DiagSink *diags);
+};
+static const SubcommandDesc subcommands[] = {
+    {NULL, "[OPTIONS] FILE...", "lint (FILE '-' = stdin; a directory: its *.roof)",
+     IN_LINT, NULL},
+    {"targets", "[NAMES...]", "list targets", IN_TARGETS, run_targets},
+    {"target", "NAME", "one target's card", IN_TARGETS, run_target},
+    {"diff", "OLD NEW", "what changed (OLD or NEW '-' = stdin)", IN_DIFF, run_diff},
+};
+enum { NSUBCOMMANDS = sizeof subcommands / sizeof *subcommands };
+
+static const SubcommandDesc *find_subcommand(const char *word) {
+  for (int i = 0; i < NSUBCOMMANDS; i++)
+    if (subcommands[i].name && strcmp(subcommands[i].name, word) == 0)
+      return &subcommands[i];
+  return NULL;
+}
+
+/* `rooflint --help` (sub NULL): every form and every option;
+ * `rooflint diff --help`: that form and the options that apply to it. */
+static void usage(Cli *c, const SubcommandDesc *sub, FILE *out) {
+  for (int i = 0, k = 0; i < NSUBCOMMANDS; i++) {
+    const SubcommandDesc *s = &subcommands[i];
+    if (sub && s != sub) continue;
+    const char *form = arena_printf(c->arena, "rooflint %s%s%s",
+                                    s->name ? s->name : "", s->name ? " " : "",
+                                    s->args);
+    if (sub)
+      fprintf(out, "usage: rooflint %s [OPTIONS] %s\n%s\n", s->name, s->args,
+              s->summary);
+    else
+      fprintf(out, "%s%-30s %s\n", k++ == 0 ? "usage: " : "       ", form,
+              s->summary);
+  }
+  fputs("\noptions:\n", out);
+  unsigned scope = sub ? sub->scope : IN_ALL;
   for (int i = 0; i < NOPTIONS; i++) {
     const OptDesc *d = &options[i];
+    if (!(d->scope & scope)) continue;
     const char *left = d->usage;
     if (!left) {
       const char *mv = metavar_of(c, d);
@@ -574,16 +650,12 @@ static int parse_one(Cli *c, int argc, char **argv, int i) {
 }
 
 /* R-CLI-001: options and files in any order; "--" ends the options; "-"
- * alone is standard input.  `targets`/`target` as the first word select
- * the subcommands. */
+ * alone is standard input.  R-CLI-012: the first word that is not an
+ * option or an option's value selects a subcommand when it names one
+ * (`rooflint --color never targets`), as git and cargo read it. */
 static void parse_args(Cli *c, int argc, char **argv) {
-  int i = 1;
-  if (argc > 1 && (strcmp(argv[1], "targets") == 0 ||
-                   strcmp(argv[1], "target") == 0 ||
-                   strcmp(argv[1], "diff") == 0))
-    c->o.subcommand = argv[i++];
   bool options_done = false;
-  while (i < argc) {
+  for (int i = 1; i < argc;) {
     const char *arg = argv[i];
     if (!options_done && strcmp(arg, "--") == 0) {
       options_done = true;
@@ -591,7 +663,11 @@ static void parse_args(Cli *c, int argc, char **argv) {
     } else if (!options_done && arg[0] == '-' && arg[1] != '\0') {
       i = parse_one(c, argc, argv, i);
     } else {
-      push(&c->o.files, &c->o.nfiles, arg);
+      const SubcommandDesc *sub = options_done ? NULL : find_subcommand(arg);
+      if (sub && !c->o.subcommand && c->o.nfiles == 0)
+        c->o.subcommand = sub;
+      else
+        push(&c->o.files, &c->o.nfiles, arg);
       i++;
     }
   }
@@ -643,6 +719,46 @@ static bool overrides_named(Cli *c, FileRun *runs, int nruns) {
   return ok;
 }
 
+static bool is_builtin_target(const char *name) {
+  size_t n = strlen(name);
+  for (int i = 0; i < embedded_targets_count; i++) {
+    const char *f = embedded_targets[i].name;
+    if (f && strncmp(f, name, n) == 0 && strcmp(f + n, ".roof") == 0) return true;
+  }
+  return false;
+}
+
+/* A -t NAME that is neither a file nor a built-in must be defined by
+ * `target NAME { }` in a linted file (R-TGT-007). */
+static bool needs_file_target(const Options *o) {
+  for (int i = 0; i < o->ntargets; i++)
+    if (!is_target_file(o->targets[i]) && !is_builtin_target(o->targets[i]))
+      return true;
+  return false;
+}
+
+/* R-CLI-015: a -t NAME found nowhere is a command-line mistake, said once
+ * (with target.c's suggestion) rather than once per file, exit 2. */
+static bool targets_named(Cli *c, FileRun *runs, int nruns) {
+  bool ok = true;
+  for (int t = 0; t < c->o.ntargets; t++) {
+    const char *name = c->o.targets[t];
+    if (is_target_file(name) || is_builtin_target(name)) continue;
+    bool found = false;
+    for (int i = 0; i < nruns && !found; i++) {
+      const Program *p = runs[i].an ? runs[i].an->program : NULL;
+      for (int k = 0; p && k < p->top.n && !found; k++)
+        found = p->top.items[k]->kind == ST_TARGET_DEF &&
+                strcmp(p->top.items[k]->def.name.name, name) == 0;
+    }
+    if (!found) {
+      target_resolve(c->arena, &c->ss, name, NULL, LOC_NONE, &c->errs);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
 /* The -D overrides plus, in a sweep, the swept let at value k. */
 static Bindings *bindings_for(Cli *c, int k) {
   Options *o = &c->o;
@@ -681,7 +797,7 @@ static void analyze_run(Cli *c, FileRun *r, int k) {
       .run_checks = c->o.dump == DUMP_NONE && !c->o.sweep_name, /* a sweep is a table */
       /* --dump ast prints the tree; -D and --sweep look up lets in it
        * (overrides_named); --dtype analyses it again under other plans */
-      .keep_program = c->o.dump == DUMP_AST ||
+      .keep_program = c->o.dump == DUMP_AST || needs_file_target(&c->o) ||
                       c->o.noverrides > 0 || c->o.sweep_name ||
                       c->o.ndtypes > 0,
   };
@@ -850,6 +966,7 @@ static int lint(Cli *c) {
   }
   buffer_stdout(input_bytes);
   bool named = overrides_named(c, runs, n);
+  named = targets_named(c, runs, n) && named;
   flush_errors(c);
   for (int i = 0; i < n && named; i++) {
     if (runs[i].file < 0) continue;
@@ -885,58 +1002,53 @@ static int explain(Cli *c) {
   return 0;
 }
 
+static int run_diff(Cli *c, DiagSink *diags) {
+  const FormatDesc *f = format_of(&c->o);
+  DiffOptions d = {bindings_for(c, 0), c->o.targets, c->o.ntargets,
+                   &c->o.policy, f->diff == DIFF_JSON, c->o.has_fail,
+                   c->o.fail_pct};
+  if (c->o.nfiles != 2) {
+    cli_error(c, "'rooflint diff' takes two files (OLD NEW), got %d",
+              c->o.nfiles);
+    return 2;
+  }
+  if (f->diff == DIFF_NO) {
+    const char *can[NFORMATS + 1];
+    int k = 0;
+    for (int i = 0; i < NFORMATS; i++)
+      if (formats[i].diff != DIFF_NO) can[k++] = formats[i].name;
+    can[k] = NULL;
+    cli_error(c, "'rooflint diff' writes --format %s, not %s",
+              join_names(c, can, NULL), f->name);
+    return 2;
+  }
+  return diff_cmd(stdout, c->arena, &c->ss, c->o.files[0], c->o.files[1], &d,
+                  diags);
+}
+
+static int run_targets(Cli *c, DiagSink *diags) {
+  return report_targets_cmd(stdout, c->arena, &c->ss, c->o.files, c->o.nfiles,
+                            diags);
+}
+
+static int run_target(Cli *c, DiagSink *diags) {
+  if (c->o.nfiles != 1) {
+    cli_error(c, "'rooflint target' takes one target name, got %d",
+              c->o.nfiles);
+    return 2;
+  }
+  return report_target_card(stdout, c->arena, &c->ss, c->o.files[0], diags);
+}
+
 static int subcommand(Cli *c) {
   DiagSink diags;
   diag_sink_init(&diags);
-  int status;
-  if (strcmp(c->o.subcommand, "diff") == 0) {
-    const FormatDesc *f = format_of(&c->o);
-    DiffOptions d = {bindings_for(c, 0), c->o.targets, c->o.ntargets,
-                     &c->o.policy, f->diff == DIFF_JSON, c->o.has_fail,
-                     c->o.fail_pct};
-    if (c->o.nfiles != 2) {
-      cli_error(c, "'rooflint diff' takes two files (OLD NEW), got %d",
-                c->o.nfiles);
-      status = 2;
-    } else if (f->diff == DIFF_NO) {
-      const char *can[NFORMATS + 1];
-      int k = 0;
-      for (int i = 0; i < NFORMATS; i++)
-        if (formats[i].diff != DIFF_NO) can[k++] = formats[i].name;
-      can[k] = NULL;
-      cli_error(c, "'rooflint diff' writes --format %s, not %s",
-                join_names(c, can, NULL), f->name);
-      status = 2;
-    } else {
-      status = diff_cmd(stdout, c->arena, &c->ss, c->o.files[0],
-                        c->o.files[1], &d, &diags);
-    }
-  } else if (strcmp(c->o.subcommand, "targets") == 0) {
-    status = report_targets_cmd(stdout, c->arena, &c->ss, c->o.files,
-                                c->o.nfiles, &diags);
-  } else if (c->o.nfiles != 1) {
-    cli_error(c, "'rooflint target' takes one target name, got %d",
-              c->o.nfiles);
-    status = 2;
-  } else {
-    status = report_target_card(stdout, c->arena, &c->ss, c->o.files[0],
-                                &diags);
-  }
+  int status = c->o.subcommand->run(c, &diags);
   flush_stdout(c);
   diag_sort(&diags);
   diag_render_text(&diags, &c->ss, stderr, &c->ro);
   diag_sink_free(&diags);
   return status;
-}
-
-static bool ends_with(const char *s, const char *suffix) {
-  size_t n = strlen(s), k = strlen(suffix);
-  return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
-/* A -t value that names a file rather than a built-in target. */
-static bool is_target_file(const char *t) {
-  return strchr(t, '/') || (strlen(t) > 5 && ends_with(t, ".roof"));
 }
 
 static void load_target_file(Cli *c, const char *path) {
@@ -947,6 +1059,68 @@ static void load_target_file(Cli *c, const char *path) {
     cli_error(c, "target file: %s", err);
     free(err);
   }
+}
+
+static int compare_paths(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The *.roof files under `dir`, appended to the list: a walk with a stack
+ * of directories (never a recursion on the tree's depth).  Hidden entries
+ * (".git") are skipped, and so are symbolic links to directories, which
+ * could loop; a link to a file is followed. */
+static void walk_directory(Cli *c, const char *top, const char ***files,
+                           int *n) {
+  const char **stack = NULL;
+  int depth = 0;
+  push(&stack, &depth, top);
+  while (depth > 0) {
+    const char *dir = stack[--depth];
+    DIR *d = opendir(dir);
+    if (!d) {
+      cli_error(c, "cannot open '%s': %s", dir, strerror(errno));
+      continue;
+    }
+    for (struct dirent *e; (e = readdir(d));) {
+      if (e->d_name[0] == '.') continue;
+      const char *path = arena_printf(c->arena, "%s%s%s", dir,
+                                      ends_with(dir, "/") ? "" : "/", e->d_name);
+      struct stat st;
+      if (lstat(path, &st) != 0) continue;
+      if (S_ISDIR(st.st_mode))
+        push(&stack, &depth, path);
+      else if (ends_with(e->d_name, ".roof") &&
+               (S_ISREG(st.st_mode) || (S_ISLNK(st.st_mode) &&
+                                        stat(path, &st) == 0 && S_ISREG(st.st_mode))))
+        push(files, n, path);
+    }
+    closedir(d);
+  }
+  free(stack);
+}
+
+/* R-CLI-014: a directory argument stands for every *.roof file under it,
+ * recursively, sorted by path (byte order), so every run lints the same
+ * files in the same order; one that holds none is an error. */
+static void expand_directories(Cli *c) {
+  Options *o = &c->o;
+  const char **files = NULL;
+  int n = 0;
+  for (int i = 0; i < o->nfiles; i++) {
+    const char *f = o->files[i];
+    struct stat st;
+    if (strcmp(f, "-") == 0 || stat(f, &st) != 0 || !S_ISDIR(st.st_mode)) {
+      push(&files, &n, f);
+      continue;
+    }
+    int first = n;
+    walk_directory(c, f, &files, &n);
+    if (n == first) cli_error(c, "no .roof file in directory '%s'", f);
+    qsort(files + first, (size_t)(n - first), sizeof *files, compare_paths);
+  }
+  free((void *)o->files);
+  o->files = files;
+  o->nfiles = n;
 }
 
 /* R-CLI-010: no output may be written over an input.  Files are compared by
@@ -987,6 +1161,7 @@ static void check_outputs(Cli *c) {
 
 /* Checks that need the whole command line; returns 0 or 2. */
 static int validate(Cli *c) {
+  if (!c->o.subcommand) expand_directories(c);
   const Options *o = &c->o;
   if (!format_of(o)->per_file && !format_of(o)->whole_run)
     cli_error(c, "--format %s is not available yet", format_of(o)->name);
@@ -1026,12 +1201,12 @@ static int validate(Cli *c) {
    * /dev/zero) is a file that could not be used: said once here, exit 2,
    * rather than once per linted file.  Each is read once, into the source
    * set, where target_resolve finds it for every file and --sweep value. */
-  bool names_targets = o->subcommand && strcmp(o->subcommand, "diff") != 0;
+  bool names_targets = o->subcommand && o->subcommand->scope == IN_TARGETS;
   for (int i = 0; i < o->ntargets + (names_targets ? o->nfiles : 0); i++) {
     const char *t = i < o->ntargets ? o->targets[i] : o->files[i - o->ntargets];
     if (is_target_file(t)) load_target_file(c, t);
   }
-  if (o->has_fail && !(o->subcommand && strcmp(o->subcommand, "diff") == 0))
+  if (o->has_fail && !(o->subcommand && o->subcommand->scope == IN_DIFF))
     cli_error(c, "--fail-on-regression applies to 'rooflint diff' only");
   if (c->errs.n == 0 && !o->subcommand && !o->help && !o->version &&
       !o->explain && o->nfiles == 0)
@@ -1071,7 +1246,7 @@ static int dispatch(Cli *c) {
    * screenful. */
   buffer_stdout(c->o.subcommand ? SIZE_MAX : 0);
   if (c->o.help) {
-    usage(c, stdout);
+    usage(c, c->o.subcommand, stdout);
     return 0;
   }
   if (c->o.version) {
@@ -1103,6 +1278,8 @@ static void cli_free(Cli *c) {
   free(o->sweep_values);
   free((void *)o->policy.enabled);
   free((void *)o->policy.disabled);
+  free((void *)o->policy.werror_on);
+  free((void *)o->policy.werror_off);
   diag_sink_free(&c->errs);
   src_free(&c->ss);
   arena_free(c->arena);

@@ -276,6 +276,10 @@ typedef struct DiagPolicy {
   const char **disabled; /* -Wno-CHECK */
   int ndisabled;
   bool werror;           /* -Werror: warnings become errors */
+  const char **werror_on;  /* -Werror=CHECK: this check's, whatever -Werror */
+  int nwerror_on;
+  const char **werror_off; /* -Wno-error=CHECK: never this check's */
+  int nwerror_off;
   bool no_warnings;      /* -w: drop all warnings and remarks */
 } DiagPolicy;
 

@@ -28,7 +28,7 @@ missing=""
 # every option (and its alias) that --help lists
 for opt in $("$ROOFLINT" --help | sed -n 's/^  \(-[^ ,]*\)\(, \(-[^ ]*\)\)\{0,1\}.*/\1 \3/p'); do
   case $opt in -WCHECK) continue ;; esac
-  opt=$(printf '%s\n' "$opt" | sed 's/\([a-z]-\)[A-Z]*$/\1/') # -Wno-CHECK: -Wno-
+  opt=$(printf '%s\n' "$opt" | sed 's/\([a-z][-=]\)[A-Z]*$/\1/') # -Wno-CHECK: -Wno-, -Werror=CHECK: -Werror=
   grep -q -- "$opt" "$T/page" || missing="$missing option:$opt"
 done
 # subcommands
