@@ -4,10 +4,10 @@
  * hand from one table (name, alias, value, handler, help line), so --help is
  * generated from the same rows that are matched.  Command-line problems are
  * recorded as location-less diagnostics and rendered like any other, then
- * the run exits 2.  Linting goes in three phases: load and analyse every
- * file, check that every -D/--sweep name is a let somewhere (a typo there
- * would silently change nothing), then per file: policy, sort, render to
- * stderr, and the summary or report to stdout when the file had no errors.
+ * the run exits 2.  lint() shows the whole pipeline, stage by stage: load
+ * and analyse every file, check that every -D/--sweep/-t name is found
+ * somewhere (a typo there would silently change nothing), then per file:
+ * policy, sort, render to stderr, and the summary or report to stdout.
  * R-CLI rules are cited where they are implemented.
  */
 #include "rooflint.h"
@@ -805,7 +805,8 @@ static void analyze_run(Cli *c, FileRun *r, int k) {
   mark_used(c, ao.bindings);
 }
 
-/* Policy, order, render; returns the file's exit status (0 or 1). */
+/* diagnostics: policy, order, render; returns the file's exit status (0
+ * or 1). */
 static int render_run(Cli *c, FileRun *r, const DiagPolicy *policy) {
   diag_apply_policy(&r->diags, &c->ss, policy);
   diag_sort(&r->diags);
@@ -948,33 +949,58 @@ static void buffer_stdout(size_t input_bytes) {
   setvbuf(stdout, outbuf, _IOFBF, n);
 }
 
-static int lint(Cli *c) {
-  int n = c->o.nfiles, status = 0;
-  size_t input_bytes = 0;
-  FileRun *runs = xcalloc((size_t)n, sizeof *runs);
-  for (int i = 0; i < n; i++) {
+/* text: every file's bytes and line table (source.c); one that cannot be
+ * read is reported and the others go on (R-CLI-005).  Returns 0 or 2. */
+static int load_inputs(Cli *c, FileRun *runs, size_t *input_bytes) {
+  int status = 0;
+  for (int i = 0; i < c->o.nfiles; i++) {
     char *err = NULL;
     runs[i].file = src_load(&c->ss, c->o.files[i], &err);
     if (runs[i].file < 0) {
-      cli_error(c, "%s", err); /* R-CLI-005: report, go on, exit 2 */
+      cli_error(c, "%s", err);
       free(err);
       status = 2;
       continue;
     }
-    input_bytes += src_file(&c->ss, runs[i].file)->len;
-    analyze_run(c, &runs[i], 0);
+    *input_bytes += src_file(&c->ss, runs[i].file)->len;
   }
+  return status;
+}
+
+/* The pipeline on one screen: every stage of a lint, in order, and the
+ * modules that own it.
+ *
+ *   text         load_inputs                  source.c
+ *   tokens       pulled by the parser         grammar/lexer.l
+ *   tree         analyze_file: parse          grammar/parser.y, parse.c, ast.c
+ *   graph                      sema           sema.c, ops.c, dtype.c
+ *   cost                       cost_models    cost.c, target.c
+ *   checks                     run_checks     checks.c, checks/
+ *   diagnostics  finish_file: render_run      diag.c
+ *   output       finish_file: emit_text,      report.c, plan.c,
+ *                or one whole-run document    json.c, sarif.c, plot.c
+ *
+ * Every file goes through the stages up to its checks before any is
+ * rendered, because a -D or -t name may be found in any of them
+ * (overrides_named, targets_named). */
+static int lint(Cli *c) {
+  int n = c->o.nfiles;
+  size_t input_bytes = 0;
+  FileRun *runs = xcalloc((size_t)n, sizeof *runs);
+  int status = load_inputs(c, runs, &input_bytes);          /* text */
+  for (int i = 0; i < n; i++)
+    if (runs[i].file >= 0) analyze_run(c, &runs[i], 0); /* tokens .. checks */
   buffer_stdout(input_bytes);
   bool named = overrides_named(c, runs, n);
   named = targets_named(c, runs, n) && named;
   flush_errors(c);
   for (int i = 0; i < n && named; i++) {
     if (runs[i].file < 0) continue;
-    int s = finish_file(c, &runs[i]);
+    int s = finish_file(c, &runs[i]); /* diagnostics, then output */
     if (s > status) status = s;
   }
   if (named && c->o.plot && write_plot(c, runs, n) > status) status = 2;
-  if (named && format_of(&c->o)->whole_run)
+  if (named && format_of(&c->o)->whole_run)             /* JSON, SARIF */
     format_of(&c->o)->whole_run(c, runs, n, status);
   for (int i = 0; i < n; i++)
     if (runs[i].file >= 0) diag_sink_free(&runs[i].diags);
