@@ -1141,8 +1141,10 @@ static void expand_directories(Cli *c) {
     }
     int first = n;
     walk_directory(c, f, &files, &n);
-    if (n == first) cli_error(c, "no .roof file in directory '%s'", f);
-    qsort(files + first, (size_t)(n - first), sizeof *files, compare_paths);
+    if (n == first)
+      cli_error(c, "no .roof file in directory '%s'", f);
+    else
+      qsort(files + first, (size_t)(n - first), sizeof *files, compare_paths);
   }
   free((void *)o->files);
   o->files = files;
