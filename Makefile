@@ -138,7 +138,7 @@ MANDIR ?= $(PREFIX)/share/man/man1
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/rooflint
-	install -m 644 doc/rooflint.1 $(DESTDIR)$(MANDIR)/rooflint.1
+	install -m 644 docs/rooflint.1 $(DESTDIR)$(MANDIR)/rooflint.1
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/rooflint $(DESTDIR)$(MANDIR)/rooflint.1

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * analyze.c: one file through the whole pipeline: parse, sema, target
- * resolution, cost on every target, checks on the first.  Each stage runs
+ * analyze.c: one file through the analysis: parse (tokens -> tree), sema
+ * (tree -> graph), target resolution, cost on every target, checks on the
+ * first.  main.c's lint() shows the pipeline around it.  Each stage runs
  * only when the stages before it reported no error, so later stages never
  * see a half-built graph.  The result is a pure function of (file text,
  * bindings, targets): --sweep and the crossover search call it again.
@@ -47,15 +48,20 @@ const Program *analyze_program(ProgramSource *ps) {
   return ps->program;
 }
 
-static void cost_and_check(Arena *a, SourceSet *ss, Analysis *an,
-                           const AnalyzeOptions *opts, DiagSink *diags) {
+/* cost: every model on every target. */
+static void cost_models(Arena *a, Analysis *an) {
   const Unit *u = an->unit;
   int nt = an->ntargets;
   an->costs = arena_alloc(a, (size_t)(u->nmodels * nt + 1) * sizeof *an->costs);
   for (int m = 0; m < u->nmodels; m++)
     for (int t = 0; t < nt; t++)
       an->costs[m * nt + t] = cost_model(a, &u->models[m], an->targets[t]);
-  if (!opts->run_checks) return;
+}
+
+/* checks: every model, on the first target. */
+static void run_checks(Arena *a, SourceSet *ss, Analysis *an,
+                       const AnalyzeOptions *opts, DiagSink *diags) {
+  const Unit *u = an->unit;
   ProgramSource reparse = {ss, an->file, a, an->program};
   for (int m = 0; m < u->nmodels; m++) {
     CheckCtx ctx = {
@@ -65,7 +71,7 @@ static void cost_and_check(Arena *a, SourceSet *ss, Analysis *an,
         .reparse = &reparse,
         .unit = u,
         .model = &u->models[m],
-        .cost = an->costs[m * nt],
+        .cost = an->costs[m * an->ntargets],
         .target = an->targets[0],
         .bindings = opts->bindings,
         .diags = diags,
@@ -100,16 +106,19 @@ static void check_suppressions(Arena *a, const SourceSet *ss, int file,
   }
 }
 
+/* tokens -> tree -> graph -> cost -> checks for one file (main.c's lint()
+ * shows the whole pipeline). */
 Analysis *analyze_file(Arena *a, SourceSet *ss, int file,
                        const AnalyzeOptions *opts, DiagSink *diags) {
   Analysis *an = arena_alloc(a, sizeof *an);
   an->file = file;
-  /* The tree in an arena of its own, freed after sema; what outlives it
-   * (names, strings, directives) goes to `a`. */
+  /* tokens -> tree.  The tree in an arena of its own, freed after sema;
+   * what outlives it (names, strings, directives) goes to `a`. */
   Arena *tree = opts->keep_program ? a : arena_new();
   ParseOptions po = {.names = a};
   an->program = parse_file_opts(tree, ss, file, diags, &po);
   check_suppressions(a, ss, file, diags);
+  /* tree -> graph, and the targets it is costed on */
   if (an->program->nsyntax_errors == 0) {
     Bindings *b = opts->bindings;
     if (!b) b = arena_alloc(a, sizeof *b);
@@ -129,6 +138,8 @@ Analysis *analyze_file(Arena *a, SourceSet *ss, int file,
     an->program = NULL;
     arena_free(tree);
   }
-  if (an->unit) cost_and_check(a, ss, an, opts, diags);
+  if (!an->unit) return an;
+  cost_models(a, an);                                  /* graph -> cost */
+  if (opts->run_checks) run_checks(a, ss, an, opts, diags); /* -> checks */
   return an;
 }

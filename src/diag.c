@@ -196,7 +196,12 @@ void diag_apply_policy(DiagSink *s, const SourceSet *ss, const DiagPolicy *p) {
       diag_destroy(d);
       continue;
     }
-    if (p->werror && d->sev == SEV_WARNING) {
+    bool promote = d->check && in_list(d->check, p->werror_on, p->nwerror_on)
+                       ? true
+                   : d->check && in_list(d->check, p->werror_off, p->nwerror_off)
+                       ? false
+                       : p->werror;
+    if (promote && d->sev == SEV_WARNING) {
       d->sev = SEV_ERROR;
       d->werror = true;
     }

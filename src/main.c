@@ -4,10 +4,10 @@
  * hand from one table (name, alias, value, handler, help line), so --help is
  * generated from the same rows that are matched.  Command-line problems are
  * recorded as location-less diagnostics and rendered like any other, then
- * the run exits 2.  Linting goes in three phases: load and analyse every
- * file, check that every -D/--sweep name is a let somewhere (a typo there
- * would silently change nothing), then per file: policy, sort, render to
- * stderr, and the summary or report to stdout when the file had no errors.
+ * the run exits 2.  lint() shows the whole pipeline, stage by stage: load
+ * and analyse every file, check that every -D/--sweep/-t name is found
+ * somewhere (a typo there would silently change nothing), then per file:
+ * policy, sort, render to stderr, and the summary or report to stdout.
  * R-CLI rules are cited where they are implemented.
  */
 #include "rooflint.h"
@@ -16,12 +16,26 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+/* The values of --color and --dump, in the order of their names below. */
 typedef enum ColorMode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } ColorMode;
+static const char *const color_names[] = {"auto", "always", "never"};
+typedef enum DumpMode { DUMP_NONE = -1, DUMP_AST, DUMP_GRAPH } DumpMode;
+static const char *const dump_names[] = {"ast", "graph"};
 
 typedef struct Cli Cli;
 typedef struct FileRun FileRun;
+typedef struct OptDesc OptDesc;
+typedef struct SubcommandDesc SubcommandDesc;
+
+/* Where an option applies: the lint, `rooflint diff`, the target cards. */
+typedef enum OptScope { IN_LINT = 1, IN_DIFF = 2, IN_TARGETS = 4, IN_ALL = 7 } OptScope;
+
+/* rooflint diff writes some formats: as text or as JSON. */
+typedef enum DiffAs { DIFF_NO, DIFF_TEXT, DIFF_JSON } DiffAs;
 
 /* One --format, written per file (text) or once for the whole run (JSON,
  * SARIF: one document).  A row with neither is "not available yet".
@@ -32,6 +46,7 @@ typedef struct FormatDesc {
   const char *name;
   EmitFileFn per_file;
   EmitRunFn whole_run;
+  DiffAs diff;
 } FormatDesc;
 
 typedef struct Options {
@@ -44,13 +59,15 @@ typedef struct Options {
   int noverrides;
   DiagPolicy policy;
   bool report, verify, help, version;
-  const FormatDesc *format;
-  const char *plot, *explain, *dump, *subcommand;
+  int format; /* index into formats */
+  const char *plot, *explain;
+  const SubcommandDesc *subcommand; /* NULL: the lint */
+  int dump;   /* DumpMode */
   const char *sweep_name;
   const char **sweep_texts; /* values as written */
   LetValue *sweep_values;
   int nsweep;
-  ColorMode color;
+  int color; /* ColorMode */
   int error_limit; /* -1: the default */
   bool plan;            /* --plan (plan.c) */
   DType *dtypes;        /* --dtype what-if plans (arena) */
@@ -59,12 +76,42 @@ typedef struct Options {
   bool has_fail;
 } Options;
 
+/* The names of a fixed list of values, read off the table that defines
+ * them: `n` names, the first at `first`, one every `stride` bytes (the
+ * .name column of formats[], or a plain array of names). */
+typedef struct NameColumn {
+  const char *const *first;
+  size_t stride;
+  int n;
+} NameColumn;
+#define NAMES_OF(table, member) \
+  {&(table)[0] member, sizeof(table)[0], (int)(sizeof(table) / sizeof(table)[0])}
+
+typedef bool (*OptFn)(Cli *c, const OptDesc *d, const char *val);
+
+struct OptDesc {
+  const char *name;    /* "--target", "-D"; NULL: a help line only */
+  const char *alias;   /* "-t", or NULL */
+  const char *metavar; /* NULL: takes no value, unless it has choices */
+  OptFn apply;
+  size_t field;        /* opt_flag, opt_string, opt_choice: offsetof(Options, ...) */
+  NameColumn choices;  /* opt_choice: the values; metavar is "a|b|c" */
+  const char *usage;   /* left column of --help; NULL: alias, name, metavar */
+  const char *help;
+  unsigned scope;      /* where it applies (OptScope): what each --help lists */
+};
+#define FLAG(member) opt_flag, offsetof(Options, member), {0}
+#define STRING(member) opt_string, offsetof(Options, member), {0}
+#define CHOICE(member, names) opt_choice, offsetof(Options, member), names
+#define CALL(fn) fn, 0, {0}
+
 struct Cli {
   Options o;
   Arena *arena;
   SourceSet ss;
   DiagSink errs; /* command-line errors (no location) */
   RenderOptions ro;
+  int stdout_errno; /* the first failed flush of stdout, for the message */
 };
 
 struct FileRun {
@@ -73,12 +120,22 @@ struct FileRun {
   Analysis *an;
 };
 
+static bool plot_to_stdout(const Options *o) {
+  return o->plot && strcmp(o->plot, "-") == 0;
+}
+
 static void cli_error(Cli *c, const char *fmt, ...) PRINTF_LIKE(2, 3);
 static void cli_error(Cli *c, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   diag_vreport(&c->errs, SEV_ERROR, NULL, LOC_NONE, fmt, ap);
   va_end(ap);
+}
+
+/* Standard output goes out before diagnostics follow it on stderr; a
+ * failure is kept for stdout_written. */
+static void flush_stdout(Cli *c) {
+  if (fflush(stdout) != 0 && !c->stdout_errno) c->stdout_errno = errno;
 }
 
 /* Renders the command-line errors so far and forgets them. */
@@ -93,6 +150,16 @@ static void flush_errors(Cli *c) {
 static void push(const char ***list, int *n, const char *s) {
   *list = xrealloc((void *)*list, (size_t)(*n + 1) * sizeof **list);
   (*list)[(*n)++] = s;
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* A -t value that names a file rather than a built-in target. */
+static bool is_target_file(const char *t) {
+  return strchr(t, '/') || (strlen(t) > 5 && ends_with(t, ".roof"));
 }
 
 /* "; did you mean 'x'?" or "". */
@@ -157,7 +224,8 @@ static bool split_assignment(Cli *c, const char *opt, const char *arg,
 
 /* ------------------------------------------------------------ options */
 
-static bool opt_target(Cli *c, const char *opt, const char *val) {
+static bool opt_target(Cli *c, const OptDesc *d, const char *val) {
+  const char *opt = d->name;
   /* R-CLI-002: repeatable, and each value may list several: a,b,c. */
   for (const char *p = val;;) {
     size_t n = strcspn(p, ",");
@@ -171,7 +239,8 @@ static bool opt_target(Cli *c, const char *opt, const char *val) {
   }
 }
 
-static bool opt_define(Cli *c, const char *opt, const char *val) {
+static bool opt_define(Cli *c, const OptDesc *d, const char *val) {
+  const char *opt = d->name;
   const char *name, *text;
   LetValue v;
   if (!split_assignment(c, opt, val, &name, &text)) return false;
@@ -196,7 +265,8 @@ static bool opt_define(Cli *c, const char *opt, const char *val) {
   return true;
 }
 
-static bool opt_sweep(Cli *c, const char *opt, const char *val) {
+static bool opt_sweep(Cli *c, const OptDesc *d, const char *val) {
+  const char *opt = d->name;
   const char *name, *list;
   if (!split_assignment(c, opt, val, &name, &list)) return false;
   Options *o = &c->o;
@@ -227,51 +297,50 @@ static void emit_json(Cli *c, FileRun *runs, int n, int status);
 static void emit_sarif(Cli *c, FileRun *runs, int n, int status);
 
 static const FormatDesc formats[] = {
-    {"text", emit_text, NULL},
-    {"json", NULL, emit_json},
-    {"sarif", NULL, emit_sarif},
+    {"text", emit_text, NULL, DIFF_TEXT},
+    {"json", NULL, emit_json, DIFF_JSON},
+    {"sarif", NULL, emit_sarif, DIFF_NO},
 };
 enum { NFORMATS = sizeof formats / sizeof *formats };
+
+static const FormatDesc *format_of(const Options *o) {
+  return &formats[o->format];
+}
+
+/* The names, NULL-terminated, in the arena. */
+static const char **column_names(Cli *c, NameColumn col) {
+  const char **names = arena_alloc(c->arena, (size_t)(col.n + 1) * sizeof *names);
+  for (int i = 0; i < col.n; i++)
+    names[i] = *(const char *const *)((const char *)col.first + (size_t)i * col.stride);
+  names[col.n] = NULL;
+  return names;
+}
+
+/* "a, b or c" (sep NULL) or "a|b|c". */
+static const char *join_names(Cli *c, const char *const *names,
+                              const char *sep) {
+  StrBuf sb = {0};
+  for (int i = 0; names[i]; i++)
+    sb_printf(&sb, "%s%s",
+              i == 0 ? "" : sep ? sep : names[i + 1] ? ", " : " or ",
+              names[i]);
+  const char *r = arena_strdup(c->arena, sb_str(&sb));
+  sb_free(&sb);
+  return r;
+}
 
 /* A value from a fixed list; `names` NULL-terminated.  Returns the index. */
 static int pick(Cli *c, const char *opt, const char *val,
                 const char *const *names) {
   for (int i = 0; names[i]; i++)
     if (strcmp(names[i], val) == 0) return i;
-  StrBuf sb = {0};
-  for (int i = 0; names[i]; i++)
-    sb_printf(&sb, "%s%s", i == 0 ? "" : names[i + 1] ? ", " : " or ",
-              names[i]);
   cli_error(c, "invalid value '%s' for %s: expected %s%s", val, opt,
-            sb_str(&sb), did_you_mean(c, val, names));
-  sb_free(&sb);
+            join_names(c, names, NULL), did_you_mean(c, val, names));
   return -1;
 }
 
-static bool opt_format(Cli *c, const char *opt, const char *val) {
-  const char *names[NFORMATS + 1];
-  for (int i = 0; i < NFORMATS; i++) names[i] = formats[i].name;
-  names[NFORMATS] = NULL;
-  int i = pick(c, opt, val, names);
-  if (i >= 0) c->o.format = &formats[i];
-  return i >= 0;
-}
-
-static bool opt_color(Cli *c, const char *opt, const char *val) {
-  static const char *const names[] = {"auto", "always", "never", NULL};
-  int i = pick(c, opt, val, names);
-  if (i >= 0) c->o.color = (ColorMode)i;
-  return i >= 0;
-}
-
-static bool opt_dump(Cli *c, const char *opt, const char *val) {
-  static const char *const names[] = {"ast", "graph", NULL};
-  int i = pick(c, opt, val, names);
-  if (i >= 0) c->o.dump = names[i];
-  return i >= 0;
-}
-
-static bool opt_error_limit(Cli *c, const char *opt, const char *val) {
+static bool opt_error_limit(Cli *c, const OptDesc *d, const char *val) {
+  const char *opt = d->name;
   LetValue v;
   if (!parse_number(val, &v) || v.is_real || v.i < 0 || v.i > 1000000 ||
       strchr(val, '_')) {
@@ -287,14 +356,16 @@ static bool opt_error_limit(Cli *c, const char *opt, const char *val) {
 static const char **warning_spellings(Cli *c) {
   int n;
   const CheckDesc *reg = check_registry(&n);
-  const char **names = arena_alloc(c->arena, (size_t)(2 * n + 3) * sizeof *names);
+  const char **names = arena_alloc(c->arena, (size_t)(4 * n + 3) * sizeof *names);
   int k = 0;
   names[k++] = "-Werror";
   names[k++] = "-Wno-error";
-  for (int i = 0; i < n; i++) {
-    names[k++] = arena_printf(c->arena, "-W%s", reg[i].name);
-    names[k++] = arena_printf(c->arena, "-Wno-%s", reg[i].name);
-  }
+  for (int i = 0; i < n; i++)
+    for (int form = 0; form < 4; form++)
+      names[k++] = arena_printf(c->arena, "-W%s%s",
+                                (const char *[]){"", "no-", "error=",
+                                                 "no-error="}[form],
+                                reg[i].name);
   names[k] = NULL;
   return names;
 }
@@ -308,8 +379,8 @@ static void remove_name(const char **list, int *n, const char *name) {
 
 /* -W CHECK, -WCHECK, -Wno-CHECK, -Werror, -Wno-error.  R-CLI-004: for one
  * check the last of -W/-Wno- wins; an unknown name is an error. */
-static bool opt_warn(Cli *c, const char *opt, const char *val) {
-  (void)opt;
+static bool opt_warn(Cli *c, const OptDesc *d, const char *val) {
+  (void)d;
   DiagPolicy *p = &c->o.policy;
   bool off = strncmp(val, "no-", 3) == 0;
   const char *name = off ? val + 3 : val;
@@ -317,42 +388,45 @@ static bool opt_warn(Cli *c, const char *opt, const char *val) {
     p->werror = !off;
     return true;
   }
-  const CheckDesc *d = check_lookup(name);
-  if (!d) {
+  /* R-CLI-013: -Werror=CHECK, -Wno-error=CHECK, as gcc and clang. */
+  bool error = strncmp(name, "error=", 6) == 0;
+  if (error) name += 6;
+  const CheckDesc *chk = check_lookup(name);
+  if (!chk) {
     const char *spelled = arena_printf(c->arena, "-W%s", val);
     cli_error(c, "unknown warning option '%s'%s", spelled,
               did_you_mean(c, spelled, warning_spellings(c)));
     return false;
   }
-  remove_name(p->enabled, &p->nenabled, d->name);
-  remove_name(p->disabled, &p->ndisabled, d->name);
+  if (error) {
+    remove_name(p->werror_on, &p->nwerror_on, chk->name);
+    remove_name(p->werror_off, &p->nwerror_off, chk->name);
+    if (off) {
+      push(&p->werror_off, &p->nwerror_off, chk->name);
+      return true;
+    }
+    push(&p->werror_on, &p->nwerror_on, chk->name); /* and enable it */
+  }
+  remove_name(p->enabled, &p->nenabled, chk->name);
+  remove_name(p->disabled, &p->ndisabled, chk->name);
   if (off)
-    push(&p->disabled, &p->ndisabled, d->name);
+    push(&p->disabled, &p->ndisabled, chk->name);
   else
-    push(&p->enabled, &p->nenabled, d->name);
+    push(&p->enabled, &p->nenabled, chk->name);
   return true;
 }
 
-static bool opt_set_flag(Cli *c, const char *opt, const char *val) {
-  (void)val;
-  Options *o = &c->o;
-  bool *flags[] = {&o->report, &o->verify, &o->help, &o->version,
-                   &o->policy.no_warnings, &o->plan};
-  static const char *const names[] = {"--report", "--verify", "--help",
-                                      "--version", "-w", "--plan"};
-  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-    if (strcmp(opt, names[i]) == 0) *flags[i] = true;
-  return true;
-}
+/* The three kinds of row that set a field of Options (OptDesc.field): a
+ * flag, a string, and one of a fixed list (its index). */
+#define FIELD(c, d, type) ((type *)((char *)&(c)->o + (d)->field))
 
-static bool opt_string(Cli *c, const char *opt, const char *val) {
-  if (strcmp(opt, "--plot") == 0) c->o.plot = val;
-  if (strcmp(opt, "--explain") == 0) c->o.explain = val;
-  return true;
-}
+static bool opt_flag(Cli *c, const OptDesc *d, const char *val);
+static bool opt_string(Cli *c, const OptDesc *d, const char *val);
+static bool opt_choice(Cli *c, const OptDesc *d, const char *val);
 
 /* --dtype DT[,DT...]: storage dtypes to try as the plan (plan.c). */
-static bool opt_dtype(Cli *c, const char *opt, const char *val) {
+static bool opt_dtype(Cli *c, const OptDesc *d, const char *val) {
+  const char *opt = d->name;
   const char *err;
   if (!plan_parse_dtypes(c->arena, val, &c->o.dtypes, &c->o.ndtypes, &err)) {
     cli_error(c, "invalid value '%s' for %s: %s", val, opt, err);
@@ -362,7 +436,8 @@ static bool opt_dtype(Cli *c, const char *opt, const char *val) {
 }
 
 /* diff --fail-on-regression PCT: a non-negative percentage. */
-static bool opt_fail(Cli *c, const char *opt, const char *val) {
+static bool opt_fail(Cli *c, const OptDesc *d, const char *val) {
+  const char *opt = d->name;
   LetValue v;
   double pct = 0;
   bool ok = parse_number(val, &v);
@@ -377,68 +452,142 @@ static bool opt_fail(Cli *c, const char *opt, const char *val) {
   return true;
 }
 
-typedef bool (*OptFn)(Cli *c, const char *opt, const char *val);
-
-typedef struct OptDesc {
-  const char *name;    /* "--target", "-D"; NULL: a help line only */
-  const char *alias;   /* "-t", or NULL */
-  const char *metavar; /* NULL: takes no value */
-  OptFn apply;
-  const char *usage;   /* left column of --help */
-  const char *help;
-} OptDesc;
 
 static const OptDesc options[] = {
-    {"--target", "-t", "NAME|FILE", opt_target, "-t, --target NAME|FILE",
-     "target: a built-in name or a .roof file; repeatable, or a,b,c"},
-    {"-D", NULL, "NAME=VALUE", opt_define, "-D NAME=VALUE",
-     "override a let with a number"},
-    {"--report", NULL, NULL, opt_set_flag, "--report",
-     "print the per-node table and totals"},
-    {"--format", NULL, "text|json|sarif", opt_format, "--format text|json|sarif",
-     "output format on stdout (default text)"},
-    {"--plot", NULL, "FILE.svg", opt_string, "--plot FILE.svg",
-     "write the roofline chart"},
-    {"--sweep", NULL, "NAME=V1,V2,...", opt_sweep, "--sweep NAME=V1,V2,...",
-     "one summary row per value of a let"},
-    {"--plan", NULL, NULL, opt_set_flag, "--plan",
+    {"--target", "-t", "NAME|FILE", CALL(opt_target), NULL,
+     "target: a built-in name or a .roof file; repeatable, or a,b,c", IN_LINT | IN_DIFF},
+    {"-D", NULL, "NAME=VALUE", CALL(opt_define), NULL,
+     "override a let with a number", IN_LINT | IN_DIFF},
+    {"--report", NULL, NULL, FLAG(report), NULL,
+     "print the per-node table and totals", IN_LINT},
+    {"--format", NULL, NULL, CHOICE(format, NAMES_OF(formats, .name)), NULL,
+     "output format on stdout (default text)", IN_LINT | IN_DIFF},
+    {"--plot", NULL, "FILE.svg", STRING(plot), NULL,
+     "write the roofline chart ('-': standard output)", IN_LINT},
+    {"--sweep", NULL, "NAME=V1,V2,...", CALL(opt_sweep), NULL,
+     "one summary row per value of a let", IN_LINT},
+    {"--plan", NULL, NULL, FLAG(plan), NULL,
      "print the dtype plan: compute by precision, footprint by dtype, nodes "
-     "off the plan"},
-    {"--dtype", NULL, "DT[,DT...]", opt_dtype, "--dtype DT[,DT...]",
-     "what if the plan dtype were DT: totals side by side"},
-    {"--fail-on-regression", NULL, "PCT", opt_fail, "--fail-on-regression PCT",
-     "diff: exit 1 when a step-time bound grows by more than PCT%"},
-    {"-W", NULL, "CHECK", opt_warn, "-W CHECK, -WCHECK",
-     "enable a check (also one that is off by default)"},
-    {NULL, NULL, NULL, NULL, "-Wno-CHECK", "disable a check"},
-    {NULL, NULL, NULL, NULL, "-Werror", "turn warnings into errors"},
-    {"-w", NULL, NULL, opt_set_flag, "-w", "drop all warnings and remarks"},
-    {"--verify", NULL, NULL, opt_set_flag, "--verify",
-     "check diagnostics against '# expect:' comments"},
-    {"--color", NULL, "auto|always|never", opt_color,
-     "--color auto|always|never", "colour diagnostics (auto honours NO_COLOR)"},
-    {"--explain", NULL, "CHECK", opt_string, "--explain CHECK",
-     "what a check means and how to fix it"},
-    {"--dump", NULL, "ast|graph", opt_dump, "--dump ast|graph",
-     "print the syntax tree or the op graph instead of the summary"},
-    {"--error-limit", NULL, "N", opt_error_limit, "--error-limit N",
-     "stop keeping errors after N (default 20, 0 = no limit)"},
-    {"--version", NULL, NULL, opt_set_flag, "--version", "print the version"},
-    {"--help", "-h", NULL, opt_set_flag, "-h, --help", "print this help"},
+     "off the plan", IN_LINT},
+    {"--dtype", NULL, "DT[,DT...]", CALL(opt_dtype), NULL,
+     "what if the plan dtype were DT: totals side by side", IN_LINT},
+    {"--fail-on-regression", NULL, "PCT", CALL(opt_fail), NULL,
+     "diff: exit 1 when a step-time bound grows by more than PCT%", IN_DIFF},
+    {"-W", NULL, "CHECK", CALL(opt_warn), "-W CHECK, -WCHECK",
+     "enable a check (also one that is off by default)", IN_LINT | IN_DIFF},
+    {NULL, NULL, NULL, CALL(NULL), "-Wno-CHECK", "disable a check", IN_LINT | IN_DIFF},
+    {NULL, NULL, NULL, CALL(NULL), "-Werror", "turn warnings into errors", IN_LINT | IN_DIFF},
+    {NULL, NULL, NULL, CALL(NULL), "-Werror=CHECK",
+     "turn one check's warnings into errors (and enable it)", IN_LINT | IN_DIFF},
+    {NULL, NULL, NULL, CALL(NULL), "-Wno-error=CHECK",
+     "keep one check's warnings warnings under -Werror", IN_LINT | IN_DIFF},
+    {"-w", NULL, NULL, FLAG(policy.no_warnings), NULL,
+     "drop all warnings and remarks", IN_LINT | IN_DIFF},
+    {"--verify", NULL, NULL, FLAG(verify), NULL,
+     "check diagnostics against '# expect:' comments", IN_LINT},
+    {"--color", NULL, NULL, CHOICE(color, NAMES_OF(color_names, )), NULL,
+     "colour diagnostics (auto honours NO_COLOR)", IN_ALL},
+    {"--explain", NULL, "CHECK", STRING(explain), NULL,
+     "what a check means and how to fix it", IN_LINT},
+    {"--dump", NULL, NULL, CHOICE(dump, NAMES_OF(dump_names, )), NULL,
+     "print the syntax tree or the op graph instead of the summary", IN_LINT},
+    {"--error-limit", NULL, "N", CALL(opt_error_limit), NULL,
+     "stop keeping errors after N (default 20, 0 = no limit)", IN_LINT},
+    {"--version", NULL, NULL, FLAG(version), NULL, "print the version", IN_LINT},
+    {"--help", "-h", NULL, FLAG(help), NULL, "print this help", IN_ALL},
 };
 enum { NOPTIONS = sizeof options / sizeof *options };
 
-static void usage(FILE *out) {
-  fputs("usage: rooflint [OPTIONS] FILE...     lint (FILE '-' = stdin)\n"
-        "       rooflint targets [NAMES...]    list targets\n"
-        "       rooflint target NAME           one target's card\n"
-        "       rooflint diff OLD NEW          what changed (OLD or NEW '-' = stdin)\n"
-        "\noptions:\n",
-        out);
-  for (int i = 0; i < NOPTIONS; i++)
-    fprintf(out, "  %-28s %s\n", options[i].usage, options[i].help);
-  fputs("\nops (name, class, what it computes):\n", out);
-  op_print_table(out);
+static bool opt_flag(Cli *c, const OptDesc *d, const char *val) {
+  (void)val;
+  *FIELD(c, d, bool) = true;
+  return true;
+}
+
+static bool opt_string(Cli *c, const OptDesc *d, const char *val) {
+  *FIELD(c, d, const char *) = val;
+  return true;
+}
+
+static bool opt_choice(Cli *c, const OptDesc *d, const char *val) {
+  int i = pick(c, d->name, val, column_names(c, d->choices));
+  if (i >= 0) *FIELD(c, d, int) = i;
+  return i >= 0;
+}
+
+static bool takes_value(const OptDesc *d) {
+  return d->metavar || d->choices.n;
+}
+
+/* What the row's value looks like: its metavar, or its choices "a|b|c". */
+static const char *metavar_of(Cli *c, const OptDesc *d) {
+  if (d->metavar || !d->choices.n) return d->metavar;
+  return join_names(c, column_names(c, d->choices), "|");
+}
+
+static int run_diff(Cli *c, DiagSink *diags);
+static int run_targets(Cli *c, DiagSink *diags);
+static int run_target(Cli *c, DiagSink *diags);
+
+/* `rooflint NAME ...`: each with its usage line and the options that apply
+ * (OptScope).  The lint itself is the row with no name. */
+struct SubcommandDesc {
+  const char *name;
+  const char *args;
+  const char *summary;
+  unsigned scope;
+  int (*run)(Cli *c, DiagSink *diags);
+};
+static const SubcommandDesc subcommands[] = {
+    {NULL, "[OPTIONS] FILE...", "lint (FILE '-' = stdin; a directory: its *.roof)",
+     IN_LINT, NULL},
+    {"targets", "[NAMES...]", "list targets", IN_TARGETS, run_targets},
+    {"target", "NAME", "one target's card", IN_TARGETS, run_target},
+    {"diff", "OLD NEW", "what changed (OLD or NEW '-' = stdin)", IN_DIFF, run_diff},
+};
+enum { NSUBCOMMANDS = sizeof subcommands / sizeof *subcommands };
+
+static const SubcommandDesc *find_subcommand(const char *word) {
+  for (int i = 0; i < NSUBCOMMANDS; i++)
+    if (subcommands[i].name && strcmp(subcommands[i].name, word) == 0)
+      return &subcommands[i];
+  return NULL;
+}
+
+/* `rooflint --help` (sub NULL): every form and every option;
+ * `rooflint diff --help`: that form and the options that apply to it. */
+static void usage(Cli *c, const SubcommandDesc *sub, FILE *out) {
+  for (int i = 0, k = 0; i < NSUBCOMMANDS; i++) {
+    const SubcommandDesc *s = &subcommands[i];
+    if (sub && s != sub) continue;
+    const char *form = arena_printf(c->arena, "rooflint %s%s%s",
+                                    s->name ? s->name : "", s->name ? " " : "",
+                                    s->args);
+    if (sub)
+      fprintf(out, "usage: rooflint %s [OPTIONS] %s\n%s\n", s->name, s->args,
+              s->summary);
+    else
+      fprintf(out, "%s%-30s %s\n", k++ == 0 ? "usage: " : "       ", form,
+              s->summary);
+  }
+  fputs("\noptions:\n", out);
+  unsigned scope = sub ? sub->scope : IN_ALL;
+  for (int i = 0; i < NOPTIONS; i++) {
+    const OptDesc *d = &options[i];
+    if (!(d->scope & scope)) continue;
+    const char *left = d->usage;
+    if (!left) {
+      const char *mv = metavar_of(c, d);
+      left = arena_printf(c->arena, "%s%s%s%s%s", d->alias ? d->alias : "",
+                          d->alias ? ", " : "", d->name, mv ? " " : "",
+                          mv ? mv : "");
+    }
+    fprintf(out, "  %-28s %s\n", left, d->help);
+  }
+  if (!sub) {
+    fputs("\nops (name, class, what it computes):\n", out);
+    op_print_table(out);
+  }
   fputs("\nexit status: 0 no errors, 1 errors (or warnings under -Werror), "
         "2 bad command line or unreadable file\n",
         out);
@@ -457,7 +606,7 @@ static const OptDesc *find_option(const char *arg, const char **inline_val) {
         *inline_val = arg + len + 1;
         return d;
       }
-      if (n[1] != '-' && d->metavar) { /* -Xvalue */
+      if (n[1] != '-' && takes_value(d)) { /* -Xvalue */
         *inline_val = arg + len;
         return d;
       }
@@ -488,32 +637,29 @@ static int parse_one(Cli *c, int argc, char **argv, int i) {
     unknown_option(c, arg);
     return i + 1;
   }
-  if (!d->metavar && val) {
+  if (!takes_value(d) && val) {
     cli_error(c, "option '%s' takes no value", d->name);
     return i + 1;
   }
-  if (d->metavar && !val) {
+  if (takes_value(d) && !val) {
     if (i + 1 >= argc) {
-      cli_error(c, "missing value for '%s': expected %s", arg, d->metavar);
+      cli_error(c, "missing value for '%s': expected %s", arg,
+                metavar_of(c, d));
       return i + 1;
     }
     val = argv[++i];
   }
-  d->apply(c, d->name, val);
+  d->apply(c, d, val);
   return i + 1;
 }
 
 /* R-CLI-001: options and files in any order; "--" ends the options; "-"
- * alone is standard input.  `targets`/`target` as the first word select
- * the subcommands. */
+ * alone is standard input.  R-CLI-012: the first word that is not an
+ * option or an option's value selects a subcommand when it names one
+ * (`rooflint --color never targets`), as git and cargo read it. */
 static void parse_args(Cli *c, int argc, char **argv) {
-  int i = 1;
-  if (argc > 1 && (strcmp(argv[1], "targets") == 0 ||
-                   strcmp(argv[1], "target") == 0 ||
-                   strcmp(argv[1], "diff") == 0))
-    c->o.subcommand = argv[i++];
   bool options_done = false;
-  while (i < argc) {
+  for (int i = 1; i < argc;) {
     const char *arg = argv[i];
     if (!options_done && strcmp(arg, "--") == 0) {
       options_done = true;
@@ -521,7 +667,11 @@ static void parse_args(Cli *c, int argc, char **argv) {
     } else if (!options_done && arg[0] == '-' && arg[1] != '\0') {
       i = parse_one(c, argc, argv, i);
     } else {
-      push(&c->o.files, &c->o.nfiles, arg);
+      const SubcommandDesc *sub = options_done ? NULL : find_subcommand(arg);
+      if (sub && !c->o.subcommand && c->o.nfiles == 0)
+        c->o.subcommand = sub;
+      else
+        push(&c->o.files, &c->o.nfiles, arg);
       i++;
     }
   }
@@ -573,6 +723,46 @@ static bool overrides_named(Cli *c, FileRun *runs, int nruns) {
   return ok;
 }
 
+static bool is_builtin_target(const char *name) {
+  size_t n = strlen(name);
+  for (int i = 0; i < embedded_targets_count; i++) {
+    const char *f = embedded_targets[i].name;
+    if (f && strncmp(f, name, n) == 0 && strcmp(f + n, ".roof") == 0) return true;
+  }
+  return false;
+}
+
+/* A -t NAME that is neither a file nor a built-in must be defined by
+ * `target NAME { }` in a linted file (R-TGT-007). */
+static bool needs_file_target(const Options *o) {
+  for (int i = 0; i < o->ntargets; i++)
+    if (!is_target_file(o->targets[i]) && !is_builtin_target(o->targets[i]))
+      return true;
+  return false;
+}
+
+/* R-CLI-015: a -t NAME found nowhere is a command-line mistake, said once
+ * (with target.c's suggestion) rather than once per file, exit 2. */
+static bool targets_named(Cli *c, FileRun *runs, int nruns) {
+  bool ok = true;
+  for (int t = 0; t < c->o.ntargets; t++) {
+    const char *name = c->o.targets[t];
+    if (is_target_file(name) || is_builtin_target(name)) continue;
+    bool found = false;
+    for (int i = 0; i < nruns && !found; i++) {
+      const Program *p = runs[i].an ? runs[i].an->program : NULL;
+      for (int k = 0; p && k < p->top.n && !found; k++)
+        found = p->top.items[k]->kind == ST_TARGET_DEF &&
+                strcmp(p->top.items[k]->def.name.name, name) == 0;
+    }
+    if (!found) {
+      target_resolve(c->arena, &c->ss, name, NULL, LOC_NONE, &c->errs);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
 /* The -D overrides plus, in a sweep, the swept let at value k. */
 static Bindings *bindings_for(Cli *c, int k) {
   Options *o = &c->o;
@@ -608,10 +798,10 @@ static void analyze_run(Cli *c, FileRun *r, int k) {
       .bindings = bindings_for(c, k),
       .targets = c->o.targets,
       .ntargets = c->o.ntargets,
-      .run_checks = !c->o.dump && !c->o.sweep_name, /* a sweep is a table */
+      .run_checks = c->o.dump == DUMP_NONE && !c->o.sweep_name, /* a sweep is a table */
       /* --dump ast prints the tree; -D and --sweep look up lets in it
        * (overrides_named); --dtype analyses it again under other plans */
-      .keep_program = (c->o.dump && strcmp(c->o.dump, "ast") == 0) ||
+      .keep_program = c->o.dump == DUMP_AST || needs_file_target(&c->o) ||
                       c->o.noverrides > 0 || c->o.sweep_name ||
                       c->o.ndtypes > 0,
   };
@@ -619,12 +809,13 @@ static void analyze_run(Cli *c, FileRun *r, int k) {
   mark_used(c, ao.bindings);
 }
 
-/* Policy, order, render; returns the file's exit status (0 or 1). */
+/* diagnostics: policy, order, render; returns the file's exit status (0
+ * or 1). */
 static int render_run(Cli *c, FileRun *r, const DiagPolicy *policy) {
   diag_apply_policy(&r->diags, &c->ss, policy);
   diag_sort(&r->diags);
   if (c->o.verify) return diag_verify(&r->diags, &c->ss, r->file, stderr) ? 1 : 0;
-  fflush(stdout);
+  flush_stdout(c);
   diag_render_text(&r->diags, &c->ss, stderr, &c->ro);
   return r->diags.nerrors > 0;
 }
@@ -638,7 +829,7 @@ static int emit_plan(Cli *c, FileRun *r) {
   diag_sink_init(&diags);
   int status = plan_whatif(stdout, c->arena, &c->ss, r->an, bindings_for(c, 0),
                            c->o.dtypes, c->o.ndtypes, &diags);
-  fflush(stdout);
+  flush_stdout(c);
   diag_sort(&diags);
   diag_render_text(&diags, &c->ss, stderr, &c->ro);
   diag_sink_free(&diags);
@@ -647,13 +838,13 @@ static int emit_plan(Cli *c, FileRun *r) {
 
 static int emit_text(Cli *c, FileRun *r) {
   const Analysis *an = r->an;
-  if (c->o.dump && strcmp(c->o.dump, "ast") == 0)
+  if (c->o.dump == DUMP_AST)
     ast_dump(an->program, &c->ss, stdout);
-  else if (c->o.dump && an->unit)
+  else if (c->o.dump == DUMP_GRAPH && an->unit)
     graph_dump(an->unit, &c->ss, stdout);
   /* Language errors leave no costs; an error from a check (capacity, or a
    * warning under -Werror) still has a report worth reading. */
-  else if (c->o.dump || !an->unit || !an->costs)
+  else if (c->o.dump != DUMP_NONE || !an->unit || !an->costs)
     return 0;
   else if (c->o.report)
     report_models(stdout, an, &c->ss);
@@ -688,8 +879,8 @@ static int finish_file(Cli *c, FileRun *r) {
     return status;
   }
   int status = render_run(c, r, &c->o.policy);
-  if (!c->o.verify && c->o.format->per_file) {
-    int s = c->o.format->per_file(c, r);
+  if (!c->o.verify && format_of(&c->o)->per_file && !plot_to_stdout(&c->o)) {
+    int s = format_of(&c->o)->per_file(c, r);
     if (s > status) status = s;
   }
   return status;
@@ -723,9 +914,11 @@ static void emit_sarif(Cli *c, FileRun *runs, int n, int status) {
   free((void *)diags);
 }
 
-/* --plot FILE.svg, after the lint: an unwritable file is exit 2. */
+/* --plot FILE.svg, after the lint: an unwritable file is exit 2.  `--plot -`
+ * is standard output, which the chart has to itself (validate). */
 static int write_plot(Cli *c, FileRun *runs, int n) {
-  FILE *out = fopen(c->o.plot, "w");
+  bool to_stdout = plot_to_stdout(&c->o);
+  FILE *out = to_stdout ? stdout : fopen(c->o.plot, "w");
   if (!out) {
     cli_error(c, "cannot write '%s': %s", c->o.plot, strerror(errno));
     return 2;
@@ -736,7 +929,8 @@ static int write_plot(Cli *c, FileRun *runs, int n) {
   plot_write(out, an, n, &c->ss);
   free(an);
   free((void *)diags);
-  if (fclose(out) != 0) {
+  /* Standard output's errors are main's (stdout_written). */
+  if (!to_stdout && fclose(out) != 0) {
     cli_error(c, "cannot write '%s': %s", c->o.plot, strerror(errno));
     return 2;
   }
@@ -759,33 +953,59 @@ static void buffer_stdout(size_t input_bytes) {
   setvbuf(stdout, outbuf, _IOFBF, n);
 }
 
-static int lint(Cli *c) {
-  int n = c->o.nfiles, status = 0;
-  size_t input_bytes = 0;
-  FileRun *runs = xcalloc((size_t)n, sizeof *runs);
-  for (int i = 0; i < n; i++) {
+/* text: every file's bytes and line table (source.c); one that cannot be
+ * read is reported and the others go on (R-CLI-005).  Returns 0 or 2. */
+static int load_inputs(Cli *c, FileRun *runs, size_t *input_bytes) {
+  int status = 0;
+  for (int i = 0; i < c->o.nfiles; i++) {
     char *err = NULL;
     runs[i].file = src_load(&c->ss, c->o.files[i], &err);
     if (runs[i].file < 0) {
-      cli_error(c, "%s", err); /* R-CLI-005: report, go on, exit 2 */
+      cli_error(c, "%s", err);
       free(err);
       status = 2;
       continue;
     }
-    input_bytes += src_file(&c->ss, runs[i].file)->len;
-    analyze_run(c, &runs[i], 0);
+    *input_bytes += src_file(&c->ss, runs[i].file)->len;
   }
+  return status;
+}
+
+/* The pipeline on one screen: every stage of a lint, in order, and the
+ * modules that own it.
+ *
+ *   text         load_inputs                  source.c
+ *   tokens       pulled by the parser         grammar/lexer.l
+ *   tree         analyze_file: parse          grammar/parser.y, parse.c, ast.c
+ *   graph                      sema           sema.c, ops.c, dtype.c
+ *   cost                       cost_models    cost.c, target.c
+ *   checks                     run_checks     checks.c, checks/
+ *   diagnostics  finish_file: render_run      diag.c
+ *   output       finish_file: emit_text,      report.c, plan.c,
+ *                or one whole-run document    json.c, sarif.c, plot.c
+ *
+ * Every file goes through the stages up to its checks before any is
+ * rendered, because a -D or -t name may be found in any of them
+ * (overrides_named, targets_named). */
+static int lint(Cli *c) {
+  int n = c->o.nfiles;
+  size_t input_bytes = 0;
+  FileRun *runs = xcalloc((size_t)n, sizeof *runs);
+  int status = load_inputs(c, runs, &input_bytes);          /* text */
+  for (int i = 0; i < n; i++)
+    if (runs[i].file >= 0) analyze_run(c, &runs[i], 0); /* tokens .. checks */
   buffer_stdout(input_bytes);
   bool named = overrides_named(c, runs, n);
+  named = targets_named(c, runs, n) && named;
   flush_errors(c);
   for (int i = 0; i < n && named; i++) {
     if (runs[i].file < 0) continue;
-    int s = finish_file(c, &runs[i]);
+    int s = finish_file(c, &runs[i]); /* diagnostics, then output */
     if (s > status) status = s;
   }
   if (named && c->o.plot && write_plot(c, runs, n) > status) status = 2;
-  if (named && c->o.format->whole_run)
-    c->o.format->whole_run(c, runs, n, status);
+  if (named && format_of(&c->o)->whole_run)             /* JSON, SARIF */
+    format_of(&c->o)->whole_run(c, runs, n, status);
   for (int i = 0; i < n; i++)
     if (runs[i].file >= 0) diag_sink_free(&runs[i].diags);
   free(runs);
@@ -812,58 +1032,180 @@ static int explain(Cli *c) {
   return 0;
 }
 
+static int run_diff(Cli *c, DiagSink *diags) {
+  const FormatDesc *f = format_of(&c->o);
+  DiffOptions d = {bindings_for(c, 0), c->o.targets, c->o.ntargets,
+                   &c->o.policy, f->diff == DIFF_JSON, c->o.has_fail,
+                   c->o.fail_pct};
+  if (c->o.nfiles != 2) {
+    cli_error(c, "'rooflint diff' takes two files (OLD NEW), got %d",
+              c->o.nfiles);
+    return 2;
+  }
+  if (f->diff == DIFF_NO) {
+    const char *can[NFORMATS + 1];
+    int k = 0;
+    for (int i = 0; i < NFORMATS; i++)
+      if (formats[i].diff != DIFF_NO) can[k++] = formats[i].name;
+    can[k] = NULL;
+    cli_error(c, "'rooflint diff' writes --format %s, not %s",
+              join_names(c, can, NULL), f->name);
+    return 2;
+  }
+  return diff_cmd(stdout, c->arena, &c->ss, c->o.files[0], c->o.files[1], &d,
+                  diags);
+}
+
+static int run_targets(Cli *c, DiagSink *diags) {
+  return report_targets_cmd(stdout, c->arena, &c->ss, c->o.files, c->o.nfiles,
+                            diags);
+}
+
+static int run_target(Cli *c, DiagSink *diags) {
+  if (c->o.nfiles != 1) {
+    cli_error(c, "'rooflint target' takes one target name, got %d",
+              c->o.nfiles);
+    return 2;
+  }
+  return report_target_card(stdout, c->arena, &c->ss, c->o.files[0], diags);
+}
+
 static int subcommand(Cli *c) {
   DiagSink diags;
   diag_sink_init(&diags);
-  int status;
-  if (strcmp(c->o.subcommand, "diff") == 0) {
-    DiffOptions d = {bindings_for(c, 0), c->o.targets, c->o.ntargets,
-                     &c->o.policy, c->o.format == &formats[1], c->o.has_fail,
-                     c->o.fail_pct};
-    if (c->o.nfiles != 2) {
-      cli_error(c, "'rooflint diff' takes two files (OLD NEW), got %d",
-                c->o.nfiles);
-      status = 2;
-    } else if (c->o.format != &formats[0] && !d.json) {
-      cli_error(c, "'rooflint diff' writes --format text or json, not %s",
-                c->o.format->name);
-      status = 2;
-    } else {
-      status = diff_cmd(stdout, c->arena, &c->ss, c->o.files[0],
-                        c->o.files[1], &d, &diags);
-    }
-  } else if (strcmp(c->o.subcommand, "targets") == 0) {
-    status = report_targets_cmd(stdout, c->arena, &c->ss, c->o.files,
-                                c->o.nfiles, &diags);
-  } else if (c->o.nfiles != 1) {
-    cli_error(c, "'rooflint target' takes one target name, got %d",
-              c->o.nfiles);
-    status = 2;
-  } else {
-    status = report_target_card(stdout, c->arena, &c->ss, c->o.files[0],
-                                &diags);
-  }
-  fflush(stdout);
+  int status = c->o.subcommand->run(c, &diags);
+  flush_stdout(c);
   diag_sort(&diags);
   diag_render_text(&diags, &c->ss, stderr, &c->ro);
   diag_sink_free(&diags);
   return status;
 }
 
+static void load_target_file(Cli *c, const char *path) {
+  for (int i = 0; i < c->ss.nfiles; i++)
+    if (strcmp(src_file(&c->ss, i)->name, path) == 0) return;
+  char *err = NULL;
+  if (src_load(&c->ss, path, &err) < 0) {
+    cli_error(c, "target file: %s", err);
+    free(err);
+  }
+}
+
+static int compare_paths(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The *.roof files under `dir`, appended to the list: a walk with a stack
+ * of directories (never a recursion on the tree's depth).  Hidden entries
+ * (".git") are skipped, and so are symbolic links to directories, which
+ * could loop; a link to a file is followed. */
+static void walk_directory(Cli *c, const char *top, const char ***files,
+                           int *n) {
+  const char **stack = NULL;
+  int depth = 0;
+  push(&stack, &depth, top);
+  while (depth > 0) {
+    const char *dir = stack[--depth];
+    DIR *d = opendir(dir);
+    if (!d) {
+      cli_error(c, "cannot open '%s': %s", dir, strerror(errno));
+      continue;
+    }
+    for (struct dirent *e; (e = readdir(d));) {
+      if (e->d_name[0] == '.') continue;
+      const char *path = arena_printf(c->arena, "%s%s%s", dir,
+                                      ends_with(dir, "/") ? "" : "/", e->d_name);
+      struct stat st;
+      if (lstat(path, &st) != 0) continue;
+      if (S_ISDIR(st.st_mode))
+        push(&stack, &depth, path);
+      else if (ends_with(e->d_name, ".roof") &&
+               (S_ISREG(st.st_mode) || (S_ISLNK(st.st_mode) &&
+                                        stat(path, &st) == 0 && S_ISREG(st.st_mode))))
+        push(files, n, path);
+    }
+    closedir(d);
+  }
+  free(stack);
+}
+
+/* R-CLI-014: a directory argument stands for every *.roof file under it,
+ * recursively, sorted by path (byte order), so every run lints the same
+ * files in the same order; one that holds none is an error. */
+static void expand_directories(Cli *c) {
+  Options *o = &c->o;
+  const char **files = NULL;
+  int n = 0;
+  for (int i = 0; i < o->nfiles; i++) {
+    const char *f = o->files[i];
+    struct stat st;
+    if (strcmp(f, "-") == 0 || stat(f, &st) != 0 || !S_ISDIR(st.st_mode)) {
+      push(&files, &n, f);
+      continue;
+    }
+    int first = n;
+    walk_directory(c, f, &files, &n);
+    if (n == first)
+      cli_error(c, "no .roof file in directory '%s'", f);
+    else
+      qsort(files + first, (size_t)(n - first), sizeof *files, compare_paths);
+  }
+  free((void *)o->files);
+  o->files = files;
+  o->nfiles = n;
+}
+
+/* R-CLI-010: no output may be written over an input.  Files are compared by
+ * device and inode, so a second name (a link, `./a.roof`) is caught too;
+ * --plot and a standard output redirected to a regular file are the
+ * outputs, the files (or standard input), and the -t files the inputs. */
+static void check_outputs(Cli *c) {
+  const Options *o = &c->o;
+  if (o->plot && ends_with(o->plot, ".roof")) {
+    cli_error(c, "refusing to write the --plot chart over '%s', a .roof file "
+                 "(--plot takes FILE.svg, or '-' for standard output)",
+              o->plot);
+    return;
+  }
+  struct stat out[2];
+  const char *out_name[2];
+  int nout = 0;
+  if (o->plot && !plot_to_stdout(o) && stat(o->plot, &out[nout]) == 0)
+    out_name[nout++] = o->plot;
+  if (fstat(STDOUT_FILENO, &out[nout]) == 0 && S_ISREG(out[nout].st_mode))
+    out_name[nout++] = "<stdout>";
+  for (int i = 0; nout > 0 && i < o->nfiles + o->ntargets; i++) {
+    const char *in = i < o->nfiles ? o->files[i] : o->targets[i - o->nfiles];
+    struct stat st;
+    if (i >= o->nfiles && !is_target_file(in)) continue;
+    bool is_stdin = i < o->nfiles && strcmp(in, "-") == 0;
+    if ((is_stdin ? fstat(STDIN_FILENO, &st) : stat(in, &st)) != 0 ||
+        !S_ISREG(st.st_mode))
+      continue;
+    for (int k = 0; k < nout; k++)
+      if (st.st_dev == out[k].st_dev && st.st_ino == out[k].st_ino) {
+        cli_error(c, "input file '%s' is the same as output file '%s'",
+                  is_stdin ? "<stdin>" : in, out_name[k]);
+        return;
+      }
+  }
+}
+
 /* Checks that need the whole command line; returns 0 or 2. */
 static int validate(Cli *c) {
+  if (!c->o.subcommand) expand_directories(c);
   const Options *o = &c->o;
-  if (!o->format->per_file && !o->format->whole_run)
-    cli_error(c, "--format %s is not available yet", o->format->name);
+  if (!format_of(o)->per_file && !format_of(o)->whole_run)
+    cli_error(c, "--format %s is not available yet", format_of(o)->name);
   /* A sweep prints a table; verify and dump print nothing else; a whole-run
    * document has no place for either. */
   const char *modes[] = {o->sweep_name ? "--sweep" : NULL,
                          o->verify ? "--verify" : NULL,
-                         o->dump ? "--dump" : NULL,
-                         o->format->whole_run
-                             ? arena_printf(c->arena, "--format %s", o->format->name)
+                         o->dump != DUMP_NONE ? "--dump" : NULL,
+                         format_of(o)->whole_run
+                             ? arena_printf(c->arena, "--format %s", format_of(o)->name)
                              : NULL,
-                         o->plot && (o->verify || o->sweep_name || o->dump)
+                         o->plot && (o->verify || o->sweep_name || o->dump != DUMP_NONE)
                              ? "--plot"
                              : NULL,
                          o->plan ? "--plan" : o->ndtypes ? "--dtype" : NULL};
@@ -877,25 +1219,49 @@ static int validate(Cli *c) {
     cli_error(c, "%s cannot be combined with %s", first, modes[i]);
     break;
   }
-  /* A --target FILE that cannot be read is a file that could not be used:
-   * said once here, exit 2, rather than once per linted file. */
-  for (int i = 0; i < o->ntargets; i++) {
-    const char *t = o->targets[i];
-    size_t len = strlen(t);
-    if (!strchr(t, '/') && !(len > 5 && strcmp(t + len - 5, ".roof") == 0))
-      continue;
-    FILE *f = fopen(t, "r");
-    if (f)
-      fclose(f);
-    else
-      cli_error(c, "cannot open target file '%s': %s", t, strerror(errno));
+  /* `--plot -`: the chart is the whole of standard output. */
+  const char *other = o->report             ? "--report"
+                      : format_of(o)->whole_run ? arena_printf(c->arena, "--format %s",
+                                                            format_of(o)->name)
+                      : o->plan             ? "--plan"
+                      : o->ndtypes          ? "--dtype"
+                                            : NULL;
+  if (plot_to_stdout(o) && other)
+    cli_error(c, "--plot - cannot be combined with %s", other);
+  check_outputs(c);
+  /* R-CLI-008: a target file that cannot be read (missing, a directory,
+   * /dev/zero) is a file that could not be used: said once here, exit 2,
+   * rather than once per linted file.  Each is read once, into the source
+   * set, where target_resolve finds it for every file and --sweep value. */
+  bool names_targets = o->subcommand && o->subcommand->scope == IN_TARGETS;
+  for (int i = 0; i < o->ntargets + (names_targets ? o->nfiles : 0); i++) {
+    const char *t = i < o->ntargets ? o->targets[i] : o->files[i - o->ntargets];
+    if (is_target_file(t)) load_target_file(c, t);
   }
-  if (o->has_fail && !(o->subcommand && strcmp(o->subcommand, "diff") == 0))
+  if (o->has_fail && !(o->subcommand && o->subcommand->scope == IN_DIFF))
     cli_error(c, "--fail-on-regression applies to 'rooflint diff' only");
   if (c->errs.n == 0 && !o->subcommand && !o->help && !o->version &&
       !o->explain && o->nfiles == 0)
     cli_error(c, "no input files");
   return c->errs.n ? 2 : 0;
+}
+
+/* R-CLI-011: output that did not reach standard output (a full disk, a
+ * closed pipe reader, /dev/full) is exit 2, never a silent success: a CI
+ * step would otherwise upload an empty report after a green run.  Called
+ * once, after the last write to it. */
+static bool stdout_written(Cli *c) {
+  flush_stdout(c);
+  bool failed = ferror(stdout) || c->stdout_errno;
+  if (fclose(stdout) != 0 && !failed) {
+    failed = true;
+    c->stdout_errno = errno;
+  }
+  int err = c->stdout_errno;
+  if (failed)
+    cli_error(c, "cannot write to standard output%s%s", err ? ": " : "",
+              err ? strerror(err) : "");
+  return !failed;
 }
 
 static void setup_color(Cli *c) {
@@ -912,7 +1278,7 @@ static int dispatch(Cli *c) {
    * screenful. */
   buffer_stdout(c->o.subcommand ? SIZE_MAX : 0);
   if (c->o.help) {
-    usage(stdout);
+    usage(c, c->o.subcommand, stdout);
     return 0;
   }
   if (c->o.version) {
@@ -929,7 +1295,8 @@ static void cli_init(Cli *c) {
   src_init(&c->ss);
   diag_sink_init(&c->errs);
   c->errs.error_limit = 0;
-  c->o.format = &formats[0];
+  c->o.format = 0; /* text */
+  c->o.dump = DUMP_NONE;
   c->o.error_limit = -1;
 }
 
@@ -943,6 +1310,8 @@ static void cli_free(Cli *c) {
   free(o->sweep_values);
   free((void *)o->policy.enabled);
   free((void *)o->policy.disabled);
+  free((void *)o->policy.werror_on);
+  free((void *)o->policy.werror_off);
   diag_sink_free(&c->errs);
   src_free(&c->ss);
   arena_free(c->arena);
@@ -960,6 +1329,7 @@ int main(int argc, char **argv) {
   setup_color(&c);
   int status = validate(&c);
   if (status == 0) status = dispatch(&c);
+  if (!stdout_written(&c)) status = 2;
   flush_errors(&c);
   cli_free(&c);
   return status;

@@ -7,7 +7,7 @@
  * DTYPE, a cast, precision=, custom's out=) or it flowed in from an input,
  * so a reviewer can find the one line that made a matmul fp32.  `--dtype`
  * answers "what if the plan were fp8?" by running sema and cost again with
- * the plan dtype replaced (the BINDINGS_PLAN_DTYPE override): the analysis is a pure
+ * the plan dtype replaced (Bindings.what_if): the analysis is a pure
  * function of (AST, bindings, target), so nothing is patched after the
  * fact, and explicit dtypes stay exactly as written.  Figures are grouped
  * per kernel (a fused region is one), so the rows add up to the totals of
@@ -523,11 +523,9 @@ static const Unit *rerun(Arena *a, const Analysis *an, const Bindings *b,
   Bindings *nb = arena_alloc(a, sizeof *nb);
   int n = b ? b->n : 0;
   nb->overrides = arena_alloc(a, (size_t)(n + 1) * sizeof *nb->overrides);
-  for (int i = 0; i < n; i++)
-    if (strcmp(b->overrides[i].name, BINDINGS_PLAN_DTYPE) != 0)
-      nb->overrides[nb->n++] = b->overrides[i];
-  nb->overrides[nb->n++] =
-      (LetOverride){BINDINGS_PLAN_DTYPE, {false, (int64_t)d, 0}, true};
+  for (int i = 0; i < n; i++) nb->overrides[nb->n++] = b->overrides[i];
+  nb->what_if = true;
+  nb->plan_dtype = d;
   int errors = diags->nerrors;
   int first = diags->n;
   Unit *u = sema_analyze(a, an->program, nb, diags);

@@ -276,6 +276,10 @@ typedef struct DiagPolicy {
   const char **disabled; /* -Wno-CHECK */
   int ndisabled;
   bool werror;           /* -Werror: warnings become errors */
+  const char **werror_on;  /* -Werror=CHECK: this check's, whatever -Werror */
+  int nwerror_on;
+  const char **werror_off; /* -Wno-error=CHECK: never this check's */
+  int nwerror_off;
   bool no_warnings;      /* -w: drop all warnings and remarks */
 } DiagPolicy;
 
@@ -782,6 +786,11 @@ typedef struct LetOverride {
 typedef struct Bindings {
   LetOverride *overrides;
   int n;
+  /* --dtype what-if (plan.c): with `what_if`, every model's plan dtype is
+   * `plan_dtype`; declarations and ops that name a dtype keep theirs.
+   * Zero (no what-if) for any Bindings built field by field. */
+  bool what_if;
+  DType plan_dtype;
 } Bindings;
 
 typedef enum Role {
@@ -1362,13 +1371,6 @@ int plot_write(FILE *out, Analysis *const *an, int n, const SourceSet *ss);
 /* plan.c, diff.c: reviewing a dtype plan (--plan, --dtype, `rooflint diff`) */
 /* ===================================================================== */
 
-/* --dtype what-if: a LetOverride with this name (never an identifier, so
- * never a let) and value.i = a DType makes sema use that DType as every
- * model's plan dtype; declarations and ops that name a dtype keep it.  An
- * entry rather than a Bindings field, so that positional initialisers of
- * Bindings elsewhere stay complete, and re-runs that copy the overrides
- * (the crossover search) keep the what-if plan. */
-#define BINDINGS_PLAN_DTYPE "%plan-dtype"
 
 /* --plan: per model (first target) the compute by precision and unit, the
  * footprint by storage dtype, and every node whose dtype or precision

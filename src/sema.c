@@ -27,6 +27,7 @@ typedef struct Let {
   LetValue v;
   Loc loc;
   bool ok; /* false: its value had an error (uses fail silently) */
+  bool from_d; /* its value is a -D override */
 } Let;
 
 typedef struct OpInfo OpInfo; /* see apply() */
@@ -311,6 +312,16 @@ static bool eval_int(Sema *s, const Expr *e, int64_t *out) {
     return true;
   }
   if (v.r != floor(v.r) || !(fabs(v.r) < 9.2e18)) {
+    Let *l = e->kind == EX_NAME ? strmap_get(&s->lets, e->str) : NULL;
+    /* R-LET-006: a -D real used as an integer is one error, at the first
+     * use, naming -D; the let's later uses fail silently. */
+    if (l && l->from_d) {
+      diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                  "expected an integer, got %g from -D %s=%g", v.r, e->str,
+                  v.r);
+      l->ok = false;
+      return false;
+    }
     diag_report(s->diags, SEV_ERROR, NULL, e->loc,
                 "expected an integer, got %g", v.r);
     return false;
@@ -1429,9 +1440,7 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
 
   model_settings(s, &st->def.body);
   /* --dtype what-if (plan.c): the plan changes, explicit dtypes stay. */
-  for (int i = 0; s->overrides && i < s->overrides->n; i++)
-    if (strcmp(s->overrides->overrides[i].name, BINDINGS_PLAN_DTYPE) == 0)
-      m->dtype = (DType)s->overrides->overrides[i].value.i;
+  if (s->overrides && s->overrides->what_if) m->dtype = s->overrides->plan_dtype;
   model_block(s, &st->def.body, true);
 
   /* apply() counted consumers and cleared is_output of what was read */
@@ -1472,6 +1481,7 @@ static void let_stmt(Sema *s, const Stmt *st) {
     o->used = true;
     l->v = o->value;
     l->ok = true;
+    l->from_d = true;
   } else {
     s->numctx = "value";
     l->ok = eval_num(s, st->let.value, &l->v);

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 typedef enum ValKind {
   V_STRING,
@@ -508,8 +509,12 @@ const Target *target_resolve(Arena *a, SourceSet *ss, const char *name_or_file,
                              const Unit *u, Loc where, DiagSink *diags) {
   const char *name = name_or_file;
   if (looks_like_path(name)) {
+    /* Loaded already (main.c reads every -t FILE once, up front)? */
+    int file = -1;
+    for (int i = 0; i < ss->nfiles && file < 0; i++)
+      if (strcmp(src_file(ss, i)->name, name) == 0) file = i;
     char *err = NULL;
-    int file = src_load(ss, name, &err);
+    if (file < 0) file = src_load(ss, name, &err);
     if (file < 0) {
       diag_report(diags, SEV_ERROR, NULL, where, "target file: %s", err);
       free(err);
@@ -537,7 +542,10 @@ const Target *target_resolve(Arena *a, SourceSet *ss, const char *name_or_file,
   for (int i = 0; i < nb; i++) cands[i] = builtins[i];
   for (int i = 0; i < nd; i++) cands[nb + i] = u->target_defs[i]->def.name.name;
   cands[nb + nd] = NULL;
-  const char *sug = util_suggest(name, cands);
+  const char *sug = NULL; /* H100_SXM: the case is the only difference */
+  for (int i = 0; cands[i] && !sug; i++)
+    if (strcasecmp(cands[i], name) == 0) sug = cands[i];
+  if (!sug) sug = util_suggest(name, cands);
   /* A name that begins a built-in one ("h100" -> "h100_sxm") is a likely
    * intent even when the edit distance is large. */
   if (!sug)

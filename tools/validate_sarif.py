@@ -5,9 +5,9 @@
 Usage: tools/validate_sarif.py FILE.sarif...   ("-" reads standard input)
 
 Two layers:
-  1. the OASIS SARIF 2.1.0 JSON schema (draft-04), from the shared reference
-     folder, which sits next to the clone: $(git rev-parse --show-toplevel)/../shared
-     (override with ROOFLINT_SARIF_SCHEMA=/path/to/sarif-schema-2.1.0.json);
+  1. the OASIS SARIF 2.1.0 JSON schema (draft-04), kept in the repository as
+     tests/schema/sarif-schema-2.1.0.json (override with
+     ROOFLINT_SARIF_SCHEMA=/path/to/sarif-schema-2.1.0.json);
   2. the references the schema cannot express: every result's ruleId names a
      rule, ruleIndex points at that rule, artifact indexes are in range.
 
@@ -16,7 +16,6 @@ Exit status: 0 valid, 1 invalid, 2 could not run (no schema, no jsonschema).
 """
 import json
 import os
-import subprocess
 import sys
 
 SCHEMA_NAME = "sarif-schema-2.1.0.json"
@@ -32,12 +31,7 @@ def schema_path():
     if env:
         return env
     here = os.path.dirname(os.path.abspath(__file__))
-    try:
-        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=here,
-                             capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        top = os.path.dirname(here)
-    return os.path.join(os.path.dirname(top), "shared", "reference", SCHEMA_NAME)
+    return os.path.join(os.path.dirname(here), "tests", "schema", SCHEMA_NAME)
 
 
 def cross_check(doc):
@@ -79,8 +73,7 @@ def main(argv):
              "(or apt-get install python3-jsonschema)")
     path = schema_path()
     if not os.path.isfile(path):
-        fail(f"the SARIF schema is missing: {path}\n"
-             "  (the shared folder must sit next to the clone, or set ROOFLINT_SARIF_SCHEMA)")
+        fail(f"the SARIF schema is missing: {path}")
     with open(path, encoding="utf-8") as f:
         schema = json.load(f)
     validator = jsonschema.Draft4Validator(schema)

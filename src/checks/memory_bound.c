@@ -175,7 +175,11 @@ static bool rerun(Search *s, const char *name, int64_t v, Probe *out,
   s->reruns++;
   const Bindings *orig = ctx->bindings;
   int n = orig ? orig->n : 0;
-  Bindings b = {xcalloc((size_t)n + 1, sizeof(LetOverride)), 0};
+  Bindings b = {.overrides = xcalloc((size_t)n + 1, sizeof(LetOverride))};
+  if (orig) { /* a --dtype what-if stays one */
+    b.what_if = orig->what_if;
+    b.plan_dtype = orig->plan_dtype;
+  }
   bool replaced = false;
   for (int i = 0; i < n; i++) {
     b.overrides[b.n] = orig->overrides[i];

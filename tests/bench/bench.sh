@@ -28,7 +28,7 @@ if ! $CC -std=c11 -O2 -o "$DIR/rusage" tests/bench/rusage.c; then
   echo "bench: cannot build tests/bench/rusage.c"; exit 0
 fi
 RU="$DIR/rusage -t ${BENCH_TIMEOUT:-120}"
-# The checks of DESIGN.md section 5; each one the binary knows is enabled.
+# The checks of specs/language.md section 15; each one the binary knows is enabled.
 for c in stray-fp32 unfused-elementwise memory-bound low-occupancy wave-tail \
          transfer-in-loop cross-node capacity overhead-bound tc-alignment; do
   $BIN --explain "$c" > /dev/null 2>&1 && FLAGS="$FLAGS -W $c"

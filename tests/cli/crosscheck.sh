@@ -126,7 +126,7 @@ check_case() {
   # parameters: exact from JSON; within the printed rounding from text
   expect "$name: parameters" "$1" "$params" "$(awk -v h="$2" -v p="$params" 'BEGIN { print h / p }')"
   if [ "$train" = train ]; then
-    # DESIGN 4.6: a train step runs each contraction 3 times (forward, and
+    # R-TRAIN-001: a train step runs each contraction 3 times (forward, and
     # the gradients of both operands), and nodes[].flops carries that.
     [ "$5" = - ] || expect "$name: contraction FLOPs (3 x forward)" "$5" "$(calc "3 * $contraction")" 1e-9
     expect "$name: step FLOPs against 3 x forward" "$3" "$(calc "3 * $formula")" "$tol"

@@ -7,10 +7,12 @@ run "$T/missing.roof"
 expect_status 2
 expect_err "rooflint: error: cannot open '$T/missing.roof': No such file or directory"
 
+# A directory is linted for its *.roof files (R-CLI-014); one with none
+# is an error.
 mkdir "$T/dir.roof"
 run "$T/dir.roof"
 expect_status 2
-expect_err "rooflint: error: cannot open '$T/dir.roof': Is a directory"
+expect_err "rooflint: error: no .roof file in directory '$T/dir.roof'"
 
 # R-CLI-006: an empty file is a valid program with no models.
 : >"$T/empty.roof"

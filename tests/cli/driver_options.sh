@@ -68,9 +68,10 @@ expect_err "rooflint: error: --sweep Bx: no let named 'Bx' in any file; did you 
 run -t a100_sxm,h100_sxm -t v100_sxm2 "$T/b.roof"
 expect_status 0
 expect_empty "$T/err"
+# R-CLI-015: a -t NAME that no file defines is a command-line mistake.
 run -t h100_sxm,nosuch_gpu "$T/b.roof"
-expect_status 1
-expect_grep "$T/err" "nosuch_gpu"
+expect_status 2
+expect_err "rooflint: error: unknown target 'nosuch_gpu'; 'rooflint targets' lists the built-in ones"
 run -t , "$T/b.roof"
 expect_status 2
 expect_err "rooflint: error: invalid value ',' for --target: empty target name"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # output_json.sh: `--format json` (R-OUT-001..R-OUT-004, R-OUT-012).
 #   1. the seed's six operations (examples/seed/six_ops.roof) carry exactly
-#      the seed's figures: FLOP/B, attainable TFLOP/s, bound (DESIGN 9.2);
+#      the seed's figures: FLOP/B, attainable TFLOP/s, bound (R-ROOF-001);
 #   2. every example gives one parseable document with every documented
 #      field, numbers as JSON numbers (no strings, no NaN);
 #   3. several files give one document; an error still gives a document

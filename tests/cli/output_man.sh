@@ -1,5 +1,5 @@
 #!/bin/sh
-# output_man.sh: doc/rooflint.1 renders without a warning and covers what
+# output_man.sh: docs/rooflint.1 renders without a warning and covers what
 # the binary has: every option of `rooflint --help`, every subcommand,
 # every check of the registry (read from the SARIF rules), every built-in
 # target, every exit status (R-OUT-011); make install puts it in
@@ -10,7 +10,7 @@ ROOFLINT=${ROOFLINT:-$BUILD/rooflint}
 T=$(mktemp -d "${TMPDIR:-/tmp}/rooflint-man.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL output_man: $*"; exit 1; }
-PAGE=doc/rooflint.1
+PAGE=docs/rooflint.1
 command -v groff >/dev/null 2>&1 || fail "groff missing: make deps (groff-base)"
 
 # -ww: every warning category; -z: format, print nothing.
@@ -28,7 +28,7 @@ missing=""
 # every option (and its alias) that --help lists
 for opt in $("$ROOFLINT" --help | sed -n 's/^  \(-[^ ,]*\)\(, \(-[^ ]*\)\)\{0,1\}.*/\1 \3/p'); do
   case $opt in -WCHECK) continue ;; esac
-  opt=$(printf '%s\n' "$opt" | sed 's/\([a-z]-\)[A-Z]*$/\1/') # -Wno-CHECK: -Wno-
+  opt=$(printf '%s\n' "$opt" | sed 's/\([a-z][-=]\)[A-Z]*$/\1/') # -Wno-CHECK: -Wno-, -Werror=CHECK: -Werror=
   grep -q -- "$opt" "$T/page" || missing="$missing option:$opt"
 done
 # subcommands

@@ -1,8 +1,8 @@
 #!/bin/sh
 # output_sarif.sh: `--format sarif` is valid SARIF 2.1.0 (R-OUT-005..007):
 # every file of examples/ and tests/verify/ (and the bad inputs, whose
-# results are language errors) validates against the OASIS schema in the
-# shared reference folder (tools/validate_sarif.py), and the log says the
+# results are language errors) validates against the OASIS schema kept in
+# tests/schema/ (tools/validate_sarif.py), and the log says the
 # right things: one rule per registered check plus "error", the exit code,
 # regions in characters, notes as related locations, fix-its as fixes.
 set -u

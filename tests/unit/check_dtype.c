@@ -6,7 +6,7 @@
 
 #include "rooflint.h"
 
-/* DESIGN.md section 2, in enum order. */
+/* specs/language.md R-DTYPE-001, in enum order. */
 START_TEST(test_bytes_and_names) {
   static const char *const names[DT__COUNT] = {
       "fp64", "fp32", "tf32", "bf16", "fp16", "fp8_e4m3", "fp8_e5m2",

@@ -65,7 +65,7 @@ END_TEST
 START_TEST(test_overrides) {
   LetOverride o[2] = {{"D", {false, 128, 0}, false},
                       {"S", {true, 0, 7.0}, false}};
-  Bindings b = {o, 2};
+  Bindings b = {.overrides = o, .n = 2};
   TestCtx *tc = tc_sema("let D = 4096 / 3\nlet S = 2\nlet E = D * S\n"
                         "model m { input x : [E] }\n",
                         &b);
@@ -74,7 +74,7 @@ START_TEST(test_overrides) {
   ck_assert_int_eq(tc_node(tc, "x")->type->dims[0], 896);
   tc_free(tc);
   LetOverride z = {"Q", {false, 1, 0}, false};
-  Bindings bz = {&z, 1};
+  Bindings bz = {.overrides = &z, .n = 1};
   tc = tc_sema("let D = 1\n", &bz);
   ck_assert(!z.used);
   tc_free(tc);
