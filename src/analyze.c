@@ -79,11 +79,11 @@ static void cost_and_check(Arena *a, SourceSet *ss, Analysis *an,
 static void check_suppressions(Arena *a, const SourceSet *ss, int file,
                                DiagSink *diags) {
   int n;
-  const CheckDesc *reg = check_registry(&n);
+  const CheckDesc *const *reg = check_registry(&n);
   const SourceFile *f = src_file(ss, file);
   if (n == 0 || !f) return;
   const char **names = arena_alloc(a, (size_t)(n + 1) * sizeof *names);
-  for (int i = 0; i < n; i++) names[i] = reg[i].name;
+  for (int i = 0; i < n; i++) names[i] = reg[i]->name;
   for (int i = 0; i < f->nsuppressions; i++) {
     const Suppression *s = &f->suppressions[i];
     if (check_lookup(s->check)) continue;

@@ -286,14 +286,14 @@ static bool opt_error_limit(Cli *c, const char *opt, const char *val) {
 /* The names a -W option may carry, each with its prefix, for suggestions. */
 static const char **warning_spellings(Cli *c) {
   int n;
-  const CheckDesc *reg = check_registry(&n);
+  const CheckDesc *const *reg = check_registry(&n);
   const char **names = arena_alloc(c->arena, (size_t)(2 * n + 3) * sizeof *names);
   int k = 0;
   names[k++] = "-Werror";
   names[k++] = "-Wno-error";
   for (int i = 0; i < n; i++) {
-    names[k++] = arena_printf(c->arena, "-W%s", reg[i].name);
-    names[k++] = arena_printf(c->arena, "-Wno-%s", reg[i].name);
+    names[k++] = arena_printf(c->arena, "-W%s", reg[i]->name);
+    names[k++] = arena_printf(c->arena, "-Wno-%s", reg[i]->name);
   }
   names[k] = NULL;
   return names;
@@ -796,9 +796,9 @@ static int explain(Cli *c) {
   const CheckDesc *d = check_lookup(c->o.explain);
   if (!d) {
     int n;
-    const CheckDesc *reg = check_registry(&n);
+    const CheckDesc *const *reg = check_registry(&n);
     const char **names = arena_alloc(c->arena, (size_t)(n + 1) * sizeof *names);
-    for (int i = 0; i < n; i++) names[i] = reg[i].name;
+    for (int i = 0; i < n; i++) names[i] = reg[i]->name;
     cli_error(c, "unknown check '%s'%s", c->o.explain,
               did_you_mean(c, c->o.explain, names));
     return 2;

@@ -30,7 +30,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rooflint.h"
+#include "checks.h"
+
+/* Thresholds, quoted into the --explain text below. */
+#define CHECK_CROSSOVER_LIMIT 1048576 /* memory-bound: let search bound, 2^20 */
+#define CHECK_CROSSOVER_RERUNS 2000 /* memory-bound: re-analyses per model */
 
 typedef struct LetInfo {
   const char *name;
@@ -362,7 +366,7 @@ static void occupancy_note(const CheckCtx *ctx, Diag *d, int i,
   int k = c->nodes[i].kernel;
   /* A kernel that does not matter is not low-occupancy's either. */
   int q = k >= 0 && k < c->nkernels ? checks_shared_kernel(sh, k) : -1;
-  if (q < 0 || !checks_kernel_low_occupancy(ctx, k, sh->blocks[q])) return;
+  if (q < 0 || !sh->low_occupancy[q]) return;
   const GNode *g = &ctx->model->nodes[i], *by = &ctx->model->nodes[sh->at[q]];
   int sms = ctx->target->sms;
   double b = sh->blocks[q], util = b / sms;
@@ -389,19 +393,15 @@ static void occupancy_note(const CheckCtx *ctx, Diag *d, int i,
   diag_figure(d, "utilisation", util);
 }
 
-void check_memory_bound(const CheckCtx *ctx) {
+static void run(const CheckCtx *ctx) {
   const Model *m = ctx->model;
   const ModelCost *c = ctx->cost;
   const Target *t = ctx->target;
   CheckShared own, *sh = checks_shared_begin(ctx, &own);
-  /* A node memory-bound reports matters: the shared list holds them all. */
-  int *cand = xmalloc(((size_t)sh->nnodes + 1) * sizeof *cand);
-  int nc = 0;
-  for (int q = 0; q < sh->nnodes; q++)
-    if (checks_memory_bound_reports(ctx, sh->nodes[q]))
-      cand[nc++] = sh->nodes[q];
+  /* The nodes this check reports are a fact of the shared analysis. */
+  const int *cand = sh->membound;
+  int nc = sh->nmembound;
   if (nc == 0) {
-    free(cand);
     checks_shared_end(sh, &own);
     return;
   }
@@ -459,6 +459,53 @@ void check_memory_bound(const CheckCtx *ctx) {
   }
   free(cross);
   free(lets);
-  free(cand);
   checks_shared_end(sh, &own);
 }
+
+/* The --explain text, laid out as it prints. */
+/* clang-format off */
+static const char explain[] =
+    "A matmul, conv2d or attention does I = FLOPs / bytes operations per\n"
+    "byte it moves.  Below the ridge (peak FLOP/s / memory bandwidth: 295.5\n"
+    "FLOP/B for bf16 on an H100) its ceiling is bandwidth x I, not the peak:\n"
+    "a faster chip does not help; more bandwidth, or more work per byte,\n"
+    "does.  Batch-1 decode is the classic case: every weight is read to do\n"
+    "two FLOPs.\n"
+    "\n"
+    "The message gives the intensity, the ridge, the ceiling and its share\n"
+    "of peak.  A note shows what doubling the peak and doubling the\n"
+    "bandwidth would give.  Another names, for each `let` the op's shape\n"
+    "depends on, the smallest value at which the op would reach the compute\n"
+    "roof.  It is found by re-running the analysis with the let overridden:\n"
+    "doubling, then bisection, up to "
+    CHECKS_STR(CHECK_CROSSOVER_LIMIT) " (2^20), with at most "
+    CHECKS_STR(CHECK_CROSSOVER_RERUNS) "\n"
+    "re-analyses per model.  No note when no value crosses.\n"
+    "\n"
+    "When the op's kernel also fills under " CHECKS_STR(CHECK_OCC_MAX_UTIL_PCT)
+    "% of the SMs (batch-1 decode:\n"
+    "32 output tiles on 132 SMs), a note says so instead of a separate\n"
+    "low-occupancy warning: the seed calls it two failures with one fix, and\n"
+    "a few SMs cannot draw the whole bandwidth either.  The note names the\n"
+    "fix at the current batch: split-K, or for attention splitting the keys\n"
+    "(flash-decoding).\n"
+    "\n"
+    "Fix: more work per weight (a larger batch, grouped-query attention),\n"
+    "or accept it: decode is memory-bound by nature.\n"
+    "\n"
+    "Not reported: ops that take less than the launch overhead or less than\n"
+    CHECKS_STR(CHECK_MIN_STEP_PCT) "% of the step time, and ops whose ceiling is still at least "
+    CHECKS_STR(CHECK_MEMBOUND_MAX_PEAK_PCT) "%\n"
+    "of peak (just under the ridge: fixing them buys at most 1.25x).\n"
+    "\n"
+    "Example:\n"
+    "    let B = 1\n"
+    "    input x : [B, 70000]\n"
+    "    weight w : [70000, 100000]\n"
+    "    y = matmul(x, w)      # 1.0 FLOP/B; compute roof at B >= 298\n";
+/* clang-format on */
+
+const CheckDesc check_memory_bound = {
+    "memory-bound", SEV_WARNING, true,
+    "a matmul, conv2d or attention lies below the ridge of the target",
+    explain, run};
