@@ -1068,6 +1068,10 @@ double fmt_round_ref(double x, int decimals);
 char *fmt_fixed_ref(char *buf, size_t n, double x, int decimals);
 char *fmt_percent(char *buf, size_t n, double fraction, int decimals); /* "0.8%" */
 char *fmt_sig3(char *buf, size_t n, double x);                   /* "6.70" */
+/* An arithmetic intensity (FLOP/B) in a message: three significant digits,
+ * none after the point from 100 on ("0.167", "1.00", "42.7", "1365"), as
+ * the seed writes them in prose ("1.00 FLOP/byte", "1365 -> 683"). */
+char *fmt_intensity(char *buf, size_t n, double flop_per_byte);
 
 /* ===================================================================== */
 /* embedded: specs/targets/ files compiled into the binary (build/gen).   */

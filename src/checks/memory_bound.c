@@ -352,10 +352,6 @@ static char *rate3(char *buf, size_t n, double v) {
   return buf;
 }
 
-static char *intensity_str(char *buf, size_t n, double v) {
-  return fmt_round(v, 1) < 1 ? fmt_sig3(buf, n, v) : fmt_fixed(buf, n, v, 1);
-}
-
 /* When node i's kernel is low-occupancy's case: "it also launches only 32
  * blocks on 132 SMs (24.2% utilisation): ...", with the fix that works at
  * the current batch (a larger batch may add no blocks: up to 128 rows are
@@ -426,7 +422,7 @@ static void run(const CheckCtx *ctx) {
         "%s '%s' is memory-bound on %s: %s FLOP/B against a ridge of %s; "
         "ceiling %s (%s of peak)",
         g->op->name, g->name, checks_target_name(t),
-        intensity_str(ib, sizeof ib, roof.intensity),
+        fmt_intensity(ib, sizeof ib, roof.intensity),
         fmt_fixed(rb, sizeof rb, roof.ridge, 1),
         fmt_flops_rate(cb, sizeof cb, roof.attainable),
         fmt_percent(pb, sizeof pb, frac, frac < 0.001 ? 2 : 1));
@@ -502,7 +498,7 @@ static const char explain[] =
     "    let B = 1\n"
     "    input x : [B, 70000]\n"
     "    weight w : [70000, 100000]\n"
-    "    y = matmul(x, w)      # 1.0 FLOP/B; compute roof at B >= 298\n";
+    "    y = matmul(x, w)      # 1.00 FLOP/B; compute roof at B >= 298\n";
 /* clang-format on */
 
 const CheckDesc check_memory_bound = {

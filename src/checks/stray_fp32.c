@@ -102,10 +102,6 @@ static char *rate_pair(char *buf, size_t n, double a, double b) {
   return buf;
 }
 
-static char *intensity_str(char *buf, size_t n, double v) {
-  return v >= 100 ? fmt_fixed(buf, n, v, 0) : fmt_sig3(buf, n, v);
-}
-
 typedef struct Group {
   double cur_bytes, alt_bytes, cur_time, alt_time; /* per step */
   int followers;                                   /* inheriting ops */
@@ -262,8 +258,8 @@ static void run(const CheckCtx *ctx) {
           g->op->name, g->name, dtype_str(g->precision), article(plan), plan,
           rate_pair(rp, sizeof rp, a->peak, cur->peak),
           fmt_fixed(r3, sizeof r3, ratio, 1),
-          intensity_str(b1, sizeof b1, i_plan),
-          intensity_str(b2, sizeof b2, i_now),
+          fmt_intensity(b1, sizeof b1, i_plan),
+          fmt_intensity(b2, sizeof b2, i_now),
           checks_per_step(ps, sizeof ps, g->count));
       diag_figure(d, "ceiling_plan", a->peak);
       diag_figure(d, "ceiling", cur->peak);

@@ -330,7 +330,7 @@ START_TEST(memory_bound_crossover) {
                     "memory-bound");
   ck_assert_int_eq(tc->diags.n, 1);
   const Diag *d = tc->diags.items[0];
-  ck_assert(tc_has(tc, SEV_WARNING, 6, "1.0 FLOP/B against a ridge of 295.5"));
+  ck_assert(tc_has(tc, SEV_WARNING, 6, "1.00 FLOP/B against a ridge of 295.5"));
   ck_assert_str_eq(d->notes[0].msg,
                    "doubling peak FLOP/s leaves the ceiling at 3.35 TFLOP/s; "
                    "doubling bandwidth raises it to 6.70 TFLOP/s");
