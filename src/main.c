@@ -574,18 +574,10 @@ static bool overrides_named(Cli *c, FileRun *runs, int nruns) {
 /* The -D overrides plus, in a sweep, the swept let at value k. */
 static Bindings *bindings_for(Cli *c, int k) {
   Options *o = &c->o;
-  Bindings *b = arena_alloc(c->arena, sizeof *b);
-  b->overrides =
-      arena_alloc(c->arena, (size_t)(o->noverrides + 1) * sizeof *b->overrides);
-  for (int i = 0; i < o->noverrides; i++) {
-    if (o->sweep_name && strcmp(o->overrides[i].name, o->sweep_name) == 0)
-      continue;
-    b->overrides[b->n++] = o->overrides[i];
-  }
-  if (o->sweep_name)
-    b->overrides[b->n++] =
-        (LetOverride){o->sweep_name, o->sweep_values[k], false};
-  return b;
+  Bindings cli = {o->overrides, o->noverrides};
+  if (!o->sweep_name) return bindings_with(c->arena, &cli, NULL);
+  LetOverride swept = {o->sweep_name, o->sweep_values[k], false};
+  return bindings_with(c->arena, &cli, &swept);
 }
 
 static void mark_used(Cli *c, const Bindings *b) {

@@ -520,14 +520,8 @@ bool plan_parse_dtypes(Arena *a, const char *list, DType **dtypes, int *n,
  * type-check (mixed bf16 and fp16 in one op) is an error noting the dtype. */
 static const Unit *rerun(Arena *a, const Analysis *an, const Bindings *b,
                          DType d, DiagSink *diags) {
-  Bindings *nb = arena_alloc(a, sizeof *nb);
-  int n = b ? b->n : 0;
-  nb->overrides = arena_alloc(a, (size_t)(n + 1) * sizeof *nb->overrides);
-  for (int i = 0; i < n; i++)
-    if (strcmp(b->overrides[i].name, BINDINGS_PLAN_DTYPE) != 0)
-      nb->overrides[nb->n++] = b->overrides[i];
-  nb->overrides[nb->n++] =
-      (LetOverride){BINDINGS_PLAN_DTYPE, {false, (int64_t)d, 0}, true};
+  Bindings *nb = bindings_with(
+      a, b, &(LetOverride){BINDINGS_PLAN_DTYPE, {false, (int64_t)d, 0}, true});
   int errors = diags->nerrors;
   int first = diags->n;
   Unit *u = sema_analyze(a, an->program, nb, diags);

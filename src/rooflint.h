@@ -710,6 +710,19 @@ typedef struct Bindings {
   int n;
 } Bindings;
 
+/* A copy of b (NULL: none) from arena a, with `add` (NULL: nothing) in
+ * place of any override of the same name: the bindings of a re-run (a
+ * --sweep value, a --dtype what-if, a crossover probe). */
+Bindings *bindings_with(Arena *a, const Bindings *b, const LetOverride *add);
+
+/* A top-level `let` as sema evaluated it (with the overrides). */
+typedef struct LetDef {
+  const char *name;
+  Loc loc;       /* the let's name */
+  LetValue value;
+  bool ok;       /* false: its value had an error */
+} LetDef;
+
 typedef enum Role {
   ROLE_INPUT,
   ROLE_WEIGHT,
@@ -805,6 +818,8 @@ typedef struct Unit {
   Loc target_loc;
   const Stmt **target_defs; /* `target NAME { }` statements in the file */
   int ntarget_defs;
+  LetDef *lets;             /* the top-level lets, in source order */
+  int nlets;
 } Unit;
 
 /* requires: p->nsyntax_errors == 0.  Evaluates lets (with overrides),
@@ -817,6 +832,11 @@ Unit *sema_analyze(Arena *a, const Program *p, Bindings *b, DiagSink *diags);
  * top level of p (and the Unit's target_defs) may be read. */
 Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
                              Bindings *b, DiagSink *diags);
+/* The same for one model: every let is evaluated, but only models[model]
+ * gets a graph (the others keep their name and no nodes).  A re-run that
+ * asks about one model pays for that model alone. */
+Unit *sema_analyze_model(Arena *a, const Program *p, Bindings *b, int model,
+                         DiagSink *diags);
 /* The most graph nodes one file may make (all models together): far above
  * any real model (a 100,000-layer transformer is 1.6 M), far below what
  * would exhaust memory. */

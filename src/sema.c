@@ -1506,12 +1506,37 @@ static const Stmt **push_stmt(const Stmt **v, int *n, int *cap,
   return v;
 }
 
+Bindings *bindings_with(Arena *a, const Bindings *b, const LetOverride *add) {
+  int n = b ? b->n : 0;
+  Bindings *nb = arena_alloc(a, sizeof *nb);
+  nb->overrides = arena_alloc(a, (size_t)(n + 1) * sizeof *nb->overrides);
+  for (int i = 0; i < n; i++)
+    if (!add || strcmp(b->overrides[i].name, add->name) != 0)
+      nb->overrides[nb->n++] = b->overrides[i];
+  if (add) nb->overrides[nb->n++] = *add;
+  return nb;
+}
+
+static Unit *analyze(Arena *a, const Program *p, Arena *tree, Bindings *b,
+                     int only, DiagSink *diags);
+
 Unit *sema_analyze(Arena *a, const Program *p, Bindings *b, DiagSink *diags) {
-  return sema_analyze_consuming(a, p, NULL, b, diags);
+  return analyze(a, p, NULL, b, -1, diags);
+}
+
+Unit *sema_analyze_model(Arena *a, const Program *p, Bindings *b, int model,
+                         DiagSink *diags) {
+  return analyze(a, p, NULL, b, model, diags);
 }
 
 Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
                              Bindings *b, DiagSink *diags) {
+  return analyze(a, p, tree, b, -1, diags);
+}
+
+/* only >= 0: a graph for models[only] alone. */
+static Unit *analyze(Arena *a, const Program *p, Arena *tree, Bindings *b,
+                     int only, DiagSink *diags) {
   Unit *u = arena_alloc(a, sizeof *u);
   u->file = p->file;
   u->target_loc = LOC_NONE;
@@ -1568,6 +1593,11 @@ Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
   }
   if (defs)
     u->target_defs = arena_memdup(a, defs, (size_t)u->ntarget_defs * sizeof *defs);
+  u->lets = arena_alloc(a, (size_t)(s.nlets + 1) * sizeof *u->lets);
+  for (int i = 0; i < s.nlets; i++) {
+    const Let *l = strmap_get(&s.lets, s.let_names[i]);
+    u->lets[u->nlets++] = (LetDef){s.let_names[i], l->loc, l->v, l->ok};
+  }
   u->models = arena_alloc(a, (size_t)(nmodels ? nmodels : 1) * sizeof *u->models);
   s.nnames = p->nnames;
   s.byid = nmodels ? xcalloc((size_t)p->nnames, sizeof *s.byid) : NULL;
@@ -1585,7 +1615,10 @@ Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
     } else {
       strmap_put(&seen, name->name, (void *)models[i]);
     }
-    analyze_model(&s, models[i], &u->models[u->nmodels++]);
+    if (only >= 0 && i != only)
+      u->models[u->nmodels++] = (Model){.name = name->name, .loc = name->loc};
+    else
+      analyze_model(&s, models[i], &u->models[u->nmodels++]);
   }
   strmap_free(&seen);
   free(models);

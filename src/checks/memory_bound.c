@@ -64,102 +64,19 @@ typedef struct Search {
   int nmemo, cap_memo;
 } Search;
 
-/* ---- the current values of the lets (the file's, or -D overrides) ---- */
-
-static const LetOverride *override_of(const Bindings *b, const char *name) {
-  if (!b) return NULL;
-  for (int i = 0; i < b->n; i++)
-    if (b->overrides[i].name && strcmp(b->overrides[i].name, name) == 0)
-      return &b->overrides[i];
-  return NULL;
-}
-
-static bool eval(const Expr *e, const LetInfo *lets, int nlets, double *out,
-                 bool *is_int) {
-  double x, y;
-  bool xi, yi;
-  switch (e->kind) {
-  case EX_INT:
-    *out = (double)e->ival;
-    *is_int = true;
-    return true;
-  case EX_REAL:
-    *out = e->rval;
-    *is_int = false;
-    return true;
-  case EX_NAME:
-    for (int i = nlets - 1; i >= 0; i--)
-      if (strcmp(lets[i].name, e->str) == 0) {
-        *out = lets[i].v;
-        *is_int = lets[i].is_int;
-        return lets[i].ok;
-      }
-    return false;
-  case EX_UNARY:
-    if (!eval(e->un.operand, lets, nlets, &x, &xi)) return false;
-    *out = -x;
-    *is_int = xi;
-    return true;
-  case EX_BINARY:
-    if (!eval(e->bin.lhs, lets, nlets, &x, &xi) ||
-        !eval(e->bin.rhs, lets, nlets, &y, &yi))
-      return false;
-    *is_int = xi && yi;
-    switch (e->bin.op) {
-    case '+':
-      *out = x + y;
-      break;
-    case '-':
-      *out = x - y;
-      break;
-    case '*':
-      *out = x * y;
-      break;
-    case '/':
-      if (y == 0) return false;
-      *out = x / y;
-      if (*is_int && *out != floor(*out)) *is_int = false;
-      break;
-    case '%':
-      if (y == 0 || !*is_int) return false;
-      *out = fmod(x, y);
-      break;
-    default:
-      return false;
-    }
-    return isfinite(*out) && fabs(*out) < 9e15;
-  default:
-    return false;
-  }
-}
+/* ---- the current values of the lets: sema's, with the -D overrides ---- */
 
 /* The top-level lets, xmalloc'd (the caller frees them). */
 static LetInfo *collect_lets(const CheckCtx *ctx, int *n) {
-  const Block *top = &checks_program(ctx)->top;
-  int k = 0, cap = 0;
-  LetInfo *lets = NULL;
-  for (int i = 0; i < top->n; i++) {
-    const Stmt *s = top->items[i];
-    if (!s || s->kind != ST_LET) continue;
-    if (k == cap) {
-      cap = cap ? 2 * cap : 16;
-      lets = xrealloc(lets, (size_t)cap * sizeof *lets);
-    }
-    LetInfo *l = &lets[k];
-    *l = (LetInfo){0};
-    l->name = s->let.name.name;
-    l->loc = s->let.name.loc;
-    const LetOverride *o = override_of(ctx->bindings, l->name);
-    if (o) {
-      l->ok = true;
-      l->is_int = !o->value.is_real;
-      l->v = o->value.is_real ? o->value.r : (double)o->value.i;
-    } else {
-      l->ok = s->let.value && eval(s->let.value, lets, k, &l->v, &l->is_int);
-    }
-    k++;
+  const Unit *u = ctx->unit;
+  LetInfo *lets = xmalloc(((size_t)u->nlets + 1) * sizeof *lets);
+  for (int i = 0; i < u->nlets; i++) {
+    const LetDef *d = &u->lets[i];
+    const LetValue *v = &d->value;
+    lets[i] = (LetInfo){d->name, d->loc, d->ok, !v->is_real,
+                        v->is_real ? v->r : (double)v->i};
   }
-  *n = k;
+  *n = u->nlets;
   return lets;
 }
 
@@ -177,27 +94,13 @@ static bool rerun(Search *s, const char *name, int64_t v, Probe *out,
   const CheckCtx *ctx = s->ctx;
   if (s->reruns >= CHECK_CROSSOVER_RERUNS) return false;
   s->reruns++;
-  const Bindings *orig = ctx->bindings;
-  int n = orig ? orig->n : 0;
-  Bindings b = {xcalloc((size_t)n + 1, sizeof(LetOverride)), 0};
-  bool replaced = false;
-  for (int i = 0; i < n; i++) {
-    b.overrides[b.n] = orig->overrides[i];
-    b.overrides[b.n].used = false;
-    if (strcmp(orig->overrides[i].name, name) == 0) {
-      b.overrides[b.n].value = (LetValue){false, v, (double)v};
-      replaced = true;
-    }
-    b.n++;
-  }
-  if (!replaced)
-    b.overrides[b.n++] = (LetOverride){name, {false, v, (double)v}, false};
-
   Arena *a = arena_new();
+  Bindings *b = bindings_with(
+      a, ctx->bindings, &(LetOverride){name, {false, v, (double)v}, false});
   DiagSink sink;
   diag_sink_init(&sink);
   bool ok = false;
-  Unit *u = sema_analyze(a, checks_program(ctx), &b, &sink);
+  Unit *u = sema_analyze(a, checks_program(ctx), b, &sink);
   if (u && sink.nerrors == 0 && s->model_index < u->nmodels) {
     const Model *m = &u->models[s->model_index];
     if (m->nnodes == ctx->model->nnodes) {
@@ -218,7 +121,6 @@ static bool rerun(Search *s, const char *name, int64_t v, Probe *out,
   }
   diag_sink_free(&sink);
   arena_free(a);
-  free(b.overrides);
   return ok;
 }
 
