@@ -69,6 +69,7 @@ static void cost_and_check(Arena *a, SourceSet *ss, Analysis *an,
         .target = an->targets[0],
         .bindings = opts->bindings,
         .diags = diags,
+        .policy = opts->policy,
     };
     checks_run(&ctx);
   }

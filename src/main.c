@@ -599,6 +599,7 @@ static void analyze_run(Cli *c, FileRun *r, int k) {
       .targets = c->o.targets,
       .ntargets = c->o.ntargets,
       .run_checks = !c->o.dump && !c->o.sweep_name, /* a sweep is a table */
+      .policy = &c->o.policy,
       /* --dump ast prints the tree; -D and --sweep look up lets in it
        * (overrides_named); --dtype analyses it again under other plans */
       .keep_program = (c->o.dump && strcmp(c->o.dump, "ast") == 0) ||

@@ -279,6 +279,9 @@ typedef struct DiagPolicy {
   bool no_warnings;      /* -w: drop all warnings and remarks */
 } DiagPolicy;
 
+/* Whether diag_apply_policy would drop d (a suppression, -Wno-, -w): a
+ * check may skip work for a finding no one will see. */
+bool diag_dropped(const Diag *d, const SourceSet *ss, const DiagPolicy *p);
 /* Drops what suppressions (from each SourceFile) and the policy remove,
  * promotes warnings under -Werror, recounts.  Run once, before rendering. */
 void diag_apply_policy(DiagSink *s, const SourceSet *ss, const DiagPolicy *p);
@@ -832,11 +835,6 @@ Unit *sema_analyze(Arena *a, const Program *p, Bindings *b, DiagSink *diags);
  * top level of p (and the Unit's target_defs) may be read. */
 Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
                              Bindings *b, DiagSink *diags);
-/* The same for one model: every let is evaluated, but only models[model]
- * gets a graph (the others keep their name and no nodes).  A re-run that
- * asks about one model pays for that model alone. */
-Unit *sema_analyze_model(Arena *a, const Program *p, Bindings *b, int model,
-                         DiagSink *diags);
 /* The most graph nodes one file may make (all models together): far above
  * any real model (a 100,000-layer transformer is 1.6 M), far below what
  * would exhaust memory. */
@@ -1047,6 +1045,9 @@ typedef struct CheckCtx {
    * own): each check computes what it needs. */
   struct CheckShared *shared;
   struct ProgramSource *reparse; /* NULL: no tree beyond `program` */
+  /* The policy applied afterwards (NULL: none), so that costly notes are
+   * worked out only for findings it keeps (diag_dropped). */
+  const DiagPolicy *policy;
 } CheckCtx;
 
 /* One check, complete: each src/checks/X.c defines one (check_X) with its
@@ -1115,6 +1116,7 @@ typedef struct AnalyzeOptions {
   const char **targets;     /* --target names/files; none = the file's, else h100_sxm */
   int ntargets;
   bool run_checks;
+  const DiagPolicy *policy; /* for the checks (CheckCtx.policy); NULL: none */
   /* Keep the syntax tree in Analysis.program.  Otherwise it is freed as
    * soon as sema has built the graph (it is the biggest thing a big model
    * makes, and nothing after sema walks it), and a check that needs it

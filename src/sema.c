@@ -1517,26 +1517,12 @@ Bindings *bindings_with(Arena *a, const Bindings *b, const LetOverride *add) {
   return nb;
 }
 
-static Unit *analyze(Arena *a, const Program *p, Arena *tree, Bindings *b,
-                     int only, DiagSink *diags);
-
 Unit *sema_analyze(Arena *a, const Program *p, Bindings *b, DiagSink *diags) {
-  return analyze(a, p, NULL, b, -1, diags);
-}
-
-Unit *sema_analyze_model(Arena *a, const Program *p, Bindings *b, int model,
-                         DiagSink *diags) {
-  return analyze(a, p, NULL, b, model, diags);
+  return sema_analyze_consuming(a, p, NULL, b, diags);
 }
 
 Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
                              Bindings *b, DiagSink *diags) {
-  return analyze(a, p, tree, b, -1, diags);
-}
-
-/* only >= 0: a graph for models[only] alone. */
-static Unit *analyze(Arena *a, const Program *p, Arena *tree, Bindings *b,
-                     int only, DiagSink *diags) {
   Unit *u = arena_alloc(a, sizeof *u);
   u->file = p->file;
   u->target_loc = LOC_NONE;
@@ -1615,10 +1601,7 @@ static Unit *analyze(Arena *a, const Program *p, Arena *tree, Bindings *b,
     } else {
       strmap_put(&seen, name->name, (void *)models[i]);
     }
-    if (only >= 0 && i != only)
-      u->models[u->nmodels++] = (Model){.name = name->name, .loc = name->loc};
-    else
-      analyze_model(&s, models[i], &u->models[u->nmodels++]);
+    analyze_model(&s, models[i], &u->models[u->nmodels++]);
   }
   strmap_free(&seen);
   free(models);

@@ -40,6 +40,7 @@ typedef struct LetInfo {
   const char *name;
   Loc loc;
   bool ok, is_int;
+  bool used; /* the model refers to it, directly or through other lets */
   double v;
 } LetInfo;
 
@@ -56,7 +57,7 @@ typedef struct Memo {
 
 typedef struct Search {
   const CheckCtx *ctx;
-  int model_index;
+  const Program *prog; /* the model and the lets it uses (see collect_lets) */
   const int *cand; /* node ids under study */
   int ncand;
   int reruns; /* re-analyses so far */
@@ -66,16 +67,129 @@ typedef struct Search {
 
 /* ---- the current values of the lets: sema's, with the -D overrides ---- */
 
-/* The top-level lets, xmalloc'd (the caller frees them). */
-static LetInfo *collect_lets(const CheckCtx *ctx, int *n) {
+/* The walks below keep a stack, not the C stack: a tree is as deep as
+ * the user wrote it. */
+typedef struct PtrStack {
+  const void **v;
+  int n, cap;
+} PtrStack;
+
+static void push_ptr(PtrStack *s, const void *p) {
+  if (!p) return;
+  if (s->n == s->cap) {
+    s->cap = s->cap ? 2 * s->cap : 16;
+    s->v = xrealloc(s->v, (size_t)s->cap * sizeof *s->v);
+  }
+  s->v[s->n++] = p;
+}
+
+/* Marks in used[] (by name id) every name e refers to. */
+static void mark_names(const Expr *e, bool *used, int nnames) {
+  PtrStack st = {0};
+  push_ptr(&st, e);
+  while (st.n > 0) {
+    const Expr *x = st.v[--st.n];
+    switch (x->kind) {
+    case EX_NAME:
+      if (x->name.id >= 0 && x->name.id < nnames) used[x->name.id] = true;
+      break;
+    case EX_BINARY:
+      push_ptr(&st, x->bin.lhs);
+      push_ptr(&st, x->bin.rhs);
+      break;
+    case EX_UNARY: push_ptr(&st, x->un.operand); break;
+    case EX_CALL:
+      for (int i = 0; i < x->call.nargs; i++) push_ptr(&st, x->call.args[i].value);
+      break;
+    case EX_LIST:
+      for (int i = 0; i < x->list.n; i++) push_ptr(&st, x->list.items[i]);
+      break;
+    case EX_TYPE:
+      for (int i = 0; i < x->type.ndims; i++) push_ptr(&st, x->type.dims[i]);
+      break;
+    default: break;
+    }
+  }
+  free(st.v);
+}
+
+/* Marks every name the statements of b (and the blocks inside) refer to. */
+static void mark_block(const Block *b, bool *used, int nnames) {
+  PtrStack blocks = {0};
+  push_ptr(&blocks, b);
+  while (blocks.n > 0) {
+    const Block *blk = blocks.v[--blocks.n];
+    for (int i = 0; i < blk->n; i++) {
+      const Stmt *st = blk->items[i];
+      const Expr *e = NULL;
+      if (!st) continue;
+      switch (st->kind) {
+      case ST_LET: e = st->let.value; break;
+      case ST_DECL: e = st->decl.type; break;
+      case ST_ASSIGN: e = st->assign.value; break;
+      case ST_REPEAT:
+      case ST_LOOP:
+        e = st->loop.count;
+        push_ptr(&blocks, &st->loop.body);
+        break;
+      case ST_FUSED:
+      case ST_MODEL: push_ptr(&blocks, &st->def.body); break;
+      case ST_PARALLEL: push_ptr(&blocks, &st->parallel); break;
+      default: break;
+      }
+      if (e) mark_names(e, used, nnames);
+    }
+  }
+  free(blocks.v);
+}
+
+/* The top-level lets with sema's values, xmalloc'd (the caller frees
+ * them).  A let is `used` when model `model` refers to it, or a used let
+ * does: a let reads only the lets above it, so one pass from the last let
+ * up closes the set.  Only those can move the model's figures, so *sub is
+ * the program cut to them and the model, in source order (sub->top.items
+ * is xmalloc'd): a re-analysis costs that model and its lets alone. */
+static LetInfo *collect_lets(const CheckCtx *ctx, int model, int *n,
+                             Program *sub) {
   const Unit *u = ctx->unit;
+  const Program *p = checks_program(ctx);
+  const Block *top = &p->top;
   LetInfo *lets = xmalloc(((size_t)u->nlets + 1) * sizeof *lets);
   for (int i = 0; i < u->nlets; i++) {
     const LetDef *d = &u->lets[i];
     const LetValue *v = &d->value;
-    lets[i] = (LetInfo){d->name, d->loc, d->ok, !v->is_real,
+    lets[i] = (LetInfo){d->name, d->loc, d->ok, !v->is_real, false,
                         v->is_real ? v->r : (double)v->i};
   }
+  bool *used = xcalloc((size_t)p->nnames + 1, sizeof *used);
+  int at = -1;
+  for (int i = 0, k = 0; i < top->n && at < 0; i++) {
+    const Stmt *st = top->items[i];
+    if (st && st->kind == ST_MODEL && k++ == model) at = i;
+  }
+  if (at >= 0) {
+    Block one = {.items = (Stmt **)&top->items[at], .n = 1};
+    mark_block(&one, used, p->nnames);
+  }
+  for (int i = top->n - 1, k = u->nlets - 1; i >= 0; i--) {
+    const Stmt *st = top->items[i];
+    if (!st || st->kind != ST_LET) continue;
+    int id = st->let.name.id;
+    bool on = id >= 0 && id < p->nnames && used[id];
+    /* The unit's lets are the file's, in order (sema saw no error). */
+    if (k >= 0 && strcmp(lets[k].name, st->let.name.name) == 0)
+      lets[k--].used = on;
+    if (on && st->let.value) mark_names(st->let.value, used, p->nnames);
+  }
+  *sub = (Program){p->file, {0}, 0, p->nnames};
+  sub->top.items = xmalloc(((size_t)u->nlets + 2) * sizeof *sub->top.items);
+  for (int i = 0; i < top->n; i++) {
+    Stmt *st = top->items[i];
+    if (i == at || (st && st->kind == ST_LET && st->let.name.id >= 0 &&
+                    st->let.name.id < p->nnames && used[st->let.name.id]))
+      sub->top.items[sub->top.n++] = st;
+  }
+  free(used);
   *n = u->nlets;
   return lets;
 }
@@ -100,9 +214,9 @@ static bool rerun(Search *s, const char *name, int64_t v, Probe *out,
   DiagSink sink;
   diag_sink_init(&sink);
   bool ok = false;
-  Unit *u = sema_analyze(a, checks_program(ctx), b, &sink);
-  if (u && sink.nerrors == 0 && s->model_index < u->nmodels) {
-    const Model *m = &u->models[s->model_index];
+  Unit *u = sema_analyze(a, s->prog, b, &sink);
+  if (u && sink.nerrors == 0 && u->nmodels == 1) {
+    const Model *m = &u->models[0];
     if (m->nnodes == ctx->model->nnodes) {
       ModelCost *c = cost_model(a, m, ctx->target);
       ok = true;
@@ -186,7 +300,8 @@ static void crossovers(Search *s, const LetInfo *lets, int nlets,
   }
   for (int li = 0; li < nlets; li++) {
     const LetInfo *l = &lets[li];
-    if (!l->ok || !l->is_int || l->v < 1 || l->v >= CHECK_CROSSOVER_LIMIT)
+    if (!l->used || !l->ok || !l->is_int || l->v < 1 ||
+        l->v >= CHECK_CROSSOVER_LIMIT)
       continue;
     int64_t v0 = (int64_t)l->v;
     int pending = 0;
@@ -291,6 +406,50 @@ static void occupancy_note(const CheckCtx *ctx, Diag *d, int i,
   diag_figure(d, "utilisation", util);
 }
 
+/* The crossover notes, last on each diagnostic: searched only for the
+ * findings the policy keeps (-Wno-memory-bound, -w and suppressions drop
+ * the others), over the lets model m uses. */
+static void crossover_notes(const CheckCtx *ctx, const int *cand, Diag **d,
+                            int nc) {
+  const Model *m = ctx->model;
+  int nlets = 0, nkept = 0;
+  int *kept = xmalloc((size_t)nc * sizeof *kept), *node = xmalloc((size_t)nc * sizeof *node);
+  for (int k = 0; k < nc; k++)
+    if (!ctx->policy || !diag_dropped(d[k], ctx->sources, ctx->policy)) {
+      kept[nkept] = k;
+      node[nkept++] = cand[k];
+    }
+  int mi = ctx->unit ? (int)(m - ctx->unit->models) : -1;
+  Program sub = {0};
+  LetInfo *lets = nkept > 0 && mi >= 0 && checks_program(ctx)
+                      ? collect_lets(ctx, mi, &nlets, &sub)
+                      : NULL;
+  int64_t *cross = xmalloc(((size_t)nkept * (size_t)nlets + 1) * sizeof *cross);
+  if (nlets > 0) {
+    Search s = {ctx, &sub, node, nkept, 0, NULL, 0, 0};
+    crossovers(&s, lets, nlets, cross);
+  }
+  free(sub.top.items);
+  /* Figure keys are unique per diagnostic (JSON objects). */
+  static const char *const keys[] = {"crossover", "crossover_2",
+                                     "crossover_3", "crossover_4"};
+  for (int q = 0; q < nkept && nlets > 0; q++) {
+    int ncross = 0;
+    for (int li = 0; li < nlets; li++) {
+      int64_t x = cross[q * nlets + li];
+      if (x < 0) continue;
+      diag_note(d[kept[q]], lets[li].loc,
+                "'%s' reaches the compute roof at %s >= %lld",
+                m->nodes[node[q]].name, lets[li].name, (long long)x);
+      if (ncross < 4) diag_figure(d[kept[q]], keys[ncross++], (double)x);
+    }
+  }
+  free(cross);
+  free(lets);
+  free(kept);
+  free(node);
+}
+
 static void run(const CheckCtx *ctx) {
   const Model *m = ctx->model;
   const ModelCost *c = ctx->cost;
@@ -304,14 +463,7 @@ static void run(const CheckCtx *ctx) {
     return;
   }
 
-  int nlets = 0;
-  LetInfo *lets = ctx->unit && checks_program(ctx) ? collect_lets(ctx, &nlets) : NULL;
-  int64_t *cross = xmalloc(((size_t)nc * (size_t)nlets + 1) * sizeof *cross);
-  if (nlets > 0) {
-    Search s = {ctx, (int)(m - ctx->unit->models), cand, nc, 0, NULL, 0, 0};
-    crossovers(&s, lets, nlets, cross);
-  }
-
+  Diag **diags = xmalloc((size_t)nc * sizeof *diags);
   for (int k = 0; k < nc; k++) {
     int i = cand[k];
     const GNode *g = &m->nodes[i];
@@ -343,20 +495,10 @@ static void run(const CheckCtx *ctx) {
     diag_figure(d, "attainable_2x_peak", twice_peak);
     diag_figure(d, "attainable_2x_bandwidth", twice_bw);
     occupancy_note(ctx, d, i, sh);
-    /* Figure keys are unique per diagnostic (JSON objects). */
-    static const char *const keys[] = {"crossover", "crossover_2",
-                                       "crossover_3", "crossover_4"};
-    int ncross = 0;
-    for (int li = 0; li < nlets; li++) {
-      int64_t x = cross[k * nlets + li];
-      if (x < 0) continue;
-      diag_note(d, lets[li].loc, "'%s' reaches the compute roof at %s >= %lld",
-                g->name, lets[li].name, (long long)x);
-      if (ncross < 4) diag_figure(d, keys[ncross++], (double)x);
-    }
+    diags[k] = d;
   }
-  free(cross);
-  free(lets);
+  crossover_notes(ctx, cand, diags, nc);
+  free(diags);
   checks_shared_end(sh, &own);
 }
 
@@ -374,11 +516,12 @@ static const char explain[] =
     "of peak.  A note shows what doubling the peak and doubling the\n"
     "bandwidth would give.  Another names, for each `let` the op's shape\n"
     "depends on, the smallest value at which the op would reach the compute\n"
-    "roof.  It is found by re-running the analysis with the let overridden:\n"
-    "doubling, then bisection, up to "
+    "roof.  It is found by analysing the model again with the let\n"
+    "overridden, only for a warning that is shown and only for the lets the\n"
+    "model uses: doubling, then bisection (each at most 20 steps), up to\n"
     CHECKS_STR(CHECK_CROSSOVER_LIMIT) " (2^20), with at most "
-    CHECKS_STR(CHECK_CROSSOVER_RERUNS) "\n"
-    "re-analyses per model.  No note when no value crosses.\n"
+    CHECKS_STR(CHECK_CROSSOVER_RERUNS) " re-analyses per model.  No note when\n"
+    "no value crosses.\n"
     "\n"
     "When the op's kernel also fills under " CHECKS_STR(CHECK_OCC_MAX_UTIL_PCT)
     "% of the SMs (batch-1 decode:\n"

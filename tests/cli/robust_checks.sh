@@ -40,4 +40,28 @@ run long_let "$T/long_let.roof"
 grep -q "^$T/long_let.roof:1:5: note: 'y' reaches the compute roof at S >= 298\$" "$T/long_let.err" ||
   fail "long_let: no crossover note: $(cut -c1-160 "$T/long_let.err" | head -8)"
 
+# 8. The crossover search, per model, runs only for a warning that is
+# shown, re-analyses that model alone, and only over the lets it uses:
+# 1000 small models (12 s before) lint at once.  [B, 4096] x [4096, 4096]
+# in bf16: I(B) = 4096 B / (2 B + 4096) >= 295.52 from B = 1210450 / 3505
+# = 345.4, so B >= 346 in every model.  R-CHK-032
+{ echo 'let B = 1'; echo 'let H = 4096'
+  awk 'BEGIN { for (i = 0; i < 1000; i++)
+    printf "model m%d {\n  input x : [B, H]\n  weight w : [H, 4096]\n  y = matmul(x, w)\n}\n", i }'
+  for i in $(seq 1 2000); do echo "let L$i = $i"; done; } > "$T/many.roof"
+run many "$T/many.roof"
+[ $status -eq 0 ] || fail "many: exit $status"
+n=$(grep -c "^$T/many.roof:1:5: note: 'y' reaches the compute roof at B >= 346\$" "$T/many.err")
+[ "$n" -eq 1000 ] || fail "many: $n crossover notes, expected 1000"
+# H sizes the weight (architecture), the L lets are not the model's.
+grep -q "at [HL][0-9]* >=" "$T/many.err" && fail "many: a note for H or an L let"
+[ "$(grep -c 'warning: matmul' "$T/many.err")" -eq 1000 ] || fail "many: warnings"
+for opt in -w -Wno-memory-bound; do
+  run many "$opt" "$T/many.roof"
+  [ $status -eq 0 ] || fail "many $opt: exit $status"
+  [ -s "$T/many.err" ] && fail "many $opt: stderr: $(head -3 "$T/many.err")"
+  [ "$(grep -c '^m[0-9]*: 1 ops, 16.8 M parameters' "$T/many.out")" -eq 1000 ] ||
+    fail "many $opt: summaries"
+done
+
 echo "robust_checks: ok"

@@ -28,7 +28,7 @@ static TestCtx *run(const char *text, const char *name) {
     ModelCost *c = cost_model(tc->arena, &tc->unit->models[m], t);
     CheckCtx ctx = {
         tc->arena, &tc->ss, tc->prog, tc->unit,   &tc->unit->models[m],
-        c,         t,       NULL,     &tc->diags, NULL, NULL};
+        c,         t,       NULL,     &tc->diags, NULL, NULL, NULL};
     if (check)
       check->run(&ctx);
     else
@@ -119,7 +119,7 @@ START_TEST(registry_quotes_thresholds) {
   ck_assert_ptr_nonnull(
       strstr(check_lookup("memory-bound")->explain, "1048576"));
   ck_assert_ptr_nonnull(
-      strstr(check_lookup("memory-bound")->explain, "at most 2000\nre-analyses"));
+      strstr(check_lookup("memory-bound")->explain, "at most 2000 re-analyses per model"));
   ck_assert_ptr_nonnull(
       strstr(check_lookup("memory-bound")->explain, "1% of the step"));
   ck_assert_ptr_nonnull(strstr(check_lookup("low-occupancy")->explain,
@@ -420,7 +420,7 @@ START_TEST(kernel_blocks_regions) {
   const Model *m = &tc->unit->models[0];
   ModelCost *c = cost_model(tc->arena, m, t);
   CheckCtx ctx = {tc->arena, &tc->ss, tc->prog, tc->unit,   m,
-                  c,         t,       NULL,     &tc->diags, NULL, NULL};
+                  c,         t,       NULL,     &tc->diags, NULL, NULL, NULL};
   double *blocks;
   int *at;
   checks_kernel_blocks(&ctx, &blocks, &at);
