@@ -64,4 +64,26 @@ for opt in -w -Wno-memory-bound; do
     fail "many $opt: summaries"
 done
 
+# 9. 60,000 suppressions naming an unknown check (1.9 MB): de-duplicated
+# in linear time (2.5 s before, quadratic), and 20 warnings, the error
+# limit, then one note for the other 59,980 (14 MB of stderr before).
+# R-SUP-003 R-SUP-004
+{ printf 'model m {\n  input x : [16]\n  y = relu(x)\n}\n'
+  rep 60000 '# rooflint: ignore[memory-bond]\n'; } > "$T/sup.roof"
+run sup "$T/sup.roof"
+[ $status -eq 0 ] || fail "sup: exit $status"
+n=$(grep -c "warning: unknown check 'memory-bond' in suppression; did you mean 'memory-bound'?" "$T/sup.err")
+[ "$n" -eq 20 ] || fail "sup: $n warnings, expected 20"
+grep -q "^$T/sup.roof:24:20: warning: unknown check 'memory-bond'" "$T/sup.err" ||
+  fail "sup: the 20th warning is not line 24's"
+[ "$(grep -c '^note: 59980 more suppressions in this file name an unknown check (--error-limit N shows more)$' "$T/sup.err")" -eq 1 ] ||
+  fail "sup: no note for the rest: $(tail -2 "$T/sup.err")"
+head -n 34 "$T/sup.roof" > "$T/sup_small.roof"  # the model and 30 of them
+run sup_small --error-limit 0 "$T/sup_small.roof"
+n=$(grep -c "warning: unknown check" "$T/sup_small.err")
+[ "$n" -eq 30 ] || fail "sup_small --error-limit 0: $n warnings, expected 30"
+grep -q 'more suppression' "$T/sup_small.err" && fail "sup_small: a note under no limit"
+run sup_small -w "$T/sup_small.roof"
+[ -s "$T/sup_small.err" ] && fail "sup_small -w: stderr: $(head -2 "$T/sup_small.err")"
+
 echo "robust_checks: ok"
