@@ -347,7 +347,8 @@ static bool opt_set_flag(Cli *c, const char *opt, const char *val) {
 
 static bool opt_string(Cli *c, const char *opt, const char *val) {
   if (strcmp(opt, "--plot") == 0) c->o.plot = val;
-  if (strcmp(opt, "--explain") == 0) c->o.explain = val;
+  if (strcmp(opt, "--explain") == 0) c->o.explain = val ? val : "all";
+  if (strcmp(opt, "--list-checks") == 0) c->o.explain = "all";
   return true;
 }
 
@@ -417,8 +418,10 @@ static const OptDesc options[] = {
      "check diagnostics against '# expect:' comments"},
     {"--color", NULL, "auto|always|never", opt_color,
      "--color auto|always|never", "colour diagnostics (auto honours NO_COLOR)"},
-    {"--explain", NULL, "CHECK", opt_string, "--explain CHECK",
-     "what a check means and how to fix it"},
+    {"--explain", NULL, "[CHECK]", opt_string, "--explain [CHECK]",
+     "what a check means and how to fix it; alone or 'all': list the checks"},
+    {"--list-checks", NULL, NULL, opt_string, "--list-checks",
+     "list the checks with their one-line summaries"},
     {"--dump", NULL, "ast|graph", opt_dump, "--dump ast|graph",
      "print the syntax tree or the op graph instead of the summary"},
     {"--error-limit", NULL, "N", opt_error_limit, "--error-limit N",
@@ -491,6 +494,10 @@ static int parse_one(Cli *c, int argc, char **argv, int i) {
     return i + 1;
   }
   if (d->metavar && !val) {
+    if (i + 1 >= argc && d->metavar[0] == '[') { /* an optional value */
+      d->apply(c, d->name, NULL);
+      return i + 1;
+    }
     if (i + 1 >= argc) {
       cli_error(c, "missing value for '%s': expected %s", arg, d->metavar);
       return i + 1;
@@ -785,8 +792,23 @@ static int lint(Cli *c) {
 
 /* ---------------------------------------------------------- the rest */
 
+/* R-CLI-013: --explain CHECK, or the registry's list (--explain alone or
+ * `all`, --list-checks): one line per check, its name, default severity
+ * and summary. */
 static int explain(Cli *c) {
   const CheckDesc *d = check_lookup(c->o.explain);
+  if (!d && strcmp(c->o.explain, "all") == 0) {
+    int n, w = 0;
+    const CheckDesc *const *reg = check_registry(&n);
+    for (int i = 0; i < n; i++)
+      if ((int)strlen(reg[i]->name) > w) w = (int)strlen(reg[i]->name);
+    printf("checks (rooflint --explain CHECK for one):\n");
+    for (int i = 0; i < n; i++)
+      printf("  %-*s  %-7s  %s%s\n", w, reg[i]->name,
+             severity_str(reg[i]->severity), reg[i]->summary,
+             reg[i]->default_on ? "" : " (off by default)");
+    return 0;
+  }
   if (!d) {
     int n;
     const CheckDesc *const *reg = check_registry(&n);
