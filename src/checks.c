@@ -9,7 +9,10 @@
  * simply reports under its own name.
  *
  * The shared analysis (CheckShared) holds what one check needs to know of
- * another: which kernels memory-bound reports, which are low-occupancy.
+ * another: which nodes memory-bound reports, which kernels are
+ * low-occupancy.  It is one pass over the graph; a check adds its part
+ * through the hooks of its CheckDesc (CheckHooks), written in its own file,
+ * and the others read the fields.
  * The shared notion of "a node that matters" lives here too: a
  * performance finding about a node that takes less than the launch
  * overhead, or less than CHECK_MIN_STEP_PCT of the step, is noise
@@ -213,8 +216,7 @@ void checks_kernel_blocks(const CheckCtx *ctx, double **blocks, int **node) {
   *node = at;
 }
 
-/* Appends x to a growing int array. */
-static void push_int(int **v, int *n, int *cap, int x) {
+void checks_push_int(int **v, int *n, int *cap, int x) {
   if (*n == *cap) {
     *cap = *cap ? 2 * *cap : 16;
     *v = xrealloc(*v, (size_t)*cap * sizeof **v);
@@ -256,31 +258,21 @@ static bool kernel_matters(const CheckCtx *ctx, const Kernel *k) {
   return step <= 0 || k->time_s * k->count >= step * CHECK_MIN_STEP_PCT / 100.0;
 }
 
-/* Kernel k, met for the first time: the list if it matters, and
- * overhead-bound's census (sums in kernel order). */
+/* The registered checks' hooks, gathered for one pass. */
+typedef struct Hooks {
+  const CheckHooks *h[NCHECKS];
+  int n;
+} Hooks;
+
+/* Kernel k, met for the first time: the list if it matters, and the
+ * checks' kernel hooks (in kernel order). */
 static void meet_kernel(const CheckCtx *ctx, CheckShared *sh, KernelList *kl,
-                        int k) {
+                        const Hooks *hk, int k) {
   Kernel kn = cost_kernel(ctx->cost, k);
-  sh->nroof += kn.bound == BOUND_MEMORY || kn.bound == BOUND_COMPUTE;
-  if (checks_kernel_small(ctx, &kn)) {
-    if (sh->first_small < 0) sh->first_small = k;
-    sh->nsmall++;
-    sh->launches += kn.count;
-    sh->small_work += kn.time_s * kn.count;
-  }
+  for (int j = 0; j < hk->n; j++)
+    if (hk->h[j]->kernel) hk->h[j]->kernel(ctx, sh, k, &kn);
   if (kernel_matters(ctx, &kn))
     push_kernel(sh, kl, k, ctx->cost->kernel_node[k]);
-}
-
-/* memory-bound reports this node, which matters: a contraction under the
- * ridge whose ceiling is under CHECK_MEMBOUND_MAX_PEAK_PCT of peak. */
-static bool memory_bound_reports(const CheckCtx *ctx, int node) {
-  const GNode *g = &ctx->model->nodes[node];
-  const NodeCost *c = &ctx->cost->nodes[node];
-  /* Near the ridge the fix buys little: at 80% of peak, at most 1.25x. */
-  return g->op && g->op->cls == OC_CONTRACTION && c->bound == BOUND_MEMORY &&
-         cost_node_roof(ctx->cost, c).attainable <
-             c->peak * CHECK_MEMBOUND_MAX_PEAK_PCT / 100.0;
 }
 
 /* One pass over the nodes, which meets every kernel in order (a kernel is
@@ -290,22 +282,27 @@ void checks_shared_init(const CheckCtx *ctx, CheckShared *sh) {
   const Model *m = ctx->model;
   const ModelCost *c = ctx->cost;
   *sh = (CheckShared){.first_small = -1};
+  Hooks hk = {.n = 0}, nodes = {.n = 0};
+  for (int r = 0; r < NCHECKS; r++) {
+    const CheckHooks *h = registry[r]->hooks;
+    if (h) hk.h[hk.n++] = h;
+    if (h && h->node) nodes.h[nodes.n++] = h;
+  }
   KernelList kl = {0, NULL};
   int cap = 0, next_k = 0;
-  int last_k = -1, slot = -1, cap_transfers = 0, cap_membound = 0;
+  int last_k = -1, slot = -1, cap_transfers = 0;
   for (int i = 0; i < m->nnodes; i++) {
     const GNode *g = &m->nodes[i];
-    if (g->op && (g->precision == DT_FP32 || g->precision == DT_FP64))
-      sh->any_wide = true;
     if (g->op && g->op->cls == OC_TRANSFER && g->scope >= 0)
-      push_int(&sh->transfers, &sh->ntransfers, &cap_transfers, i);
+      checks_push_int(&sh->transfers, &sh->ntransfers, &cap_transfers, i);
     bool matters = checks_node_matters(ctx, i);
-    if (matters) push_int(&sh->nodes, &sh->nnodes, &cap, i);
-    bool membound = matters && memory_bound_reports(ctx, i);
-    if (membound) push_int(&sh->membound, &sh->nmembound, &cap_membound, i);
+    if (matters) checks_push_int(&sh->nodes, &sh->nnodes, &cap, i);
+    int before = sh->nmembound;
+    for (int j = 0; j < nodes.n; j++) nodes.h[j]->node(ctx, sh, i, matters);
+    bool membound = sh->nmembound > before; /* memory-bound took node i */
     int k = c->nodes[i].kernel;
     if (k < 0 || k >= c->nkernels) continue;
-    while (next_k <= k) meet_kernel(ctx, sh, &kl, next_k++);
+    while (next_k <= k) meet_kernel(ctx, sh, &kl, &hk, next_k++);
     if (k != last_k) { /* a region's members share one look-up */
       last_k = k;
       int nk = sh->nkernels;
@@ -316,16 +313,12 @@ void checks_shared_init(const CheckCtx *ctx, CheckShared *sh) {
     add_member(ctx, i, slot, sh->blocks, kl.side, sh->at);
     if (membound) sh->memory_bound[slot] = true;
   }
-  while (next_k < c->nkernels) meet_kernel(ctx, sh, &kl, next_k++);
-  int sms = ctx->target->sms;
-  for (int q = 0; q < sh->nkernels; q++) {
+  while (next_k < c->nkernels) meet_kernel(ctx, sh, &kl, &hk, next_k++);
+  for (int q = 0; q < sh->nkernels; q++)
     if (kl.side[q] > sh->blocks[q]) sh->blocks[q] = kl.side[q];
-    /* Every kernel of the list matters. */
-    double b = sh->blocks[q];
-    sh->low_occupancy[q] =
-        sms > 1 && b > 0 && b * 100 < (double)sms * CHECK_OCC_MAX_UTIL_PCT;
-  }
   free(kl.side);
+  for (int j = 0; j < hk.n; j++)
+    if (hk.h[j]->done) hk.h[j]->done(ctx, sh);
 }
 
 void checks_shared_free(CheckShared *sh) {
@@ -361,11 +354,6 @@ int checks_shared_kernel(const CheckShared *sh, int k) {
       hi = mid - 1;
   }
   return -1;
-}
-
-bool checks_kernel_small(const CheckCtx *ctx, const Kernel *k) {
-  return (k->bound == BOUND_MEMORY || k->bound == BOUND_COMPUTE) &&
-         k->time_s < ctx->target->launch_overhead;
 }
 
 bool checks_kernel_matters(const CheckCtx *ctx, int kernel) {

@@ -1059,6 +1059,9 @@ typedef struct CheckDesc {
   const char *summary;  /* one line */
   const char *explain;  /* the --explain text */
   void (*run)(const CheckCtx *ctx);
+  /* What it adds to the checks' shared analysis (src/checks/checks.h), or
+   * NULL. */
+  const struct CheckHooks *hooks;
 } CheckDesc;
 
 /* The registered checks, in registry order (*n of them). */

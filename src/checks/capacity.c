@@ -99,4 +99,4 @@ static const char explain[] =
 const CheckDesc check_capacity = {
     "capacity", SEV_ERROR, true,
     "the model's memory footprint exceeds the target's memory",
-    explain, run};
+    explain, run, NULL};

@@ -34,11 +34,9 @@ CHECKS_LIST(CHECKS_DECLARE)
 #define CHECKS_STR_(x) #x
 #define CHECKS_STR(x) CHECKS_STR_(x)
 
-/* The thresholds of the shared analysis: what "matters", what is
- * memory-bound and what is low-occupancy are facts every check reads from
- * CheckShared, so they are defined once, here. */
+/* What "matters" is the one threshold every check shares.  Low-occupancy's
+ * is here too: memory-bound's --explain quotes it (its occupancy note). */
 #define CHECK_MIN_STEP_PCT 1        /* a node matters from 1% of step time */
-#define CHECK_MEMBOUND_MAX_PEAK_PCT 80 /* memory-bound: ceiling under 80% */
 #define CHECK_OCC_MAX_UTIL_PCT 75   /* low-occupancy: under 75% of the SMs */
 
 /* What several checks ask of every node and kernel, found once per model
@@ -55,22 +53,32 @@ typedef struct CheckShared {
   int *at;            /* per entry of kernels: its largest member */
   bool *memory_bound; /* per entry of kernels: memory-bound reports a member */
   bool *low_occupancy; /* per entry of kernels: fills under
-                          CHECK_OCC_MAX_UTIL_PCT of the SMs */
+                          CHECK_OCC_MAX_UTIL_PCT of the SMs (low-occupancy) */
   int nkernels;
-  /* The nodes memory-bound reports, ascending: contractions under the ridge
-   * that matter, with a ceiling under CHECK_MEMBOUND_MAX_PEAK_PCT of peak
-   * (low-occupancy defers to memory-bound for their kernels). */
+  /* The nodes memory-bound reports, ascending (memory-bound's node hook;
+   * low-occupancy defers to memory-bound for their kernels). */
   int *membound;
-  int nmembound;
+  int nmembound, cap_membound;
   int *transfers;     /* transfer ops in a repeat or loop body, ascending */
   int ntransfers;
   bool any_wide;      /* some op computes in fp32 or fp64 (stray-fp32) */
-  /* overhead-bound's census of every kernel, taken in the same pass: the
+  /* overhead-bound's census of every kernel (its kernel hook): the
    * kernels on a roof, those under the launch overhead, the first of them
    * (-1: none), and their launches and roofline time per step. */
   int nroof, nsmall, first_small;
   double launches, small_work;
 } CheckShared;
+
+/* What a check computes in the shared pass for itself and the others: its
+ * fields of CheckShared.  Each hook may be NULL. */
+typedef struct CheckHooks {
+  /* Every node, in order; `matters` is checks_node_matters(ctx, node). */
+  void (*node)(const CheckCtx *ctx, CheckShared *sh, int node, bool matters);
+  /* Every kernel, in order. */
+  void (*kernel)(const CheckCtx *ctx, CheckShared *sh, int k, const Kernel *kn);
+  /* Once the pass is over (the kernels' blocks are final). */
+  void (*done)(const CheckCtx *ctx, CheckShared *sh);
+} CheckHooks;
 
 /* Helpers shared by the checks (checks.c). */
 /* ctx->program, else the file parsed again (once per run), else NULL. */
@@ -81,6 +89,8 @@ Diag *checks_report(const CheckCtx *ctx, const char *check, Loc loc,
 /* A node worth a performance finding: it launches a kernel, its time is at
  * least the launch overhead, and it takes CHECK_MIN_STEP_PCT of the step. */
 bool checks_node_matters(const CheckCtx *ctx, int node);
+/* Appends x to a growing int array. */
+void checks_push_int(int **v, int *n, int *cap, int x);
 /* "" for a node that runs once per step, else " (x32 per step)". */
 const char *checks_per_step(char *buf, size_t n, double count);
 /* The target as messages name it ("H100 SXM"). */
@@ -107,8 +117,6 @@ int checks_shared_kernel(const CheckShared *sh, int k);
 /* A kernel worth a finding: on a roof (not PCIe or network), at least the
  * launch overhead, and at least CHECK_MIN_STEP_PCT of the step. */
 bool checks_kernel_matters(const CheckCtx *ctx, int kernel);
-/* On a roof but under the target's launch overhead (overhead-bound). */
-bool checks_kernel_small(const CheckCtx *ctx, const Kernel *k);
 /* "matmul 'y'" or "fused region 'f'" for the kernel, into buf. */
 const char *checks_kernel_name(const CheckCtx *ctx, int kernel, char *buf,
                                size_t n);

@@ -65,6 +65,20 @@ static void run(const CheckCtx *ctx) {
   checks_shared_end(sh, &own);
 }
 
+/* In the shared pass, once the blocks are known: the kernels under
+ * CHECK_OCC_MAX_UTIL_PCT of the SMs (CheckShared.low_occupancy, which
+ * memory-bound's occupancy note reads).  Every kernel of the list matters. */
+static void done(const CheckCtx *ctx, CheckShared *sh) {
+  int sms = ctx->target->sms;
+  for (int q = 0; q < sh->nkernels; q++) {
+    double b = sh->blocks[q];
+    sh->low_occupancy[q] =
+        sms > 1 && b > 0 && b * 100 < (double)sms * CHECK_OCC_MAX_UTIL_PCT;
+  }
+}
+
+static const CheckHooks hooks = {NULL, NULL, done};
+
 /* The --explain text, laid out as it prints. */
 /* clang-format off */
 static const char explain[] =
@@ -98,4 +112,4 @@ static const char explain[] =
 const CheckDesc check_low_occupancy = {
     "low-occupancy", SEV_WARNING, true,
     "a kernel's thread blocks leave a quarter or more of the SMs idle",
-    explain, run};
+    explain, run, &hooks};

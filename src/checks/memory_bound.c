@@ -35,6 +35,7 @@
 /* Thresholds, quoted into the --explain text below. */
 #define CHECK_CROSSOVER_LIMIT 1048576 /* memory-bound: let search bound, 2^20 */
 #define CHECK_CROSSOVER_RERUNS 2000 /* memory-bound: re-analyses per model */
+#define CHECK_MEMBOUND_MAX_PEAK_PCT 80 /* memory-bound: ceiling under 80% */
 
 typedef struct LetInfo {
   const char *name;
@@ -502,6 +503,23 @@ static void run(const CheckCtx *ctx) {
   checks_shared_end(sh, &own);
 }
 
+/* In the shared pass: the nodes this check reports (CheckShared.membound,
+ * which low-occupancy reads), contractions under the ridge that matter and
+ * whose ceiling is under CHECK_MEMBOUND_MAX_PEAK_PCT of peak. */
+static void see_node(const CheckCtx *ctx, CheckShared *sh, int node,
+                     bool matters) {
+  const GNode *g = &ctx->model->nodes[node];
+  const NodeCost *c = &ctx->cost->nodes[node];
+  /* Near the ridge the fix buys little: at 80% of peak, at most 1.25x. */
+  if (matters && g->op && g->op->cls == OC_CONTRACTION &&
+      c->bound == BOUND_MEMORY &&
+      cost_node_roof(ctx->cost, c).attainable <
+          c->peak * CHECK_MEMBOUND_MAX_PEAK_PCT / 100.0)
+    checks_push_int(&sh->membound, &sh->nmembound, &sh->cap_membound, node);
+}
+
+static const CheckHooks hooks = {see_node, NULL, NULL};
+
 /* The --explain text, laid out as it prints. */
 /* clang-format off */
 static const char explain[] =
@@ -549,4 +567,4 @@ static const char explain[] =
 const CheckDesc check_memory_bound = {
     "memory-bound", SEV_WARNING, true,
     "a matmul, conv2d or attention lies below the ridge of the target",
-    explain, run};
+    explain, run, &hooks};

@@ -11,6 +11,12 @@
  */
 #include "checks.h"
 
+/* On a roof but under the target's launch overhead. */
+static bool kernel_small(const CheckCtx *ctx, const Kernel *k) {
+  return (k->bound == BOUND_MEMORY || k->bound == BOUND_COMPUTE) &&
+         k->time_s < ctx->target->launch_overhead;
+}
+
 /* Thresholds, quoted into the --explain text below. */
 #define CHECK_OVERHEAD_MAX_SINGLE 3 /* overhead-bound: individual up to 3 */
 #define CHECK_OVERHEAD_MIN_PCT 10   /* overhead-bound: launches, % of step */
@@ -34,7 +40,7 @@ static void run(const CheckCtx *ctx) {
     for (int k = 0; k < c->nkernels; k++) {
       Kernel kn = cost_kernel(c, k);
       const Kernel *kk = &kn;
-      if (!checks_kernel_small(ctx, kk)) continue;
+      if (!kernel_small(ctx, kk)) continue;
       Diag *d = checks_report(
           ctx, "overhead-bound", checks_kernel_loc(ctx, k),
           "%s takes %s on the roofline, under the %s launch overhead of %s%s",
@@ -69,6 +75,21 @@ static void run(const CheckCtx *ctx) {
             "capture the step in a CUDA graph so launches are paid once");
 }
 
+/* In the shared pass, every kernel: the census run() reports from (a pass
+ * of its own over a million kernels' figures is tens of milliseconds). */
+static void see_kernel(const CheckCtx *ctx, CheckShared *sh, int k,
+                       const Kernel *kn) {
+  sh->nroof += kn->bound == BOUND_MEMORY || kn->bound == BOUND_COMPUTE;
+  if (kernel_small(ctx, kn)) {
+    if (sh->first_small < 0) sh->first_small = k;
+    sh->nsmall++;
+    sh->launches += kn->count;
+    sh->small_work += kn->time_s * kn->count;
+  }
+}
+
+static const CheckHooks hooks = {NULL, see_kernel, NULL};
+
 /* The --explain text, laid out as it prints. */
 /* clang-format off */
 static const char explain[] =
@@ -94,4 +115,4 @@ static const char explain[] =
 const CheckDesc check_overhead_bound = {
     "overhead-bound", SEV_WARNING, true,
     "kernels finish faster than the launch overhead",
-    explain, run};
+    explain, run, &hooks};

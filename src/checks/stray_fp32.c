@@ -310,6 +310,17 @@ static void run(const CheckCtx *ctx) {
   free(source);
 }
 
+/* The shared pass notes whether any op computes wide: usually none does,
+ * and run() then needs no pass of its own. */
+static void see_node(const CheckCtx *ctx, CheckShared *sh, int node,
+                     bool matters) {
+  (void)matters;
+  const GNode *g = &ctx->model->nodes[node];
+  if (g->op && is_wide(g->precision)) sh->any_wide = true;
+}
+
+static const CheckHooks hooks = {see_node, NULL, NULL};
+
 /* The --explain text, laid out as it prints. */
 /* clang-format off */
 static const char explain[] =
@@ -344,4 +355,4 @@ static const char explain[] =
 const CheckDesc check_stray_fp32 = {
     "stray-fp32", SEV_WARNING, true,
     "an op computes in fp32 inside a bf16, fp16 or fp8 plan",
-    explain, run};
+    explain, run, &hooks};
