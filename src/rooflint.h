@@ -1033,7 +1033,8 @@ typedef struct CheckCtx {
   Arena *arena;       /* results that outlive the run; scratch is xmalloc'd */
   const SourceSet *sources;
   /* The syntax tree, or NULL when analyze_file freed it after sema: then
-   * `reparse` (if set) gives it again.  Read it through checks_program(). */
+   * `reparse` (if set) gives it again.  Read it through checks_program()
+   * (checks/checks.h). */
   const Program *program;
   const Unit *unit;
   const Model *model;

@@ -7,16 +7,18 @@
  * doubling the bandwidth does (the seed's "break it" row).
  *
  * The crossover note answers "how big would it have to be?": for each
- * integer `let` of the file that is workload, not architecture (doubling
- * it leaves the model's parameter count alone: a batch or a sequence
- * length, not a hidden size or a head count), the analysis (sema + cost, a pure function of
- * program, bindings and target) is re-run in a scratch arena with that let
- * overridden.  A let matters to a node when doubling it changes the node's
- * FLOPs or bytes.  The search doubles the let until the node is
+ * integer `let` the model uses that is workload, not architecture
+ * (doubling it leaves the model's parameter count alone: a batch or a
+ * sequence length, not a hidden size or a head count), the analysis (sema
+ * + cost, a pure function of program, bindings and target) is re-run in a
+ * scratch arena with that let overridden, on the program cut to the model
+ * and the lets it uses.  A let matters to a node when doubling it changes
+ * the node's FLOPs or bytes.  The search doubles the let until the node is
  * compute-bound (up to CHECK_CROSSOVER_LIMIT), then bisects to the smallest
- * such integer.  Every re-run is counted against CHECK_CROSSOVER_RERUNS per
- * model so a large file stays fast; when the budget runs out the remaining
- * notes are simply not given.
+ * such integer: at most 2 log2(CHECK_CROSSOVER_LIMIT) re-runs a let.  It
+ * runs only for the warnings the policy keeps, and every re-run is counted
+ * against CHECK_CROSSOVER_RERUNS per model; when the budget runs out the
+ * remaining notes are simply not given.
  *
  * A memory-bound contraction that also leaves the SMs idle (batch-1
  * decode: 32 output tiles on 132 SMs) is one finding, not two: the seed
