@@ -51,7 +51,7 @@ GEN_OBJS  := $(if $(wildcard grammar/parser.y),$(BUILD)/obj/gen/parser.o) \
 TARGET_SPECS := $(sort $(wildcard specs/targets/*.roof))
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(BUILD)/obj/tests/%.o,$(UNIT_SRCS))
-HDRS      := $(wildcard src/*.h src/*.def) $(if $(wildcard grammar/lexer.l),$(BUILD)/gen/parser.h $(BUILD)/gen/lexer.h)
+HDRS      := $(wildcard src/*.h src/*.def src/checks/*.h) $(if $(wildcard grammar/lexer.l),$(BUILD)/gen/parser.h $(BUILD)/gen/lexer.h)
 
 BIN := $(BUILD)/rooflint
 

@@ -7,6 +7,8 @@
  * see a half-built graph.  The result is a pure function of (file text,
  * bindings, targets): --sweep and the crossover search call it again.
  */
+#include <stdlib.h>
+
 #include "rooflint.h"
 
 #define DEFAULT_TARGET "h100_sxm"
@@ -75,35 +77,64 @@ static void run_checks(Arena *a, SourceSet *ss, Analysis *an,
         .target = an->targets[0],
         .bindings = opts->bindings,
         .diags = diags,
+        .policy = opts->policy,
     };
     checks_run(&ctx);
   }
 }
 
+/* Whether `start` was seen before, adding it to the set (open addressing
+ * over 2^k slots, more than twice the entries; slot value start + 1, 0 is
+ * empty): linear in the suppressions, however many there are. */
+static bool seen_before(uint64_t *slot, size_t mask, uint32_t start) {
+  size_t h = (size_t)((start * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+  while (slot[h] != 0 && slot[h] != (uint64_t)start + 1) h = (h + 1) & mask;
+  if (slot[h] != 0) return true;
+  slot[h] = (uint64_t)start + 1;
+  return false;
+}
+
 /* R-SUP-003: a suppression naming no check is a typo that would silently
- * suppress nothing.  Quiet while the registry is empty (being built). */
+ * suppress nothing.  Quiet while the registry is empty (being built).
+ * R-SUP-004: as many warnings as the error limit, then one note for the
+ * rest. */
 static void check_suppressions(Arena *a, const SourceSet *ss, int file,
                                DiagSink *diags) {
   int n;
-  const CheckDesc *reg = check_registry(&n);
+  const CheckDesc *const *reg = check_registry(&n);
   const SourceFile *f = src_file(ss, file);
-  if (n == 0 || !f) return;
+  if (n == 0 || !f || f->nsuppressions == 0) return;
   const char **names = arena_alloc(a, (size_t)(n + 1) * sizeof *names);
-  for (int i = 0; i < n; i++) names[i] = reg[i].name;
+  for (int i = 0; i < n; i++) names[i] = reg[i]->name;
+  size_t cap = 16;
+  while (cap < 2 * (size_t)f->nsuppressions) cap *= 2;
+  uint64_t *slot = xcalloc(cap, sizeof *slot);
+  int shown = 0, more = 0;
+  Diag *last = NULL;
   for (int i = 0; i < f->nsuppressions; i++) {
     const Suppression *s = &f->suppressions[i];
     if (check_lookup(s->check)) continue;
-    bool seen = false; /* a file parsed again (--sweep) repeats its list */
-    for (int j = 0; j < i && !seen; j++)
-      seen = f->suppressions[j].loc.start == s->loc.start;
-    if (seen) continue;
+    /* a file parsed again (--sweep) repeats its list */
+    if (seen_before(slot, cap - 1, s->loc.start)) continue;
+    if (diags->error_limit > 0 && shown >= diags->error_limit) {
+      more++;
+      continue;
+    }
+    shown++;
     const char *best = util_suggest(s->check, names);
     Diag *d = diag_report(diags, SEV_WARNING, NULL, s->loc,
                           "unknown check '%s' in suppression%s%s%s", s->check,
                           best ? "; did you mean '" : "", best ? best : "",
                           best ? "'?" : "");
     if (best) diag_fixit(d, s->loc, best);
+    last = d;
   }
+  free(slot);
+  if (more > 0)
+    diag_note(last, LOC_NONE,
+              "%d more suppression%s in this file name%s an unknown check "
+              "(--error-limit N shows more)",
+              more, more == 1 ? "" : "s", more == 1 ? "s" : "");
 }
 
 /* tokens -> tree -> graph -> cost -> checks for one file (main.c's lint()

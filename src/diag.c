@@ -169,7 +169,7 @@ static bool suppressed(const Diag *d, const SourceSet *ss) {
   return false;
 }
 
-static bool dropped(const Diag *d, const SourceSet *ss, const DiagPolicy *p) {
+bool diag_dropped(const Diag *d, const SourceSet *ss, const DiagPolicy *p) {
   if (p->no_warnings && (d->sev == SEV_WARNING || d->sev == SEV_REMARK))
     return true;
   if (!d->check) return false; /* language errors cannot be silenced */
@@ -192,7 +192,7 @@ void diag_apply_policy(DiagSink *s, const SourceSet *ss, const DiagPolicy *p) {
   s->nwarnings = 0;
   for (int i = 0; i < s->n; i++) {
     Diag *d = s->items[i];
-    if (dropped(d, ss, p)) {
+    if (diag_dropped(d, ss, p)) {
       diag_destroy(d);
       continue;
     }

@@ -586,6 +586,7 @@ static void run_checks(Arena *a, SourceSet *ss, Side *s, const DiffOptions *o) {
         .target = s->an->targets[0],
         .bindings = o->bindings,
         .diags = &s->checks,
+        .policy = o->policy,
     };
     checks_run(&ctx);
   }

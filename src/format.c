@@ -205,6 +205,10 @@ char *fmt_sig3(char *buf, size_t n, double x) {
   return fmt_fixed(buf, n, x, dec);
 }
 
+char *fmt_intensity(char *buf, size_t n, double flop_per_byte) {
+  return fmt_sig3(buf, n, flop_per_byte);
+}
+
 /* a, b, c and d back to back, cut to n - 1 bytes as snprintf cuts: the
  * "%s %s%s" of a figure and its unit without parsing a format per cell. */
 static char *join4(char *buf, size_t n, const char *a, const char *b,

@@ -355,7 +355,7 @@ static bool opt_error_limit(Cli *c, const OptDesc *d, const char *val) {
 /* The names a -W option may carry, each with its prefix, for suggestions. */
 static const char **warning_spellings(Cli *c) {
   int n;
-  const CheckDesc *reg = check_registry(&n);
+  const CheckDesc *const *reg = check_registry(&n);
   const char **names = arena_alloc(c->arena, (size_t)(4 * n + 3) * sizeof *names);
   int k = 0;
   names[k++] = "-Werror";
@@ -365,7 +365,7 @@ static const char **warning_spellings(Cli *c) {
       names[k++] = arena_printf(c->arena, "-W%s%s",
                                 (const char *[]){"", "no-", "error=",
                                                  "no-error="}[form],
-                                reg[i].name);
+                                reg[i]->name);
   names[k] = NULL;
   return names;
 }
@@ -423,6 +423,13 @@ static bool opt_warn(Cli *c, const OptDesc *d, const char *val) {
 static bool opt_flag(Cli *c, const OptDesc *d, const char *val);
 static bool opt_string(Cli *c, const OptDesc *d, const char *val);
 static bool opt_choice(Cli *c, const OptDesc *d, const char *val);
+
+/* --list-checks: the same as a bare --explain. */
+static bool opt_list_checks(Cli *c, const OptDesc *d, const char *val) {
+  (void)d, (void)val;
+  c->o.explain = "all";
+  return true;
+}
 
 /* --dtype DT[,DT...]: storage dtypes to try as the plan (plan.c). */
 static bool opt_dtype(Cli *c, const OptDesc *d, const char *val) {
@@ -487,8 +494,10 @@ static const OptDesc options[] = {
      "check diagnostics against '# expect:' comments", IN_LINT},
     {"--color", NULL, NULL, CHOICE(color, NAMES_OF(color_names, )), NULL,
      "colour diagnostics (auto honours NO_COLOR)", IN_ALL},
-    {"--explain", NULL, "CHECK", STRING(explain), NULL,
-     "what a check means and how to fix it", IN_LINT},
+    {"--explain", NULL, "[CHECK]", STRING(explain), NULL,
+     "what a check means and how to fix it; alone or 'all': list the checks", IN_LINT},
+    {"--list-checks", NULL, NULL, CALL(opt_list_checks), NULL,
+     "list the checks with their one-line summaries", IN_LINT},
     {"--dump", NULL, NULL, CHOICE(dump, NAMES_OF(dump_names, )), NULL,
      "print the syntax tree or the op graph instead of the summary", IN_LINT},
     {"--error-limit", NULL, "N", CALL(opt_error_limit), NULL,
@@ -642,6 +651,10 @@ static int parse_one(Cli *c, int argc, char **argv, int i) {
     return i + 1;
   }
   if (takes_value(d) && !val) {
+    if (i + 1 >= argc && d->metavar && d->metavar[0] == '[') { /* an optional value */
+      *FIELD(c, d, const char *) = "all";
+      return i + 1;
+    }
     if (i + 1 >= argc) {
       cli_error(c, "missing value for '%s': expected %s", arg,
                 metavar_of(c, d));
@@ -766,18 +779,10 @@ static bool targets_named(Cli *c, FileRun *runs, int nruns) {
 /* The -D overrides plus, in a sweep, the swept let at value k. */
 static Bindings *bindings_for(Cli *c, int k) {
   Options *o = &c->o;
-  Bindings *b = arena_alloc(c->arena, sizeof *b);
-  b->overrides =
-      arena_alloc(c->arena, (size_t)(o->noverrides + 1) * sizeof *b->overrides);
-  for (int i = 0; i < o->noverrides; i++) {
-    if (o->sweep_name && strcmp(o->overrides[i].name, o->sweep_name) == 0)
-      continue;
-    b->overrides[b->n++] = o->overrides[i];
-  }
-  if (o->sweep_name)
-    b->overrides[b->n++] =
-        (LetOverride){o->sweep_name, o->sweep_values[k], false};
-  return b;
+  Bindings cli = {.overrides = o->overrides, .n = o->noverrides};
+  if (!o->sweep_name) return bindings_with(c->arena, &cli, NULL);
+  LetOverride swept = {o->sweep_name, o->sweep_values[k], false};
+  return bindings_with(c->arena, &cli, &swept);
 }
 
 static void mark_used(Cli *c, const Bindings *b) {
@@ -799,6 +804,7 @@ static void analyze_run(Cli *c, FileRun *r, int k) {
       .targets = c->o.targets,
       .ntargets = c->o.ntargets,
       .run_checks = c->o.dump == DUMP_NONE && !c->o.sweep_name, /* a sweep is a table */
+      .policy = &c->o.policy,
       /* --dump ast prints the tree; -D and --sweep look up lets in it
        * (overrides_named); --dtype analyses it again under other plans */
       .keep_program = c->o.dump == DUMP_AST || needs_file_target(&c->o) ||
@@ -1014,13 +1020,28 @@ static int lint(Cli *c) {
 
 /* ---------------------------------------------------------- the rest */
 
+/* R-CLI-013: --explain CHECK, or the registry's list (--explain alone or
+ * `all`, --list-checks): one line per check, its name, default severity
+ * and summary. */
 static int explain(Cli *c) {
   const CheckDesc *d = check_lookup(c->o.explain);
+  if (!d && strcmp(c->o.explain, "all") == 0) {
+    int n, w = 0;
+    const CheckDesc *const *reg = check_registry(&n);
+    for (int i = 0; i < n; i++)
+      if ((int)strlen(reg[i]->name) > w) w = (int)strlen(reg[i]->name);
+    printf("checks (rooflint --explain CHECK for one):\n");
+    for (int i = 0; i < n; i++)
+      printf("  %-*s  %-7s  %s%s\n", w, reg[i]->name,
+             severity_str(reg[i]->severity), reg[i]->summary,
+             reg[i]->default_on ? "" : " (off by default)");
+    return 0;
+  }
   if (!d) {
     int n;
-    const CheckDesc *reg = check_registry(&n);
+    const CheckDesc *const *reg = check_registry(&n);
     const char **names = arena_alloc(c->arena, (size_t)(n + 1) * sizeof *names);
-    for (int i = 0; i < n; i++) names[i] = reg[i].name;
+    for (int i = 0; i < n; i++) names[i] = reg[i]->name;
     cli_error(c, "unknown check '%s'%s", c->o.explain,
               did_you_mean(c, c->o.explain, names));
     return 2;

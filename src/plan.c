@@ -520,10 +520,7 @@ bool plan_parse_dtypes(Arena *a, const char *list, DType **dtypes, int *n,
  * type-check (mixed bf16 and fp16 in one op) is an error noting the dtype. */
 static const Unit *rerun(Arena *a, const Analysis *an, const Bindings *b,
                          DType d, DiagSink *diags) {
-  Bindings *nb = arena_alloc(a, sizeof *nb);
-  int n = b ? b->n : 0;
-  nb->overrides = arena_alloc(a, (size_t)(n + 1) * sizeof *nb->overrides);
-  for (int i = 0; i < n; i++) nb->overrides[nb->n++] = b->overrides[i];
+  Bindings *nb = bindings_with(a, b, NULL);
   nb->what_if = true;
   nb->plan_dtype = d;
   int errors = diags->nerrors;

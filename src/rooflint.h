@@ -283,6 +283,9 @@ typedef struct DiagPolicy {
   bool no_warnings;      /* -w: drop all warnings and remarks */
 } DiagPolicy;
 
+/* Whether diag_apply_policy would drop d (a suppression, -Wno-, -w): a
+ * check may skip work for a finding no one will see. */
+bool diag_dropped(const Diag *d, const SourceSet *ss, const DiagPolicy *p);
 /* Drops what suppressions (from each SourceFile) and the policy remove,
  * promotes warnings under -Werror, recounts.  Run once, before rendering. */
 void diag_apply_policy(DiagSink *s, const SourceSet *ss, const DiagPolicy *p);
@@ -793,6 +796,19 @@ typedef struct Bindings {
   DType plan_dtype;
 } Bindings;
 
+/* A copy of b (NULL: none) from arena a, with `add` (NULL: nothing) in
+ * place of any override of the same name: the bindings of a re-run (a
+ * --sweep value, a --dtype what-if, a crossover probe). */
+Bindings *bindings_with(Arena *a, const Bindings *b, const LetOverride *add);
+
+/* A top-level `let` as sema evaluated it (with the overrides). */
+typedef struct LetDef {
+  const char *name;
+  Loc loc;       /* the let's name */
+  LetValue value;
+  bool ok;       /* false: its value had an error */
+} LetDef;
+
 typedef enum Role {
   ROLE_INPUT,
   ROLE_WEIGHT,
@@ -888,6 +904,8 @@ typedef struct Unit {
   Loc target_loc;
   const Stmt **target_defs; /* `target NAME { }` statements in the file */
   int ntarget_defs;
+  LetDef *lets;             /* the top-level lets, in source order */
+  int nlets;
 } Unit;
 
 /* requires: p->nsyntax_errors == 0.  Evaluates lets (with overrides),
@@ -1091,35 +1109,15 @@ Waves cost_node_waves(const ModelCost *mc, const NodeCost *nc);
 /* checks.c + checks/: the check registry.                                 */
 /* ===================================================================== */
 
-/* What several checks ask of every node and kernel, found once per model
- * in one pass over the graph (checks_shared_init).  A finding needs a node
- * or kernel that takes CHECK_MIN_STEP_PCT of the step, so the lists are
- * short (about 100 / CHECK_MIN_STEP_PCT entries: the step is the sum of its
- * kernels) and the checks walk them instead of the graph.  Scratch: every
- * array is xmalloc'd and freed by checks_shared_free. */
-typedef struct CheckShared {
-  int *nodes;         /* the nodes checks_node_matters() accepts, ascending */
-  int nnodes;
-  int *kernels;       /* the kernels checks_kernel_matters() accepts, ascending */
-  double *blocks;     /* per entry of kernels: blocks, as checks_kernel_blocks */
-  int *at;            /* per entry of kernels: its largest member */
-  bool *memory_bound; /* per entry of kernels: memory-bound reports a member */
-  int nkernels;
-  int *transfers;     /* transfer ops in a repeat or loop body, ascending */
-  int ntransfers;
-  bool any_wide;      /* some op computes in fp32 or fp64 (stray-fp32) */
-  /* overhead-bound's census of every kernel, taken in the same pass: the
-   * kernels on a roof, those under the launch overhead, the first of them
-   * (-1: none), and their launches and roofline time per step. */
-  int nroof, nsmall, first_small;
-  double launches, small_work;
-} CheckShared;
+/* What the checks share about one model (src/checks/checks.h). */
+struct CheckShared;
 
 typedef struct CheckCtx {
   Arena *arena;       /* results that outlive the run; scratch is xmalloc'd */
   const SourceSet *sources;
   /* The syntax tree, or NULL when analyze_file freed it after sema: then
-   * `reparse` (if set) gives it again.  Read it through checks_program(). */
+   * `reparse` (if set) gives it again.  Read it through checks_program()
+   * (checks/checks.h). */
   const Program *program;
   const Unit *unit;
   const Model *model;
@@ -1129,10 +1127,15 @@ typedef struct CheckCtx {
   DiagSink *diags;
   /* Set by checks_run for the checks it runs; NULL (a check run on its
    * own): each check computes what it needs. */
-  CheckShared *shared;
+  struct CheckShared *shared;
   struct ProgramSource *reparse; /* NULL: no tree beyond `program` */
+  /* The policy applied afterwards (NULL: none), so that costly notes are
+   * worked out only for findings it keeps (diag_dropped). */
+  const DiagPolicy *policy;
 } CheckCtx;
 
+/* One check, complete: each src/checks/X.c defines one (check_X) with its
+ * code, thresholds and --explain text; checks.c lists them. */
 typedef struct CheckDesc {
   const char *name;     /* "memory-bound" */
   Severity severity;    /* default severity */
@@ -1140,103 +1143,16 @@ typedef struct CheckDesc {
   const char *summary;  /* one line */
   const char *explain;  /* the --explain text */
   void (*run)(const CheckCtx *ctx);
+  /* What it adds to the checks' shared analysis (src/checks/checks.h), or
+   * NULL. */
+  const struct CheckHooks *hooks;
 } CheckDesc;
 
-const CheckDesc *check_registry(int *n);
-/* ctx->program, else the file parsed again (once per run), else NULL. */
-const Program *checks_program(const CheckCtx *ctx);
+/* The registered checks, in registry order (*n of them). */
+const CheckDesc *const *check_registry(int *n);
 const CheckDesc *check_lookup(const char *name);
 /* Runs every registered check on one model (policy is applied later). */
 void checks_run(const CheckCtx *ctx);
-
-/* The checks, one per file of src/checks/, in registry order. */
-void check_stray_fp32(const CheckCtx *ctx);
-void check_unfused_elementwise(const CheckCtx *ctx);
-void check_memory_bound(const CheckCtx *ctx);
-void check_low_occupancy(const CheckCtx *ctx);
-void check_wave_tail(const CheckCtx *ctx);
-void check_transfer_in_loop(const CheckCtx *ctx);
-void check_cross_node(const CheckCtx *ctx);
-void check_capacity(const CheckCtx *ctx);
-void check_overhead_bound(const CheckCtx *ctx);
-void check_tc_alignment(const CheckCtx *ctx);
-
-/* Thresholds, each quoted by the --explain texts (checks.c). */
-#define CHECK_MIN_STEP_PCT 1        /* a node matters from 1% of step time */
-#define CHECK_CROSSOVER_LIMIT 1048576 /* memory-bound: let search bound, 2^20 */
-#define CHECK_CROSSOVER_RERUNS 2000 /* memory-bound: re-analyses per model */
-#define CHECK_MEMBOUND_MAX_PEAK_PCT 80 /* memory-bound: ceiling under 80% */
-#define CHECK_TC_PAD_MULTIPLE 64    /* tc-alignment: suggested padding */
-#define CHECK_UNFUSED_MIN_PCT 0.1   /* unfused-elementwise: saving, % of step */
-#define CHECK_OCC_MAX_UTIL_PCT 75   /* low-occupancy: under 75% of the SMs */
-#define CHECK_TAIL_MAX_FILL_PCT 50  /* wave-tail: last wave under half full */
-#define CHECK_TAIL_MIN_IDLE_PCT 10  /* wave-tail: >= 10% of block slots idle */
-#define CHECK_TRANSFER_MIN_PCT 1    /* transfer-in-loop: waste, % of step */
-#define CHECK_OVERHEAD_MAX_SINGLE 3 /* overhead-bound: individual up to 3 */
-#define CHECK_OVERHEAD_MIN_PCT 10   /* overhead-bound: launches, % of step */
-
-/* Helpers shared by the checks (checks.c). */
-/* Reports with the registry's severity for `check`. */
-Diag *checks_report(const CheckCtx *ctx, const char *check, Loc loc,
-                    const char *fmt, ...) PRINTF_LIKE(4, 5);
-/* A node worth a performance finding: it launches a kernel, its time is at
- * least the launch overhead, and it takes CHECK_MIN_STEP_PCT of the step. */
-bool checks_node_matters(const CheckCtx *ctx, int node);
-/* "" for a node that runs once per step, else " (x32 per step)". */
-const char *checks_per_step(char *buf, size_t n, double count);
-/* The target as messages name it ("H100 SXM"). */
-const char *checks_target_name(const Target *t);
-/* The node's op name, or its role for declarations. */
-const char *checks_op_name(const GNode *g);
-/* Per kernel of ctx->cost: its thread blocks (a fused region: the sum of
- * its contractions that read only the region's inputs, at least its
- * largest member's) and its largest member (else the first node).
- * A custom() op without blocks= counts 0: its blocks are unknown (the cost
- * model only guesses them).  Both arrays have cost->nkernels entries,
- * allocated from ctx->arena.  (The checks take the same figures for the
- * kernels that matter from CheckShared.) */
-void checks_kernel_blocks(const CheckCtx *ctx, double **blocks, int **node);
-/* The shared analysis of one model (see CheckShared). */
-void checks_shared_init(const CheckCtx *ctx, CheckShared *sh);
-void checks_shared_free(CheckShared *sh);
-/* ctx->shared, or when it is NULL a fresh one in *own: end with
- * checks_shared_end(sh, own), which frees *own when it was used. */
-CheckShared *checks_shared_begin(const CheckCtx *ctx, CheckShared *own);
-void checks_shared_end(CheckShared *sh, CheckShared *own);
-/* The entry of sh->kernels for kernel k, or -1 when k does not matter. */
-int checks_shared_kernel(const CheckShared *sh, int k);
-/* Kernel k, with `blocks` from checks_kernel_blocks, fills less than
- * CHECK_OCC_MAX_UTIL_PCT of the SMs and is worth a finding. */
-bool checks_kernel_low_occupancy(const CheckCtx *ctx, int k, double blocks);
-/* memory-bound reports this node: a contraction under the ridge that
- * matters and whose ceiling is under CHECK_MEMBOUND_MAX_PEAK_PCT of peak
- * (low-occupancy and wave-tail defer to it). */
-bool checks_memory_bound_reports(const CheckCtx *ctx, int node);
-/* A kernel worth a finding: on a roof (not PCIe or network), at least the
- * launch overhead, and at least CHECK_MIN_STEP_PCT of the step. */
-bool checks_kernel_matters(const CheckCtx *ctx, int kernel);
-/* On a roof but under the target's launch overhead (overhead-bound). */
-bool checks_kernel_small(const CheckCtx *ctx, const Kernel *k);
-/* "matmul 'y'" or "fused region 'f'" for the kernel, into buf. */
-const char *checks_kernel_name(const CheckCtx *ctx, int kernel, char *buf,
-                               size_t n);
-/* Where to report a kernel: the op's call, or the region's header. */
-Loc checks_kernel_loc(const CheckCtx *ctx, int kernel);
-
-/* Where a statement of a program sits, for fix-its that move or wrap
- * statements. */
-typedef struct StmtRef {
-  const Stmt *stmt;
-  const Block *block;  /* the block holding it */
-  int index;           /* its position in block->items */
-  const Stmt *parent;  /* the statement owning the block; NULL at top level */
-} StmtRef;
-
-/* The statement starting at byte `start` (of a statement and its first
- * child starting there, the child): true with *out filled, else false.
- * Statements of a block are in source order, so this descends from the top
- * block by binary search; nothing is built or allocated. */
-bool checks_stmt_find(const Program *p, uint32_t start, StmtRef *out);
 
 /* ===================================================================== */
 /* format.c: numbers with units, as the seed rounds them.                 */
@@ -1260,6 +1176,10 @@ double fmt_round_ref(double x, int decimals);
 char *fmt_fixed_ref(char *buf, size_t n, double x, int decimals);
 char *fmt_percent(char *buf, size_t n, double fraction, int decimals); /* "0.8%" */
 char *fmt_sig3(char *buf, size_t n, double x);                   /* "6.70" */
+/* An arithmetic intensity (FLOP/B) in a message: three significant digits,
+ * none after the point from 100 on ("0.167", "1.00", "42.7", "1365"), as
+ * the seed writes them in prose ("1.00 FLOP/byte", "1365 -> 683"). */
+char *fmt_intensity(char *buf, size_t n, double flop_per_byte);
 
 /* ===================================================================== */
 /* embedded: specs/targets/ files compiled into the binary (build/gen).   */
@@ -1283,6 +1203,7 @@ typedef struct AnalyzeOptions {
   const char **targets;     /* --target names/files; none = the file's, else h100_sxm */
   int ntargets;
   bool run_checks;
+  const DiagPolicy *policy; /* for the checks (CheckCtx.policy); NULL: none */
   /* Keep the syntax tree in Analysis.program.  Otherwise it is freed as
    * soon as sema has built the graph (it is the biggest thing a big model
    * makes, and nothing after sema walks it), and a check that needs it

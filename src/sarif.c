@@ -167,10 +167,10 @@ static json_t *driver(void) {
                   "target. The analysis of the file is not trusted until it is fixed.",
                   SEV_ERROR, true, "correctness"));
   int n = 0;
-  const CheckDesc *checks = check_registry(&n);
+  const CheckDesc *const *checks = check_registry(&n);
   for (int i = 0; checks && i < n; i++)
-    json_array_append_new(rules, rule(checks[i].name, checks[i].summary, checks[i].explain,
-                                      checks[i].severity, checks[i].default_on, "performance"));
+    json_array_append_new(rules, rule(checks[i]->name, checks[i]->summary, checks[i]->explain,
+                                      checks[i]->severity, checks[i]->default_on, "performance"));
   json_object_set_new(drv, "rules", rules);
   return drv;
 }

@@ -1500,6 +1500,21 @@ static const Stmt **push_stmt(const Stmt **v, int *n, int *cap,
   return v;
 }
 
+Bindings *bindings_with(Arena *a, const Bindings *b, const LetOverride *add) {
+  int n = b ? b->n : 0;
+  Bindings *nb = arena_alloc(a, sizeof *nb);
+  nb->overrides = arena_alloc(a, (size_t)(n + 1) * sizeof *nb->overrides);
+  for (int i = 0; i < n; i++)
+    if (!add || strcmp(b->overrides[i].name, add->name) != 0)
+      nb->overrides[nb->n++] = b->overrides[i];
+  if (add) nb->overrides[nb->n++] = *add;
+  if (b) { /* a --dtype what-if stays one */
+    nb->what_if = b->what_if;
+    nb->plan_dtype = b->plan_dtype;
+  }
+  return nb;
+}
+
 Unit *sema_analyze(Arena *a, const Program *p, Bindings *b, DiagSink *diags) {
   return sema_analyze_consuming(a, p, NULL, b, diags);
 }
@@ -1563,6 +1578,11 @@ Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
   }
   if (defs)
     u->target_defs = arena_memdup(a, defs, (size_t)u->ntarget_defs * sizeof *defs);
+  u->lets = arena_alloc(a, (size_t)(s.nlets + 1) * sizeof *u->lets);
+  for (int i = 0; i < s.nlets; i++) {
+    const Let *l = strmap_get(&s.lets, s.let_names[i]);
+    u->lets[u->nlets++] = (LetDef){s.let_names[i], l->loc, l->v, l->ok};
+  }
   u->models = arena_alloc(a, (size_t)(nmodels ? nmodels : 1) * sizeof *u->models);
   s.nnames = p->nnames;
   s.byid = nmodels ? xcalloc((size_t)p->nnames, sizeof *s.byid) : NULL;

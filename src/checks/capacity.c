@@ -6,7 +6,7 @@
  * error by default.  The message breaks the footprint down by part; a note
  * points at the largest weight, the usual thing to shrink or shard.
  */
-#include "rooflint.h"
+#include "checks.h"
 
 /* Copies of a weight: the trips of the repeats around it (a loop reuses). */
 static double copies(const Model *m, int scope) {
@@ -22,7 +22,7 @@ static double tensor_bytes(const TensorType *t) {
   return (double)e * dtype_info(t->dtype)->bytes;
 }
 
-void check_capacity(const CheckCtx *ctx) {
+static void run(const CheckCtx *ctx) {
   const Model *m = ctx->model;
   const Footprint *f = &ctx->cost->footprint;
   double mem = ctx->target->memory;
@@ -77,3 +77,26 @@ void check_capacity(const CheckCtx *ctx) {
     sb_free(&per);
   }
 }
+
+/* The --explain text, laid out as it prints. */
+/* clang-format off */
+static const char explain[] =
+    "The footprint is the weights, plus in train mode their gradients and\n"
+    "the optimizer state (Adam: two fp32 moments and an fp32 master copy,\n"
+    "12 bytes per parameter), plus the largest set of live activations.\n"
+    "When it exceeds the GPU's memory the step cannot run at all, so this\n"
+    "check is an error by default.  The message gives the footprint by part\n"
+    "against the capacity; a note points at the largest weight.\n"
+    "\n"
+    "Fix: a narrower dtype, a smaller batch, sharding the optimizer state or\n"
+    "the weights across GPUs, or a target with more memory.\n"
+    "\n"
+    "Example:\n"
+    "    mode train\n"
+    "    weight w : [70000, 100000]      # 7e9 parameters: 112 GB with Adam\n";
+/* clang-format on */
+
+const CheckDesc check_capacity = {
+    "capacity", SEV_ERROR, true,
+    "the model's memory footprint exceeds the target's memory",
+    explain, run, NULL};

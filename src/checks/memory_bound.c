@@ -7,16 +7,18 @@
  * doubling the bandwidth does (the seed's "break it" row).
  *
  * The crossover note answers "how big would it have to be?": for each
- * integer `let` of the file that is workload, not architecture (doubling
- * it leaves the model's parameter count alone: a batch or a sequence
- * length, not a hidden size or a head count), the analysis (sema + cost, a pure function of
- * program, bindings and target) is re-run in a scratch arena with that let
- * overridden.  A let matters to a node when doubling it changes the node's
- * FLOPs or bytes.  The search doubles the let until the node is
+ * integer `let` the model uses that is workload, not architecture
+ * (doubling it leaves the model's parameter count alone: a batch or a
+ * sequence length, not a hidden size or a head count), the analysis (sema
+ * + cost, a pure function of program, bindings and target) is re-run in a
+ * scratch arena with that let overridden, on the program cut to the model
+ * and the lets it uses.  A let matters to a node when doubling it changes
+ * the node's FLOPs or bytes.  The search doubles the let until the node is
  * compute-bound (up to CHECK_CROSSOVER_LIMIT), then bisects to the smallest
- * such integer.  Every re-run is counted against CHECK_CROSSOVER_RERUNS per
- * model so a large file stays fast; when the budget runs out the remaining
- * notes are simply not given.
+ * such integer: at most 2 log2(CHECK_CROSSOVER_LIMIT) re-runs a let.  It
+ * runs only for the warnings the policy keeps, and every re-run is counted
+ * against CHECK_CROSSOVER_RERUNS per model; when the budget runs out the
+ * remaining notes are simply not given.
  *
  * A memory-bound contraction that also leaves the SMs idle (batch-1
  * decode: 32 output tiles on 132 SMs) is one finding, not two: the seed
@@ -30,12 +32,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rooflint.h"
+#include "checks.h"
+
+/* Thresholds, quoted into the --explain text below. */
+#define CHECK_CROSSOVER_LIMIT 1048576 /* memory-bound: let search bound, 2^20 */
+#define CHECK_CROSSOVER_RERUNS 2000 /* memory-bound: re-analyses per model */
+#define CHECK_MEMBOUND_MAX_PEAK_PCT 80 /* memory-bound: ceiling under 80% */
 
 typedef struct LetInfo {
   const char *name;
   Loc loc;
   bool ok, is_int;
+  bool used; /* the model refers to it, directly or through other lets */
   double v;
 } LetInfo;
 
@@ -52,7 +60,7 @@ typedef struct Memo {
 
 typedef struct Search {
   const CheckCtx *ctx;
-  int model_index;
+  const Program *prog; /* the model and the lets it uses (see collect_lets) */
   const int *cand; /* node ids under study */
   int ncand;
   int reruns; /* re-analyses so far */
@@ -60,102 +68,132 @@ typedef struct Search {
   int nmemo, cap_memo;
 } Search;
 
-/* ---- the current values of the lets (the file's, or -D overrides) ---- */
+/* ---- the current values of the lets: sema's, with the -D overrides ---- */
 
-static const LetOverride *override_of(const Bindings *b, const char *name) {
-  if (!b) return NULL;
-  for (int i = 0; i < b->n; i++)
-    if (b->overrides[i].name && strcmp(b->overrides[i].name, name) == 0)
-      return &b->overrides[i];
-  return NULL;
+/* The walks below keep a stack, not the C stack: a tree is as deep as
+ * the user wrote it. */
+typedef struct PtrStack {
+  const void **v;
+  int n, cap;
+} PtrStack;
+
+static void push_ptr(PtrStack *s, const void *p) {
+  if (!p) return;
+  if (s->n == s->cap) {
+    s->cap = s->cap ? 2 * s->cap : 16;
+    s->v = xrealloc(s->v, (size_t)s->cap * sizeof *s->v);
+  }
+  s->v[s->n++] = p;
 }
 
-static bool eval(const Expr *e, const LetInfo *lets, int nlets, double *out,
-                 bool *is_int) {
-  double x, y;
-  bool xi, yi;
-  switch (e->kind) {
-  case EX_INT:
-    *out = (double)e->ival;
-    *is_int = true;
-    return true;
-  case EX_REAL:
-    *out = e->rval;
-    *is_int = false;
-    return true;
-  case EX_NAME:
-    for (int i = nlets - 1; i >= 0; i--)
-      if (strcmp(lets[i].name, e->str) == 0) {
-        *out = lets[i].v;
-        *is_int = lets[i].is_int;
-        return lets[i].ok;
+/* Marks in used[] (by name id) every name e refers to. */
+static void mark_names(const Expr *e, bool *used, int nnames) {
+  PtrStack st = {0};
+  push_ptr(&st, e);
+  while (st.n > 0) {
+    const Expr *x = st.v[--st.n];
+    switch (x->kind) {
+    case EX_NAME:
+      if (x->name.id >= 0 && x->name.id < nnames) used[x->name.id] = true;
+      break;
+    case EX_BINARY:
+      push_ptr(&st, x->bin.lhs);
+      push_ptr(&st, x->bin.rhs);
+      break;
+    case EX_UNARY: push_ptr(&st, x->un.operand); break;
+    case EX_CALL:
+      for (int i = 0; i < x->call.nargs; i++) push_ptr(&st, x->call.args[i].value);
+      break;
+    case EX_LIST:
+      for (int i = 0; i < x->list.n; i++) push_ptr(&st, x->list.items[i]);
+      break;
+    case EX_TYPE:
+      for (int i = 0; i < x->type.ndims; i++) push_ptr(&st, x->type.dims[i]);
+      break;
+    default: break;
+    }
+  }
+  free(st.v);
+}
+
+/* Marks every name the statements of b (and the blocks inside) refer to. */
+static void mark_block(const Block *b, bool *used, int nnames) {
+  PtrStack blocks = {0};
+  push_ptr(&blocks, b);
+  while (blocks.n > 0) {
+    const Block *blk = blocks.v[--blocks.n];
+    for (int i = 0; i < blk->n; i++) {
+      const Stmt *st = blk->items[i];
+      const Expr *e = NULL;
+      if (!st) continue;
+      switch (st->kind) {
+      case ST_LET: e = st->let.value; break;
+      case ST_DECL: e = st->decl.type; break;
+      case ST_ASSIGN: e = st->assign.value; break;
+      case ST_REPEAT:
+      case ST_LOOP:
+        e = st->loop.count;
+        push_ptr(&blocks, &st->loop.body);
+        break;
+      case ST_FUSED:
+      case ST_MODEL: push_ptr(&blocks, &st->def.body); break;
+      case ST_PARALLEL: push_ptr(&blocks, &st->parallel); break;
+      default: break;
       }
-    return false;
-  case EX_UNARY:
-    if (!eval(e->un.operand, lets, nlets, &x, &xi)) return false;
-    *out = -x;
-    *is_int = xi;
-    return true;
-  case EX_BINARY:
-    if (!eval(e->bin.lhs, lets, nlets, &x, &xi) ||
-        !eval(e->bin.rhs, lets, nlets, &y, &yi))
-      return false;
-    *is_int = xi && yi;
-    switch (e->bin.op) {
-    case '+':
-      *out = x + y;
-      break;
-    case '-':
-      *out = x - y;
-      break;
-    case '*':
-      *out = x * y;
-      break;
-    case '/':
-      if (y == 0) return false;
-      *out = x / y;
-      if (*is_int && *out != floor(*out)) *is_int = false;
-      break;
-    case '%':
-      if (y == 0 || !*is_int) return false;
-      *out = fmod(x, y);
-      break;
-    default:
-      return false;
+      if (e) mark_names(e, used, nnames);
     }
-    return isfinite(*out) && fabs(*out) < 9e15;
-  default:
-    return false;
   }
+  free(blocks.v);
 }
 
-/* The top-level lets, xmalloc'd (the caller frees them). */
-static LetInfo *collect_lets(const CheckCtx *ctx, int *n) {
-  const Block *top = &checks_program(ctx)->top;
-  int k = 0, cap = 0;
-  LetInfo *lets = NULL;
-  for (int i = 0; i < top->n; i++) {
-    const Stmt *s = top->items[i];
-    if (!s || s->kind != ST_LET) continue;
-    if (k == cap) {
-      cap = cap ? 2 * cap : 16;
-      lets = xrealloc(lets, (size_t)cap * sizeof *lets);
-    }
-    LetInfo *l = &lets[k];
-    *l = (LetInfo){0};
-    l->name = s->let.name.name;
-    l->loc = s->let.name.loc;
-    const LetOverride *o = override_of(ctx->bindings, l->name);
-    if (o) {
-      l->ok = true;
-      l->is_int = !o->value.is_real;
-      l->v = o->value.is_real ? o->value.r : (double)o->value.i;
-    } else {
-      l->ok = s->let.value && eval(s->let.value, lets, k, &l->v, &l->is_int);
-    }
-    k++;
+/* The top-level lets with sema's values, xmalloc'd (the caller frees
+ * them).  A let is `used` when model `model` refers to it, or a used let
+ * does: a let reads only the lets above it, so one pass from the last let
+ * up closes the set.  Only those can move the model's figures, so *sub is
+ * the program cut to them and the model, in source order (sub->top.items
+ * is xmalloc'd): a re-analysis costs that model and its lets alone. */
+static LetInfo *collect_lets(const CheckCtx *ctx, int model, int *n,
+                             Program *sub) {
+  const Unit *u = ctx->unit;
+  const Program *p = checks_program(ctx);
+  const Block *top = &p->top;
+  LetInfo *lets = xmalloc(((size_t)u->nlets + 1) * sizeof *lets);
+  for (int i = 0; i < u->nlets; i++) {
+    const LetDef *d = &u->lets[i];
+    const LetValue *v = &d->value;
+    lets[i] = (LetInfo){d->name, d->loc, d->ok, !v->is_real, false,
+                        v->is_real ? v->r : (double)v->i};
   }
-  *n = k;
+  bool *used = xcalloc((size_t)p->nnames + 1, sizeof *used);
+  int at = -1;
+  for (int i = 0, k = 0; i < top->n && at < 0; i++) {
+    const Stmt *st = top->items[i];
+    if (st && st->kind == ST_MODEL && k++ == model) at = i;
+  }
+  if (at >= 0) {
+    Block one = {.items = (Stmt **)&top->items[at], .n = 1};
+    mark_block(&one, used, p->nnames);
+  }
+  for (int i = top->n - 1, k = u->nlets - 1; i >= 0; i--) {
+    const Stmt *st = top->items[i];
+    if (!st || st->kind != ST_LET) continue;
+    int id = st->let.name.id;
+    bool on = id >= 0 && id < p->nnames && used[id];
+    /* The unit's lets are the file's, in order (sema saw no error). */
+    if (k >= 0 && strcmp(lets[k].name, st->let.name.name) == 0)
+      lets[k--].used = on;
+    if (on && st->let.value) mark_names(st->let.value, used, p->nnames);
+  }
+  *sub = (Program){p->file, {0}, 0, p->nnames};
+  sub->top.items = xmalloc(((size_t)u->nlets + 2) * sizeof *sub->top.items);
+  for (int i = 0; i < top->n; i++) {
+    Stmt *st = top->items[i];
+    if (i == at || (st && st->kind == ST_LET && st->let.name.id >= 0 &&
+                    st->let.name.id < p->nnames && used[st->let.name.id]))
+      sub->top.items[sub->top.n++] = st;
+  }
+  free(used);
+  *n = u->nlets;
   return lets;
 }
 
@@ -173,33 +211,15 @@ static bool rerun(Search *s, const char *name, int64_t v, Probe *out,
   const CheckCtx *ctx = s->ctx;
   if (s->reruns >= CHECK_CROSSOVER_RERUNS) return false;
   s->reruns++;
-  const Bindings *orig = ctx->bindings;
-  int n = orig ? orig->n : 0;
-  Bindings b = {.overrides = xcalloc((size_t)n + 1, sizeof(LetOverride))};
-  if (orig) { /* a --dtype what-if stays one */
-    b.what_if = orig->what_if;
-    b.plan_dtype = orig->plan_dtype;
-  }
-  bool replaced = false;
-  for (int i = 0; i < n; i++) {
-    b.overrides[b.n] = orig->overrides[i];
-    b.overrides[b.n].used = false;
-    if (strcmp(orig->overrides[i].name, name) == 0) {
-      b.overrides[b.n].value = (LetValue){false, v, (double)v};
-      replaced = true;
-    }
-    b.n++;
-  }
-  if (!replaced)
-    b.overrides[b.n++] = (LetOverride){name, {false, v, (double)v}, false};
-
   Arena *a = arena_new();
+  Bindings *b = bindings_with(
+      a, ctx->bindings, &(LetOverride){name, {false, v, (double)v}, false});
   DiagSink sink;
   diag_sink_init(&sink);
   bool ok = false;
-  Unit *u = sema_analyze(a, checks_program(ctx), &b, &sink);
-  if (u && sink.nerrors == 0 && s->model_index < u->nmodels) {
-    const Model *m = &u->models[s->model_index];
+  Unit *u = sema_analyze(a, s->prog, b, &sink);
+  if (u && sink.nerrors == 0 && u->nmodels == 1) {
+    const Model *m = &u->models[0];
     if (m->nnodes == ctx->model->nnodes) {
       ModelCost *c = cost_model(a, m, ctx->target);
       ok = true;
@@ -218,7 +238,6 @@ static bool rerun(Search *s, const char *name, int64_t v, Probe *out,
   }
   diag_sink_free(&sink);
   arena_free(a);
-  free(b.overrides);
   return ok;
 }
 
@@ -284,7 +303,8 @@ static void crossovers(Search *s, const LetInfo *lets, int nlets,
   }
   for (int li = 0; li < nlets; li++) {
     const LetInfo *l = &lets[li];
-    if (!l->ok || !l->is_int || l->v < 1 || l->v >= CHECK_CROSSOVER_LIMIT)
+    if (!l->used || !l->ok || !l->is_int || l->v < 1 ||
+        l->v >= CHECK_CROSSOVER_LIMIT)
       continue;
     int64_t v0 = (int64_t)l->v;
     int pending = 0;
@@ -352,10 +372,6 @@ static char *rate3(char *buf, size_t n, double v) {
   return buf;
 }
 
-static char *intensity_str(char *buf, size_t n, double v) {
-  return fmt_round(v, 1) < 1 ? fmt_sig3(buf, n, v) : fmt_fixed(buf, n, v, 1);
-}
-
 /* When node i's kernel is low-occupancy's case: "it also launches only 32
  * blocks on 132 SMs (24.2% utilisation): ...", with the fix that works at
  * the current batch (a larger batch may add no blocks: up to 128 rows are
@@ -366,7 +382,7 @@ static void occupancy_note(const CheckCtx *ctx, Diag *d, int i,
   int k = c->nodes[i].kernel;
   /* A kernel that does not matter is not low-occupancy's either. */
   int q = k >= 0 && k < c->nkernels ? checks_shared_kernel(sh, k) : -1;
-  if (q < 0 || !checks_kernel_low_occupancy(ctx, k, sh->blocks[q])) return;
+  if (q < 0 || !sh->low_occupancy[q]) return;
   const GNode *g = &ctx->model->nodes[i], *by = &ctx->model->nodes[sh->at[q]];
   int sms = ctx->target->sms;
   double b = sh->blocks[q], util = b / sms;
@@ -393,31 +409,64 @@ static void occupancy_note(const CheckCtx *ctx, Diag *d, int i,
   diag_figure(d, "utilisation", util);
 }
 
-void check_memory_bound(const CheckCtx *ctx) {
+/* The crossover notes, last on each diagnostic: searched only for the
+ * findings the policy keeps (-Wno-memory-bound, -w and suppressions drop
+ * the others), over the lets model m uses. */
+static void crossover_notes(const CheckCtx *ctx, const int *cand, Diag **d,
+                            int nc) {
+  const Model *m = ctx->model;
+  int nlets = 0, nkept = 0;
+  int *kept = xmalloc((size_t)nc * sizeof *kept), *node = xmalloc((size_t)nc * sizeof *node);
+  for (int k = 0; k < nc; k++)
+    if (!ctx->policy || !diag_dropped(d[k], ctx->sources, ctx->policy)) {
+      kept[nkept] = k;
+      node[nkept++] = cand[k];
+    }
+  int mi = ctx->unit ? (int)(m - ctx->unit->models) : -1;
+  Program sub = {0};
+  LetInfo *lets = nkept > 0 && mi >= 0 && checks_program(ctx)
+                      ? collect_lets(ctx, mi, &nlets, &sub)
+                      : NULL;
+  int64_t *cross = xmalloc(((size_t)nkept * (size_t)nlets + 1) * sizeof *cross);
+  if (nlets > 0) {
+    Search s = {ctx, &sub, node, nkept, 0, NULL, 0, 0};
+    crossovers(&s, lets, nlets, cross);
+  }
+  free(sub.top.items);
+  /* Figure keys are unique per diagnostic (JSON objects). */
+  static const char *const keys[] = {"crossover", "crossover_2",
+                                     "crossover_3", "crossover_4"};
+  for (int q = 0; q < nkept && nlets > 0; q++) {
+    int ncross = 0;
+    for (int li = 0; li < nlets; li++) {
+      int64_t x = cross[q * nlets + li];
+      if (x < 0) continue;
+      diag_note(d[kept[q]], lets[li].loc,
+                "'%s' reaches the compute roof at %s >= %lld",
+                m->nodes[node[q]].name, lets[li].name, (long long)x);
+      if (ncross < 4) diag_figure(d[kept[q]], keys[ncross++], (double)x);
+    }
+  }
+  free(cross);
+  free(lets);
+  free(kept);
+  free(node);
+}
+
+static void run(const CheckCtx *ctx) {
   const Model *m = ctx->model;
   const ModelCost *c = ctx->cost;
   const Target *t = ctx->target;
   CheckShared own, *sh = checks_shared_begin(ctx, &own);
-  /* A node memory-bound reports matters: the shared list holds them all. */
-  int *cand = xmalloc(((size_t)sh->nnodes + 1) * sizeof *cand);
-  int nc = 0;
-  for (int q = 0; q < sh->nnodes; q++)
-    if (checks_memory_bound_reports(ctx, sh->nodes[q]))
-      cand[nc++] = sh->nodes[q];
+  /* The nodes this check reports are a fact of the shared analysis. */
+  const int *cand = sh->membound;
+  int nc = sh->nmembound;
   if (nc == 0) {
-    free(cand);
     checks_shared_end(sh, &own);
     return;
   }
 
-  int nlets = 0;
-  LetInfo *lets = ctx->unit && checks_program(ctx) ? collect_lets(ctx, &nlets) : NULL;
-  int64_t *cross = xmalloc(((size_t)nc * (size_t)nlets + 1) * sizeof *cross);
-  if (nlets > 0) {
-    Search s = {ctx, (int)(m - ctx->unit->models), cand, nc, 0, NULL, 0, 0};
-    crossovers(&s, lets, nlets, cross);
-  }
-
+  Diag **diags = xmalloc((size_t)nc * sizeof *diags);
   for (int k = 0; k < nc; k++) {
     int i = cand[k];
     const GNode *g = &m->nodes[i];
@@ -430,7 +479,7 @@ void check_memory_bound(const CheckCtx *ctx) {
         "%s '%s' is memory-bound on %s: %s FLOP/B against a ridge of %s; "
         "ceiling %s (%s of peak)",
         g->op->name, g->name, checks_target_name(t),
-        intensity_str(ib, sizeof ib, roof.intensity),
+        fmt_intensity(ib, sizeof ib, roof.intensity),
         fmt_fixed(rb, sizeof rb, roof.ridge, 1),
         fmt_flops_rate(cb, sizeof cb, roof.attainable),
         fmt_percent(pb, sizeof pb, frac, frac < 0.001 ? 2 : 1));
@@ -449,20 +498,75 @@ void check_memory_bound(const CheckCtx *ctx) {
     diag_figure(d, "attainable_2x_peak", twice_peak);
     diag_figure(d, "attainable_2x_bandwidth", twice_bw);
     occupancy_note(ctx, d, i, sh);
-    /* Figure keys are unique per diagnostic (JSON objects). */
-    static const char *const keys[] = {"crossover", "crossover_2",
-                                       "crossover_3", "crossover_4"};
-    int ncross = 0;
-    for (int li = 0; li < nlets; li++) {
-      int64_t x = cross[k * nlets + li];
-      if (x < 0) continue;
-      diag_note(d, lets[li].loc, "'%s' reaches the compute roof at %s >= %lld",
-                g->name, lets[li].name, (long long)x);
-      if (ncross < 4) diag_figure(d, keys[ncross++], (double)x);
-    }
+    diags[k] = d;
   }
-  free(cross);
-  free(lets);
-  free(cand);
+  crossover_notes(ctx, cand, diags, nc);
+  free(diags);
   checks_shared_end(sh, &own);
 }
+
+/* In the shared pass: the nodes this check reports (CheckShared.membound,
+ * which low-occupancy reads), contractions under the ridge that matter and
+ * whose ceiling is under CHECK_MEMBOUND_MAX_PEAK_PCT of peak. */
+static void see_node(const CheckCtx *ctx, CheckShared *sh, int node,
+                     bool matters) {
+  const GNode *g = &ctx->model->nodes[node];
+  const NodeCost *c = &ctx->cost->nodes[node];
+  /* Near the ridge the fix buys little: at 80% of peak, at most 1.25x. */
+  if (matters && g->op && g->op->cls == OC_CONTRACTION &&
+      c->bound == BOUND_MEMORY &&
+      cost_node_roof(ctx->cost, c).attainable <
+          c->peak * CHECK_MEMBOUND_MAX_PEAK_PCT / 100.0)
+    checks_push_int(&sh->membound, &sh->nmembound, &sh->cap_membound, node);
+}
+
+static const CheckHooks hooks = {see_node, NULL, NULL};
+
+/* The --explain text, laid out as it prints. */
+/* clang-format off */
+static const char explain[] =
+    "A matmul, conv2d or attention does I = FLOPs / bytes operations per\n"
+    "byte it moves.  Below the ridge (peak FLOP/s / memory bandwidth: 295.5\n"
+    "FLOP/B for bf16 on an H100) its ceiling is bandwidth x I, not the peak:\n"
+    "a faster chip does not help; more bandwidth, or more work per byte,\n"
+    "does.  Batch-1 decode is the classic case: every weight is read to do\n"
+    "two FLOPs.\n"
+    "\n"
+    "The message gives the intensity, the ridge, the ceiling and its share\n"
+    "of peak.  A note shows what doubling the peak and doubling the\n"
+    "bandwidth would give.  Another names, for each `let` the op's shape\n"
+    "depends on, the smallest value at which the op would reach the compute\n"
+    "roof.  It is found by analysing the model again with the let\n"
+    "overridden, only for a warning that is shown and only for the lets the\n"
+    "model uses: doubling, then bisection (each at most 20 steps), up to\n"
+    CHECKS_STR(CHECK_CROSSOVER_LIMIT) " (2^20), with at most "
+    CHECKS_STR(CHECK_CROSSOVER_RERUNS) " re-analyses per model.  No note when\n"
+    "no value crosses.\n"
+    "\n"
+    "When the op's kernel also fills under " CHECKS_STR(CHECK_OCC_MAX_UTIL_PCT)
+    "% of the SMs (batch-1 decode:\n"
+    "32 output tiles on 132 SMs), a note says so instead of a separate\n"
+    "low-occupancy warning: the seed calls it two failures with one fix, and\n"
+    "a few SMs cannot draw the whole bandwidth either.  The note names the\n"
+    "fix at the current batch: split-K, or for attention splitting the keys\n"
+    "(flash-decoding).\n"
+    "\n"
+    "Fix: more work per weight (a larger batch, grouped-query attention),\n"
+    "or accept it: decode is memory-bound by nature.\n"
+    "\n"
+    "Not reported: ops that take less than the launch overhead or less than\n"
+    CHECKS_STR(CHECK_MIN_STEP_PCT) "% of the step time, and ops whose ceiling is still at least "
+    CHECKS_STR(CHECK_MEMBOUND_MAX_PEAK_PCT) "%\n"
+    "of peak (just under the ridge: fixing them buys at most 1.25x).\n"
+    "\n"
+    "Example:\n"
+    "    let B = 1\n"
+    "    input x : [B, 70000]\n"
+    "    weight w : [70000, 100000]\n"
+    "    y = matmul(x, w)      # 1.00 FLOP/B; compute roof at B >= 298\n";
+/* clang-format on */
+
+const CheckDesc check_memory_bound = {
+    "memory-bound", SEV_WARNING, true,
+    "a matmul, conv2d or attention lies below the ridge of the target",
+    explain, run, &hooks};

@@ -9,9 +9,19 @@
  * these kernels cost less than CHECK_OVERHEAD_MIN_PCT of the roofline step
  * time: a few small ops next to big ones are not worth a line.
  */
-#include "rooflint.h"
+#include "checks.h"
 
-void check_overhead_bound(const CheckCtx *ctx) {
+/* On a roof but under the target's launch overhead. */
+static bool kernel_small(const CheckCtx *ctx, const Kernel *k) {
+  return (k->bound == BOUND_MEMORY || k->bound == BOUND_COMPUTE) &&
+         k->time_s < ctx->target->launch_overhead;
+}
+
+/* Thresholds, quoted into the --explain text below. */
+#define CHECK_OVERHEAD_MAX_SINGLE 3 /* overhead-bound: individual up to 3 */
+#define CHECK_OVERHEAD_MIN_PCT 10   /* overhead-bound: launches, % of step */
+
+static void run(const CheckCtx *ctx) {
   const ModelCost *c = ctx->cost;
   double lo = ctx->target->launch_overhead;
   if (lo <= 0 || c->nkernels == 0) return;
@@ -30,7 +40,7 @@ void check_overhead_bound(const CheckCtx *ctx) {
     for (int k = 0; k < c->nkernels; k++) {
       Kernel kn = cost_kernel(c, k);
       const Kernel *kk = &kn;
-      if (!checks_kernel_small(ctx, kk)) continue;
+      if (!kernel_small(ctx, kk)) continue;
       Diag *d = checks_report(
           ctx, "overhead-bound", checks_kernel_loc(ctx, k),
           "%s takes %s on the roofline, under the %s launch overhead of %s%s",
@@ -64,3 +74,45 @@ void check_overhead_bound(const CheckCtx *ctx) {
             "fuse small ops into their neighbours (`fused NAME { ... }`), or "
             "capture the step in a CUDA graph so launches are paid once");
 }
+
+/* In the shared pass, every kernel: the census run() reports from (a pass
+ * of its own over a million kernels' figures is tens of milliseconds). */
+static void see_kernel(const CheckCtx *ctx, CheckShared *sh, int k,
+                       const Kernel *kn) {
+  sh->nroof += kn->bound == BOUND_MEMORY || kn->bound == BOUND_COMPUTE;
+  if (kernel_small(ctx, kn)) {
+    if (sh->first_small < 0) sh->first_small = k;
+    sh->nsmall++;
+    sh->launches += kn->count;
+    sh->small_work += kn->time_s * kn->count;
+  }
+}
+
+static const CheckHooks hooks = {NULL, see_kernel, NULL};
+
+/* The --explain text, laid out as it prints. */
+/* clang-format off */
+static const char explain[] =
+    "Every kernel pays a launch overhead (a few microseconds) before any\n"
+    "work starts.  A kernel whose roofline time is below it spends most of\n"
+    "its life being launched, whichever roof it is under.  Up to "
+    CHECKS_STR(CHECK_OVERHEAD_MAX_SINGLE) " such\n"
+    "kernels are reported one by one; more are summarised once per model\n"
+    "with their count and the time their launches take per step.\n"
+    "\n"
+    "Fix: fuse small ops into their neighbours (`fused NAME { ... }`), or\n"
+    "capture the whole step in a CUDA graph so launches are paid once.\n"
+    "\n"
+    "Not reported: when those launches cost less than "
+    CHECKS_STR(CHECK_OVERHEAD_MIN_PCT) "% of the step's\n"
+    "roofline time (a few small ops next to large ones).\n"
+    "\n"
+    "Example:\n"
+    "    input x : [1, 4096]\n"
+    "    y = relu(x)                     # 4.89 ns of work, 5 us to launch\n";
+/* clang-format on */
+
+const CheckDesc check_overhead_bound = {
+    "overhead-bound", SEV_WARNING, true,
+    "kernels finish faster than the launch overhead",
+    explain, run, &hooks};

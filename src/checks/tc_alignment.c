@@ -19,7 +19,10 @@
 #include <stdio.h>
 #include <math.h>
 
-#include "rooflint.h"
+#include "checks.h"
+
+/* Thresholds, quoted into the --explain text below. */
+#define CHECK_TC_PAD_MULTIPLE 64    /* tc-alignment: suggested padding */
 
 /* The contraction's dimensions, by its op row. */
 static int dims_of(const Model *m, const GNode *g, OpDim *out) {
@@ -47,7 +50,7 @@ static int trace_views(const Model *m, int id, int64_t size) {
   return id;
 }
 
-void check_tc_alignment(const CheckCtx *ctx) {
+static void run(const CheckCtx *ctx) {
   const Model *m = ctx->model;
   CheckShared own, *sh = checks_shared_begin(ctx, &own);
   /* Only a node that matters is reported: the shared list. */
@@ -135,3 +138,38 @@ void check_tc_alignment(const CheckCtx *ctx) {
   }
   checks_shared_end(sh, &own);
 }
+
+/* The --explain text, laid out as it prints. */
+/* clang-format off */
+static const char explain[] =
+    "Tensor cores work on fixed tiles: 16-bit types want M, N and K (conv\n"
+    "channels, attention's head size) in multiples of 8 elements, 8-bit\n"
+    "types multiples of 16, tf32 multiples of 4.  Other sizes are padded by\n"
+    "the library or sent to slower kernels whose loads are not 16-byte\n"
+    "aligned.  The message gives each such dimension, the padded size and\n"
+    "the extra work the padding costs (GPT-2's vocabulary: N = 50257 ->\n"
+    "50264).\n"
+    "\n"
+    "A note names the tensor that sets the dimension, traced back through\n"
+    "views (a transposed tied embedding), and suggests a multiple of "
+    CHECKS_STR(CHECK_TC_PAD_MULTIPLE) ":\n"
+    "beyond the padded work, a size off the multiple keeps the library from\n"
+    "its aligned-load kernels.\n"
+    "\n"
+    "Fix: pad the dimension in the model (nanoGPT pads the vocabulary to\n"
+    "50304, a multiple of 64) and ignore the padding.\n"
+    "\n"
+    "Not reported: dimensions smaller than the multiple (a batch of one is a\n"
+    "memory-bound problem, not an alignment one), fp32 without tensor cores,\n"
+    "and ops under the launch overhead or under "
+    CHECKS_STR(CHECK_MIN_STEP_PCT) "% of the step.\n"
+    "\n"
+    "Example:\n"
+    "    weight w_out : [768, 50257]\n"
+    "    logits = matmul(h, w_out)       # N = 50257 -> 50264\n";
+/* clang-format on */
+
+const CheckDesc check_tc_alignment = {
+    "tc-alignment", SEV_WARNING, true,
+    "a contraction dimension is not a multiple tensor cores want",
+    explain, run, NULL};

@@ -15,7 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rooflint.h"
+#include "checks.h"
+
+/* Thresholds, quoted into the --explain text below. */
+#define CHECK_TRANSFER_MIN_PCT 1    /* transfer-in-loop: waste, % of step */
 
 enum { UNKNOWN, INVARIANT, VARIES }; /* memo[id], for one loop */
 
@@ -125,7 +128,7 @@ static void hoist_fixit(const CheckCtx *ctx, Diag *d, const GNode *g,
   diag_fixit(d, cut, "");
 }
 
-void check_transfer_in_loop(const CheckCtx *ctx) {
+static void run(const CheckCtx *ctx) {
   const Model *m = ctx->model;
   const ModelCost *c = ctx->cost;
   const Target *t = ctx->target;
@@ -211,3 +214,35 @@ void check_transfer_in_loop(const CheckCtx *ctx) {
   checks_shared_end(sh, &own);
   free(memo);
 }
+
+/* The --explain text, laid out as it prints. */
+/* clang-format off */
+static const char explain[] =
+    "Copies between host and device (`to_device`, `to_host`) cross PCIe\n"
+    "(64 GB/s on an H100, about fifty times slower than HBM), and inside\n"
+    "`loop N` they run N times.  When the operand is the same every\n"
+    "iteration (a weight, a tensor defined before the loop, or an op of only\n"
+    "such tensors) the copy can run once before the loop, which then reads\n"
+    "the device copy from HBM.  An `input` or `host` declared inside the\n"
+    "loop is new data every iteration and is not reported.\n"
+    "\n"
+    "The message gives bytes per run x runs, the PCIe time, and a note the\n"
+    "cost once hoisted.  A fix-it moves the statement before the loop when\n"
+    "the operand is defined outside it.  Seed figures: 33.6 MB x 1000 =\n"
+    "33.6 GB, 0.52 s at 64 GB/s, against 0.01 s to read it from HBM.\n"
+    "\n"
+    "Not reported: copies whose repetition wastes less than "
+    CHECKS_STR(CHECK_TRANSFER_MIN_PCT) "% of the\n"
+    "step time, and loops of one trip.\n"
+    "\n"
+    "Example:\n"
+    "    host x : [4096, 4096]\n"
+    "    loop 1000 {\n"
+    "      xd = to_device(x)             # fix: move it before the loop\n"
+    "    }\n";
+/* clang-format on */
+
+const CheckDesc check_transfer_in_loop = {
+    "transfer-in-loop", SEV_WARNING, true,
+    "a to_device or to_host of loop-invariant data runs every iteration",
+    explain, run, NULL};

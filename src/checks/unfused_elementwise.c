@@ -21,7 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rooflint.h"
+#include "checks.h"
+
+/* Thresholds, quoted into the --explain text below. */
+#define CHECK_UNFUSED_MIN_PCT 0.1   /* unfused-elementwise: saving, % of step */
 
 #define MAX_NAMES_SHOWN 6
 
@@ -312,7 +315,7 @@ static int by_first(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-void check_unfused_elementwise(const CheckCtx *ctx) {
+static void run(const CheckCtx *ctx) {
   const Model *m = ctx->model;
   int n = m->nnodes;
   if (n < 2) return;
@@ -343,3 +346,37 @@ void check_unfused_elementwise(const CheckCtx *ctx) {
   free(s.read);
   free(s.found);
 }
+
+/* The --explain text, laid out as it prints. */
+/* clang-format off */
+static const char explain[] =
+    "Elementwise ops do about one FLOP per byte: they are memory-bound on\n"
+    "every GPU, and their time is the bytes they move.  When two or more\n"
+    "form a chain (or a tree) whose intermediates have exactly one consumer\n"
+    "and are not outputs, every intermediate is written to HBM and read back\n"
+    "for nothing.  Run as one kernel, the chain reads its inputs once and\n"
+    "writes its result once.  A chain that starts at a matmul's output is\n"
+    "that matmul's epilogue (bias, activation): the matmul stays outside the\n"
+    "fused region, the chain after it is fused.\n"
+    "\n"
+    "The message names the chain, the bytes its kernels move unfused and the\n"
+    "bytes one fused kernel would move, and the time fusing saves per step.\n"
+    "When the chain's statements are consecutive in one block, a fix-it\n"
+    "wraps them in `fused NAME { ... }`.\n"
+    "\n"
+    "Not reported: ops already in a `fused` region; intermediates with\n"
+    "several consumers or named by `output`; chains whose kernels together\n"
+    "take less than the launch overhead (overhead-bound speaks for those);\n"
+    "chains whose fusion saves less than "
+    CHECKS_STR(CHECK_UNFUSED_MIN_PCT) "% of the step time.\n"
+    "\n"
+    "Example:\n"
+    "    y = matmul(x, w)\n"
+    "    h = add(y, b)                   # fix: fused a_fused { h = ...\n"
+    "    a = gelu(h)                     #      ... a = gelu(h) }\n";
+/* clang-format on */
+
+const CheckDesc check_unfused_elementwise = {
+    "unfused-elementwise", SEV_WARNING, true,
+    "a chain of elementwise ops round-trips its intermediates through HBM",
+    explain, run, NULL};

@@ -16,9 +16,13 @@
  */
 #include <math.h>
 
-#include "rooflint.h"
+#include "checks.h"
 
-void check_wave_tail(const CheckCtx *ctx) {
+/* Thresholds, quoted into the --explain text below. */
+#define CHECK_TAIL_MAX_FILL_PCT 50  /* wave-tail: last wave under half full */
+#define CHECK_TAIL_MIN_IDLE_PCT 10  /* wave-tail: >= 10% of block slots idle */
+
+static void run(const CheckCtx *ctx) {
   const ModelCost *c = ctx->cost;
   int sms = ctx->target->sms;
   if (sms <= 1 || c->nkernels == 0) return;
@@ -54,3 +58,34 @@ void check_wave_tail(const CheckCtx *ctx) {
   }
   checks_shared_end(sh, &own);
 }
+
+/* The --explain text, laid out as it prints. */
+/* clang-format off */
+static const char explain[] =
+    "Blocks run in waves of one block per SM, and a kernel lasts as long as\n"
+    "its last wave.  One block past a full wave (133 blocks on 132 SMs) costs\n"
+    "a whole second wave for almost no work: utilisation halves to 50.4%.\n"
+    "The message gives the waves, the utilisation, and the nearest block\n"
+    "counts that fill whole waves.\n"
+    "\n"
+    "Reported when there are at least two waves, the last wave is less than\n"
+    CHECKS_STR(CHECK_TAIL_MAX_FILL_PCT) "% full, and at least "
+    CHECKS_STR(CHECK_TAIL_MIN_IDLE_PCT)
+    "% of the kernel's block slots are idle.  Not\n"
+    "for kernels under the launch overhead or under "
+    CHECKS_STR(CHECK_MIN_STEP_PCT) "% of the step, nor\n"
+    "for custom() ops without `blocks=`, nor for memory-bound kernels: their\n"
+    "blocks share HBM, so a sparse last wave draws more bandwidth per block\n"
+    "and costs far less than a wave.\n"
+    "\n"
+    "Fix: choose a batch, sequence or tile size that makes the block count a\n"
+    "multiple of the SM count, or just under one.\n"
+    "\n"
+    "Example:\n"
+    "    y = matmul(x, w, blocks=133)    # 2 waves, 50.4%; 132 or 264 fill\n";
+/* clang-format on */
+
+const CheckDesc check_wave_tail = {
+    "wave-tail", SEV_WARNING, true,
+    "a kernel's last wave of thread blocks is mostly empty",
+    explain, run, NULL};

@@ -8,7 +8,7 @@ expect_status 0
 expect_empty "$T/err"
 for opt in "-t, --target NAME|FILE" "-D NAME=VALUE" "--report" "--format text|json|sarif" \
            "--plot FILE.svg" "--sweep NAME=V1,V2,..." "-W CHECK" "-Wno-CHECK" "-Werror" \
-           "  -w  " "--verify" "--color auto|always|never" "--explain CHECK" \
+           "  -w  " "--verify" "--color auto|always|never" "--explain [CHECK]" "--list-checks" \
            "--dump ast|graph" "--error-limit N" "--version" "-h, --help" \
            "rooflint targets" "rooflint target NAME"; do
   expect_grep "$T/out" "$opt"

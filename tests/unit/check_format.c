@@ -165,6 +165,22 @@ static void agree(double x, int d) {
   }
 }
 
+/* R-CHK-010, R-CHK-030: every message prints an intensity one way, three
+ * significant digits and none after the point from 100 on: the seed's
+ * decode step (2 FLOPs per 2-byte weight) 1.00, its element-wise add
+ * (1 FLOP per 6 bytes) 0.167, its fp16 and fp32 4096^3 matmul
+ * (2*4096^3 / (3*4096^2*2) = 1365.33, half that 682.67) 1365 and 683. */
+START_TEST(intensity_one_rule) {
+  char b[32];
+  ck_assert_str_eq(fmt_intensity(b, sizeof b, 1.0), "1.00");
+  ck_assert_str_eq(fmt_intensity(b, sizeof b, 1.0 / 6), "0.167");
+  ck_assert_str_eq(fmt_intensity(b, sizeof b, 4096.0 / 3), "1365");
+  ck_assert_str_eq(fmt_intensity(b, sizeof b, 2048.0 / 3), "683");
+  ck_assert_str_eq(fmt_intensity(b, sizeof b, 63.04), "63.0");
+  ck_assert_str_eq(fmt_intensity(b, sizeof b, 232.0), "232");
+}
+END_TEST
+
 START_TEST(fast_round_specials) {
   const double v[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, DBL_MIN, DBL_TRUE_MIN,
                       DBL_MAX, DBL_EPSILON, 0.5, 1.5, 2.5, 2.625, 3.35, 2.635,
@@ -261,6 +277,7 @@ Suite *format_suite(void) {
   tcase_add_test(tc, rate_seed_figures);
   tcase_add_test(tc, rate_tie_rounds_to_even_decimal);
   tcase_add_test(tc, round_rule);
+  tcase_add_test(tc, intensity_one_rule);
   tcase_add_test(tc, bytes_seed_figures);
   tcase_add_test(tc, bytes_edges);
   tcase_add_test(tc, time_seed_figures);

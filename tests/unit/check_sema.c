@@ -345,11 +345,52 @@ START_TEST(test_scale) {
 }
 END_TEST
 
+/* The lets sema evaluated travel with the unit (the crossover search reads
+ * them), with the overrides applied; R-LET-001, R-LET-003. */
+START_TEST(test_unit_lets) {
+  LetOverride o[] = {{"B", {false, 8, 0}, false}};
+  Bindings b = {.overrides = o, .n = 1};
+  TestCtx *tc = tc_sema("let B = 1\nlet S = B * 128 + 2\nlet r = 0.5\n", &b);
+  ck_assert_int_eq(tc->unit->nlets, 3);
+  ck_assert_str_eq(tc->unit->lets[0].name, "B");
+  ck_assert_int_eq(tc->unit->lets[0].value.i, 8);
+  ck_assert_str_eq(tc->unit->lets[1].name, "S");
+  ck_assert_int_eq(tc->unit->lets[1].value.i, 8 * 128 + 2);
+  ck_assert(tc->unit->lets[2].value.is_real && tc->unit->lets[2].ok);
+  ck_assert_int_eq(tc->unit->lets[1].loc.start, 14);
+  tc_free(tc);
+}
+END_TEST
+
+/* One copy of the bindings plus one override: the same name is replaced,
+ * a new one appended, the others kept in order. */
+START_TEST(test_bindings_with) {
+  Arena *a = arena_new();
+  LetOverride o[] = {{"B", {false, 1, 0}, true}, {"S", {false, 2, 0}, false}};
+  Bindings b = {.overrides = o, .n = 2};
+  Bindings *r = bindings_with(a, &b, &(LetOverride){"B", {false, 64, 0}, false});
+  ck_assert_int_eq(r->n, 2);
+  ck_assert_str_eq(r->overrides[0].name, "S");
+  ck_assert_str_eq(r->overrides[1].name, "B");
+  ck_assert_int_eq(r->overrides[1].value.i, 64);
+  ck_assert(!r->overrides[1].used);
+  r = bindings_with(a, &b, &(LetOverride){"H", {false, 3, 0}, false});
+  ck_assert_int_eq(r->n, 3);
+  ck_assert_str_eq(r->overrides[2].name, "H");
+  r = bindings_with(a, NULL, NULL);
+  ck_assert_int_eq(r->n, 0);
+  ck_assert_int_eq(o[0].value.i, 1); /* the original is untouched */
+  arena_free(a);
+}
+END_TEST
+
 Suite *sema_suite(void) {
   Suite *s = suite_create("sema");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_lets);
   tcase_add_test(tc, test_overrides);
+  tcase_add_test(tc, test_unit_lets);
+  tcase_add_test(tc, test_bindings_with);
   tcase_add_test(tc, test_dims);
   tcase_add_test(tc, test_dtypes);
   tcase_add_test(tc, test_names);
