@@ -14,6 +14,7 @@
 #include "rooflint.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -281,6 +282,18 @@ static char *strip_separators(const char *text, size_t len, char *buf,
   return s;
 }
 
+/* R-LEX-006: a real is finite and, unless it is zero as written, at least
+ * DBL_MIN in magnitude: no literal is infinite, rounds to zero or is a
+ * denormal.  `text` is the number as written (digits before any exponent
+ * say whether it is a zero). */
+static bool real_in_range(double v, const char *text) {
+  if (!isfinite(v)) return false;
+  if (fabs(v) >= DBL_MIN) return true;
+  for (const char *p = text; *p && *p != 'e' && *p != 'E'; p++)
+    if (*p >= '1' && *p <= '9') return false;
+  return true;
+}
+
 /* R-LEX-005/006: an integer must fit in int64; a number with '.' or an
  * exponent is real. */
 int parse_lex_number(ParseCtx *ctx, const char *text, size_t len, Loc loc,
@@ -290,8 +303,9 @@ int parse_lex_number(ParseCtx *ctx, const char *text, size_t len, Loc loc,
   if (strpbrk(s, ".eE")) {
     Expr *e = ast_expr(ctx->arena, EX_REAL, loc);
     e->rval = strtod(s, NULL);
+    bool ok = real_in_range(e->rval, s);
     if (s != buf) free(s);
-    if (isinf(e->rval))
+    if (!ok)
       parse_error(ctx, loc, "real literal '%.*s' is out of range", (int)len, text);
     *out = e;
     return REAL;
@@ -376,7 +390,9 @@ int parse_lex_quantity(ParseCtx *ctx, const char *text, size_t len, Loc loc,
   if (k < 0) return (int)nlen;
 
   Expr *dummy;
+  int errors = ctx->prog->nsyntax_errors;
   parse_lex_number(ctx, text, nlen, sub_loc(loc, 0, nlen), &dummy);
+  bool number_ok = ctx->prog->nsyntax_errors == errors;
   /* room to append "e<exponent>" in place */
   enum { EXP_ROOM = 24 };
   char buf[NUMBUF];
@@ -387,15 +403,27 @@ int parse_lex_quantity(ParseCtx *ctx, const char *text, size_t len, Loc loc,
   e->qty.unit = units[k].unit;
   /* Scale in decimal text, so 3.35 TB/s is exactly the double nearest
    * 3.35e12 (multiplying by 1e12 could be off by an ulp). */
+  /* R-LEX-007: the exponent is read with saturation (a line holds at most
+   * a million digits, so +-10^7 is as good as infinite) and the sum can
+   * neither wrap nor overflow. */
   long exp10 = units[k].exp10;
   char *epos = strpbrk(num, "eE");
   if (epos) {
-    exp10 += strtol(epos + 1, NULL, 10);
+    const char *p = epos + 1;
+    bool neg = *p == '-';
+    if (*p == '-' || *p == '+') p++;
+    long x = 0;
+    for (; *p >= '0' && *p <= '9'; p++)
+      if (x < 10000000) x = x * 10 + (*p - '0');
+    exp10 += neg ? -x : x;
     *epos = '\0';
   }
   size_t digits = strlen(num);
   snprintf(num + digits, EXP_ROOM, "e%ld", exp10);
   e->qty.value = ldexp(strtod(num, NULL), 10 * units[k].pow1024);
+  num[digits] = '\0';
+  if (number_ok && !real_in_range(e->qty.value, num))
+    parse_error(ctx, loc, "quantity '%.*s' is out of range", (int)len, text);
   if (num != buf) free(num);
   *out = e;
   return (int)len;
