@@ -151,6 +151,14 @@ static Binding **binding_slot(Sema *s, int id) {
 
 static bool eval_num(Sema *s, const Expr *e, LetValue *out);
 
+/* Stated ranges of the figures that enter at sema (issue 17 item 4):
+ * R-KW-004 custom's flops= and bytes=; R-DIM-006 executions per step of a
+ * nested repeat/loop; R-KW-006 a parallel degree (a degree is costed as an
+ * int elsewhere: 2^20 ranks is far past any machine and fits). */
+#define MAX_KW_REAL 1e30
+#define MAX_COUNT 1e60
+enum { MAX_PARALLEL = 1 << 20 };
+
 static bool overflow(Sema *s, Loc loc) {
   diag_report(s->diags, SEV_ERROR, NULL, loc, "%s overflows 64 bits",
               s->numctx);
@@ -172,7 +180,13 @@ static bool binop(Sema *s, const Expr *e, LetValue a, LetValue b,
     }
     out->is_real = true;
     out->r = op == '+' ? x + y : op == '-' ? x - y : op == '*' ? x * y : x / y;
-    return true;
+    if (isfinite(out->r)) return true;
+    /* R-LET-004: operands are finite (R-LEX-006), so only an overflow
+     * leaves the doubles; nothing infinite or NaN goes on. */
+    diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                "%s overflows: %g %c %g is not a finite number", s->numctx, x,
+                op, y);
+    return false;
   }
   bool ok = true;
   switch (op) {
@@ -713,6 +727,12 @@ static bool kw_set(Sema *s, const KwDesc *k, const KwField *f, const Expr *e,
                   "keyword '%s' must not be negative, got %g", k->name, d);
       return false;
     }
+    if (d > MAX_KW_REAL) { /* R-KW-004 */
+      diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                  "keyword '%s' must be at most %g, got %g", k->name,
+                  MAX_KW_REAL, d);
+      return false;
+    }
     *(double *)p = d;
     return true;
   }
@@ -1179,6 +1199,14 @@ static void scope_stmt(Sema *s, const Stmt *st) {
                 (long long)trips);
     ok = false;
   }
+  double outer = s->scope >= 0 ? s->scopes[s->scope].count : 1;
+  if (ok && outer * (double)trips > MAX_COUNT) { /* R-DIM-006 */
+    diag_report(s->diags, SEV_ERROR, NULL, st->loop.count->loc,
+                "%s count makes %g executions per step, more than the limit "
+                "of %g",
+                word_of(st), outer * (double)trips, MAX_COUNT);
+    ok = false;
+  }
   if (!ok) trips = 1; /* still analyse the body, once */
   Model *m = s->m;
   int cap = s->cap_scopes;
@@ -1187,7 +1215,6 @@ static void scope_stmt(Sema *s, const Stmt *st) {
   grow((void **)&s->carried, &cap, m->nscopes + 1, sizeof *s->carried);
   s->cap_scopes = cap;
   int id = m->nscopes++;
-  double outer = s->scope >= 0 ? s->scopes[s->scope].count : 1;
   s->scopes[id] = (Scope){s->scope, is_loop, trips, outer * (double)trips,
                           span(st->loc, st->loop.count->loc)};
   s->carried[id] = (CarriedList){0};
@@ -1349,15 +1376,28 @@ static void parallel_stmt(Sema *s, const Stmt *st) {
                   key->name, (long long)v);
       continue;
     }
+    if (v > MAX_PARALLEL) { /* R-KW-006 */
+      diag_report(s->diags, SEV_ERROR, NULL, kv->assign.value->loc,
+                  "parallel '%s' must be at most %d, got %lld", key->name,
+                  MAX_PARALLEL, (long long)v);
+      continue;
+    }
     vals[k] = v;
   }
   p->present = true;
   p->loc = st->loc;
   p->nodes = vals[0];
   p->gpus_per_node = vals[1];
-  if (vals[2] == 0 && !util_mul_i64(vals[0], vals[1], &vals[2])) {
-    overflow(s, st->loc);
-    vals[2] = 1;
+  if (vals[2] == 0) {
+    /* both factors are at most 2^20: the product fits */
+    vals[2] = vals[0] * vals[1];
+    if (vals[2] > MAX_PARALLEL) {
+      diag_report(s->diags, SEV_ERROR, NULL, st->loc,
+                  "parallel degree nodes x gpus_per_node = %lld is more "
+                  "than the limit of %d",
+                  (long long)vals[2], MAX_PARALLEL);
+      vals[2] = 1;
+    }
   }
   p->data = vals[2];
 }
