@@ -90,6 +90,12 @@ typedef struct Roof {
 
 static void xml_text(FILE *out, const char *s) {
   for (; s && *s; s++) {
+    if ((unsigned char)*s >= 0x80) { /* ill-formed UTF-8 is U+FFFD */
+      size_t k = src_utf8_len(s, strnlen(s, 4));
+      if (k) fwrite(s, 1, k, out), s += k - 1;
+      else fputs("\xEF\xBF\xBD", out);
+      continue;
+    }
     switch (*s) {
     case '&': fputs("&amp;", out); break;
     case '<': fputs("&lt;", out); break;

@@ -352,11 +352,26 @@ static bool eval_dim(Sema *s, const Expr *e, int64_t *out) {
 /* ---------------------------------------------------------------------- */
 
 /* A storage dtype by name; tf32 is only a compute precision. */
+/* R-DTYPE-001: PyTorch's and NumPy's spellings of our dtypes, suggested
+ * even where the edit distance is large (bfloat16 is 4 edits from bf16). */
+static const char *const dtype_aliases[][2] = {
+    {"bfloat16", "bf16"}, {"float16", "fp16"}, {"half", "fp16"},
+    {"float32", "fp32"},  {"float", "fp32"},   {"float64", "fp64"},
+    {"double", "fp64"},
+};
+
+static const char *dtype_alias(const char *name) {
+  for (size_t i = 0; i < sizeof dtype_aliases / sizeof dtype_aliases[0]; i++)
+    if (strcmp(dtype_aliases[i][0], name) == 0) return dtype_aliases[i][1];
+  return NULL;
+}
+
 static bool parse_dtype(Sema *s, const char *name, Loc loc, bool storage,
                         DType *out) {
   DType t = dtype_parse(name);
   if (t == DT_NONE) {
-    const char *sug = util_suggest(name, dtype_names());
+    const char *sug = dtype_alias(name);
+    if (!sug) sug = util_suggest(name, dtype_names());
     Diag *d = diag_report(s->diags, SEV_ERROR, NULL, loc,
                           sug ? "unknown dtype '%s'; did you mean '%s'?"
                               : "unknown dtype '%s'",

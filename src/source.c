@@ -72,7 +72,11 @@ static void build_line_starts(SourceFile *f) {
 int src_add(SourceSet *ss, const char *name, char *text, size_t len) {
   if (len >= UINT32_MAX) die("source '%s' too large for 32-bit offsets", name);
   SourceFile *f = xcalloc(1, sizeof *f);
-  f->name = xstrdup(name);
+  /* A file name is text every output quotes: ill-formed UTF-8 in it (an
+   * argument is any bytes) becomes U+FFFD here, once. */
+  StrBuf clean = {0};
+  src_utf8_clean(&clean, name, strlen(name), "\xEF\xBF\xBD");
+  f->name = clean.data ? clean.data : xstrdup("");
   /* A second NUL lets the scanner work in the text itself (flex's
    * yy_scan_buffer) instead of a copy: 45 MB for a 1.5 M-op model. */
   text = xrealloc(text, len + 2);
@@ -194,6 +198,46 @@ const char *src_line_text(const SourceFile *f, int line, size_t *len) {
   while (end < f->len && f->text[end] != '\n' && f->text[end] != '\r') end++;
   *len = end - start;
   return f->text + start;
+}
+
+size_t src_utf8_len(const char *s, size_t n) {
+  const unsigned char *u = (const unsigned char *)s;
+  if (n == 0) return 0;
+  if (u[0] < 0x80) return 1;
+  size_t len;
+  unsigned char lo = 0x80, hi = 0xBF; /* range of the second byte */
+  if (u[0] >= 0xC2 && u[0] <= 0xDF) len = 2;
+  else if (u[0] >= 0xE0 && u[0] <= 0xEF) {
+    len = 3;
+    if (u[0] == 0xE0) lo = 0xA0;      /* overlong */
+    else if (u[0] == 0xED) hi = 0x9F; /* surrogates */
+  } else if (u[0] >= 0xF0 && u[0] <= 0xF4) {
+    len = 4;
+    if (u[0] == 0xF0) lo = 0x90;      /* overlong */
+    else if (u[0] == 0xF4) hi = 0x8F; /* above U+10FFFF */
+  } else
+    return 0;
+  if (n < len || u[1] < lo || u[1] > hi) return 0;
+  for (size_t i = 2; i < len; i++)
+    if ((u[i] & 0xC0) != 0x80) return 0;
+  return len;
+}
+
+bool src_utf8_clean(StrBuf *sb, const char *s, size_t n, const char *bad) {
+  bool any = false;
+  for (size_t i = 0; i < n;) {
+    size_t k = src_utf8_len(s + i, n - i);
+    if (k) {
+      sb_putn(sb, s + i, k);
+      i += k;
+      continue;
+    }
+    any = true;
+    if (bad) sb_puts(sb, bad);
+    else sb_printf(sb, "\\x%02x", (unsigned char)s[i]);
+    i++;
+  }
+  return any;
 }
 
 void src_add_suppression(SourceFile *f, Suppression s) {

@@ -369,7 +369,7 @@ static const struct {
     {"let s = \"abc\nlet t = 1\n", "missing closing '\"': a string must end on the line it starts", 1, 9},
     {"let s = 1\nlet t = \"abc", "unterminated string: missing closing '\"' before end of file", 2, 9},
     {"let s = \"a\\qb\"\n", "unknown escape sequence '\\q' (use \\\", \\\\, \\n or \\t)", 1, 11},
-    {"let a = 1 @ 2\n", "stray '@' in program", 1, 11},
+    {"let a = 1 @ 2\n", "stray '@' in program; a matrix product is written matmul(x, w)", 1, 11},
     {"let a = 1\x01\n", "stray '\\x01' in program", 1, 10},
     {"let a = 1\xff\n", "stray '\\xff' in program", 1, 10},
     {"let a\xc3\xa9 = 1\n", "stray '\xc3\xa9' in program", 1, 6},
