@@ -62,7 +62,11 @@ typedef struct Sema {
   Bindings *overrides;
   const char *numctx; /* "dimension" or "value", for overflow messages */
   StrMap lets;
+  StrMap all_lets;     /* every top-level let, by name (R-LET-001) */
+  bool all_lets_ready; /* all_lets is filled (at the first unknown name) */
   const char **let_names; /* for suggestions, NULL-terminated */
+  /* Candidates "did you mean" may still compare (see unknown_name). */
+  int64_t suggest_budget;
   const Block *top;       /* the file's top level: finds lets defined below */
   long long total_nodes;  /* nodes of the models so far, against the limit */
   int nlets, cap_lets;
@@ -143,6 +147,60 @@ static Binding **binding_slot(Sema *s, int id) {
   if (id < 0 || id >= s->nnames)
     die("sema: name id %d out of range (%d names)", id, s->nnames);
   return &s->byid[id];
+}
+
+/* ---------------------------------------------------------------------- */
+/* "unknown X; did you mean".                                              */
+/* ---------------------------------------------------------------------- */
+
+static const char **bound_names(Sema *s);
+static const char *dtype_alias(const char *name);
+
+/* How many candidate names all of one run's suggestions may compare: an
+ * unknown name is compared with every let (or every bound name), so a file
+ * of many lets and many unknown names was quadratic (923 KB: 46.8 s).
+ * Past the budget, or past the error limit (the error is not shown), the
+ * error comes without a suggestion. */
+enum { SUGGEST_BUDGET = 1 << 20 };
+
+static const char *const *let_candidates(Sema *s) {
+  return s->let_names;
+}
+
+static const char *const *op_candidates(Sema *s) {
+  (void)s;
+  return op_names();
+}
+
+static const char *const *dtype_candidates(Sema *s) {
+  (void)s;
+  return dtype_names();
+}
+
+static const char *const *bound_candidates(Sema *s) {
+  return bound_names(s);
+}
+
+/* R-NAME-002, R-OP-001, R-DTYPE-001: `unknown WHAT 'name'`, with "did you
+ * mean" and a fix-it when a candidate is close (a dtype's PyTorch spelling
+ * first).  `n` is how many candidates there are (0 for a fixed list, which
+ * costs nothing): it is charged before they are gathered, so the budget
+ * bounds the gathering (bound_names sorts) too. */
+static void unknown_name(Sema *s, Loc loc, const char *what, const char *name,
+                         int64_t n, const char *const *(*candidates)(Sema *)) {
+  const char *sug = NULL;
+  if (strcmp(what, "dtype") == 0) sug = dtype_alias(name);
+  if (!sug && !diag_too_many(s->diags)) {
+    if (n <= s->suggest_budget) {
+      s->suggest_budget -= n;
+      sug = util_suggest(name, candidates(s));
+    }
+  }
+  Diag *d = diag_report(s->diags, SEV_ERROR, NULL, loc,
+                        sug ? "unknown %s '%s'; did you mean '%s'?"
+                            : "unknown %s '%s'",
+                        what, name, sug);
+  if (sug) diag_fixit(d, loc, sug);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -268,23 +326,25 @@ static bool eval_num(Sema *s, const Expr *e, LetValue *out) {
                   "'%s' is a tensor, not a number", e->str);
       return false;
     }
-    for (int i = 0; s->top && i < s->top->n; i++) { /* R-LET-001 */
-      const Stmt *st = s->top->items[i];
-      if (st->kind != ST_LET || strcmp(st->let.name.name, e->str) != 0)
-        continue;
+    /* R-LET-001: every top-level let by name, gathered at the first
+     * unknown name (a scan of the file per unknown name was quadratic) */
+    if (!s->all_lets_ready && s->top) {
+      s->all_lets_ready = true;
+      for (int i = s->top->n - 1; i >= 0; i--) /* the first one wins */
+        if (s->top->items[i]->kind == ST_LET)
+          strmap_put(&s->all_lets, s->top->items[i]->let.name.name,
+                     (void *)s->top->items[i]);
+    }
+    const Stmt *later = strmap_get(&s->all_lets, e->str);
+    if (later) {
       Diag *d = diag_report(s->diags, SEV_ERROR, NULL, e->loc,
                             "let '%s' is used before its definition; a let "
                             "may use only the lets above it",
                             e->str);
-      diag_note(d, st->let.name.loc, "'%s' is defined here", e->str);
+      diag_note(d, later->let.name.loc, "'%s' is defined here", e->str);
       return false;
     }
-    const char *sug = util_suggest(e->str, s->let_names);
-    Diag *d = diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                          sug ? "unknown name '%s'; did you mean '%s'?"
-                              : "unknown name '%s'",
-                          e->str, sug);
-    if (sug) diag_fixit(d, e->loc, sug);
+    unknown_name(s, e->loc, "name", e->str, s->nlets, let_candidates);
     return false;
   }
   case EX_BINARY:
@@ -370,13 +430,7 @@ static bool parse_dtype(Sema *s, const char *name, Loc loc, bool storage,
                         DType *out) {
   DType t = dtype_parse(name);
   if (t == DT_NONE) {
-    const char *sug = dtype_alias(name);
-    if (!sug) sug = util_suggest(name, dtype_names());
-    Diag *d = diag_report(s->diags, SEV_ERROR, NULL, loc,
-                          sug ? "unknown dtype '%s'; did you mean '%s'?"
-                              : "unknown dtype '%s'",
-                          name, sug);
-    if (sug) diag_fixit(d, loc, sug);
+    unknown_name(s, loc, "dtype", name, 0, dtype_candidates);
     return false;
   }
   if (storage && t == DT_TF32) {
@@ -573,12 +627,7 @@ static const Binding *tensor_operand(Sema *s, const Expr *e, bool *poisoned) {
                 "'%s' is a let (a number), not a tensor", e->str);
     return NULL;
   }
-  const char *sug = util_suggest(e->str, bound_names(s));
-  Diag *d = diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                        sug ? "unknown name '%s'; did you mean '%s'?"
-                            : "unknown name '%s'",
-                        e->str, sug);
-  if (sug) diag_fixit(d, e->loc, sug);
+  unknown_name(s, e->loc, "name", e->str, s->nbound, bound_candidates);
   return NULL;
 }
 
@@ -961,12 +1010,7 @@ static int apply(Sema *s, const Stmt *st) {
   const Expr *call = st->assign.value;
   OpInfo *info = lookup_op(s, call->call.callee);
   if (!info) {
-    const char *sug = util_suggest(call->call.callee, op_names());
-    Diag *d = diag_report(s->diags, SEV_ERROR, NULL, call->call.callee_loc,
-                          sug ? "unknown op '%s'; did you mean '%s'?"
-                              : "unknown op '%s'",
-                          call->call.callee, sug);
-    if (sug) diag_fixit(d, call->call.callee_loc, sug);
+    unknown_name(s, call->call.callee_loc, "op", call->call.callee, 0, op_candidates);
     return -1;
   }
   const OpDesc *op = info->op;
@@ -1160,12 +1204,7 @@ static void output(Sema *s, const Stmt *st) {
                   "'%s' is a let (a number), not a tensor", id->name);
       continue;
     }
-    const char *sug = util_suggest(id->name, bound_names(s));
-    Diag *d = diag_report(s->diags, SEV_ERROR, NULL, id->loc,
-                          sug ? "unknown name '%s'; did you mean '%s'?"
-                              : "unknown name '%s'",
-                          id->name, sug);
-    if (sug) diag_fixit(d, id->loc, sug);
+    unknown_name(s, id->loc, "name", id->name, s->nbound, bound_candidates);
   }
 }
 
@@ -1579,6 +1618,8 @@ Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
   s.overrides = b;
   s.numctx = "value";
   strmap_init(&s.lets);
+  strmap_init(&s.all_lets);
+  s.suggest_budget = SUGGEST_BUDGET;
   grow((void **)&s.let_names, &s.cap_lets, 1, sizeof *s.let_names);
   s.let_names[0] = NULL;
   s.top = &p->top;
@@ -1656,6 +1697,7 @@ Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
   free(s.outputs);
   free(s.bound);
   strmap_free(&s.lets);
+  strmap_free(&s.all_lets);
   return u;
 }
 
