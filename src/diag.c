@@ -159,6 +159,16 @@ static bool suppressed(const Diag *d, const SourceSet *ss) {
   const SourceFile *f = src_file(ss, d->loc.file);
   if (!f || !d->check) return false;
   int line = 0;
+  if (f->nignore_lines) { /* R-SUP-004: a bare `ignore`, by binary search */
+    line = diag_line(d, ss);
+    int lo = 0, hi = f->nignore_lines;
+    while (lo < hi) {
+      int mid = lo + (hi - lo) / 2;
+      if (f->ignore_lines[mid] < line) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo < f->nignore_lines && f->ignore_lines[lo] == line) return true;
+  }
   for (int i = 0; i < f->nsuppressions; i++) {
     const Suppression *sup = &f->suppressions[i];
     if (strcmp(sup->check, d->check) != 0) continue;

@@ -542,12 +542,22 @@ static const char *const suppression_usage =
     "'ignore-file[CHECK, ...]'";
 
 /* R-SUP-001: `rooflint: ignore[a, b]` (this line) or `ignore-file[a]`
- * (line 0 = the whole file). */
+ * (line 0 = the whole file).  R-SUP-004: a bare `ignore` (the noqa habit)
+ * silences every check on its line; anything else malformed is a warning,
+ * and the analysis goes on. */
 static bool suppression(ParseCtx *ctx, Cursor *c, size_t hash) {
   skip_blanks(c);
   bool file = accept(c, "ignore-file");
   if (!file && !accept(c, "ignore")) goto bad;
+  bool word_ends = c->i == c->len || !is_checkchar(c->text[c->i]);
   skip_blanks(c);
+  /* bare: nothing after it but a `-- reason` or another `#` segment */
+  bool bare = c->i == c->len || c->text[c->i] == '#' ||
+              (c->len - c->i >= 2 && memcmp(c->text + c->i, "--", 2) == 0);
+  if (!file && word_ends && bare) {
+    if (!ctx->skip_directives) src_add_ignore_line(ctx->sf, ctx->line);
+    return true;
+  }
   if (!accept(c, "[")) goto bad;
   Suppression pending[64];
   int n = 0;
@@ -568,7 +578,8 @@ static bool suppression(ParseCtx *ctx, Cursor *c, size_t hash) {
     for (int i = 0; i < n; i++) src_add_suppression(ctx->sf, pending[i]);
   return true;
 bad:
-  parse_error(ctx, sub_loc(c->loc, hash, c->len), "%s", suppression_usage);
+  diag_report(ctx->diags, SEV_WARNING, NULL, sub_loc(c->loc, hash, c->len),
+              "%s", suppression_usage);
   return false;
 }
 

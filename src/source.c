@@ -21,6 +21,7 @@ static void file_free(SourceFile *f) {
   free(f->text);
   free(f->line_starts);
   free(f->suppressions);
+  free(f->ignore_lines);
   free(f->expectations);
   free(f);
 }
@@ -247,6 +248,16 @@ void src_add_suppression(SourceFile *f, Suppression s) {
         f->suppressions, (size_t)f->cap_suppressions * sizeof *f->suppressions);
   }
   f->suppressions[f->nsuppressions++] = s;
+}
+
+void src_add_ignore_line(SourceFile *f, int line) {
+  if (f->nignore_lines && f->ignore_lines[f->nignore_lines - 1] >= line) return;
+  if (f->nignore_lines == f->cap_ignore_lines) {
+    f->cap_ignore_lines = f->cap_ignore_lines ? f->cap_ignore_lines * 2 : 8;
+    f->ignore_lines = xrealloc(
+        f->ignore_lines, (size_t)f->cap_ignore_lines * sizeof *f->ignore_lines);
+  }
+  f->ignore_lines[f->nignore_lines++] = line;
 }
 
 void src_add_expectation(SourceFile *f, Expectation e) {
