@@ -149,15 +149,19 @@ clean:
 
 # ---------------------------------------------------------------- robustness, performance
 # make fuzz [FUZZ_SECONDS=60]: the libFuzzer harness (clang, ASan, UBSan) over
-#   the whole pipeline, seeded from every .roof of examples/, tests/, specs/.
+#   the whole pipeline, seeded from every .roof of examples/, tests/, specs/
+#   (but a NAME listed with the word fuzz in tests/robust/KNOWN_FAILING).
 # make valgrind: the CLI test cases (bad, verify, golden) under memcheck.
 # make bench: the performance table and its verdicts (never fails the build).
 FUZZ_PACKAGES  = clang libclang-rt-14-dev
 FUZZ_CC       ?= clang
 FUZZ_SECONDS  ?= 60
 FUZZ_BUILD     = build-fuzz
-FUZZ_FLAGS    ?= -max_len=16384 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
-FUZZ_SAN       = -fsanitize=address,undefined -fno-sanitize-recover=all
+# max_len of 256 KiB reaches depth and quadratic effects (16 KiB did not);
+# float-cast-overflow (clang only, outside -fsanitize=undefined) catches a
+# non-finite or huge double cast to an int.
+FUZZ_FLAGS    ?= -max_len=262144 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+FUZZ_SAN       = -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all
 
 .PHONY: fuzz fuzz-build valgrind bench robust
 
@@ -174,6 +178,9 @@ fuzz:
 	  SANFLAGS="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" fuzz-build
 	@rm -rf $(FUZZ_BUILD)/seed && mkdir -p $(FUZZ_BUILD)/seed $(FUZZ_BUILD)/corpus $(FUZZ_BUILD)/artifacts
 	@find examples tests specs -name '*.roof' -size -64k | while read -r f; do \
+	  n=$$(basename "$$f" .roof); \
+	  sed 's/#.*//' tests/robust/KNOWN_FAILING | awk -v n="$$n" \
+	    '$$1 == n { for (i = 2; i <= NF; i++) if ($$i == "fuzz") f = 1 } END { exit !f }' && continue; \
 	  cp "$$f" "$(FUZZ_BUILD)/seed/$$(echo "$$f" | tr / _)"; done
 	$(FUZZ_BUILD)/fuzz_rooflint -max_total_time=$(FUZZ_SECONDS) \
 	  -dict=tests/fuzz/roof.dict -artifact_prefix=$(FUZZ_BUILD)/artifacts/ \
