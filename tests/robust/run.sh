@@ -8,10 +8,12 @@
 # tests/robust/gen.py writes at run time, runs in six modes: lint,
 # --report, --format json, --format sarif, --plot, --dump ast.  NAME.args
 # adds arguments (a -t target file).  Each run is limited with ulimit:
-# CPU seconds (2 for an input under 1 MiB, 20 above), 1 GiB of address
-# space (not under ASan, which reserves terabytes), 1 GiB of output, and
-# a wall-clock timeout as a backstop.  A run fails when it is killed by a
-# limit or a signal, runs out of memory, or exits other than 0, 1 or 2.
+# CPU seconds (2 for an input under 1 MiB, 20 above; 5x that in a
+# sanitizer build), 1 GiB of address space (not under ASan, which reserves
+# terabytes), 1 GiB of output, and a wall-clock timeout as a backstop.  A
+# run fails when it is killed by a limit or a signal, runs out of memory,
+# leaves a sanitizer report, or exits other than 0, 1 or 2.
+#   BUILD=build-asan sh tests/robust/run.sh   runs it on `make asan`'s build
 #
 # tests/robust/KNOWN_FAILING lists "NAME MODE..." lines (MODE may be *) that
 # wait for fixes elsewhere: they are reported as xfail, not failures, and
@@ -32,7 +34,12 @@ python3 "$DIR/gen.py" "$W/gen" || { echo "robust: gen.py failed"; exit 2; }
 MEM_KB=1048576
 VLIMIT="ulimit -v $MEM_KB"
 (ulimit -v $MEM_KB && "$BIN" --version) > /dev/null 2>&1 || VLIMIT=":"
-[ "$VLIMIT" = ":" ] && echo "robust: no address-space limit (a sanitizer build)"
+# A sanitizer build runs 2-5x slower: its CPU limits are 5x the goal's.
+SLOW=1
+if [ "$VLIMIT" = ":" ]; then
+  SLOW=5
+  echo "robust: a sanitizer build: no address-space limit, CPU limits x$SLOW"
+fi
 
 passed=0 failed=0 xfail=0 xpass=0
 : > "$W/times"
@@ -61,8 +68,8 @@ for f in "$DIR"/*.roof "$W"/gen/*.roof; do
   extra=""
   [ -f "$DIR/$name.args" ] && extra=$(cat "$DIR/$name.args")
   size=$(wc -c < "$f")
-  cpu=2
-  [ "$size" -ge 1048576 ] && cpu=20
+  cpu=$((2 * SLOW))
+  [ "$size" -ge 1048576 ] && cpu=$((20 * SLOW))
   for mode in lint report json sarif plot dump; do
     # shellcheck disable=SC2046
     start=$(date +%s%N)
@@ -82,6 +89,8 @@ for f in "$DIR"/*.roof "$W"/gen/*.roof; do
       esac
     elif grep -q 'out of memory' "$W/out/stderr"; then
       why="out of memory (limit 1 GiB)"
+    elif grep -qE 'ERROR: (Address|Leak|UndefinedBehavior)Sanitizer|runtime error: ' "$W/out/stderr"; then
+      why="a sanitizer report" # ASan exits 1 after one
     fi
     if [ -z "$why" ]; then
       if known "$name" "$mode"; then
