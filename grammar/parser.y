@@ -87,6 +87,8 @@ typedef struct ParseCtx {
   bool eof_newline;     /* the NEWLINE made up at EOF was returned */
   int64_t noted_open;   /* start of the opener a syntax error pointed at */
   int64_t stray_end;    /* end offset of the last stray character, or -1 */
+  bool at_pending;      /* a stray '@' at at_loc, reported at the next token */
+  Loc at_loc;
   struct WordTable *words; /* keywords and names seen (parse.c); NULL at first */
   /* parse_file sets this and frees the word table at the end; a scanner
    * driven on its own (the lexer tests) keeps the table in the arena. */
@@ -137,7 +139,9 @@ Expr *parse_lex_string(ParseCtx *ctx, const char *text, size_t len, Loc loc);
 Expr *parse_lex_unterminated(ParseCtx *ctx, const char *text, size_t len, Loc loc,
                              bool at_newline);
 void parse_lex_comment(ParseCtx *ctx, const char *text, size_t len, Loc loc);
-void parse_lex_stray(ParseCtx *ctx, const char *text, size_t len, Loc loc);
+/* Reports the stray character at text; returns how many of the len bytes
+ * it is (one for a byte that is not well-formed UTF-8). */
+int parse_lex_stray(ParseCtx *ctx, const char *text, size_t len, Loc loc);
 bool parse_lex_open(ParseCtx *ctx, char c, Loc loc);
 void parse_lex_close(ParseCtx *ctx, char c);
 bool parse_lex_in_parens(const ParseCtx *ctx);

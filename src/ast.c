@@ -290,7 +290,39 @@ static void dump_exprs(const Dump *d, Expr *const *items, int n, int depth) {
   for (int i = 0; i < n; i++) dump_expr(d, items[i], depth);
 }
 
+/* `a + b + c ...` nests to the left as deep as it is long: a spine longer
+ * than this is printed flat (its operators one level down, each with its
+ * right operand), so neither the output (2 blanks per level per node was
+ * quadratic: 400 KB of input wrote 15 GB) nor the recursion grows with its
+ * length.  Shorter ones print as nested as they are. */
+enum { DUMP_MAX_SPINE = 64 };
+
+static bool dump_flat_spine(const Dump *d, const Expr *e, int depth) {
+  int n = 0;
+  const Expr *c = e;
+  for (; c->kind == EX_BINARY && n <= DUMP_MAX_SPINE; c = c->bin.lhs) n++;
+  if (n <= DUMP_MAX_SPINE) return false;
+  n = 0;
+  for (c = e; c->kind == EX_BINARY; c = c->bin.lhs) n++;
+  const Expr **spine = xmalloc((size_t)n * sizeof *spine);
+  n = 0;
+  for (c = e; c->kind == EX_BINARY; c = c->bin.lhs) spine[n++] = c;
+  indent(d, depth);
+  fprintf(d->out, "binary spine (%d operators)", n);
+  at(d, e->loc);
+  dump_expr(d, c, depth + 1); /* the leftmost operand */
+  for (int i = n - 1; i >= 0; i--) {
+    indent(d, depth + 1);
+    fprintf(d->out, "%s '%c'", expr_kind_str(EX_BINARY), spine[i]->bin.op);
+    at(d, spine[i]->loc);
+    dump_expr(d, spine[i]->bin.rhs, depth + 2);
+  }
+  free(spine);
+  return true;
+}
+
 static void dump_expr(const Dump *d, const Expr *e, int depth) {
+  if (e->kind == EX_BINARY && dump_flat_spine(d, e, depth)) return;
   indent(d, depth);
   FILE *out = d->out;
   fputs(expr_kind_str(e->kind), out);

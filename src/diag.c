@@ -159,6 +159,16 @@ static bool suppressed(const Diag *d, const SourceSet *ss) {
   const SourceFile *f = src_file(ss, d->loc.file);
   if (!f || !d->check) return false;
   int line = 0;
+  if (f->nignore_lines) { /* R-SUP-005: a bare `ignore`, by binary search */
+    line = diag_line(d, ss);
+    int lo = 0, hi = f->nignore_lines;
+    while (lo < hi) {
+      int mid = lo + (hi - lo) / 2;
+      if (f->ignore_lines[mid] < line) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo < f->nignore_lines && f->ignore_lines[lo] == line) return true;
+  }
   for (int i = 0; i < f->nsuppressions; i++) {
     const Suppression *sup = &f->suppressions[i];
     if (strcmp(sup->check, d->check) != 0) continue;
@@ -230,14 +240,20 @@ enum { TAB_STOP = 8 };
 /* Display column (0-based) reached after the first `n` bytes of `line`:
  * tabs go to the next multiple of 8, UTF-8 continuation bytes take no
  * room, so the caret lines up under what a terminal shows. */
+/* U+FEFF (a byte-order mark) takes no room and is not shown. */
+static bool is_bom(const char *s, size_t k) {
+  return k == 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0;
+}
+
 static size_t display_col(const char *line, size_t n) {
   size_t col = 0;
-  for (size_t i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)line[i];
-    if (c == '\t')
+  for (size_t i = 0; i < n;) {
+    size_t k = src_utf8_len(line + i, n - i);
+    if (line[i] == '\t')
       col = (col / TAB_STOP + 1) * TAB_STOP;
-    else if ((c & 0xC0) != 0x80)
-      col++;
+    else if (!is_bom(line + i, k))
+      col++; /* a character, or an ill-formed byte shown as U+FFFD */
+    i += k ? k : 1;
   }
   return col;
 }
@@ -296,16 +312,24 @@ static void put_source_line(FILE *out, int lineno, const LineView *v) {
   fprintf(out, "%*d | ", gutter_width(lineno), lineno);
   if (v->cut_left) fputs("...", out);
   size_t col = 0;
-  for (size_t i = 0; i < v->len; i++) {
+  for (size_t i = 0; i < v->len;) {
     unsigned char c = (unsigned char)v->text[i];
+    size_t k = src_utf8_len(v->text + i, v->len - i);
     if (c == '\t') {
       size_t next = (col / TAB_STOP + 1) * TAB_STOP;
       put_spaces(out, next - col);
       col = next;
-      continue;
+    } else if (k == 0) {
+      fputs("\xEF\xBF\xBD", out); /* U+FFFD: one column, like a character */
+      col++;
+    } else if (k == 1) {
+      fputc(c < 0x20 || c == 0x7f ? ' ' : (int)c, out);
+      col++;
+    } else if (!is_bom(v->text + i, k)) {
+      fwrite(v->text + i, 1, k, out);
+      col++;
     }
-    fputc(c < 0x20 || c == 0x7f ? ' ' : (int)c, out);
-    if ((c & 0xC0) != 0x80) col++;
+    i += k ? k : 1;
   }
   if (v->cut_right) fputs("...", out);
   fputc('\n', out);
@@ -374,6 +398,15 @@ static void put_fixit_line(FILE *out, const SourceFile *f, const FixIt *fx,
   fputc('\n', out);
 }
 
+/* A message may quote the user's bytes: ill-formed UTF-8 in it is written
+ * \xNN (JSON and SARIF write U+FFFD: json_safe_string). */
+static void put_text(FILE *out, const char *s) {
+  StrBuf sb = {0};
+  src_utf8_clean(&sb, s, strlen(s), NULL);
+  fputs(sb_str(&sb), out);
+  sb_free(&sb);
+}
+
 static void put_header(FILE *out, const SourceSet *ss, Loc loc, Severity sev,
                        const char *msg, const char *check, bool werror,
                        const RenderOptions *ro) {
@@ -390,7 +423,7 @@ static void put_header(FILE *out, const SourceSet *ss, Loc loc, Severity sev,
   if (ro->color) fprintf(out, C_RESET "%s", severity_colors[sev]);
   fprintf(out, "%s: ", severity_str(sev));
   if (ro->color) fputs(bold_msg ? C_RESET C_BOLD : C_RESET, out);
-  fputs(msg, out);
+  put_text(out, msg);
   if (check) fprintf(out, werror ? " [-Werror,-W%s]" : " [-W%s]", check);
   if (ro->color) fputs(C_RESET, out);
   fputc('\n', out);
@@ -497,7 +530,9 @@ static void put_unexpected(FILE *out, const SourceSet *ss,
   }
   fprintf(out, "unexpected %s", severity_str(d->sev));
   if (d->check) fprintf(out, "[%s]", d->check);
-  fprintf(out, ": %s\n", d->msg);
+  fputs(": ", out);
+  put_text(out, d->msg);
+  fputc('\n', out);
 }
 
 int diag_verify(const DiagSink *s, const SourceSet *ss, int file, FILE *out) {

@@ -19,16 +19,6 @@
 
 /* ---------------------------------------------------------------- values */
 
-/* Length of the valid UTF-8 sequence at s, or 0 when it is not one. */
-static int utf8_seq_len(const unsigned char *s) {
-  if (s[0] < 0x80) return 1;
-  int n = s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 && s[0] < 0xE0 ? 2 : 0;
-  if (s[0] >= 0xF8) n = 0;
-  for (int i = 1; i < n; i++)
-    if ((s[i] & 0xC0) != 0x80) return 0;
-  return n;
-}
-
 json_t *json_safe_string(const char *s) {
   if (!s) return json_null();
   json_t *v = json_string(s);
@@ -36,17 +26,7 @@ json_t *json_safe_string(const char *s) {
   /* Only invalid UTF-8 makes jansson refuse a string: a name or message
    * quoting a file's raw bytes.  Keep what is valid, mark the rest. */
   StrBuf sb = {0};
-  const unsigned char *p = (const unsigned char *)s;
-  while (*p) {
-    int n = utf8_seq_len(p);
-    if (n) {
-      sb_putn(&sb, (const char *)p, (size_t)n);
-      p += n;
-    } else {
-      sb_puts(&sb, "\xEF\xBF\xBD");
-      p++;
-    }
-  }
+  src_utf8_clean(&sb, s, strlen(s), "\xEF\xBF\xBD");
   v = json_string(sb_str(&sb));
   sb_free(&sb);
   return v ? v : json_null();

@@ -14,6 +14,7 @@
 #include "rooflint.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -281,6 +282,18 @@ static char *strip_separators(const char *text, size_t len, char *buf,
   return s;
 }
 
+/* R-LEX-006: a real is finite and, unless it is zero as written, at least
+ * DBL_MIN in magnitude: no literal is infinite, rounds to zero or is a
+ * denormal.  `text` is the number as written (digits before any exponent
+ * say whether it is a zero). */
+static bool real_in_range(double v, const char *text) {
+  if (!isfinite(v)) return false;
+  if (fabs(v) >= DBL_MIN) return true;
+  for (const char *p = text; *p && *p != 'e' && *p != 'E'; p++)
+    if (*p >= '1' && *p <= '9') return false;
+  return true;
+}
+
 /* R-LEX-005/006: an integer must fit in int64; a number with '.' or an
  * exponent is real. */
 int parse_lex_number(ParseCtx *ctx, const char *text, size_t len, Loc loc,
@@ -290,8 +303,9 @@ int parse_lex_number(ParseCtx *ctx, const char *text, size_t len, Loc loc,
   if (strpbrk(s, ".eE")) {
     Expr *e = ast_expr(ctx->arena, EX_REAL, loc);
     e->rval = strtod(s, NULL);
+    bool ok = real_in_range(e->rval, s);
     if (s != buf) free(s);
-    if (isinf(e->rval))
+    if (!ok)
       parse_error(ctx, loc, "real literal '%.*s' is out of range", (int)len, text);
     *out = e;
     return REAL;
@@ -376,7 +390,9 @@ int parse_lex_quantity(ParseCtx *ctx, const char *text, size_t len, Loc loc,
   if (k < 0) return (int)nlen;
 
   Expr *dummy;
+  int errors = ctx->prog->nsyntax_errors;
   parse_lex_number(ctx, text, nlen, sub_loc(loc, 0, nlen), &dummy);
+  bool number_ok = ctx->prog->nsyntax_errors == errors;
   /* room to append "e<exponent>" in place */
   enum { EXP_ROOM = 24 };
   char buf[NUMBUF];
@@ -387,15 +403,27 @@ int parse_lex_quantity(ParseCtx *ctx, const char *text, size_t len, Loc loc,
   e->qty.unit = units[k].unit;
   /* Scale in decimal text, so 3.35 TB/s is exactly the double nearest
    * 3.35e12 (multiplying by 1e12 could be off by an ulp). */
+  /* R-LEX-007: the exponent is read with saturation (a line holds at most
+   * a million digits, so +-10^7 is as good as infinite) and the sum can
+   * neither wrap nor overflow. */
   long exp10 = units[k].exp10;
   char *epos = strpbrk(num, "eE");
   if (epos) {
-    exp10 += strtol(epos + 1, NULL, 10);
+    const char *p = epos + 1;
+    bool neg = *p == '-';
+    if (*p == '-' || *p == '+') p++;
+    long x = 0;
+    for (; *p >= '0' && *p <= '9'; p++)
+      if (x < 10000000) x = x * 10 + (*p - '0');
+    exp10 += neg ? -x : x;
     *epos = '\0';
   }
   size_t digits = strlen(num);
   snprintf(num + digits, EXP_ROOM, "e%ld", exp10);
   e->qty.value = ldexp(strtod(num, NULL), 10 * units[k].pow1024);
+  num[digits] = '\0';
+  if (number_ok && !real_in_range(e->qty.value, num))
+    parse_error(ctx, loc, "quantity '%.*s' is out of range", (int)len, text);
   if (num != buf) free(num);
   *out = e;
   return (int)len;
@@ -407,9 +435,30 @@ int parse_lex_quantity(ParseCtx *ctx, const char *text, size_t len, Loc loc,
  * are \" \\ \n \t; any other is an error at the escape. */
 static Expr *decode_string(ParseCtx *ctx, const char *body, size_t len,
                            Loc body_loc, Loc loc) {
-  char *s = arena_alloc(names_arena(ctx), len + 1);
+  /* ill-formed UTF-8 becomes U+FFFD (3 bytes for 1): the value is text
+   * every output can quote */
+  char *s = arena_alloc(names_arena(ctx), 3 * len + 1);
   size_t n = 0;
+  bool nul_seen = false;
   for (size_t i = 0; i < len; i++) {
+    if (body[i] == '\0') { /* R-LEX-008: one error, at the first NUL */
+      if (!nul_seen)
+        parse_error(ctx, sub_loc(body_loc, i, i + 1), "a string cannot hold a NUL byte");
+      nul_seen = true;
+      continue;
+    }
+    if ((unsigned char)body[i] >= 0x80) {
+      size_t k = src_utf8_len(body + i, len - i);
+      if (k == 0) {
+        memcpy(s + n, "\xEF\xBF\xBD", 3);
+        n += 3;
+      } else {
+        memcpy(s + n, body + i, k);
+        n += k;
+        i += k - 1;
+      }
+      continue;
+    }
     if (body[i] != '\\' || i + 1 >= len) {
       s[n++] = body[i];
       continue;
@@ -493,12 +542,22 @@ static const char *const suppression_usage =
     "'ignore-file[CHECK, ...]'";
 
 /* R-SUP-001: `rooflint: ignore[a, b]` (this line) or `ignore-file[a]`
- * (line 0 = the whole file). */
+ * (line 0 = the whole file).  R-SUP-005: a bare `ignore` (the noqa habit)
+ * silences every check on its line; anything else malformed is a warning,
+ * and the analysis goes on. */
 static bool suppression(ParseCtx *ctx, Cursor *c, size_t hash) {
   skip_blanks(c);
   bool file = accept(c, "ignore-file");
   if (!file && !accept(c, "ignore")) goto bad;
+  bool word_ends = c->i == c->len || !is_checkchar(c->text[c->i]);
   skip_blanks(c);
+  /* bare: nothing after it but a `-- reason` or another `#` segment */
+  bool bare = c->i == c->len || c->text[c->i] == '#' ||
+              (c->len - c->i >= 2 && memcmp(c->text + c->i, "--", 2) == 0);
+  if (!file && word_ends && bare) {
+    if (!ctx->skip_directives) src_add_ignore_line(ctx->sf, ctx->line);
+    return true;
+  }
   if (!accept(c, "[")) goto bad;
   Suppression pending[64];
   int n = 0;
@@ -519,7 +578,8 @@ static bool suppression(ParseCtx *ctx, Cursor *c, size_t hash) {
     for (int i = 0; i < n; i++) src_add_suppression(ctx->sf, pending[i]);
   return true;
 bad:
-  parse_error(ctx, sub_loc(c->loc, hash, c->len), "%s", suppression_usage);
+  diag_report(ctx->diags, SEV_WARNING, NULL, sub_loc(c->loc, hash, c->len),
+              "%s", suppression_usage);
   return false;
 }
 
@@ -626,6 +686,23 @@ bool parse_lex_open(ParseCtx *ctx, char c, Loc loc) {
   return true;
 }
 
+/* R-LEX-010: a stray '@' (Python's matrix product) is reported when the
+ * token after it is known, with the call to write instead: `y = x @ w`
+ * gets "use matmul(x, w)".  `next` is that token (END at EOF). */
+static void stray_at(ParseCtx *ctx, int next, Loc loc) {
+  ctx->at_pending = false;
+  const char *text = ctx->sf->text;
+  uint32_t end = ctx->at_loc.start, start;
+  while (end > 0 && (text[end - 1] == ' ' || text[end - 1] == '\t')) end--;
+  for (start = end; start > 0 && is_idchar(text[start - 1]); start--) {}
+  bool lhs = start < end && !(text[start] >= '0' && text[start] <= '9');
+  if (lhs && next == IDENT && parse_after_stray(ctx, loc))
+    parse_error(ctx, ctx->at_loc, "stray '@' in program; use matmul(%.*s, %.*s) for a matrix product",
+                (int)(end - start), text + start, (int)(loc.end - loc.start), text + loc.start);
+  else
+    parse_error(ctx, ctx->at_loc, "stray '@' in program; a matrix product is written matmul(x, w)");
+}
+
 /* Tokens after which a '-' is binary. */
 static bool ends_operand(int tok) {
   static const int operand_end[] = {IDENT, INT,   REAL, STRING, QUANTITY,
@@ -638,6 +715,7 @@ static bool ends_operand(int tok) {
 /* R-SYN-010: `- - - 1` nests like parentheses, so it has the same limit
  * (the parser's stack would otherwise grow with the input). */
 int parse_lex_token(ParseCtx *ctx, int tok, Loc loc) {
+  if (ctx->at_pending) stray_at(ctx, tok, loc);
   if (tok == '-' && !ends_operand(ctx->last_token)) {
     if (++ctx->unary_run > PARSE_MAX_NEST) {
       parse_error(ctx, loc, "nesting too deep (limit %d)", PARSE_MAX_NEST);
@@ -667,16 +745,27 @@ bool parse_lex_in_parens(const ParseCtx *ctx) {
   return ctx->nopen > 0 && ctx->open[ctx->nopen - 1].c != '{';
 }
 
-/* R-LEX-010: any other byte is an error; it is skipped. */
-void parse_lex_stray(ParseCtx *ctx, const char *text, size_t len, Loc loc) {
+/* R-LEX-010: any other byte is an error; it is skipped.  A well-formed
+ * UTF-8 character is one stray, quoted as it is; each byte of ill-formed
+ * UTF-8 is one, quoted as \xNN. */
+int parse_lex_stray(ParseCtx *ctx, const char *text, size_t len, Loc loc) {
   unsigned char c = (unsigned char)text[0];
+  size_t k = src_utf8_len(text, len);
+  len = k > 1 ? k : 1;
+  loc.end = loc.start + (uint32_t)len;
   ctx->stray_end = loc.end;
+  if (c == '@') { /* its message names the next token: see stray_at */
+    ctx->at_pending = true;
+    ctx->at_loc = loc;
+    return 1;
+  }
   if (len > 1) /* a whole UTF-8 character */
     parse_error(ctx, loc, "stray '%.*s' in program", (int)len, text);
   else if (c >= 0x20 && c < 0x7f)
     parse_error(ctx, loc, "stray '%c' in program", c);
   else
     parse_error(ctx, loc, "stray '\\x%02x' in program", c);
+  return (int)len;
 }
 
 bool parse_after_stray(const ParseCtx *ctx, Loc at) {
@@ -701,6 +790,7 @@ static Loc eof_loc(const ParseCtx *ctx) {
  * so the tree stays whole. */
 int parse_lex_eof(ParseCtx *ctx, Loc *loc) {
   *loc = eof_loc(ctx);
+  if (ctx->at_pending) stray_at(ctx, END, *loc);
   if (ctx->stop) return END;
   if (ctx->nopen > 0) {
     const Opener *o = &ctx->open[--ctx->nopen];
@@ -911,7 +1001,11 @@ Program *parse_file_opts(Arena *a, SourceSet *ss, int file, DiagSink *diags,
    * wants at the end) rather than in a copy.  While it runs, flex borrows
    * the byte after the current token to terminate yytext: the helpers
    * never look past a token for that reason. */
-  YY_BUFFER_STATE buf = yy_scan_buffer(ctx->sf->text, ctx->sf->len + 2, scanner);
+  /* R-LEX-001: a UTF-8 byte-order mark at the start is skipped (offsets
+   * still count from the file's first byte). */
+  size_t bom = ctx->sf->len >= 3 && memcmp(ctx->sf->text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+  ctx->offset = (uint32_t)bom;
+  YY_BUFFER_STATE buf = yy_scan_buffer(ctx->sf->text + bom, ctx->sf->len + 2 - bom, scanner);
   if (!buf) die("cannot scan '%s' in place", ctx->sf->name);
   /* the trace flag is the generated parser's one global */
   const char *trace = getenv("ROOFLINT_YYDEBUG");

@@ -90,6 +90,12 @@ typedef struct Roof {
 
 static void xml_text(FILE *out, const char *s) {
   for (; s && *s; s++) {
+    if ((unsigned char)*s >= 0x80) { /* ill-formed UTF-8 is U+FFFD */
+      size_t k = src_utf8_len(s, strnlen(s, 4));
+      if (k) fwrite(s, 1, k, out), s += k - 1;
+      else fputs("\xEF\xBF\xBD", out);
+      continue;
+    }
     switch (*s) {
     case '&': fputs("&amp;", out); break;
     case '<': fputs("&lt;", out); break;
@@ -102,12 +108,31 @@ static void xml_text(FILE *out, const char *s) {
   }
 }
 
+/* A coordinate is always a finite number near the canvas: a figure of 0
+ * (log10 = -inf) or one far off the axes is drawn at the edge, clipped. */
+static double on_canvas(double v) {
+  return isnan(v) ? 0 : fmax(-1e5, fmin(1e5, v));
+}
+
 static double px(const Axes *ax, double x) {
-  return PLOT_LEFT + (log10(x) - ax->xlo) / (ax->xhi - ax->xlo) * PLOT_W;
+  return on_canvas(PLOT_LEFT + (log10(x) - ax->xlo) / (ax->xhi - ax->xlo) * PLOT_W);
 }
 
 static double py(const Axes *ax, double y) {
-  return ax->top + PLOT_H - (log10(y) - ax->ylo) / (ax->yhi - ax->ylo) * PLOT_H;
+  return on_canvas(ax->top + PLOT_H - (log10(y) - ax->ylo) / (ax->yhi - ax->ylo) * PLOT_H);
+}
+
+/* An axis spans whole decades [lo, hi]: finite, inside +-MAX_DECADE, at
+ * least MIN_DECADES and at most MAX_DECADES wide (the top kept), so every
+ * loop over its decades is bounded and its ends convert to int exactly
+ * (issue 17 item 2: an infinite figure once made a loop of 2^31 decades). */
+enum { MIN_DECADES = 3, MAX_DECADES = 40, MAX_DECADE = 300 };
+
+static void bound_decades(double *lo, double *hi, double lo_default, double hi_default) {
+  if (!isfinite(*lo) || !isfinite(*hi)) *lo = lo_default, *hi = hi_default;
+  *hi = fmax(-MAX_DECADE + MIN_DECADES, fmin(MAX_DECADE, *hi));
+  *lo = fmax(-MAX_DECADE, fmin(*lo, *hi - MIN_DECADES));
+  if (*hi - *lo > MAX_DECADES) *lo = *hi - MAX_DECADES;
 }
 
 static void occupy(Occupied *o, Box b) {
@@ -619,8 +644,8 @@ static int draw_panel(FILE *out, const Analysis *an, int model, double top, cons
   if (!(ymax > 0)) ymin = 1e9, ymax = 1e15;
   Axes ax = {floor(log10(xmin)), ceil(log10(xmax)), floor(log10(ymin)), ceil(log10(ymax)),
              top + PLOT_TOP};
-  if (ax.yhi - ax.ylo < 3) ax.ylo = ax.yhi - 3;
-  if (ax.xhi - ax.xlo < 3) ax.xlo = ax.xhi - 3;
+  bound_decades(&ax.xlo, &ax.xhi, -1, 3);
+  bound_decades(&ax.ylo, &ax.yhi, 9, 15);
 
   /* Title: the model and where it runs, then the totals that matter. */
   StrBuf title = {0};

@@ -169,6 +169,9 @@ typedef struct SourceFile {
   /* Filled by the lexer while scanning comments: */
   Suppression *suppressions;
   int nsuppressions, cap_suppressions;
+  /* Lines with a bare `# rooflint: ignore` (every check), ascending. */
+  int *ignore_lines;
+  int nignore_lines, cap_ignore_lines;
   Expectation *expectations;
   int nexpectations, cap_expectations;
 } SourceFile;
@@ -193,7 +196,18 @@ void src_linecol(const SourceFile *f, uint32_t offset, int *line, int *col);
 /* The text of 1-based `line` without its line terminator. */
 const char *src_line_text(const SourceFile *f, int line, size_t *len);
 void src_add_suppression(SourceFile *f, Suppression s);
+void src_add_ignore_line(SourceFile *f, int line);
 void src_add_expectation(SourceFile *f, Expectation e);
+/* Length (1 to 4) of the well-formed UTF-8 sequence at s, of the n bytes
+ * there, or 0 for an ill-formed one: a stray continuation byte, a lead byte
+ * C0, C1 or F5..FF, a truncated sequence, an overlong form, a surrogate
+ * (U+D800..DFFF) or a code point above U+10FFFF (RFC 3629, as jansson and
+ * XML parsers read it).  Every output writes an ill-formed byte as U+FFFD
+ * (text diagnostics as \xNN): src_utf8_clean does it. */
+size_t src_utf8_len(const char *s, size_t n);
+/* `s` (n bytes) with each ill-formed byte replaced by `bad` (NULL: "\xNN"),
+ * appended to sb; returns whether any was. */
+bool src_utf8_clean(StrBuf *sb, const char *s, size_t n, const char *bad);
 
 /* ===================================================================== */
 /* diag.c: structured diagnostics, filtering, the text renderer.         */

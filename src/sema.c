@@ -63,7 +63,11 @@ typedef struct Sema {
   Bindings *overrides;
   const char *numctx; /* "dimension" or "value", for overflow messages */
   StrMap lets;
+  StrMap all_lets;     /* every top-level let, by name (R-LET-001) */
+  bool all_lets_ready; /* all_lets is filled (at the first unknown name) */
   const char **let_names; /* for suggestions, NULL-terminated */
+  /* Candidates "did you mean" may still compare (see unknown_name). */
+  int64_t suggest_budget;
   const Block *top;       /* the file's top level: finds lets defined below */
   long long total_nodes;  /* nodes of the models so far, against the limit */
   int nlets, cap_lets;
@@ -144,10 +148,72 @@ static Binding **binding_slot(Sema *s, int id) {
 }
 
 /* ---------------------------------------------------------------------- */
+/* "unknown X; did you mean".                                              */
+/* ---------------------------------------------------------------------- */
+
+static const char **bound_names(Sema *s);
+static const char *dtype_alias(const char *name);
+
+/* How many candidate names all of one run's suggestions may compare: an
+ * unknown name is compared with every let (or every bound name), so a file
+ * of many lets and many unknown names was quadratic (923 KB: 46.8 s).
+ * Past the budget, or past the error limit (the error is not shown), the
+ * error comes without a suggestion. */
+enum { SUGGEST_BUDGET = 1 << 20 };
+
+static const char *const *let_candidates(Sema *s) {
+  return s->let_names;
+}
+
+static const char *const *op_candidates(Sema *s) {
+  (void)s;
+  return op_names();
+}
+
+static const char *const *dtype_candidates(Sema *s) {
+  (void)s;
+  return dtype_names();
+}
+
+static const char *const *bound_candidates(Sema *s) {
+  return bound_names(s);
+}
+
+/* R-NAME-002, R-OP-001, R-DTYPE-001: `unknown WHAT 'name'`, with "did you
+ * mean" and a fix-it when a candidate is close (a dtype's PyTorch spelling
+ * first).  `n` is how many candidates there are (0 for a fixed list, which
+ * costs nothing): it is charged before they are gathered, so the budget
+ * bounds the gathering (bound_names sorts) too. */
+static void unknown_name(Sema *s, Loc loc, const char *what, const char *name,
+                         int64_t n, const char *const *(*candidates)(Sema *)) {
+  const char *sug = NULL;
+  if (strcmp(what, "dtype") == 0) sug = dtype_alias(name);
+  if (!sug && !diag_too_many(s->diags)) {
+    if (n <= s->suggest_budget) {
+      s->suggest_budget -= n;
+      sug = util_suggest(name, candidates(s));
+    }
+  }
+  Diag *d = diag_report(s->diags, SEV_ERROR, NULL, loc,
+                        sug ? "unknown %s '%s'; did you mean '%s'?"
+                            : "unknown %s '%s'",
+                        what, name, sug);
+  if (sug) diag_fixit(d, loc, sug);
+}
+
+/* ---------------------------------------------------------------------- */
 /* Numbers: lets and dimension expressions.                                */
 /* ---------------------------------------------------------------------- */
 
 static bool eval_num(Sema *s, const Expr *e, LetValue *out);
+
+/* Stated ranges of the figures that enter at sema (issue 17 item 4):
+ * R-KW-004 custom's flops= and bytes=; R-DIM-006 executions per step of a
+ * nested repeat/loop; R-KW-006 a parallel degree (a degree is costed as an
+ * int elsewhere: 2^20 ranks is far past any machine and fits). */
+#define MAX_KW_REAL 1e30
+#define MAX_COUNT 1e60
+enum { MAX_PARALLEL = 1 << 20 };
 
 static bool overflow(Sema *s, Loc loc) {
   diag_report(s->diags, SEV_ERROR, NULL, loc, "%s overflows 64 bits",
@@ -170,7 +236,13 @@ static bool binop(Sema *s, const Expr *e, LetValue a, LetValue b,
     }
     out->is_real = true;
     out->r = op == '+' ? x + y : op == '-' ? x - y : op == '*' ? x * y : x / y;
-    return true;
+    if (isfinite(out->r)) return true;
+    /* R-LET-004: operands are finite (R-LEX-006), so only an overflow
+     * leaves the doubles; nothing infinite or NaN goes on. */
+    diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                "%s overflows: %g %c %g is not a finite number", s->numctx, x,
+                op, y);
+    return false;
   }
   bool ok = true;
   switch (op) {
@@ -252,23 +324,25 @@ static bool eval_num(Sema *s, const Expr *e, LetValue *out) {
                   "'%s' is a tensor, not a number", e->str);
       return false;
     }
-    for (int i = 0; s->top && i < s->top->n; i++) { /* R-LET-001 */
-      const Stmt *st = s->top->items[i];
-      if (st->kind != ST_LET || strcmp(st->let.name.name, e->str) != 0)
-        continue;
+    /* R-LET-001: every top-level let by name, gathered at the first
+     * unknown name (a scan of the file per unknown name was quadratic) */
+    if (!s->all_lets_ready && s->top) {
+      s->all_lets_ready = true;
+      for (int i = s->top->n - 1; i >= 0; i--) /* the first one wins */
+        if (s->top->items[i]->kind == ST_LET)
+          strmap_put(&s->all_lets, s->top->items[i]->let.name.name,
+                     (void *)s->top->items[i]);
+    }
+    const Stmt *later = strmap_get(&s->all_lets, e->str);
+    if (later) {
       Diag *d = diag_report(s->diags, SEV_ERROR, NULL, e->loc,
                             "let '%s' is used before its definition; a let "
                             "may use only the lets above it",
                             e->str);
-      diag_note(d, st->let.name.loc, "'%s' is defined here", e->str);
+      diag_note(d, later->let.name.loc, "'%s' is defined here", e->str);
       return false;
     }
-    const char *sug = util_suggest(e->str, s->let_names);
-    Diag *d = diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                          sug ? "unknown name '%s'; did you mean '%s'?"
-                              : "unknown name '%s'",
-                          e->str, sug);
-    if (sug) diag_fixit(d, e->loc, sug);
+    unknown_name(s, e->loc, "name", e->str, s->nlets, let_candidates);
     return false;
   }
   case EX_BINARY:
@@ -346,16 +420,25 @@ static bool eval_dim(Sema *s, const Expr *e, int64_t *out) {
 /* ---------------------------------------------------------------------- */
 
 /* A storage dtype by name; tf32 is only a compute precision. */
+/* R-DTYPE-001: PyTorch's and NumPy's spellings of our dtypes, suggested
+ * even where the edit distance is large (bfloat16 is 4 edits from bf16). */
+static const char *const dtype_aliases[][2] = {
+    {"bfloat16", "bf16"}, {"float16", "fp16"}, {"half", "fp16"},
+    {"float32", "fp32"},  {"float", "fp32"},   {"float64", "fp64"},
+    {"double", "fp64"},
+};
+
+static const char *dtype_alias(const char *name) {
+  for (size_t i = 0; i < sizeof dtype_aliases / sizeof dtype_aliases[0]; i++)
+    if (strcmp(dtype_aliases[i][0], name) == 0) return dtype_aliases[i][1];
+  return NULL;
+}
+
 static bool parse_dtype(Sema *s, const char *name, Loc loc, bool storage,
                         DType *out) {
   DType t = dtype_parse(name);
   if (t == DT_NONE) {
-    const char *sug = util_suggest(name, dtype_names());
-    Diag *d = diag_report(s->diags, SEV_ERROR, NULL, loc,
-                          sug ? "unknown dtype '%s'; did you mean '%s'?"
-                              : "unknown dtype '%s'",
-                          name, sug);
-    if (sug) diag_fixit(d, loc, sug);
+    unknown_name(s, loc, "dtype", name, 0, dtype_candidates);
     return false;
   }
   if (storage && t == DT_TF32) {
@@ -552,12 +635,7 @@ static const Binding *tensor_operand(Sema *s, const Expr *e, bool *poisoned) {
                 "'%s' is a let (a number), not a tensor", e->str);
     return NULL;
   }
-  const char *sug = util_suggest(e->str, bound_names(s));
-  Diag *d = diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                        sug ? "unknown name '%s'; did you mean '%s'?"
-                            : "unknown name '%s'",
-                        e->str, sug);
-  if (sug) diag_fixit(d, e->loc, sug);
+  unknown_name(s, e->loc, "name", e->str, s->nbound, bound_candidates);
   return NULL;
 }
 
@@ -716,6 +794,12 @@ static bool kw_set(Sema *s, const KwDesc *k, const KwField *f, const Expr *e,
     if (d < 0) {
       diag_report(s->diags, SEV_ERROR, NULL, e->loc,
                   "keyword '%s' must not be negative, got %g", k->name, d);
+      return false;
+    }
+    if (d > MAX_KW_REAL) { /* R-KW-004 */
+      diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                  "keyword '%s' must be at most %g, got %g", k->name,
+                  MAX_KW_REAL, d);
       return false;
     }
     *(double *)p = d;
@@ -925,12 +1009,7 @@ static int apply(Sema *s, const Stmt *st) {
   const Expr *call = st->assign.value;
   OpInfo *info = lookup_op(s, call->call.callee);
   if (!info) {
-    const char *sug = util_suggest(call->call.callee, op_names());
-    Diag *d = diag_report(s->diags, SEV_ERROR, NULL, call->call.callee_loc,
-                          sug ? "unknown op '%s'; did you mean '%s'?"
-                              : "unknown op '%s'",
-                          call->call.callee, sug);
-    if (sug) diag_fixit(d, call->call.callee_loc, sug);
+    unknown_name(s, call->call.callee_loc, "op", call->call.callee, 0, op_candidates);
     return -1;
   }
   const OpDesc *op = info->op;
@@ -1120,12 +1199,7 @@ static void output(Sema *s, const Stmt *st) {
                   "'%s' is a let (a number), not a tensor", id->name);
       continue;
     }
-    const char *sug = util_suggest(id->name, bound_names(s));
-    Diag *d = diag_report(s->diags, SEV_ERROR, NULL, id->loc,
-                          sug ? "unknown name '%s'; did you mean '%s'?"
-                              : "unknown name '%s'",
-                          id->name, sug);
-    if (sug) diag_fixit(d, id->loc, sug);
+    unknown_name(s, id->loc, "name", id->name, s->nbound, bound_candidates);
   }
 }
 
@@ -1174,6 +1248,14 @@ static void scope_stmt(Sema *s, const Stmt *st) {
                 (long long)trips);
     ok = false;
   }
+  double outer = s->scope >= 0 ? s->scopes[s->scope].count : 1;
+  if (ok && outer * (double)trips > MAX_COUNT) { /* R-DIM-006 */
+    diag_report(s->diags, SEV_ERROR, NULL, st->loop.count->loc,
+                "%s count makes %g executions per step, more than the limit "
+                "of %g",
+                word_of(st), outer * (double)trips, MAX_COUNT);
+    ok = false;
+  }
   if (!ok) trips = 1; /* still analyse the body, once */
   Model *m = s->m;
   int cap = s->cap_scopes;
@@ -1182,7 +1264,6 @@ static void scope_stmt(Sema *s, const Stmt *st) {
   grow((void **)&s->carried, &cap, m->nscopes + 1, sizeof *s->carried);
   s->cap_scopes = cap;
   int id = m->nscopes++;
-  double outer = s->scope >= 0 ? s->scopes[s->scope].count : 1;
   s->scopes[id] = (Scope){s->scope, is_loop, trips, outer * (double)trips,
                           span(st->loc, st->loop.count->loc)};
   s->carried[id] = (CarriedList){0};
@@ -1344,15 +1425,28 @@ static void parallel_stmt(Sema *s, const Stmt *st) {
                   key->name, (long long)v);
       continue;
     }
+    if (v > MAX_PARALLEL) { /* R-KW-006 */
+      diag_report(s->diags, SEV_ERROR, NULL, kv->assign.value->loc,
+                  "parallel '%s' must be at most %d, got %lld", key->name,
+                  MAX_PARALLEL, (long long)v);
+      continue;
+    }
     vals[k] = v;
   }
   p->present = true;
   p->loc = st->loc;
   p->nodes = vals[0];
   p->gpus_per_node = vals[1];
-  if (vals[2] == 0 && !util_mul_i64(vals[0], vals[1], &vals[2])) {
-    overflow(s, st->loc);
-    vals[2] = 1;
+  if (vals[2] == 0) {
+    /* both factors are at most 2^20: the product fits */
+    vals[2] = vals[0] * vals[1];
+    if (vals[2] > MAX_PARALLEL) {
+      diag_report(s->diags, SEV_ERROR, NULL, st->loc,
+                  "parallel degree nodes x gpus_per_node = %lld is more "
+                  "than the limit of %d",
+                  (long long)vals[2], MAX_PARALLEL);
+      vals[2] = 1;
+    }
   }
   p->data = vals[2];
 }
@@ -1534,6 +1628,8 @@ Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
   s.numctx = "value";
   strmap_init(&s.lets);
   strmap_init(&s.ops);
+  strmap_init(&s.all_lets);
+  s.suggest_budget = SUGGEST_BUDGET;
   grow((void **)&s.let_names, &s.cap_lets, 1, sizeof *s.let_names);
   s.let_names[0] = NULL;
   s.top = &p->top;
@@ -1615,6 +1711,7 @@ Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
   free(s.bound);
   strmap_free(&s.lets);
   strmap_free(&s.ops);
+  strmap_free(&s.all_lets);
   return u;
 }
 

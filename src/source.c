@@ -21,6 +21,7 @@ static void file_free(SourceFile *f) {
   free(f->text);
   free(f->line_starts);
   free(f->suppressions);
+  free(f->ignore_lines);
   free(f->expectations);
   free(f);
 }
@@ -72,7 +73,11 @@ static void build_line_starts(SourceFile *f) {
 int src_add(SourceSet *ss, const char *name, char *text, size_t len) {
   if (len >= UINT32_MAX) die("source '%s' too large for 32-bit offsets", name);
   SourceFile *f = xcalloc(1, sizeof *f);
-  f->name = xstrdup(name);
+  /* A file name is text every output quotes: ill-formed UTF-8 in it (an
+   * argument is any bytes) becomes U+FFFD here, once. */
+  StrBuf clean = {0};
+  src_utf8_clean(&clean, name, strlen(name), "\xEF\xBF\xBD");
+  f->name = clean.data ? clean.data : xstrdup("");
   /* A second NUL lets the scanner work in the text itself (flex's
    * yy_scan_buffer) instead of a copy: 45 MB for a 1.5 M-op model. */
   text = xrealloc(text, len + 2);
@@ -196,6 +201,46 @@ const char *src_line_text(const SourceFile *f, int line, size_t *len) {
   return f->text + start;
 }
 
+size_t src_utf8_len(const char *s, size_t n) {
+  const unsigned char *u = (const unsigned char *)s;
+  if (n == 0) return 0;
+  if (u[0] < 0x80) return 1;
+  size_t len;
+  unsigned char lo = 0x80, hi = 0xBF; /* range of the second byte */
+  if (u[0] >= 0xC2 && u[0] <= 0xDF) len = 2;
+  else if (u[0] >= 0xE0 && u[0] <= 0xEF) {
+    len = 3;
+    if (u[0] == 0xE0) lo = 0xA0;      /* overlong */
+    else if (u[0] == 0xED) hi = 0x9F; /* surrogates */
+  } else if (u[0] >= 0xF0 && u[0] <= 0xF4) {
+    len = 4;
+    if (u[0] == 0xF0) lo = 0x90;      /* overlong */
+    else if (u[0] == 0xF4) hi = 0x8F; /* above U+10FFFF */
+  } else
+    return 0;
+  if (n < len || u[1] < lo || u[1] > hi) return 0;
+  for (size_t i = 2; i < len; i++)
+    if ((u[i] & 0xC0) != 0x80) return 0;
+  return len;
+}
+
+bool src_utf8_clean(StrBuf *sb, const char *s, size_t n, const char *bad) {
+  bool any = false;
+  for (size_t i = 0; i < n;) {
+    size_t k = src_utf8_len(s + i, n - i);
+    if (k) {
+      sb_putn(sb, s + i, k);
+      i += k;
+      continue;
+    }
+    any = true;
+    if (bad) sb_puts(sb, bad);
+    else sb_printf(sb, "\\x%02x", (unsigned char)s[i]);
+    i++;
+  }
+  return any;
+}
+
 void src_add_suppression(SourceFile *f, Suppression s) {
   if (f->nsuppressions == f->cap_suppressions) {
     f->cap_suppressions = f->cap_suppressions ? f->cap_suppressions * 2 : 8;
@@ -203,6 +248,16 @@ void src_add_suppression(SourceFile *f, Suppression s) {
         f->suppressions, (size_t)f->cap_suppressions * sizeof *f->suppressions);
   }
   f->suppressions[f->nsuppressions++] = s;
+}
+
+void src_add_ignore_line(SourceFile *f, int line) {
+  if (f->nignore_lines && f->ignore_lines[f->nignore_lines - 1] >= line) return;
+  if (f->nignore_lines == f->cap_ignore_lines) {
+    f->cap_ignore_lines = f->cap_ignore_lines ? f->cap_ignore_lines * 2 : 8;
+    f->ignore_lines = xrealloc(
+        f->ignore_lines, (size_t)f->cap_ignore_lines * sizeof *f->ignore_lines);
+  }
+  f->ignore_lines[f->nignore_lines++] = line;
 }
 
 void src_add_expectation(SourceFile *f, Expectation e) {

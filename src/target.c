@@ -118,6 +118,13 @@ static const KeyDesc level_keys[] = {
 #define NLEVEL_KEYS ((int)(sizeof level_keys / sizeof level_keys[0]))
 #undef L
 
+/* R-TGT-006: the range of a size, bandwidth, rate or time, in base units
+ * (1 ps .. 10^24): every ratio of two figures (a ridge, a time) stays a
+ * finite, normal double, and a chart's axes span a bounded number of
+ * decades. */
+#define FIGURE_MIN 1e-12
+#define FIGURE_MAX 1e24
+
 /* Defaults for the model parameters a datasheet does not state. */
 #define DEFAULT_TILE 128
 #define DEFAULT_ELEMENTS_PER_BLOCK 1024
@@ -268,6 +275,14 @@ static bool apply_assign(Arena *a, const Stmt *s, const KeyDesc *keys, int n,
   if (key->kind == V_INT && num > 1e9) {
     diag_report(diags, SEV_ERROR, NULL, s->assign.value->loc,
                 "'%s' is too large: %g", name, num);
+    return false;
+  }
+  if (numeric && key->kind != V_INT &&
+      !(num >= FIGURE_MIN && num <= FIGURE_MAX)) { /* R-TGT-006 */
+    diag_report(diags, SEV_ERROR, NULL, s->assign.value->loc,
+                "'%s' is out of range: %g (a figure is between %g and %g "
+                "in base units)",
+                name, num, FIGURE_MIN, FIGURE_MAX);
     return false;
   }
   if (repeatable) {

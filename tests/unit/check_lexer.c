@@ -369,7 +369,7 @@ static const struct {
     {"let s = \"abc\nlet t = 1\n", "missing closing '\"': a string must end on the line it starts", 1, 9},
     {"let s = 1\nlet t = \"abc", "unterminated string: missing closing '\"' before end of file", 2, 9},
     {"let s = \"a\\qb\"\n", "unknown escape sequence '\\q' (use \\\", \\\\, \\n or \\t)", 1, 11},
-    {"let a = 1 @ 2\n", "stray '@' in program", 1, 11},
+    {"let a = 1 @ 2\n", "stray '@' in program; a matrix product is written matmul(x, w)", 1, 11},
     {"let a = 1\x01\n", "stray '\\x01' in program", 1, 10},
     {"let a = 1\xff\n", "stray '\\xff' in program", 1, 10},
     {"let a\xc3\xa9 = 1\n", "stray '\xc3\xa9' in program", 1, 6},
@@ -377,10 +377,42 @@ static const struct {
     {"x = 1 # expect: error oops\n", "malformed expectation: expected a quoted message after the severity", 1, 23},
     {"x = 1 # expect: error[\n", "malformed expectation: expected a check name and ']' after '['", 1, 7},
     {"x = 1 # expect: error \"abc\n", "malformed expectation: missing closing '\"' after the message", 1, 7},
-    {"x = 1 # rooflint: ignore(a)\n", "malformed suppression: expected 'ignore[CHECK, ...]' or 'ignore-file[CHECK, ...]'", 1, 7},
-    {"x = 1 # rooflint: ignore[]\n", "malformed suppression: expected 'ignore[CHECK, ...]' or 'ignore-file[CHECK, ...]'", 1, 7},
-    {"x = 1 # rooflint: skip[a]\n", "malformed suppression: expected 'ignore[CHECK, ...]' or 'ignore-file[CHECK, ...]'", 1, 7},
 };
+
+/* R-SUP-005: a malformed suppression is a warning, not a syntax error. */
+static const char *const malformed_suppressions[] = {
+    "x = 1 # rooflint: ignore(a)\n",
+    "x = 1 # rooflint: ignore[]\n",
+    "x = 1 # rooflint: skip[a]\n",
+    "x = 1 # rooflint: ignore-file\n",
+    "x = 1 # rooflint: ignore because\n",
+};
+
+START_TEST(test_malformed_suppression) {
+  TestCtx *tc = tc_parse(malformed_suppressions[_i]);
+  ck_assert_int_eq(tc->diags.n, 1);
+  const Diag *d = tc->diags.items[0];
+  ck_assert_int_eq(d->sev, SEV_WARNING);
+  ck_assert_str_eq(d->msg, "malformed suppression: expected 'ignore[CHECK, ...]' or 'ignore-file[CHECK, ...]'");
+  ck_assert_uint_eq(d->loc.start, 6);
+  ck_assert_int_eq(tc->prog->nsyntax_errors, 0);
+  tc_free(tc);
+}
+END_TEST
+
+/* R-SUP-005: a bare `ignore` (also with a `-- reason`) is every check on
+ * its line. */
+START_TEST(test_bare_ignore) {
+  TestCtx *tc = tc_parse("x = 1\ny = 2 # rooflint: ignore\nz = 3 # rooflint: ignore -- why\n");
+  ck_assert_int_eq(tc->diags.n, 0);
+  const SourceFile *f = src_file(&tc->ss, tc->file);
+  ck_assert_int_eq(f->nignore_lines, 2);
+  ck_assert_int_eq(f->ignore_lines[0], 2);
+  ck_assert_int_eq(f->ignore_lines[1], 3);
+  ck_assert_int_eq(f->nsuppressions, 0);
+  tc_free(tc);
+}
+END_TEST
 
 START_TEST(test_lex_errors) {
   TestCtx *tc = tc_parse(lex_errors[_i].text);
@@ -444,6 +476,9 @@ Suite *lexer_suite(void) {
   suite_add_tcase(s, tc);
   tc = tcase_create("errors");
   tcase_add_loop_test(tc, test_lex_errors, 0, (int)(sizeof lex_errors / sizeof lex_errors[0]));
+  tcase_add_loop_test(tc, test_malformed_suppression, 0,
+                      (int)(sizeof malformed_suppressions / sizeof malformed_suppressions[0]));
+  tcase_add_test(tc, test_bare_ignore);
   tcase_add_test(tc, test_nul_byte);
   tcase_add_test(tc, test_long_identifier);
   tcase_add_test(tc, test_token_ranges_exclude_blanks);
