@@ -306,6 +306,16 @@ char *fmt_count(char *buf, size_t n, double count) {
   return buf;
 }
 
+/* A FLOP count: fmt_count's prefix glued to the unit ("13.5 GFLOP",
+ * "123 FLOP"). */
+char *fmt_flop(char *buf, size_t n, double flops) {
+  char num[64];
+  fmt_count(num, sizeof num, flops);
+  size_t len = strlen(num);
+  bool prefixed = len > 0 && num[len - 1] >= 'A';
+  return join4(buf, n, num, prefixed ? "" : " ", "FLOP", "");
+}
+
 /* FLOP/s: one decimal of TFLOP/s from 0.1 TFLOP/s up, as the seed prints
  * every attainable figure ("0.6", "3.3", "990.0", "1979.0"); smaller rates
  * step down to GFLOP/s, MFLOP/s. */

@@ -50,16 +50,6 @@ static char *short_bytes(char *buf, size_t n, double bytes) {
   return buf;
 }
 
-/* "13.5 GFLOP", "123 FLOP": a count with a unit glued to its prefix. */
-static char *count_unit(char *buf, size_t n, double x, const char *unit) {
-  char num[NB / 2];
-  fmt_count(num, sizeof num, x);
-  size_t len = strlen(num);
-  bool prefixed = len > 0 && num[len - 1] >= 'A';
-  snprintf(buf, n, "%s%s%s", num, prefixed ? "" : " ", unit);
-  return buf;
-}
-
 /* Execution counts: exact integers up to a million ("1000"), then scaled. */
 static char *count_text(char *buf, size_t n, double count) {
   if (count == floor(count) && count < 1e6)
@@ -95,7 +85,7 @@ void report_summary(FILE *out, const Analysis *an, const SourceSet *ss) {
       const ModelCost *c = cost_at(an, mi, ti);
       char p[NB], f[NB], b[NB], i[NB], t[NB], s[NB];
       fmt_count(p, sizeof p, c->params);
-      count_unit(f, sizeof f, c->flops, "FLOP");
+      fmt_flop(f, sizeof f, c->flops);
       fmt_bytes(b, sizeof b, c->bytes);
       fmt_sig3(i, sizeof i, c->bytes > 0 ? c->flops / c->bytes : 0);
       fmt_time(t, sizeof t, c->time_s);
@@ -111,118 +101,6 @@ void report_summary(FILE *out, const Analysis *an, const SourceSet *ss) {
 }
 
 /* ---------------------------------------------------------------- report */
-
-/* A row of text cells, printed as aligned columns.  A report of a million
- * kernels has a million rows, so the cells are packed back to back (each
- * NUL-terminated, rows in order) in big blocks rather than allocated one by
- * one, and the column widths are kept up to date as rows come in. */
-typedef struct TextBlock {
-  struct TextBlock *next;
-  size_t used, size;
-  char data[];
-} TextBlock;
-
-enum { TEXT_BLOCK = 1 << 20, MAX_COLS = 32 };
-
-typedef struct Table {
-  TextBlock *first, *last;
-  int nrows, ncols;
-  const char *right; /* per column: 'r' right-aligned, 'l' left */
-  int w[MAX_COLS];
-} Table;
-
-static void table_add(Table *t, char **row) {
-  size_t len[MAX_COLS], total = 0;
-  for (int c = 0; c < t->ncols; c++) {
-    len[c] = strlen(row[c] ? row[c] : "");
-    total += len[c] + 1;
-    if ((int)len[c] > t->w[c]) t->w[c] = (int)len[c];
-  }
-  TextBlock *b = t->last;
-  if (!b || b->size - b->used < total) { /* rows never straddle blocks */
-    size_t size = total > TEXT_BLOCK ? total : TEXT_BLOCK;
-    b = xmalloc(sizeof *b + size);
-    b->next = NULL;
-    b->used = 0;
-    b->size = size;
-    if (t->last) t->last->next = b;
-    else t->first = b;
-    t->last = b;
-  }
-  for (int c = 0; c < t->ncols; c++) {
-    memcpy(b->data + b->used, row[c] ? row[c] : "", len[c] + 1);
-    b->used += len[c] + 1;
-  }
-  t->nrows++;
-}
-
-/* Prints one row at the table's widths; `line` is a scratch buffer kept
- * between rows. */
-static void table_row(FILE *out, const Table *t, const char *indent,
-                      const char *const *cell, StrBuf *line) {
-  size_t ind = strlen(indent), len[MAX_COLS], need = ind + 1;
-  for (int c = 0; c < t->ncols; c++) {
-    len[c] = strlen(cell[c]);
-    need += (len[c] > (size_t)t->w[c] ? len[c] : (size_t)t->w[c]) + 2;
-  }
-  if (line->cap < need) {
-    line->data = xrealloc(line->data, need * 2);
-    line->cap = need * 2;
-  }
-  char *q = line->data;
-  memcpy(q, indent, ind);
-  q += ind;
-  for (int c = 0; c < t->ncols; c++) {
-    size_t fill = len[c] < (size_t)t->w[c] ? (size_t)t->w[c] - len[c] : 0;
-    bool right = t->right[c] == 'r';
-    if (c > 0) {
-      memcpy(q, "  ", 2);
-      q += 2;
-    }
-    if (right) {
-      memset(q, ' ', fill);
-      q += fill;
-    }
-    memcpy(q, cell[c], len[c]);
-    q += len[c];
-    if (!right && c != t->ncols - 1) {
-      memset(q, ' ', fill);
-      q += fill;
-    }
-  }
-  while (q > line->data && q[-1] == ' ') q--; /* no trailing blanks */
-  *q++ = '\n';
-  fwrite(line->data, 1, (size_t)(q - line->data), out);
-}
-
-/* A table too big to keep (one row per kernel) is measured in one pass and
- * printed in a second that makes the rows again. */
-static void table_measure(Table *t, char **row) {
-  for (int c = 0; c < t->ncols; c++) {
-    int len = (int)strlen(row[c] ? row[c] : "");
-    if (len > t->w[c]) t->w[c] = len;
-  }
-}
-
-static void table_print(FILE *out, Table *t, const char *indent) {
-  StrBuf line = {0};
-  for (TextBlock *b = t->first, *next; b; b = next) {
-    next = b->next;
-    const char *p = b->data, *end = b->data + b->used;
-    while (p < end) {
-      const char *cell[MAX_COLS];
-      for (int c = 0; c < t->ncols; c++) {
-        cell[c] = p;
-        p += strlen(p) + 1;
-      }
-      table_row(out, t, indent, cell, &line);
-    }
-    free(b);
-  }
-  sb_free(&line);
-  t->first = t->last = NULL;
-  t->nrows = 0;
-}
 
 static const char *kernel_name(Arena *a, const Model *m, const Kernel *k) {
   if (k->region >= 0) return arena_printf(a, "fused %s", m->regions[k->region].name);
@@ -591,8 +469,8 @@ static void report_collectives(FILE *out, const Model *m, const ModelCost *c) {
   fprintf(out, "\ncollectives (ring; NVLink %s, InfiniBand %s per GPU)\n",
           fmt_bandwidth(nvbw, sizeof nvbw, t->nvlink_bw > 0 ? t->nvlink_bw : t->pcie_bw),
           fmt_bandwidth(ibbw, sizeof ibbw, t->ib_bw > 0 ? t->ib_bw : t->pcie_bw));
-  Table tb = {.ncols = 10, .right = "llrrrrrrrr"};
-  char *head[] = {"node", "kind", "buffer", "ranks", "NVLink/GPU", "time",
+  Table tb = {.ncols = 10, .align = "llrrrrrrrr"};
+  const char *head[] = {"node", "kind", "buffer", "ranks", "NVLink/GPU", "time",
                   "IB/GPU", "time", "total", "on IB"};
   table_add(&tb, head);
   for (int i = 0; i < c->ncollectives; i++) {
@@ -608,7 +486,7 @@ static void report_collectives(FILE *out, const Model *m, const ModelCost *c) {
     fmt_time(cells[5], NB, k->ib_time);
     fmt_time(cells[6], NB, k->time_s);
     fmt_percent(cells[7], NB, percent_of(k->ib_time, k->time_s), 0);
-    char *row[] = {(char *)(k->node >= 0 ? m->nodes[k->node].name : "(gradients)"),
+    const char *row[] = {(char *)(k->node >= 0 ? m->nodes[k->node].name : "(gradients)"),
                    (char *)k->kind, cells[0], cells[1], cells[2], cells[3],
                    cells[4], cells[5], cells[6], cells[7]};
     table_add(&tb, row);
@@ -709,15 +587,15 @@ static void report_one_target(FILE *out, Arena *a, const Model *m,
   fprintf(out, "  bandwidth %s\n", fmt_bandwidth(bw, sizeof bw, t->memory_bw));
   fprintf(out, "  ridge     %s FLOP/B: below it a node is memory-bound\n\n",
           fmt_fixed(rd, sizeof rd, peak / t->memory_bw, 1));
-  Table tb = {.ncols = KCOLS, .right = "lllrrrrrrrlrr"};
+  Table tb = {.ncols = KCOLS, .align = "lllrrrrrrrlrr"};
   const int *nops = region_ops(a, m);
-  char *head[] = {"node", "op", "prec", "count", "FLOPs", "bytes", "FLOP/B",
+  const char *head[] = {"node", "op", "prec", "count", "FLOPs", "bytes", "FLOP/B",
                   "peak", "ridge", "attainable", "bound", "time", "share"};
-  table_measure(&tb, head);
-  KernelTable kt = {.right = tb.right,
+  table_measure(&tb, (const char *const *)head);
+  KernelTable kt = {.right = tb.align,
                     .index = xcalloc(CELL_MEMO, sizeof *kt.index),
                     .memo = xmalloc(CELL_MEMO * sizeof(CellSlot))};
-  memcpy(kt.w, tb.w, sizeof kt.w);
+  for (int j = 0; j < KCOLS; j++) kt.w[j] = (int)tb.w[j];
   RowLabels l;
   Slowest slow = {.kept = 0};
   int *transfers = NULL, ntransfers = 0, cap = 0;
@@ -741,10 +619,9 @@ static void report_one_target(FILE *out, Arena *a, const Model *m,
       transfers[ntransfers++] = i;
     }
   }
-  memcpy(tb.w, kt.w, sizeof kt.w);
-  StrBuf line = {0};
-  table_row(out, &tb, "", (const char *const *)head, &line);
-  sb_free(&line);
+  for (int j = 0; j < KCOLS; j++) tb.w[j] = (size_t)kt.w[j];
+  table_put_row(out, &tb, "", (const char *const *)head);
+  table_free(&tb);
   /* a row: the label columns, then about 80 bytes of figures */
   kt.out = out_buffer((size_t)c->nkernels *
                       ((size_t)kt.w[0] + (size_t)kt.w[1] + (size_t)kt.w[2] + 80));
@@ -768,7 +645,7 @@ static void report_one_target(FILE *out, Arena *a, const Model *m,
 
   char f[NB], b[NB], tm[NB], s[NB];
   fprintf(out, "\ntotals per step (counts multiplied)\n");
-  fprintf(out, "  FLOPs            %s\n", count_unit(f, sizeof f, c->flops, "FLOP"));
+  fprintf(out, "  FLOPs            %s\n", fmt_flop(f, sizeof f, c->flops));
   fprintf(out, "  bytes            %s\n", fmt_bytes(b, sizeof b, c->bytes));
   fprintf(out, "  step time        >= %s (sum of node times)\n",
           fmt_time(tm, sizeof tm, c->time_s));
@@ -812,8 +689,8 @@ static void report_side_by_side(FILE *out, Arena *a, const Analysis *an,
   memset(right, 'r', sizeof right);
   right[0] = right[1] = 'l';
   for (int ti = 0; ti < nt; ti++) right[5 + 3 * ti + 1] = 'l';
-  tb.right = right;
-  char *head[32] = {"node", "op", "FLOPs", "bytes", "FLOP/B"};
+  tb.align = right;
+  const char *head[32] = {"node", "op", "FLOPs", "bytes", "FLOP/B"};
   char hdr[8][3][NB];
   for (int ti = 0; ti < nt; ti++) {
     snprintf(hdr[ti][0], NB, "[%d] attainable", ti + 1);
@@ -826,7 +703,7 @@ static void report_side_by_side(FILE *out, Arena *a, const Analysis *an,
   for (int ki = 0; ki < c0->nkernels; ki++) {
     Kernel kn0 = cost_kernel(c0, ki);
     const Kernel *k0 = &kn0;
-    char *row[32] = {(char *)kernel_name(a, m, k0), (char *)kernel_op(a, m, nops, k0)};
+    const char *row[32] = {(char *)kernel_name(a, m, k0), (char *)kernel_op(a, m, nops, k0)};
     fmt_count(cells[2], NB, k0->flops);
     fmt_bytes(cells[3], NB, k0->bytes);
     fmt_fixed(cells[4], NB, cost_kernel_roof(c0, k0).intensity, 3);
@@ -933,7 +810,7 @@ void report_sweep_row(FILE *out, const Analysis *an, const char *let_name,
     const NodeCost *nc = &c->nodes[k->first_node];
     RoofPoint roof = cost_kernel_roof(c, k);
     Waves w = cost_node_waves(c, nc);
-    count_unit(v[n++], NB, k->flops * k->count, "FLOP");
+    fmt_flop(v[n++], NB, k->flops * k->count);
     fmt_bytes(v[n++], NB, k->bytes * k->count);
     fmt_fixed(v[n++], NB, roof.intensity, 3);
     fmt_flops_rate(v[n++], NB, roof.attainable);
@@ -944,7 +821,7 @@ void report_sweep_row(FILE *out, const Analysis *an, const char *let_name,
     fmt_percent(v[n++], NB, w.utilisation, 1);
     fmt_fixed(v[n++], NB, w.idle_sms, 0);
   } else {
-    count_unit(v[n++], NB, c->flops, "FLOP");
+    fmt_flop(v[n++], NB, c->flops);
     fmt_bytes(v[n++], NB, c->bytes);
     fmt_fixed(v[n++], NB, c->bytes > 0 ? c->flops / c->bytes : 0, 3);
     fmt_time(v[n++], NB, c->time_s);
@@ -985,8 +862,8 @@ int report_targets_cmd(FILE *out, Arena *a, SourceSet *ss,
       if (!ts[i]) return resolve_status(names[i]);
     }
   }
-  Table tb = {.ncols = 7, .right = "llrrrrr"};
-  char *head[] = {"target", "part", "year", "memory", "bandwidth",
+  Table tb = {.ncols = 7, .align = "llrrrrr"};
+  const char *head[] = {"target", "part", "year", "memory", "bandwidth",
                   "16-bit peak", "ridge FLOP/B"};
   table_add(&tb, head);
   for (int i = 0; i < nt; i++) {
@@ -997,7 +874,7 @@ int report_targets_cmd(FILE *out, Arena *a, SourceSet *ss,
     snprintf(bw, sizeof bw, "%s TB/s", fmt_fixed(num, sizeof num, t->memory_bw / 1e12, 2));
     tflops(pk, sizeof pk, target_headline_peak(t), 0);
     fmt_fixed(rd, sizeof rd, target_headline_peak(t) / t->memory_bw, 0);
-    char *row[] = {(char *)t->name, (char *)t->display, yr, mem, bw, pk, rd};
+    const char *row[] = {(char *)t->name, (char *)t->display, yr, mem, bw, pk, rd};
     table_add(&tb, row);
   }
   table_print(out, &tb, "");
@@ -1068,8 +945,8 @@ int report_target_card(FILE *out, Arena *a, SourceSet *ss, const char *name,
   if (t->regs_per_sm > 0)
     fprintf(out, ", %s registers per SM", short_bytes(v, sizeof v, t->regs_per_sm));
   fprintf(out, "\n\n");
-  Table tb = {.ncols = 3, .right = "lrr"};
-  char *head[] = {"precision", "peak", "ridge FLOP/B"};
+  Table tb = {.ncols = 3, .align = "lrr"};
+  const char *head[] = {"precision", "peak", "ridge FLOP/B"};
   table_add(&tb, head);
   for (size_t i = 0; i < sizeof card_rows / sizeof card_rows[0]; i++) {
     double p = (card_rows[i].tensor ? t->tensor_peak : t->vector_peak)[card_rows[i].dt];
@@ -1077,7 +954,7 @@ int report_target_card(FILE *out, Arena *a, SourceSet *ss, const char *name,
     char pk[NB], rd[NB];
     fmt_flops_rate(pk, sizeof pk, p);
     fmt_fixed(rd, sizeof rd, p / t->memory_bw, 1);
-    char *row[] = {(char *)card_rows[i].label, pk, rd};
+    const char *row[] = {(char *)card_rows[i].label, pk, rd};
     table_add(&tb, row);
   }
   table_print(out, &tb, "");

@@ -797,6 +797,15 @@ typedef struct Model {
   int nregions;
 } Model;
 
+/* Copies of a weight declared in `scope`: the trips of the repeats around
+ * it (a loop's trips reuse the same tensor, see Scope). */
+static inline double model_weight_copies(const Model *m, int scope) {
+  double n = 1;
+  for (int s = scope; s >= 0; s = m->scopes[s].parent)
+    if (!m->scopes[s].is_loop) n *= (double)m->scopes[s].trips;
+  return n;
+}
+
 typedef struct Unit {
   int file;
   Model *models;
@@ -1177,6 +1186,31 @@ double fmt_round_ref(double x, int decimals);
 char *fmt_fixed_ref(char *buf, size_t n, double x, int decimals);
 char *fmt_percent(char *buf, size_t n, double fraction, int decimals); /* "0.8%" */
 char *fmt_sig3(char *buf, size_t n, double x);                   /* "6.70" */
+char *fmt_flop(char *buf, size_t n, double flops);               /* "13.5 GFLOP" */
+
+/* ===================================================================== */
+/* table.c: aligned text tables (every table of report, plan and diff).   */
+/* ===================================================================== */
+
+/* Two blanks between columns, no trailing blanks.  Zero-initialise with
+ * ncols and align ('r' right, 'l' left, per column).  Either keep rows
+ * (table_add, then table_print, which prints and frees), or measure every
+ * row first (table_measure) and print each at the final widths
+ * (table_put_row, then table_free). */
+typedef struct Table {
+  int ncols;
+  const char *align;
+  size_t *w, *len; /* column widths; a row's cell lengths (scratch) */
+  struct TableBlock *first, *last;
+  StrBuf line;
+} Table;
+
+void table_add(Table *t, const char *const *row);
+void table_measure(Table *t, const char *const *row);
+void table_put_row(FILE *out, Table *t, const char *indent,
+                   const char *const *row);
+void table_print(FILE *out, Table *t, const char *indent);
+void table_free(Table *t);
 
 /* ===================================================================== */
 /* embedded: specs/targets/ files compiled into the binary (build/gen).   */
@@ -1313,17 +1347,6 @@ int plan_whatif(FILE *out, Arena *a, const SourceSet *ss, const Analysis *an,
  * *err (arena) when a name is unknown. */
 bool plan_parse_dtypes(Arena *a, const char *list, DType **dtypes, int *n,
                        const char **err);
-
-/* Aligned text tables shared by plan.c and diff.c. */
-typedef struct PlanTable {
-  char **cells;      /* row-major, ncols per row (xmalloc'd copies) */
-  int nrows, ncols, cap;
-  const char *align; /* per column: 'r' right, 'l' left */
-} PlanTable;
-
-void plan_table_row(PlanTable *t, const char *const *row);
-/* Prints with two blanks between columns, no trailing blanks; frees. */
-void plan_table_print(FILE *out, PlanTable *t, const char *indent);
 
 typedef struct DiffOptions {
   Bindings *bindings;    /* -D overrides, both sides */
