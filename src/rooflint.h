@@ -1307,6 +1307,23 @@ void json_write(FILE *out, Analysis *const *an, const DiagSink *const *diags,
 struct json_t;
 struct json_t *json_safe_string(const char *s);
 struct json_t *json_base_number(double v);
+/* A JSON document written as it is made, so that its memory is one node's,
+ * not the document's: containers are opened and closed here, and each
+ * value is a small jansson tree, dumped and freed at once.  The text is
+ * byte for byte what json_dumpf(JSON_INDENT(2) | JSON_PRESERVE_ORDER)
+ * writes for the whole tree.  `key` is a plain ASCII literal (it is not
+ * escaped) inside an object, NULL inside an array or at the top. */
+enum { JSON_OUT_DEPTH = 32 };
+typedef struct JsonOut {
+  FILE *out;
+  int depth;
+  bool any[JSON_OUT_DEPTH]; /* per open container: a member written */
+  size_t len;               /* text waiting in buf for one fwrite */
+  char buf[1 << 16];
+} JsonOut;
+void json_out_open(JsonOut *w, const char *key, char bracket);  /* '{' '[' */
+void json_out_close(JsonOut *w, char bracket);                 /* '}' ']' */
+void json_out_put(JsonOut *w, const char *key, struct json_t *v); /* steals v */
 
 /* SARIF 2.1.0: one run, one rule per registered check plus the rule
  * "error" for language errors; `exit_status` is recorded in invocations. */
