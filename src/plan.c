@@ -157,7 +157,7 @@ static void plan_compute(FILE *out, Arena *a, const Model *m,
     if (row->launches == 0) continue;
     char cells[6][NB];
     snprintf(cells[0], NB, "%d", row->kernels);
-    snprintf(cells[1], NB, "%.0f", row->launches);
+    fmt_fixed(cells[1], NB, row->launches, 0);
     fmt_flop(cells[2], NB, row->flops);
     fmt_bytes(cells[3], NB, row->bytes);
     fmt_time(cells[4], NB, row->time);
@@ -473,7 +473,8 @@ static const Unit *rerun(Arena *a, const Analysis *an, const Bindings *b,
 
 static const char *speedup_text(Arena *a, double base, double t) {
   if (t <= 0 || base <= 0) return "-";
-  return arena_printf(a, "%.2fx", base / t);
+  char num[NB];
+  return arena_printf(a, "%sx", fmt_fixed(num, sizeof num, base / t, 2));
 }
 
 /* R-PLAN-004: totals, bound changes and the slowest kernels, the plan as

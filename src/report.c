@@ -33,7 +33,7 @@ static char *short_bytes(char *buf, size_t n, double bytes) {
   double unit = 1024;
   for (int i = 0; i < 4 && bytes >= unit; i++, unit *= 1024) {
     double v = bytes / unit;
-    if (v == floor(v) && (v < 1024 || i == 3) && fmod(bytes, 1000) != 0) {
+    if (v == floor(v) && (v < 1024 || (i == 3 && v < 1e6)) && fmod(bytes, 1000) != 0) {
       snprintf(buf, n, "%.0f %s", v, bin[i]);
       return buf;
     }
