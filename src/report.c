@@ -150,316 +150,37 @@ static void kernel_cells(const ModelCost *c, const Kernel *k, double total,
   fmt_percent(cells[9], NB, percent_of(k->time_s * k->count, total), 1);
 }
 
-/* The kernel table: a row per kernel, a million of them in a big model, so
- * it is measured in one pass and printed in a second that makes the rows
- * again rather than keeping them.
- *
- * A model of a million kernels repeats a few dozen distinct figure sets
- * (every layer alike), so the ten figures of recent kernels are kept by
- * their exact bits (equal bits print equal text), with their lengths for
- * the measuring pass and, once the widths are known, the whole padded
- * right-hand part of the row: a repeated row is then three labels and one
- * copy. */
-enum { CELL_MEMO = 1024, NFIG = 10, KCOLS = 3 + NFIG };
-_Static_assert(CELL_MEMO < 65536, "KernelTable.index holds a slot in 16 bits");
+/* The kernel table has a row per kernel, a million of them in a big model,
+ * so it is not kept: one pass over the kernels measures the rows, a second
+ * makes each row again and prints it at the final widths. */
+enum { NFIG = 10, KCOLS = 3 + NFIG };
 
-/* What a row's figures follow from on one target (intensity, ridge and
- * attainable are derived from these: cost_kernel_roof). */
-typedef struct CellKey {
-  double count, flops, bytes, peak, time_s;
-  double bound; /* a double, so the key has no padding to compare */
-} CellKey;
-
-typedef struct CellSlot {
-  CellKey key;
-  bool drawn;               /* tail is set at the final widths */
-  int len[NFIG];
-  char fig[NFIG][NB];
-  size_t tail_len;
-  char tail[NFIG * (NB + 2)]; /* "  " + padded figure, per column */
-} CellSlot;
-
-typedef struct KernelTable {
-  int w[KCOLS];
-  const char *right; /* per column: 'r' right-aligned, 'l' left */
-  /* A slot is ~1.4 KB and a hashed one lands anywhere in a 1.4 MB table,
-   * so each distinct row faulted a fresh page (10-30 us on a virtual
-   * machine).  The hash picks an index instead, and slots are handed out
-   * in order of first use, three to a page: 6 fewer faults of ~170 for the
-   * 496-op bench model. */
-  uint16_t *index;   /* CELL_MEMO entries: 1 + a slot of memo; 0 empty */
-  CellSlot *memo;    /* CELL_MEMO slots, nmemo of them in use */
-  int nmemo;
-  StrBuf out;        /* rows waiting for one fwrite */
-} KernelTable;
-
-/* The figures that differ from layer to layer, each multiplied by its own
- * odd constant (independent products, no serial chain), then mixed once:
- * the top bits pick the slot.  Equality still compares the whole key. */
-static size_t cell_slot(const CellKey *key) {
-  uint64_t c, f, b, t;
-  memcpy(&c, &key->count, sizeof c);
-  memcpy(&f, &key->flops, sizeof f);
-  memcpy(&b, &key->bytes, sizeof b);
-  memcpy(&t, &key->time_s, sizeof t);
-  uint64_t h = c * 0x9e3779b97f4a7c15u ^ f * 0xc2b2ae3d27d4eb4fu ^
-               b * 0x165667b19e3779f9u ^ t * 0xd6e8feb86659fd93u;
-  h ^= h >> 31;
-  h *= 0x94d049bb133111ebu;
-  return (size_t)(h >> 54) % CELL_MEMO;
-}
-
-/* Bitwise equality, word by word (a libc call costs more than the
- * compare). */
-#define SAME_WORDS(a, b) same_words((a), (b), sizeof *(a) / sizeof(uint64_t))
-static bool same_words(const void *a, const void *b, size_t nwords) {
-  const unsigned char *p = a, *q = b;
-  uint64_t diff = 0;
-  for (size_t i = 0; i < nwords; i++) {
-    uint64_t x, y;
-    memcpy(&x, p + i * sizeof x, sizeof x);
-    memcpy(&y, q + i * sizeof y, sizeof y);
-    diff |= x ^ y;
-  }
-  return diff == 0;
-}
-
-/* The slot holding k's figures, formatted (and measured) when new. */
-static CellSlot *kernel_figures(KernelTable *kt, const ModelCost *c,
-                                const Kernel *k, double total) {
-  CellKey key = {k->count, k->flops, k->bytes, k->peak, k->time_s,
-                 (double)k->bound};
-  uint16_t *ix = &kt->index[cell_slot(&key)];
-  CellSlot *s;
-  if (*ix) { /* a slot whose key may be another's: then it is reused */
-    s = &kt->memo[*ix - 1];
-    if (SAME_WORDS(&s->key, &key)) return s;
-  } else {
-    s = &kt->memo[kt->nmemo++];
-    *ix = (uint16_t)kt->nmemo;
-  }
-  kernel_cells(c, k, total, s->fig);
-  s->key = key;
-  s->drawn = false;
-  for (int j = 0; j < NFIG; j++) {
-    s->len[j] = (int)strlen(s->fig[j]);
-    if (s->len[j] > kt->w[3 + j]) kt->w[3 + j] = s->len[j];
-  }
-  return s;
-}
-
-/* Appends a cell padded to width w: blanks before it when right-aligned,
- * after it when left-aligned and not the last column. */
-static char *put_cell(char *q, const char *text, size_t len, int w, bool right,
-                      bool last) {
-  size_t fill = len < (size_t)w ? (size_t)w - len : 0;
-  if (right) {
-    memset(q, ' ', fill);
-    q += fill;
-  }
-  memcpy(q, text, len);
-  q += len;
-  if (!right && !last) {
-    memset(q, ' ', fill);
-    q += fill;
-  }
-  return q;
-}
-
-static void draw_tail(const KernelTable *kt, CellSlot *s) {
-  char *q = s->tail;
-  for (int j = 0; j < NFIG; j++) {
-    int c = 3 + j;
-    memcpy(q, "  ", 2);
-    q = put_cell(q + 2, s->fig[j], (size_t)s->len[j], kt->w[c],
-                 kt->right[c] == 'r', c == KCOLS - 1);
-  }
-  s->tail_len = (size_t)(q - s->tail);
-  s->drawn = true;
-}
-
-/* The three text columns of a kernel's row: its name (a fused region's
- * "fused NAME" in two pieces, so nothing is allocated per row), its op or
- * "N ops", its precision. */
-typedef struct RowLabels {
-  const char *pre, *name, *op, *prec;
-  size_t pre_len, name_len, op_len, prec_len;
+/* One kernel's row: its name (a fused region's "fused NAME"), its op (or
+ * "N ops"), its precision, then the figures; buffers reused row to row. */
+typedef struct KernelRow {
+  const char *cell[KCOLS];
+  StrBuf name;
   char ops[24];
-} RowLabels;
+  char fig[NFIG][NB];
+} KernelRow;
 
-static void row_labels(RowLabels *l, const Model *m, const int *nops,
-                       const Kernel *k) {
+static void kernel_row(KernelRow *r, const Model *m, const int *nops,
+                       const ModelCost *c, const Kernel *k) {
   const GNode *g = &m->nodes[k->first_node];
   if (k->region >= 0) {
-    l->pre = "fused ";
-    l->name = m->regions[k->region].name;
-    snprintf(l->ops, sizeof l->ops, "%d ops", nops[k->region]);
-    l->op = l->ops;
+    r->name.len = 0;
+    sb_puts(&r->name, "fused ");
+    sb_puts(&r->name, m->regions[k->region].name);
+    r->cell[0] = sb_str(&r->name);
+    snprintf(r->ops, sizeof r->ops, "%d ops", nops[k->region]);
+    r->cell[1] = r->ops;
   } else {
-    l->pre = "";
-    l->name = g->name;
-    l->op = g->op->name;
+    r->cell[0] = g->name;
+    r->cell[1] = g->op->name;
   }
-  l->prec = kernel_prec(m, k);
-  l->pre_len = strlen(l->pre);
-  l->name_len = strlen(l->name);
-  l->op_len = strlen(l->op);
-  l->prec_len = strlen(l->prec);
-}
-
-static void measure_labels(KernelTable *kt, const RowLabels *l) {
-  int n[3] = {(int)(l->pre_len + l->name_len), (int)l->op_len, (int)l->prec_len};
-  for (int c = 0; c < 3; c++)
-    if (n[c] > kt->w[c]) kt->w[c] = n[c];
-}
-
-/* Rows wait in a buffer for one fwrite, sized once for the table: a
- * sixteenth of its estimated text, 8 to 128 KiB, flushed when half full.
- * A 500-op model's report then touches two pages of it, not sixteen (a
- * page fault costs 10-30 us on a virtual machine, a fifth of such a run),
- * and a million-row report still goes out 64 KiB at a time. */
-enum { OUT_START = 1 << 13, OUT_MAX = 1 << 17 };
-
-/* The rows of a big model repeat (every layer alike): each distinct row
- * (the same labels and the same figure bits) gets an id in the measuring
- * pass, and the printing pass draws an id's row once and copies it after
- * that.  So the printing pass reads one id per kernel, not the kernel's
- * node and figures again (some 180 bytes a kernel, from memory). */
-enum { ROW_MEMO = 4096 };
-_Static_assert(ROW_MEMO < 65536, "a row id is held in 16 bits");
-
-typedef struct RowKey { /* words only: compared bit for bit */
-  const char *name;     /* the first node's name */
-  const OpDesc *op;     /* its op */
-  int64_t region;       /* the kernel's region (its labels), or -1 */
-  int64_t prec;         /* the DType kernel_prec prints */
-  CellKey fig;
-} RowKey;
-
-typedef struct RowMemo {
-  uint16_t *index; /* nindex entries: a row id (1 + slot), 0 empty */
-  RowKey *keys;    /* cap of them, n in use */
-  size_t *off;     /* per row: its drawn line in `lines` */
-  int *len;        /* per row: the line's length, -1 until drawn */
-  int n, cap;      /* cap: ROW_MEMO, or fewer for a small model */
-  size_t nindex;   /* a power of two, at least twice cap */
-  StrBuf lines;
-} RowMemo;
-
-/* Sized by the kernel count: a 500-op model's report should not fault in
- * a memo for 4,096 rows (page faults are most of its run time). */
-static RowMemo row_memo_new(int nkernels) {
-  RowMemo rm = {.cap = nkernels < ROW_MEMO ? (nkernels > 0 ? nkernels : 1) : ROW_MEMO,
-                .nindex = 2};
-  while (rm.nindex < 2 * (size_t)rm.cap) rm.nindex *= 2;
-  rm.index = xcalloc(rm.nindex, sizeof *rm.index);
-  rm.keys = xmalloc((size_t)rm.cap * sizeof *rm.keys);
-  rm.off = xmalloc((size_t)rm.cap * sizeof *rm.off);
-  rm.len = xmalloc((size_t)rm.cap * sizeof *rm.len);
-  return rm;
-}
-
-static void row_memo_free(RowMemo *rm) {
-  free(rm->index);
-  free(rm->keys);
-  free(rm->off);
-  free(rm->len);
-  sb_free(&rm->lines);
-}
-
-static size_t row_slot(const RowKey *key, size_t nindex) {
-  uint64_t h = (uint64_t)cell_slot(&key->fig);
-  h ^= (uint64_t)(uintptr_t)key->name * 0x9e3779b97f4a7c15u;
-  h ^= (uint64_t)(uintptr_t)key->op * 0xc2b2ae3d27d4eb4fu;
-  h ^= (uint64_t)(key->region * 31 + key->prec) * 0x165667b19e3779f9u;
-  h ^= h >> 31;
-  h *= 0x94d049bb133111ebu;
-  return (size_t)(h >> 40) & (nindex - 1);
-}
-
-/* k's row id, and *fresh when the row is new (its labels and figures still
- * to be measured); 0 when the memo is full (the row is made every time). */
-static int row_id(RowMemo *rm, const Model *m, const Kernel *k, bool *fresh) {
-  const GNode *g = &m->nodes[k->first_node];
-  DType d = g->precision != DT_NONE ? g->precision : g->type->dtype;
-  RowKey key = {g->name, g->op, k->region, d,
-                {k->count, k->flops, k->bytes, k->peak, k->time_s,
-                 (double)k->bound}};
-  *fresh = true;
-  for (size_t h = row_slot(&key, rm->nindex);; h = (h + 1) & (rm->nindex - 1)) {
-    int id = rm->index[h];
-    if (id == 0) {
-      if (rm->n == rm->cap) return 0;
-      rm->keys[rm->n] = key;
-      rm->len[rm->n] = -1;
-      rm->index[h] = (uint16_t)++rm->n;
-      return rm->n;
-    }
-    if (SAME_WORDS(&rm->keys[id - 1], &key)) {
-      *fresh = false;
-      return id;
-    }
-  }
-}
-
-static StrBuf out_buffer(size_t estimate) {
-  size_t cap = OUT_START;
-  while (cap < OUT_MAX && cap < estimate / 16) cap *= 2;
-  return (StrBuf){.data = xmalloc(cap), .cap = cap};
-}
-
-static void flush_rows(FILE *out, StrBuf *o) {
-  if (o->len >= o->cap / 2) {
-    fwrite(o->data, 1, o->len, out);
-    o->len = 0;
-  }
-}
-
-/* Room for `need` more bytes (and a NUL) in the pending output: a row
- * longer than the whole buffer grows it. */
-static char *out_room(StrBuf *o, size_t need) {
-  if (o->cap < o->len + need + 1) {
-    while (o->cap < o->len + need + 1) o->cap *= 2;
-    o->data = xrealloc(o->data, o->cap);
-  }
-  return o->data + o->len;
-}
-
-/* A row drawn before: one copy. */
-static void copy_row(FILE *out, KernelTable *kt, const RowMemo *rm, int id) {
-  size_t n = (size_t)rm->len[id - 1];
-  memcpy(out_room(&kt->out, n), rm->lines.data + rm->off[id - 1], n);
-  kt->out.len += n;
-  flush_rows(out, &kt->out);
-}
-
-/* Draws a row; with a row id, keeps the line for the id's next rows. */
-static void print_kernel_row(FILE *out, KernelTable *kt, const RowLabels *l,
-                             CellSlot *s, RowMemo *rm, int id) {
-  if (!s->drawn) draw_tail(kt, s);
-  size_t need = (size_t)kt->w[0] + (size_t)kt->w[1] + (size_t)kt->w[2] + 8 +
-                s->tail_len;
-  StrBuf *o = &kt->out;
-  char *q = out_room(o, need);
-  memcpy(q, l->pre, l->pre_len);
-  q = put_cell(q + l->pre_len, l->name, l->name_len,
-               kt->w[0] - (int)l->pre_len, false, false);
-  memcpy(q, "  ", 2);
-  q = put_cell(q + 2, l->op, l->op_len, kt->w[1], false, false);
-  memcpy(q, "  ", 2);
-  q = put_cell(q + 2, l->prec, l->prec_len, kt->w[2], false, false);
-  memcpy(q, s->tail, s->tail_len);
-  q += s->tail_len;
-  while (q > o->data + o->len && q[-1] == ' ') q--; /* no trailing blanks */
-  *q++ = '\n';
-  size_t start = o->len;
-  o->len = (size_t)(q - o->data);
-  if (id > 0) {
-    rm->off[id - 1] = rm->lines.len;
-    rm->len[id - 1] = (int)(o->len - start);
-    sb_putn(&rm->lines, o->data + start, o->len - start);
-  }
-  flush_rows(out, o);
+  r->cell[2] = kernel_prec(m, k);
+  kernel_cells(c, k, c->time_s, r->fig);
+  for (int j = 0; j < NFIG; j++) r->cell[3 + j] = r->fig[j];
 }
 
 static void report_collectives(FILE *out, const Model *m, const ModelCost *c) {
@@ -590,26 +311,15 @@ static void report_one_target(FILE *out, Arena *a, const Model *m,
   Table tb = {.ncols = KCOLS, .align = "lllrrrrrrrlrr"};
   const int *nops = region_ops(a, m);
   const char *head[] = {"node", "op", "prec", "count", "FLOPs", "bytes", "FLOP/B",
-                  "peak", "ridge", "attainable", "bound", "time", "share"};
-  table_measure(&tb, (const char *const *)head);
-  KernelTable kt = {.right = tb.align,
-                    .index = xcalloc(CELL_MEMO, sizeof *kt.index),
-                    .memo = xmalloc(CELL_MEMO * sizeof(CellSlot))};
-  for (int j = 0; j < KCOLS; j++) kt.w[j] = (int)tb.w[j];
-  RowLabels l;
+                        "peak", "ridge", "attainable", "bound", "time", "share"};
+  table_measure(&tb, head);
+  KernelRow row = {.name = {0}};
   Slowest slow = {.kept = 0};
   int *transfers = NULL, ntransfers = 0, cap = 0;
-  RowMemo rm = row_memo_new(c->nkernels);
-  uint16_t *ids = xmalloc(((size_t)c->nkernels + 1) * sizeof *ids);
   for (int i = 0; i < c->nkernels; i++) { /* measure */
     Kernel k = cost_kernel(c, i);
-    bool fresh;
-    ids[i] = (uint16_t)row_id(&rm, m, &k, &fresh);
-    if (fresh) { /* a row seen before has been measured */
-      row_labels(&l, m, nops, &k);
-      measure_labels(&kt, &l);
-      kernel_figures(&kt, c, &k, c->time_s);
-    }
+    kernel_row(&row, m, nops, c, &k);
+    table_measure(&tb, row.cell);
     slowest_add(&slow, i, k.time_s * k.count);
     if (k.bound == BOUND_PCIE) {
       if (ntransfers == cap) {
@@ -619,29 +329,14 @@ static void report_one_target(FILE *out, Arena *a, const Model *m,
       transfers[ntransfers++] = i;
     }
   }
-  for (int j = 0; j < KCOLS; j++) tb.w[j] = (size_t)kt.w[j];
-  table_put_row(out, &tb, "", (const char *const *)head);
-  table_free(&tb);
-  /* a row: the label columns, then about 80 bytes of figures */
-  kt.out = out_buffer((size_t)c->nkernels *
-                      ((size_t)kt.w[0] + (size_t)kt.w[1] + (size_t)kt.w[2] + 80));
+  table_put_row(out, &tb, "", head);
   for (int i = 0; i < c->nkernels; i++) { /* print */
-    int id = ids[i];
-    if (id > 0 && rm.len[id - 1] >= 0) {
-      copy_row(out, &kt, &rm, id);
-      continue;
-    }
     Kernel k = cost_kernel(c, i);
-    row_labels(&l, m, nops, &k);
-    print_kernel_row(out, &kt, &l, kernel_figures(&kt, c, &k, c->time_s), &rm,
-                     id);
+    kernel_row(&row, m, nops, c, &k);
+    table_put_row(out, &tb, "", row.cell);
   }
-  if (kt.out.len > 0) fwrite(kt.out.data, 1, kt.out.len, out);
-  sb_free(&kt.out);
-  free(ids);
-  row_memo_free(&rm);
-  free(kt.index);
-  free(kt.memo);
+  table_free(&tb);
+  sb_free(&row.name);
 
   char f[NB], b[NB], tm[NB], s[NB];
   fprintf(out, "\ntotals per step (counts multiplied)\n");
