@@ -305,11 +305,8 @@ static ModelPair *pair_models(Arena *a, const Side *o, const Side *n,
 }
 
 static const char *loc_line(Arena *a, const SourceSet *ss, Loc loc) {
-  const SourceFile *f = loc.file >= 0 ? src_file(ss, loc.file) : NULL;
-  if (!f) return "-";
-  int line, col;
-  src_linecol(f, loc.start, &line, &col);
-  return arena_printf(a, "%d:%d", line, col);
+  char at[32];
+  return arena_strdup(a, fmt_at(at, sizeof at, ss, loc));
 }
 
 /* ---------------------------------------------------------- text output */

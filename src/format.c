@@ -331,6 +331,14 @@ char *fmt_flop(char *buf, size_t n, double flops) {
   return join4(buf, n, num, prefixed ? "" : " ", "FLOP", "");
 }
 
+char *fmt_at(char *buf, size_t n, const SourceSet *ss, Loc loc) {
+  if (loc.file < 0 || loc.file >= ss->nfiles) return put_cut(buf, n, "-", 1);
+  int line, col;
+  src_linecol(src_file(ss, loc.file), loc.start, &line, &col);
+  snprintf(buf, n, "%d:%d", line, col);
+  return buf;
+}
+
 /* FLOP/s: one decimal of TFLOP/s from 0.1 TFLOP/s up, as the seed prints
  * every attainable figure ("0.6", "3.3", "990.0", "1979.0"), up to 10^18
  * FLOP/s, then EFLOP/s; smaller rates step down to GFLOP/s, MFLOP/s. */

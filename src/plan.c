@@ -97,11 +97,10 @@ static const char *kernel_label(Arena *a, const Model *m, const Kernel *k) {
 }
 
 static const char *loc_text(Arena *a, const SourceSet *ss, Loc loc) {
-  const SourceFile *f = loc.file >= 0 ? src_file(ss, loc.file) : NULL;
-  if (!f) return "-";
-  int line, col;
-  src_linecol(f, loc.start, &line, &col);
-  return arena_printf(a, "%s:%d:%d", f->name, line, col);
+  char at[32];
+  if (loc.file < 0 || loc.file >= ss->nfiles) return "-";
+  return arena_printf(a, "%s:%s", src_file(ss, loc.file)->name,
+                      fmt_at(at, sizeof at, ss, loc));
 }
 
 static void model_header(FILE *out, const Model *m, const ModelCost *c,

@@ -1187,6 +1187,9 @@ char *fmt_fixed_ref(char *buf, size_t n, double x, int decimals);
 char *fmt_percent(char *buf, size_t n, double fraction, int decimals); /* "0.8%" */
 char *fmt_sig3(char *buf, size_t n, double x);                   /* "6.70" */
 char *fmt_flop(char *buf, size_t n, double flops);               /* "13.5 GFLOP" */
+/* Where a node is, as the `at` columns print it: "LINE:COL" (byte
+ * column), "-" when it has no place in a file. */
+char *fmt_at(char *buf, size_t n, const SourceSet *ss, Loc loc);  /* "12:7" */
 
 /* ===================================================================== */
 /* table.c: aligned text tables (every table of report, plan and diff).   */
