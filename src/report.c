@@ -107,6 +107,12 @@ static const char *kernel_name(Arena *a, const Model *m, const Kernel *k) {
   return m->nodes[k->first_node].name;
 }
 
+/* Where a kernel is written: its `fused NAME` header, or its op's node
+ * (the `at` column, as diff places them). */
+static Loc kernel_loc(const Model *m, const Kernel *k) {
+  return k->region >= 0 ? m->regions[k->region].loc : m->nodes[k->first_node].loc;
+}
+
 /* Ops per fused region, counted once for the whole table (NULL when the
  * model has no region). */
 static int *region_ops(Arena *a, const Model *m) {
@@ -153,19 +159,21 @@ static void kernel_cells(const ModelCost *c, const Kernel *k, double total,
 /* The kernel table has a row per kernel, a million of them in a big model,
  * so it is not kept: one pass over the kernels measures the rows, a second
  * makes each row again and prints it at the final widths. */
-enum { NFIG = 10, KCOLS = 3 + NFIG };
+enum { NFIG = 10, KCOLS = 3 + NFIG + 1 }; /* labels, figures, at */
 
 /* One kernel's row: its name (a fused region's "fused NAME"), its op (or
- * "N ops"), its precision, then the figures; buffers reused row to row. */
+ * "N ops"), its precision, the figures, and where it is written; buffers
+ * reused row to row. */
 typedef struct KernelRow {
   const char *cell[KCOLS];
   StrBuf name;
   char ops[24];
   char fig[NFIG][NB];
+  char at[32];
 } KernelRow;
 
-static void kernel_row(KernelRow *r, const Model *m, const int *nops,
-                       const ModelCost *c, const Kernel *k) {
+static void kernel_row(KernelRow *r, const SourceSet *ss, const Model *m,
+                       const int *nops, const ModelCost *c, const Kernel *k) {
   const GNode *g = &m->nodes[k->first_node];
   if (k->region >= 0) {
     r->name.len = 0;
@@ -181,6 +189,7 @@ static void kernel_row(KernelRow *r, const Model *m, const int *nops,
   r->cell[2] = kernel_prec(m, k);
   kernel_cells(c, k, c->time_s, r->fig);
   for (int j = 0; j < NFIG; j++) r->cell[3 + j] = r->fig[j];
+  r->cell[3 + NFIG] = fmt_at(r->at, sizeof r->at, ss, kernel_loc(m, k));
 }
 
 static void report_collectives(FILE *out, const Model *m, const ModelCost *c) {
@@ -282,23 +291,25 @@ static void slowest_add(Slowest *s, int i, double ti) {
   s->tm_of[j] = ti;
 }
 
-static void report_slowest(FILE *out, Arena *a, const Model *m,
-                           const ModelCost *c, const Slowest *s) {
+static void report_slowest(FILE *out, Arena *a, const SourceSet *ss,
+                           const Model *m, const ModelCost *c, const Slowest *s) {
   if (c->nkernels == 0) return;
   fprintf(out, "\nslowest\n");
   for (int i = 0; i < s->kept; i++) {
     Kernel kn = cost_kernel(c, s->order[i]);
     const Kernel *k = &kn;
-    char tm[NB], pct[NB];
+    char tm[NB], pct[NB], at[32], bound[NB];
     fmt_time(tm, sizeof tm, k->time_s * k->count);
     fmt_percent(pct, sizeof pct, percent_of(k->time_s * k->count, c->time_s), 1);
-    fprintf(out, "  %d. %-24s %10s  %6s  %s-bound\n", i + 1,
-            kernel_name(a, m, k), tm, pct, bound_str(k->bound));
+    snprintf(bound, sizeof bound, "%s-bound", bound_str(k->bound));
+    fprintf(out, "  %d. %-24s %10s  %6s  %-13s  at %s\n", i + 1,
+            kernel_name(a, m, k), tm, pct, bound,
+            fmt_at(at, sizeof at, ss, kernel_loc(m, k)));
   }
 }
 
-static void report_one_target(FILE *out, Arena *a, const Model *m,
-                              const ModelCost *c, const char *file) {
+static void report_one_target(FILE *out, Arena *a, const SourceSet *ss,
+                              const Model *m, const ModelCost *c, const char *file) {
   const Target *t = c->target;
   char pk[NB], bw[NB], rd[NB];
   double peak = plan_peak(t, m->dtype);
@@ -308,17 +319,18 @@ static void report_one_target(FILE *out, Arena *a, const Model *m,
   fprintf(out, "  bandwidth %s\n", fmt_bandwidth(bw, sizeof bw, t->memory_bw));
   fprintf(out, "  ridge     %s FLOP/B: below it a node is memory-bound\n\n",
           fmt_fixed(rd, sizeof rd, peak / t->memory_bw, 1));
-  Table tb = {.ncols = KCOLS, .align = "lllrrrrrrrlrr"};
+  Table tb = {.ncols = KCOLS, .align = "lllrrrrrrrlrrl"};
   const int *nops = region_ops(a, m);
   const char *head[] = {"node", "op", "prec", "count", "FLOPs", "bytes", "FLOP/B",
-                        "peak", "ridge", "attainable", "bound", "time", "share"};
+                        "peak", "ridge", "attainable", "bound", "time", "share",
+                        "at"};
   table_measure(&tb, head);
   KernelRow row = {.name = {0}};
   Slowest slow = {.kept = 0};
   int *transfers = NULL, ntransfers = 0, cap = 0;
   for (int i = 0; i < c->nkernels; i++) { /* measure */
     Kernel k = cost_kernel(c, i);
-    kernel_row(&row, m, nops, c, &k);
+    kernel_row(&row, ss, m, nops, c, &k);
     table_measure(&tb, row.cell);
     slowest_add(&slow, i, k.time_s * k.count);
     if (k.bound == BOUND_PCIE) {
@@ -332,7 +344,7 @@ static void report_one_target(FILE *out, Arena *a, const Model *m,
   table_put_row(out, &tb, "", head);
   for (int i = 0; i < c->nkernels; i++) { /* print */
     Kernel k = cost_kernel(c, i);
-    kernel_row(&row, m, nops, c, &k);
+    kernel_row(&row, ss, m, nops, c, &k);
     table_put_row(out, &tb, "", row.cell);
   }
   table_free(&tb);
@@ -353,7 +365,7 @@ static void report_one_target(FILE *out, Arena *a, const Model *m,
     fprintf(out, "  collectives      %s on links\n",
             fmt_time(tm, sizeof tm, c->collective_time));
   report_footprint(out, c);
-  report_slowest(out, a, m, c, &slow);
+  report_slowest(out, a, ss, m, c, &slow);
   report_collectives(out, m, c);
   report_transfers(out, m, c, transfers, ntransfers);
   free(transfers);
@@ -362,8 +374,8 @@ static void report_one_target(FILE *out, Arena *a, const Model *m,
 /* Several targets: each kernel's attainable rate, bound and time on every
  * target side by side (rates to three significant digits, so 3.35 against
  * 6.70 reads at a glance). */
-static void report_side_by_side(FILE *out, Arena *a, const Analysis *an,
-                                int mi, const char *file) {
+static void report_side_by_side(FILE *out, Arena *a, const SourceSet *ss,
+                                const Analysis *an, int mi, const char *file) {
   const Model *m = &an->unit->models[mi];
   const ModelCost *c0 = cost_at(an, mi, 0);
   fprintf(out, "model %s (%s) on %d targets\n", m->name, file, an->ntargets);
@@ -378,12 +390,13 @@ static void report_side_by_side(FILE *out, Arena *a, const Analysis *an,
   }
   fputc('\n', out);
   int nt = an->ntargets > 8 ? 8 : an->ntargets;
-  Table tb = {.ncols = 5 + 3 * nt};
+  Table tb = {.ncols = 5 + 3 * nt + 1}; /* ... then "at" */
   const int *nops = region_ops(a, m);
   char right[32];
   memset(right, 'r', sizeof right);
   right[0] = right[1] = 'l';
   for (int ti = 0; ti < nt; ti++) right[5 + 3 * ti + 1] = 'l';
+  right[5 + 3 * nt] = 'l';
   tb.align = right;
   const char *head[32] = {"node", "op", "FLOPs", "bytes", "FLOP/B"};
   char hdr[8][3][NB];
@@ -393,6 +406,7 @@ static void report_side_by_side(FILE *out, Arena *a, const Analysis *an,
     snprintf(hdr[ti][2], NB, "time");
     for (int j = 0; j < 3; j++) head[5 + 3 * ti + j] = hdr[ti][j];
   }
+  head[5 + 3 * nt] = "at";
   table_add(&tb, head);
   char cells[32][NB];
   for (int ki = 0; ki < c0->nkernels; ki++) {
@@ -418,6 +432,7 @@ static void report_side_by_side(FILE *out, Arena *a, const Analysis *an,
       fmt_time(cells[base + 2], NB, k->time_s * k->count);
       for (int j = 0; j < 3; j++) row[base + j] = cells[base + j];
     }
+    row[5 + 3 * nt] = fmt_at(cells[5 + 3 * nt], NB, ss, kernel_loc(m, k0));
     table_add(&tb, row);
   }
   table_print(out, &tb, "");
@@ -437,9 +452,9 @@ void report_models(FILE *out, const Analysis *an, const SourceSet *ss) {
   for (int mi = 0; mi < an->unit->nmodels; mi++) {
     if (mi > 0) fputc('\n', out);
     if (an->ntargets > 1)
-      report_side_by_side(out, a, an, mi, file);
+      report_side_by_side(out, a, ss, an, mi, file);
     else
-      report_one_target(out, a, &an->unit->models[mi], cost_at(an, mi, 0), file);
+      report_one_target(out, a, ss, &an->unit->models[mi], cost_at(an, mi, 0), file);
   }
   arena_free(a);
 }
