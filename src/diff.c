@@ -26,7 +26,7 @@
 
 enum { C_OP, C_DTYPE, C_PREC, C_FLOPS, C_BYTES, C_PEAK, C_TIME, C_BOUND, NCELLS };
 static const char *const cell_names[NCELLS] = {
-    "op", "dtype", "precision", "FLOPs", "bytes", "peak", "time", "bound"};
+    "op", "dtype", "precision", "FLOPs/step", "bytes/step", "peak", "time/step", "bound"};
 
 /* One row of a model: a graph node or a fused region. */
 typedef struct Entry {
@@ -425,14 +425,15 @@ static json_t *entry_json(const SourceSet *ss, const Model *m,
   json_object_set_new(o, "region", json_safe_string(e->region));
   Kernel kn = e->kernel >= 0 ? cost_kernel(c, e->kernel) : (Kernel){0};
   const Kernel *k = e->kernel >= 0 ? &kn : NULL;
-  json_object_set_new(o, "flops",
+  /* R-OUT-015: an entry's figures are the whole step's, and say so */
+  json_object_set_new(o, "step_flops",
                       k ? json_base_number(k->flops * k->count)
                       : g && g->op
                           ? json_base_number(c->nodes[e->node].flops * g->count)
                           : json_null());
-  json_object_set_new(o, "bytes", k ? json_base_number(k->bytes * k->count) : json_null());
+  json_object_set_new(o, "step_bytes", k ? json_base_number(k->bytes * k->count) : json_null());
   json_object_set_new(o, "peak", k ? json_base_number(k->peak) : json_null());
-  json_object_set_new(o, "time_s", k ? json_base_number(k->time_s * k->count) : json_null());
+  json_object_set_new(o, "step_time_s", k ? json_base_number(k->time_s * k->count) : json_null());
   json_object_set_new(o, "bound", k ? json_string(bound_str(k->bound)) : json_null());
   json_object_set_new(o, "location", loc_json(ss, e->loc));
   return o;

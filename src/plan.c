@@ -149,8 +149,8 @@ static void plan_compute(FILE *out, Arena *a, const Model *m,
   }
   Table t = {.ncols = 8, .align = "llrrrrrr"};
   table_add(&t, (const char *const[]){"precision", "unit", "kernels",
-                                           "launches", "FLOPs", "bytes",
-                                           "time", "share"});
+                                           "launches", "FLOPs/step", "bytes/step",
+                                           "time/step", "share"});
   for (int r = 0; r <= nrows; r++) {
     const Group *row = &g[r];
     if (row->launches == 0) continue;

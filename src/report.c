@@ -321,9 +321,10 @@ static void report_one_target(FILE *out, Arena *a, const SourceSet *ss,
           fmt_fixed(rd, sizeof rd, peak / t->memory_bw, 1));
   Table tb = {.ncols = KCOLS, .align = "lllrrrrrrrlrrl"};
   const int *nops = region_ops(a, m);
-  const char *head[] = {"node", "op", "prec", "count", "FLOPs", "bytes", "FLOP/B",
-                        "peak", "ridge", "attainable", "bound", "time", "share",
-                        "at"};
+  /* R-OUT-015: each figure's unit of account in its heading */
+  const char *head[] = {"node", "op", "prec", "count", "FLOPs/run", "bytes/run",
+                        "FLOP/B", "peak", "ridge", "attainable", "bound",
+                        "time/step", "share", "at"};
   table_measure(&tb, head);
   KernelRow row = {.name = {0}};
   Slowest slow = {.kept = 0};
@@ -398,12 +399,12 @@ static void report_side_by_side(FILE *out, Arena *a, const SourceSet *ss,
   for (int ti = 0; ti < nt; ti++) right[5 + 3 * ti + 1] = 'l';
   right[5 + 3 * nt] = 'l';
   tb.align = right;
-  const char *head[32] = {"node", "op", "FLOPs", "bytes", "FLOP/B"};
+  const char *head[32] = {"node", "op", "FLOPs/run", "bytes/run", "FLOP/B"};
   char hdr[8][3][NB];
   for (int ti = 0; ti < nt; ti++) {
     snprintf(hdr[ti][0], NB, "[%d] attainable", ti + 1);
     snprintf(hdr[ti][1], NB, "bound");
-    snprintf(hdr[ti][2], NB, "time");
+    snprintf(hdr[ti][2], NB, "time/step");
     for (int j = 0; j < 3; j++) head[5 + 3 * ti + j] = hdr[ti][j];
   }
   head[5 + 3 * nt] = "at";
@@ -473,8 +474,8 @@ static SweepKind sweep_kind(const ModelCost *c) {
 }
 
 static const char *const sweep_heads[][12] = {
-    [SW_TOTALS] = {"FLOPs", "bytes", "FLOP/B", "time", "memory-bound", NULL},
-    [SW_ONE_NODE] = {"FLOPs", "bytes", "FLOP/B", "attainable", "bound", "time",
+    [SW_TOTALS] = {"FLOPs/step", "bytes/step", "FLOP/B", "time/step", "memory-bound", NULL},
+    [SW_ONE_NODE] = {"FLOPs/step", "bytes/step", "FLOP/B", "attainable", "bound", "time/step",
                      "blocks", "waves", "utilisation", "SMs idle", NULL},
     [SW_COLLECTIVE] = {"NVLink/GPU", "NVLink time", "IB/GPU", "IB time",
                        "time", "on IB", NULL},

@@ -156,9 +156,9 @@ START_TEST(plan_rows) {
   capture_plan(an, &tc->ss, &out);
   /* z: 2*4096^3 = 137.4 GFLOP at 67e12 = 2.05 ms; bytes
    * 4096*4096*(2 + 4 + 4) = 167.8 MB. */
-  ck_assert_msg(strstr(out, "  fp32       vector        1         1  137.4 GFLOP  167.8 MB  2.05 ms"), "%s", out);
+  ck_assert_msg(strstr(out, "  fp32       vector        1         1  137.4 GFLOP    167.8 MB    2.05 ms"), "%s", out);
   /* y: 137.4 GFLOP at 990e12 = 139 us; 3 bf16 [4096,4096] = 100.7 MB. */
-  ck_assert_msg(strstr(out, "  bf16       tensor        1         1  137.4 GFLOP  100.7 MB   139 us"), "%s", out);
+  ck_assert_msg(strstr(out, "  bf16       tensor        1         1  137.4 GFLOP    100.7 MB     139 us"), "%s", out);
   ck_assert_msg(strstr(out, "  w32   weight  fp32   -          declared fp32"), "%s", out);
   ck_assert_msg(strstr(out, "  z     matmul  fp32   fp32       inherited from 'w32'"), "%s", out);
   ck_assert_msg(strstr(out, "  c     cast    fp16   bf16       cast to fp16"), "%s", out);
