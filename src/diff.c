@@ -26,7 +26,7 @@
 
 enum { C_OP, C_DTYPE, C_PREC, C_FLOPS, C_BYTES, C_PEAK, C_TIME, C_BOUND, NCELLS };
 static const char *const cell_names[NCELLS] = {
-    "op", "dtype", "precision", "FLOPs", "bytes", "peak", "time", "bound"};
+    "op", "dtype", "precision", "FLOPs/step", "bytes/step", "peak", "time/step", "bound"};
 
 /* One row of a model: a graph node or a fused region. */
 typedef struct Entry {
@@ -50,17 +50,8 @@ typedef struct Side {
 
 /* ------------------------------------------------------------- entries */
 
-static char *flop_text(char *buf, size_t n, double flops) {
-  char num[NB / 2];
-  fmt_count(num, sizeof num, flops);
-  size_t len = strlen(num);
-  bool prefixed = len > 0 && num[len - 1] >= 'A';
-  snprintf(buf, n, "%s%sFLOP", num, prefixed ? "" : " ");
-  return buf;
-}
-
 static void kernel_cells(Entry *e, const Kernel *k) {
-  flop_text(e->cells[C_FLOPS], NB, k->flops * k->count);
+  fmt_flop(e->cells[C_FLOPS], NB, k->flops * k->count);
   fmt_bytes(e->cells[C_BYTES], NB, k->bytes * k->count);
   if (k->bound == BOUND_MEMORY || k->bound == BOUND_COMPUTE)
     fmt_flops_rate(e->cells[C_PEAK], NB, k->peak);
@@ -91,7 +82,7 @@ static void node_entry(Entry *e, const Model *m, const ModelCost *c, int i) {
     return;
   }
   /* A fused member: its own FLOPs; HBM traffic and time are the region's. */
-  flop_text(e->cells[C_FLOPS], NB, nc->flops * g->count);
+  fmt_flop(e->cells[C_FLOPS], NB, nc->flops * g->count);
   if (g->region >= 0) {
     e->region = m->regions[g->region].name;
     snprintf(e->cells[C_BOUND], NB, "in %s", e->region);
@@ -179,7 +170,7 @@ static double total_of(const ModelCost *c, int k) {
 static char *total_text(char *buf, size_t n, int k, double v) {
   char tmp[NB];
   switch (k) {
-  case T_FLOPS: return flop_text(buf, n, v);
+  case T_FLOPS: return fmt_flop(buf, n, v);
   case T_BYTES:
   case T_FOOTPRINT: return fmt_bytes(buf, n, v);
   case T_TIME: snprintf(buf, n, ">= %s", fmt_time(tmp, sizeof tmp, v)); return buf;
@@ -314,11 +305,8 @@ static ModelPair *pair_models(Arena *a, const Side *o, const Side *n,
 }
 
 static const char *loc_line(Arena *a, const SourceSet *ss, Loc loc) {
-  const SourceFile *f = loc.file >= 0 ? src_file(ss, loc.file) : NULL;
-  if (!f) return "-";
-  int line, col;
-  src_linecol(f, loc.start, &line, &col);
-  return arena_printf(a, "%d:%d", line, col);
+  char at[32];
+  return arena_strdup(a, fmt_at(at, sizeof at, ss, loc));
 }
 
 /* ---------------------------------------------------------- text output */
@@ -331,11 +319,11 @@ static void text_nodes(FILE *out, Arena *a, const SourceSet *ss,
     fprintf(out, "  no node changed\n");
     return;
   }
-  PlanTable t = {.ncols = NCELLS + 3, .align = "lllllrrrrrl"};
+  Table t = {.ncols = NCELLS + 3, .align = "lllllrrrrrl"};
   const char *row[NCELLS + 3] = {"", "node"};
   for (int k = 0; k < NCELLS; k++) row[k + 2] = cell_names[k];
   row[NCELLS + 2] = "at";
-  plan_table_row(&t, row);
+  table_add(&t, row);
   for (int ni = 0; ni < p->nnew; ni++) {
     const Entry *n = &p->news[ni];
     const Entry *o = n->match >= 0 ? &p->olds[n->match] : NULL;
@@ -347,7 +335,7 @@ static void text_nodes(FILE *out, Arena *a, const SourceSet *ss,
                        ? n->cells[k]
                        : arena_printf(a, "%s -> %s", o->cells[k], n->cells[k]);
     row[NCELLS + 2] = loc_line(a, ss, n->loc);
-    plan_table_row(&t, row);
+    table_add(&t, row);
   }
   for (int oi = 0; oi < p->nold; oi++) {
     const Entry *o = &p->olds[oi];
@@ -356,23 +344,23 @@ static void text_nodes(FILE *out, Arena *a, const SourceSet *ss,
     row[1] = o->name;
     for (int k = 0; k < NCELLS; k++) row[k + 2] = o->cells[k];
     row[NCELLS + 2] = arena_printf(a, "old %s", loc_line(a, ss, o->loc));
-    plan_table_row(&t, row);
+    table_add(&t, row);
   }
-  plan_table_print(out, &t, "  ");
+  table_print(out, &t, "  ");
 }
 
 static void text_totals(FILE *out, const ModelPair *p) {
-  PlanTable t = {.ncols = 4, .align = "lrrr"};
-  plan_table_row(&t, (const char *const[]){"totals", "old", "new", "change"});
+  Table t = {.ncols = 4, .align = "lrrr"};
+  table_add(&t, (const char *const[]){"totals", "old", "new", "change"});
   for (int k = 0; k < NTOTALS; k++) {
     double o = total_of(p->oc, k), n = total_of(p->nc, k);
     char ob[NB], nb[NB], cb[NB];
-    plan_table_row(&t, (const char *const[]){total_names[k],
+    table_add(&t, (const char *const[]){total_names[k],
                                              total_text(ob, NB, k, o),
                                              total_text(nb, NB, k, n),
                                              change_text(cb, NB, k, o, n)});
   }
-  plan_table_print(out, &t, "  ");
+  table_print(out, &t, "  ");
 }
 
 static void text_model(FILE *out, Arena *a, const SourceSet *ss,
@@ -437,14 +425,15 @@ static json_t *entry_json(const SourceSet *ss, const Model *m,
   json_object_set_new(o, "region", json_safe_string(e->region));
   Kernel kn = e->kernel >= 0 ? cost_kernel(c, e->kernel) : (Kernel){0};
   const Kernel *k = e->kernel >= 0 ? &kn : NULL;
-  json_object_set_new(o, "flops",
+  /* R-OUT-015: an entry's figures are the whole step's, and say so */
+  json_object_set_new(o, "step_flops",
                       k ? json_base_number(k->flops * k->count)
                       : g && g->op
                           ? json_base_number(c->nodes[e->node].flops * g->count)
                           : json_null());
-  json_object_set_new(o, "bytes", k ? json_base_number(k->bytes * k->count) : json_null());
+  json_object_set_new(o, "step_bytes", k ? json_base_number(k->bytes * k->count) : json_null());
   json_object_set_new(o, "peak", k ? json_base_number(k->peak) : json_null());
-  json_object_set_new(o, "time_s", k ? json_base_number(k->time_s * k->count) : json_null());
+  json_object_set_new(o, "step_time_s", k ? json_base_number(k->time_s * k->count) : json_null());
   json_object_set_new(o, "bound", k ? json_string(bound_str(k->bound)) : json_null());
   json_object_set_new(o, "location", loc_json(ss, e->loc));
   return o;

@@ -14,9 +14,17 @@
  * same result in integer arithmetic for the figures a report prints, ten
  * times faster, and hands the rest (near-ties, |x * 10^d| >= 10^15) to it.
  *
- * Scaled units are decimal (KB = 1000 B), as in the language.  A value that
- * rounds up to 1000 of a unit moves to the next unit ("1.00 GB", never
- * "1000.0 MB").
+ * Scaled units are decimal (KB = 1000 B), as in the language, up to E
+ * (10^18).  A value that rounds up to 1000 of a unit moves to the next
+ * unit ("1.00 GB", never "1000.0 MB").  Times of a minute and more read in
+ * minutes and hours ("1.50 min", "10.4 h").
+ *
+ * No figure is cut: where its digits would stop meaning anything (a figure
+ * of 10^15 or more printed without a prefix, past the last exact integers
+ * of a double; a million or more of the largest prefix) it prints in
+ * exponent form with three significant digits, in the base unit
+ * ("2.99e+299", "1.37e+65 FLOP"), so every text fits the 64-byte buffers
+ * callers give it.
  */
 #include "rooflint.h"
 
@@ -162,7 +170,33 @@ static size_t put_scaled_int(char *p, int64_t n, int decimals) {
   return k;
 }
 
+/* a, b, c and d back to back, cut to n - 1 bytes as snprintf cuts: the
+ * "%s %s%s" of a figure and its unit without parsing a format per cell. */
+static char *join4(char *buf, size_t n, const char *a, const char *b,
+                   const char *c, const char *d) {
+  char t[160];
+  size_t len = 0;
+  const char *part[] = {a, b, c, d};
+  for (int i = 0; i < 4; i++) {
+    size_t k = strlen(part[i]);
+    if (k > sizeof t - 1 - len) k = sizeof t - 1 - len;
+    memcpy(t + len, part[i], k);
+    len += k;
+  }
+  return put_cut(buf, n, t, len);
+}
+
+/* The exponent form of a figure too big for its digits to mean anything:
+ * three significant digits, at most 12 bytes ("-2.99e+299"). */
+static const double exp_from_fixed = 1e15, exp_from_scaled = 1e6;
+
+static char *exp_form(char *buf, size_t n, double x) {
+  snprintf(buf, n, "%.2e", x);
+  return buf;
+}
+
 char *fmt_fixed_ref(char *buf, size_t n, double x, int decimals) {
+  if (fabs(x) >= exp_from_fixed) return exp_form(buf, n, x);
   snprintf(buf, n, "%.*f", decimals, fmt_round_ref(x, decimals));
   return buf;
 }
@@ -181,6 +215,7 @@ char *fmt_fixed(char *buf, size_t n, double x, int decimals) {
   char t[48];
   size_t len;
   if (fixed_fast(t, &len, x, decimals)) return put_cut(buf, n, t, len);
+  if (fabs(x) >= exp_from_fixed) return exp_form(buf, n, x);
   snprintf(buf, n, "%.*f", decimals, fmt_round(x, decimals));
   return buf;
 }
@@ -192,12 +227,17 @@ char *fmt_percent(char *buf, size_t n, double fraction, int decimals) {
     t[len++] = '%';
     return put_cut(buf, n, t, len);
   }
+  if (fabs(fraction * 100.0) >= exp_from_fixed) {
+    exp_form(t, sizeof t, fraction * 100.0);
+    return join4(buf, n, t, "%", "", "");
+  }
   snprintf(buf, n, "%.*f%%", decimals, fmt_round(fraction * 100.0, decimals));
   return buf;
 }
 
 /* Three significant digits, trailing zeros kept ("6.70", "990", "0.558"). */
 char *fmt_sig3(char *buf, size_t n, double x) {
+  if (fabs(x) >= exp_from_fixed) return exp_form(buf, n, x);
   double a = fabs(fmt_round(x, 12));
   int dec = a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : a >= 0.1 ? 3 : 4;
   /* 99.96 rounds to "100.0": one decimal too many. */
@@ -209,22 +249,6 @@ char *fmt_intensity(char *buf, size_t n, double flop_per_byte) {
   return fmt_sig3(buf, n, flop_per_byte);
 }
 
-/* a, b, c and d back to back, cut to n - 1 bytes as snprintf cuts: the
- * "%s %s%s" of a figure and its unit without parsing a format per cell. */
-static char *join4(char *buf, size_t n, const char *a, const char *b,
-                   const char *c, const char *d) {
-  char t[160];
-  size_t len = 0;
-  const char *part[] = {a, b, c, d};
-  for (int i = 0; i < 4; i++) {
-    size_t k = strlen(part[i]);
-    if (k > sizeof t - 1 - len) k = sizeof t - 1 - len;
-    memcpy(t + len, part[i], k);
-    len += k;
-  }
-  return put_cut(buf, n, t, len);
-}
-
 /* Whether a fmt_fixed text reads 1000 or more: four digits before the
  * point ("inf" and "nan" have none). */
 static bool reads_1000(const char *num) {
@@ -232,17 +256,6 @@ static bool reads_1000(const char *num) {
   int k = 0;
   while (num[k] >= '0' && num[k] <= '9') k++;
   return k >= 4;
-}
-
-/* A scaled figure of a million or more (the largest unit's prefix already
- * used up, as with repeat counts of 10^18 nested three deep) prints in
- * exponent form: a row of twenty digits is unreadable and looks exact. */
-static char *fixed_or_exp(char *buf, size_t n, double x, int decimals) {
-  if (fabs(x) >= 1e6) {
-    snprintf(buf, n, "%.2e", x);
-    return buf;
-  }
-  return fmt_fixed(buf, n, x, decimals);
 }
 
 typedef struct Scale {
@@ -280,7 +293,7 @@ static const Scale *pick_scale(const Scale *rows, int nrows, double x,
 static int two_then_one(double v) { return fabs(fmt_round(v, 2)) < 10 ? 2 : 1; }
 
 static const Scale byte_scales[] = {
-    {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "K"}, {1, ""},
+    {1e18, "E"}, {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "K"}, {1, ""},
 };
 #define NSCALES(t) ((int)(sizeof(t) / sizeof((t)[0])))
 
@@ -291,7 +304,9 @@ static char *scaled(char *buf, size_t n, double x, const Scale *rows,
   const Scale *s = pick_scale(rows, nrows, x, decimals, &v, &dec);
   if (s->factor == 1 && x == floor(x)) dec = 0; /* "512 B", "123" */
   char num[64];
-  fixed_or_exp(num, sizeof num, v, dec);
+  if (fabs(v) >= exp_from_scaled) /* past a million of the largest prefix */
+    return join4(buf, n, exp_form(num, sizeof num, x), " ", "", unit);
+  fmt_fixed(num, sizeof num, v, dec);
   return join4(buf, n, num, " ", s->prefix, unit);
 }
 
@@ -310,15 +325,35 @@ char *fmt_count(char *buf, size_t n, double count) {
   return buf;
 }
 
+/* A FLOP count: fmt_count's prefix glued to the unit ("13.5 GFLOP",
+ * "123 FLOP"). */
+char *fmt_flop(char *buf, size_t n, double flops) {
+  char num[64];
+  fmt_count(num, sizeof num, flops);
+  size_t len = strlen(num);
+  bool prefixed = len > 0 && num[len - 1] >= 'A';
+  return join4(buf, n, num, prefixed ? "" : " ", "FLOP", "");
+}
+
+char *fmt_at(char *buf, size_t n, const SourceSet *ss, Loc loc) {
+  if (loc.file < 0 || loc.file >= ss->nfiles) return put_cut(buf, n, "-", 1);
+  int line, col;
+  src_linecol(src_file(ss, loc.file), loc.start, &line, &col);
+  snprintf(buf, n, "%d:%d", line, col);
+  return buf;
+}
+
 /* FLOP/s: one decimal of TFLOP/s from 0.1 TFLOP/s up, as the seed prints
- * every attainable figure ("0.6", "3.3", "990.0", "1979.0"); smaller rates
- * step down to GFLOP/s, MFLOP/s. */
+ * every attainable figure ("0.6", "3.3", "990.0", "1979.0"), up to 10^18
+ * FLOP/s, then EFLOP/s; smaller rates step down to GFLOP/s, MFLOP/s. */
 char *fmt_flops_rate(char *buf, size_t n, double flops_per_s) {
-  static const Scale rows[] = {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "K"}};
+  static const Scale rows[] = {{1e18, "E"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "K"}};
   char num[64];
   for (int k = 0; k < NSCALES(rows); k++)
-    if (fabs(fmt_round(flops_per_s / rows[k].factor, 1)) >= 0.1) {
-      fixed_or_exp(num, sizeof num, flops_per_s / rows[k].factor, 1);
+    if (fabs(fmt_round(flops_per_s / rows[k].factor, 1)) >= (k == 0 ? 1 : 0.1)) {
+      if (fabs(flops_per_s / rows[k].factor) >= exp_from_scaled)
+        return join4(buf, n, exp_form(num, sizeof num, flops_per_s), " ", "", "FLOP/s");
+      fmt_fixed(num, sizeof num, flops_per_s / rows[k].factor, 1);
       return join4(buf, n, num, " ", rows[k].prefix, "FLOP/s");
     }
   snprintf(buf, n, "%s FLOP/s", fmt_fixed(num, sizeof num, flops_per_s, 0));
@@ -330,7 +365,7 @@ char *fmt_flops_rate(char *buf, size_t n, double flops_per_s) {
 char *fmt_bandwidth(char *buf, size_t n, double bytes_per_s) {
   if (bytes_per_s == 0) return snprintf(buf, n, "0 B/s"), buf;
   static const Scale rows[] = {
-      {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "K"}, {1, ""},
+      {1e18, "E"}, {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "K"}, {1, ""},
   };
   int i = NSCALES(rows) - 1;
   for (int k = 0; k < NSCALES(rows); k++)
@@ -339,6 +374,8 @@ char *fmt_bandwidth(char *buf, size_t n, double bytes_per_s) {
       break;
     }
   char num[64];
+  if (fabs(bytes_per_s / rows[0].factor) >= exp_from_scaled)
+    return join4(buf, n, exp_form(num, sizeof num, bytes_per_s), " B/s", "", "");
   fmt_sig3(num, sizeof num, bytes_per_s / rows[i].factor);
   if (i > 0 && reads_1000(num)) { /* 999.6 GB/s -> 1 TB/s */
     i--;
@@ -354,13 +391,23 @@ char *fmt_bandwidth(char *buf, size_t n, double bytes_per_s) {
 }
 
 /* Time: seconds with two decimals from 0.1 s ("0.52 s"); below that three
- * significant digits of ms, us or ns ("27.2 ms", "4.03 ms", "35.0 ms"). */
+ * significant digits of ms, us or ns ("27.2 ms", "4.03 ms", "35.0 ms");
+ * from a minute up three significant digits of minutes, then of hours
+ * ("1.50 min", "10.4 h"). */
 char *fmt_time(char *buf, size_t n, double seconds) {
   if (seconds == 0) return put_cut(buf, n, "0 s", 3);
   double a = fabs(seconds);
   char num[64];
   if (fmt_round(a, 4) >= 0.1) {
-    return join4(buf, n, fixed_or_exp(num, sizeof num, seconds, 2), " s", "", "");
+    if (fmt_round(a, 2) < 60)
+      return join4(buf, n, fmt_fixed(num, sizeof num, seconds, 2), " s", "", "");
+    /* 59.96 min reads "60.0 min": an hour. */
+    fmt_sig3(num, sizeof num, seconds / 60);
+    if (a < 3600 && fabs(fmt_round(seconds / 60, 1)) < 60)
+      return join4(buf, n, num, " min", "", "");
+    /* (just under an hour, 59.95 min and up, reads "1.00 h") */
+    double h = a < 3600 ? (seconds < 0 ? -1.0 : 1.0) : seconds / 3600;
+    return join4(buf, n, fmt_sig3(num, sizeof num, h), " h", "", "");
   }
   static const Scale rows[] = {{1e-3, "m"}, {1e-6, "u"}, {1e-9, "n"}};
   int i = NSCALES(rows) - 1;

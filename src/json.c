@@ -3,9 +3,12 @@
  * json.c: `--format json`, one document per run.  The document mirrors the
  * analysis: the tool, the target(s), one entry per (model, target) with a
  * row per graph node, the kernels, collectives, transfers and totals, then
- * every diagnostic with its notes, fix-its and figures.  It is built as a
- * jansson tree and dumped once, so escaping and number syntax are the
- * library's business, never ours.  Numbers are base units (FLOPs, bytes,
+ * every diagnostic with its notes, fix-its and figures.  It is written as
+ * it is made (JsonOut): the containers that grow with the model (the
+ * models, their nodes and kernels, the diagnostics) are opened and closed
+ * here, and each of their members is a small jansson tree dumped and freed
+ * at once, so escaping and number syntax stay the library's business and
+ * the document's memory is one node's.  Numbers are base units (FLOPs, bytes,
  * seconds, FLOP/s, B/s); integral values print as integers so that a byte
  * count reads 33554432 rather than 33554432.0.  Columns are byte columns,
  * as in the text diagnostics.
@@ -65,6 +68,101 @@ static json_t *location(Loc loc, const SourceSet *ss) {
   set_int(o, "end_line", eline);
   set_int(o, "end_column", ecol);
   return o;
+}
+
+/* ---------------------------------------------------------------- writer */
+
+enum { DUMP_FLAGS = JSON_INDENT(2) | JSON_PRESERVE_ORDER };
+
+static void flush_text(JsonOut *w) {
+  fwrite(w->buf, 1, w->len, w->out);
+  w->len = 0;
+}
+
+/* A value's text comes from jansson a token at a time (a few bytes), so
+ * the common case is one copy into room already there. */
+static inline void put(JsonOut *w, const char *p, size_t n) {
+  while (n > 0) {
+    if (w->len == sizeof w->buf) flush_text(w);
+    size_t k = sizeof w->buf - w->len;
+    if (k > n) k = n;
+    memcpy(w->buf + w->len, p, k);
+    w->len += k;
+    p += k;
+    n -= k;
+  }
+}
+
+static void put_indent(JsonOut *w, int depth) {
+  static const char blanks[] = "                                ";
+  for (int n = 2 * depth; n > 0; n -= (int)sizeof blanks - 1)
+    put(w, blanks, n < (int)sizeof blanks - 1 ? (size_t)n : sizeof blanks - 1);
+}
+
+/* What jansson writes before a member: a comma after the one before it,
+ * a line break and the member's indentation; then its key. */
+static void member(JsonOut *w, const char *key) {
+  if (w->depth > 0) {
+    if (w->any[w->depth - 1]) put(w, ",", 1);
+    w->any[w->depth - 1] = true;
+    put(w, "\n", 1);
+    put_indent(w, w->depth);
+  }
+  if (key) {
+    put(w, "\"", 1);
+    put(w, key, strlen(key));
+    put(w, "\": ", 3);
+  }
+}
+
+/* The document is out when its top-level value is. */
+static void done_value(JsonOut *w) {
+  if (w->depth > 0) return;
+  flush_text(w);
+}
+
+void json_out_open(JsonOut *w, const char *key, char bracket) {
+  member(w, key);
+  put(w, &bracket, 1);
+  if (w->depth >= JSON_OUT_DEPTH) abort(); /* the writers nest 6 deep */
+  w->any[w->depth++] = false;
+}
+
+/* An empty container is "{}" or "[]", as jansson writes it. */
+void json_out_close(JsonOut *w, char bracket) {
+  if (w->any[--w->depth]) {
+    put(w, "\n", 1);
+    put_indent(w, w->depth);
+  }
+  put(w, &bracket, 1);
+  done_value(w);
+}
+
+/* jansson's text of a value, as it comes: its own lines are indented from
+ * column 0, so inside the document each line break gets the member's
+ * indentation too (a JSON text has no raw line break inside a string). */
+static int put_text(const char *p, size_t n, void *data) {
+  JsonOut *w = data;
+  if (n == 1 && *p == '\n') { /* jansson's line break, before its indent */
+    put(w, p, 1);
+    put_indent(w, w->depth);
+    return 0;
+  }
+  const char *end = p + n;
+  for (const char *nl; (nl = memchr(p, '\n', (size_t)(end - p))); p = nl + 1) {
+    put(w, p, (size_t)(nl + 1 - p));
+    put_indent(w, w->depth);
+  }
+  put(w, p, (size_t)(end - p));
+  return 0;
+}
+
+void json_out_put(JsonOut *w, const char *key, json_t *v) {
+  member(w, key);
+  if (!v || json_dump_callback(v, put_text, w, DUMP_FLAGS | JSON_ENCODE_ANY) != 0)
+    put(w, "null", 4);
+  json_decref(v);
+  done_value(w);
 }
 
 /* ---------------------------------------------------------------- target */
@@ -135,59 +233,68 @@ static json_t *shape_json(const TensorType *t) {
   return a;
 }
 
+static void out_str(JsonOut *w, const char *key, const char *s) {
+  json_out_put(w, key, json_safe_string(s));
+}
+
+static void out_num(JsonOut *w, const char *key, double v) {
+  json_out_put(w, key, json_base_number(v));
+}
+
+/* The figures a node's and a kernel's row share, in the rows' order. */
+static void out_roofline(JsonOut *w, double count, double flops, double bytes,
+                         const RoofPoint *roof, double peak) {
+  out_num(w, "count", count);
+  out_num(w, "flops", flops);
+  out_num(w, "bytes", bytes);
+  out_num(w, "intensity", roof->intensity);
+  out_num(w, "ridge", roof->ridge);
+  out_num(w, "peak", peak);
+}
+
 /* R-OUT-004: one row per graph node, declarations included (op = role). */
-static json_t *node_json(const Model *m, const ModelCost *mc, int i, const SourceSet *ss) {
+static void write_node(JsonOut *w, const Model *m, const ModelCost *mc, int i,
+                       const SourceSet *ss) {
   const GNode *g = &m->nodes[i];
   const NodeCost *c = &mc->nodes[i];
   RoofPoint roof = cost_node_roof(mc, c);
-  Waves w = cost_node_waves(mc, c);
-  json_t *o = json_object();
-  set_str(o, "name", g->name);
-  set_str(o, "op", node_op(g));
-  set_str(o, "role", role_str(g->role));
-  set_str(o, "dtype", g->type->dtype == DT_NONE ? NULL : dtype_str(g->type->dtype));
-  set_str(o, "precision", g->precision == DT_NONE ? NULL : dtype_str(g->precision));
-  json_object_set_new(o, "shape", shape_json(g->type));
-  set_num(o, "count", g->count);
-  set_num(o, "flops", c->flops);
-  set_num(o, "bytes", c->bytes);
-  set_num(o, "intensity", roof.intensity);
-  set_num(o, "ridge", roof.ridge);
-  set_num(o, "peak", c->peak);
-  json_object_set_new(o, "tensor_cores", json_boolean(c->tensor));
-  set_num(o, "attainable", roof.attainable);
-  set_str(o, "bound", bound_str(c->bound));
-  set_num(o, "time_s", c->time_s);
-  set_num(o, "blocks", c->blocks);
-  set_num(o, "waves", w.waves);
-  set_num(o, "utilisation", w.utilisation);
-  set_num(o, "idle_sms", w.idle_sms);
-  if (c->kernel >= 0) set_int(o, "kernel", c->kernel);
-  else json_object_set_new(o, "kernel", json_null());
-  set_str(o, "region", g->region >= 0 && g->region < m->nregions ? m->regions[g->region].name : NULL);
-  json_object_set_new(o, "location", location(g->loc, ss));
-  return o;
+  Waves wv = cost_node_waves(mc, c);
+  json_out_open(w, NULL, '{');
+  out_str(w, "name", g->name);
+  out_str(w, "op", node_op(g));
+  out_str(w, "role", role_str(g->role));
+  out_str(w, "dtype", g->type->dtype == DT_NONE ? NULL : dtype_str(g->type->dtype));
+  out_str(w, "precision", g->precision == DT_NONE ? NULL : dtype_str(g->precision));
+  json_out_put(w, "shape", shape_json(g->type));
+  out_roofline(w, g->count, c->flops, c->bytes, &roof, c->peak);
+  json_out_put(w, "tensor_cores", json_boolean(c->tensor));
+  out_num(w, "attainable", roof.attainable);
+  out_str(w, "bound", bound_str(c->bound));
+  out_num(w, "time_s", c->time_s);
+  out_num(w, "blocks", c->blocks);
+  out_num(w, "waves", wv.waves);
+  out_num(w, "utilisation", wv.utilisation);
+  out_num(w, "idle_sms", wv.idle_sms);
+  json_out_put(w, "kernel", c->kernel >= 0 ? json_integer(c->kernel) : json_null());
+  out_str(w, "region", g->region >= 0 && g->region < m->nregions ? m->regions[g->region].name : NULL);
+  json_out_put(w, "location", location(g->loc, ss));
+  json_out_close(w, '}');
 }
 
-static json_t *kernel_json(const ModelCost *mc, const Kernel *k) {
+static void write_kernel(JsonOut *w, const ModelCost *mc, const Kernel *k) {
   const Model *m = mc->model;
   RoofPoint roof = cost_kernel_roof(mc, k);
-  json_t *o = json_object();
   const char *name = k->region >= 0 && k->region < m->nregions ? m->regions[k->region].name
                      : k->first_node >= 0 && k->first_node < m->nnodes ? m->nodes[k->first_node].name
                                                                         : NULL;
-  set_str(o, "name", name);
-  set_str(o, "kind", k->region >= 0 ? "fused" : "op");
-  set_num(o, "count", k->count);
-  set_num(o, "flops", k->flops);
-  set_num(o, "bytes", k->bytes);
-  set_num(o, "intensity", roof.intensity);
-  set_num(o, "ridge", roof.ridge);
-  set_num(o, "peak", k->peak);
-  set_num(o, "attainable", roof.attainable);
-  set_str(o, "bound", bound_str(k->bound));
-  set_num(o, "time_s", k->time_s);
-  return o;
+  json_out_open(w, NULL, '{');
+  out_str(w, "name", name);
+  out_str(w, "kind", k->region >= 0 ? "fused" : "op");
+  out_roofline(w, k->count, k->flops, k->bytes, &roof, k->peak);
+  out_num(w, "attainable", roof.attainable);
+  out_str(w, "bound", bound_str(k->bound));
+  out_num(w, "time_s", k->time_s);
+  json_out_close(w, '}');
 }
 
 static json_t *collective_json(const Model *m, const Collective *c, const SourceSet *ss) {
@@ -243,45 +350,47 @@ static json_t *summary_json(const ModelCost *mc) {
   return o;
 }
 
-static json_t *model_json(const ModelCost *mc, const SourceSet *ss) {
+static void write_model(JsonOut *w, const ModelCost *mc, const SourceSet *ss) {
   const Model *m = mc->model;
-  json_t *o = json_object();
-  set_str(o, "name", m->name);
-  set_str(o, "file", m->file >= 0 && m->file < ss->nfiles ? src_file(ss, m->file)->name : NULL);
-  set_str(o, "target", mc->target ? mc->target->name : NULL);
-  set_str(o, "dtype", m->dtype == DT_NONE ? NULL : dtype_str(m->dtype));
-  set_str(o, "mode", m->train ? "train" : "inference");
+  json_out_open(w, NULL, '{');
+  json_out_put(w, "name", json_safe_string(m->name));
+  json_out_put(w, "file", json_safe_string(m->file >= 0 && m->file < ss->nfiles
+                                               ? src_file(ss, m->file)->name
+                                               : NULL));
+  json_out_put(w, "target", json_safe_string(mc->target ? mc->target->name : NULL));
+  json_out_put(w, "dtype", json_safe_string(m->dtype == DT_NONE ? NULL : dtype_str(m->dtype)));
+  json_out_put(w, "mode", json_safe_string(m->train ? "train" : "inference"));
   if (m->parallel.present) {
     json_t *p = json_object();
     set_int(p, "nodes", m->parallel.nodes);
     set_int(p, "gpus_per_node", m->parallel.gpus_per_node);
     set_int(p, "data", m->parallel.data);
-    json_object_set_new(o, "parallel", p);
+    json_out_put(w, "parallel", p);
   } else {
-    json_object_set_new(o, "parallel", json_null());
+    json_out_put(w, "parallel", json_null());
   }
-  json_object_set_new(o, "location", location(m->loc, ss));
+  json_out_put(w, "location", location(m->loc, ss));
 
-  json_t *nodes = json_array(), *transfers = json_array();
-  for (int i = 0; i < m->nnodes; i++) {
-    json_array_append_new(nodes, node_json(m, mc, i, ss));
-    if (m->nodes[i].op && m->nodes[i].op->cls == OC_TRANSFER)
-      json_array_append_new(transfers, transfer_json(&m->nodes[i], &mc->nodes[i], ss));
-  }
-  json_object_set_new(o, "nodes", nodes);
-  json_t *kernels = json_array();
+  json_out_open(w, "nodes", '[');
+  for (int i = 0; i < m->nnodes; i++) write_node(w, m, mc, i, ss);
+  json_out_close(w, ']');
+  json_out_open(w, "kernels", '[');
   for (int k = 0; k < mc->nkernels; k++) {
     Kernel kn = cost_kernel(mc, k);
-    json_array_append_new(kernels, kernel_json(mc, &kn));
+    write_kernel(w, mc, &kn);
   }
-  json_object_set_new(o, "kernels", kernels);
-  json_object_set_new(o, "summary", summary_json(mc));
-  json_t *colls = json_array();
+  json_out_close(w, ']');
+  json_out_put(w, "summary", summary_json(mc));
+  json_out_open(w, "collectives", '[');
   for (int k = 0; k < mc->ncollectives; k++)
-    json_array_append_new(colls, collective_json(m, &mc->collectives[k], ss));
-  json_object_set_new(o, "collectives", colls);
-  json_object_set_new(o, "transfers", transfers);
-  return o;
+    json_out_put(w, NULL, collective_json(m, &mc->collectives[k], ss));
+  json_out_close(w, ']');
+  json_out_open(w, "transfers", '[');
+  for (int i = 0; i < m->nnodes; i++)
+    if (m->nodes[i].op && m->nodes[i].op->cls == OC_TRANSFER)
+      json_out_put(w, NULL, transfer_json(&m->nodes[i], &mc->nodes[i], ss));
+  json_out_close(w, ']');
+  json_out_close(w, '}');
 }
 
 /* ---------------------------------------------------------------- diagnostics */
@@ -320,15 +429,18 @@ static json_t *diag_json(const Diag *d, const SourceSet *ss) {
 /* R-OUT-001 */
 void json_write(FILE *out, Analysis *const *an, const DiagSink *const *diags, int n,
                 const SourceSet *ss) {
-  json_t *doc = json_object();
+  JsonOut *w = xmalloc(sizeof *w);
+  w->out = out;
+  w->depth = 0;
+  w->len = 0;
+  json_out_open(w, NULL, '{');
   json_t *tool = json_object();
   set_str(tool, "name", "rooflint");
   set_str(tool, "version", ROOFLINT_VERSION);
-  json_object_set_new(doc, "tool", tool);
+  json_out_put(w, "tool", tool);
 
   /* Every distinct target, in order of first use; "target" is the first
    * (the common case has exactly one). */
-  json_t *targets = json_array();
   int cap = 1;
   for (int a = 0; a < n; a++) cap += an[a] && an[a]->unit ? an[a]->ntargets : 0;
   const Target **seen = xcalloc((size_t)cap, sizeof *seen);
@@ -340,45 +452,43 @@ void json_write(FILE *out, Analysis *const *an, const DiagSink *const *diags, in
       bool dup = !tg;
       for (int s = 0; s < nseen && !dup; s++)
         dup = seen[s] == tg || (seen[s]->name && tg->name && !strcmp(seen[s]->name, tg->name));
-      if (dup) continue;
-      seen[nseen++] = tg;
-      json_array_append_new(targets, target_json(tg));
+      if (!dup) seen[nseen++] = tg;
     }
   }
+  json_out_put(w, "target", nseen > 0 ? target_json(seen[0]) : json_null());
+  json_out_open(w, "targets", '[');
+  for (int s = 0; s < nseen; s++) json_out_put(w, NULL, target_json(seen[s]));
+  json_out_close(w, ']');
   free(seen);
-  json_t *first = json_array_get(targets, 0);
-  json_object_set(doc, "target", first ? first : json_null());
-  json_object_set_new(doc, "targets", targets);
 
   /* R-OUT-003: one entry per (model, target), model-major. */
-  json_t *models = json_array();
+  json_out_open(w, "models", '[');
   for (int a = 0; a < n; a++) {
     const Analysis *x = an[a];
     if (!x || !x->unit || !x->costs) continue;
     for (int m = 0; m < x->unit->nmodels; m++)
       for (int t = 0; t < x->ntargets; t++) {
         const ModelCost *mc = x->costs[m * x->ntargets + t];
-        if (mc && mc->model && mc->nodes) json_array_append_new(models, model_json(mc, ss));
+        if (mc && mc->model && mc->nodes) write_model(w, mc, ss);
       }
   }
-  json_object_set_new(doc, "models", models);
+  json_out_close(w, ']');
 
-  json_t *list = json_array();
   int nerrors = 0, nwarnings = 0;
+  json_out_open(w, "diagnostics", '[');
   for (int f = 0; f < n; f++) {
     const DiagSink *d = diags ? diags[f] : NULL;
     if (!d) continue;
-    for (int i = 0; i < d->n; i++) json_array_append_new(list, diag_json(d->items[i], ss));
+    for (int i = 0; i < d->n; i++) json_out_put(w, NULL, diag_json(d->items[i], ss));
     nerrors += d->nerrors;
     nwarnings += d->nwarnings;
   }
-  json_object_set_new(doc, "diagnostics", list);
+  json_out_close(w, ']');
   json_t *counts = json_object();
   set_int(counts, "errors", nerrors);
   set_int(counts, "warnings", nwarnings);
-  json_object_set_new(doc, "counts", counts);
-
-  json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+  json_out_put(w, "counts", counts);
+  json_out_close(w, '}');
   fputc('\n', out);
-  json_decref(doc);
+  free(w);
 }

@@ -11,7 +11,7 @@
  * function of (AST, bindings, target), so nothing is patched after the
  * fact, and explicit dtypes stay exactly as written.  Figures are grouped
  * per kernel (a fused region is one), so the rows add up to the totals of
- * --report.  Also home of the small aligned-table printer diff.c shares.
+ * --report.
  */
 #include "rooflint.h"
 
@@ -22,72 +22,10 @@
 #define NB 64 /* one formatted figure */
 #define WHATIF_SLOWEST 5
 
-/* ---------------------------------------------------------------- tables */
-
-void plan_table_row(PlanTable *t, const char *const *row) {
-  if (t->nrows == t->cap) {
-    t->cap = t->cap ? t->cap * 2 : 16;
-    t->cells = xrealloc(t->cells, (size_t)t->cap * (size_t)t->ncols *
-                                      sizeof *t->cells);
-  }
-  for (int c = 0; c < t->ncols; c++)
-    t->cells[t->nrows * t->ncols + c] = xstrdup(row[c] ? row[c] : "");
-  t->nrows++;
-}
-
-void plan_table_print(FILE *out, PlanTable *t, const char *indent) {
-  size_t *w = xcalloc((size_t)t->ncols + 1, sizeof *w);
-  for (int r = 0; r < t->nrows; r++)
-    for (int c = 0; c < t->ncols; c++) {
-      size_t len = strlen(t->cells[r * t->ncols + c]);
-      if (len > w[c]) w[c] = len;
-    }
-  for (int r = 0; r < t->nrows; r++) {
-    StrBuf line = {0};
-    sb_puts(&line, indent);
-    for (int c = 0; c < t->ncols; c++) {
-      const char *cell = t->cells[r * t->ncols + c];
-      if (c > 0) sb_puts(&line, "  ");
-      int width = (int)w[c];
-      if (t->align[c] == 'r')
-        sb_printf(&line, "%*s", width, cell);
-      else
-        sb_printf(&line, "%-*s", width, cell);
-    }
-    while (line.len > 0 && line.data[line.len - 1] == ' ')
-      line.data[--line.len] = '\0';
-    fprintf(out, "%s\n", sb_str(&line));
-    sb_free(&line);
-  }
-  for (int i = 0; i < t->nrows * t->ncols; i++) free(t->cells[i]);
-  free(t->cells);
-  free(w);
-  t->cells = NULL;
-  t->nrows = t->cap = 0;
-}
-
-/* Drops a table without printing it. */
-static void table_discard(PlanTable *t) {
-  for (int i = 0; i < t->nrows * t->ncols; i++) free(t->cells[i]);
-  free(t->cells);
-  t->cells = NULL;
-  t->nrows = t->cap = 0;
-}
-
 /* --------------------------------------------------------------- helpers */
 
 static double share(double part, double whole) {
   return whole > 0 ? part / whole : 0;
-}
-
-/* "14.3 GFLOP": fmt_count's prefix glued to the unit. */
-static char *flop_text(char *buf, size_t n, double flops) {
-  char num[NB / 2];
-  fmt_count(num, sizeof num, flops);
-  size_t len = strlen(num);
-  bool prefixed = len > 0 && num[len - 1] >= 'A';
-  snprintf(buf, n, "%s%sFLOP", num, prefixed ? "" : " ");
-  return buf;
 }
 
 /* The node that sets each fused region's peak: the region's biggest node
@@ -159,11 +97,10 @@ static const char *kernel_label(Arena *a, const Model *m, const Kernel *k) {
 }
 
 static const char *loc_text(Arena *a, const SourceSet *ss, Loc loc) {
-  const SourceFile *f = loc.file >= 0 ? src_file(ss, loc.file) : NULL;
-  if (!f) return "-";
-  int line, col;
-  src_linecol(f, loc.start, &line, &col);
-  return arena_printf(a, "%s:%d:%d", f->name, line, col);
+  char at[32];
+  if (loc.file < 0 || loc.file >= ss->nfiles) return "-";
+  return arena_printf(a, "%s:%s", src_file(ss, loc.file)->name,
+                      fmt_at(at, sizeof at, ss, loc));
 }
 
 static void model_header(FILE *out, const Model *m, const ModelCost *c,
@@ -210,23 +147,23 @@ static void plan_compute(FILE *out, Arena *a, const Model *m,
     grad->bytes += (col->nvlink_bytes + col->ib_bytes) * col->count;
     grad->time += col->time_s * col->count;
   }
-  PlanTable t = {.ncols = 8, .align = "llrrrrrr"};
-  plan_table_row(&t, (const char *const[]){"precision", "unit", "kernels",
-                                           "launches", "FLOPs", "bytes",
-                                           "time", "share"});
+  Table t = {.ncols = 8, .align = "llrrrrrr"};
+  table_add(&t, (const char *const[]){"precision", "unit", "kernels",
+                                           "launches", "FLOPs/step", "bytes/step",
+                                           "time/step", "share"});
   for (int r = 0; r <= nrows; r++) {
     const Group *row = &g[r];
     if (row->launches == 0) continue;
     char cells[6][NB];
     snprintf(cells[0], NB, "%d", row->kernels);
-    snprintf(cells[1], NB, "%.0f", row->launches);
-    flop_text(cells[2], NB, row->flops);
+    fmt_fixed(cells[1], NB, row->launches, 0);
+    fmt_flop(cells[2], NB, row->flops);
     fmt_bytes(cells[3], NB, row->bytes);
     fmt_time(cells[4], NB, row->time);
     fmt_percent(cells[5], NB, share(row->time, c->time_s), 1);
     bool is_grad = r == nrows;
     int di = r / U__COUNT;
-    plan_table_row(&t, (const char *const[]){
+    table_add(&t, (const char *const[]){
                            is_grad            ? "gradients"
                            : di == DT__COUNT  ? "-"
                                               : dtype_str((DType)di),
@@ -235,15 +172,15 @@ static void plan_compute(FILE *out, Arena *a, const Model *m,
                            cells[5]});
   }
   char f[NB], b[NB], tm[NB];
-  plan_table_row(&t, (const char *const[]){
-                         "total", "", "", "", flop_text(f, NB, c->flops),
+  table_add(&t, (const char *const[]){
+                         "total", "", "", "", fmt_flop(f, NB, c->flops),
                          fmt_bytes(b, NB, c->bytes), fmt_time(tm, NB, c->time_s),
                          "100.0%"});
   bool links = grad->launches > 0;
   for (int r = 0; r < nrows && !links; r++)
     links = g[r].launches > 0 && r % U__COUNT >= U_PCIE;
   fprintf(out, "\ncompute by precision (per step)\n");
-  plan_table_print(out, &t, "  ");
+  table_print(out, &t, "  ");
   /* The total is HBM traffic, as in --report; links carry their own. */
   if (links)
     fprintf(out, "  (pcie and network rows: bytes over that link, not in the "
@@ -263,14 +200,6 @@ static double tensor_bytes(const TensorType *t) {
 }
 
 static bool is_view(const GNode *g) { return g->op && g->op->cls == OC_VIEW; }
-
-/* Copies of a weight: the trips of the repeats around it (cost.c). */
-static double weight_copies(const Model *m, int scope) {
-  double n = 1;
-  for (int s = scope; s >= 0; s = m->scopes[s].parent)
-    if (!m->scopes[s].is_loop) n *= (double)m->scopes[s].trips;
-  return n;
-}
 
 /* The live activations per dtype at the peak of cost.c's linear scan, so
  * the rows add up to its activation footprint. */
@@ -328,20 +257,20 @@ static void plan_footprint(FILE *out, Arena *a, const Model *m,
   for (int i = 0; i < m->nnodes; i++) {
     const GNode *g = &m->nodes[i];
     if (g->role != ROLE_WEIGHT || g->type->dtype == DT_NONE) continue;
-    double copies = weight_copies(m, g->scope);
+    double copies = model_weight_copies(m, g->scope);
     w[g->type->dtype] += tensor_bytes(g->type) * copies;
     params[g->type->dtype] += elements(g->type) * copies;
   }
   activations_by_dtype(a, m, act);
   bool train = m->train;
-  PlanTable t = {.ncols = train ? 7 : 5,
+  Table t = {.ncols = train ? 7 : 5,
                  .align = train ? "lrrrrrr" : "lrrrr"};
   if (train)
-    plan_table_row(&t, (const char *const[]){"dtype", "parameters", "weights",
+    table_add(&t, (const char *const[]){"dtype", "parameters", "weights",
                                              "gradients", "optimizer",
                                              "activations", "total"});
   else
-    plan_table_row(&t, (const char *const[]){"dtype", "parameters", "weights",
+    table_add(&t, (const char *const[]){"dtype", "parameters", "weights",
                                              "activations", "total"});
   for (int d = 0; d < DT__COUNT; d++) {
     double opt = train && d == DT_FP32 ? c->footprint.optimizer : 0;
@@ -355,10 +284,10 @@ static void plan_footprint(FILE *out, Arena *a, const Model *m,
     fmt_bytes(ab, NB, act[d]);
     fmt_bytes(tb, NB, w[d] + grads + opt + act[d]);
     if (train)
-      plan_table_row(&t, (const char *const[]){dtype_str((DType)d), p, wb, gb,
+      table_add(&t, (const char *const[]){dtype_str((DType)d), p, wb, gb,
                                                ob, ab, tb});
     else
-      plan_table_row(&t, (const char *const[]){dtype_str((DType)d), p, wb, ab,
+      table_add(&t, (const char *const[]){dtype_str((DType)d), p, wb, ab,
                                                tb});
   }
   const Footprint *fp = &c->footprint;
@@ -370,11 +299,11 @@ static void plan_footprint(FILE *out, Arena *a, const Model *m,
   fmt_bytes(ab, NB, fp->activations);
   fmt_bytes(tb, NB, fp->total);
   if (train)
-    plan_table_row(&t, (const char *const[]){"total", p, wb, gb, ob, ab, tb});
+    table_add(&t, (const char *const[]){"total", p, wb, gb, ob, ab, tb});
   else
-    plan_table_row(&t, (const char *const[]){"total", p, wb, ab, tb});
+    table_add(&t, (const char *const[]){"total", p, wb, ab, tb});
   fprintf(out, "\nfootprint by storage dtype\n");
-  plan_table_print(out, &t, "  ");
+  table_print(out, &t, "  ");
 }
 
 /* ------------------------------------------------------------- deviations */
@@ -416,8 +345,8 @@ static bool leaves_plan(const GNode *g, DType plan) {
  * when further back, the node that introduced it). */
 static void plan_deviations(FILE *out, Arena *a, const SourceSet *ss,
                             const Model *m) {
-  PlanTable t = {.ncols = 6, .align = "llllll"};
-  plan_table_row(&t, (const char *const[]){"node", "op", "dtype", "precision",
+  Table t = {.ncols = 6, .align = "llllll"};
+  table_add(&t, (const char *const[]){"node", "op", "dtype", "precision",
                                            "why", "at"});
   int rows = 0;
   for (int i = 0; i < m->nnodes; i++) {
@@ -449,7 +378,7 @@ static void plan_deviations(FILE *out, Arena *a, const SourceSet *ss,
         }
       }
     }
-    plan_table_row(&t, (const char *const[]){
+    table_add(&t, (const char *const[]){
                            g->name, g->op ? g->op->name : role_str(g->role),
                            g->type->dtype == DT_NONE ? "-" : dtype_str(g->type->dtype),
                            g->op && g->precision != DT_NONE ? dtype_str(g->precision) : "-",
@@ -460,10 +389,10 @@ static void plan_deviations(FILE *out, Arena *a, const SourceSet *ss,
   if (rows == 0) {
     fprintf(out, "  none: every node stores and computes in %s\n",
             dtype_str(m->dtype));
-    table_discard(&t);
+    table_free(&t);
     return;
   }
-  plan_table_print(out, &t, "  ");
+  table_print(out, &t, "  ");
 }
 
 void plan_print(FILE *out, const Analysis *an, const SourceSet *ss) {
@@ -538,7 +467,8 @@ static const Unit *rerun(Arena *a, const Analysis *an, const Bindings *b,
 
 static const char *speedup_text(Arena *a, double base, double t) {
   if (t <= 0 || base <= 0) return "-";
-  return arena_printf(a, "%.2fx", base / t);
+  char num[NB];
+  return arena_printf(a, "%sx", fmt_fixed(num, sizeof num, base / t, 2));
 }
 
 /* R-PLAN-004: totals, bound changes and the slowest kernels, the plan as
@@ -552,12 +482,12 @@ static void whatif_model(FILE *out, Arena *a, const SourceSet *ss,
   char *align = arena_alloc(a, (size_t)ncols + 1);
   memset(align, 'r', (size_t)ncols);
   align[0] = 'l';
-  PlanTable t = {.ncols = ncols, .align = align};
+  Table t = {.ncols = ncols, .align = align};
   const char **row = arena_alloc(a, (size_t)ncols * sizeof *row);
   row[0] = "";
   row[1] = arena_printf(a, "%s (as written)", dtype_str(m->dtype));
   for (int j = 0; j < n; j++) row[j + 2] = dtype_str(dtypes[j]);
-  plan_table_row(&t, row);
+  table_add(&t, row);
   static const char *const labels[] = {"step time", "speed-up", "FLOPs",
                                        "bytes", "memory-bound", "footprint"};
   for (size_t r = 0; r < sizeof labels / sizeof *labels; r++) {
@@ -568,7 +498,7 @@ static void whatif_model(FILE *out, Arena *a, const SourceSet *ss,
       switch (r) {
       case 0: row[j + 1] = arena_printf(a, ">= %s", fmt_time(buf, NB, c->time_s)); break;
       case 1: row[j + 1] = speedup_text(a, base->time_s, c->time_s); break;
-      case 2: row[j + 1] = arena_strdup(a, flop_text(buf, NB, c->flops)); break;
+      case 2: row[j + 1] = arena_strdup(a, fmt_flop(buf, NB, c->flops)); break;
       case 3: row[j + 1] = arena_strdup(a, fmt_bytes(buf, NB, c->bytes)); break;
       case 4:
         row[j + 1] = arena_strdup(
@@ -577,18 +507,18 @@ static void whatif_model(FILE *out, Arena *a, const SourceSet *ss,
       default: row[j + 1] = arena_strdup(a, fmt_bytes(buf, NB, c->footprint.total)); break;
       }
     }
-    plan_table_row(&t, row);
+    table_add(&t, row);
   }
-  plan_table_print(out, &t, "  ");
+  table_print(out, &t, "  ");
 
   /* Kernels line up by their first node: the same program makes the same
    * graph, though a cast may be a kernel in one plan and a no-op in another
    * (cast(x, fp32) under an fp32 plan): "-" there. */
-  PlanTable bt = {.ncols = ncols, .align = align};
+  Table bt = {.ncols = ncols, .align = align};
   row[0] = "kernel";
   row[1] = dtype_str(m->dtype);
   for (int j = 0; j < n; j++) row[j + 2] = dtype_str(dtypes[j]);
-  plan_table_row(&bt, row);
+  table_add(&bt, row);
   int changed = 0;
   for (int k = 0; k < base->nkernels; k++) {
     Kernel bk = cost_kernel(base, k), tw;
@@ -599,15 +529,15 @@ static void whatif_model(FILE *out, Arena *a, const SourceSet *ss,
     row[0] = kernel_label(a, m, &bk);
     for (int j = 0; j <= n; j++)
       row[j + 1] = twin(costs[j], base, k, &tw) ? bound_str(tw.bound) : "-";
-    plan_table_row(&bt, row);
+    table_add(&bt, row);
     changed++;
   }
   fprintf(out, "\nkernels whose bound changes\n");
   if (changed) {
-    plan_table_print(out, &bt, "  ");
+    table_print(out, &bt, "  ");
   } else {
     fprintf(out, "  none\n");
-    table_discard(&bt);
+    table_free(&bt);
   }
   /* The slowest kernels of the plan as written, per plan (the seed's decode
    * matmuls: memory-bound either way, faster by the ratio of bytes). */
@@ -629,11 +559,11 @@ static void whatif_model(FILE *out, Arena *a, const SourceSet *ss,
     order[at] = k;
     key[at] = step;
   }
-  PlanTable st = {.ncols = ncols, .align = align};
+  Table st = {.ncols = ncols, .align = align};
   row[0] = "kernel";
   row[1] = dtype_str(m->dtype);
   for (int j = 0; j < n; j++) row[j + 2] = dtype_str(dtypes[j]);
-  plan_table_row(&st, row);
+  table_add(&st, row);
   for (int i = 0; i < nk; i++) {
     int k = order[i];
     Kernel bk = cost_kernel(base, k);
@@ -648,10 +578,10 @@ static void whatif_model(FILE *out, Arena *a, const SourceSet *ss,
       row[j + 1] = arena_printf(a, "%s %s", fmt_time(buf, NB, kk.time_s * kk.count),
                                 bound_str(kk.bound));
     }
-    plan_table_row(&st, row);
+    table_add(&st, row);
   }
   fprintf(out, "\nslowest kernels (time per step, bound)\n");
-  plan_table_print(out, &st, "  ");
+  table_print(out, &st, "  ");
 }
 
 int plan_whatif(FILE *out, Arena *a, const SourceSet *ss, const Analysis *an,

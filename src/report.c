@@ -33,7 +33,7 @@ static char *short_bytes(char *buf, size_t n, double bytes) {
   double unit = 1024;
   for (int i = 0; i < 4 && bytes >= unit; i++, unit *= 1024) {
     double v = bytes / unit;
-    if (v == floor(v) && (v < 1024 || i == 3) && fmod(bytes, 1000) != 0) {
+    if (v == floor(v) && (v < 1024 || (i == 3 && v < 1e6)) && fmod(bytes, 1000) != 0) {
       snprintf(buf, n, "%.0f %s", v, bin[i]);
       return buf;
     }
@@ -47,16 +47,6 @@ static char *short_bytes(char *buf, size_t n, double bytes) {
     if (e == dot) e--;
     memmove(e + 1, sp, strlen(sp) + 1);
   }
-  return buf;
-}
-
-/* "13.5 GFLOP", "123 FLOP": a count with a unit glued to its prefix. */
-static char *count_unit(char *buf, size_t n, double x, const char *unit) {
-  char num[NB / 2];
-  fmt_count(num, sizeof num, x);
-  size_t len = strlen(num);
-  bool prefixed = len > 0 && num[len - 1] >= 'A';
-  snprintf(buf, n, "%s%s%s", num, prefixed ? "" : " ", unit);
   return buf;
 }
 
@@ -95,7 +85,7 @@ void report_summary(FILE *out, const Analysis *an, const SourceSet *ss) {
       const ModelCost *c = cost_at(an, mi, ti);
       char p[NB], f[NB], b[NB], i[NB], t[NB], s[NB];
       fmt_count(p, sizeof p, c->params);
-      count_unit(f, sizeof f, c->flops, "FLOP");
+      fmt_flop(f, sizeof f, c->flops);
       fmt_bytes(b, sizeof b, c->bytes);
       fmt_sig3(i, sizeof i, c->bytes > 0 ? c->flops / c->bytes : 0);
       fmt_time(t, sizeof t, c->time_s);
@@ -112,121 +102,15 @@ void report_summary(FILE *out, const Analysis *an, const SourceSet *ss) {
 
 /* ---------------------------------------------------------------- report */
 
-/* A row of text cells, printed as aligned columns.  A report of a million
- * kernels has a million rows, so the cells are packed back to back (each
- * NUL-terminated, rows in order) in big blocks rather than allocated one by
- * one, and the column widths are kept up to date as rows come in. */
-typedef struct TextBlock {
-  struct TextBlock *next;
-  size_t used, size;
-  char data[];
-} TextBlock;
-
-enum { TEXT_BLOCK = 1 << 20, MAX_COLS = 32 };
-
-typedef struct Table {
-  TextBlock *first, *last;
-  int nrows, ncols;
-  const char *right; /* per column: 'r' right-aligned, 'l' left */
-  int w[MAX_COLS];
-} Table;
-
-static void table_add(Table *t, char **row) {
-  size_t len[MAX_COLS], total = 0;
-  for (int c = 0; c < t->ncols; c++) {
-    len[c] = strlen(row[c] ? row[c] : "");
-    total += len[c] + 1;
-    if ((int)len[c] > t->w[c]) t->w[c] = (int)len[c];
-  }
-  TextBlock *b = t->last;
-  if (!b || b->size - b->used < total) { /* rows never straddle blocks */
-    size_t size = total > TEXT_BLOCK ? total : TEXT_BLOCK;
-    b = xmalloc(sizeof *b + size);
-    b->next = NULL;
-    b->used = 0;
-    b->size = size;
-    if (t->last) t->last->next = b;
-    else t->first = b;
-    t->last = b;
-  }
-  for (int c = 0; c < t->ncols; c++) {
-    memcpy(b->data + b->used, row[c] ? row[c] : "", len[c] + 1);
-    b->used += len[c] + 1;
-  }
-  t->nrows++;
-}
-
-/* Prints one row at the table's widths; `line` is a scratch buffer kept
- * between rows. */
-static void table_row(FILE *out, const Table *t, const char *indent,
-                      const char *const *cell, StrBuf *line) {
-  size_t ind = strlen(indent), len[MAX_COLS], need = ind + 1;
-  for (int c = 0; c < t->ncols; c++) {
-    len[c] = strlen(cell[c]);
-    need += (len[c] > (size_t)t->w[c] ? len[c] : (size_t)t->w[c]) + 2;
-  }
-  if (line->cap < need) {
-    line->data = xrealloc(line->data, need * 2);
-    line->cap = need * 2;
-  }
-  char *q = line->data;
-  memcpy(q, indent, ind);
-  q += ind;
-  for (int c = 0; c < t->ncols; c++) {
-    size_t fill = len[c] < (size_t)t->w[c] ? (size_t)t->w[c] - len[c] : 0;
-    bool right = t->right[c] == 'r';
-    if (c > 0) {
-      memcpy(q, "  ", 2);
-      q += 2;
-    }
-    if (right) {
-      memset(q, ' ', fill);
-      q += fill;
-    }
-    memcpy(q, cell[c], len[c]);
-    q += len[c];
-    if (!right && c != t->ncols - 1) {
-      memset(q, ' ', fill);
-      q += fill;
-    }
-  }
-  while (q > line->data && q[-1] == ' ') q--; /* no trailing blanks */
-  *q++ = '\n';
-  fwrite(line->data, 1, (size_t)(q - line->data), out);
-}
-
-/* A table too big to keep (one row per kernel) is measured in one pass and
- * printed in a second that makes the rows again. */
-static void table_measure(Table *t, char **row) {
-  for (int c = 0; c < t->ncols; c++) {
-    int len = (int)strlen(row[c] ? row[c] : "");
-    if (len > t->w[c]) t->w[c] = len;
-  }
-}
-
-static void table_print(FILE *out, Table *t, const char *indent) {
-  StrBuf line = {0};
-  for (TextBlock *b = t->first, *next; b; b = next) {
-    next = b->next;
-    const char *p = b->data, *end = b->data + b->used;
-    while (p < end) {
-      const char *cell[MAX_COLS];
-      for (int c = 0; c < t->ncols; c++) {
-        cell[c] = p;
-        p += strlen(p) + 1;
-      }
-      table_row(out, t, indent, cell, &line);
-    }
-    free(b);
-  }
-  sb_free(&line);
-  t->first = t->last = NULL;
-  t->nrows = 0;
-}
-
 static const char *kernel_name(Arena *a, const Model *m, const Kernel *k) {
   if (k->region >= 0) return arena_printf(a, "fused %s", m->regions[k->region].name);
   return m->nodes[k->first_node].name;
+}
+
+/* Where a kernel is written: its `fused NAME` header, or its op's node
+ * (the `at` column, as diff places them). */
+static Loc kernel_loc(const Model *m, const Kernel *k) {
+  return k->region >= 0 ? m->regions[k->region].loc : m->nodes[k->first_node].loc;
 }
 
 /* Ops per fused region, counted once for the whole table (NULL when the
@@ -272,316 +156,40 @@ static void kernel_cells(const ModelCost *c, const Kernel *k, double total,
   fmt_percent(cells[9], NB, percent_of(k->time_s * k->count, total), 1);
 }
 
-/* The kernel table: a row per kernel, a million of them in a big model, so
- * it is measured in one pass and printed in a second that makes the rows
- * again rather than keeping them.
- *
- * A model of a million kernels repeats a few dozen distinct figure sets
- * (every layer alike), so the ten figures of recent kernels are kept by
- * their exact bits (equal bits print equal text), with their lengths for
- * the measuring pass and, once the widths are known, the whole padded
- * right-hand part of the row: a repeated row is then three labels and one
- * copy. */
-enum { CELL_MEMO = 1024, NFIG = 10, KCOLS = 3 + NFIG };
-_Static_assert(CELL_MEMO < 65536, "KernelTable.index holds a slot in 16 bits");
+/* The kernel table has a row per kernel, a million of them in a big model,
+ * so it is not kept: one pass over the kernels measures the rows, a second
+ * makes each row again and prints it at the final widths. */
+enum { NFIG = 10, KCOLS = 3 + NFIG + 1 }; /* labels, figures, at */
 
-/* What a row's figures follow from on one target (intensity, ridge and
- * attainable are derived from these: cost_kernel_roof). */
-typedef struct CellKey {
-  double count, flops, bytes, peak, time_s;
-  double bound; /* a double, so the key has no padding to compare */
-} CellKey;
-
-typedef struct CellSlot {
-  CellKey key;
-  bool drawn;               /* tail is set at the final widths */
-  int len[NFIG];
-  char fig[NFIG][NB];
-  size_t tail_len;
-  char tail[NFIG * (NB + 2)]; /* "  " + padded figure, per column */
-} CellSlot;
-
-typedef struct KernelTable {
-  int w[KCOLS];
-  const char *right; /* per column: 'r' right-aligned, 'l' left */
-  /* A slot is ~1.4 KB and a hashed one lands anywhere in a 1.4 MB table,
-   * so each distinct row faulted a fresh page (10-30 us on a virtual
-   * machine).  The hash picks an index instead, and slots are handed out
-   * in order of first use, three to a page: 6 fewer faults of ~170 for the
-   * 496-op bench model. */
-  uint16_t *index;   /* CELL_MEMO entries: 1 + a slot of memo; 0 empty */
-  CellSlot *memo;    /* CELL_MEMO slots, nmemo of them in use */
-  int nmemo;
-  StrBuf out;        /* rows waiting for one fwrite */
-} KernelTable;
-
-/* The figures that differ from layer to layer, each multiplied by its own
- * odd constant (independent products, no serial chain), then mixed once:
- * the top bits pick the slot.  Equality still compares the whole key. */
-static size_t cell_slot(const CellKey *key) {
-  uint64_t c, f, b, t;
-  memcpy(&c, &key->count, sizeof c);
-  memcpy(&f, &key->flops, sizeof f);
-  memcpy(&b, &key->bytes, sizeof b);
-  memcpy(&t, &key->time_s, sizeof t);
-  uint64_t h = c * 0x9e3779b97f4a7c15u ^ f * 0xc2b2ae3d27d4eb4fu ^
-               b * 0x165667b19e3779f9u ^ t * 0xd6e8feb86659fd93u;
-  h ^= h >> 31;
-  h *= 0x94d049bb133111ebu;
-  return (size_t)(h >> 54) % CELL_MEMO;
-}
-
-/* Bitwise equality, word by word (a libc call costs more than the
- * compare). */
-#define SAME_WORDS(a, b) same_words((a), (b), sizeof *(a) / sizeof(uint64_t))
-static bool same_words(const void *a, const void *b, size_t nwords) {
-  const unsigned char *p = a, *q = b;
-  uint64_t diff = 0;
-  for (size_t i = 0; i < nwords; i++) {
-    uint64_t x, y;
-    memcpy(&x, p + i * sizeof x, sizeof x);
-    memcpy(&y, q + i * sizeof y, sizeof y);
-    diff |= x ^ y;
-  }
-  return diff == 0;
-}
-
-/* The slot holding k's figures, formatted (and measured) when new. */
-static CellSlot *kernel_figures(KernelTable *kt, const ModelCost *c,
-                                const Kernel *k, double total) {
-  CellKey key = {k->count, k->flops, k->bytes, k->peak, k->time_s,
-                 (double)k->bound};
-  uint16_t *ix = &kt->index[cell_slot(&key)];
-  CellSlot *s;
-  if (*ix) { /* a slot whose key may be another's: then it is reused */
-    s = &kt->memo[*ix - 1];
-    if (SAME_WORDS(&s->key, &key)) return s;
-  } else {
-    s = &kt->memo[kt->nmemo++];
-    *ix = (uint16_t)kt->nmemo;
-  }
-  kernel_cells(c, k, total, s->fig);
-  s->key = key;
-  s->drawn = false;
-  for (int j = 0; j < NFIG; j++) {
-    s->len[j] = (int)strlen(s->fig[j]);
-    if (s->len[j] > kt->w[3 + j]) kt->w[3 + j] = s->len[j];
-  }
-  return s;
-}
-
-/* Appends a cell padded to width w: blanks before it when right-aligned,
- * after it when left-aligned and not the last column. */
-static char *put_cell(char *q, const char *text, size_t len, int w, bool right,
-                      bool last) {
-  size_t fill = len < (size_t)w ? (size_t)w - len : 0;
-  if (right) {
-    memset(q, ' ', fill);
-    q += fill;
-  }
-  memcpy(q, text, len);
-  q += len;
-  if (!right && !last) {
-    memset(q, ' ', fill);
-    q += fill;
-  }
-  return q;
-}
-
-static void draw_tail(const KernelTable *kt, CellSlot *s) {
-  char *q = s->tail;
-  for (int j = 0; j < NFIG; j++) {
-    int c = 3 + j;
-    memcpy(q, "  ", 2);
-    q = put_cell(q + 2, s->fig[j], (size_t)s->len[j], kt->w[c],
-                 kt->right[c] == 'r', c == KCOLS - 1);
-  }
-  s->tail_len = (size_t)(q - s->tail);
-  s->drawn = true;
-}
-
-/* The three text columns of a kernel's row: its name (a fused region's
- * "fused NAME" in two pieces, so nothing is allocated per row), its op or
- * "N ops", its precision. */
-typedef struct RowLabels {
-  const char *pre, *name, *op, *prec;
-  size_t pre_len, name_len, op_len, prec_len;
+/* One kernel's row: its name (a fused region's "fused NAME"), its op (or
+ * "N ops"), its precision, the figures, and where it is written; buffers
+ * reused row to row. */
+typedef struct KernelRow {
+  const char *cell[KCOLS];
+  StrBuf name;
   char ops[24];
-} RowLabels;
+  char fig[NFIG][NB];
+  char at[32];
+} KernelRow;
 
-static void row_labels(RowLabels *l, const Model *m, const int *nops,
-                       const Kernel *k) {
+static void kernel_row(KernelRow *r, const SourceSet *ss, const Model *m,
+                       const int *nops, const ModelCost *c, const Kernel *k) {
   const GNode *g = &m->nodes[k->first_node];
   if (k->region >= 0) {
-    l->pre = "fused ";
-    l->name = m->regions[k->region].name;
-    snprintf(l->ops, sizeof l->ops, "%d ops", nops[k->region]);
-    l->op = l->ops;
+    r->name.len = 0;
+    sb_puts(&r->name, "fused ");
+    sb_puts(&r->name, m->regions[k->region].name);
+    r->cell[0] = sb_str(&r->name);
+    snprintf(r->ops, sizeof r->ops, "%d ops", nops[k->region]);
+    r->cell[1] = r->ops;
   } else {
-    l->pre = "";
-    l->name = g->name;
-    l->op = g->op->name;
+    r->cell[0] = g->name;
+    r->cell[1] = g->op->name;
   }
-  l->prec = kernel_prec(m, k);
-  l->pre_len = strlen(l->pre);
-  l->name_len = strlen(l->name);
-  l->op_len = strlen(l->op);
-  l->prec_len = strlen(l->prec);
-}
-
-static void measure_labels(KernelTable *kt, const RowLabels *l) {
-  int n[3] = {(int)(l->pre_len + l->name_len), (int)l->op_len, (int)l->prec_len};
-  for (int c = 0; c < 3; c++)
-    if (n[c] > kt->w[c]) kt->w[c] = n[c];
-}
-
-/* Rows wait in a buffer for one fwrite, sized once for the table: a
- * sixteenth of its estimated text, 8 to 128 KiB, flushed when half full.
- * A 500-op model's report then touches two pages of it, not sixteen (a
- * page fault costs 10-30 us on a virtual machine, a fifth of such a run),
- * and a million-row report still goes out 64 KiB at a time. */
-enum { OUT_START = 1 << 13, OUT_MAX = 1 << 17 };
-
-/* The rows of a big model repeat (every layer alike): each distinct row
- * (the same labels and the same figure bits) gets an id in the measuring
- * pass, and the printing pass draws an id's row once and copies it after
- * that.  So the printing pass reads one id per kernel, not the kernel's
- * node and figures again (some 180 bytes a kernel, from memory). */
-enum { ROW_MEMO = 4096 };
-_Static_assert(ROW_MEMO < 65536, "a row id is held in 16 bits");
-
-typedef struct RowKey { /* words only: compared bit for bit */
-  const char *name;     /* the first node's name */
-  const OpDesc *op;     /* its op */
-  int64_t region;       /* the kernel's region (its labels), or -1 */
-  int64_t prec;         /* the DType kernel_prec prints */
-  CellKey fig;
-} RowKey;
-
-typedef struct RowMemo {
-  uint16_t *index; /* nindex entries: a row id (1 + slot), 0 empty */
-  RowKey *keys;    /* cap of them, n in use */
-  size_t *off;     /* per row: its drawn line in `lines` */
-  int *len;        /* per row: the line's length, -1 until drawn */
-  int n, cap;      /* cap: ROW_MEMO, or fewer for a small model */
-  size_t nindex;   /* a power of two, at least twice cap */
-  StrBuf lines;
-} RowMemo;
-
-/* Sized by the kernel count: a 500-op model's report should not fault in
- * a memo for 4,096 rows (page faults are most of its run time). */
-static RowMemo row_memo_new(int nkernels) {
-  RowMemo rm = {.cap = nkernels < ROW_MEMO ? (nkernels > 0 ? nkernels : 1) : ROW_MEMO,
-                .nindex = 2};
-  while (rm.nindex < 2 * (size_t)rm.cap) rm.nindex *= 2;
-  rm.index = xcalloc(rm.nindex, sizeof *rm.index);
-  rm.keys = xmalloc((size_t)rm.cap * sizeof *rm.keys);
-  rm.off = xmalloc((size_t)rm.cap * sizeof *rm.off);
-  rm.len = xmalloc((size_t)rm.cap * sizeof *rm.len);
-  return rm;
-}
-
-static void row_memo_free(RowMemo *rm) {
-  free(rm->index);
-  free(rm->keys);
-  free(rm->off);
-  free(rm->len);
-  sb_free(&rm->lines);
-}
-
-static size_t row_slot(const RowKey *key, size_t nindex) {
-  uint64_t h = (uint64_t)cell_slot(&key->fig);
-  h ^= (uint64_t)(uintptr_t)key->name * 0x9e3779b97f4a7c15u;
-  h ^= (uint64_t)(uintptr_t)key->op * 0xc2b2ae3d27d4eb4fu;
-  h ^= (uint64_t)(key->region * 31 + key->prec) * 0x165667b19e3779f9u;
-  h ^= h >> 31;
-  h *= 0x94d049bb133111ebu;
-  return (size_t)(h >> 40) & (nindex - 1);
-}
-
-/* k's row id, and *fresh when the row is new (its labels and figures still
- * to be measured); 0 when the memo is full (the row is made every time). */
-static int row_id(RowMemo *rm, const Model *m, const Kernel *k, bool *fresh) {
-  const GNode *g = &m->nodes[k->first_node];
-  DType d = g->precision != DT_NONE ? g->precision : g->type->dtype;
-  RowKey key = {g->name, g->op, k->region, d,
-                {k->count, k->flops, k->bytes, k->peak, k->time_s,
-                 (double)k->bound}};
-  *fresh = true;
-  for (size_t h = row_slot(&key, rm->nindex);; h = (h + 1) & (rm->nindex - 1)) {
-    int id = rm->index[h];
-    if (id == 0) {
-      if (rm->n == rm->cap) return 0;
-      rm->keys[rm->n] = key;
-      rm->len[rm->n] = -1;
-      rm->index[h] = (uint16_t)++rm->n;
-      return rm->n;
-    }
-    if (SAME_WORDS(&rm->keys[id - 1], &key)) {
-      *fresh = false;
-      return id;
-    }
-  }
-}
-
-static StrBuf out_buffer(size_t estimate) {
-  size_t cap = OUT_START;
-  while (cap < OUT_MAX && cap < estimate / 16) cap *= 2;
-  return (StrBuf){.data = xmalloc(cap), .cap = cap};
-}
-
-static void flush_rows(FILE *out, StrBuf *o) {
-  if (o->len >= o->cap / 2) {
-    fwrite(o->data, 1, o->len, out);
-    o->len = 0;
-  }
-}
-
-/* Room for `need` more bytes (and a NUL) in the pending output: a row
- * longer than the whole buffer grows it. */
-static char *out_room(StrBuf *o, size_t need) {
-  if (o->cap < o->len + need + 1) {
-    while (o->cap < o->len + need + 1) o->cap *= 2;
-    o->data = xrealloc(o->data, o->cap);
-  }
-  return o->data + o->len;
-}
-
-/* A row drawn before: one copy. */
-static void copy_row(FILE *out, KernelTable *kt, const RowMemo *rm, int id) {
-  size_t n = (size_t)rm->len[id - 1];
-  memcpy(out_room(&kt->out, n), rm->lines.data + rm->off[id - 1], n);
-  kt->out.len += n;
-  flush_rows(out, &kt->out);
-}
-
-/* Draws a row; with a row id, keeps the line for the id's next rows. */
-static void print_kernel_row(FILE *out, KernelTable *kt, const RowLabels *l,
-                             CellSlot *s, RowMemo *rm, int id) {
-  if (!s->drawn) draw_tail(kt, s);
-  size_t need = (size_t)kt->w[0] + (size_t)kt->w[1] + (size_t)kt->w[2] + 8 +
-                s->tail_len;
-  StrBuf *o = &kt->out;
-  char *q = out_room(o, need);
-  memcpy(q, l->pre, l->pre_len);
-  q = put_cell(q + l->pre_len, l->name, l->name_len,
-               kt->w[0] - (int)l->pre_len, false, false);
-  memcpy(q, "  ", 2);
-  q = put_cell(q + 2, l->op, l->op_len, kt->w[1], false, false);
-  memcpy(q, "  ", 2);
-  q = put_cell(q + 2, l->prec, l->prec_len, kt->w[2], false, false);
-  memcpy(q, s->tail, s->tail_len);
-  q += s->tail_len;
-  while (q > o->data + o->len && q[-1] == ' ') q--; /* no trailing blanks */
-  *q++ = '\n';
-  size_t start = o->len;
-  o->len = (size_t)(q - o->data);
-  if (id > 0) {
-    rm->off[id - 1] = rm->lines.len;
-    rm->len[id - 1] = (int)(o->len - start);
-    sb_putn(&rm->lines, o->data + start, o->len - start);
-  }
-  flush_rows(out, o);
+  r->cell[2] = kernel_prec(m, k);
+  kernel_cells(c, k, c->time_s, r->fig);
+  for (int j = 0; j < NFIG; j++) r->cell[3 + j] = r->fig[j];
+  r->cell[3 + NFIG] = fmt_at(r->at, sizeof r->at, ss, kernel_loc(m, k));
 }
 
 static void report_collectives(FILE *out, const Model *m, const ModelCost *c) {
@@ -591,8 +199,8 @@ static void report_collectives(FILE *out, const Model *m, const ModelCost *c) {
   fprintf(out, "\ncollectives (ring; NVLink %s, InfiniBand %s per GPU)\n",
           fmt_bandwidth(nvbw, sizeof nvbw, t->nvlink_bw > 0 ? t->nvlink_bw : t->pcie_bw),
           fmt_bandwidth(ibbw, sizeof ibbw, t->ib_bw > 0 ? t->ib_bw : t->pcie_bw));
-  Table tb = {.ncols = 10, .right = "llrrrrrrrr"};
-  char *head[] = {"node", "kind", "buffer", "ranks", "NVLink/GPU", "time",
+  Table tb = {.ncols = 10, .align = "llrrrrrrrr"};
+  const char *head[] = {"node", "kind", "buffer", "ranks", "NVLink/GPU", "time",
                   "IB/GPU", "time", "total", "on IB"};
   table_add(&tb, head);
   for (int i = 0; i < c->ncollectives; i++) {
@@ -608,7 +216,7 @@ static void report_collectives(FILE *out, const Model *m, const ModelCost *c) {
     fmt_time(cells[5], NB, k->ib_time);
     fmt_time(cells[6], NB, k->time_s);
     fmt_percent(cells[7], NB, percent_of(k->ib_time, k->time_s), 0);
-    char *row[] = {(char *)(k->node >= 0 ? m->nodes[k->node].name : "(gradients)"),
+    const char *row[] = {(char *)(k->node >= 0 ? m->nodes[k->node].name : "(gradients)"),
                    (char *)k->kind, cells[0], cells[1], cells[2], cells[3],
                    cells[4], cells[5], cells[6], cells[7]};
     table_add(&tb, row);
@@ -683,23 +291,25 @@ static void slowest_add(Slowest *s, int i, double ti) {
   s->tm_of[j] = ti;
 }
 
-static void report_slowest(FILE *out, Arena *a, const Model *m,
-                           const ModelCost *c, const Slowest *s) {
+static void report_slowest(FILE *out, Arena *a, const SourceSet *ss,
+                           const Model *m, const ModelCost *c, const Slowest *s) {
   if (c->nkernels == 0) return;
   fprintf(out, "\nslowest\n");
   for (int i = 0; i < s->kept; i++) {
     Kernel kn = cost_kernel(c, s->order[i]);
     const Kernel *k = &kn;
-    char tm[NB], pct[NB];
+    char tm[NB], pct[NB], at[32], bound[NB];
     fmt_time(tm, sizeof tm, k->time_s * k->count);
     fmt_percent(pct, sizeof pct, percent_of(k->time_s * k->count, c->time_s), 1);
-    fprintf(out, "  %d. %-24s %10s  %6s  %s-bound\n", i + 1,
-            kernel_name(a, m, k), tm, pct, bound_str(k->bound));
+    snprintf(bound, sizeof bound, "%s-bound", bound_str(k->bound));
+    fprintf(out, "  %d. %-24s %10s  %6s  %-13s  at %s\n", i + 1,
+            kernel_name(a, m, k), tm, pct, bound,
+            fmt_at(at, sizeof at, ss, kernel_loc(m, k)));
   }
 }
 
-static void report_one_target(FILE *out, Arena *a, const Model *m,
-                              const ModelCost *c, const char *file) {
+static void report_one_target(FILE *out, Arena *a, const SourceSet *ss,
+                              const Model *m, const ModelCost *c, const char *file) {
   const Target *t = c->target;
   char pk[NB], bw[NB], rd[NB];
   double peak = plan_peak(t, m->dtype);
@@ -709,29 +319,20 @@ static void report_one_target(FILE *out, Arena *a, const Model *m,
   fprintf(out, "  bandwidth %s\n", fmt_bandwidth(bw, sizeof bw, t->memory_bw));
   fprintf(out, "  ridge     %s FLOP/B: below it a node is memory-bound\n\n",
           fmt_fixed(rd, sizeof rd, peak / t->memory_bw, 1));
-  Table tb = {.ncols = KCOLS, .right = "lllrrrrrrrlrr"};
+  Table tb = {.ncols = KCOLS, .align = "lllrrrrrrrlrrl"};
   const int *nops = region_ops(a, m);
-  char *head[] = {"node", "op", "prec", "count", "FLOPs", "bytes", "FLOP/B",
-                  "peak", "ridge", "attainable", "bound", "time", "share"};
+  /* R-OUT-015: each figure's unit of account in its heading */
+  const char *head[] = {"node", "op", "prec", "count", "FLOPs/run", "bytes/run",
+                        "FLOP/B", "peak", "ridge", "attainable", "bound",
+                        "time/step", "share", "at"};
   table_measure(&tb, head);
-  KernelTable kt = {.right = tb.right,
-                    .index = xcalloc(CELL_MEMO, sizeof *kt.index),
-                    .memo = xmalloc(CELL_MEMO * sizeof(CellSlot))};
-  memcpy(kt.w, tb.w, sizeof kt.w);
-  RowLabels l;
+  KernelRow row = {.name = {0}};
   Slowest slow = {.kept = 0};
   int *transfers = NULL, ntransfers = 0, cap = 0;
-  RowMemo rm = row_memo_new(c->nkernels);
-  uint16_t *ids = xmalloc(((size_t)c->nkernels + 1) * sizeof *ids);
   for (int i = 0; i < c->nkernels; i++) { /* measure */
     Kernel k = cost_kernel(c, i);
-    bool fresh;
-    ids[i] = (uint16_t)row_id(&rm, m, &k, &fresh);
-    if (fresh) { /* a row seen before has been measured */
-      row_labels(&l, m, nops, &k);
-      measure_labels(&kt, &l);
-      kernel_figures(&kt, c, &k, c->time_s);
-    }
+    kernel_row(&row, ss, m, nops, c, &k);
+    table_measure(&tb, row.cell);
     slowest_add(&slow, i, k.time_s * k.count);
     if (k.bound == BOUND_PCIE) {
       if (ntransfers == cap) {
@@ -741,34 +342,18 @@ static void report_one_target(FILE *out, Arena *a, const Model *m,
       transfers[ntransfers++] = i;
     }
   }
-  memcpy(tb.w, kt.w, sizeof kt.w);
-  StrBuf line = {0};
-  table_row(out, &tb, "", (const char *const *)head, &line);
-  sb_free(&line);
-  /* a row: the label columns, then about 80 bytes of figures */
-  kt.out = out_buffer((size_t)c->nkernels *
-                      ((size_t)kt.w[0] + (size_t)kt.w[1] + (size_t)kt.w[2] + 80));
+  table_put_row(out, &tb, "", head);
   for (int i = 0; i < c->nkernels; i++) { /* print */
-    int id = ids[i];
-    if (id > 0 && rm.len[id - 1] >= 0) {
-      copy_row(out, &kt, &rm, id);
-      continue;
-    }
     Kernel k = cost_kernel(c, i);
-    row_labels(&l, m, nops, &k);
-    print_kernel_row(out, &kt, &l, kernel_figures(&kt, c, &k, c->time_s), &rm,
-                     id);
+    kernel_row(&row, ss, m, nops, c, &k);
+    table_put_row(out, &tb, "", row.cell);
   }
-  if (kt.out.len > 0) fwrite(kt.out.data, 1, kt.out.len, out);
-  sb_free(&kt.out);
-  free(ids);
-  row_memo_free(&rm);
-  free(kt.index);
-  free(kt.memo);
+  table_free(&tb);
+  sb_free(&row.name);
 
   char f[NB], b[NB], tm[NB], s[NB];
   fprintf(out, "\ntotals per step (counts multiplied)\n");
-  fprintf(out, "  FLOPs            %s\n", count_unit(f, sizeof f, c->flops, "FLOP"));
+  fprintf(out, "  FLOPs            %s\n", fmt_flop(f, sizeof f, c->flops));
   fprintf(out, "  bytes            %s\n", fmt_bytes(b, sizeof b, c->bytes));
   fprintf(out, "  step time        >= %s (sum of node times)\n",
           fmt_time(tm, sizeof tm, c->time_s));
@@ -781,7 +366,7 @@ static void report_one_target(FILE *out, Arena *a, const Model *m,
     fprintf(out, "  collectives      %s on links\n",
             fmt_time(tm, sizeof tm, c->collective_time));
   report_footprint(out, c);
-  report_slowest(out, a, m, c, &slow);
+  report_slowest(out, a, ss, m, c, &slow);
   report_collectives(out, m, c);
   report_transfers(out, m, c, transfers, ntransfers);
   free(transfers);
@@ -790,8 +375,8 @@ static void report_one_target(FILE *out, Arena *a, const Model *m,
 /* Several targets: each kernel's attainable rate, bound and time on every
  * target side by side (rates to three significant digits, so 3.35 against
  * 6.70 reads at a glance). */
-static void report_side_by_side(FILE *out, Arena *a, const Analysis *an,
-                                int mi, const char *file) {
+static void report_side_by_side(FILE *out, Arena *a, const SourceSet *ss,
+                                const Analysis *an, int mi, const char *file) {
   const Model *m = &an->unit->models[mi];
   const ModelCost *c0 = cost_at(an, mi, 0);
   fprintf(out, "model %s (%s) on %d targets\n", m->name, file, an->ntargets);
@@ -806,27 +391,29 @@ static void report_side_by_side(FILE *out, Arena *a, const Analysis *an,
   }
   fputc('\n', out);
   int nt = an->ntargets > 8 ? 8 : an->ntargets;
-  Table tb = {.ncols = 5 + 3 * nt};
+  Table tb = {.ncols = 5 + 3 * nt + 1}; /* ... then "at" */
   const int *nops = region_ops(a, m);
   char right[32];
   memset(right, 'r', sizeof right);
   right[0] = right[1] = 'l';
   for (int ti = 0; ti < nt; ti++) right[5 + 3 * ti + 1] = 'l';
-  tb.right = right;
-  char *head[32] = {"node", "op", "FLOPs", "bytes", "FLOP/B"};
+  right[5 + 3 * nt] = 'l';
+  tb.align = right;
+  const char *head[32] = {"node", "op", "FLOPs/run", "bytes/run", "FLOP/B"};
   char hdr[8][3][NB];
   for (int ti = 0; ti < nt; ti++) {
     snprintf(hdr[ti][0], NB, "[%d] attainable", ti + 1);
     snprintf(hdr[ti][1], NB, "bound");
-    snprintf(hdr[ti][2], NB, "time");
+    snprintf(hdr[ti][2], NB, "time/step");
     for (int j = 0; j < 3; j++) head[5 + 3 * ti + j] = hdr[ti][j];
   }
+  head[5 + 3 * nt] = "at";
   table_add(&tb, head);
   char cells[32][NB];
   for (int ki = 0; ki < c0->nkernels; ki++) {
     Kernel kn0 = cost_kernel(c0, ki);
     const Kernel *k0 = &kn0;
-    char *row[32] = {(char *)kernel_name(a, m, k0), (char *)kernel_op(a, m, nops, k0)};
+    const char *row[32] = {(char *)kernel_name(a, m, k0), (char *)kernel_op(a, m, nops, k0)};
     fmt_count(cells[2], NB, k0->flops);
     fmt_bytes(cells[3], NB, k0->bytes);
     fmt_fixed(cells[4], NB, cost_kernel_roof(c0, k0).intensity, 3);
@@ -846,6 +433,7 @@ static void report_side_by_side(FILE *out, Arena *a, const Analysis *an,
       fmt_time(cells[base + 2], NB, k->time_s * k->count);
       for (int j = 0; j < 3; j++) row[base + j] = cells[base + j];
     }
+    row[5 + 3 * nt] = fmt_at(cells[5 + 3 * nt], NB, ss, kernel_loc(m, k0));
     table_add(&tb, row);
   }
   table_print(out, &tb, "");
@@ -865,9 +453,9 @@ void report_models(FILE *out, const Analysis *an, const SourceSet *ss) {
   for (int mi = 0; mi < an->unit->nmodels; mi++) {
     if (mi > 0) fputc('\n', out);
     if (an->ntargets > 1)
-      report_side_by_side(out, a, an, mi, file);
+      report_side_by_side(out, a, ss, an, mi, file);
     else
-      report_one_target(out, a, &an->unit->models[mi], cost_at(an, mi, 0), file);
+      report_one_target(out, a, ss, &an->unit->models[mi], cost_at(an, mi, 0), file);
   }
   arena_free(a);
 }
@@ -886,8 +474,8 @@ static SweepKind sweep_kind(const ModelCost *c) {
 }
 
 static const char *const sweep_heads[][12] = {
-    [SW_TOTALS] = {"FLOPs", "bytes", "FLOP/B", "time", "memory-bound", NULL},
-    [SW_ONE_NODE] = {"FLOPs", "bytes", "FLOP/B", "attainable", "bound", "time",
+    [SW_TOTALS] = {"FLOPs/step", "bytes/step", "FLOP/B", "time/step", "memory-bound", NULL},
+    [SW_ONE_NODE] = {"FLOPs/step", "bytes/step", "FLOP/B", "attainable", "bound", "time/step",
                      "blocks", "waves", "utilisation", "SMs idle", NULL},
     [SW_COLLECTIVE] = {"NVLink/GPU", "NVLink time", "IB/GPU", "IB time",
                        "time", "on IB", NULL},
@@ -933,7 +521,7 @@ void report_sweep_row(FILE *out, const Analysis *an, const char *let_name,
     const NodeCost *nc = &c->nodes[k->first_node];
     RoofPoint roof = cost_kernel_roof(c, k);
     Waves w = cost_node_waves(c, nc);
-    count_unit(v[n++], NB, k->flops * k->count, "FLOP");
+    fmt_flop(v[n++], NB, k->flops * k->count);
     fmt_bytes(v[n++], NB, k->bytes * k->count);
     fmt_fixed(v[n++], NB, roof.intensity, 3);
     fmt_flops_rate(v[n++], NB, roof.attainable);
@@ -944,7 +532,7 @@ void report_sweep_row(FILE *out, const Analysis *an, const char *let_name,
     fmt_percent(v[n++], NB, w.utilisation, 1);
     fmt_fixed(v[n++], NB, w.idle_sms, 0);
   } else {
-    count_unit(v[n++], NB, c->flops, "FLOP");
+    fmt_flop(v[n++], NB, c->flops);
     fmt_bytes(v[n++], NB, c->bytes);
     fmt_fixed(v[n++], NB, c->bytes > 0 ? c->flops / c->bytes : 0, 3);
     fmt_time(v[n++], NB, c->time_s);
@@ -985,8 +573,8 @@ int report_targets_cmd(FILE *out, Arena *a, SourceSet *ss,
       if (!ts[i]) return resolve_status(names[i]);
     }
   }
-  Table tb = {.ncols = 7, .right = "llrrrrr"};
-  char *head[] = {"target", "part", "year", "memory", "bandwidth",
+  Table tb = {.ncols = 7, .align = "llrrrrr"};
+  const char *head[] = {"target", "part", "year", "memory", "bandwidth",
                   "16-bit peak", "ridge FLOP/B"};
   table_add(&tb, head);
   for (int i = 0; i < nt; i++) {
@@ -997,7 +585,7 @@ int report_targets_cmd(FILE *out, Arena *a, SourceSet *ss,
     snprintf(bw, sizeof bw, "%s TB/s", fmt_fixed(num, sizeof num, t->memory_bw / 1e12, 2));
     tflops(pk, sizeof pk, target_headline_peak(t), 0);
     fmt_fixed(rd, sizeof rd, target_headline_peak(t) / t->memory_bw, 0);
-    char *row[] = {(char *)t->name, (char *)t->display, yr, mem, bw, pk, rd};
+    const char *row[] = {(char *)t->name, (char *)t->display, yr, mem, bw, pk, rd};
     table_add(&tb, row);
   }
   table_print(out, &tb, "");
@@ -1068,8 +656,8 @@ int report_target_card(FILE *out, Arena *a, SourceSet *ss, const char *name,
   if (t->regs_per_sm > 0)
     fprintf(out, ", %s registers per SM", short_bytes(v, sizeof v, t->regs_per_sm));
   fprintf(out, "\n\n");
-  Table tb = {.ncols = 3, .right = "lrr"};
-  char *head[] = {"precision", "peak", "ridge FLOP/B"};
+  Table tb = {.ncols = 3, .align = "lrr"};
+  const char *head[] = {"precision", "peak", "ridge FLOP/B"};
   table_add(&tb, head);
   for (size_t i = 0; i < sizeof card_rows / sizeof card_rows[0]; i++) {
     double p = (card_rows[i].tensor ? t->tensor_peak : t->vector_peak)[card_rows[i].dt];
@@ -1077,7 +665,7 @@ int report_target_card(FILE *out, Arena *a, SourceSet *ss, const char *name,
     char pk[NB], rd[NB];
     fmt_flops_rate(pk, sizeof pk, p);
     fmt_fixed(rd, sizeof rd, p / t->memory_bw, 1);
-    char *row[] = {(char *)card_rows[i].label, pk, rd};
+    const char *row[] = {(char *)card_rows[i].label, pk, rd};
     table_add(&tb, row);
   }
   table_print(out, &tb, "");

@@ -910,6 +910,15 @@ typedef struct Model {
   int nregions;
 } Model;
 
+/* Copies of a weight declared in `scope`: the trips of the repeats around
+ * it (a loop's trips reuse the same tensor, see Scope). */
+static inline double model_weight_copies(const Model *m, int scope) {
+  double n = 1;
+  for (int s = scope; s >= 0; s = m->scopes[s].parent)
+    if (!m->scopes[s].is_loop) n *= (double)m->scopes[s].trips;
+  return n;
+}
+
 typedef struct Unit {
   int file;
   Model *models;
@@ -1194,6 +1203,34 @@ char *fmt_sig3(char *buf, size_t n, double x);                   /* "6.70" */
  * none after the point from 100 on ("0.167", "1.00", "42.7", "1365"), as
  * the seed writes them in prose ("1.00 FLOP/byte", "1365 -> 683"). */
 char *fmt_intensity(char *buf, size_t n, double flop_per_byte);
+char *fmt_flop(char *buf, size_t n, double flops);               /* "13.5 GFLOP" */
+/* Where a node is, as the `at` columns print it: "LINE:COL" (byte
+ * column), "-" when it has no place in a file. */
+char *fmt_at(char *buf, size_t n, const SourceSet *ss, Loc loc);  /* "12:7" */
+
+/* ===================================================================== */
+/* table.c: aligned text tables (every table of report, plan and diff).   */
+/* ===================================================================== */
+
+/* Two blanks between columns, no trailing blanks.  Zero-initialise with
+ * ncols and align ('r' right, 'l' left, per column).  Either keep rows
+ * (table_add, then table_print, which prints and frees), or measure every
+ * row first (table_measure) and print each at the final widths
+ * (table_put_row, then table_free). */
+typedef struct Table {
+  int ncols;
+  const char *align;
+  size_t *w, *len; /* column widths; a row's cell lengths (scratch) */
+  struct TableBlock *first, *last;
+  StrBuf line;
+} Table;
+
+void table_add(Table *t, const char *const *row);
+void table_measure(Table *t, const char *const *row);
+void table_put_row(FILE *out, Table *t, const char *indent,
+                   const char *const *row);
+void table_print(FILE *out, Table *t, const char *indent);
+void table_free(Table *t);
 
 /* ===================================================================== */
 /* embedded: specs/targets/ files compiled into the binary (build/gen).   */
@@ -1291,6 +1328,23 @@ void json_write(FILE *out, Analysis *const *an, const DiagSink *const *diags,
 struct json_t;
 struct json_t *json_safe_string(const char *s);
 struct json_t *json_base_number(double v);
+/* A JSON document written as it is made, so that its memory is one node's,
+ * not the document's: containers are opened and closed here, and each
+ * value is a small jansson tree, dumped and freed at once.  The text is
+ * byte for byte what json_dumpf(JSON_INDENT(2) | JSON_PRESERVE_ORDER)
+ * writes for the whole tree.  `key` is a plain ASCII literal (it is not
+ * escaped) inside an object, NULL inside an array or at the top. */
+enum { JSON_OUT_DEPTH = 32 };
+typedef struct JsonOut {
+  FILE *out;
+  int depth;
+  bool any[JSON_OUT_DEPTH]; /* per open container: a member written */
+  size_t len;               /* text waiting in buf for one fwrite */
+  char buf[1 << 16];
+} JsonOut;
+void json_out_open(JsonOut *w, const char *key, char bracket);  /* '{' '[' */
+void json_out_close(JsonOut *w, char bracket);                 /* '}' ']' */
+void json_out_put(JsonOut *w, const char *key, struct json_t *v); /* steals v */
 
 /* SARIF 2.1.0: one run, one rule per registered check plus the rule
  * "error" for language errors; `exit_status` is recorded in invocations. */
@@ -1324,17 +1378,6 @@ int plan_whatif(FILE *out, Arena *a, const SourceSet *ss, const Analysis *an,
  * *err (arena) when a name is unknown. */
 bool plan_parse_dtypes(Arena *a, const char *list, DType **dtypes, int *n,
                        const char **err);
-
-/* Aligned text tables shared by plan.c and diff.c. */
-typedef struct PlanTable {
-  char **cells;      /* row-major, ncols per row (xmalloc'd copies) */
-  int nrows, ncols, cap;
-  const char *align; /* per column: 'r' right, 'l' left */
-} PlanTable;
-
-void plan_table_row(PlanTable *t, const char *const *row);
-/* Prints with two blanks between columns, no trailing blanks; frees. */
-void plan_table_print(FILE *out, PlanTable *t, const char *indent);
 
 typedef struct DiffOptions {
   Bindings *bindings;    /* -D overrides, both sides */

@@ -272,30 +272,28 @@ static json_t *result(SarifCtx *cx, const Diag *d) {
 
 /* ---------------------------------------------------------------- document */
 
-/* R-OUT-005 */
+/* R-OUT-005.  Written as it is made (JsonOut): the results, which grow
+ * with the input, go out one by one.  The artifacts come before them in
+ * the log but are found by making the results, so a first pass makes each
+ * result and drops it, and the second writes it. */
 void sarif_write(FILE *out, Analysis *const *an, const DiagSink *const *diags, int n,
                  const SourceSet *ss, int exit_status) {
   SarifCtx cx = {ss, json_array(), xmalloc((size_t)(ss->nfiles + 1) * sizeof(int)), NULL};
   for (int i = 0; i < ss->nfiles; i++) cx.artifact_of[i] = -1;
 
-  json_t *run = json_object();
   json_t *tool = json_object();
   json_t *drv = driver();
   cx.rules = json_object_get(drv, "rules");
-  json_object_set_new(tool, "driver", drv);
-  json_object_set_new(run, "tool", tool);
+  json_object_set(tool, "driver", drv); /* kept: results index its rules */
   json_t *inv = json_object();
   json_object_set_new(inv, "executionSuccessful", json_boolean(exit_status != 2));
   json_object_set_new(inv, "exitCode", json_integer(exit_status));
   json_t *invs = json_array();
   json_array_append_new(invs, inv);
-  json_object_set_new(run, "invocations", invs);
   json_t *base = json_object();
   json_t *srcroot = json_object();
   json_object_set_new(srcroot, "description", text_message("the directory rooflint ran in"));
   json_object_set_new(base, "%SRCROOT%", srcroot);
-  json_object_set_new(run, "originalUriBaseIds", base);
-  json_object_set_new(run, "columnKind", json_string("unicodeCodePoints"));
 
   /* The files analysed come first among the artifacts, in command-line
    * order, whether or not anything was found in them. */
@@ -309,23 +307,37 @@ void sarif_write(FILE *out, Analysis *const *an, const DiagSink *const *diags, i
       json_object_set_new(art, "roles", roles);
     }
   }
-  json_object_set(run, "artifacts", cx.artifacts);
-  json_t *results = json_array();
+  for (int f = 0; f < n; f++) { /* the files the results name */
+    const DiagSink *d = diags ? diags[f] : NULL;
+    for (int i = 0; d && i < d->n; i++) json_decref(result(&cx, d->items[i]));
+  }
+
+  JsonOut *w = xmalloc(sizeof *w);
+  w->out = out;
+  w->depth = 0;
+  w->len = 0;
+  json_out_open(w, NULL, '{');
+  json_out_put(w, "$schema", json_string(SARIF_SCHEMA));
+  json_out_put(w, "version", json_string("2.1.0"));
+  json_out_open(w, "runs", '[');
+  json_out_open(w, NULL, '{');
+  json_out_put(w, "tool", tool);
+  json_out_put(w, "invocations", invs);
+  json_out_put(w, "originalUriBaseIds", base);
+  json_out_put(w, "columnKind", json_string("unicodeCodePoints"));
+  json_out_put(w, "artifacts", json_incref(cx.artifacts));
+  json_out_open(w, "results", '[');
   for (int f = 0; f < n; f++) {
     const DiagSink *d = diags ? diags[f] : NULL;
-    for (int i = 0; d && i < d->n; i++) json_array_append_new(results, result(&cx, d->items[i]));
+    for (int i = 0; d && i < d->n; i++) json_out_put(w, NULL, result(&cx, d->items[i]));
   }
-  json_object_set_new(run, "results", results);
-
-  json_t *doc = json_object();
-  json_object_set_new(doc, "$schema", json_string(SARIF_SCHEMA));
-  json_object_set_new(doc, "version", json_string("2.1.0"));
-  json_t *runs = json_array();
-  json_array_append_new(runs, run);
-  json_object_set_new(doc, "runs", runs);
-  json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+  json_out_close(w, ']');
+  json_out_close(w, '}');
+  json_out_close(w, ']');
+  json_out_close(w, '}');
   fputc('\n', out);
-  json_decref(doc);
+  free(w);
+  json_decref(drv);
   json_decref(cx.artifacts);
   free(cx.artifact_of);
 }

@@ -1,14 +1,17 @@
 #!/bin/sh
-# bench.sh: `make bench`.  Generates synthetic models with gen.sh, runs the
-# full pipeline on each (parse, sema, cost, every check, --report to
-# /dev/null) under tests/bench/rusage.c, prints a table and a verdict per
-# goal.  It never fails the build: a missed goal is reported, not fatal.
+# bench.sh: `make bench`.  Generates synthetic models with gen.sh, lints
+# each (parse, sema, cost, every check, the diagnostics and the summary
+# line) under tests/bench/rusage.c, then times the outputs (--report,
+# --format json, --format sarif) on two of them against the lint, and
+# prints a table and a verdict per goal.  It never fails the build: a
+# missed goal is reported, not fatal.
 #
 #   BUILD=build            where rooflint is (and where the inputs go)
 #   BENCH_LAYERS="..."     transformer sizes in layers (16 ops each)
 #   BENCH_REPS=3           runs per size under 100,000 ops, 2 above (the
 #                          minimum time is kept)
 #   BENCH_TIMEOUT=120      seconds before one run is killed (exit 124)
+#   BENCH_OUTPUTS="..."    transformer sizes (layers) the outputs are timed on
 set -u
 BUILD=${BUILD:-build}
 BIN=${BIN:-$BUILD/rooflint}
@@ -18,8 +21,9 @@ GEN="sh tests/bench/gen.sh"
 LAYERS=${BENCH_LAYERS:-10 100 625 6250 31250 93750}
 CHAINS=${BENCH_CHAINS:-10000 100000 1000000}
 REPS=${BENCH_REPS:-3}
+OUT_LAYERS=${BENCH_OUTPUTS:-6250 31250}
 # Every check, the default ones and those off by default.
-FLAGS=${BENCH_FLAGS:---report}
+FLAGS=${BENCH_FLAGS:-}
 mkdir -p "$DIR"
 if [ ! -x "$BIN" ]; then
   echo "bench: $BIN not built (run make)"; exit 0
@@ -117,6 +121,28 @@ set -- $(best 20 $BIN $FLAGS "$DIR/repeat_1.roof"); r1=$1; r1c=$4
 set -- $(best 20 $BIN $FLAGS "$DIR/repeat_1e9.roof"); r9=$1; r9c=$4
 echo "repeat 1: wall $r1 s, cpu $r1c s; repeat 1000000000: wall $r9 s, cpu $r9c s (best of 20)"
 
+# The outputs, each against the lint of the same model (stdout to
+# /dev/null; the best of two runs).
+echo
+echo "outputs against the lint (every check, stdout to /dev/null, best of 2):"
+OUTS=$DIR/outputs.txt
+: > "$OUTS"
+printf '%-14s %8s %-14s %8s %8s %8s %8s %8s %4s\n' \
+  model ops output "wall s" "cpu s" "RSS MiB" "x time" "x RSS" exit
+for n in $OUT_LAYERS; do
+  f=$DIR/transformer_$n.roof
+  ops=$(gen "$f" transformer "$n")
+  set -- $(best 2 $BIN $FLAGS "$f"); lw=$1; lr=$2; lc=$4
+  for mode in lint --report "--format json" "--format sarif"; do
+    if [ "$mode" = lint ]; then w=$lw; r=$lr; st=0; c=$lc
+    else set -- $(best 2 $BIN $FLAGS $mode "$f"); w=$1; r=$2; st=$3; c=$4; fi
+    echo "$n $ops $mode|$w $r $st $c $lw $lr $lc" >> "$OUTS"
+    awk -v n="layers=$n" -v o="$ops" -v m="$mode" -v w="$w" -v r="$r" -v st="$st" -v c="$c" -v lw="$lw" -v lr="$lr" -v lc="$lc" -v basis="${BENCH_BASIS:-}" 'BEGIN {
+      printf "%-14s %8d %-14s %8.3f %8.3f %8.1f %8.2f %8.2f %4s\n",
+        n, o, m, w, c, r / 1024, (lc > 0 ? c / lc : 0), (lr > 0 ? r / lr : 0), st }'
+  done
+done
+
 # On a machine busy with other work wall time measures the others; the
 # verdicts then use CPU time (user + system), which is what one idle core
 # would take.  BENCH_BASIS=wall|cpu forces one.
@@ -159,4 +185,16 @@ awk -v basis="$basis" -v tw="$true_wall" -v sw="$small_wall" -v sc="$small_cpu" 
       verdict(g <= 1.5, sprintf("unfused-chain check linear: time/op at chain %d is %.2fx that at chain %d", ops[cbig], g, ops[csmall]))
     }
   }' "$ROWS"
+# --format json against the lint of the same model: memory within 10%,
+# time within 2x (on the basis above).
+awk -F'|' -v basis="$basis" '
+  function verdict(ok, text) { printf "  %-4s %s\n", ok ? "MET" : "MISS", text }
+  {
+    split($1, h, " "); split($2, v, " ")
+    if (h[3] " " h[4] != "--format json") next
+    t = (basis == "cpu" ? v[4] : v[1]); lt = (basis == "cpu" ? v[7] : v[5])
+    verdict(v[2] <= v[6] * 1.10 && t <= lt * 2 && v[3] <= 1,
+      sprintf("--format json on %d ops within 10%% of the lint'"'"'s memory and 2x its time: %.2fx memory, %.2fx time",
+        h[2], v[2] / v[6], t / lt))
+  }' "$OUTS"
 exit 0

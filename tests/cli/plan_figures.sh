@@ -72,6 +72,7 @@ eval "$(awk 'BEGIN {
   printf "BYTES_OLD=%.17g BYTES_NEW=%.17g FP_OLD=%.17g FP_NEW=%.17g\n", 3 * b_old, 2 * b_old + b_new, fp_old, fp_new
   printf "G_LO=%d G_HI=%d\n", int((tot_new - tot_old) / tot_old * 100), int((tot_new - tot_old) / tot_old * 100) + 1
 }')"
+# R-OUT-015: a diff entry's figures are the step's: step_flops, step_bytes, step_time_s.
 "$ROOFLINT" diff --format json "$I/stray_old.roof" "$I/stray_new.roof" >"$T/s.json" 2>"$T/s.err"
 st=$?
 [ "$st" -eq 0 ] || fail "stray json: exit $st"
@@ -80,14 +81,14 @@ N=models[0].nodes[1]
 want_str "$T/s.flat" "$N.name" '"y"'
 want_str "$T/s.flat" "$N.old.precision" '"bf16"'
 want_str "$T/s.flat" "$N.new.precision" '"fp32"'
-want "$T/s.flat" "$N.old.flops" "$FL"
-want "$T/s.flat" "$N.new.flops" "$FL"
-want "$T/s.flat" "$N.old.bytes" "$B_OLD"
-want "$T/s.flat" "$N.new.bytes" "$B_NEW"
+want "$T/s.flat" "$N.old.step_flops" "$FL"
+want "$T/s.flat" "$N.new.step_flops" "$FL"
+want "$T/s.flat" "$N.old.step_bytes" "$B_OLD"
+want "$T/s.flat" "$N.new.step_bytes" "$B_NEW"
 want "$T/s.flat" "$N.old.peak" 990e12
 want "$T/s.flat" "$N.new.peak" 67e12
-want "$T/s.flat" "$N.old.time_s" "$T_OLD"
-want "$T/s.flat" "$N.new.time_s" "$T_NEW"
+want "$T/s.flat" "$N.old.step_time_s" "$T_OLD"
+want "$T/s.flat" "$N.new.step_time_s" "$T_NEW"
 want_str "$T/s.flat" "$N.new.bound" '"compute"'
 want "$T/s.flat" models[0].totals.old.time_s "$TOT_OLD"
 want "$T/s.flat" models[0].totals.new.time_s "$TOT_NEW"
@@ -134,13 +135,13 @@ eval "$(awk 'BEGIN {
 "$ROOFLINT" diff --format json "$I/fuse_old.roof" "$I/fuse_new.roof" >"$T/f.json" 2>"$T/f.err"
 flat "$T/f.json" >"$T/f.flat"
 want_str "$T/f.flat" models[0].nodes[0].name '"g"'
-want "$T/f.flat" models[0].nodes[0].old.time_s "$SILU_T"
+want "$T/f.flat" models[0].nodes[0].old.step_time_s "$SILU_T"
 want_str "$T/f.flat" models[0].nodes[0].new.region '"act"'
-want "$T/f.flat" models[0].nodes[1].old.time_s "$MUL_T"
+want "$T/f.flat" models[0].nodes[1].old.step_time_s "$MUL_T"
 want_str "$T/f.flat" models[0].nodes[2].name '"fused act"'
 want_str "$T/f.flat" models[0].nodes[2].status '"added"'
-want "$T/f.flat" models[0].nodes[2].new.bytes "$FUSED_B"
-want "$T/f.flat" models[0].nodes[2].new.time_s "$FUSED_T"
+want "$T/f.flat" models[0].nodes[2].new.step_bytes "$FUSED_B"
+want "$T/f.flat" models[0].nodes[2].new.step_time_s "$FUSED_T"
 want "$T/f.flat" models[0].totals.old.time_s "$F_OLD"
 want "$T/f.flat" models[0].totals.new.time_s "$F_NEW"
 want_str "$T/f.flat" 'diagnostics.disappeared[0].check' '"unfused-elementwise"'

@@ -118,6 +118,49 @@ START_TEST(bandwidth_and_counts) {
 }
 END_TEST
 
+/* R-ROOF-003 (issue 16 item 12, issue 17 item 7): P and E prefixes, minutes and hours,
+ * and exponent form where digits would stop meaning anything (a figure of
+ * 10^15 or more without a prefix, a million of the largest prefix); no
+ * text is cut by the 64-byte buffers. */
+START_TEST(large_figures) {
+  char b[B];
+  /* 3.69e+07 TFLOP was the issue's example: 3.69e19 FLOP */
+  ck_assert_str_eq(fmt_flop(b, B, 3.69e19), "36.9 EFLOP");
+  ck_assert_str_eq(fmt_flop(b, B, 2.0e15), "2.00 PFLOP");
+  ck_assert_str_eq(fmt_flop(b, B, 999.96e12), "1.00 PFLOP"); /* carry */
+  ck_assert_str_eq(fmt_flop(b, B, 13.5e9), "13.5 GFLOP");
+  ck_assert_str_eq(fmt_flop(b, B, 123), "123 FLOP");
+  ck_assert_str_eq(fmt_bytes(b, B, 1.5e18), "1.50 EB");
+  ck_assert_str_eq(fmt_count(b, B, 4.2e15), "4.20 P");
+  /* 10^65 FLOPs (three nested repeat 10^18): 10^47 EFLOP is 1.37e+65 FLOP */
+  ck_assert_str_eq(fmt_flop(b, B, 1.37e65), "1.37e+65 FLOP");
+  ck_assert_str_eq(fmt_bytes(b, B, 1.01e62), "1.01e+62 B");
+  ck_assert_str_eq(fmt_count(b, B, 1e54), "1.00e+54");
+  /* 37434.19 s = 623.9 min = 10.398 h */
+  ck_assert_str_eq(fmt_time(b, B, 37434.19), "10.4 h");
+  ck_assert_str_eq(fmt_time(b, B, 59.99), "59.99 s");
+  ck_assert_str_eq(fmt_time(b, B, 59.996), "1.00 min"); /* 60.00 s */
+  ck_assert_str_eq(fmt_time(b, B, 90), "1.50 min");
+  ck_assert_str_eq(fmt_time(b, B, 3590), "59.8 min"); /* 59.833 */
+  ck_assert_str_eq(fmt_time(b, B, 3597), "1.00 h"); /* 59.95 min reads 60.0 */
+  ck_assert_str_eq(fmt_time(b, B, 1.39e50), "3.86e+46 h");
+  /* rates stay in TFLOP/s as the seed prints them ("1979.0"), up to
+   * 10^18 FLOP/s */
+  ck_assert_str_eq(fmt_flops_rate(b, B, 1e15), "1000.0 TFLOP/s");
+  ck_assert_str_eq(fmt_flops_rate(b, B, 2.5e18), "2.5 EFLOP/s");
+  ck_assert_str_eq(fmt_flops_rate(b, B, 3e300), "3.00e+300 FLOP/s");
+  ck_assert_str_eq(fmt_bandwidth(b, B, 1.2e15), "1.2 PB/s");
+  ck_assert_str_eq(fmt_bandwidth(b, B, 1e308), "1.00e+308 B/s");
+  /* the issue's ridge: 2.99e299 FLOP/B printed 63 digits, cut */
+  ck_assert_str_eq(fmt_fixed(b, B, 2.99e299, 1), "2.99e+299");
+  ck_assert_str_eq(fmt_sig3(b, B, 2.99e299), "2.99e+299");
+  ck_assert_str_eq(fmt_fixed(b, B, 123456789012345.0, 0), "123456789012000");
+  ck_assert_str_eq(fmt_fixed(b, B, 1e15, 0), "1.00e+15");
+  ck_assert_str_eq(fmt_percent(b, B, 1e300, 1), "1.00e+302%");
+  ck_assert_str_eq(fmt_sig3(b, B, 1e9), "1000000000");
+}
+END_TEST
+
 /* ------------------------------------------------ fast path = reference */
 
 /* fmt_round and fmt_fixed decide most values in integers and leave the rest
@@ -149,9 +192,9 @@ static void agree_at(double x, int d) {
   fmt_fixed_ref(fb, B, x, d);
   if (strcmp(fa, fb) != 0)
     ck_abort_msg("fmt_fixed(%.17g, %d): fast \"%s\", reference \"%s\"", x, d, fa, fb);
-  char pa[B], pb[B];
+  char pa[B], pb[B], t[B];
   fmt_percent(pa, B, x / 100, d);
-  snprintf(pb, B, "%.*f%%", d, fmt_round_ref(x / 100 * 100.0, d));
+  snprintf(pb, B, "%s%%", fmt_fixed_ref(t, B, x / 100 * 100.0, d));
   if (strcmp(pa, pb) != 0)
     ck_abort_msg("fmt_percent(%.17g, %d): \"%s\", \"%s\"", x / 100, d, pa, pb);
 }
@@ -204,12 +247,12 @@ START_TEST(fast_round_short_buffers) {
   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
     for (size_t n = 1; n <= 24; n++)
       for (int d = 0; d <= 4; d++) {
-        char fa[B], fb[B], pa[B], pb[B];
+        char fa[B], fb[B], pa[B], pb[B], t[B];
         fmt_fixed(fa, n, v[i], d);
         fmt_fixed_ref(fb, n, v[i], d);
         ck_assert_str_eq(fa, fb);
         fmt_percent(pa, n, v[i], d);
-        snprintf(pb, n, "%.*f%%", d, fmt_round_ref(v[i] * 100.0, d));
+        snprintf(pb, n, "%s%%", fmt_fixed_ref(t, B, v[i] * 100.0, d));
         ck_assert_str_eq(pa, pb);
       }
   char b[8];
@@ -282,6 +325,7 @@ Suite *format_suite(void) {
   tcase_add_test(tc, bytes_edges);
   tcase_add_test(tc, time_seed_figures);
   tcase_add_test(tc, bandwidth_and_counts);
+  tcase_add_test(tc, large_figures);
   suite_add_tcase(s, tc);
   TCase *fast = tcase_create("fast path");
   tcase_set_timeout(fast, 60);

@@ -258,6 +258,59 @@ START_TEST(test_json_numbers) {
 }
 END_TEST
 
+/* JsonOut writes what json_dumpf(JSON_INDENT(2) | JSON_PRESERVE_ORDER)
+ * writes for the same tree: a nested object as a member value, an empty
+ * array and object ("[]", "{}"), a string that needs escaping, a real. */
+START_TEST(test_json_out_stream) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  JsonOut *w = calloc(1, sizeof *w);
+  w->out = f;
+  json_out_open(w, NULL, '{');
+  json_out_put(w, "a", json_integer(1));
+  json_out_open(w, "rows", '[');
+  json_t *loc = json_object();
+  json_object_set_new(loc, "line", json_integer(3));
+  json_out_put(w, NULL, loc);
+  json_out_open(w, NULL, '[');
+  json_out_close(w, ']');
+  json_out_open(w, NULL, '{');
+  json_out_put(w, "s", json_string("q\"\n"));
+  json_out_close(w, '}');
+  json_out_close(w, ']');
+  json_out_open(w, "none", '{');
+  json_out_close(w, '}');
+  json_out_put(w, "x", json_real(0.5));
+  json_out_close(w, '}');
+  fclose(f);
+  free(w);
+  const char *want = "{\n"
+                     "  \"a\": 1,\n"
+                     "  \"rows\": [\n"
+                     "    {\n"
+                     "      \"line\": 3\n"
+                     "    },\n"
+                     "    [],\n"
+                     "    {\n"
+                     "      \"s\": \"q\\\"\\n\"\n"
+                     "    }\n"
+                     "  ],\n"
+                     "  \"none\": {},\n"
+                     "  \"x\": 0.5\n"
+                     "}";
+  ck_assert_str_eq(buf, want);
+  /* and jansson's own text of the same tree */
+  json_t *doc = json_loads(want, 0, NULL);
+  ck_assert_ptr_nonnull(doc);
+  char *dumped = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+  ck_assert_str_eq(dumped, want);
+  free(dumped);
+  json_decref(doc);
+  free(buf);
+}
+END_TEST
+
 START_TEST(test_sarif_document) {
   Fixture *f = fixture();
   json_t *doc = capture_json(f, true, NULL);
@@ -359,6 +412,7 @@ Suite *json_suite(void) {
   TCase *tc = tcase_create("outputs");
   tcase_add_test(tc, test_json_document);
   tcase_add_test(tc, test_json_numbers);
+  tcase_add_test(tc, test_json_out_stream);
   tcase_add_test(tc, test_sarif_document);
   tcase_add_test(tc, test_plot_svg);
   suite_add_tcase(s, tc);
