@@ -189,16 +189,6 @@ static void plan_compute(FILE *out, Arena *a, const Model *m,
 
 /* ------------------------------------------------------------ footprint */
 
-static double elements(const TensorType *t) {
-  double n = 1;
-  for (int i = 0; i < t->rank; i++) n *= (double)t->dims[i];
-  return n;
-}
-
-static double tensor_bytes(const TensorType *t) {
-  return t->dtype == DT_NONE ? 0 : elements(t) * dtype_info(t->dtype)->bytes;
-}
-
 static bool is_view(const GNode *g) { return g->op && g->op->cls == OC_VIEW; }
 
 /* The live activations per dtype at the peak of cost.c's linear scan, so
@@ -212,7 +202,7 @@ static void activations_by_dtype(Arena *a, const Model *m, double *by) {
       bool op_act = g->role == ROLE_ACTIVATION && !is_view(g) &&
                     !(g->op && g->op->cls == OC_TRANSFER);
       if ((op_act || g->role == ROLE_INPUT) && g->type->dtype != DT_NONE)
-        by[g->type->dtype] += tensor_bytes(g->type) * g->count;
+        by[g->type->dtype] += op_tensor_bytes(g->type) * g->count;
     }
     return;
   }
@@ -231,7 +221,7 @@ static void activations_by_dtype(Arena *a, const Model *m, double *by) {
     bool counts = (g->role == ROLE_INPUT || g->role == ROLE_ACTIVATION) &&
                   !is_view(g) && g->type->dtype != DT_NONE;
     if (counts) {
-      double b = tensor_bytes(g->type);
+      double b = op_tensor_bytes(g->type);
       live[g->type->dtype] += b;
       total += b;
       free_at[(size_t)last[i] * DT__COUNT + (size_t)g->type->dtype] += b;
@@ -258,8 +248,8 @@ static void plan_footprint(FILE *out, Arena *a, const Model *m,
     const GNode *g = &m->nodes[i];
     if (g->role != ROLE_WEIGHT || g->type->dtype == DT_NONE) continue;
     double copies = model_weight_copies(m, g->scope);
-    w[g->type->dtype] += tensor_bytes(g->type) * copies;
-    params[g->type->dtype] += elements(g->type) * copies;
+    w[g->type->dtype] += op_tensor_bytes(g->type) * copies;
+    params[g->type->dtype] += op_tensor_elements(g->type) * copies;
   }
   activations_by_dtype(a, m, act);
   bool train = m->train;

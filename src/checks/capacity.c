@@ -8,20 +8,6 @@
  */
 #include "checks.h"
 
-/* Copies of a weight: the trips of the repeats around it (a loop reuses). */
-static double copies(const Model *m, int scope) {
-  double c = 1;
-  for (int s = scope; s >= 0; s = m->scopes[s].parent)
-    if (!m->scopes[s].is_loop) c *= (double)m->scopes[s].trips;
-  return c;
-}
-
-static double tensor_bytes(const TensorType *t) {
-  int64_t e;
-  if (t->dtype == DT_NONE || !op_elements(t, &e)) return 0;
-  return (double)e * dtype_info(t->dtype)->bytes;
-}
-
 static void run(const CheckCtx *ctx) {
   const Model *m = ctx->model;
   const Footprint *f = &ctx->cost->footprint;
@@ -51,7 +37,7 @@ static void run(const CheckCtx *ctx) {
   for (int i = 0; i < m->nnodes; i++) {
     const GNode *g = &m->nodes[i];
     if (g->role != ROLE_WEIGHT) continue;
-    double bytes = tensor_bytes(g->type) * copies(m, g->scope);
+    double bytes = op_tensor_bytes(g->type) * model_weight_copies(m, g->scope);
     if (bytes > big_bytes) {
       big_bytes = bytes;
       big = i;
@@ -61,13 +47,13 @@ static void run(const CheckCtx *ctx) {
     /* A weight in a repeat is one tensor per copy: say so, or the figure
      * reads as one 37.6 GB matrix (R-CHK-080). */
     const GNode *w = &m->nodes[big];
-    double n = copies(m, w->scope);
+    double n = model_weight_copies(m, w->scope);
     char each[32];
     StrBuf per = {0};
     int repeats = 0;
     for (int sc = w->scope; sc >= 0; sc = m->scopes[sc].parent)
       repeats += !m->scopes[sc].is_loop && m->scopes[sc].trips > 1;
-    fmt_bytes(each, sizeof each, tensor_bytes(w->type));
+    fmt_bytes(each, sizeof each, op_tensor_bytes(w->type));
     if (n > 1 && repeats == 1)
       sb_printf(&per, " (%.0f copies of %s in repeat %.0f)", n, each, n);
     else if (n > 1)

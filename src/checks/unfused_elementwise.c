@@ -42,12 +42,6 @@ static bool linkable(const GNode *h, const GNode *g) {
          !h->loop_carried;
 }
 
-static double tensor_bytes(const TensorType *t) {
-  int64_t e;
-  if (!op_elements(t, &e)) return 0;
-  return (double)e * dtype_info(t->dtype)->bytes;
-}
-
 /* "fused NAME_fused { " with a region name no region of the model uses
  * yet (xmalloc'd). */
 static char *region_open(const Model *m, const char *base) {
@@ -240,7 +234,7 @@ static void weigh_set(const CheckCtx *ctx, Scratch *s) {
       if (bit(s->cur, j) || bit(s->read, j)) continue;
       set_bit(s->read, j, true); /* read once, however many members use it */
       push(&s->ext, j);
-      fused += tensor_bytes(m->nodes[j].type);
+      fused += op_tensor_bytes(m->nodes[j].type);
       const GNode *h = &m->nodes[j];
       if (epilogue_of < 0 && h->op && h->op->cls == OC_CONTRACTION &&
           h->nconsumers == 1 && !h->is_output)
@@ -249,7 +243,7 @@ static void weigh_set(const CheckCtx *ctx, Scratch *s) {
     /* Every member but the last joined because its one consumer is in the
      * set: only the last one's result can leave it. */
     if (q == nm - 1 && (g->is_output || g->nconsumers > 0))
-      fused += tensor_bytes(g->type);
+      fused += op_tensor_bytes(g->type);
   }
   for (int q = 0; q < s->ext.n; q++) set_bit(s->read, s->ext.v[q], false);
 
