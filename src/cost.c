@@ -241,8 +241,32 @@ static void fused_roofline(FusedCost *k, const Target *t) {
   roofline(k->flops, k->bytes, k->peak, t->memory_bw, &r, &k->bound, &k->time_s);
 }
 
-/* A fused region as one kernel: FLOPs add up; bytes are the inputs from
- * outside the region plus the outputs used outside it (or model outputs).
+/* The node whose storage node `id` is: itself, or, for a view or a no-op
+ * cast, what it aliases, down chains of views. */
+static int storage_of(const Model *m, int id) {
+  while (is_alias(m, &m->nodes[id])) id = m->nodes[id].inputs[0];
+  return id;
+}
+
+/* Whether node `id`'s storage leaves `region`: it is a model output, or a
+ * consumer outside the region reads it, itself or through views inside
+ * the region (a view at the region's edge is the same storage). */
+static bool used_outside(const Model *m, int id, int region, const int *cons_off,
+                         const int *consumers) {
+  if (m->nodes[id].is_output) return true;
+  for (int c = cons_off[id]; c < cons_off[id + 1]; c++) {
+    int user = consumers[c];
+    if (m->nodes[user].region != region) return true;
+    if (is_alias(m, &m->nodes[user]) &&
+        used_outside(m, user, region, cons_off, consumers))
+      return true;
+  }
+  return false;
+}
+
+/* A fused region as one kernel: FLOPs add up; bytes are the storage it
+ * reads from outside the region plus the storage it writes that is used
+ * outside it (or is a model output), whatever views stand at its edges.
  * Its peak is that of its biggest node by FLOPs (the matmul of a matmul +
  * epilogue). */
 static void fuse_regions(const Model *m, const ModelCost *mc,
@@ -280,15 +304,13 @@ static void fuse_regions(const Model *m, const ModelCost *mc,
       k->peak = mc->nodes[i].peak;
     }
     for (int j = 0; j < g->ninputs; j++) {
-      int src = g->inputs[j];
+      int src = storage_of(m, g->inputs[j]);
       if (m->nodes[src].region == region || counted_by[src] == region + 1) continue;
       counted_by[src] = region + 1;
       k->bytes += node_bytes(m, src);
     }
-    bool outside = g->is_output;
-    for (int c = cons_off[i]; c < cons_off[i + 1] && !outside; c++)
-      outside = m->nodes[consumers[c]].region != region;
-    if (outside) k->bytes += op_tensor_bytes(g->type);
+    if (used_outside(m, i, region, cons_off, consumers))
+      k->bytes += op_tensor_bytes(g->type);
   }
   /* Node costs already carry the train factor in FLOPs; bytes get the
    * region's largest factor (backward re-reads the same boundary). */

@@ -163,6 +163,39 @@ START_TEST(fused_region) {
 }
 END_TEST
 
+/* R-COST-004: a view at a region's edge is the same storage as its input
+ * (issue 16 item 2).  fp16 [1024, 1024] is 2 * 1048576 = 2097152 bytes; the
+ * region reads x and writes z: 2 * 2097152 = 4194304 bytes, whether the
+ * reshape stands first (x read through y) or last (z written through y).
+ * relu is 1 FLOP per element: 1048576. */
+START_TEST(fused_region_view_edges) {
+  static const char *const bodies[] = {
+      "  y = reshape(x, [1024, 1024])\n  z = relu(y)\n",
+      "  y = relu(x)\n  z = reshape(y, [1048576])\n",
+  };
+  for (int b = 0; b < 2; b++) {
+    char text[256];
+    snprintf(text, sizeof text,
+             "model m {\n dtype fp16\n input x : [1024, 1024]\n fused r {\n%s }\n}\n",
+             bodies[b]);
+    Fx fx = run(text);
+    ck_assert_int_eq(fx.c->nkernels, 1);
+    Kernel k = cost_kernel(fx.c, 0);
+    ck_assert_int_eq(k.region, 0);
+    EQ(k.flops, 1048576);
+    EQ(k.bytes, 4194304);
+    EQ(fx.c->bytes, 4194304);
+    tc_free(fx.tc);
+  }
+  /* x read twice, directly and through a view outside: one read. */
+  Fx fx = run("model m {\n dtype fp16\n input x : [1024, 1024]\n"
+              " v = reshape(x, [1048576])\n fused r {\n  a = relu(v)\n"
+              "  w = reshape(x, [1048576])\n  z = add(w, a)\n }\n}\n");
+  EQ(cost_kernel(fx.c, 0).bytes, 4194304);
+  tc_free(fx.tc);
+}
+END_TEST
+
 /* R-COST-005: counts multiply without unrolling. */
 START_TEST(repeat_counts_exact) {
   Fx one = run("model m {\n input x : [4096]\n weight w : [4096, 4096]\n"
@@ -405,6 +438,7 @@ Suite *cost_suite(void) {
   tcase_add_test(tc, precisions);
   tcase_add_test(tc, other_classes);
   tcase_add_test(tc, fused_region);
+  tcase_add_test(tc, fused_region_view_edges);
   tcase_add_test(tc, repeat_counts_exact);
   tcase_add_test(tc, footprint_weights);
   tcase_add_test(tc, footprint_inputs_per_copy);
