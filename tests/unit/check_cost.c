@@ -336,7 +336,8 @@ START_TEST(occupancy_rules) {
 }
 END_TEST
 
-/* R-COLL-001: the seed's all-reduce table. */
+/* R-COLL-001: the seed's all-reduce table, on the seed's 900 GB/s NVLink
+ * (examples/seed/h100_seed_nvlink.roof). */
 START_TEST(allreduce_table) {
   static const struct {
     int nodes;
@@ -347,7 +348,7 @@ START_TEST(allreduce_table) {
     snprintf(text, sizeof text,
              "model m {\n dtype bf16\n parallel { nodes = %d; gpus_per_node = 8 }\n"
              " input g : [7_000_000_000]\n s = allreduce(g)\n}\n", rows[i].nodes);
-    Fx fx = run(text);
+    Fx fx = run_on(text, "examples/seed/h100_seed_nvlink.roof");
     ck_assert_int_eq(fx.c->ncollectives, 1);
     const Collective *c = &fx.c->collectives[0];
     EQ(c->buffer, 14e9);
@@ -360,6 +361,24 @@ START_TEST(allreduce_table) {
     EQ(fx.c->collective_time, c->time_s);
     tc_free(fx.tc);
   }
+}
+END_TEST
+
+/* R-COLL-001: collectives use the link's bandwidth per direction
+ * (issue 16 item 5).  h100_sxm's NVLink 4 is 18 links x 25 GB/s = 450 GB/s
+ * per direction (N2).  14.0 GB on 2 nodes of 8: the NVLink leg moves
+ * 2 * 7/8 * 14e9 = 24.5e9 bytes, 24.5e9 / 450e9 = 54.4 ms (the seed's
+ * 27.2 ms at 900 GB/s, twice too fast); the InfiniBand leg 2 * 1/2 *
+ * 14e9 / 8 = 1.75e9 bytes at 50 GB/s = 35.0 ms; total 89.4 ms. */
+START_TEST(allreduce_per_direction) {
+  Fx fx = run("model m {\n dtype bf16\n parallel { nodes = 2; gpus_per_node = 8 }\n"
+              " input g : [7_000_000_000]\n s = allreduce(g)\n}\n");
+  const Collective *c = &fx.c->collectives[0];
+  EQ(c->nvlink_bytes, 24.5e9);
+  EQ(c->nvlink_time, 24.5e9 / 450e9);
+  EQ(c->ib_time, 1.75e9 / 50e9);
+  EQ(c->time_s, 24.5e9 / 450e9 + 1.75e9 / 50e9);
+  tc_free(fx.tc);
 }
 END_TEST
 
@@ -468,6 +487,7 @@ Suite *cost_suite(void) {
   tcase_add_test(tc, linear_folds_batch_into_m);
   tcase_add_test(tc, occupancy_rules);
   tcase_add_test(tc, allreduce_table);
+  tcase_add_test(tc, allreduce_per_direction);
   tcase_add_test(tc, transfer_in_loop);
   tcase_add_test(tc, train_mode);
   tcase_add_test(tc, train_keeps_region_exits);

@@ -52,7 +52,8 @@ START_TEST(h100_is_the_seed) {
   ck_assert(t->tensor_peak[DT_FP16] == 990e12 && t->tensor_peak[DT_BF16] == 990e12);
   ck_assert(t->tensor_peak[DT_TF32] == 495e12 && t->tensor_peak[DT_FP8_E4M3] == 1979e12);
   ck_assert(t->tensor_peak[DT_FP8_E5M2] == 1979e12 && t->vector_peak[DT_FP32] == 67e12);
-  ck_assert(t->nvlink_bw == 900e9 && t->ib_bw == 50e9 && t->pcie_bw == 64e9);
+  /* links per direction: NVLink 4's 900 GB/s headline adds both (R-COLL-001) */
+  ck_assert(t->nvlink_bw == 450e9 && t->ib_bw == 50e9 && t->pcie_bw == 64e9);
   ck_assert_int_eq(t->gpus_per_node, 8);
   ck_assert_int_eq(t->nlevels, 6);
   ck_assert_str_eq(t->levels[3].label, "HBM3");
