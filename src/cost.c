@@ -162,6 +162,36 @@ static double weight_copies(const Model *m, int scope) {
   return c;
 }
 
+/* The node whose storage node `id` is: itself, or, for a view or a no-op
+ * cast, what it aliases, down chains of views. */
+static int storage_of(const Model *m, int id) {
+  while (is_alias(m, &m->nodes[id])) id = m->nodes[id].inputs[0];
+  return id;
+}
+
+/* Which values leave their fused region (scratch, n bools, for the caller
+ * to free; NULL without regions): a node of a region whose storage is a
+ * model output or is read outside the region, itself or through views
+ * inside it (a view at the region's edge is the same storage).  One pass,
+ * last node first: a consumer comes after what it reads, so a view's mark
+ * is final before its input's is decided. */
+static bool *region_exits(const Model *m) {
+  if (m->nregions == 0) return NULL;
+  int n = m->nnodes;
+  bool *leaves = xcalloc((size_t)n + 1, sizeof *leaves);
+  for (int i = n - 1; i >= 0; i--) {
+    const GNode *g = &m->nodes[i];
+    if (g->is_output) leaves[i] = true;
+    bool alias = is_alias(m, g);
+    for (int k = 0; k < g->ninputs; k++) {
+      int src = g->inputs[k];
+      int r = m->nodes[src].region;
+      if (r >= 0 && (g->region != r || (alias && leaves[i]))) leaves[src] = true;
+    }
+  }
+  return leaves;
+}
+
 /* What cost_model sizes its kernel and collective arrays by, counted by
  * activations() on its way over the nodes: one pass fewer over the node
  * array, the biggest block of a run. */
@@ -177,9 +207,13 @@ static void count_op(const GNode *g, OpCounts *oc) {
 /* The largest set of live activations in a linear scan of the graph (in
  * source order): a value is live from the node that makes it to its last
  * consumer; outputs stay live to the end.  A repeat/loop body is scanned
- * once, as its copies run one after another.  In train mode every
- * activation is kept for the backward pass, each times its count. */
-static double activations(const Model *m, bool train, OpCounts *oc) {
+ * once, as its copies run one after another.  In train mode every value a
+ * kernel writes to HBM is kept for the backward pass, each times its
+ * count: the inputs and the outputs of every op outside a fused region;
+ * of a region only the values that leave it (`leaves`), since a fused
+ * kernel saves its inputs and recomputes the rest (R-TRAIN-002). */
+static double activations(const Model *m, bool train, const bool *leaves,
+                          OpCounts *oc) {
   int n = m->nnodes;
   if (n == 0) return 0;
   if (train) {
@@ -187,8 +221,9 @@ static double activations(const Model *m, bool train, OpCounts *oc) {
     for (int i = 0; i < n; i++) {
       const GNode *g = &m->nodes[i];
       count_op(g, oc);
+      bool saved = g->region < 0 || leaves[i];
       if ((g->role == ROLE_ACTIVATION && !is_alias(m, g) &&
-           !is_op(g, OC_TRANSFER)) || g->role == ROLE_INPUT)
+           !is_op(g, OC_TRANSFER) && saved) || g->role == ROLE_INPUT)
         sum += node_bytes(m, i) * g->count;
     }
     return sum;
@@ -241,12 +276,13 @@ static void fused_roofline(FusedCost *k, const Target *t) {
   roofline(k->flops, k->bytes, k->peak, t->memory_bw, &r, &k->bound, &k->time_s);
 }
 
-/* A fused region as one kernel: FLOPs add up; bytes are the inputs from
- * outside the region plus the outputs used outside it (or model outputs).
+/* A fused region as one kernel: FLOPs add up; bytes are the storage it
+ * reads from outside the region plus the storage it writes that is used
+ * outside it (or is a model output), whatever views stand at its edges.
  * Its peak is that of its biggest node by FLOPs (the matmul of a matmul +
  * epilogue). */
 static void fuse_regions(const Model *m, const ModelCost *mc,
-                         const int *cons_off, const int *consumers, bool train) {
+                         const bool *leaves, bool train) {
   /* One pass over the nodes for every region at once (a pass per region
    * would be quadratic in a model of many regions).  A region's nodes are
    * contiguous (regions do not nest; nodes are appended in source order),
@@ -280,15 +316,12 @@ static void fuse_regions(const Model *m, const ModelCost *mc,
       k->peak = mc->nodes[i].peak;
     }
     for (int j = 0; j < g->ninputs; j++) {
-      int src = g->inputs[j];
+      int src = storage_of(m, g->inputs[j]);
       if (m->nodes[src].region == region || counted_by[src] == region + 1) continue;
       counted_by[src] = region + 1;
       k->bytes += node_bytes(m, src);
     }
-    bool outside = g->is_output;
-    for (int c = cons_off[i]; c < cons_off[i + 1] && !outside; c++)
-      outside = m->nodes[consumers[c]].region != region;
-    if (outside) k->bytes += op_tensor_bytes(g->type);
+    if (leaves[i]) k->bytes += op_tensor_bytes(g->type);
   }
   /* Node costs already carry the train factor in FLOPs; bytes get the
    * region's largest factor (backward re-reads the same boundary). */
@@ -377,27 +410,12 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   /* First: its scratch (12 bytes a node) is freed before the per-node
    * figures are allocated, not stacked on top of them at the peak. */
   OpCounts counts = {0, 0}; /* at most one kernel per op */
-  mc->footprint.activations = activations(m, m->train, &counts);
+  bool *leaves = region_exits(m); /* scratch, freed before returning */
+  mc->footprint.activations = activations(m, m->train, leaves, &counts);
   mc->model = m;
   mc->target = t;
   int n = m->nnodes;
   mc->nodes = arena_alloc(a, (size_t)(n ? n : 1) * sizeof *mc->nodes);
-
-  /* Consumers of each node (fused-region boundaries need them), packed:
-   * those of node i are consumers[cons_off[i] .. cons_off[i + 1]).  Scratch,
-   * freed before returning. */
-  int *cons_off = NULL, *consumers = NULL;
-  if (m->nregions > 0) {
-    cons_off = xcalloc((size_t)n + 2, sizeof *cons_off);
-    for (int i = 0; i < n; i++)
-      for (int k = 0; k < m->nodes[i].ninputs; k++)
-        cons_off[m->nodes[i].inputs[k] + 2]++;
-    for (int i = 0; i < n; i++) cons_off[i + 2] += cons_off[i + 1];
-    consumers = xmalloc(((size_t)cons_off[n + 1] + 1) * sizeof *consumers);
-    for (int i = 0; i < n; i++)
-      for (int k = 0; k < m->nodes[i].ninputs; k++)
-        consumers[cons_off[m->nodes[i].inputs[k] + 1]++] = i;
-  }
 
   int ncoll = counts.collectives, nops = counts.ops;
   mc->collectives =
@@ -495,12 +513,11 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     }
   }
   if (m->nregions > 0) {
-    fuse_regions(m, mc, cons_off, consumers, m->train);
+    fuse_regions(m, mc, leaves, m->train);
     for (int r = 0; r < m->nregions; r++)
       if (region_kernel[r] >= 0) fused_roofline(&mc->fused[r], t);
   }
-  free(cons_off);
-  free(consumers);
+  free(leaves);
 
   if (m->train) {
     mc->footprint.gradients = mc->footprint.weights;

@@ -344,7 +344,37 @@ static bool shape_pool(const OpDesc *op, const TensorType *in, int nin,
   return true;
 }
 
-/* q [..., H, Sq, d], k [..., Hkv, Skv, d], v [..., Hkv, Skv, dv]. */
+/* A warning (no check of its own: a shape finding, as R-SHAPE-004 says)
+ * when q and k read as [..., heads, seq, dim] have more heads than
+ * positions in both, and the other reading, [..., seq, heads, dim] (the
+ * transpose forgotten after splitting heads), is valid grouped-query
+ * attention: q [1, 128, 32, 128] with k [1, 128, 8, 128] is read as 128
+ * heads of 32 queries over 8 keys, where 128 tokens of 32 and 8 heads were
+ * meant, and costs 16x too few FLOPs. */
+static void check_layout(const TensorType *q, const TensorType *k,
+                         const ShapeCtx *ctx) {
+  int r = q->rank;
+  if (r < 3) return;
+  int64_t h = q->dims[r - 3], sq = q->dims[r - 2];
+  int64_t hkv = k->dims[r - 3], skv = k->dims[r - 2];
+  if (h <= sq || hkv <= skv || sq % skv != 0) return;
+  char tq[160], tk[160];
+  Diag *d = diag_report(
+      ctx->diags, SEV_WARNING, NULL, ctx->call_loc,
+      "attention reads q %s as %lld heads of %lld queries and k %s as %lld "
+      "heads of %lld keys: more heads than positions; is it [..., seq, "
+      "heads, dim] with the transpose forgotten?",
+      op_type_str(tq, sizeof tq, q), (long long)h, (long long)sq,
+      op_type_str(tk, sizeof tk, k), (long long)hkv, (long long)skv);
+  diag_note(d, ctx->call_loc,
+            "attention takes [..., heads, seq, dim]: transpose q, k and v "
+            "(swap their dims %d and %d) if they are [..., seq, heads, dim]",
+            r - 3, r - 2);
+}
+
+/* q [..., H, Sq, d], k [..., Hkv, Skv, d], v [..., Hkv, Skv, dv]; 2-D
+ * [S, d] inputs are a single head, as torch's scaled_dot_product_attention
+ * takes them. */
 static bool shape_attention(const OpDesc *op, const TensorType *in, int nin,
                             OpArgs *args, TensorType *out,
                             const ShapeCtx *ctx) {
@@ -353,9 +383,10 @@ static bool shape_attention(const OpDesc *op, const TensorType *in, int nin,
   const TensorType *q = &in[0], *k = &in[1], *v = &in[2];
   char sq[160], sk[160];
   for (int i = 0; i < 3; i++)
-    if (in[i].rank < 3)
+    if (in[i].rank < 2)
       return fail(ctx, ctx->arg_locs[i],
-                  "attention %s must be [..., heads, seq, dim], got %s",
+                  "attention %s must be [..., heads, seq, dim] or [seq, dim], "
+                  "got %s",
                   names[i], op_type_str(sq, sizeof sq, &in[i]));
   if (k->rank != q->rank || v->rank != q->rank)
     return fail(ctx, ctx->call_loc,
@@ -367,8 +398,8 @@ static bool shape_attention(const OpDesc *op, const TensorType *in, int nin,
       return fail(ctx, ctx->call_loc,
                   "attention batch dims differ: q %s, k %s",
                   op_type_str(sq, sizeof sq, q), op_type_str(sk, sizeof sk, k));
-  int64_t h = q->dims[r - 3], hkv = k->dims[r - 3];
-  if (v->dims[r - 3] != hkv || v->dims[r - 2] != k->dims[r - 2])
+  int64_t h = r >= 3 ? q->dims[r - 3] : 1, hkv = r >= 3 ? k->dims[r - 3] : 1;
+  if ((r >= 3 && v->dims[r - 3] != hkv) || v->dims[r - 2] != k->dims[r - 2])
     return fail(ctx, ctx->arg_locs[2],
                 "attention k and v differ in heads or length: k %s, v %s",
                 op_type_str(sq, sizeof sq, k), op_type_str(sk, sizeof sk, v));
@@ -384,6 +415,7 @@ static bool shape_attention(const OpDesc *op, const TensorType *in, int nin,
   TensorType t = *q;
   t.dims[r - 1] = v->dims[r - 1];
   if (!promote(ctx, op, in, nin, &t.dtype)) return false;
+  check_layout(q, k, ctx);
   *out = t;
   return true;
 }

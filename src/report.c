@@ -69,9 +69,32 @@ static double percent_of(double part, double whole) {
   return whole > 0 ? part / whole : 0;
 }
 
-/* The tensor peak of the model's plan dtype: the ceiling in the header. */
-static double plan_peak(const Target *t, DType plan) {
-  return target_peak(t, plan == DT_NONE ? DT_BF16 : plan, true, NULL);
+/* The ceiling in the header: the peak the model's heaviest contraction
+ * (most FLOPs per step) runs at, at its precision and on its unit (tensor
+ * cores or the vector units), so an fp32 matmul reads "fp32 vector" and a
+ * precision=tf32 one "tf32 tensor core"; without contractions, the peak a
+ * contraction at the plan dtype would get. */
+typedef struct Headline {
+  double peak;
+  DType precision;
+  bool tensor;
+} Headline;
+
+static Headline headline(const Model *m, const ModelCost *c) {
+  Headline h = {0, m->dtype == DT_NONE ? DT_BF16 : m->dtype, false};
+  double most = -1;
+  for (int i = 0; i < m->nnodes; i++) {
+    const GNode *g = &m->nodes[i];
+    if (!g->op || (g->op->cls != OC_CONTRACTION && g->op->cls != OC_OPAQUE)) continue;
+    double work = c->nodes[i].flops * g->count;
+    if (work <= most) continue;
+    most = work;
+    h.peak = c->nodes[i].peak;
+    h.tensor = c->nodes[i].tensor;
+    h.precision = g->precision != DT_NONE ? g->precision : g->type->dtype;
+  }
+  if (most < 0) h.peak = target_peak(c->target, h.precision, true, &h.tensor);
+  return h;
 }
 
 /* --------------------------------------------------------------- summary */
@@ -312,10 +335,11 @@ static void report_one_target(FILE *out, Arena *a, const SourceSet *ss,
                               const Model *m, const ModelCost *c, const char *file) {
   const Target *t = c->target;
   char pk[NB], bw[NB], rd[NB];
-  double peak = plan_peak(t, m->dtype);
+  Headline h = headline(m, c);
+  double peak = h.peak;
   fprintf(out, "model %s (%s) on %s\n", m->name, file, t->display);
-  fprintf(out, "  ceiling   %s %s tensor core (dense)\n",
-          fmt_flops_rate(pk, sizeof pk, peak), dtype_str(m->dtype));
+  fprintf(out, "  ceiling   %s %s %s (dense)\n", fmt_flops_rate(pk, sizeof pk, peak),
+          dtype_str(h.precision), h.tensor ? "tensor core" : "vector");
   fprintf(out, "  bandwidth %s\n", fmt_bandwidth(bw, sizeof bw, t->memory_bw));
   fprintf(out, "  ridge     %s FLOP/B: below it a node is memory-bound\n\n",
           fmt_fixed(rd, sizeof rd, peak / t->memory_bw, 1));
@@ -383,7 +407,7 @@ static void report_side_by_side(FILE *out, Arena *a, const SourceSet *ss,
   for (int ti = 0; ti < an->ntargets; ti++) {
     const Target *t = an->targets[ti];
     char pk[NB], bw[NB], rd[NB];
-    double peak = plan_peak(t, m->dtype);
+    double peak = headline(m, cost_at(an, mi, ti)).peak;
     fprintf(out, "  [%d] %s: %s, %s, ridge %s FLOP/B\n", ti + 1, t->display,
             fmt_flops_rate(pk, sizeof pk, peak),
             fmt_bandwidth(bw, sizeof bw, t->memory_bw),

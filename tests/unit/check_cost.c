@@ -163,6 +163,39 @@ START_TEST(fused_region) {
 }
 END_TEST
 
+/* R-COST-004: a view at a region's edge is the same storage as its input
+ * (issue 16 item 2).  fp16 [1024, 1024] is 2 * 1048576 = 2097152 bytes; the
+ * region reads x and writes z: 2 * 2097152 = 4194304 bytes, whether the
+ * reshape stands first (x read through y) or last (z written through y).
+ * relu is 1 FLOP per element: 1048576. */
+START_TEST(fused_region_view_edges) {
+  static const char *const bodies[] = {
+      "  y = reshape(x, [1024, 1024])\n  z = relu(y)\n",
+      "  y = relu(x)\n  z = reshape(y, [1048576])\n",
+  };
+  for (int b = 0; b < 2; b++) {
+    char text[256];
+    snprintf(text, sizeof text,
+             "model m {\n dtype fp16\n input x : [1024, 1024]\n fused r {\n%s }\n}\n",
+             bodies[b]);
+    Fx fx = run(text);
+    ck_assert_int_eq(fx.c->nkernels, 1);
+    Kernel k = cost_kernel(fx.c, 0);
+    ck_assert_int_eq(k.region, 0);
+    EQ(k.flops, 1048576);
+    EQ(k.bytes, 4194304);
+    EQ(fx.c->bytes, 4194304);
+    tc_free(fx.tc);
+  }
+  /* x read twice, directly and through a view outside: one read. */
+  Fx fx = run("model m {\n dtype fp16\n input x : [1024, 1024]\n"
+              " v = reshape(x, [1048576])\n fused r {\n  a = relu(v)\n"
+              "  w = reshape(x, [1048576])\n  z = add(w, a)\n }\n}\n");
+  EQ(cost_kernel(fx.c, 0).bytes, 4194304);
+  tc_free(fx.tc);
+}
+END_TEST
+
 /* R-COST-005: counts multiply without unrolling. */
 START_TEST(repeat_counts_exact) {
   Fx one = run("model m {\n input x : [4096]\n weight w : [4096, 4096]\n"
@@ -303,7 +336,8 @@ START_TEST(occupancy_rules) {
 }
 END_TEST
 
-/* R-COLL-001: the seed's all-reduce table. */
+/* R-COLL-001: the seed's all-reduce table, on the seed's 900 GB/s NVLink
+ * (examples/seed/h100_seed_nvlink.roof). */
 START_TEST(allreduce_table) {
   static const struct {
     int nodes;
@@ -314,7 +348,7 @@ START_TEST(allreduce_table) {
     snprintf(text, sizeof text,
              "model m {\n dtype bf16\n parallel { nodes = %d; gpus_per_node = 8 }\n"
              " input g : [7_000_000_000]\n s = allreduce(g)\n}\n", rows[i].nodes);
-    Fx fx = run(text);
+    Fx fx = run_on(text, "examples/seed/h100_seed_nvlink.roof");
     ck_assert_int_eq(fx.c->ncollectives, 1);
     const Collective *c = &fx.c->collectives[0];
     EQ(c->buffer, 14e9);
@@ -325,6 +359,48 @@ START_TEST(allreduce_table) {
     EQ(c->time_s, 24.5e9 / 900e9 + rows[i].ib_bytes / 50e9);
     ck_assert_int_eq(nc(&fx, "s")->bound, BOUND_NETWORK);
     EQ(fx.c->collective_time, c->time_s);
+    tc_free(fx.tc);
+  }
+}
+END_TEST
+
+/* R-COLL-001: collectives use the link's bandwidth per direction
+ * (issue 16 item 5).  h100_sxm's NVLink 4 is 18 links x 25 GB/s = 450 GB/s
+ * per direction (N2).  14.0 GB on 2 nodes of 8: the NVLink leg moves
+ * 2 * 7/8 * 14e9 = 24.5e9 bytes, 24.5e9 / 450e9 = 54.4 ms (the seed's
+ * 27.2 ms at 900 GB/s, twice too fast); the InfiniBand leg 2 * 1/2 *
+ * 14e9 / 8 = 1.75e9 bytes at 50 GB/s = 35.0 ms; total 89.4 ms. */
+START_TEST(allreduce_per_direction) {
+  Fx fx = run("model m {\n dtype bf16\n parallel { nodes = 2; gpus_per_node = 8 }\n"
+              " input g : [7_000_000_000]\n s = allreduce(g)\n}\n");
+  const Collective *c = &fx.c->collectives[0];
+  EQ(c->nvlink_bytes, 24.5e9);
+  EQ(c->nvlink_time, 24.5e9 / 450e9);
+  EQ(c->ib_time, 1.75e9 / 50e9);
+  EQ(c->time_s, 24.5e9 / 450e9 + 1.75e9 / 50e9);
+  tc_free(fx.tc);
+}
+END_TEST
+
+/* R-TGT-003: a 16-bit element-wise op runs at the vector peak of its
+ * precision (issue 16 item 7): on A100 the Ampere whitepaper's Table 1 gives
+ * 78 TFLOP/s fp16 and 39 bf16 (not the 19.5 of fp32), on V100 31.4 fp16 (not
+ * 15.7); V100 has no bf16 vector figure, so bf16 falls back to fp32. */
+START_TEST(vector_16bit_peaks) {
+  static const struct {
+    const char *target, *dtype;
+    double peak;
+  } rows[] = {{"a100_sxm", "fp16", 78e12},  {"a100_sxm", "bf16", 39e12},
+              {"a100_pcie", "fp16", 78e12}, {"a100_pcie", "bf16", 39e12},
+              {"v100_sxm2", "fp16", 31.4e12}, {"v100_sxm2", "bf16", 15.7e12}};
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    char text[160];
+    snprintf(text, sizeof text,
+             "model m {\n dtype %s\n input x : [4096]\n y = relu(x)\n}\n", rows[i].dtype);
+    Fx fx = run_on(text, rows[i].target);
+    ck_assert_msg(nc(&fx, "y")->peak == rows[i].peak, "%s %s: %g", rows[i].target,
+                  rows[i].dtype, nc(&fx, "y")->peak);
+    ck_assert(!nc(&fx, "y")->tensor);
     tc_free(fx.tc);
   }
 }
@@ -372,6 +448,26 @@ START_TEST(train_mode) {
 }
 END_TEST
 
+/* R-TRAIN-002: a training step keeps what kernels write to HBM: the model's
+ * inputs, every unfused op's output and of a fused region only the values
+ * that leave it (issue 16 item 9).  bf16 [1024, 1024] is 2097152 bytes.
+ * Kept: x, a (leaves the region through the view v) and out: 3 * 2097152 =
+ * 6291456 bytes; h stays in the region and is recomputed in backward (it
+ * was counted too, 4 * 2097152, before).  Unfused, h is kept: 4 * 2097152. */
+START_TEST(train_keeps_region_exits) {
+  Fx fx = run("model m {\n dtype bf16\n mode train\n input x : [1024, 1024]\n"
+              " fused r {\n  h = mul(x, x)\n  a = relu(h)\n"
+              "  v = reshape(a, [1048576])\n }\n out = add(v, v)\n}\n");
+  EQ(fx.c->footprint.activations, 6291456);
+  tc_free(fx.tc);
+  fx = run("model m {\n dtype bf16\n mode train\n input x : [1024, 1024]\n"
+           " h = mul(x, x)\n a = relu(h)\n"
+           " v = reshape(a, [1048576])\n out = add(v, v)\n}\n");
+  EQ(fx.c->footprint.activations, 8388608);
+  tc_free(fx.tc);
+}
+END_TEST
+
 /* R-COST-008: custom costs are as stated, on the tensor-core roof. */
 START_TEST(custom_as_stated) {
   Fx fx = run("model m {\n dtype fp16\n input t : [1, 4096]\n"
@@ -405,6 +501,7 @@ Suite *cost_suite(void) {
   tcase_add_test(tc, precisions);
   tcase_add_test(tc, other_classes);
   tcase_add_test(tc, fused_region);
+  tcase_add_test(tc, fused_region_view_edges);
   tcase_add_test(tc, repeat_counts_exact);
   tcase_add_test(tc, footprint_weights);
   tcase_add_test(tc, footprint_inputs_per_copy);
@@ -414,8 +511,11 @@ Suite *cost_suite(void) {
   tcase_add_test(tc, linear_folds_batch_into_m);
   tcase_add_test(tc, occupancy_rules);
   tcase_add_test(tc, allreduce_table);
+  tcase_add_test(tc, allreduce_per_direction);
+  tcase_add_test(tc, vector_16bit_peaks);
   tcase_add_test(tc, transfer_in_loop);
   tcase_add_test(tc, train_mode);
+  tcase_add_test(tc, train_keeps_region_exits);
   tcase_add_test(tc, custom_as_stated);
   suite_add_tcase(s, tc);
   return s;

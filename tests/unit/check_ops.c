@@ -252,10 +252,42 @@ START_TEST(test_attention) {
   bad("input q : [2, 32, 128, 64]\ninput k, v : [2, 8, 512, 128]\n"
       "y = attention(q, k, v)",
       "attention head dim of q and k differ: 64 vs 128");
-  bad("y = attention(x, x, x)",
-      "attention q must be [..., heads, seq, dim], got bf16[4, 8]");
+  /* a 2-D q [S, d] is one head, as torch's scaled_dot_product_attention
+   * takes it (issue 16 item 25) */
+  ok_type("y = attention(x, x, x)", "y", "bf16[4, 8]");
+  ok_type("input q : [128, 64]\ninput k, v : [256, 64]\ny = attention(q, k, v)",
+          "y", "bf16[128, 64]");
+  bad("input z : [8]\ny = attention(z, z, z)",
+      "attention q must be [..., heads, seq, dim] or [seq, dim], got bf16[8]");
   bad("input q, k, v : [2, 8, 16, 64]\ny = attention(q, k, v, causal=1)",
       "keyword 'causal' takes true or false, got 1");
+}
+END_TEST
+
+/* R-SHAPE-004: a layout that reads as more heads than positions, and as
+ * valid grouped-query attention with the two swapped, is the transpose
+ * forgotten (issue 16 item 25): q [1, 128, 32, 128] with k, v
+ * [1, 128, 8, 128] is read as H = 128 of Sq = 32 over Skv = 8 (4 * 128 * 32
+ * * 8 * 128 = 16.8 M FLOPs) where [B, S, H, d] means 32 heads of 128 over
+ * 128: 4 * 32 * 128 * 128 * 128 = 268.4 M, 16x more.  One warning, with a
+ * note; a decode step (H = 32 > Sq = 1 but Skv = 2048 > Hkv = 8) and a
+ * prefill in the right layout get none. */
+START_TEST(test_attention_layout) {
+  TestCtx *tc = run_body("input q : [1, 128, 32, 128]\ninput k, v : [1, 128, 8, 128]\n"
+                         "y = attention(q, k, v)");
+  ck_assert_msg(tc->diags.n == 1 && tc->diags.items[0]->sev == SEV_WARNING, "%s",
+                tc_render(tc));
+  ck_assert_str_eq(tc->diags.items[0]->msg,
+                   "attention reads q bf16[1, 128, 32, 128] as 128 heads of 32 "
+                   "queries and k bf16[1, 128, 8, 128] as 128 heads of 8 keys: "
+                   "more heads than positions; is it [..., seq, heads, dim] with "
+                   "the transpose forgotten?");
+  ck_assert_int_eq(tc->diags.items[0]->nnotes, 1);
+  tc_free(tc);
+  ok_type("input q : [4, 32, 1, 128]\ninput k, v : [4, 8, 2048, 128]\n"
+          "y = attention(q, k, v)", "y", "bf16[4, 32, 1, 128]");
+  ok_type("input q : [1, 32, 128, 128]\ninput k, v : [1, 8, 128, 128]\n"
+          "y = attention(q, k, v)", "y", "bf16[1, 32, 128, 128]");
 }
 END_TEST
 
@@ -346,6 +378,7 @@ Suite *ops_suite(void) {
   tcase_add_test(tc, test_matmul);
   tcase_add_test(tc, test_conv_pool);
   tcase_add_test(tc, test_attention);
+  tcase_add_test(tc, test_attention_layout);
   tcase_add_test(tc, test_views_movement);
   tcase_add_test(tc, test_collective_custom);
   tcase_add_test(tc, test_keywords);

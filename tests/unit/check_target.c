@@ -4,6 +4,7 @@
  * target_resolve finds built-ins, a file's own definitions and files, and
  * suggests names; target_peak picks the right unit per precision. */
 #include <check.h>
+#include <math.h>
 #include <string.h>
 
 #include "test_util.h"
@@ -40,6 +41,29 @@ START_TEST(builtins_load_cleanly) {
 }
 END_TEST
 
+/* Every built-in states its capacities as its vendor means them: DRAM and
+ * caches come in binary sizes (issue 16 item 8).  A100's 40 MB L2 is 40 MiB
+ * = 41943040 bytes; MI300X's 192 GB is 192 GiB = 206158430208 bytes (ROCm's
+ * table); V100's 32 GB is 34359738368 bytes.  No built-in memory or l2 is a
+ * whole number of decimal megabytes: each is a multiple of 1 MiB. */
+START_TEST(capacities_binary) {
+  TestCtx *tc = tc_parse("");
+  const TargetSet *ts = target_builtins(tc->arena, &tc->ss, &tc->diags);
+  for (int i = 0; i < ts->n; i++) {
+    const Target *t = ts->items[i];
+    ck_assert_msg(fmod(t->memory, 1 << 20) == 0, "%s memory %.0f", t->name, t->memory);
+    ck_assert_msg(t->l2 == 0 || fmod(t->l2, 1 << 20) == 0, "%s l2 %.0f", t->name, t->l2);
+  }
+  const Target *a100 = target_resolve(tc->arena, &tc->ss, "a100_sxm", NULL, LOC_NONE, &tc->diags);
+  ck_assert(a100->l2 == 41943040 && a100->memory == 85899345920.0);
+  const Target *mi = target_resolve(tc->arena, &tc->ss, "mi300x", NULL, LOC_NONE, &tc->diags);
+  ck_assert(mi->memory == 206158430208.0);
+  const Target *v100 = target_resolve(tc->arena, &tc->ss, "v100_sxm2", NULL, LOC_NONE, &tc->diags);
+  ck_assert(v100->memory == 34359738368.0);
+  tc_free(tc);
+}
+END_TEST
+
 /* The seed's H100 figures, exactly. */
 START_TEST(h100_is_the_seed) {
   TestCtx *tc = tc_parse("");
@@ -47,16 +71,19 @@ START_TEST(h100_is_the_seed) {
   ck_assert_ptr_nonnull(t);
   ck_assert_str_eq(t->display, "NVIDIA H100 SXM");
   ck_assert_int_eq(t->sms, 132);
-  ck_assert(t->memory == 80e9 && t->memory_bw == 3.35e12 && t->l2 == 50e6);
+  /* 80 GB of HBM3 and a 50 MB L2 are binary sizes (issue 16 item 8) */
+  ck_assert(t->memory == 80.0 * (1 << 30) && t->memory_bw == 3.35e12);
+  ck_assert(t->l2 == 50.0 * (1 << 20));
   ck_assert(t->smem_per_sm == 228 * 1024.0 && t->regs_per_sm == 256 * 1024.0);
   ck_assert(t->tensor_peak[DT_FP16] == 990e12 && t->tensor_peak[DT_BF16] == 990e12);
   ck_assert(t->tensor_peak[DT_TF32] == 495e12 && t->tensor_peak[DT_FP8_E4M3] == 1979e12);
   ck_assert(t->tensor_peak[DT_FP8_E5M2] == 1979e12 && t->vector_peak[DT_FP32] == 67e12);
-  ck_assert(t->nvlink_bw == 900e9 && t->ib_bw == 50e9 && t->pcie_bw == 64e9);
+  /* links per direction: NVLink 4's 900 GB/s headline adds both (R-COLL-001) */
+  ck_assert(t->nvlink_bw == 450e9 && t->ib_bw == 50e9 && t->pcie_bw == 64e9);
   ck_assert_int_eq(t->gpus_per_node, 8);
   ck_assert_int_eq(t->nlevels, 6);
   ck_assert_str_eq(t->levels[3].label, "HBM3");
-  ck_assert_str_eq(t->levels[3].capacity_text, "80 GB");
+  ck_assert_str_eq(t->levels[3].capacity_text, "80 GiB");
   ck_assert_str_eq(t->levels[3].note, "warehouse in the yard");
   ck_assert(t->levels[3].latency == 500e-9 && t->levels[0].approximate);
   ck_assert(t->levels[4].capacity == 0 && !t->levels[4].capacity_text);
@@ -213,6 +240,7 @@ Suite *target_suite(void) {
   TCase *tc = tcase_create("target");
   tcase_add_test(tc, builtins_load_cleanly);
   tcase_add_test(tc, h100_is_the_seed);
+  tcase_add_test(tc, capacities_binary);
   tcase_add_test(tc, peaks_by_precision);
   tcase_add_test(tc, unknown_key_suggests);
   tcase_add_test(tc, wrong_kind_of_quantity);

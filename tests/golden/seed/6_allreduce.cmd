@@ -1,1 +1,1 @@
---sweep NODES=1,2,4,16 examples/seed/allreduce.roof
+--sweep NODES=1,2,4,16 -t examples/seed/h100_seed_nvlink.roof examples/seed/allreduce.roof

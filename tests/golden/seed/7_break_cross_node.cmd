@@ -1,1 +1,1 @@
---report examples/seed/cross_node.roof
+--report -t examples/seed/h100_seed_nvlink.roof examples/seed/cross_node.roof
