@@ -96,7 +96,7 @@ const char *checks_per_step(char *buf, size_t n, double count) {
   return buf;
 }
 
-/* Messages name the part, not the vendor: "H100 SXM", as DESIGN.md shows. */
+/* Messages name the part, not the vendor: "H100 SXM" (README "Checks"). */
 const char *checks_target_name(const Target *t) {
   static const char *const vendors[] = {"NVIDIA ", "AMD ", "Intel ", "Google "};
   if (!t->display || !*t->display) return t->name ? t->name : "the target";

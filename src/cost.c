@@ -2,7 +2,7 @@
 /*
  * cost.c: FLOPs and bytes per node, the roofline per node and per kernel,
  * occupancy, collectives, the train-mode step, totals and the memory
- * footprint (DESIGN.md section 4).  A pure function of (model, target).
+ * footprint (specs/language.md section 11).  A pure function of (model, target).
  *
  * An op's FLOPs, bytes and blocks are its row's cost rule (ops.def,
  * ops.c); nothing here depends on which op it is beyond its row's class,
@@ -154,14 +154,6 @@ static void ring(Collective *c, const OpDesc *op, const Model *m,
 
 /* ------------------------------------------------------------ footprint */
 
-/* Copies of a weight: the trips of the repeats around it (a loop reuses). */
-static double weight_copies(const Model *m, int scope) {
-  double c = 1;
-  for (int s = scope; s >= 0; s = m->scopes[s].parent)
-    if (!m->scopes[s].is_loop) c *= (double)m->scopes[s].trips;
-  return c;
-}
-
 /* The node whose storage node `id` is: itself, or, for a view or a no-op
  * cast, what it aliases, down chains of views. */
 static int storage_of(const Model *m, int id) {
@@ -257,7 +249,7 @@ static double activations(const Model *m, bool train, const bool *leaves,
        * copy's is resident at once (a per-layer KV cache); in a loop only
        * the current trip's is live (R-COST-009). */
       double bytes = node_bytes(m, i) *
-                     (g->role == ROLE_INPUT ? weight_copies(m, g->scope) : 1);
+                     (g->role == ROLE_INPUT ? model_weight_copies(m, g->scope) : 1);
       live += bytes;
       free_at[last[i] - 1] += bytes;
     }
@@ -434,7 +426,7 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     NodeCost *nc = &mc->nodes[i];
     nc->kernel = -1;
     if (g->role == ROLE_WEIGHT) { /* footprint and parameters */
-      double copies = weight_copies(m, g->scope);
+      double copies = model_weight_copies(m, g->scope);
       mc->params += op_tensor_elements(g->type) * copies;
       mc->footprint.weights += node_bytes(m, i) * copies;
     }

@@ -3,7 +3,7 @@
  * report.c: the human-readable outputs: the one-line summary per model,
  * the --report tables, --sweep rows, and the `rooflint targets` /
  * `rooflint target NAME` cards.  The layouts follow the seed page's tables
- * (DESIGN.md section 9) so that each of its figures can be read off
+ * ("The GPU, for people who only ever call .cuda()") so that each of its figures can be read off
  * rooflint's output; every number goes through format.c, so every table
  * rounds alike.  Rates are printed as TFLOP/s (the seed's "TF/s").
  */

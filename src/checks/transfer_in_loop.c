@@ -5,7 +5,8 @@
  * iteration (a weight, a tensor defined before the loop, or an op of only
  * such tensors) the copy can run once before the loop, and the loop reads
  * the device copy from HBM instead.  An `input` or `host` declared inside
- * the loop is new data every iteration and is left alone (DESIGN.md 2).
+ * the loop is new data every iteration and is left alone (specs/language.md
+ * section 15, transfer-in-loop).
  *
  * The fix-it moves the statement before the innermost loop around it: it
  * deletes the statement's line and inserts the same text, indented like the
