@@ -454,6 +454,20 @@ START_TEST(issue18_norms) {
   EQ(nc(&fx, "ino")->bytes, 2.0 * (256 + 256));
   tc_free(fx.tc);
   tc_free(tr.tc);
+  /* R-COST-004: in a fused region a conv with its bias, a batchnorm and a
+   * hardswish are one kernel: FLOPs add (2*8*16*72 + 8*16 conv, 2*256
+   * batchnorm, 5*256 hardswish); bytes are xi, the weights and the one
+   * output leaving the region */
+  Fx fu = run("model m {\n dtype bf16\n input xi : [2, 8, 4, 4]\n"
+              " weight wc : [8, 8, 3, 3]\n weight s, bb, mu, var : [8]\n"
+              " fused block {\n  cv = conv2d(xi, wc, padding=1, bias=bb)\n"
+              "  bn = batchnorm(cv, s, bb, mu, var)\n  hw = hardswish(bn)\n"
+              " }\n}\n");
+  ck_assert_int_eq(fu.c->nkernels, 1);
+  Kernel k = cost_kernel(fu.c, 0);
+  EQ(k.flops, 2.0 * 256 * 72 + 256 + 2 * 256 + 5 * 256);
+  EQ(k.bytes, 2.0 * (256 + 576 + 4 * 8 + 256));
+  tc_free(fu.tc);
 }
 END_TEST
 
