@@ -207,6 +207,15 @@ START_TEST(test_issue18_norms_convs) {
           "y = conv_transpose2d(t, w, stride=2, padding=1, output_padding=1, "
           "groups=2)",
           "y", "bf16[1, 8, 16, 16]");
+  ok_type("input t : [1, 16, 8, 8]\nweight w : [16, 8, 4, 4]\n"
+          "weight b : [8]\n"
+          "y = conv_transpose2d(t, w, stride=2, padding=1, bias=b)",
+          "y", "bf16[1, 8, 16, 16]");
+  bad("input t : [1, 16, 8, 8]\nweight w : [16, 8, 4, 4]\n"
+      "y = conv_transpose2d(t, w, bias=t)",
+      "conv_transpose2d bias bf16[1, 16, 8, 8] must be [Cout] = [8]");
+  bad("weight w : [8, 16]\ny = matmul(x, w, bias=3)",
+      "expected a tensor name, got int");
   bad("input t : [1, 16, 8, 8]\nweight w : [16, 8, 3, 3]\n"
       "y = conv_transpose2d(t, w, stride=2, output_padding=2)",
       "conv_transpose2d output_padding 2 must be smaller than the stride 2 or "
