@@ -197,12 +197,17 @@ static bool shape_reduce(const OpDesc *op, const TensorType *in, int nin,
   return true;
 }
 
+/* A bias= operand (the last input) broadcasts to the output unchanged:
+ * [N] for a matmul, [Cout] for a convolution (R-SHAPE-044). */
+static bool check_bias(const OpDesc *op, const TensorType *in, int nin,
+                       const OpArgs *args, const TensorType *out,
+                       const ShapeCtx *ctx);
+
 /* numpy matmul: a 1-D left operand is a row [1, K] and a 1-D right operand a
  * column [K, 1], the added dim dropped from the result; leading dims are
  * batch dims and broadcast. */
 static bool shape_matmul(const OpDesc *op, const TensorType *in, int nin,
                          OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
-  (void)args;
   const TensorType *a = &in[0], *b = &in[1];
   for (int i = 0; i < 2; i++)
     if (in[i].rank == 0)
@@ -233,7 +238,8 @@ static bool shape_matmul(const OpDesc *op, const TensorType *in, int nin,
       return fail(ctx, ctx->call_loc, "matmul result rank exceeds %d", MAX_RANK);
     t.dims[t.rank++] = n;
   }
-  if (!promote(ctx, op, in, nin, &t.dtype)) return false;
+  if (!promote(ctx, op, in, 2, &t.dtype)) return false;
+  if (!check_bias(op, in, nin, args, &t, ctx)) return false;
   *out = t;
   return true;
 }
@@ -271,11 +277,15 @@ static bool window_out(int64_t h, int64_t k, int64_t s, int64_t p, int64_t d,
   return true;
 }
 
+/* The axis names of 1, 2 and 3 spatial dims: [nsp - 1][i]. */
+static const char *const axis_names[3][3] = {
+    {"length"}, {"height", "width"}, {"depth", "height", "width"}};
+
 static bool spatial(const OpDesc *op, const TensorType *x, const OpArgs *args,
-                    const int64_t k[2], bool ceil_mode, TensorType *t,
+                    const int64_t *k, int nsp, bool ceil_mode, TensorType *t,
                     const ShapeCtx *ctx) {
-  static const char *const axis_name[2] = {"height", "width"};
-  for (int i = 0; i < 2; i++) {
+  const char *const *axis_name = axis_names[nsp - 1];
+  for (int i = 0; i < nsp; i++) {
     int64_t o;
     if (!window_out(x->dims[2 + i], k[i], args->stride[i], args->padding[i],
                     args->dilation[i], ceil_mode, &o))
@@ -297,30 +307,43 @@ static bool spatial(const OpDesc *op, const TensorType *x, const OpArgs *args,
   return true;
 }
 
-static bool shape_conv2d(const OpDesc *op, const TensorType *in, int nin,
-                         OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+/* conv1d/2d/3d: x [N, Cin, *spatial], w [Cout, Cin/groups, *kernel];
+ * nsp spatial dims (R-SHAPE-003, R-SHAPE-045). */
+static bool shape_conv(const OpDesc *op, const TensorType *in, int nin,
+                       OpArgs *args, TensorType *out, const ShapeCtx *ctx,
+                       int nsp) {
+  static const char *const xs[3] = {"input [N, C, L]", "input [N, C, H, W]",
+                                    "input [N, C, D, H, W]"};
+  static const char *const ws[3] = {"weight [Cout, Cin/groups, k]",
+                                    "weight [Cout, Cin/groups, kh, kw]",
+                                    "weight [Cout, Cin/groups, kd, kh, kw]"};
   const TensorType *x = &in[0], *w = &in[1];
-  if (!need_rank(ctx, op, x, 0, 4, "input [N, C, H, W]") ||
-      !need_rank(ctx, op, w, 1, 4, "weight [Cout, Cin/groups, kh, kw]"))
+  if (!need_rank(ctx, op, x, 0, nsp + 2, xs[nsp - 1]) ||
+      !need_rank(ctx, op, w, 1, nsp + 2, ws[nsp - 1]))
     return false;
   int64_t g = args->groups;
   if (x->dims[1] != w->dims[1] * g)
     return fail(ctx, ctx->call_loc,
-                "conv2d channels differ: input has %lld, weight expects %lld "
+                "%s channels differ: input has %lld, weight expects %lld "
                 "(%lld x groups=%lld)",
-                (long long)x->dims[1], (long long)(w->dims[1] * g),
+                op->name, (long long)x->dims[1], (long long)(w->dims[1] * g),
                 (long long)w->dims[1], (long long)g);
   if (w->dims[0] % g != 0)
     return fail(ctx, ctx->arg_locs[1],
-                "conv2d output channels %lld are not a multiple of groups=%lld",
-                (long long)w->dims[0], (long long)g);
+                "%s output channels %lld are not a multiple of groups=%lld",
+                op->name, (long long)w->dims[0], (long long)g);
   TensorType t = *x;
   t.dims[1] = w->dims[0];
-  int64_t k[2] = {w->dims[2], w->dims[3]};
-  if (!spatial(op, x, args, k, false, &t, ctx)) return false;
-  if (!promote(ctx, op, in, nin, &t.dtype)) return false;
+  if (!spatial(op, x, args, w->dims + 2, nsp, false, &t, ctx)) return false;
+  if (!promote(ctx, op, in, 2, &t.dtype)) return false;
+  if (!check_bias(op, in, nin, args, &t, ctx)) return false;
   *out = t;
   return true;
+}
+
+static bool shape_conv2d(const OpDesc *op, const TensorType *in, int nin,
+                         OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  return shape_conv(op, in, nin, args, out, ctx, 2);
 }
 
 static bool shape_pool(const OpDesc *op, const TensorType *in, int nin,
@@ -338,7 +361,7 @@ static bool shape_pool(const OpDesc *op, const TensorType *in, int nin,
                   (long long)args->kernel[i]);
   }
   TensorType t = in[0];
-  if (!spatial(op, &in[0], args, args->kernel, args->ceil_mode, &t, ctx))
+  if (!spatial(op, &in[0], args, args->kernel, 2, args->ceil_mode, &t, ctx))
     return false;
   *out = t;
   return true;
@@ -569,30 +592,31 @@ static bool shape_custom(const OpDesc *op, const TensorType *in, int nin,
 }
 
 /* Keyword tables.  Pool stride defaults to 0, meaning "the kernel". */
-static const KwDesc kw_none[] = {{NULL, 0, false, 0}};
-static const KwDesc kw_axis_last[] = {{"axis", KW_INT, false, -1},
-                                      {NULL, 0, false, 0}};
-static const KwDesc kw_axis_first[] = {{"axis", KW_INT, false, 0},
-                                       {NULL, 0, false, 0}};
-static const KwDesc kw_reduce[] = {{"axis", KW_INT, true, 0},
-                                   {"keepdims", KW_BOOL, false, 0},
-                                   {NULL, 0, false, 0}};
-static const KwDesc kw_conv[] = {{"stride", KW_INT_PAIR, false, 1},
-                                 {"padding", KW_INT_PAIR, false, 0},
-                                 {"dilation", KW_INT_PAIR, false, 1},
-                                 {"groups", KW_INT, false, 1},
-                                 {NULL, 0, false, 0}};
-static const KwDesc kw_pool[] = {{"kernel", KW_INT_PAIR, true, 0},
-                                 {"stride", KW_INT_PAIR, false, 0},
-                                 {"padding", KW_INT_PAIR, false, 0},
-                                 {"ceil_mode", KW_BOOL, false, 0},
-                                 {NULL, 0, false, 0}};
-static const KwDesc kw_attention[] = {{"causal", KW_BOOL, false, 0},
-                                      {NULL, 0, false, 0}};
-static const KwDesc kw_custom[] = {{"flops", KW_REAL, true, 0},
-                                   {"bytes", KW_REAL, true, 0},
-                                   {"out", KW_TYPE, true, 0},
-                                   {NULL, 0, false, 0}};
+static const KwDesc kw_none[] = {{NULL, 0, false, 0, NULL}};
+static const KwDesc kw_axis_last[] = {{"axis", KW_INT, false, -1, NULL},
+                                      {NULL, 0, false, 0, NULL}};
+static const KwDesc kw_axis_first[] = {{"axis", KW_INT, false, 0, NULL},
+                                       {NULL, 0, false, 0, NULL}};
+static const KwDesc kw_reduce[] = {{"axis", KW_INT, true, 0, NULL},
+                                   {"keepdims", KW_BOOL, false, 0, NULL},
+                                   {NULL, 0, false, 0, NULL}};
+static const KwDesc kw_conv[] = {{"stride", KW_INT_PAIR, false, 1, NULL},
+                                 {"padding", KW_INT_PAIR, false, 0, NULL},
+                                 {"dilation", KW_INT_PAIR, false, 1, NULL},
+                                 {"groups", KW_INT, false, 1, NULL},
+                                 {"bias", KW_TENSOR, false, 0, NULL},
+                                 {NULL, 0, false, 0, NULL}};
+static const KwDesc kw_pool[] = {{"kernel", KW_INT_PAIR, true, 0, NULL},
+                                 {"stride", KW_INT_PAIR, false, 0, NULL},
+                                 {"padding", KW_INT_PAIR, false, 0, NULL},
+                                 {"ceil_mode", KW_BOOL, false, 0, NULL},
+                                 {NULL, 0, false, 0, NULL}};
+static const KwDesc kw_attention[] = {{"causal", KW_BOOL, false, 0, NULL},
+                                      {NULL, 0, false, 0, NULL}};
+static const KwDesc kw_custom[] = {{"flops", KW_REAL, true, 0, NULL},
+                                   {"bytes", KW_REAL, true, 0, NULL},
+                                   {"out", KW_TYPE, true, 0, NULL},
+                                   {NULL, 0, false, 0, NULL}};
 
 
 /* ------------------------------------------------------------------ cost */
@@ -662,13 +686,14 @@ static void dims_matmul(const OpIn *x, OpDims *d) {
     d->align[d->nalign++] = (OpDim){"N", b->dims[b->rank - 1], 1, false};
 }
 
-/* x [N, Cin, H, W] * w [Cout, Cin/groups, kh, kw]: an implicit GEMM of
- * (N*Hout*Wout) x Cout output tiles over (Cin/groups)*kh*kw; tensor cores
- * take the channels. */
-static void dims_conv2d(const OpIn *x, OpDims *d) {
+/* x [N, Cin, *spatial] * w [Cout, Cin/groups, *kernel] (conv1d/2d/3d): an
+ * implicit GEMM of (N*Hout*Wout) x Cout output tiles over
+ * (Cin/groups)*kh*kw; tensor cores take the channels. */
+static void dims_conv(const OpIn *x, OpDims *d) {
   const TensorType *w = op_in_type(x, 1);
   double cout = (double)x->out->dims[1];
-  d->k = (double)w->dims[1] * (double)w->dims[2] * (double)w->dims[3];
+  d->k = 1;
+  for (int i = 1; i < w->rank; i++) d->k *= (double)w->dims[i];
   d->m = op_tensor_elements(x->out) / cout;
   d->n = cout;
   d->batch = 1;
@@ -682,7 +707,8 @@ static void dims_conv2d(const OpIn *x, OpDims *d) {
 static void cost_gemm(const OpIn *x, const Target *t, OpCost *c) {
   OpDims d;
   x->op->dims(x, &d);
-  c->flops = 2 * op_tensor_elements(x->out) * d.k;
+  /* a bias= is one add per output element in the epilogue (R-COST-020) */
+  c->flops = op_tensor_elements(x->out) * (2 * d.k + (x->args->bias ? 1 : 0));
   c->bytes = io_bytes(x);
   c->blocks = gemm_blocks(&d, t);
 }
@@ -775,6 +801,313 @@ static void cost_allgather(const OpIn *x, const Target *t, OpCost *c) {
 static void cost_none(const OpIn *x, const Target *t, OpCost *c) {
   (void)x; (void)t; (void)c;
 }
+
+/* ------------------------------------------- element-wise, norms, convs */
+/*
+ * The ops of issue 18 by class: more element-wise ops, batch/group/
+ * instance norms, conv1d/conv3d/conv_transpose2d, and the bias= of a
+ * contraction.  FLOP weights count as the header says (a transcendental,
+ * erf included, is one FLOP, as exp and tanh are):
+ *   where 1 (a select), clip 1 per bound given (a compare-select),
+ *   erf 1, gelu 9 with the tanh approximation and 5 with erf
+ *   (0.5*x*(1 + erf(x/sqrt 2)): div, erf, add, mul, mul), hardsigmoid 4
+ *   (relu6(x + 3) / 6: add, min, max, div), hardswish 5 (x * hardsigmoid),
+ *   softplus 3 (log(1 + exp(x)), PyTorch's beta = 1: exp, add, log), rope
+ *   3 (x*cos + rotate_half(x)*sin: mul, mul, add; rotate_half moves and
+ *   negates, folded into the multiply).
+ */
+
+/* gelu(x, approximate="none"): the erf form's FLOPs per element. */
+#define GELU_ERF_FLOPS 5
+
+static const char *const gelu_approx[] = {"tanh", "none", NULL};
+
+static bool shape_where(const OpDesc *op, const TensorType *in, int nin,
+                        OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  (void)nin; (void)args;
+  char s[160];
+  if (in[0].dtype != DT_BOOL)
+    return fail(ctx, ctx->arg_locs[0],
+                "where condition must be bool, got %s; compare first or "
+                "cast(cond, bool)",
+                in[0].dtype == DT_NONE ? "a number"
+                                       : op_type_str(s, sizeof s, &in[0]));
+  if (in[1].dtype == DT_NONE && in[2].dtype == DT_NONE)
+    return fail(ctx, ctx->call_loc,
+                "where needs a tensor for a or b; both are numbers");
+  TensorType ab = {0}, t = {0};
+  if (!promote(ctx, op, in + 1, 2, &ab.dtype) ||
+      !broadcast(ctx, op, &in[1], &in[2], &ab) ||
+      !broadcast(ctx, op, &in[0], &ab, &t))
+    return false;
+  t.dtype = ab.dtype;
+  *out = t;
+  return true;
+}
+
+static bool shape_clip(const OpDesc *op, const TensorType *in, int nin,
+                       OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  (void)op; (void)nin;
+  if (isnan(args->clip_min) && isnan(args->clip_max))
+    return fail(ctx, ctx->call_loc,
+                "clip needs min=, max= or both, like clip(x, min=0, max=6)");
+  if (args->clip_min > args->clip_max)
+    return fail(ctx, ctx->call_loc,
+                "clip min=%g is more than max=%g; every element would be %g",
+                args->clip_min, args->clip_max, args->clip_max);
+  *out = in[0];
+  return true;
+}
+
+/* rope(x, cos, sin): cos and sin broadcast to x, whose last dim splits in
+ * two halves (rotate_half). */
+static bool shape_rope(const OpDesc *op, const TensorType *in, int nin,
+                       OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  (void)args;
+  static const char *const names[3] = {"x", "cos", "sin"};
+  char sx[160], sc[160];
+  const TensorType *x = &in[0];
+  if (x->rank == 0 || x->dims[x->rank - 1] % 2 != 0)
+    return fail(ctx, ctx->arg_locs[0],
+                "rope needs an even last dim of x (rotate_half splits it in "
+                "two), got %s",
+                op_type_str(sx, sizeof sx, x));
+  for (int i = 1; i < nin; i++) {
+    bool ok = in[i].rank <= x->rank;
+    for (int j = 1; ok && j <= in[i].rank; j++) {
+      int64_t d = in[i].dims[in[i].rank - j];
+      ok = d == 1 || d == x->dims[x->rank - j];
+    }
+    if (!ok)
+      return fail(ctx, ctx->arg_locs[i],
+                  "rope %s %s does not broadcast to x %s", names[i],
+                  op_type_str(sc, sizeof sc, &in[i]),
+                  op_type_str(sx, sizeof sx, x));
+  }
+  TensorType t = *x;
+  if (!promote(ctx, op, in, nin, &t.dtype)) return false;
+  *out = t;
+  return true;
+}
+
+/* batchnorm/groupnorm/instancenorm: x [N, C, ...] of at least min_rank
+ * dims; every parameter from input `first` on is [C]. */
+static bool shape_channel_norm(const OpDesc *op, const TensorType *in, int nin,
+                               int min_rank, TensorType *out,
+                               const ShapeCtx *ctx) {
+  char s[160];
+  if (in[0].rank < min_rank)
+    return fail(ctx, ctx->arg_locs[0],
+                "%s expects x [N, C, ...] of rank %d or more, got %s",
+                op->name, min_rank, op_type_str(s, sizeof s, &in[0]));
+  int64_t c = in[0].dims[1];
+  for (int i = 1; i < nin; i++)
+    if (in[i].rank != 1 || in[i].dims[0] != c)
+      return fail(ctx, ctx->arg_locs[i],
+                  "%s parameter %s must be [C] = [%lld], the channels of x",
+                  op->name, op_type_str(s, sizeof s, &in[i]), (long long)c);
+  TensorType t = in[0];
+  if (!promote(ctx, op, in, nin, &t.dtype)) return false;
+  *out = t;
+  return true;
+}
+
+static bool shape_batchnorm(const OpDesc *op, const TensorType *in, int nin,
+                            OpArgs *args, TensorType *out,
+                            const ShapeCtx *ctx) {
+  (void)args;
+  return shape_channel_norm(op, in, nin, 2, out, ctx);
+}
+
+static bool shape_groupnorm(const OpDesc *op, const TensorType *in, int nin,
+                            OpArgs *args, TensorType *out,
+                            const ShapeCtx *ctx) {
+  if (!shape_channel_norm(op, in, nin, 2, out, ctx)) return false;
+  if (in[0].dims[1] % args->groups != 0)
+    return fail(ctx, ctx->arg_locs[0],
+                "groupnorm channels %lld are not a multiple of groups=%lld",
+                (long long)in[0].dims[1], (long long)args->groups);
+  return true;
+}
+
+static bool shape_instancenorm(const OpDesc *op, const TensorType *in,
+                               int nin, OpArgs *args, TensorType *out,
+                               const ShapeCtx *ctx) {
+  (void)args;
+  return shape_channel_norm(op, in, nin, 3, out, ctx);
+}
+
+static bool shape_conv1d(const OpDesc *op, const TensorType *in, int nin,
+                         OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  return shape_conv(op, in, nin, args, out, ctx, 1);
+}
+
+static bool shape_conv3d(const OpDesc *op, const TensorType *in, int nin,
+                         OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  return shape_conv(op, in, nin, args, out, ctx, 3);
+}
+
+/* conv_transpose2d: x [N, Cin, H, W], w [Cin, Cout/groups, kh, kw] (the
+ * PyTorch layout); Hout = (H-1)*s - 2p + d(k-1) + output_padding + 1,
+ * with output_padding smaller than the stride or the dilation. */
+static bool shape_conv_transpose2d(const OpDesc *op, const TensorType *in,
+                                   int nin, OpArgs *args, TensorType *out,
+                                   const ShapeCtx *ctx) {
+  const TensorType *x = &in[0], *w = &in[1];
+  if (!need_rank(ctx, op, x, 0, 4, "input [N, Cin, H, W]") ||
+      !need_rank(ctx, op, w, 1, 4, "weight [Cin, Cout/groups, kh, kw]"))
+    return false;
+  int64_t g = args->groups;
+  if (x->dims[1] != w->dims[0])
+    return fail(ctx, ctx->call_loc,
+                "conv_transpose2d channels differ: input has %lld, weight "
+                "[Cin, Cout/groups, kh, kw] has Cin = %lld",
+                (long long)x->dims[1], (long long)w->dims[0]);
+  if (x->dims[1] % g != 0)
+    return fail(ctx, ctx->arg_locs[1],
+                "conv_transpose2d input channels %lld are not a multiple of "
+                "groups=%lld",
+                (long long)x->dims[1], (long long)g);
+  TensorType t = *x;
+  if (!util_mul_i64(w->dims[1], g, &t.dims[1]))
+    return fail(ctx, ctx->call_loc, "dimension overflows 64 bits");
+  for (int i = 0; i < 2; i++) {
+    int64_t s = args->stride[i], p = args->padding[i], d = args->dilation[i];
+    int64_t op_ = args->output_padding[i], o, reach;
+    if (op_ >= s && op_ >= d)
+      return fail(ctx, ctx->call_loc,
+                  "conv_transpose2d output_padding %lld must be smaller than "
+                  "the stride %lld or the dilation %lld",
+                  (long long)op_, (long long)s, (long long)d);
+    if (!util_mul_i64(x->dims[2 + i] - 1, s, &o) ||
+        !util_mul_i64(d, w->dims[2 + i] - 1, &reach) ||
+        !util_add_i64(o, reach, &o) || !util_add_i64(o, op_ + 1, &o) ||
+        !util_mul_i64(2, p, &p) || !util_add_i64(o, -p, &o))
+      return fail(ctx, ctx->call_loc,
+                  "conv_transpose2d output %s overflows 64 bits",
+                  axis_names[1][i]);
+    if (o < 1)
+      return fail(ctx, ctx->call_loc,
+                  "conv_transpose2d output %s would be %lld: input %lld, "
+                  "stride %lld, padding %lld, window %lld",
+                  axis_names[1][i], (long long)o, (long long)x->dims[2 + i],
+                  (long long)s, (long long)args->padding[i],
+                  (long long)w->dims[2 + i]);
+    t.dims[2 + i] = o;
+  }
+  if (!promote(ctx, op, in, 2, &t.dtype)) return false;
+  if (!check_bias(op, in, nin, args, &t, ctx)) return false;
+  *out = t;
+  return true;
+}
+
+static bool check_bias(const OpDesc *op, const TensorType *in, int nin,
+                       const OpArgs *args, const TensorType *out,
+                       const ShapeCtx *ctx) {
+  if (!args->bias) return true;
+  const TensorType *b = &in[nin - 1];
+  char sb[160], so[160];
+  bool conv = op->cls == OC_CONTRACTION && op->id != OP_MATMUL;
+  bool ok = conv ? b->rank == 1 && b->dims[0] == out->dims[1]
+                 : b->rank <= out->rank;
+  for (int j = 1; ok && !conv && j <= b->rank; j++) {
+    int64_t d = b->dims[b->rank - j];
+    ok = d == 1 || d == out->dims[out->rank - j];
+  }
+  if (ok) return true;
+  if (conv)
+    return fail(ctx, ctx->arg_locs[nin - 1],
+                "%s bias %s must be [Cout] = [%lld]", op->name,
+                op_type_str(sb, sizeof sb, b), (long long)out->dims[1]);
+  return fail(ctx, ctx->arg_locs[nin - 1],
+              "%s bias %s does not broadcast to the output %s; a linear "
+              "layer's bias is [N] = [%lld]",
+              op->name, op_type_str(sb, sizeof sb, b),
+              op_type_str(so, sizeof so, out),
+              (long long)(out->rank ? out->dims[out->rank - 1] : 1));
+}
+
+/* x [N, Cin, H, W] into w [Cin, Cout/groups, kh, kw]: each input position
+ * scatters into Cout x kh x kw outputs, a GEMM of (N*H*W) x Cout over
+ * (Cin/groups)*kh*kw, as the data-gradient of a conv2d runs. */
+static void dims_conv_transpose2d(const OpIn *x, OpDims *d) {
+  const TensorType *in = op_in_type(x, 0), *w = op_in_type(x, 1);
+  double g = (double)x->args->groups;
+  d->m = op_tensor_elements(in) / (double)in->dims[1];
+  d->n = (double)x->out->dims[1];
+  d->k = (double)in->dims[1] / g * (double)w->dims[2] * (double)w->dims[3];
+  d->batch = 1;
+  d->nalign = 2;
+  d->align[0] = (OpDim){"input channels per group", in->dims[1] / x->args->groups,
+                        0, false};
+  d->align[1] = (OpDim){"output channels", x->out->dims[1], 1, false};
+}
+
+/* 2*M*N*K of its GEMM, plus the bias add per output element. */
+static void cost_conv_transpose2d(const OpIn *x, const Target *t, OpCost *c) {
+  OpDims d;
+  dims_conv_transpose2d(x, &d);
+  c->flops = 2 * d.m * d.n * d.k +
+             (x->args->bias ? op_tensor_elements(x->out) : 0);
+  c->bytes = io_bytes(x);
+  c->blocks = gemm_blocks(&d, t);
+}
+
+static void cost_gelu(const OpIn *x, const Target *t, OpCost *c) {
+  cost_elementwise(x, t, c);
+  if (x->args->approximate == 1)
+    c->flops = op_tensor_elements(x->out) * GELU_ERF_FLOPS;
+}
+
+static void cost_clip(const OpIn *x, const Target *t, OpCost *c) {
+  cost_elementwise(x, t, c);
+  c->flops *= !isnan(x->args->clip_min) + !isnan(x->args->clip_max);
+}
+
+/* Inference: x*a + c with a, c per channel (scale/sqrt(var + eps) and
+ * bias - mean*a, C values, not counted): the row's weight, 2.  Train mode
+ * normalises by the batch statistics, computed as layernorm does: its
+ * weight, 8 (R-COST-021). */
+static void cost_batchnorm(const OpIn *x, const Target *t, OpCost *c) {
+  cost_reduction(x, t, c);
+  if (x->model->train)
+    c->flops = op_tensor_elements(op_in_type(x, 0)) *
+               op_get(OP_LAYERNORM)->flops_per_element;
+}
+
+static const KwDesc kw_gelu[] = {{"approximate", KW_CHOICE, false, 0,
+                                  gelu_approx},
+                                 {NULL, 0, false, 0, NULL}};
+static const KwDesc kw_clip[] = {{"min", KW_REAL, false, 0, NULL},
+                                 {"max", KW_REAL, false, 0, NULL},
+                                 {NULL, 0, false, 0, NULL}};
+static const KwDesc kw_epsilon[] = {{"epsilon", KW_REAL, false, 0, NULL},
+                                    {NULL, 0, false, 0, NULL}};
+static const KwDesc kw_groupnorm[] = {{"groups", KW_INT, true, 0, NULL},
+                                      {"epsilon", KW_REAL, false, 0, NULL},
+                                      {NULL, 0, false, 0, NULL}};
+static const KwDesc kw_conv1d[] = {{"stride", KW_INT, false, 1, NULL},
+                                   {"padding", KW_INT, false, 0, NULL},
+                                   {"dilation", KW_INT, false, 1, NULL},
+                                   {"groups", KW_INT, false, 1, NULL},
+                                   {"bias", KW_TENSOR, false, 0, NULL},
+                                   {NULL, 0, false, 0, NULL}};
+static const KwDesc kw_conv3d[] = {{"stride", KW_INT_TRIPLE, false, 1, NULL},
+                                   {"padding", KW_INT_TRIPLE, false, 0, NULL},
+                                   {"dilation", KW_INT_TRIPLE, false, 1, NULL},
+                                   {"groups", KW_INT, false, 1, NULL},
+                                   {"bias", KW_TENSOR, false, 0, NULL},
+                                   {NULL, 0, false, 0, NULL}};
+static const KwDesc kw_conv_transpose[] = {
+    {"stride", KW_INT_PAIR, false, 1, NULL},
+    {"padding", KW_INT_PAIR, false, 0, NULL},
+    {"output_padding", KW_INT_PAIR, false, 0, NULL},
+    {"dilation", KW_INT_PAIR, false, 1, NULL},
+    {"groups", KW_INT, false, 1, NULL},
+    {"bias", KW_TENSOR, false, 0, NULL},
+    {NULL, 0, false, 0, NULL}};
+static const KwDesc kw_matmul[] = {{"bias", KW_TENSOR, false, 0, NULL},
+                                   {NULL, 0, false, 0, NULL}};
 
 /* ----------------------------------------------------------------- table */
 

@@ -634,20 +634,30 @@ typedef enum KwType {
   KW_DTYPE,
   KW_REAL,     /* real or integer expression (custom flops=, bytes=) */
   KW_TYPE,     /* a tensor type (custom out=) */
+  KW_INT_TRIPLE, /* one integer for the three axes, or [d, h, w] */
+  KW_CHOICE,   /* a string, one of the KwDesc's choices; its index */
+  KW_TENSOR,   /* a tensor operand (bias=): appended to the inputs */
 } KwType;
 
 typedef struct KwDesc {
   const char *name;
   KwType type;
   bool required;
-  int64_t def; /* default for KW_INT / KW_INT_PAIR / KW_BOOL */
+  int64_t def; /* default for KW_INT / KW_INT_PAIR / KW_BOOL / KW_CHOICE */
+  const char *const *choices; /* KW_CHOICE: NULL-terminated */
 } KwDesc;
 
 /* Resolved arguments of one op application (filled by sema). */
 typedef struct OpArgs {
   int64_t axis;          /* normalised to 0..rank-1 */
   bool has_axis;
-  int64_t stride[2], padding[2], dilation[2], kernel[2];
+  /* windows: [h, w] for 2-D, [l] for 1-D, [d, h, w] for 3-D */
+  int64_t stride[3], padding[3], dilation[3], kernel[2];
+  int64_t output_padding[3]; /* conv_transpose2d */
+  int64_t approximate;   /* gelu: 0 = tanh (the default), 1 = none (erf) */
+  double clip_min, clip_max; /* clip; NAN when not given */
+  double epsilon;        /* norms; NAN when not given (no cost effect) */
+  bool bias;             /* bias=: the last input, added in the epilogue */
   int64_t groups;
   bool causal, ceil_mode;
   DType cast_to;         /* cast(x, DTYPE) */

@@ -664,11 +664,17 @@ static const KwField kw_fields[] = {
     {"precision", offsetof(OpArgs, precision), 0},
     {"flops", offsetof(OpArgs, custom_flops), 0},
     {"bytes", offsetof(OpArgs, custom_bytes), 0},
+    {"output_padding", offsetof(OpArgs, output_padding), 0},
+    {"approximate", offsetof(OpArgs, approximate), 0},
+    {"min", offsetof(OpArgs, clip_min), INT64_MIN},
+    {"max", offsetof(OpArgs, clip_max), INT64_MIN},
+    {"epsilon", offsetof(OpArgs, epsilon), 0},
+    {"bias", offsetof(OpArgs, bias), 0},
 };
 
-static const KwDesc kw_common[] = {{"blocks", KW_INT, false, 0},
-                                   {"precision", KW_DTYPE, false, 0},
-                                   {NULL, 0, false, 0}};
+static const KwDesc kw_common[] = {{"blocks", KW_INT, false, 0, NULL},
+                                   {"precision", KW_DTYPE, false, 0, NULL},
+                                   {NULL, 0, false, 0, NULL}};
 
 #define MAX_KW 16
 
@@ -694,12 +700,18 @@ struct OpInfo {
 
 static void kw_default(const KwDesc *k, const KwField *f, OpArgs *args) {
   if (strcmp(k->name, "precision") == 0 || strcmp(k->name, "blocks") == 0 ||
-      k->type == KW_TYPE || k->type == KW_REAL)
-    return; /* DT_NONE / 0 already */
+      k->type == KW_TYPE || k->type == KW_TENSOR ||
+      (k->type == KW_REAL && k->required))
+    return; /* DT_NONE / 0 / false already */
   char *p = (char *)args + f->offset;
   switch (k->type) {
-  case KW_INT: *(int64_t *)p = k->def; break;
+  case KW_INT:
+  case KW_CHOICE: *(int64_t *)p = k->def; break;
   case KW_INT_PAIR: ((int64_t *)p)[0] = ((int64_t *)p)[1] = k->def; break;
+  case KW_INT_TRIPLE:
+    for (int i = 0; i < 3; i++) ((int64_t *)p)[i] = k->def;
+    break;
+  case KW_REAL: *(double *)p = NAN; break; /* not given */
   case KW_BOOL: *(bool *)p = k->def != 0; break;
   default: break;
   }
@@ -750,20 +762,22 @@ static bool kw_set(Sema *s, const KwDesc *k, const KwField *f, const Expr *e,
     *(int64_t *)p = v;
     return true;
   }
-  case KW_INT_PAIR: {
+  case KW_INT_PAIR:
+  case KW_INT_TRIPLE: {
     int64_t *v = (int64_t *)p;
+    int n = k->type == KW_INT_PAIR ? 2 : 3;
     if (e->kind != EX_LIST) {
       if (!eval_int(s, e, &v[0]) || !kw_int_min(s, k, f, e, v[0])) return false;
-      v[1] = v[0];
+      for (int i = 1; i < n; i++) v[i] = v[0];
       return true;
     }
-    if (e->list.n != 2) {
+    if (e->list.n != n) {
       diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                  "keyword '%s' takes one integer or [h, w], got a list of %d",
-                  k->name, e->list.n);
+                  "keyword '%s' takes one integer or %s, got a list of %d",
+                  k->name, n == 2 ? "[h, w]" : "[d, h, w]", e->list.n);
       return false;
     }
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < n; i++)
       if (!eval_int(s, e->list.items[i], &v[i]) ||
           !kw_int_min(s, k, f, e->list.items[i], v[i]))
         return false;
@@ -791,12 +805,12 @@ static bool kw_set(Sema *s, const KwDesc *k, const KwField *f, const Expr *e,
     LetValue v;
     if (!eval_num(s, e, &v)) return false;
     double d = v.is_real ? v.r : (double)v.i;
-    if (d < 0) {
+    if (d < 0 && f->min == 0) {
       diag_report(s->diags, SEV_ERROR, NULL, e->loc,
                   "keyword '%s' must not be negative, got %g", k->name, d);
       return false;
     }
-    if (d > MAX_KW_REAL) { /* R-KW-004 */
+    if (fabs(d) > MAX_KW_REAL) { /* R-KW-004 */
       diag_report(s->diags, SEV_ERROR, NULL, e->loc,
                   "keyword '%s' must be at most %g, got %g", k->name,
                   MAX_KW_REAL, d);
@@ -805,7 +819,22 @@ static bool kw_set(Sema *s, const KwDesc *k, const KwField *f, const Expr *e,
     *(double *)p = d;
     return true;
   }
+  case KW_CHOICE: { /* R-KW-010 */
+    for (int i = 0; e->kind == EX_STRING && k->choices[i]; i++)
+      if (strcmp(e->str, k->choices[i]) == 0) {
+        *(int64_t *)p = i;
+        return true;
+      }
+    StrBuf want = {0};
+    for (int i = 0; k->choices[i]; i++)
+      sb_printf(&want, "%s\"%s\"", i ? " or " : "", k->choices[i]);
+    diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                "keyword '%s' takes %s", k->name, sb_str(&want));
+    sb_free(&want);
+    return false;
+  }
   case KW_TYPE:
+  case KW_TENSOR:
   case KW_INT_LIST: break;
   }
   unreachable();
@@ -1028,7 +1057,7 @@ static int apply(Sema *s, const Stmt *st) {
   for (int i = 0; i < call->call.nargs; i++)
     if (!call->call.args[i].name) pos[npos++] = call->call.args[i].value;
 
-  int nin = 0, nlist = 0;
+  int nin = 0, nlist = 0, npositional;
   int64_t list[MAX_RANK];
   TensorType declared;
   memset(&declared, 0, sizeof declared);
@@ -1036,6 +1065,7 @@ static int apply(Sema *s, const Stmt *st) {
   Loc list_loc = LOC_NONE, dtype_loc = LOC_NONE, axis_loc = LOC_NONE;
   bool ok = positionals(s, op, call, pos, npos, &nin, &args, list, &nlist,
                         &list_loc, &dtype_loc, &poisoned);
+  npositional = nin;
 
   /* keywords: known, once each, of the right type, required ones present */
   Loc seen[MAX_KW];
@@ -1069,6 +1099,11 @@ static int apply(Sema *s, const Stmt *st) {
     }
     seen[k] = name_loc;
     if (k == info->axis_kw) axis_loc = a->value->loc;
+    if (kws[k]->type == KW_TENSOR) { /* bias=: one more input, the last */
+      if (ok && !poisoned) ok = operand(s, op, a->value, &nin, &poisoned);
+      args.bias = true;
+      continue;
+    }
     Loc out_dtype = LOC_NONE;
     if (!kw_set(s, kws[k], info->fields[k], a->value, &args, &declared,
                 &out_dtype))
@@ -1114,7 +1149,8 @@ static int apply(Sema *s, const Stmt *st) {
   g->dtype_loc = dtype_loc;
   g->precision_explicit = args.precision != DT_NONE;
   g->precision =
-      g->precision_explicit ? args.precision : widest(s->in, nin, out.dtype);
+      g->precision_explicit ? args.precision
+                            : widest(s->in, npositional, out.dtype);
   g->inputs = arena_alloc(s->arena, (size_t)(nin ? nin : 1) * sizeof(int));
   /* Consumers are counted here, each op once per operand node, while the
    * operands are still in cache, not in a second pass over every node. A

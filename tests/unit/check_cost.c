@@ -468,6 +468,138 @@ START_TEST(train_keeps_region_exits) {
 }
 END_TEST
 
+/* Issue 18's ops, each figure by hand (bf16: 2 bytes; bool: 1).
+ * R-COST-001: element-wise weights (where 1, clip 1 per bound, erf 1,
+ * gelu 5 with erf and 9 with tanh, hardsigmoid 4, hardswish 5, softplus 3,
+ * rope 3) over x [4, 1024] = 4096 elements. */
+START_TEST(issue18_elementwise) {
+  Fx fx = run("model m {\n dtype bf16\n input x : [4, 1024]\n"
+              " input c : bool[4, 1024]\n input cs, sn : [1024]\n"
+              " wh = where(c, x, 0)\n cl2 = clip(x, min=-1, max=1)\n"
+              " cl1 = clip(x, max=6)\n er = erf(x)\n"
+              " ge = gelu(x, approximate=\"none\")\n"
+              " gt = gelu(x, approximate=\"tanh\")\n g0 = gelu(x)\n"
+              " hs = hardsigmoid(x)\n hw = hardswish(x)\n sp = softplus(x)\n"
+              " ro = rope(x, cs, sn)\n}\n");
+  EQ(nc(&fx, "wh")->flops, 4096);
+  EQ(nc(&fx, "wh")->bytes, 4096 + 8192 + 8192); /* c, x, out; 0 is free */
+  EQ(nc(&fx, "cl2")->flops, 2 * 4096);
+  EQ(nc(&fx, "cl2")->bytes, 2 * 8192);
+  EQ(nc(&fx, "cl1")->flops, 4096);
+  EQ(nc(&fx, "er")->flops, 4096);
+  EQ(nc(&fx, "ge")->flops, 5 * 4096);
+  EQ(nc(&fx, "gt")->flops, 9 * 4096);
+  EQ(nc(&fx, "g0")->flops, 9 * 4096); /* today's spelling: tanh */
+  EQ(nc(&fx, "hs")->flops, 4 * 4096);
+  EQ(nc(&fx, "hw")->flops, 5 * 4096);
+  EQ(nc(&fx, "sp")->flops, 3 * 4096);
+  EQ(nc(&fx, "ro")->flops, 3 * 4096);
+  EQ(nc(&fx, "ro")->bytes, 8192 + 2048 + 2048 + 8192);
+  tc_free(fx.tc);
+}
+END_TEST
+
+/* R-COST-020: a bias= is added in the epilogue: + 1 FLOP per output
+ * element and + the bias once, in the GEMM's kernel. */
+START_TEST(issue18_bias) {
+  Fx fx = run("model m {\n dtype bf16\n input x : [64, 1024]\n"
+              " weight w : [1024, 512]\n weight b : [512]\n"
+              " mb = matmul(x, w, bias=b)\n"
+              " input img : [1, 3, 32, 32]\n weight f : [8, 3, 3, 3]\n"
+              " weight fb : [8]\n cb = conv2d(img, f, padding=1, bias=fb)\n}\n");
+  /* 2*64*512*1024 + 64*512 */
+  EQ(nc(&fx, "mb")->flops, 67108864.0 + 32768);
+  EQ(nc(&fx, "mb")->bytes, 2.0 * (65536 + 524288 + 512 + 32768));
+  /* 2*8*32*32*27 + 8*32*32 */
+  EQ(nc(&fx, "cb")->flops, 442368.0 + 8192);
+  EQ(nc(&fx, "cb")->bytes, 2.0 * (3072 + 216 + 8 + 8192));
+  ck_assert_int_eq(fx.c->nkernels, 2);
+  tc_free(fx.tc);
+}
+END_TEST
+
+/* `body` (a model's statements and its closing brace) in bf16, once in
+ * inference and once in train mode. */
+static void run_both(const char *body, Fx *inf, Fx *tr) {
+  char src[1024];
+  snprintf(src, sizeof src, "model m {\n dtype bf16\n%s", body);
+  *inf = run(src);
+  snprintf(src, sizeof src, "model m {\n dtype bf16\n mode train\n%s", body);
+  *tr = run(src);
+}
+
+/* R-COST-021: batchnorm is 2 FLOPs per element in inference (x*a + c) and
+ * layernorm's 8 with batch statistics in train mode, times the train
+ * factor 2; groupnorm and instancenorm 8.  xb [2, 8, 4, 4] = 256. */
+START_TEST(issue18_norms) {
+  const char *body = " input xb : [2, 8, 4, 4]\n"
+                     " weight s, bb, mu, var : [8]\n"
+                     " bn = batchnorm(xb, s, bb, mu, var, epsilon=1e-5)\n"
+                     " gn = groupnorm(xb, s, bb, groups=2)\n"
+                     " ino = instancenorm(xb)\n}\n";
+  Fx fx, tr;
+  run_both(body, &fx, &tr);
+  EQ(nc(&fx, "bn")->flops, 2 * 256);
+  EQ(nc(&fx, "bn")->bytes, 2.0 * (256 + 4 * 8 + 256));
+  EQ(nc(&tr, "bn")->flops, 2 * 8 * 256);
+  EQ(nc(&tr, "bn")->bytes, 2 * 2.0 * (256 + 4 * 8 + 256));
+  EQ(nc(&fx, "gn")->flops, 8 * 256);
+  EQ(nc(&fx, "gn")->bytes, 2.0 * (256 + 2 * 8 + 256));
+  EQ(nc(&tr, "gn")->flops, 2 * 8 * 256);
+  EQ(nc(&fx, "ino")->flops, 8 * 256);
+  EQ(nc(&fx, "ino")->bytes, 2.0 * (256 + 256));
+  tc_free(fx.tc);
+  tc_free(tr.tc);
+  /* R-COST-004: in a fused region a conv with its bias, a batchnorm and a
+   * hardswish are one kernel: FLOPs add (2*8*16*72 + 8*16 conv, 2*256
+   * batchnorm, 5*256 hardswish); bytes are xi, the weights and the one
+   * output leaving the region */
+  Fx fu = run("model m {\n dtype bf16\n input xi : [2, 8, 4, 4]\n"
+              " weight wc : [8, 8, 3, 3]\n weight s, bb, mu, var : [8]\n"
+              " fused block {\n  cv = conv2d(xi, wc, padding=1, bias=bb)\n"
+              "  bn = batchnorm(cv, s, bb, mu, var)\n  hw = hardswish(bn)\n"
+              " }\n}\n");
+  ck_assert_int_eq(fu.c->nkernels, 1);
+  Kernel k = cost_kernel(fu.c, 0);
+  EQ(k.flops, 2.0 * 256 * 72 + 256 + 2 * 256 + 5 * 256);
+  EQ(k.bytes, 2.0 * (256 + 576 + 4 * 8 + 256));
+  tc_free(fu.tc);
+}
+END_TEST
+
+/* R-COST-001, R-TRAIN-001: conv1d (Whisper's front end, and depthwise),
+ * conv3d and conv_transpose2d; in train mode 3x, as every contraction. */
+START_TEST(issue18_convs) {
+  const char *body =
+      " input a : [2, 80, 3000]\n weight w1 : [384, 80, 3]\n"
+      " c1 = conv1d(a, w1, padding=1)\n weight wd : [80, 1, 3]\n"
+      " dw = conv1d(a, wd, padding=1, groups=80)\n"
+      " input v : [1, 4, 8, 16, 16]\n weight w3 : [8, 4, 3, 3, 3]\n"
+      " c3 = conv3d(v, w3, padding=1)\n"
+      " input t : [1, 16, 8, 8]\n weight wt : [16, 8, 4, 4]\n"
+      " ct = conv_transpose2d(t, wt, stride=2, padding=1)\n}\n";
+  Fx fx, tr;
+  run_both(body, &fx, &tr);
+  /* [2, 384, 3000] = 2304000 outputs, 2 * 80 * 3 FLOPs each */
+  EQ(nc(&fx, "c1")->flops, 1105920000.0);
+  EQ(nc(&fx, "c1")->bytes, 2.0 * (480000 + 92160 + 2304000));
+  /* [2, 80, 3000] = 480000 outputs, 2 * 1 * 3 each */
+  EQ(nc(&fx, "dw")->flops, 2880000.0);
+  /* [1, 8, 8, 16, 16] = 16384 outputs, 2 * 4 * 27 each */
+  EQ(nc(&fx, "c3")->flops, 3538944.0);
+  EQ(nc(&fx, "c3")->bytes, 2.0 * (8192 + 864 + 16384));
+  /* Hout = (8-1)*2 - 2*1 + (4-1) + 0 + 1 = 16: [1, 8, 16, 16]; each of the
+   * 64 input positions into 8 * 4 * 4 outputs over 16 channels:
+   * 2 * 64 * 8 * 16 * 16 */
+  EQ(nc(&fx, "ct")->flops, 262144.0);
+  EQ(nc(&fx, "ct")->bytes, 2.0 * (1024 + 2048 + 2048));
+  EQ(nc(&tr, "c1")->flops, 3 * 1105920000.0);
+  EQ(nc(&tr, "ct")->flops, 3 * 262144.0);
+  tc_free(fx.tc);
+  tc_free(tr.tc);
+}
+END_TEST
+
 /* R-COST-008: custom costs are as stated, on the tensor-core roof. */
 START_TEST(custom_as_stated) {
   Fx fx = run("model m {\n dtype fp16\n input t : [1, 4096]\n"
@@ -517,6 +649,10 @@ Suite *cost_suite(void) {
   tcase_add_test(tc, train_mode);
   tcase_add_test(tc, train_keeps_region_exits);
   tcase_add_test(tc, custom_as_stated);
+  tcase_add_test(tc, issue18_elementwise);
+  tcase_add_test(tc, issue18_bias);
+  tcase_add_test(tc, issue18_norms);
+  tcase_add_test(tc, issue18_convs);
   suite_add_tcase(s, tc);
   return s;
 }

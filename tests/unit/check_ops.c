@@ -98,6 +98,140 @@ START_TEST(test_table) {
 }
 END_TEST
 
+/* Issue 18: the element-wise ops' shapes (R-SHAPE-040, R-SHAPE-041,
+ * R-KW-010), the channel norms' (R-SHAPE-042, R-SHAPE-043), bias=
+ * (R-SHAPE-044) and conv1d/conv3d/conv_transpose2d (R-SHAPE-045,
+ * R-SHAPE-046), each valid form and each error. */
+START_TEST(test_issue18_elementwise) {
+  ok_type("input c : bool[8]\ny = where(c, x, 0)", "y", "bf16[4, 8]");
+  ok_type("input c : bool[4, 1]\ninput f : fp32[8]\ny = where(c, 1, f)", "y",
+          "fp32[4, 8]");
+  bad("y = where(x, x, 0)",
+      "where condition must be bool, got bf16[4, 8]; compare first or "
+      "cast(cond, bool)");
+  bad("input c : bool[4, 8]\ny = where(c, 0, 1)",
+      "where needs a tensor for a or b; both are numbers");
+  bad("input c : bool[3]\ny = where(c, x, 0)",
+      "cannot broadcast bool[3] with bf16[4, 8] in where: 3 vs 8 at axis -1");
+  ok_type("y = clip(x, min=-1.5, max=6)", "y", "bf16[4, 8]");
+  ok_type("y = clip(x, min=0)", "y", "bf16[4, 8]");
+  bad("y = clip(x)",
+      "clip needs min=, max= or both, like clip(x, min=0, max=6)");
+  bad("y = clip(x, min=2, max=1)",
+      "clip min=2 is more than max=1; every element would be 1");
+  static const char *const unary[] = {"erf", "hardsigmoid", "hardswish",
+                                      "softplus"};
+  for (size_t i = 0; i < sizeof unary / sizeof unary[0]; i++) {
+    char body[64];
+    snprintf(body, sizeof body, "y = %s(x3)", unary[i]);
+    ok_type(body, "y", "bf16[2, 3, 4]");
+  }
+  ok_type("y = gelu(x, approximate=\"none\")", "y", "bf16[4, 8]");
+  ok_type("y = gelu(x, approximate=\"tanh\")", "y", "bf16[4, 8]");
+  bad("y = gelu(x, approximate=\"erf\")",
+      "keyword 'approximate' takes \"tanh\" or \"none\"");
+  bad("y = gelu(x, approximate=none)",
+      "keyword 'approximate' takes \"tanh\" or \"none\"");
+  ok_type("input cs : [3, 4]\ny = rope(x3, cs, cs)", "y", "bf16[2, 3, 4]");
+  bad("input cs : [3, 4]\ny = rope(x3, cs, v8)",
+      "rope sin bf16[8] does not broadcast to x bf16[2, 3, 4]");
+  bad("input o : [2, 3]\ny = rope(o, o, o)",
+      "rope needs an even last dim of x (rotate_half splits it in two), got "
+      "bf16[2, 3]");
+  /* the weights, as ops.c states them */
+  static const struct { const char *op; double w; } rows[] = {
+      {"where", 1}, {"clip", 1}, {"erf", 1}, {"gelu", 9}, {"hardsigmoid", 4},
+      {"hardswish", 5}, {"softplus", 3}, {"rope", 3}, {"batchnorm", 2},
+      {"groupnorm", 8}, {"instancenorm", 8}};
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+    ck_assert_msg(op_lookup(rows[i].op)->flops_per_element == rows[i].w, "%s",
+                  rows[i].op);
+}
+END_TEST
+
+START_TEST(test_issue18_norms_convs) {
+  const char *nchw = "input a : [2, 8, 4, 4]\nweight p : [8]\n";
+  char body[512];
+#define WITH(s) (snprintf(body, sizeof body, "%s%s", nchw, s), body)
+  ok_type(WITH("y = batchnorm(a, p, p, p, p, epsilon=1e-5)"), "y",
+          "bf16[2, 8, 4, 4]");
+  bad(WITH("weight q : [4]\ny = batchnorm(a, p, p, q, p)"),
+      "batchnorm parameter bf16[4] must be [C] = [8], the channels of x");
+  bad(WITH("y = batchnorm(v8, p, p, p, p)"),
+      "batchnorm expects x [N, C, ...] of rank 2 or more, got bf16[8]");
+  ok_type(WITH("y = groupnorm(a, p, p, groups=4)"), "y", "bf16[2, 8, 4, 4]");
+  bad(WITH("y = groupnorm(a, p, p, groups=3)"),
+      "groupnorm channels 8 are not a multiple of groups=3");
+  bad(WITH("y = groupnorm(a, p, p)"),
+      "missing required keyword 'groups' for groupnorm");
+  ok_type(WITH("y = instancenorm(a)"), "y", "bf16[2, 8, 4, 4]");
+  ok_type(WITH("y = instancenorm(a, p, p)"), "y", "bf16[2, 8, 4, 4]");
+  bad(WITH("y = instancenorm(x)"),
+      "instancenorm expects x [N, C, ...] of rank 3 or more, got bf16[4, 8]");
+  /* bias= */
+  ok_type("weight w : [8, 16]\nweight b : [16]\ny = matmul(x, w, bias=b)", "y",
+          "bf16[4, 16]");
+  bad("weight w : [8, 16]\nweight b : [8]\ny = matmul(x, w, bias=b)",
+      "matmul bias bf16[8] does not broadcast to the output bf16[4, 16]; a "
+      "linear layer's bias is [N] = [16]");
+  ok_type(WITH("weight w : [16, 8, 3, 3]\nweight b : [16]\n"
+               "y = conv2d(a, w, padding=1, bias=b)"),
+          "y", "bf16[2, 16, 4, 4]");
+  bad(WITH("weight w : [16, 8, 3, 3]\ny = conv2d(a, w, bias=p)"),
+      "conv2d bias bf16[8] must be [Cout] = [16]");
+  /* conv1d, depthwise included; conv3d */
+  ok_type("input s : [2, 80, 3000]\nweight w : [384, 80, 3]\n"
+          "y = conv1d(s, w, stride=2, padding=1)",
+          "y", "bf16[2, 384, 1500]");
+  ok_type("input s : [2, 80, 30]\nweight w : [80, 1, 3]\n"
+          "y = conv1d(s, w, padding=1, groups=80)",
+          "y", "bf16[2, 80, 30]");
+  bad("input s : [2, 80, 2]\nweight w : [384, 80, 3]\ny = conv1d(s, w)",
+      "conv1d output length would be 0: input 2 with window 3, padding 0, "
+      "dilation 1");
+  bad("weight w : [8, 4, 3]\ny = conv1d(x3, w)",
+      "conv1d channels differ: input has 3, weight expects 4 (4 x groups=1)");
+  ok_type("input v : [1, 4, 8, 16, 16]\nweight w : [8, 4, 3, 3, 3]\n"
+          "y = conv3d(v, w, padding=1, stride=[1, 2, 2])",
+          "y", "bf16[1, 8, 8, 8, 8]");
+  bad("input v : [1, 4, 8, 16, 16]\nweight w : [8, 4, 3, 3, 3]\n"
+      "y = conv3d(v, w, stride=[1, 2])",
+      "keyword 'stride' takes one integer or [d, h, w], got a list of 2");
+  bad("weight w : [8, 4, 3, 3, 3]\ny = conv3d(x3, w)",
+      "conv3d expects input [N, C, D, H, W] of rank 5, got bf16[2, 3, 4]");
+  /* conv_transpose2d: (H-1)*s - 2p + d(k-1) + output_padding + 1 */
+  ok_type("input t : [1, 16, 8, 8]\nweight w : [16, 8, 4, 4]\n"
+          "y = conv_transpose2d(t, w, stride=2, padding=1)",
+          "y", "bf16[1, 8, 16, 16]");
+  ok_type("input t : [1, 16, 8, 8]\nweight w : [16, 4, 3, 3]\n"
+          "y = conv_transpose2d(t, w, stride=2, padding=1, output_padding=1, "
+          "groups=2)",
+          "y", "bf16[1, 8, 16, 16]");
+  ok_type("input t : [1, 16, 8, 8]\nweight w : [16, 8, 4, 4]\n"
+          "weight b : [8]\n"
+          "y = conv_transpose2d(t, w, stride=2, padding=1, bias=b)",
+          "y", "bf16[1, 8, 16, 16]");
+  bad("input t : [1, 16, 8, 8]\nweight w : [16, 8, 4, 4]\n"
+      "y = conv_transpose2d(t, w, bias=t)",
+      "conv_transpose2d bias bf16[1, 16, 8, 8] must be [Cout] = [8]");
+  bad("weight w : [8, 16]\ny = matmul(x, w, bias=3)",
+      "expected a tensor name, got int");
+  bad("input t : [1, 16, 8, 8]\nweight w : [16, 8, 3, 3]\n"
+      "y = conv_transpose2d(t, w, stride=2, output_padding=2)",
+      "conv_transpose2d output_padding 2 must be smaller than the stride 2 or "
+      "the dilation 1");
+  bad("input t : [1, 16, 8, 8]\nweight w : [8, 8, 3, 3]\n"
+      "y = conv_transpose2d(t, w)",
+      "conv_transpose2d channels differ: input has 16, weight [Cin, "
+      "Cout/groups, kh, kw] has Cin = 8");
+  bad("input t : [1, 16, 1, 1]\nweight w : [16, 8, 1, 1]\n"
+      "y = conv_transpose2d(t, w, padding=1)",
+      "conv_transpose2d output height would be -1: input 1, stride 1, "
+      "padding 1, window 1");
+#undef WITH
+}
+END_TEST
+
 /* R-SHAPE-001, R-DTYPE-004, R-OP-003: numpy broadcasting; a number is a scalar and does not widen. */
 START_TEST(test_binary) {
   ok_type("y = add(x, v8)", "y", "bf16[4, 8]");
@@ -377,6 +511,8 @@ Suite *ops_suite(void) {
   tcase_add_test(tc, test_norms_reductions);
   tcase_add_test(tc, test_matmul);
   tcase_add_test(tc, test_conv_pool);
+  tcase_add_test(tc, test_issue18_elementwise);
+  tcase_add_test(tc, test_issue18_norms_convs);
   tcase_add_test(tc, test_attention);
   tcase_add_test(tc, test_attention_layout);
   tcase_add_test(tc, test_views_movement);
