@@ -28,9 +28,8 @@
  * no lookahead is needed, so a syntax error is met in the state that saw
  * the last good token, before any reduction on the bad one.  This is what
  * `parse.lac full` gave on LALR tables, without its exploration of the
- * stack on each lookahead that triggers a reduction (three times an op
- * line: 7% of a big model's user time).  357 states, not 108: about 6 KB
- * more of tables. */
+ * stack on each lookahead that triggers a reduction (several times an op
+ * line).  The tables are bigger than LALR's, which is the price. */
 %define lr.type canonical-lr
 %define lr.default-reduction consistent
 /* Trace switchable at run time: ROOFLINT_YYDEBUG=1 sets yydebug. */

@@ -943,14 +943,12 @@ static int write_plot(Cli *c, FileRun *runs, int n) {
   return 0;
 }
 
-/* Piped or redirected, stdout gets a bigger buffer than stdio's 4 KiB: the
- * --report of a million-op model is 175 MB, and 4 KiB writes made 43,000
- * system calls of it.  But each page of the buffer that is written costs a
- * page fault, 10-30 us on a virtual machine against ~1 us for a write: a
- * 500-op model's 60 KB report faulted 14 pages of a 256 KiB buffer.  So the
- * buffer is a sixteenth of the input (a report is ~4x its input: some 64
- * writes), 4 KiB to 256 KiB.  A terminal keeps its line buffering.  Called
- * before anything is written to stdout. */
+/* Piped or redirected, stdout gets a buffer sized by the input: big enough
+ * that a big report takes few write calls, small enough that a small
+ * model's run touches few pages of it.  A report is a few times its input,
+ * so a sixteenth of the input (4 KiB to 256 KiB) makes tens of writes.  A
+ * terminal keeps its line buffering.  Called before anything is written
+ * to stdout. */
 static void buffer_stdout(size_t input_bytes) {
   static _Alignas(4096) char outbuf[1 << 18];
   if (isatty(STDOUT_FILENO)) return;

@@ -64,11 +64,10 @@ static const struct {
  * "keyword?" and "which name is it?": a name's place in the table is its
  * dense id, which the tree carries so sema indexes arrays rather than
  * hashing.  The copies live in the arena; the table is scratch that
- * parse_file frees.  A 1.5 M-op model has ~850,000 names and a lookup of a
- * new one misses the cache whatever we do, so the slots are kept small
- * (8 bytes: 16 MiB of slots, not 32) and a probe rejects a slot without
- * leaving it; the copies' addresses sit in a dense array in the order the
- * words were first seen, the keywords first. */
+ * parse_file frees.  A big model has about one distinct name per op, so
+ * a slot holds only a hash and an index (a probe rejects a slot without
+ * leaving it) and the copies' addresses sit in a dense array in the order
+ * the words were first seen, the keywords first. */
 typedef struct Word {
   uint32_t hash; /* a probe compares text only when this matches, and
                     growing the table rehashes without reading text */

@@ -84,7 +84,7 @@ typedef struct PtrSlot {
 } PtrSlot;
 
 typedef struct PtrMap {
-  PtrSlot *slots; /* key and value side by side: one cache line a probe */
+  PtrSlot *slots; /* key and value side by side */
   size_t cap;     /* power of two */
   size_t len;
 } PtrMap;
@@ -353,8 +353,8 @@ const char *expr_kind_str(ExprKind k);
 
 typedef struct Expr Expr;
 
-/* 24 bytes, not 32 with a Loc: a big model has millions.  The keyword's
- * location is in the value's file: ast_arg_name_loc() builds it. */
+/* One per argument of every call, so it holds no Loc: the keyword's
+ * location is in the value's file, and ast_arg_name_loc() builds it. */
 typedef struct Arg {
   const char *name;    /* keyword name, NULL for a positional argument */
   Expr *value;
@@ -865,9 +865,8 @@ typedef struct GNode {
   const OpArgs *args;
   double count;      /* executions per step (scope count, or 1); for a
                         weight this also counts loop trips, see Scope */
-  /* Output (or declared) type.  Interned by sema: a model of a million
-   * nodes has a few dozen distinct types, so nodes point at one shared,
-   * read-only copy (72 bytes each would be a third of the node). */
+  /* Output (or declared) type.  Interned by sema: a model has few
+   * distinct types, so nodes point at one shared, read-only copy. */
   const TensorType *type;
   int ninputs;
   int scope;         /* innermost scope id; -1 = model body */
@@ -878,8 +877,8 @@ typedef struct GNode {
   Loc dtype_loc;     /* where the dtype was written (a declaration's DTYPE,
                         cast's dtype argument, custom's out= dtype),
                         LOC_NONE if inherited */
-  /* Bit-fields: with them the node is 104 bytes, not 120 (16 bytes a node
-   * is 37 MB of a 1.5 M-op model's peak). */
+  /* Small fields are bit-fields: the node array is the biggest block of a
+   * run, so a node carries no field the bench's peak does not need. */
   Role role : 8;
   DType precision : 8;   /* compute precision (may be DT_TF32); DT_NONE for decls */
   bool precision_explicit : 1; /* from precision= */
@@ -1028,7 +1027,7 @@ typedef struct NodeCost { /* doubles first: no padding (one per node) */
   double time_s;       /* one execution */
   double blocks;       /* thread blocks of its kernel (0: not a kernel) */
   int kernel;          /* its kernel (cost_kernel), -1 for views/decls */
-  /* Bit-fields: 48 bytes a node, not 56 (one per node of the graph). */
+  /* Small fields are bit-fields: there is one NodeCost per graph node. */
   Bound bound : 8;
   bool tensor : 1;     /* peak is a tensor-core peak */
   bool fused : 1;      /* its kernel is its fused region's */
@@ -1070,11 +1069,10 @@ typedef struct ModelCost {
   const Model *model;
   const Target *target;
   NodeCost *nodes;  /* parallel to model->nodes */
-  /* Kernels, by cost_kernel(): a million-op model has a million single-op
-   * kernels whose figures are their op's NodeCost, so a kernel stores only
-   * its first node and count (12 bytes, not a 56-byte copy, and every pass
-   * over the kernels reads no GNode); a fused region's figures are per
-   * region. */
+  /* Kernels, by cost_kernel(): a single-op kernel's figures are its op's
+   * NodeCost, so a kernel stores only its first node and count, never a
+   * copy of the figures (and a pass over the kernels reads no GNode); a
+   * fused region's figures are per region (FusedCost). */
   int *kernel_node;     /* per kernel: the op, or the region's first node */
   double *kernel_count; /* per kernel: its first node's count */
   int nkernels;
@@ -1094,8 +1092,8 @@ typedef struct ModelCost {
 ModelCost *cost_model(Arena *a, const Model *m, const Target *t);
 
 /* The roofline figures that follow from a node's or a kernel's FLOPs, bytes,
- * peak and bound on the target.  Derived on demand rather than stored: a
- * model of a million nodes would carry 24 more bytes per node and kernel. */
+ * peak and bound on the target.  Derived on demand rather than stored, so
+ * nodes and kernels carry no figure that follows from others. */
 typedef struct RoofPoint {
   double intensity;  /* FLOP/B; 0 when bytes == 0 */
   double ridge;      /* peak / memory bandwidth, FLOP/B */
