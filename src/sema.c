@@ -1359,19 +1359,8 @@ static void model_stmt(Sema *s, const Stmt *st, bool top) {
  * the tree's chunk list, and a big chunk holds some 30,000 statements. */
 enum { RELEASE_EVERY = 1 << 16 };
 
-/* How far ahead model_block asks for statements, and for their values. */
-enum { PREFETCH_STMT = 8, PREFETCH_VALUE = 4 };
-
 static void model_block(Sema *s, const Block *b, bool top) {
   for (int i = 0; i < b->n; i++) {
-    /* A big model's tree is far bigger than the caches and sema reads
-     * each statement once: ask for the next ones while this one is
-     * analysed (reading a later statement is fine, it is not released). */
-    if (i + PREFETCH_STMT < b->n) __builtin_prefetch(b->items[i + PREFETCH_STMT]);
-    if (i + PREFETCH_VALUE < b->n) {
-      const Stmt *ahead = b->items[i + PREFETCH_VALUE];
-      if (ahead->kind == ST_ASSIGN) __builtin_prefetch(ahead->assign.value);
-    }
     model_stmt(s, b->items[i], top);
     /* A statement is allocated after its parts, so all before items[i]
      * and after items[0] belongs to statements read already. */
