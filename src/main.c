@@ -715,8 +715,8 @@ static bool overrides_named(Cli *c, FileRun *runs, int nruns) {
   const char **lets = NULL;
   int nlets = 0;
   for (int i = 0; i < nruns; i++)
-    if (runs[i].an && runs[i].an->program) /* kept: analyze_run */
-      collect_lets(&runs[i].an->program->top, &lets, &nlets);
+    if (runs[i].an && runs[i].an->tree.program) /* kept: analyze_run */
+      collect_lets(&runs[i].an->tree.program->top, &lets, &nlets);
   push(&lets, &nlets, NULL);
   bool ok = true;
   Options *o = &c->o;
@@ -763,7 +763,7 @@ static bool targets_named(Cli *c, FileRun *runs, int nruns) {
     if (is_target_file(name) || is_builtin_target(name)) continue;
     bool found = false;
     for (int i = 0; i < nruns && !found; i++) {
-      const Program *p = runs[i].an ? runs[i].an->program : NULL;
+      const Program *p = runs[i].an ? runs[i].an->tree.program : NULL;
       for (int k = 0; p && k < p->top.n && !found; k++)
         found = p->top.items[k]->kind == ST_TARGET_DEF &&
                 strcmp(p->top.items[k]->def.name.name, name) == 0;
@@ -845,7 +845,7 @@ static int emit_plan(Cli *c, FileRun *r) {
 static int emit_text(Cli *c, FileRun *r) {
   const Analysis *an = r->an;
   if (c->o.dump == DUMP_AST)
-    ast_dump(an->program, &c->ss, stdout);
+    ast_dump(an->tree.program, &c->ss, stdout);
   else if (c->o.dump == DUMP_GRAPH && an->unit)
     graph_dump(an->unit, &c->ss, stdout);
   /* Language errors leave no costs; an error from a check (capacity, or a

@@ -9,7 +9,9 @@
  *   - An Arena owns the AST, the op graph, analysis results and every string
  *     hanging off them.  Everything allocated from it is freed at once by
  *     arena_free().  Functions that take an Arena * allocate from it; the
- *     caller owns the arena.
+ *     caller owns the arena.  One exception, for memory: the arena of a
+ *     tree that sema consumes gives back the chunks of statements sema has
+ *     read (arena_release_between; see ProgramSource for why).
  *   - A SourceSet owns the text of every loaded file (freed by src_free()).
  *   - A DiagSink owns its diagnostics (freed by diag_sink_free()).
  *   - Everything else borrows.
@@ -1127,10 +1129,9 @@ struct CheckShared;
 typedef struct CheckCtx {
   Arena *arena;       /* results that outlive the run; scratch is xmalloc'd */
   const SourceSet *sources;
-  /* The syntax tree, or NULL when analyze_file freed it after sema: then
-   * `reparse` (if set) gives it again.  Read it through checks_program()
-   * (checks/checks.h). */
-  const Program *program;
+  /* The file's syntax tree, kept or to be parsed again (NULL: none).
+   * Read it through checks_program() (checks/checks.h). */
+  struct ProgramSource *tree;
   const Unit *unit;
   const Model *model;
   const ModelCost *cost;
@@ -1140,7 +1141,6 @@ typedef struct CheckCtx {
   /* Set by checks_run for the checks it runs; NULL (a check run on its
    * own): each check computes what it needs. */
   struct CheckShared *shared;
-  struct ProgramSource *reparse; /* NULL: no tree beyond `program` */
   /* The policy applied afterwards (NULL: none), so that costly notes are
    * worked out only for findings it keeps (diag_dropped). */
   const DiagPolicy *policy;
@@ -1216,21 +1216,25 @@ typedef struct AnalyzeOptions {
   int ntargets;
   bool run_checks;
   const DiagPolicy *policy; /* for the checks (CheckCtx.policy); NULL: none */
-  /* Keep the syntax tree in Analysis.program.  Otherwise it is freed as
-   * soon as sema has built the graph (it is the biggest thing a big model
-   * makes, and nothing after sema walks it), and a check that needs it
-   * (fix-its that move statements, the crossover search) parses the file
-   * again: see ProgramSource. */
+  /* Keep the syntax tree in Analysis.tree.program.  Otherwise sema
+   * consumes it (sema_analyze_consuming) and it is freed once sema has
+   * built the graph, and whoever needs it later (the fix-its that move
+   * statements, the crossover search) has it parsed again through
+   * analyze_program(). */
   bool keep_program;
 } AnalyzeOptions;
 
-/* A file's syntax tree, parsed again on first use when the first parse was
- * freed: into `arena`, without recording the file's directives twice. */
+/* A file's syntax tree: the one the analysis kept, or else parsed again on
+ * first use, into `arena`, without recording the file's directives twice.
+ * Why: a big model's tree and graph are the two biggest things a run
+ * makes, and both whole at once exceed the bench's bytes-per-op goal, so
+ * a lint lets sema consume the tree.  Only a check with a finding that
+ * needs statements asks for it again; an analysis parses at most twice. */
 typedef struct ProgramSource {
   SourceSet *ss;
   int file;
   Arena *arena;
-  const Program *program; /* NULL until first asked for */
+  Program *program; /* the kept tree, or NULL until first asked for */
 } ProgramSource;
 
 /* The tree, parsing the file again the first time; NULL when it does not
@@ -1239,7 +1243,7 @@ const Program *analyze_program(ProgramSource *ps);
 
 typedef struct Analysis {
   int file;
-  Program *program;        /* NULL after sema unless keep_program */
+  ProgramSource tree;      /* tree.program: NULL after sema unless kept */
   Unit *unit;              /* NULL when parsing or sema failed */
   const Target **targets;  /* at least one when unit != NULL */
   int ntargets;
