@@ -1,14 +1,17 @@
 #!/bin/sh
-# bench.sh: `make bench`.  Generates synthetic models with gen.sh, runs the
-# full pipeline on each (parse, sema, cost, every check, --report to
-# /dev/null) under tests/bench/rusage.c, prints a table and a verdict per
-# goal.  It never fails the build: a missed goal is reported, not fatal.
+# bench.sh: `make bench`.  Generates synthetic models with gen.sh, lints
+# each (parse, sema, cost, every check, the diagnostics and the summary
+# line, to /dev/null) under tests/bench/rusage.c, prints a table and a
+# verdict per goal; --report and --format json are timed as rows of their
+# own.  It never fails the build: a missed goal is reported, not fatal.
 #
 #   BUILD=build            where rooflint is (and where the inputs go)
 #   BENCH_LAYERS="..."     transformer sizes in layers (16 ops each)
 #   BENCH_REPS=3           runs per size under 100,000 ops, 2 above (the
 #                          minimum time is kept)
 #   BENCH_TIMEOUT=120      seconds before one run is killed (exit 124)
+#   BENCH_FLAGS=""         options added to every run (--report: the
+#                          headline as it was before the lint itself)
 set -u
 BUILD=${BUILD:-build}
 BIN=${BIN:-$BUILD/rooflint}
@@ -19,7 +22,7 @@ LAYERS=${BENCH_LAYERS:-10 100 625 6250 31250 93750}
 CHAINS=${BENCH_CHAINS:-10000 100000 1000000}
 REPS=${BENCH_REPS:-3}
 # Every check, the default ones and those off by default.
-FLAGS=${BENCH_FLAGS:---report}
+FLAGS=${BENCH_FLAGS:-}
 mkdir -p "$DIR"
 if [ ! -x "$BIN" ]; then
   echo "bench: $BIN not built (run make)"; exit 0
@@ -74,10 +77,10 @@ ROWS=$DIR/rows.txt
 : > "$ROWS"
 printf '%-14s %8s %6s %8s %8s %7s %9s %8s %6s %7s %7s %6s %4s\n' \
   model ops "MB in" "wall s" "cpu s" "us/op" "ops/s" "RSS MiB" "B/op" "cat s" "wc s" "x cat" exit
-row() { # name file ops
-  name=$1; f=$2; ops=$3
+row() { # name file ops [more options]
+  name=$1; f=$2; ops=$3; shift 3
   r=$(reps_for "$ops")
-  set -- $(best "$r" $BIN $FLAGS "$f")
+  set -- $(best "$r" $BIN $FLAGS "$@" "$f")
   wall=$1; rss=$2; st=$3; cpu=$4
   set -- $(best "$r" cat "$f"); cat_s=$1
   set -- $(best "$r" wc -l "$f"); wc_s=$1
@@ -102,6 +105,13 @@ f=$DIR/wide.roof; ops=$(gen "$f" wide 1000 100); row "wide=1000x100" "$f" "$ops"
 f=$DIR/deep.roof; ops=$(gen "$f" deep 100000 1000); row "deep=100000" "$f" "$ops"
 f=$DIR/repeat_1.roof; ops=$(gen "$f" repeat 1); row "repeat=1" "$f" "$ops"
 f=$DIR/repeat_1e9.roof; ops=$(gen "$f" repeat 1000000000); row "repeat=1e9" "$f" "$ops"
+# The outputs beyond the lint, as rows of their own (no goal): the report
+# on the biggest transformer; JSON, which builds the whole document in
+# memory first, on the 100,000-op one.
+for n in $LAYERS; do big_layers=$n; done
+f=$DIR/transformer_$big_layers.roof; row "+report" "$f" "$(cat "$f.ops")" --report
+f=$DIR/transformer_6250.roof; ops=$(gen "$f" transformer 6250)
+row "+json" "$f" "$ops" --format json
 
 # Pre-commit latency: a 496-op model, process start included, best of 20.
 f=$DIR/transformer_31.roof; ops=$(gen "$f" transformer 31)
