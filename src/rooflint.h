@@ -453,14 +453,7 @@ typedef struct Stmt Stmt;
 typedef struct Block {
   Stmt **items;
   int n;
-  int nnodes;      /* graph nodes its statements make: a name of a decl and
-                      an assignment one each, a repeat/loop/fused body its
-                      own nnodes (once, whatever the count) */
   Loc open, close; /* the braces; LOC_NONE at top level */
-  /* Indexes into items of its dtype/mode/parallel statements, in source
-   * order, ending with -1; NULL when it has none.  Allocated after the
-   * block's statements (sema reads them before it releases those). */
-  const int *settings;
 } Block;
 
 /* Allocated only as large as its kind, like Expr: never copy by value. */
