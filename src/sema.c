@@ -1355,15 +1355,18 @@ static void model_stmt(Sema *s, const Stmt *st, bool top) {
   }
 }
 
-/* Model bodies consumed this many statements at a time: a release walks
- * the tree's chunk list, and a big chunk holds some 30,000 statements. */
+/* Model bodies are consumed this many statements at a time: a release
+ * walks the tree's chunk list, so it comes after many statements, not
+ * after each (a release frees only whole big chunks anyway). */
 enum { RELEASE_EVERY = 1 << 16 };
 
+/* Consuming (s->tree set): the parser allocates a statement after its
+ * parts, and a body's statements in source order, so everything allocated
+ * after items[0] and before items[i] belongs to statements read already;
+ * nothing reads a body statement after the walk. */
 static void model_block(Sema *s, const Block *b, bool top) {
   for (int i = 0; i < b->n; i++) {
     model_stmt(s, b->items[i], top);
-    /* A statement is allocated after its parts, so all before items[i]
-     * and after items[0] belongs to statements read already. */
     if (top && s->tree && i % RELEASE_EVERY == RELEASE_EVERY - 1)
       arena_release_between(s->tree, b->items[0], b->items[i]);
   }
