@@ -28,9 +28,8 @@
  * no lookahead is needed, so a syntax error is met in the state that saw
  * the last good token, before any reduction on the bad one.  This is what
  * `parse.lac full` gave on LALR tables, without its exploration of the
- * stack on each lookahead that triggers a reduction (three times an op
- * line: 7% of a big model's user time).  357 states, not 108: about 6 KB
- * more of tables. */
+ * stack on each lookahead that triggers a reduction (several times an op
+ * line).  The tables are bigger than LALR's, which is the price. */
 %define lr.type canonical-lr
 %define lr.default-reduction consistent
 /* Trace switchable at run time: ROOFLINT_YYDEBUG=1 sets yydebug. */
@@ -54,8 +53,6 @@ typedef void *yyscan_t;
  * so the arena holds no outgrown copies.  Lists nest: an inner list is
  * complete (and popped) before the outer one grows again. */
 typedef struct List { int base, n; } List;
-/* The graph nodes (see Block.nnodes) of the statement list at `base`. */
-typedef struct ListNodes { int base, nnodes; } ListNodes;
 /* A scratch stack (xmalloc'd, reused by every list of one element type). */
 typedef struct Scratch { void *items; int top, cap; } Scratch;
 
@@ -94,11 +91,6 @@ typedef struct ParseCtx {
    * driven on its own (the lexer tests) keeps the table in the arena. */
   bool heap_words;
   Scratch stmts, exprs, args, idents; /* Stmt *, Expr *, Arg, Ident */
-  /* Beside stmts, so a block knows its node count and settings statements
-   * without a walk: a ListNodes per open statement list, innermost last;
-   * and the stmts indexes (int) of dtype/mode/parallel statements,
-   * ascending. */
-  Scratch nodes, settings;
   Arena *names;          /* names, strings, directive text; NULL: arena */
   bool skip_directives;  /* ParseOptions.skip_directives */
 } ParseCtx;

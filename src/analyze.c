@@ -64,13 +64,11 @@ static void cost_models(Arena *a, Analysis *an) {
 static void run_checks(Arena *a, SourceSet *ss, Analysis *an,
                        const AnalyzeOptions *opts, DiagSink *diags) {
   const Unit *u = an->unit;
-  ProgramSource reparse = {ss, an->file, a, an->program};
   for (int m = 0; m < u->nmodels; m++) {
     CheckCtx ctx = {
         .arena = a,
         .sources = ss,
-        .program = an->program,
-        .reparse = &reparse,
+        .tree = &an->tree,
         .unit = u,
         .model = &u->models[m],
         .cost = an->costs[m * an->ntargets],
@@ -143,30 +141,31 @@ Analysis *analyze_file(Arena *a, SourceSet *ss, int file,
                        const AnalyzeOptions *opts, DiagSink *diags) {
   Analysis *an = arena_alloc(a, sizeof *an);
   an->file = file;
-  /* tokens -> tree.  The tree in an arena of its own, freed after sema;
-   * what outlives it (names, strings, directives) goes to `a`. */
+  /* tokens -> tree.  Unless kept, the tree is in an arena of its own that
+   * sema consumes and that is freed once after sema; what outlives it
+   * (names, strings, directives) goes to `a`.  See ProgramSource. */
   Arena *tree = opts->keep_program ? a : arena_new();
   ParseOptions po = {.names = a};
-  an->program = parse_file_opts(tree, ss, file, diags, &po);
+  Program *p = parse_file_opts(tree, ss, file, diags, &po);
   check_suppressions(a, ss, file, diags);
   /* tree -> graph, and the targets it is costed on */
-  if (an->program->nsyntax_errors == 0) {
+  if (p->nsyntax_errors == 0) {
     Bindings *b = opts->bindings;
     if (!b) b = arena_alloc(a, sizeof *b);
     int errors = diags->nerrors;
-    Unit *u = sema_analyze_consuming(a, an->program,
-                                     opts->keep_program ? NULL : tree, b, diags);
+    Unit *u = sema_analyze_consuming(a, p, opts->keep_program ? NULL : tree,
+                                     b, diags);
     /* Contract: a non-NULL unit comes with at least one target. */
     if (u && diags->nerrors == errors && resolve_targets(a, ss, an, u, opts, diags))
       an->unit = u;
   }
+  an->tree = (ProgramSource){ss, file, a, opts->keep_program ? p : NULL};
   if (!opts->keep_program) {
     /* `target NAME { }` definitions are statements of the tree. */
     if (an->unit) {
       an->unit->target_defs = NULL;
       an->unit->ntarget_defs = 0;
     }
-    an->program = NULL;
     arena_free(tree);
   }
   if (!an->unit) return an;

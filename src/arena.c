@@ -11,16 +11,13 @@
 #include <string.h>
 #include <sys/mman.h>
 
-/* 8-byte alignment is all our types need (no long double, no SIMD types),
- * and 16 would round a 56-byte Expr up to 64.  Chunks start small, 16 KiB
- * (calloc zeroes a chunk carved from the heap whole, and every page of it
- * faults: sema's scratch arena of a 500-op model uses 7 KB of it, and 64
- * KiB chunks cost that model 27 of its 163 page faults), and double up to
- * ARENA_SMALL_MAX; the next is a huge page, and they double again up to
- * ARENA_BIG, so a model of millions of ops takes a few hundred chunks, not
- * tens of thousands, and faults in no 256 KiB-1 MiB chunk 4 KiB at a time.
- * Sizes count the chunk header, so a big chunk is a whole number of huge
- * pages. */
+/* 8-byte alignment is all our types need (no long double, no SIMD types);
+ * more would pad every AST node.  Chunks start small (ARENA_CHUNK), so a
+ * small model touches few pages, and double up to ARENA_SMALL_MAX; the
+ * next is a huge page, and they double again up to ARENA_BIG, so a big
+ * model takes a few hundred chunks and no chunk between ARENA_SMALL_MAX
+ * and a huge page is ever made.  Sizes count the chunk header, so a big
+ * chunk is a whole number of huge pages. */
 enum {
   ARENA_CHUNK = 16 * 1024,
   ARENA_SMALL_MAX = 128 * 1024,
@@ -46,14 +43,12 @@ struct Arena {
 };
 
 /* A chunk of `bytes` (header included).  Small ones come from malloc and
- * are zeroed an object at a time (arena_alloc): calloc would zero a chunk
- * carved from the heap whole, faulting in pages the arena may never use
- * (a 500-op model's half-filled chunks were 25 of its page faults).  A big
- * one comes zeroed: it is mapped directly, a whole number of 2 MiB pages
- * long: the kernel then places it on a huge-page boundary and, advised,
- * backs it with transparent huge pages.  On a virtual machine first
- * touching a 4 KiB page costs microseconds, and through malloc a quarter of
- * each 8 MiB chunk (its unaligned ends) still faulted page by page. */
+ * are zeroed an object at a time (arena_alloc), so a half-filled chunk
+ * touches only the pages it hands out.  A big one comes zeroed: it is
+ * mapped directly, a whole number of huge pages long, so the kernel places
+ * it on a huge-page boundary and, advised, backs all of it with
+ * transparent huge pages (through malloc its unaligned ends would not
+ * be). */
 static Chunk *chunk_new(size_t bytes) {
   Chunk *c;
   size_t mapped = 0;

@@ -35,8 +35,7 @@ const CheckDesc *const *check_registry(int *n) {
 }
 
 const Program *checks_program(const CheckCtx *ctx) {
-  if (ctx->program) return ctx->program;
-  return ctx->reparse ? analyze_program(ctx->reparse) : NULL;
+  return ctx->tree ? analyze_program(ctx->tree) : NULL;
 }
 
 const CheckDesc *check_lookup(const char *name) {

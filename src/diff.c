@@ -562,13 +562,11 @@ static void run_checks(Arena *a, SourceSet *ss, Side *s, const DiffOptions *o) {
   diag_sink_init(&s->checks);
   s->checks.error_limit = 0;
   const Unit *u = s->an->unit;
-  ProgramSource reparse = {ss, s->an->file, a, s->an->program};
   for (int m = 0; m < u->nmodels; m++) {
     CheckCtx ctx = {
         .arena = a,
         .sources = ss,
-        .program = s->an->program,
-        .reparse = &reparse,
+        .tree = &s->an->tree,
         .unit = u,
         .model = &u->models[m],
         .cost = first_cost(s->an, m),

@@ -715,8 +715,8 @@ static bool overrides_named(Cli *c, FileRun *runs, int nruns) {
   const char **lets = NULL;
   int nlets = 0;
   for (int i = 0; i < nruns; i++)
-    if (runs[i].an && runs[i].an->program) /* kept: analyze_run */
-      collect_lets(&runs[i].an->program->top, &lets, &nlets);
+    if (runs[i].an && runs[i].an->tree.program) /* kept: analyze_run */
+      collect_lets(&runs[i].an->tree.program->top, &lets, &nlets);
   push(&lets, &nlets, NULL);
   bool ok = true;
   Options *o = &c->o;
@@ -763,7 +763,7 @@ static bool targets_named(Cli *c, FileRun *runs, int nruns) {
     if (is_target_file(name) || is_builtin_target(name)) continue;
     bool found = false;
     for (int i = 0; i < nruns && !found; i++) {
-      const Program *p = runs[i].an ? runs[i].an->program : NULL;
+      const Program *p = runs[i].an ? runs[i].an->tree.program : NULL;
       for (int k = 0; p && k < p->top.n && !found; k++)
         found = p->top.items[k]->kind == ST_TARGET_DEF &&
                 strcmp(p->top.items[k]->def.name.name, name) == 0;
@@ -845,7 +845,7 @@ static int emit_plan(Cli *c, FileRun *r) {
 static int emit_text(Cli *c, FileRun *r) {
   const Analysis *an = r->an;
   if (c->o.dump == DUMP_AST)
-    ast_dump(an->program, &c->ss, stdout);
+    ast_dump(an->tree.program, &c->ss, stdout);
   else if (c->o.dump == DUMP_GRAPH && an->unit)
     graph_dump(an->unit, &c->ss, stdout);
   /* Language errors leave no costs; an error from a check (capacity, or a
@@ -943,14 +943,12 @@ static int write_plot(Cli *c, FileRun *runs, int n) {
   return 0;
 }
 
-/* Piped or redirected, stdout gets a bigger buffer than stdio's 4 KiB: the
- * --report of a million-op model is 175 MB, and 4 KiB writes made 43,000
- * system calls of it.  But each page of the buffer that is written costs a
- * page fault, 10-30 us on a virtual machine against ~1 us for a write: a
- * 500-op model's 60 KB report faulted 14 pages of a 256 KiB buffer.  So the
- * buffer is a sixteenth of the input (a report is ~4x its input: some 64
- * writes), 4 KiB to 256 KiB.  A terminal keeps its line buffering.  Called
- * before anything is written to stdout. */
+/* Piped or redirected, stdout gets a buffer sized by the input: big enough
+ * that a big report takes few write calls, small enough that a small
+ * model's run touches few pages of it.  A report is a few times its input,
+ * so a sixteenth of the input (4 KiB to 256 KiB) makes tens of writes.  A
+ * terminal keeps its line buffering.  Called before anything is written
+ * to stdout. */
 static void buffer_stdout(size_t input_bytes) {
   static _Alignas(4096) char outbuf[1 << 18];
   if (isatty(STDOUT_FILENO)) return;

@@ -64,11 +64,10 @@ static const struct {
  * "keyword?" and "which name is it?": a name's place in the table is its
  * dense id, which the tree carries so sema indexes arrays rather than
  * hashing.  The copies live in the arena; the table is scratch that
- * parse_file frees.  A 1.5 M-op model has ~850,000 names and a lookup of a
- * new one misses the cache whatever we do, so the slots are kept small
- * (8 bytes: 16 MiB of slots, not 32) and a probe rejects a slot without
- * leaving it; the copies' addresses sit in a dense array in the order the
- * words were first seen, the keywords first. */
+ * parse_file frees.  A big model has about one distinct name per op, so
+ * a slot holds only a hash and an index (a probe rejects a slot without
+ * leaving it) and the copies' addresses sit in a dense array in the order
+ * the words were first seen, the keywords first. */
 typedef struct Word {
   uint32_t hash; /* a probe compares text only when this matches, and
                     growing the table rehashes without reading text */
@@ -850,61 +849,8 @@ static void *scratch_take(ParseCtx *ctx, Scratch *s, List l, size_t size) {
                       (size_t)l.n * size);
 }
 
-/* Graph nodes a statement makes (R-SCOPE-005 counts them before sema
- * allocates): a repeat body makes its nodes once. */
-static int stmt_nodes(const Stmt *s) {
-  switch (s->kind) {
-  case ST_DECL: return s->decl.nnames;
-  case ST_ASSIGN: return 1;
-  case ST_REPEAT:
-  case ST_LOOP: return s->loop.body.nnodes;
-  case ST_FUSED: return s->def.body.nnodes;
-  default: return 0;
-  }
-}
-
-static bool is_setting(StmtKind k) {
-  return k == ST_DTYPE || k == ST_MODE || k == ST_PARALLEL;
-}
-
-/* Pushes one element on a small scratch stack (as deep as lists nest, or
- * as many as a block has settings). */
-static void *small_push(Scratch *s, size_t size) {
-  if (s->top == s->cap) {
-    s->cap = s->cap ? s->cap * 2 : 16;
-    s->items = xrealloc(s->items, (size_t)s->cap * size);
-  }
-  return (char *)s->items + (size_t)s->top++ * size;
-}
-
-/* Beside the pointer: the node count of the list (one ListNodes per open
- * list, keyed by its base), and the stmts index when s is a setting.
- * Entries of lists above this one, or of an earlier list that started
- * where this one does, were abandoned by error recovery: they go first,
- * so both stacks always describe what the stmts stack holds. */
 void parse_push_stmt(ParseCtx *ctx, List *l, Stmt *s) {
-  int at = l->base + l->n;
   *(Stmt **)scratch_push(&ctx->stmts, l, sizeof s) = s;
-  Scratch *c = &ctx->nodes;
-  ListNodes *v = c->items;
-  int stale = at == l->base ? l->base : l->base + 1;
-  while (c->top > 0 && v[c->top - 1].base >= stale) c->top--;
-  if (at == l->base) *(ListNodes *)small_push(c, sizeof *v) = (ListNodes){l->base, 0};
-  v = c->items;
-  if (v[c->top - 1].base != l->base) die("parse: node count of list %d lost", l->base);
-  v[c->top - 1].nnodes += stmt_nodes(s);
-  Scratch *set = &ctx->settings;
-  while (set->top > 0 && ((int *)set->items)[set->top - 1] >= at) set->top--;
-  if (is_setting(s->kind)) *(int *)small_push(set, sizeof(int)) = at;
-}
-
-/* The node count of list l; pops it (and what lies above it). */
-static int take_nodes(ParseCtx *ctx, List l) {
-  Scratch *c = &ctx->nodes;
-  const ListNodes *v = c->items;
-  while (c->top > 0 && v[c->top - 1].base > l.base) c->top--;
-  if (l.n == 0 || c->top == 0 || v[c->top - 1].base != l.base) return 0;
-  return v[--c->top].nnodes;
 }
 
 void parse_push_expr(ParseCtx *ctx, List *l, Expr *e) {
@@ -925,28 +871,9 @@ void parse_skipped(ParseCtx *ctx, List *l, Loc loc) {
   parse_push_stmt(ctx, l, ast_stmt(ctx->arena, ST_ERROR, loc));
 }
 
-/* The settings of list l, as indexes into it ending with -1 (NULL when
- * none); pops them.  Those above the list's end are stale. */
-static const int *take_settings(ParseCtx *ctx, List l) {
-  Scratch *set = &ctx->settings;
-  const int *at = set->items;
-  while (set->top > 0 && at[set->top - 1] >= l.base + l.n) set->top--;
-  int first = set->top;
-  while (first > 0 && at[first - 1] >= l.base) first--;
-  int n = set->top - first;
-  if (n == 0) return NULL;
-  int *v = arena_alloc(ctx->arena, (size_t)(n + 1) * sizeof *v);
-  for (int i = 0; i < n; i++) v[i] = at[first + i] - l.base;
-  v[n] = -1;
-  set->top = first;
-  return v;
-}
-
 Block parse_block(ParseCtx *ctx, List l, Loc open, Loc close) {
-  int nnodes = take_nodes(ctx, l);
   Stmt **items = scratch_take(ctx, &ctx->stmts, l, sizeof *items);
-  const int *settings = take_settings(ctx, l);
-  return (Block){items, l.n, nnodes, open, close, settings};
+  return (Block){items, l.n, open, close};
 }
 
 Block *parse_block_ptr(ParseCtx *ctx, List l, Loc open, Loc close) {
@@ -1026,8 +953,6 @@ Program *parse_file_opts(Arena *a, SourceSet *ss, int file, DiagSink *diags,
   free(ctx->exprs.items);
   free(ctx->args.items);
   free(ctx->idents.items);
-  free(ctx->nodes.items);
-  free(ctx->settings.items);
   free(ctx);
   return p;
 }

@@ -444,7 +444,7 @@ static const Unit *rerun(Arena *a, const Analysis *an, const Bindings *b,
   nb->plan_dtype = d;
   int errors = diags->nerrors;
   int first = diags->n;
-  Unit *u = sema_analyze(a, an->program, nb, diags);
+  Unit *u = sema_analyze(a, an->tree.program, nb, diags);
   for (int i = first; i < diags->n; i++)
     diag_note(diags->items[i], LOC_NONE, "with the plan dtype %s from --dtype",
               dtype_str(d));

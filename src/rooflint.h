@@ -9,7 +9,9 @@
  *   - An Arena owns the AST, the op graph, analysis results and every string
  *     hanging off them.  Everything allocated from it is freed at once by
  *     arena_free().  Functions that take an Arena * allocate from it; the
- *     caller owns the arena.
+ *     caller owns the arena.  One exception, for memory: the arena of a
+ *     tree that sema consumes gives back the chunks of statements sema has
+ *     read (arena_release_between; see ProgramSource for why).
  *   - A SourceSet owns the text of every loaded file (freed by src_free()).
  *   - A DiagSink owns its diagnostics (freed by diag_sink_free()).
  *   - Everything else borrows.
@@ -84,7 +86,7 @@ typedef struct PtrSlot {
 } PtrSlot;
 
 typedef struct PtrMap {
-  PtrSlot *slots; /* key and value side by side: one cache line a probe */
+  PtrSlot *slots; /* key and value side by side */
   size_t cap;     /* power of two */
   size_t len;
 } PtrMap;
@@ -353,8 +355,8 @@ const char *expr_kind_str(ExprKind k);
 
 typedef struct Expr Expr;
 
-/* 24 bytes, not 32 with a Loc: a big model has millions.  The keyword's
- * location is in the value's file: ast_arg_name_loc() builds it. */
+/* One per argument of every call, so it holds no Loc: the keyword's
+ * location is in the value's file, and ast_arg_name_loc() builds it. */
 typedef struct Arg {
   const char *name;    /* keyword name, NULL for a positional argument */
   Expr *value;
@@ -451,14 +453,7 @@ typedef struct Stmt Stmt;
 typedef struct Block {
   Stmt **items;
   int n;
-  int nnodes;      /* graph nodes its statements make: a name of a decl and
-                      an assignment one each, a repeat/loop/fused body its
-                      own nnodes (once, whatever the count) */
   Loc open, close; /* the braces; LOC_NONE at top level */
-  /* Indexes into items of its dtype/mode/parallel statements, in source
-   * order, ending with -1; NULL when it has none.  Allocated after the
-   * block's statements (sema reads them before it releases those). */
-  const int *settings;
 } Block;
 
 /* Allocated only as large as its kind, like Expr: never copy by value. */
@@ -875,9 +870,8 @@ typedef struct GNode {
   const OpArgs *args;
   double count;      /* executions per step (scope count, or 1); for a
                         weight this also counts loop trips, see Scope */
-  /* Output (or declared) type.  Interned by sema: a model of a million
-   * nodes has a few dozen distinct types, so nodes point at one shared,
-   * read-only copy (72 bytes each would be a third of the node). */
+  /* Output (or declared) type.  Interned by sema: a model has few
+   * distinct types, so nodes point at one shared, read-only copy. */
   const TensorType *type;
   int ninputs;
   int scope;         /* innermost scope id; -1 = model body */
@@ -888,8 +882,8 @@ typedef struct GNode {
   Loc dtype_loc;     /* where the dtype was written (a declaration's DTYPE,
                         cast's dtype argument, custom's out= dtype),
                         LOC_NONE if inherited */
-  /* Bit-fields: with them the node is 104 bytes, not 120 (16 bytes a node
-   * is 37 MB of a 1.5 M-op model's peak). */
+  /* Small fields are bit-fields: the node array is the biggest block of a
+   * run, so a node carries no field the bench's peak does not need. */
   Role role : 8;
   DType precision : 8;   /* compute precision (may be DT_TF32); DT_NONE for decls */
   bool precision_explicit : 1; /* from precision= */
@@ -1047,7 +1041,7 @@ typedef struct NodeCost { /* doubles first: no padding (one per node) */
   double time_s;       /* one execution */
   double blocks;       /* thread blocks of its kernel (0: not a kernel) */
   int kernel;          /* its kernel (cost_kernel), -1 for views/decls */
-  /* Bit-fields: 48 bytes a node, not 56 (one per node of the graph). */
+  /* Small fields are bit-fields: there is one NodeCost per graph node. */
   Bound bound : 8;
   bool tensor : 1;     /* peak is a tensor-core peak */
   bool fused : 1;      /* its kernel is its fused region's */
@@ -1089,11 +1083,10 @@ typedef struct ModelCost {
   const Model *model;
   const Target *target;
   NodeCost *nodes;  /* parallel to model->nodes */
-  /* Kernels, by cost_kernel(): a million-op model has a million single-op
-   * kernels whose figures are their op's NodeCost, so a kernel stores only
-   * its first node and count (12 bytes, not a 56-byte copy, and every pass
-   * over the kernels reads no GNode); a fused region's figures are per
-   * region. */
+  /* Kernels, by cost_kernel(): a single-op kernel's figures are its op's
+   * NodeCost, so a kernel stores only its first node and count, never a
+   * copy of the figures (and a pass over the kernels reads no GNode); a
+   * fused region's figures are per region (FusedCost). */
   int *kernel_node;     /* per kernel: the op, or the region's first node */
   double *kernel_count; /* per kernel: its first node's count */
   int nkernels;
@@ -1113,8 +1106,8 @@ typedef struct ModelCost {
 ModelCost *cost_model(Arena *a, const Model *m, const Target *t);
 
 /* The roofline figures that follow from a node's or a kernel's FLOPs, bytes,
- * peak and bound on the target.  Derived on demand rather than stored: a
- * model of a million nodes would carry 24 more bytes per node and kernel. */
+ * peak and bound on the target.  Derived on demand rather than stored, so
+ * nodes and kernels carry no figure that follows from others. */
 typedef struct RoofPoint {
   double intensity;  /* FLOP/B; 0 when bytes == 0 */
   double ridge;      /* peak / memory bandwidth, FLOP/B */
@@ -1148,10 +1141,9 @@ struct CheckShared;
 typedef struct CheckCtx {
   Arena *arena;       /* results that outlive the run; scratch is xmalloc'd */
   const SourceSet *sources;
-  /* The syntax tree, or NULL when analyze_file freed it after sema: then
-   * `reparse` (if set) gives it again.  Read it through checks_program()
-   * (checks/checks.h). */
-  const Program *program;
+  /* The file's syntax tree, kept or to be parsed again (NULL: none).
+   * Read it through checks_program() (checks/checks.h). */
+  struct ProgramSource *tree;
   const Unit *unit;
   const Model *model;
   const ModelCost *cost;
@@ -1161,7 +1153,6 @@ typedef struct CheckCtx {
   /* Set by checks_run for the checks it runs; NULL (a check run on its
    * own): each check computes what it needs. */
   struct CheckShared *shared;
-  struct ProgramSource *reparse; /* NULL: no tree beyond `program` */
   /* The policy applied afterwards (NULL: none), so that costly notes are
    * worked out only for findings it keeps (diag_dropped). */
   const DiagPolicy *policy;
@@ -1265,21 +1256,25 @@ typedef struct AnalyzeOptions {
   int ntargets;
   bool run_checks;
   const DiagPolicy *policy; /* for the checks (CheckCtx.policy); NULL: none */
-  /* Keep the syntax tree in Analysis.program.  Otherwise it is freed as
-   * soon as sema has built the graph (it is the biggest thing a big model
-   * makes, and nothing after sema walks it), and a check that needs it
-   * (fix-its that move statements, the crossover search) parses the file
-   * again: see ProgramSource. */
+  /* Keep the syntax tree in Analysis.tree.program.  Otherwise sema
+   * consumes it (sema_analyze_consuming) and it is freed once sema has
+   * built the graph, and whoever needs it later (the fix-its that move
+   * statements, the crossover search) has it parsed again through
+   * analyze_program(). */
   bool keep_program;
 } AnalyzeOptions;
 
-/* A file's syntax tree, parsed again on first use when the first parse was
- * freed: into `arena`, without recording the file's directives twice. */
+/* A file's syntax tree: the one the analysis kept, or else parsed again on
+ * first use, into `arena`, without recording the file's directives twice.
+ * Why: a big model's tree and graph are the two biggest things a run
+ * makes, and both whole at once exceed the bench's bytes-per-op goal, so
+ * a lint lets sema consume the tree.  Only a check with a finding that
+ * needs statements asks for it again; an analysis parses at most twice. */
 typedef struct ProgramSource {
   SourceSet *ss;
   int file;
   Arena *arena;
-  const Program *program; /* NULL until first asked for */
+  Program *program; /* the kept tree, or NULL until first asked for */
 } ProgramSource;
 
 /* The tree, parsing the file again the first time; NULL when it does not
@@ -1288,7 +1283,7 @@ const Program *analyze_program(ProgramSource *ps);
 
 typedef struct Analysis {
   int file;
-  Program *program;        /* NULL after sema unless keep_program */
+  ProgramSource tree;      /* tree.program: NULL after sema unless kept */
   Unit *unit;              /* NULL when parsing or sema failed */
   const Target **targets;  /* at least one when unit != NULL */
   int ntargets;

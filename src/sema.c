@@ -1391,26 +1391,18 @@ static void model_stmt(Sema *s, const Stmt *st, bool top) {
   }
 }
 
-/* Model bodies consumed this many statements at a time: a release walks
- * the tree's chunk list, and a big chunk holds some 30,000 statements. */
+/* Model bodies are consumed this many statements at a time: a release
+ * walks the tree's chunk list, so it comes after many statements, not
+ * after each (a release frees only whole big chunks anyway). */
 enum { RELEASE_EVERY = 1 << 16 };
 
-/* How far ahead model_block asks for statements, and for their values. */
-enum { PREFETCH_STMT = 8, PREFETCH_VALUE = 4 };
-
+/* Consuming (s->tree set): the parser allocates a statement after its
+ * parts, and a body's statements in source order, so everything allocated
+ * after items[0] and before items[i] belongs to statements read already;
+ * nothing reads a body statement after the walk. */
 static void model_block(Sema *s, const Block *b, bool top) {
   for (int i = 0; i < b->n; i++) {
-    /* A big model's tree is far bigger than the caches and sema reads
-     * each statement once: ask for the next ones while this one is
-     * analysed (reading a later statement is fine, it is not released). */
-    if (i + PREFETCH_STMT < b->n) __builtin_prefetch(b->items[i + PREFETCH_STMT]);
-    if (i + PREFETCH_VALUE < b->n) {
-      const Stmt *ahead = b->items[i + PREFETCH_VALUE];
-      if (ahead->kind == ST_ASSIGN) __builtin_prefetch(ahead->assign.value);
-    }
     model_stmt(s, b->items[i], top);
-    /* A statement is allocated after its parts, so all before items[i]
-     * and after items[0] belongs to statements read already. */
     if (top && s->tree && i % RELEASE_EVERY == RELEASE_EVERY - 1)
       arena_release_between(s->tree, b->items[0], b->items[i]);
   }
@@ -1487,15 +1479,33 @@ static void parallel_stmt(Sema *s, const Stmt *st) {
   p->data = vals[2];
 }
 
+/* Graph nodes block b makes: a name of a declaration and an assignment one
+ * each, a repeat, loop or fused body its own (once, whatever the count).
+ * Counted before the walk, so that the node array is one exact allocation
+ * and a file over SEMA_MAX_NODES allocates nothing (R-SCOPE-005). */
+static int64_t block_nodes(const Block *b) {
+  int64_t n = 0;
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *st = b->items[i];
+    switch (st->kind) {
+    case ST_DECL: n += st->decl.nnames; break;
+    case ST_ASSIGN: n += 1; break;
+    case ST_REPEAT:
+    case ST_LOOP: n += block_nodes(&st->loop.body); break;
+    case ST_FUSED: n += block_nodes(&st->def.body); break;
+    default: break;
+    }
+  }
+  return n;
+}
+
 /* dtype, mode and parallel apply to the whole model wherever they are
- * written, so they are read before the walk: the parser listed where they
- * are in the body (Block.settings), so finding them reads no other
- * statement. */
+ * written in its body, so they are read before the walk. */
 static void model_settings(Sema *s, const Block *body) {
   Model *m = s->m;
   Loc mode_loc = LOC_NONE;
-  for (const int *at = body->settings; at && *at >= 0; at++) {
-    const Stmt *st = body->items[*at];
+  for (int i = 0; i < body->n; i++) {
+    const Stmt *st = body->items[i];
     Loc *first = st->kind == ST_DTYPE   ? &m->dtype_loc
                  : st->kind == ST_MODE  ? &mode_loc
                  : st->kind == ST_PARALLEL ? &m->parallel.loc
@@ -1543,20 +1553,20 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
   m->parallel.nodes = m->parallel.gpus_per_node = m->parallel.data = 1;
   s->m = m;
   s->bindings = arena_new();
-  /* One exact allocation: nodes are big and a model may have millions.
-   * The parser counted them (a repeat body makes its nodes once). */
-  s->cap_nodes = st->def.body.nnodes;
-  if (s->total_nodes + s->cap_nodes > SEMA_MAX_NODES) {
+  /* One exact allocation: nodes are big and a model may have millions. */
+  int64_t need = block_nodes(&st->def.body);
+  if (s->total_nodes + need > SEMA_MAX_NODES) {
     /* A hostile file must not make us allocate gigabytes (R-SCOPE-005). */
     diag_report(s->diags, SEV_ERROR, NULL, m->loc,
                 "model '%s' brings the file to %lld nodes, more than the "
                 "limit of %d",
-                m->name, s->total_nodes + s->cap_nodes, SEMA_MAX_NODES);
+                m->name, (long long)(s->total_nodes + need), SEMA_MAX_NODES);
     m->nodes = arena_alloc(s->arena, sizeof *m->nodes);
     arena_free(s->bindings);
     s->m = NULL;
     return;
   }
+  s->cap_nodes = (int)need;
   s->total_nodes += s->cap_nodes;
   s->nodes = arena_alloc(s->arena, (size_t)(s->cap_nodes ? s->cap_nodes : 1) *
                                        sizeof *s->nodes);

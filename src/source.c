@@ -42,8 +42,8 @@ static bool has_line_end(uint64_t w) {
 
 /* One entry per line; a terminator at the very end opens an empty last
  * line, so an offset at end of file still has a line.  Eight bytes are
- * tested at a time: a byte loop over a 45 MB model was 3% of a whole run,
- * and memchr per line was no better (lines are ~25 bytes). */
+ * tested at a time (lines are short, so memchr per line does no
+ * better than a byte loop). */
 static void build_line_starts(SourceFile *f) {
   size_t cap = 64, n = 0, len = f->len;
   uint32_t *starts = xmalloc(cap * sizeof *starts);
@@ -79,7 +79,7 @@ int src_add(SourceSet *ss, const char *name, char *text, size_t len) {
   src_utf8_clean(&clean, name, strlen(name), "\xEF\xBF\xBD");
   f->name = clean.data ? clean.data : xstrdup("");
   /* A second NUL lets the scanner work in the text itself (flex's
-   * yy_scan_buffer) instead of a copy: 45 MB for a 1.5 M-op model. */
+   * yy_scan_buffer) instead of a copy of the whole file. */
   text = xrealloc(text, len + 2);
   text[len + 1] = '\0';
   f->text = text;

@@ -14,19 +14,15 @@
 #include <string.h>
 #include <sys/mman.h>
 
-/* A block of 2 MiB or more is a big block: it starts on a 2 MiB boundary,
- * spans whole 2 MiB pages, and is advised for transparent huge pages before
- * anything touches it.  On a virtual machine first touching a 4 KiB page
- * costs 10-30 us, so a million-op model spent more time faulting in its
- * statement stack, line table, graph and name tables than analysing them;
- * one 2 MiB fault replaces 512.  Advice given after malloc's memcpy (a
- * realloc) or a block's unaligned ends left 11,000 of the 15,000 faults of
- * a 1.5 M-op run on 4 KiB pages.  Big blocks still come from malloc, so
- * free() takes them like any other; growing one copies it into a new big
- * block (a doubling array copies its final size once in all).  An array
- * that grows past a quarter of a huge page is likely to go on growing (the
- * statement stack, the line table): it moves to a big block then, rather
- * than faulting in its next 1.5 MiB page by page. */
+/* A block of a huge page or more is a big block: it starts on a huge-page
+ * boundary, spans whole huge pages, and is advised for transparent huge
+ * pages before anything touches it (advice after a realloc's memcpy, or on
+ * unaligned ends, comes too late: those pages are already small ones).
+ * Big blocks still come from malloc, so free() takes them like any other;
+ * growing one copies it into a new big block (a doubling array copies its
+ * final size once in all).  An array that grows past GROWING_BIG is likely
+ * to go on growing (the statement stack, the line table): it moves to a
+ * big block then. */
 enum { HUGE_PAGE = 2 * 1024 * 1024, GROWING_BIG = HUGE_PAGE / 4 };
 
 static size_t huge_span(size_t n) {

@@ -81,7 +81,8 @@ typedef struct CheckHooks {
 } CheckHooks;
 
 /* Helpers shared by the checks (checks.c). */
-/* ctx->program, else the file parsed again (once per run), else NULL. */
+/* The syntax tree: the kept one, else the file parsed again (once per
+ * analysis), else NULL. */
 const Program *checks_program(const CheckCtx *ctx);
 /* Reports with the registry's severity for `check`. */
 Diag *checks_report(const CheckCtx *ctx, const char *check, Loc loc,

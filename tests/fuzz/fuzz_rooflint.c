@@ -82,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   RenderOptions plain = {.color = false}, color = {.color = true};
   diag_render_text(&diags, &ss, out, &plain);
   diag_render_text(&diags, &ss, out, &color);
-  if (an && an->program) ast_dump(an->program, &ss, out);
+  if (an && an->tree.program) ast_dump(an->tree.program, &ss, out);
   if (an && an->unit) {
     graph_dump(an->unit, &ss, out);
     report_summary(out, an, &ss);

@@ -36,7 +36,7 @@ START_TEST(test_tree_freed) {
   TestCtx *tc = tc_load(SRC);
   Analysis *an = run(tc, false);
   ck_assert_int_eq(tc->diags.nerrors, 0);
-  ck_assert_ptr_null(an->program);
+  ck_assert_ptr_null(an->tree.program);
   ck_assert_ptr_nonnull(an->unit);
   ck_assert_int_eq(an->unit->ntarget_defs, 0); /* they were statements */
   const Model *m = &an->unit->models[0];
@@ -48,10 +48,9 @@ START_TEST(test_tree_freed) {
   ck_assert_int_eq(src_file(&tc->ss, tc->file)->nsuppressions, 1);
 
   /* Parsed again: the same statements, no second suppression. */
-  ProgramSource ps = {&tc->ss, tc->file, tc->arena, NULL};
-  const Program *p = analyze_program(&ps);
+  const Program *p = analyze_program(&an->tree);
   ck_assert_ptr_nonnull(p);
-  ck_assert_ptr_eq(analyze_program(&ps), p); /* once */
+  ck_assert_ptr_eq(analyze_program(&an->tree), p); /* once */
   ck_assert_int_eq(p->top.n, 4);
   ck_assert_int_eq(p->top.items[3]->kind, ST_MODEL);
   ck_assert_int_eq(p->top.items[3]->def.body.n, 3);
@@ -64,13 +63,12 @@ START_TEST(test_tree_kept) {
   TestCtx *tc = tc_load(SRC);
   Analysis *an = run(tc, true);
   ck_assert_int_eq(tc->diags.nerrors, 0);
-  ck_assert_ptr_nonnull(an->program);
-  ck_assert_int_eq(an->program->top.n, 4);
+  ck_assert_ptr_nonnull(an->tree.program);
+  ck_assert_int_eq(an->tree.program->top.n, 4);
   ck_assert_int_eq(an->unit->ntarget_defs, 1);
   ck_assert_int_eq(src_file(&tc->ss, tc->file)->nsuppressions, 1);
   /* A kept tree is what analyze_program hands back. */
-  ProgramSource ps = {&tc->ss, tc->file, tc->arena, an->program};
-  ck_assert_ptr_eq(analyze_program(&ps), an->program);
+  ck_assert_ptr_eq(analyze_program(&an->tree), an->tree.program);
   tc_free(tc);
 }
 END_TEST

@@ -26,9 +26,10 @@ static TestCtx *run(const char *text, const char *name) {
   ck_assert_ptr_nonnull(t);
   for (int m = 0; m < tc->unit->nmodels; m++) {
     ModelCost *c = cost_model(tc->arena, &tc->unit->models[m], t);
-    CheckCtx ctx = {
-        tc->arena, &tc->ss, tc->prog, tc->unit,   &tc->unit->models[m],
-        c,         t,       NULL,     &tc->diags, NULL, NULL, NULL};
+    ProgramSource tree = {&tc->ss, tc->file, tc->arena, tc->prog};
+    CheckCtx ctx = {.arena = tc->arena, .sources = &tc->ss, .tree = &tree,
+                    .unit = tc->unit, .model = &tc->unit->models[m],
+                    .cost = c, .target = t, .diags = &tc->diags};
     if (check)
       check->run(&ctx);
     else
@@ -419,8 +420,10 @@ START_TEST(kernel_blocks_regions) {
                                    LOC_NONE, &tc->diags);
   const Model *m = &tc->unit->models[0];
   ModelCost *c = cost_model(tc->arena, m, t);
-  CheckCtx ctx = {tc->arena, &tc->ss, tc->prog, tc->unit,   m,
-                  c,         t,       NULL,     &tc->diags, NULL, NULL, NULL};
+  ProgramSource tree = {&tc->ss, tc->file, tc->arena, tc->prog};
+  CheckCtx ctx = {.arena = tc->arena, .sources = &tc->ss, .tree = &tree,
+                  .unit = tc->unit, .model = m, .cost = c, .target = t,
+                  .diags = &tc->diags};
   double *blocks;
   int *at;
   checks_kernel_blocks(&ctx, &blocks, &at);

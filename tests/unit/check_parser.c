@@ -160,9 +160,8 @@ START_TEST(test_statement_forms) {
 END_TEST
 
 /* What the parser records for sema: each name's dense id (first
- * appearance order, one per spelling; none for the grammar's own words),
- * each block's node count and where its settings statements are. */
-START_TEST(test_name_ids_and_block_counts) {
+ * appearance order, one per spelling; none for the grammar's own words). */
+START_TEST(test_name_ids) {
   TestCtx *tc = tc_parse("model m {\n"
                          "  dtype fp16\n"
                          "  input x, y : [4]\n"
@@ -177,12 +176,6 @@ START_TEST(test_name_ids_and_block_counts) {
   ck_assert_int_eq(m->def.kind.id, NAME_NONE);
   ck_assert_int_eq(m->def.name.id, 0);
   const Block *b = &m->def.body;
-  ck_assert_int_eq(b->nnodes, 6); /* x, y, a; b; c, d */
-  ck_assert_ptr_nonnull(b->settings);
-  ck_assert_int_eq(b->settings[0], 0);
-  ck_assert_int_eq(b->settings[1], 4);
-  ck_assert_int_eq(b->settings[2], 6);
-  ck_assert_int_eq(b->settings[3], -1);
   const Stmt *decl = b->items[1];
   ck_assert_int_eq(decl->decl.names[0].id, 2); /* m fp16 x */
   ck_assert_int_eq(decl->decl.names[1].id, 3);
@@ -192,23 +185,8 @@ START_TEST(test_name_ids_and_block_counts) {
   ck_assert_int_eq(x->kind, EX_NAME);
   ck_assert_int_eq(x->name.id, 2);
   ck_assert_ptr_eq(x->str, decl->decl.names[0].name);
-  const Stmt *rep = b->items[3];
-  ck_assert_int_eq(rep->loop.body.nnodes, 3);
-  ck_assert_ptr_null(rep->loop.body.settings);
   ck_assert_int_eq(b->items[5]->output.names[0].id, 4);
   ck_assert_int_eq(tc->prog->nnames, 13); /* + y a relu b f c d exp train data */
-  tc_free(tc);
-
-  /* settings inside a block that error recovery abandoned are not the
-   * enclosing block's */
-  tc = tc_parse("model m {\n  dtype fp16\n  repeat 2 { mode x ( }\n  mode train\n}\n");
-  ck_assert_int_ge(tc->prog->nsyntax_errors, 1);
-  b = &tc->prog->top.items[0]->def.body;
-  for (const int *at = b->settings; at && *at >= 0; at++) {
-    ck_assert_int_lt(*at, b->n);
-    StmtKind k = b->items[*at]->kind;
-    ck_assert(k == ST_DTYPE || k == ST_MODE || k == ST_PARALLEL);
-  }
   tc_free(tc);
 }
 END_TEST
@@ -600,7 +578,7 @@ Suite *parser_suite(void) {
   TCase *tc = tcase_create("grammar");
   tcase_add_test(tc, test_statement_forms);
   tcase_add_test(tc, test_terminators);
-  tcase_add_test(tc, test_name_ids_and_block_counts);
+  tcase_add_test(tc, test_name_ids);
   tcase_add_test(tc, test_precedence);
   tcase_add_test(tc, test_multiline_args);
   tcase_add_test(tc, test_locations);

@@ -126,7 +126,7 @@ END_TEST
 static Analysis *analyse(TestCtx *tc) {
   Analysis *an = arena_alloc(tc->arena, sizeof *an);
   an->file = tc->file;
-  an->program = tc->prog;
+  an->tree.program = tc->prog;
   an->unit = tc->unit;
   an->ntargets = 1;
   an->targets = arena_alloc(tc->arena, sizeof *an->targets);

@@ -329,6 +329,33 @@ START_TEST(test_misplaced_and_top) {
 }
 END_TEST
 
+/* Settings anywhere in the body apply to the whole model, read before the
+ * walk; the node array is exactly as long as the graph: a name of a
+ * declaration and an assignment one each, a repeat and a fused body once
+ * (x, y, a; b; c, d = 6). */
+START_TEST(test_settings_and_node_count) {
+  TestCtx *tc = tc_sema("model m {\n"
+                        "  input x, y : [4]\n"
+                        "  a = relu(x)\n"
+                        "  repeat 3 { b = relu(a); fused f { c = relu(b); d = exp(c) } }\n"
+                        "  dtype fp16\n"
+                        "  mode train\n"
+                        "  output a\n"
+                        "  parallel { data = 2 }\n"
+                        "}\n",
+                        NULL);
+  ck_assert_int_eq(tc->diags.n, 0);
+  const Model *m = &tc->unit->models[0];
+  ck_assert_int_eq(m->nnodes, 6);
+  ck_assert_str_eq(m->nodes[5].name, "d");
+  ck_assert_int_eq(m->dtype, DT_FP16);
+  ck_assert_int_eq(m->nodes[0].type->dtype, DT_FP16); /* x, read before */
+  ck_assert(m->train);
+  ck_assert_int_eq(m->parallel.data, 2);
+  tc_free(tc);
+}
+END_TEST
+
 /* Not one node per trip: a billion-trip repeat costs what one does. */
 START_TEST(test_scale) {
   StrBuf sb = {0};
@@ -401,6 +428,7 @@ Suite *sema_suite(void) {
   tcase_add_test(tc, test_outputs);
   tcase_add_test(tc, test_parallel);
   tcase_add_test(tc, test_misplaced_and_top);
+  tcase_add_test(tc, test_settings_and_node_count);
   tcase_add_test(tc, test_scale);
   suite_add_tcase(s, tc);
   return s;
