@@ -6,6 +6,7 @@
 #   make demo       lint and report the built-in Llama-2-7B decode example
 #   make deps       install the Debian packages the build and tests need
 #   make asan       the whole suite under ASan + UBSan (in build-asan/)
+#   make asan-robust  make robust on that build
 #   make robust     the hostile-input corpus under time and memory limits
 #   make install    PREFIX=/usr/local DESTDIR=
 
@@ -56,7 +57,7 @@ HDRS      := $(wildcard src/*.h src/*.def src/checks/*.h) $(if $(wildcard gramma
 
 BIN := $(BUILD)/rooflint
 
-.PHONY: all check check-unit check-tests demo deps install uninstall asan clean
+.PHONY: all check check-unit check-tests demo deps install uninstall asan asan-robust clean
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -121,10 +122,15 @@ demo: deps
 	@$(MAKE) --no-print-directory $(BIN)
 	$(BIN) --report examples/llama2_7b_decode.roof
 
-asan:
-	@$(MAKE) --no-print-directory BUILD=build-asan CC=$${ASAN_CC:-$(CC)} \
+# make asan-robust: `make robust` on that build (limits: tests/robust/run.sh).
+ASAN_MAKE = $(MAKE) --no-print-directory BUILD=build-asan CC=$${ASAN_CC:-$(CC)} \
 	  CFLAGS="-O1 -g -fno-omit-frame-pointer" \
-	  SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" check-tests
+	  SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all"
+asan:
+	@$(ASAN_MAKE) check-tests
+
+asan-robust:
+	@$(ASAN_MAKE) robust
 
 # ---------------------------------------------------------------- deps
 DEB_PACKAGES = flex bison check pkg-config make gcc libjansson-dev python3-jsonschema libxml2-utils \
@@ -168,7 +174,7 @@ FUZZ_SAN       = -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-
 .PHONY: fuzz fuzz-build valgrind bench robust
 
 # make robust: the hostile-input corpus (tests/robust/run.sh), each input in
-#   six modes under CPU, memory and output limits; inputs still waiting for
+#   ten modes under CPU, memory and output limits; inputs still waiting for
 #   a fix elsewhere are listed in tests/robust/KNOWN_FAILING (xfail).
 robust: $(BIN)
 	@BUILD=$(BUILD) sh tests/robust/run.sh
