@@ -199,13 +199,28 @@ static bool safe_word(const char *w) {
   return access(w, F_OK) != 0 || w[0] == '-';
 }
 
+/* One run of the command line with standard output on `out`. */
+static int run_main(int argc, char **argv, int out) {
+  dup2(out, STDOUT_FILENO);
+  /* main may keep argv's pointers only for the run; it gets a copy of the
+   * array, as a process would. */
+  char *copy[80];
+  memcpy(copy, argv, (size_t)(argc + 1) * sizeof *argv);
+  int status = rooflint_main(argc, copy);
+  fflush(stdout);
+  clearerr(stdout);
+  clearerr(stdin);
+  dup2(null_fd, STDOUT_FILENO);
+  return status;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int mode = 0;
   unsigned values = 0;
   bool full = false;
   if (size >= 2 && data[0] >= 0x80) {
     mode = (data[0] & 0x3f) % NMODES;
-    full = data[0] & 0x40;
+    full = (data[0] & 0x40) && full_fd >= 0;
     values = data[1];
     data += 2;
     size -= 2;
@@ -275,12 +290,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   argv[argc] = NULL;
 
-  if (full && full_fd >= 0) dup2(full_fd, STDOUT_FILENO);
-  rooflint_main(argc, argv);
-  fflush(stdout);
-  clearerr(stdout);
-  clearerr(stdin);
-  if (full) dup2(null_fd, STDOUT_FILENO);
+  /* Two oracles besides the sanitizers: the exit status is 0, 1 or 2
+   * (R-CLI-011), and with stdout on /dev/full a run that writes anything
+   * there (the same run again into a file says) exits 2, never 0 or 1. */
+  int status = run_main(argc, argv, full ? full_fd : null_fd);
+  if (status < 0 || status > 2) abort();
+  if (full) {
+    char o[128];
+    snprintf(o, sizeof o, "%s/stdout", scratch);
+    int fd = open(o, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0) abort();
+    run_main(argc, argv, fd);
+    off_t written = lseek(fd, 0, SEEK_END);
+    close(fd);
+    if (written > 0 && status != 2) {
+      fprintf(stderr, "fuzz_cli: exit %d with stdout on /dev/full, "
+                      "%lld bytes to write\n", status, (long long)written);
+      abort();
+    }
+  }
 
   for (int i = 0; i < argc; i++) free(argv[i]);
   free(let);
