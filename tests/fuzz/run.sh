@@ -12,7 +12,9 @@
 # Seeds are every .roof under examples/, tests/, specs/ (smaller than 64 KiB,
 # and not one listed with the word fuzz in tests/robust/KNOWN_FAILING);
 # fuzz_cli also gets each seed once behind a mode prefix (fuzz_cli.c), the
-# k-th seed in mode k, so every mode starts with real models.  Each target
+# k-th seed in mode k, so every mode starts with real models, and the
+# hand-made inputs of tests/fuzz/cli-seeds/ (argv lines, extreme values,
+# stdout on /dev/full).  Each target
 # keeps its own corpus (BUILD/corpus-TARGET) between runs; a crash, leak,
 # timeout or out-of-memory input is written to BUILD/artifacts/ and ends the
 # run with libFuzzer's status.  FUZZ_FLAGS replaces the per-input limits.
@@ -49,7 +51,8 @@ for t in $TARGETS; do
   extra=""
   seed_dirs=$seeds
   case $t in
-    fuzz_cli) extra="-close_fd_mask=3"; seed_dirs="$seeds $seeds-cli" ;;
+    fuzz_cli) extra="-close_fd_mask=3"
+      seed_dirs="$seeds $seeds-cli tests/fuzz/cli-seeds" ;;
   esac
   mkdir -p "$BUILD/corpus-$t"
   echo "==> $t for $share s"
