@@ -7,6 +7,7 @@
 #   make deps       install the Debian packages the build and tests need
 #   make asan       the whole suite under ASan + UBSan (in build-asan/)
 #   make asan-robust  make robust on that build
+#   make ubsan-robust make robust under clang's UBSan + float-cast-overflow
 #   make robust     the hostile-input corpus under time and memory limits
 #   make install    PREFIX=/usr/local DESTDIR=
 
@@ -57,7 +58,7 @@ HDRS      := $(wildcard src/*.h src/*.def src/checks/*.h) $(if $(wildcard gramma
 
 BIN := $(BUILD)/rooflint
 
-.PHONY: all check check-unit check-tests demo deps install uninstall asan asan-robust clean
+.PHONY: all check check-unit check-tests demo deps install uninstall asan asan-robust ubsan-robust clean
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -132,6 +133,15 @@ asan:
 asan-robust:
 	@$(ASAN_MAKE) robust
 
+# make ubsan-robust: `make robust` built by clang with UBSan and
+# float-cast-overflow (which gcc's UBSan lacks: a non-finite double cast to
+# an integer), in build-ubsan/.
+ubsan-robust:
+	@sh tools/deps.sh $(FUZZ_PACKAGES)
+	@$(MAKE) --no-print-directory BUILD=build-ubsan CC=$(FUZZ_CC) \
+	  CFLAGS="-O1 -g -fno-omit-frame-pointer" \
+	  SANFLAGS="-fsanitize=undefined,float-cast-overflow -fno-sanitize-recover=all" robust
+
 # ---------------------------------------------------------------- deps
 DEB_PACKAGES = flex bison check pkg-config make gcc libjansson-dev python3-jsonschema libxml2-utils \
                python3-yaml groff-base
@@ -151,7 +161,7 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/rooflint $(DESTDIR)$(MANDIR)/rooflint.1
 
 clean:
-	rm -rf build build-asan build-clang build-fuzz
+	rm -rf build build-asan build-clang build-fuzz build-ubsan
 
 # ---------------------------------------------------------------- robustness, performance
 # make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS=fuzz_cli]: the libFuzzer targets
