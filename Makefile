@@ -6,6 +6,8 @@
 #   make demo       lint and report the built-in Llama-2-7B decode example
 #   make deps       install the Debian packages the build and tests need
 #   make asan       the whole suite under ASan + UBSan (in build-asan/)
+#   make asan-robust  make robust on that build
+#   make ubsan-robust make robust under clang's UBSan + float-cast-overflow
 #   make robust     the hostile-input corpus under time and memory limits
 #   make install    PREFIX=/usr/local DESTDIR=
 
@@ -56,7 +58,7 @@ HDRS      := $(wildcard src/*.h src/*.def src/checks/*.h) $(if $(wildcard gramma
 
 BIN := $(BUILD)/rooflint
 
-.PHONY: all check check-unit check-tests demo deps install uninstall asan clean
+.PHONY: all check check-unit check-tests demo deps install uninstall asan asan-robust ubsan-robust clean
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -121,10 +123,24 @@ demo: deps
 	@$(MAKE) --no-print-directory $(BIN)
 	$(BIN) --report examples/llama2_7b_decode.roof
 
-asan:
-	@$(MAKE) --no-print-directory BUILD=build-asan CC=$${ASAN_CC:-$(CC)} \
+# make asan-robust: `make robust` on that build (limits: tests/robust/run.sh).
+ASAN_MAKE = $(MAKE) --no-print-directory BUILD=build-asan CC=$${ASAN_CC:-$(CC)} \
 	  CFLAGS="-O1 -g -fno-omit-frame-pointer" \
-	  SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" check-tests
+	  SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all"
+asan:
+	@$(ASAN_MAKE) check-tests
+
+asan-robust:
+	@$(ASAN_MAKE) robust
+
+# make ubsan-robust: `make robust` built by clang with UBSan and
+# float-cast-overflow (which gcc's UBSan lacks: a non-finite double cast to
+# an integer), in build-ubsan/.
+ubsan-robust:
+	@sh tools/deps.sh $(FUZZ_PACKAGES)
+	@$(MAKE) --no-print-directory BUILD=build-ubsan CC=$(FUZZ_CC) \
+	  CFLAGS="-O1 -g -fno-omit-frame-pointer" \
+	  SANFLAGS="-fsanitize=undefined,float-cast-overflow -fno-sanitize-recover=all" robust
 
 # ---------------------------------------------------------------- deps
 DEB_PACKAGES = flex bison check pkg-config make gcc libjansson-dev python3-jsonschema libxml2-utils \
@@ -145,17 +161,19 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/rooflint $(DESTDIR)$(MANDIR)/rooflint.1
 
 clean:
-	rm -rf build build-asan build-clang build-fuzz
+	rm -rf build build-asan build-clang build-fuzz build-ubsan
 
 # ---------------------------------------------------------------- robustness, performance
-# make fuzz [FUZZ_SECONDS=60]: the libFuzzer harness (clang, ASan, UBSan) over
-#   the whole pipeline, seeded from every .roof of examples/, tests/, specs/
-#   (but a NAME listed with the word fuzz in tests/robust/KNOWN_FAILING).
+# make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS=fuzz_cli]: the libFuzzer targets
+#   (clang, ASan, UBSan, float-cast-overflow), FUZZ_SECONDS in all, split
+#   among them: the library in-process and main.c's every mode
+#   (tests/fuzz/run.sh says how they are seeded and run).
 # make valgrind: the CLI test cases (bad, verify, golden) under memcheck.
 # make bench: the performance table and its verdicts (never fails the build).
 FUZZ_PACKAGES  = clang libclang-rt-14-dev
 FUZZ_CC       ?= clang
 FUZZ_SECONDS  ?= 60
+FUZZ_TARGETS  ?=
 FUZZ_BUILD     = build-fuzz
 # max_len of 256 KiB reaches depth and quadratic effects (16 KiB did not);
 # float-cast-overflow (clang only, outside -fsanitize=undefined) catches a
@@ -166,7 +184,7 @@ FUZZ_SAN       = -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-
 .PHONY: fuzz fuzz-build valgrind bench robust
 
 # make robust: the hostile-input corpus (tests/robust/run.sh), each input in
-#   six modes under CPU, memory and output limits; inputs still waiting for
+#   ten modes under CPU, memory and output limits; inputs still waiting for
 #   a fix elsewhere are listed in tests/robust/KNOWN_FAILING (xfail).
 robust: $(BIN)
 	@BUILD=$(BUILD) sh tests/robust/run.sh
@@ -176,20 +194,23 @@ fuzz:
 	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) \
 	  CFLAGS="-O1 -g -fno-omit-frame-pointer" \
 	  SANFLAGS="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" fuzz-build
-	@rm -rf $(FUZZ_BUILD)/seed && mkdir -p $(FUZZ_BUILD)/seed $(FUZZ_BUILD)/corpus $(FUZZ_BUILD)/artifacts
-	@find examples tests specs -name '*.roof' -size -64k | while read -r f; do \
-	  n=$$(basename "$$f" .roof); \
-	  sed 's/#.*//' tests/robust/KNOWN_FAILING | awk -v n="$$n" \
-	    '$$1 == n { for (i = 2; i <= NF; i++) if ($$i == "fuzz") f = 1 } END { exit !f }' && continue; \
-	  cp "$$f" "$(FUZZ_BUILD)/seed/$$(echo "$$f" | tr / _)"; done
-	$(FUZZ_BUILD)/fuzz_rooflint -max_total_time=$(FUZZ_SECONDS) \
-	  -dict=tests/fuzz/roof.dict -artifact_prefix=$(FUZZ_BUILD)/artifacts/ \
-	  $(FUZZ_FLAGS) $(FUZZ_BUILD)/corpus $(FUZZ_BUILD)/seed
+	@BUILD=$(FUZZ_BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_FLAGS="$(FUZZ_FLAGS)" \
+	  sh tests/fuzz/run.sh $(FUZZ_TARGETS)
 
-fuzz-build: $(BUILD)/fuzz_rooflint
+fuzz-build: $(BUILD)/fuzz_rooflint $(BUILD)/fuzz_cli
 
 $(BUILD)/fuzz_rooflint: tests/fuzz/fuzz_rooflint.c $(LIB_OBJS) $(GEN_OBJS) $(HDRS)
 	$(CC) $(ALL_CFLAGS) $(WARN) -fsanitize=fuzzer -o $@ $< $(LIB_OBJS) $(GEN_OBJS) $(LDLIBS)
+
+# fuzz_cli runs main.c itself, renamed and with a stdout that survives it
+# (tests/fuzz/cli_shim.h).
+$(BUILD)/obj/fuzz/main.o: src/main.c tests/fuzz/cli_shim.h $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WARN) -include tests/fuzz/cli_shim.h -c -o $@ $<
+
+$(BUILD)/fuzz_cli: tests/fuzz/fuzz_cli.c $(BUILD)/obj/fuzz/main.o $(LIB_OBJS) $(GEN_OBJS) $(HDRS)
+	$(CC) $(ALL_CFLAGS) $(WARN) -fsanitize=fuzzer -o $@ $< $(BUILD)/obj/fuzz/main.o \
+	  $(LIB_OBJS) $(GEN_OBJS) $(LDLIBS)
 
 valgrind: $(BIN)
 	@sh tools/deps.sh valgrind

@@ -71,8 +71,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int nenabled = 0;
   if (mode.all_checks) {
     int n = 0;
-    const CheckDesc *reg = check_registry(&n);
-    for (int i = 0; i < n && nenabled < 16; i++) enabled[nenabled++] = reg[i].name;
+    const CheckDesc *const *reg = check_registry(&n);
+    for (int i = 0; i < n && nenabled < 16; i++) enabled[nenabled++] = reg[i]->name;
   }
   DiagPolicy policy = {.enabled = enabled, .nenabled = nenabled,
                        .werror = mode.werror, .no_warnings = mode.no_warnings};

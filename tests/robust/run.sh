@@ -5,9 +5,11 @@
 #   BUILD=build sh tests/robust/run.sh
 #
 # Every input, tests/robust/*.roof (small, committed) and the big ones
-# tests/robust/gen.py writes at run time, runs in six modes: lint,
-# --report, --format json, --format sarif, --plot, --dump ast.  NAME.args
-# adds arguments (a -t target file).  Each run is limited with ulimit:
+# tests/robust/gen.py writes at run time, runs in every mode issue 17
+# names: lint, --report, --format json, --format sarif, --plot, --dump ast,
+# --plan, --dtype (three what-ifs), --sweep of 100 values of the file's
+# first let, and diff of the file against itself.  NAME.args adds
+# arguments (a -t target file).  Each run is limited with ulimit:
 # CPU seconds (2 for an input under 1 MiB, 20 above; 5x that in a
 # sanitizer build), 1 GiB of address space (not under ASan, which reserves
 # terabytes), 1 GiB of output, and a wall-clock timeout as a backstop.  A
@@ -33,7 +35,9 @@ python3 "$DIR/gen.py" "$W/gen" || { echo "robust: gen.py failed"; exit 2; }
 
 MEM_KB=1048576
 VLIMIT="ulimit -v $MEM_KB"
-(ulimit -v $MEM_KB && "$BIN" --version) > /dev/null 2>&1 || VLIMIT=":"
+# (in a shell of its own, whose "Aborted" for ASan's refusal is not shown)
+sh -c 'ulimit -v "$1" && exec "$2" --version' sh "$MEM_KB" "$BIN" > /dev/null 2>&1 ||
+  VLIMIT=":"
 # A sanitizer build runs 2-5x slower: its CPU limits are 5x the goal's.
 SLOW=1
 if [ "$VLIMIT" = ":" ]; then
@@ -51,7 +55,10 @@ known() { # NAME MODE: listed in KNOWN_FAILING?
      END { exit !found }'
 }
 
-args_of() { # the mode's arguments
+HUNDRED=$(seq -s, 1 100)
+MODES="lint report json sarif plot dump plan dtype sweep diff"
+
+args_of() { # MODE FILE: the mode's arguments (the file last)
   case $1 in
     lint) echo "" ;;
     report) echo "--report" ;;
@@ -59,7 +66,15 @@ args_of() { # the mode's arguments
     sarif) echo "--format sarif" ;;
     plot) echo "--plot $W/out/chart.svg" ;;
     dump) echo "--dump ast" ;;
+    plan) echo "--plan" ;;
+    dtype) echo "--dtype bf16,fp8,int4" ;;
+    sweep) # the first let of the file (B when it has none: an error, exit 2)
+      l=$(sed -n 's/^[[:space:]]*let[[:space:]]\{1,\}\([A-Za-z_][A-Za-z_0-9]*\).*/\1/p' "$2" |
+          head -n 1)
+      echo "--sweep ${l:-B}=$HUNDRED" ;;
+    diff) echo "diff $2" ;;
   esac
+  echo "$2"
 }
 
 for f in "$DIR"/*.roof "$W"/gen/*.roof; do
@@ -70,11 +85,11 @@ for f in "$DIR"/*.roof "$W"/gen/*.roof; do
   size=$(wc -c < "$f")
   cpu=$((2 * SLOW))
   [ "$size" -ge 1048576 ] && cpu=$((20 * SLOW))
-  for mode in lint report json sarif plot dump; do
+  for mode in $MODES; do
     # shellcheck disable=SC2046
     start=$(date +%s%N)
     ( ulimit -t $cpu; $VLIMIT; ulimit -f 2097152
-      exec timeout $((cpu * 10)) "$BIN" $extra $(args_of $mode) "$f" \
+      exec timeout $((cpu * 10)) "$BIN" $extra $(args_of $mode "$f") \
         > "$W/out/stdout" 2> "$W/out/stderr" < /dev/null )
     st=$?
     ms=$((($(date +%s%N) - start) / 1000000))
