@@ -115,9 +115,9 @@ Analysis *analyze_file(Arena *a, SourceSet *ss, int file,
   /* tokens -> tree.  The tree in an arena of its own, freed after sema;
    * what outlives it (names, strings, directives) goes to `a`. */
   Arena *tree = opts->keep_program ? a : arena_new();
-  ParseOptions po = {.names = a};
+  ParseOptions po = {.names = a, .skip_directives = opts->again};
   an->program = parse_file_opts(tree, ss, file, diags, &po);
-  check_suppressions(a, ss, file, diags);
+  if (!opts->again) check_suppressions(a, ss, file, diags);
   /* tree -> graph, and the targets it is costed on */
   if (an->program->nsyntax_errors == 0) {
     Bindings *b = opts->bindings;
