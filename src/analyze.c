@@ -65,7 +65,7 @@ static void cost_models(Arena *a, Analysis *an) {
       an->costs[m * nt + t] = cost_model(a, &u->models[m], an->targets[t]);
 }
 
-/* checks: every model, on the first target. */
+/* checks: every model, on the first target; capacity on every target. */
 static void run_checks(Arena *a, SourceSet *ss, Analysis *an,
                        const AnalyzeOptions *opts, DiagSink *diags) {
   const Unit *u = an->unit;
@@ -84,6 +84,16 @@ static void run_checks(Arena *a, SourceSet *ss, Analysis *an,
         .diags = diags,
     };
     checks_run(&ctx);
+    /* R-CHK-081: the capacity check on every further target, so "which of
+     * these does it fit on?" has an answer; its message names the target.
+     * The other checks advise on the first target only. */
+    const CheckDesc *cap = check_lookup("capacity");
+    for (int t = 1; cap && t < an->ntargets; t++) {
+      ctx.cost = an->costs[m * an->ntargets + t];
+      ctx.target = an->targets[t];
+      ctx.shared = NULL;
+      cap->run(&ctx);
+    }
   }
 }
 

@@ -855,6 +855,20 @@ static void report_side_by_side(FILE *out, Arena *a, const Analysis *an,
     fprintf(out, "%s [%d] >= %s", ti ? "," : "", ti + 1,
             fmt_time(tm, sizeof tm, cost_at(an, mi, ti)->time_s));
   }
+  /* R-CHK-081: the footprint against each target's memory. */
+  fprintf(out, "\nfootprint");
+  for (int ti = 0; ti < an->ntargets; ti++) {
+    const ModelCost *c = cost_at(an, mi, ti);
+    char fp[NB], mem[NB];
+    double have = c->target->memory;
+    fmt_bytes(fp, sizeof fp, c->footprint.total);
+    if (have <= 0)
+      fprintf(out, "%s [%d] %s (memory not stated)", ti ? "," : "", ti + 1, fp);
+    else
+      fprintf(out, "%s [%d] %s %s %s", ti ? "," : "", ti + 1, fp,
+              c->footprint.total <= have ? "fits in" : "does not fit in",
+              fmt_bytes(mem, sizeof mem, have));
+  }
   fputc('\n', out);
 }
 

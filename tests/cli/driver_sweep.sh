@@ -7,19 +7,8 @@
 . "$(dirname "$0")/driver_lib.inc"
 
 # A part with 1 GB of memory and 1 TB/s, so the figures are easy by hand.
-cat >"$T/sw.roof" <<'ROOF'
-target tiny {
-  display = "Tiny"
-  year = 2024
-  source = "a test part"
-  sms = 4
-  memory = 1 GB
-  memory_bw = 1 TB/s
-  fp32 = 10 TFLOP/s
-  fp16_tc = 100 TFLOP/s
-  bf16_tc = 100 TFLOP/s
-  pcie_bw = 64 GB/s
-}
+card tiny Tiny "1 GB" "1 TB/s" >"$T/sw.roof"
+cat >>"$T/sw.roof" <<'ROOF'
 target tiny
 let N = 1024
 let B = 1
@@ -47,7 +36,7 @@ expect_out "         N           B        FLOPs        bytes       FLOP/B    ste
       1024           0            -            -            -            -             -            -            -  1 error
      32768           1   2.15 GFLOP      2.15 GB        1.000      2.15 ms          100%      2.15 GB           no  1 error [capacity]
      32768           0            -            -            -            -             -            -            -  1 error"
-expect_grep "$T/err" "sw.roof:16:7: error: model 'm' needs 2.15 GB but Tiny has 1.00 GB: weights 2.15 GB, activations 131.1 KB [-Wcapacity]"
+expect_grep "$T/err" "sw.roof:14:7: error: model 'm' needs 2.15 GB but Tiny has 1.00 GB: weights 2.15 GB, activations 131.1 KB [-Wcapacity]"
 expect_grep "$T/err" "note: with N = 32768, B = 1 from --sweep"
 expect_grep "$T/err" "note: with N = 1024, B = 0 from --sweep"
 [ "$(grep -c 'error:' "$T/err")" -eq 3 ] && ok || bad "expected 3 errors on stderr"
