@@ -865,8 +865,12 @@ static int emit_plan(Cli *c, FileRun *r) {
   if (c->o.plan || c->o.report) putchar('\n');
   DiagSink diags;
   diag_sink_init(&diags);
-  int status = plan_whatif(stdout, c->arena, &c->ss, r->an, bindings_for(c, c->arena, 0),
+  /* The what-if analyses in an arena of their own, freed when printed:
+   * memory is one file's, not every file's (issue 17 item 13). */
+  Arena *whatif = arena_new();
+  int status = plan_whatif(stdout, whatif, &c->ss, r->an, bindings_for(c, whatif, 0),
                            c->o.dtypes, c->o.ndtypes, &diags);
+  arena_free(whatif);
   flush_stdout(c);
   diag_sort(&diags);
   diag_render_text(&diags, &c->ss, stderr, &c->ro);
@@ -1090,6 +1094,14 @@ static int lint(Cli *c) {
     if (runs[i].file < 0) continue;
     int s = finish_file(c, &runs[i]); /* diagnostics, then output */
     if (s > status) status = s;
+    /* Written: free it, unless the chart or a whole-run document needs it
+     * (memory is one file's analysis, not every file's). */
+    if (!c->o.plot && !format_of(&c->o)->whole_run) {
+      diag_sink_free(&runs[i].diags);
+      arena_free(runs[i].arena);
+      runs[i].arena = NULL;
+      runs[i].an = NULL;
+    }
   }
   if (named && c->o.plot && write_plot(c, runs, n) > status) status = 2;
   if (named && format_of(&c->o)->whole_run)             /* JSON, SARIF */
