@@ -83,6 +83,12 @@ typedef struct ParseCtx {
   int nsynth;           /* closers made up at EOF for unclosed brackets */
   bool eof_newline;     /* the NEWLINE made up at EOF was returned */
   int64_t noted_open;   /* start of the opener a syntax error pointed at */
+  /* R-SYN-014: the first '{' closed by a '}' indented less than the
+   * opener's line: its own '}' is probably the one missing; and where
+   * that '}' stands. */
+  bool has_misclosed;
+  Loc misclosed;
+  uint32_t misclosed_by;
   int64_t stray_end;    /* end offset of the last stray character, or -1 */
   bool at_pending;      /* a stray '@' at at_loc, reported at the next token */
   Loc at_loc;
@@ -135,7 +141,7 @@ void parse_lex_comment(ParseCtx *ctx, const char *text, size_t len, Loc loc);
  * it is (one for a byte that is not well-formed UTF-8). */
 int parse_lex_stray(ParseCtx *ctx, const char *text, size_t len, Loc loc);
 bool parse_lex_open(ParseCtx *ctx, char c, Loc loc);
-void parse_lex_close(ParseCtx *ctx, char c);
+void parse_lex_close(ParseCtx *ctx, char c, Loc loc);
 bool parse_lex_in_parens(const ParseCtx *ctx);
 /* Records `tok` as the last token; a run of unary minus signs longer
  * than PARSE_MAX_NEST stops the parse (END) like any deep nesting. */

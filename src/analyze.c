@@ -11,24 +11,31 @@
 
 #include "rooflint.h"
 
+#include <string.h>
+
 #define DEFAULT_TARGET "h100_sxm"
 
-/* The --target list, else the file's `target NAME`, else the default. */
+/* The number of targets a file is costed on, and the name of the i-th: the
+ * --target list, else the file's `target NAME`, else the default. */
+static int ntargets_of(const AnalyzeOptions *opts) {
+  return opts->ntargets > 0 ? opts->ntargets : 1;
+}
+static const char *target_name_of(const Unit *u, const AnalyzeOptions *opts,
+                                  int i) {
+  return opts->ntargets > 0 ? opts->targets[i]
+         : u->target_name   ? u->target_name
+                            : DEFAULT_TARGET;
+}
+
 static bool resolve_targets(Arena *a, SourceSet *ss, Analysis *an,
                             const Unit *u, const AnalyzeOptions *opts,
                             DiagSink *diags) {
-  int n = opts->ntargets > 0 ? opts->ntargets : 1;
+  int n = ntargets_of(opts);
   const Target **ts = arena_alloc(a, (size_t)n * sizeof *ts);
   bool ok = true;
   for (int i = 0; i < n; i++) {
-    const char *name = DEFAULT_TARGET;
-    Loc where = LOC_NONE;
-    if (opts->ntargets > 0) {
-      name = opts->targets[i];
-    } else if (u->target_name) {
-      name = u->target_name;
-      where = u->target_loc;
-    }
+    const char *name = target_name_of(u, opts, i);
+    Loc where = opts->ntargets == 0 && u->target_name ? u->target_loc : LOC_NONE;
     ts[i] = target_resolve(a, ss, name, u, where, diags);
     ok = ok && ts[i];
   }
@@ -60,7 +67,7 @@ static void cost_models(Arena *a, Analysis *an) {
       an->costs[m * nt + t] = cost_model(a, &u->models[m], an->targets[t]);
 }
 
-/* checks: every model, on the first target. */
+/* checks: every model, on the first target; capacity on every target. */
 static void run_checks(Arena *a, SourceSet *ss, Analysis *an,
                        const AnalyzeOptions *opts, DiagSink *diags) {
   const Unit *u = an->unit;
@@ -78,6 +85,16 @@ static void run_checks(Arena *a, SourceSet *ss, Analysis *an,
         .policy = opts->policy,
     };
     checks_run(&ctx);
+    /* R-CHK-081: the capacity check on every further target, so "which of
+     * these does it fit on?" has an answer; its message names the target.
+     * The other checks advise on the first target only. */
+    const CheckDesc *cap = check_lookup("capacity");
+    for (int t = 1; cap && t < an->ntargets; t++) {
+      ctx.cost = an->costs[m * an->ntargets + t];
+      ctx.target = an->targets[t];
+      ctx.shared = NULL;
+      cap->run(&ctx);
+    }
   }
 }
 
@@ -135,6 +152,20 @@ static void check_suppressions(Arena *a, const SourceSet *ss, int file,
               more, more == 1 ? "" : "s", more == 1 ? "s" : "");
 }
 
+/* R-TGT-009: every `target NAME { }` of the file is checked, used or not
+ * (pre-commit lints a target file on its own).  One that is used was
+ * checked when it was resolved; it is not checked twice. */
+static void check_target_defs(Arena *a, const Unit *u, bool resolved,
+                              const AnalyzeOptions *opts, DiagSink *diags) {
+  for (int i = 0; i < u->ntarget_defs; i++) {
+    const Stmt *def = u->target_defs[i];
+    bool used = false;
+    for (int t = 0; resolved && t < ntargets_of(opts) && !used; t++)
+      used = strcmp(target_name_of(u, opts, t), def->def.name.name) == 0;
+    if (!used) target_from_def(a, def, diags);
+  }
+}
+
 /* tokens -> tree -> graph -> cost -> checks for one file (main.c's lint()
  * shows the whole pipeline). */
 Analysis *analyze_file(Arena *a, SourceSet *ss, int file,
@@ -145,9 +176,9 @@ Analysis *analyze_file(Arena *a, SourceSet *ss, int file,
    * sema consumes and that is freed once after sema; what outlives it
    * (names, strings, directives) goes to `a`.  See ProgramSource. */
   Arena *tree = opts->keep_program ? a : arena_new();
-  ParseOptions po = {.names = a};
+  ParseOptions po = {.names = a, .skip_directives = opts->again};
   Program *p = parse_file_opts(tree, ss, file, diags, &po);
-  check_suppressions(a, ss, file, diags);
+  if (!opts->again) check_suppressions(a, ss, file, diags);
   /* tree -> graph, and the targets it is costed on */
   if (p->nsyntax_errors == 0) {
     Bindings *b = opts->bindings;
@@ -156,8 +187,9 @@ Analysis *analyze_file(Arena *a, SourceSet *ss, int file,
     Unit *u = sema_analyze_consuming(a, p, opts->keep_program ? NULL : tree,
                                      b, diags);
     /* Contract: a non-NULL unit comes with at least one target. */
-    if (u && diags->nerrors == errors && resolve_targets(a, ss, an, u, opts, diags))
-      an->unit = u;
+    bool resolved = u && diags->nerrors == errors;
+    if (resolved && resolve_targets(a, ss, an, u, opts, diags)) an->unit = u;
+    if (u) check_target_defs(a, u, resolved, opts, diags);
   }
   an->tree = (ProgramSource){ss, file, a, opts->keep_program ? p : NULL};
   if (!opts->keep_program) {

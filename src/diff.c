@@ -6,9 +6,9 @@
  * goes through analyze_file (language errors to the caller's sink, so they
  * render as usual); the checks run again per side into scratch sinks, with
  * suppressions applied, because a diff reports findings, not warnings.
- * Models pair up by name, nodes by name and occurrence (the k-th binding
- * of `x` in OLD with the k-th in NEW), so a rebinding chain x, x, x diffs
- * position by position.  A fused region is an entry of its own ("fused
+ * Models pair up by name, nodes by sequence: the longest common
+ * subsequence of (name, op), so an inserted `f = dropout(f)` is one
+ * added node, not a rebinding chain shifted by one.  A fused region is an entry of its own ("fused
  * NAME") holding its kernel's figures; its members show which region they
  * joined, so fusing a chain reads as "these nodes left HBM, this kernel
  * appeared".  Rows are compared by their printed cells: a change smaller
@@ -122,23 +122,105 @@ static Entry *model_entries(Arena *a, const Model *m, const ModelCost *c,
   return es;
 }
 
-/* Pairs entries by (name, occurrence). */
-static void match_entries(Arena *a, Entry *olds, int nold, Entry *news,
+/* The key an alignment compares: name and op.  Not the fused region: a
+ * chain fused in NEW is its nodes changed ("-> in act") and the region
+ * added. */
+static bool same_key(const Entry *a, const Entry *b) {
+  return strcmp(a->name, b->name) == 0 && strcmp(a->cells[C_OP], b->cells[C_OP]) == 0;
+}
+
+static void pair(Entry *olds, int i, Entry *news, int j) {
+  olds[i].match = j;
+  news[j].match = i;
+}
+
+/* Pairs the still unmatched entries of olds[0..nold) and news[0..nnew) by
+ * (name, occurrence): the fallback for a middle too different to align. */
+static void match_by_name(Arena *a, Entry *olds, int nold, Entry *news,
                           int nnew) {
   StrMap map;
   strmap_init(&map);
   for (int i = 0; i < nnew; i++)
-    strmap_put(&map, arena_printf(a, "%s#%d", news[i].name, news[i].occ),
-               (void *)(intptr_t)(i + 1));
+    if (news[i].match < 0)
+      strmap_put(&map, arena_printf(a, "%s#%d", news[i].name, news[i].occ),
+                 (void *)(intptr_t)(i + 1));
   for (int i = 0; i < nold; i++) {
+    if (olds[i].match >= 0) continue;
     intptr_t j = (intptr_t)strmap_get(
         &map, arena_printf(a, "%s#%d", olds[i].name, olds[i].occ));
-    if (j > 0) {
-      olds[i].match = (int)j - 1;
-      news[j - 1].match = i;
-    }
+    if (j > 0 && news[j - 1].match < 0) pair(olds, i, news, (int)j - 1);
   }
   strmap_free(&map);
+}
+
+/* Myers' O(ND) shortest edit script on the middle o[0..n), w[0..m), with
+ * the frontier of every step kept for the way back (D^2 ints in all).  Past
+ * MAX_EDITS edits, or MAX_STEPS comparisons (a million-op model with edits
+ * all over it), it gives up (false) and leaves the middle unmatched. */
+enum { MAX_EDITS = 2048 };
+#define MAX_STEPS 50000000.0
+static bool myers(Entry *o, int n, Entry *w, int m) {
+  int dmax = n + m < MAX_EDITS ? n + m : MAX_EDITS;
+  int **trace = xcalloc((size_t)dmax + 1, sizeof *trace);
+  int *v = xcalloc((size_t)(2 * dmax + 3), sizeof *v); /* v[k + dmax + 1] */
+  int off = dmax + 1, d = 0;
+  bool done = false;
+  double steps = 0;
+  for (; d <= dmax && !done && steps < MAX_STEPS; d++) {
+    /* the frontier before step d, k in [-d-1, d+1] */
+    trace[d] = xmalloc((size_t)(2 * d + 3) * sizeof **trace);
+    memcpy(trace[d], v + off - d - 1, (size_t)(2 * d + 3) * sizeof *v);
+    for (int k = -d; k <= d && !done; k += 2) {
+      int x = k == -d || (k != d && v[off + k - 1] < v[off + k + 1])
+                  ? v[off + k + 1]
+                  : v[off + k - 1] + 1;
+      int y = x - k;
+      while (x < n && y < m && same_key(&o[x], &w[y])) x++, y++, steps++;
+      v[off + k] = x;
+      steps++;
+      done = x >= n && y >= m;
+    }
+  }
+  if (done)
+    for (int x = n, y = m, e = d - 1; e >= 0; e--) {
+      const int *t = trace[e] + e + 1; /* t[k] for k in [-e-1, e+1] */
+      int k = x - y;
+      int pk = k == -e || (k != e && t[k - 1] < t[k + 1]) ? k + 1 : k - 1;
+      int px = t[pk], py = px - pk;
+      while (x > px && y > py) pair(o, --x, w, --y);
+      x = px;
+      y = py;
+    }
+  for (int e = 0; e < d; e++) free(trace[e]);
+  free(trace);
+  free(v);
+  return done;
+}
+
+/* R-DIFF-001: entries pair by sequence: the longest common subsequence of
+ * (name, op) after trimming the common prefix and suffix, so one
+ * inserted statement is one added node however names are rebound.  A
+ * middle more than MAX_EDITS edits apart pairs by (name, occurrence). */
+static void match_entries(Arena *a, Entry *olds, int nold, Entry *news,
+                          int nnew) {
+  int lo = 0, ho = nold, hn = nnew;
+  while (lo < ho && lo < hn && same_key(&olds[lo], &news[lo])) {
+    pair(olds, lo, news, lo);
+    lo++;
+  }
+  while (ho > lo && hn > lo && same_key(&olds[ho - 1], &news[hn - 1]))
+    pair(olds, --ho, news, --hn);
+  if (lo == ho || lo == hn) return;
+  Entry *o = olds + lo, *w = news + lo;
+  int n = ho - lo, m = hn - lo;
+  if (myers(o, n, w, m)) {
+    for (int i = 0; i < n; i++) /* middle-relative -> absolute */
+      if (o[i].match >= 0) o[i].match += lo;
+    for (int j = 0; j < m; j++)
+      if (w[j].match >= 0) w[j].match += lo;
+    return;
+  }
+  match_by_name(a, olds, nold, news, nnew);
 }
 
 static bool entry_changed(const Entry *o, const Entry *n) {

@@ -49,6 +49,15 @@ typedef struct FormatDesc {
   DiffAs diff;
 } FormatDesc;
 
+/* One --sweep: a let and its values.  Two make a grid (R-CLI-009). */
+typedef struct SweepAxis {
+  const char *name;
+  const char **texts; /* values as written */
+  LetValue *values;
+  int n;
+} SweepAxis;
+enum { MAX_SWEEPS = 2 };
+
 typedef struct Options {
   const char **files; /* "-" = standard input */
   int nfiles;
@@ -63,10 +72,8 @@ typedef struct Options {
   const char *plot, *explain;
   const SubcommandDesc *subcommand; /* NULL: the lint */
   int dump;   /* DumpMode */
-  const char *sweep_name;
-  const char **sweep_texts; /* values as written */
-  LetValue *sweep_values;
-  int nsweep;
+  SweepAxis sweeps[MAX_SWEEPS];
+  int nsweeps;
   int color; /* ColorMode */
   int error_limit; /* -1: the default */
   bool plan;            /* --plan (plan.c) */
@@ -118,6 +125,7 @@ struct FileRun {
   int file; /* -1: could not be loaded */
   DiagSink diags;
   Analysis *an;
+  Arena *arena; /* the analysis's own: a --sweep value frees it after its row */
 };
 
 static bool plot_to_stdout(const Options *o) {
@@ -275,8 +283,18 @@ static bool opt_sweep(Cli *c, const OptDesc *d, const char *val) {
   const char *name, *list;
   if (!split_assignment(c, opt, val, &name, &list)) return false;
   Options *o = &c->o;
-  o->sweep_name = name;
-  o->nsweep = 0;
+  for (int i = 0; i < o->nsweeps; i++)
+    if (strcmp(o->sweeps[i].name, name) == 0) {
+      cli_error(c, "%s %s: '%s' is swept twice", opt, val, name);
+      return false;
+    }
+  if (o->nsweeps == MAX_SWEEPS) {
+    cli_error(c, "%s %s: at most %d --sweep options (a grid of two lets)", opt,
+              val, MAX_SWEEPS);
+    return false;
+  }
+  SweepAxis *ax = &o->sweeps[o->nsweeps++];
+  ax->name = name;
   for (const char *p = list;;) {
     size_t n = strcspn(p, ",");
     const char *text = arena_strndup(c->arena, p, n);
@@ -286,12 +304,11 @@ static bool opt_sweep(Cli *c, const OptDesc *d, const char *val) {
                 opt, name);
       return false;
     }
-    o->sweep_values = xrealloc(o->sweep_values,
-                               (size_t)(o->nsweep + 1) * sizeof *o->sweep_values);
-    o->sweep_values[o->nsweep] = v;
-    int k = o->nsweep;
-    push(&o->sweep_texts, &k, text);
-    o->nsweep++;
+    ax->values = xrealloc(ax->values, (size_t)(ax->n + 1) * sizeof *ax->values);
+    ax->values[ax->n] = v;
+    int k = ax->n;
+    push(&ax->texts, &k, text);
+    ax->n++;
     if (p[n] == '\0') return true;
     p += n + 1;
   }
@@ -477,7 +494,7 @@ static const OptDesc options[] = {
     {"--plot", NULL, "FILE.svg", STRING(plot), NULL,
      "write the roofline chart ('-': standard output)", IN_LINT},
     {"--sweep", NULL, "NAME=V1,V2,...", CALL(opt_sweep), NULL,
-     "one summary row per value of a let", IN_LINT},
+     "one summary row per value of a let; twice: a grid", IN_LINT},
     {"--plan", NULL, NULL, FLAG(plan), NULL,
      "print the dtype plan: compute by precision, footprint by dtype, nodes "
      "off the plan", IN_LINT},
@@ -713,7 +730,7 @@ static void collect_lets(const Block *b, const char ***names, int *n) {
   }
 }
 
-/* R-CLI-003: every -D (and the --sweep name) must name a let of some file;
+/* R-CLI-003: every -D (and each --sweep name) must name a let of some file;
  * sema marks the ones it used, the syntax tree covers files sema did not
  * reach. */
 static bool overrides_named(Cli *c, FileRun *runs, int nruns) {
@@ -725,9 +742,10 @@ static bool overrides_named(Cli *c, FileRun *runs, int nruns) {
   push(&lets, &nlets, NULL);
   bool ok = true;
   Options *o = &c->o;
-  for (int i = 0; i <= o->noverrides; i++) {
-    const char *name = i < o->noverrides ? o->overrides[i].name : o->sweep_name;
-    if (!name || (i < o->noverrides && o->overrides[i].used)) continue;
+  for (int i = 0; i < o->noverrides + o->nsweeps; i++) {
+    const char *name = i < o->noverrides ? o->overrides[i].name
+                                         : o->sweeps[i - o->noverrides].name;
+    if (i < o->noverrides && o->overrides[i].used) continue;
     bool found = false;
     for (int k = 0; lets[k] && !found; k++) found = strcmp(lets[k], name) == 0;
     if (found) continue;
@@ -781,13 +799,37 @@ static bool targets_named(Cli *c, FileRun *runs, int nruns) {
   return ok;
 }
 
-/* The -D overrides plus, in a sweep, the swept let at value k. */
-static Bindings *bindings_for(Cli *c, int k) {
+static bool is_swept(const Options *o, const char *name) {
+  for (int a = 0; a < o->nsweeps; a++)
+    if (strcmp(o->sweeps[a].name, name) == 0) return true;
+  return false;
+}
+
+/* The number of grid points: the product of the --sweep lengths (1: none). */
+static int64_t sweep_points(const Options *o) {
+  int64_t n = 1;
+  for (int a = 0; a < o->nsweeps; a++) n *= o->sweeps[a].n;
+  return n;
+}
+
+/* Grid point k's value index on axis `a`: the first axis varies slowest. */
+static int sweep_index(const Options *o, int64_t k, int a) {
+  for (int b = o->nsweeps - 1; b > a; b--) k /= o->sweeps[b].n;
+  return (int)(k % o->sweeps[a].n);
+}
+
+/* The -D overrides plus, in a sweep, every swept let at grid point k. */
+static Bindings *bindings_for(Cli *c, Arena *a, int64_t k) {
   Options *o = &c->o;
-  Bindings cli = {.overrides = o->overrides, .n = o->noverrides};
-  if (!o->sweep_name) return bindings_with(c->arena, &cli, NULL);
-  LetOverride swept = {o->sweep_name, o->sweep_values[k], false};
-  return bindings_with(c->arena, &cli, &swept);
+  Bindings *b = arena_alloc(a, sizeof *b);
+  b->overrides = arena_alloc(
+      a, (size_t)(o->noverrides + o->nsweeps + 1) * sizeof *b->overrides);
+  for (int i = 0; i < o->noverrides; i++)
+    if (!is_swept(o, o->overrides[i].name)) b->overrides[b->n++] = o->overrides[i];
+  for (int x = 0; x < o->nsweeps; x++)
+    b->overrides[b->n++] = (LetOverride){
+        o->sweeps[x].name, o->sweeps[x].values[sweep_index(o, k, x)], false};
+  return b;
 }
 
 static void mark_used(Cli *c, const Bindings *b) {
@@ -798,25 +840,29 @@ static void mark_used(Cli *c, const Bindings *b) {
         c->o.overrides[j].used = true;
 }
 
-static void analyze_run(Cli *c, FileRun *r, int k) {
+/* The file's analysis at sweep grid point k (0: no sweep), in an arena of
+ * its own.  After the first, a point's analysis skips the directives. */
+static void analyze_run(Cli *c, FileRun *r, int64_t k) {
   diag_sink_init(&r->diags);
+  r->arena = arena_new();
   /* --verify compares every error, so nothing may be dropped. */
   r->diags.error_limit = c->o.error_limit >= 0 ? c->o.error_limit
                          : c->o.verify        ? 0
                                               : DIAG_DEFAULT_ERROR_LIMIT;
   AnalyzeOptions ao = {
-      .bindings = bindings_for(c, k),
+      .bindings = bindings_for(c, r->arena, k),
       .targets = c->o.targets,
       .ntargets = c->o.ntargets,
-      .run_checks = c->o.dump == DUMP_NONE && !c->o.sweep_name, /* a sweep is a table */
+      .run_checks = c->o.dump == DUMP_NONE,
       .policy = &c->o.policy,
       /* --dump ast prints the tree; -D and --sweep look up lets in it
        * (overrides_named); --dtype analyses it again under other plans */
       .keep_program = c->o.dump == DUMP_AST || needs_file_target(&c->o) ||
-                      c->o.noverrides > 0 || c->o.sweep_name ||
+                      c->o.noverrides > 0 || (c->o.nsweeps && k == 0) ||
                       c->o.ndtypes > 0,
+      .again = k > 0,
   };
-  r->an = analyze_file(c->arena, &c->ss, r->file, &ao, &r->diags);
+  r->an = analyze_file(r->arena, &c->ss, r->file, &ao, &r->diags);
   mark_used(c, ao.bindings);
 }
 
@@ -838,8 +884,12 @@ static int emit_plan(Cli *c, FileRun *r) {
   if (c->o.plan || c->o.report) putchar('\n');
   DiagSink diags;
   diag_sink_init(&diags);
-  int status = plan_whatif(stdout, c->arena, &c->ss, r->an, bindings_for(c, 0),
+  /* The what-if analyses in an arena of their own, freed when printed:
+   * memory is one file's, not every file's (issue 17 item 13). */
+  Arena *whatif = arena_new();
+  int status = plan_whatif(stdout, whatif, &c->ss, r->an, bindings_for(c, whatif, 0),
                            c->o.dtypes, c->o.ndtypes, &diags);
+  arena_free(whatif);
   flush_stdout(c);
   diag_sort(&diags);
   diag_render_text(&diags, &c->ss, stderr, &c->ro);
@@ -864,31 +914,81 @@ static int emit_text(Cli *c, FileRun *r) {
   return emit_plan(c, r);
 }
 
-static int finish_file(Cli *c, FileRun *r) {
-  if (c->o.sweep_name) {
-    bool header = false;
-    int status = 0;
-    for (int k = 0; k < c->o.nsweep; k++) {
-      if (k > 0) {
-        diag_sink_free(&r->diags);
-        analyze_run(c, r, k);
-      }
-      for (int i = 0; i < r->diags.n; i++)
-        if (r->diags.items[i]->sev == SEV_ERROR)
-          diag_note(r->diags.items[i], LOC_NONE, "with %s = %s from --sweep",
-                    c->o.sweep_name, c->o.sweep_texts[k]);
-      /* Warnings repeat for every value: show them for the first only. */
-      DiagPolicy quiet = c->o.policy;
-      quiet.no_warnings = quiet.no_warnings || k > 0;
-      int s = render_run(c, r, &quiet);
-      if (s > status) status = s;
-      if (s || !r->an->unit) continue;
-      if (!header) report_sweep_header(stdout, r->an, c->o.sweep_name);
-      header = true;
-      report_sweep_row(stdout, r->an, c->o.sweep_name, c->o.sweep_texts[k]);
-    }
-    return status;
+/* "1 error [capacity]", "2 errors", or "" for none: a sweep row's errors
+ * (after the policy), each check named once. */
+static const char *error_summary(Arena *a, const DiagSink *d) {
+  if (d->nerrors == 0) return "";
+  StrBuf names = {0};
+  for (int i = 0; i < d->n; i++) {
+    const Diag *g = d->items[i];
+    if (g->sev != SEV_ERROR || !g->check) continue;
+    bool seen = false;
+    for (int j = 0; j < i && !seen; j++)
+      seen = d->items[j]->sev == SEV_ERROR && d->items[j]->check &&
+             strcmp(d->items[j]->check, g->check) == 0;
+    if (!seen) sb_printf(&names, "%s%s", names.len ? ", " : "", g->check);
   }
+  const char *r = arena_printf(a, "%d error%s%s%s%s", d->nerrors,
+                               d->nerrors == 1 ? "" : "s", names.len ? " [" : "",
+                               sb_str(&names), names.len ? "]" : "");
+  sb_free(&names);
+  return r;
+}
+
+/* --sweep: one row per value (per grid point of two --sweep), each from an
+ * analysis of its own that is freed when its row is printed, so memory is
+ * one analysis however many values (the first is kept: the directives'
+ * text and the lets that overrides_named read are in it).  Every value runs
+ * the checks; its errors are rendered, with the value in a note, and
+ * summarised in its row; warnings are shown for the first value only. */
+static int sweep_file(Cli *c, FileRun *r) {
+  const Options *o = &c->o;
+  int status = 0;
+  int64_t npoints = sweep_points(o);
+  FileRun first = {0};
+  SweepLayout layout = report_sweep_layout(r->an);
+  const char *names[MAX_SWEEPS], *values[MAX_SWEEPS];
+  for (int x = 0; x < o->nsweeps; x++) names[x] = o->sweeps[x].name;
+  for (int64_t k = 0; k < npoints; k++) {
+    if (k > 0) analyze_run(c, r, k);
+    Arena *scratch = arena_new();
+    StrBuf at = {0};
+    for (int x = 0; x < o->nsweeps; x++) {
+      values[x] = o->sweeps[x].texts[sweep_index(o, k, x)];
+      sb_printf(&at, "%s%s = %s", x ? ", " : "", names[x], values[x]);
+    }
+    diag_apply_policy(&r->diags, &c->ss, &o->policy);
+    diag_sort(&r->diags);
+    for (int i = 0; i < r->diags.n; i++)
+      if (r->diags.items[i]->sev == SEV_ERROR)
+        diag_note(r->diags.items[i], LOC_NONE, "with %s from --sweep", sb_str(&at));
+    sb_free(&at);
+    flush_stdout(c);
+    for (int i = 0; i < r->diags.n; i++)
+      if (k == 0 || r->diags.items[i]->sev == SEV_ERROR)
+        diag_render_one(r->diags.items[i], &c->ss, stderr, &c->ro);
+    if (r->diags.limit_hit) { /* the "too many errors" line */
+      DiagSink none = {.limit_hit = true};
+      diag_render_text(&none, &c->ss, stderr, &c->ro);
+    }
+    if (r->diags.nerrors > 0) status = 1;
+    if (k == 0) report_sweep_header(stdout, layout, names, o->nsweeps);
+    report_sweep_row(stdout, r->an, layout, values, o->nsweeps,
+                     error_summary(scratch, &r->diags));
+    arena_free(scratch);
+    if (k == 0) { /* the first value's run is freed by lint() */
+      first = *r;
+    } else {
+      diag_sink_free(&r->diags);
+      arena_free(r->arena);
+    }
+  }
+  *r = first;
+  return status;
+}
+
+static int finish_file(Cli *c, FileRun *r) {
+  if (c->o.nsweeps) return sweep_file(c, r);
   int status = render_run(c, r, &c->o.policy);
   if (!c->o.verify && format_of(&c->o)->per_file && !plot_to_stdout(&c->o)) {
     int s = format_of(&c->o)->per_file(c, r);
@@ -1011,12 +1111,23 @@ static int lint(Cli *c) {
     if (runs[i].file < 0) continue;
     int s = finish_file(c, &runs[i]); /* diagnostics, then output */
     if (s > status) status = s;
+    /* Written: free it, unless the chart or a whole-run document needs it
+     * (memory is one file's analysis, not every file's). */
+    if (!c->o.plot && !format_of(&c->o)->whole_run) {
+      diag_sink_free(&runs[i].diags);
+      arena_free(runs[i].arena);
+      runs[i].arena = NULL;
+      runs[i].an = NULL;
+    }
   }
   if (named && c->o.plot && write_plot(c, runs, n) > status) status = 2;
   if (named && format_of(&c->o)->whole_run)             /* JSON, SARIF */
     format_of(&c->o)->whole_run(c, runs, n, status);
   for (int i = 0; i < n; i++)
-    if (runs[i].file >= 0) diag_sink_free(&runs[i].diags);
+    if (runs[i].file >= 0) {
+      diag_sink_free(&runs[i].diags);
+      arena_free(runs[i].arena);
+    }
   free(runs);
   return named ? status : 2;
 }
@@ -1058,7 +1169,7 @@ static int explain(Cli *c) {
 
 static int run_diff(Cli *c, DiagSink *diags) {
   const FormatDesc *f = format_of(&c->o);
-  DiffOptions d = {bindings_for(c, 0), c->o.targets, c->o.ntargets,
+  DiffOptions d = {bindings_for(c, c->arena, 0), c->o.targets, c->o.ntargets,
                    &c->o.policy, f->diff == DIFF_JSON, c->o.has_fail,
                    c->o.fail_pct};
   if (c->o.nfiles != 2) {
@@ -1223,16 +1334,17 @@ static int validate(Cli *c) {
     cli_error(c, "--format %s is not available yet", format_of(o)->name);
   /* A sweep prints a table; verify and dump print nothing else; a whole-run
    * document has no place for either. */
-  const char *modes[] = {o->sweep_name ? "--sweep" : NULL,
+  const char *modes[] = {o->nsweeps ? "--sweep" : NULL,
                          o->verify ? "--verify" : NULL,
                          o->dump != DUMP_NONE ? "--dump" : NULL,
                          format_of(o)->whole_run
                              ? arena_printf(c->arena, "--format %s", format_of(o)->name)
                              : NULL,
-                         o->plot && (o->verify || o->sweep_name || o->dump != DUMP_NONE)
+                         o->plot && (o->verify || o->nsweeps || o->dump != DUMP_NONE)
                              ? "--plot"
                              : NULL,
-                         o->plan ? "--plan" : o->ndtypes ? "--dtype" : NULL};
+                         o->plan ? "--plan" : o->ndtypes ? "--dtype" : NULL,
+                         o->nsweeps && o->report ? "--report" : NULL};
   const char *first = NULL;
   for (size_t i = 0; i < sizeof modes / sizeof *modes; i++) {
     if (!modes[i]) continue;
@@ -1243,6 +1355,10 @@ static int validate(Cli *c) {
     cli_error(c, "%s cannot be combined with %s", first, modes[i]);
     break;
   }
+  /* A sweep row is one target's (R-CLI-009); --report compares several. */
+  if (o->nsweeps && o->ntargets > 1)
+    cli_error(c, "--sweep takes one target, got %d (compare targets with "
+                 "--report)", o->ntargets);
   /* `--plot -`: the chart is the whole of standard output. */
   const char *other = o->report             ? "--report"
                       : format_of(o)->whole_run ? arena_printf(c->arena, "--format %s",
@@ -1330,8 +1446,10 @@ static void cli_free(Cli *c) {
   free((void *)o->targets);
   free(o->overrides);
   free((void *)o->override_args);
-  free((void *)o->sweep_texts);
-  free(o->sweep_values);
+  for (int i = 0; i < o->nsweeps; i++) {
+    free((void *)o->sweeps[i].texts);
+    free(o->sweeps[i].values);
+  }
   free((void *)o->policy.enabled);
   free((void *)o->policy.disabled);
   free((void *)o->policy.werror_on);

@@ -730,10 +730,35 @@ int parse_lex_token(ParseCtx *ctx, int tok, Loc loc) {
 
 /* A closer pops its opener and anything left open inside it; a closer
  * without an opener is left to the parser. */
-void parse_lex_close(ParseCtx *ctx, char c) {
+/* The blanks before the first token of the line holding byte `at`, or -1:
+ * with `first`, when the byte at `at` is not that first token; and when
+ * the line starts more than 1 KiB before `at` (a bounded look back, so a
+ * long line of braces stays linear). */
+static int line_indent(const SourceFile *f, uint32_t at, bool first) {
+  uint32_t start = at;
+  while (start > 0 && f->text[start - 1] != '\n' && f->text[start - 1] != '\r') {
+    if (at - start >= 1024 || (first && f->text[start - 1] != ' ' &&
+                               f->text[start - 1] != '\t'))
+      return -1;
+    start--;
+  }
+  uint32_t p = start;
+  while (p < f->len && (f->text[p] == ' ' || f->text[p] == '\t')) p++;
+  return (int)(p - start);
+}
+
+void parse_lex_close(ParseCtx *ctx, char c, Loc loc) {
   char want = c == ')' ? '(' : c == ']' ? '[' : '{';
   for (int i = ctx->nopen - 1; i >= 0; i--)
     if (ctx->open[i].c == want) {
+      int at = c == '}' && !ctx->has_misclosed
+                   ? line_indent(ctx->sf, loc.start, true)
+                   : -1;
+      if (at >= 0 && at < line_indent(ctx->sf, ctx->open[i].loc.start, false)) {
+        ctx->has_misclosed = true;
+        ctx->misclosed = ctx->open[i].loc;
+        ctx->misclosed_by = loc.start;
+      }
       ctx->nopen = i;
       return;
     }
@@ -798,6 +823,14 @@ int parse_lex_eof(ParseCtx *ctx, Loc *loc) {
         !diag_too_many(ctx->diags)) {
       Diag *d = parse_error(ctx, *loc, "expected '%c' at end of file", close);
       diag_note(d, o->loc, "to match this '%c'", o->c);
+      if (close == '}' && ctx->has_misclosed) { /* R-SYN-014 */
+        int line, col;
+        src_linecol(ctx->sf, ctx->misclosed_by, &line, &col);
+        diag_note(d, ctx->misclosed,
+                  "the '}' missing is probably this block's: the '}' on line "
+                  "%d closes it, indented as the block around it",
+                  line);
+      }
     }
     return close;
   }

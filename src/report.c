@@ -467,6 +467,20 @@ static void report_side_by_side(FILE *out, Arena *a, const SourceSet *ss,
     fprintf(out, "%s [%d] >= %s", ti ? "," : "", ti + 1,
             fmt_time(tm, sizeof tm, cost_at(an, mi, ti)->time_s));
   }
+  /* R-CHK-081: the footprint against each target's memory. */
+  fprintf(out, "\nfootprint");
+  for (int ti = 0; ti < an->ntargets; ti++) {
+    const ModelCost *c = cost_at(an, mi, ti);
+    char fp[NB], mem[NB];
+    double have = c->target->memory;
+    fmt_bytes(fp, sizeof fp, c->footprint.total);
+    if (have <= 0)
+      fprintf(out, "%s [%d] %s (memory not stated)", ti ? "," : "", ti + 1, fp);
+    else
+      fprintf(out, "%s [%d] %s %s %s", ti ? "," : "", ti + 1, fp,
+              c->footprint.total <= have ? "fits in" : "does not fit in",
+              fmt_bytes(mem, sizeof mem, have));
+  }
   fputc('\n', out);
 }
 
@@ -486,86 +500,89 @@ void report_models(FILE *out, const Analysis *an, const SourceSet *ss) {
 
 /* ----------------------------------------------------------------- sweep */
 
-typedef enum SweepKind { SW_TOTALS, SW_ONE_NODE, SW_COLLECTIVE } SweepKind;
-
-/* What a sweep row shows: a collective's legs when the model has one, a
- * lone kernel's roofline and occupancy (the seed's occupancy table), else
- * the model totals. */
-static SweepKind sweep_kind(const ModelCost *c) {
-  if (c->ncollectives > 0) return SW_COLLECTIVE;
-  if (c->nkernels == 1) return SW_ONE_NODE;
-  return SW_TOTALS;
-}
-
-static const char *const sweep_heads[][12] = {
-    [SW_TOTALS] = {"FLOPs/step", "bytes/step", "FLOP/B", "time/step", "memory-bound", NULL},
-    [SW_ONE_NODE] = {"FLOPs/step", "bytes/step", "FLOP/B", "attainable", "bound", "time/step",
-                     "blocks", "waves", "utilisation", "SMs idle", NULL},
-    [SW_COLLECTIVE] = {"NVLink/GPU", "NVLink time", "IB/GPU", "IB time",
-                       "time", "on IB", NULL},
+/* R-CLI-009: every sweep row has the model totals, the footprint against
+ * the target's memory and the errors at that value; a lone kernel adds its
+ * roofline and occupancy (the seed's occupancy table), a collective its
+ * legs (the seed's all-reduce table). */
+static const char *const sweep_heads[][16] = {
+    [SWEEP_TOTALS] = {"FLOPs/step", "bytes/step", "FLOP/B", "time/step", "memory-bound",
+                      "footprint", "fits", NULL},
+    [SWEEP_ONE_NODE] = {"FLOPs/step", "bytes/step", "FLOP/B", "time/step", "memory-bound",
+                        "footprint", "fits", "attainable", "bound", "blocks",
+                        "waves", "utilisation", "SMs idle", NULL},
+    [SWEEP_COLLECTIVE] = {"FLOPs/step", "bytes/step", "FLOP/B", "time/step",
+                          "memory-bound", "footprint", "fits", "NVLink/GPU",
+                          "NVLink time", "IB/GPU", "IB time", "on IB", NULL},
 };
+
+SweepLayout report_sweep_layout(const Analysis *an) {
+  if (!an || !an->unit || an->unit->nmodels == 0 || !an->costs)
+    return SWEEP_TOTALS;
+  const ModelCost *c = cost_at(an, 0, 0);
+  if (c->ncollectives > 0) return SWEEP_COLLECTIVE;
+  if (c->nkernels == 1) return SWEEP_ONE_NODE;
+  return SWEEP_TOTALS;
+}
 
 static int sweep_width(const char *head) {
   int n = (int)strlen(head);
   return n < 11 ? 11 : n;
 }
 
-void report_sweep_header(FILE *out, const Analysis *an, const char *let_name) {
-  if (!an || !an->unit || an->unit->nmodels == 0) return;
-  SweepKind k = sweep_kind(cost_at(an, 0, 0));
+void report_sweep_header(FILE *out, SweepLayout k, const char *const *names,
+                         int naxes) {
   StrBuf line = {0};
-  sb_printf(&line, "%10s", let_name);
+  for (int a = 0; a < naxes; a++)
+    sb_printf(&line, "%s%10s", a ? "  " : "", names[a]);
   for (int i = 0; sweep_heads[k][i]; i++)
     sb_printf(&line, "  %*s", sweep_width(sweep_heads[k][i]), sweep_heads[k][i]);
+  sb_printf(&line, "  errors");
   fprintf(out, "%s\n", sb_str(&line));
   for (size_t i = 0; i < line.len; i++) fputc('-', out);
   fputc('\n', out);
   sb_free(&line);
 }
 
-void report_sweep_row(FILE *out, const Analysis *an, const char *let_name,
-                      const char *value_text) {
-  (void)let_name;
-  if (!an || !an->unit || an->unit->nmodels == 0) return;
-  const ModelCost *c = cost_at(an, 0, 0);
-  SweepKind kind = sweep_kind(c);
-  char v[12][NB];
+void report_sweep_row(FILE *out, const Analysis *an, SweepLayout kind,
+                      const char *const *values, int naxes, const char *errors) {
+  char v[16][NB];
   int n = 0;
-  if (kind == SW_COLLECTIVE) {
-    const Collective *k = &c->collectives[0];
-    fmt_bytes(v[n++], NB, k->nvlink_bytes);
-    fmt_time(v[n++], NB, k->nvlink_time);
-    fmt_bytes(v[n++], NB, k->ib_bytes);
-    fmt_time(v[n++], NB, k->ib_time);
-    fmt_time(v[n++], NB, k->time_s);
-    fmt_percent(v[n++], NB, percent_of(k->ib_time, k->time_s), 0);
-  } else if (kind == SW_ONE_NODE) {
-    Kernel kn = cost_kernel(c, 0);
-    const Kernel *k = &kn;
-    const NodeCost *nc = &c->nodes[k->first_node];
-    RoofPoint roof = cost_kernel_roof(c, k);
-    Waves w = cost_node_waves(c, nc);
-    fmt_flop(v[n++], NB, k->flops * k->count);
-    fmt_bytes(v[n++], NB, k->bytes * k->count);
-    fmt_fixed(v[n++], NB, roof.intensity, 3);
-    fmt_flops_rate(v[n++], NB, roof.attainable);
-    snprintf(v[n++], NB, "%s", bound_str(k->bound));
-    fmt_time(v[n++], NB, k->time_s * k->count);
-    fmt_fixed(v[n++], NB, nc->blocks, 0);
-    fmt_fixed(v[n++], NB, w.waves, 0);
-    fmt_percent(v[n++], NB, w.utilisation, 1);
-    fmt_fixed(v[n++], NB, w.idle_sms, 0);
-  } else {
+  bool costed = an && an->unit && an->unit->nmodels > 0 && an->costs;
+  const ModelCost *c = costed ? cost_at(an, 0, 0) : NULL;
+  if (c) {
+    double mem = c->target->memory;
     fmt_flop(v[n++], NB, c->flops);
     fmt_bytes(v[n++], NB, c->bytes);
     fmt_fixed(v[n++], NB, c->bytes > 0 ? c->flops / c->bytes : 0, 3);
     fmt_time(v[n++], NB, c->time_s);
     fmt_percent(v[n++], NB, percent_of(c->memory_bound_time, c->time_s), 0);
+    fmt_bytes(v[n++], NB, c->footprint.total);
+    snprintf(v[n++], NB, "%s", mem <= 0 ? "-" : c->footprint.total <= mem ? "yes" : "no");
   }
-  fprintf(out, "%10s", value_text);
-  for (int i = 0; i < n; i++)
-    fprintf(out, "  %*s", sweep_width(sweep_heads[kind][i]), v[i]);
-  fputc('\n', out);
+  if (c && kind == SWEEP_COLLECTIVE && c->ncollectives > 0) {
+    const Collective *k = &c->collectives[0];
+    fmt_bytes(v[n++], NB, k->nvlink_bytes);
+    fmt_time(v[n++], NB, k->nvlink_time);
+    fmt_bytes(v[n++], NB, k->ib_bytes);
+    fmt_time(v[n++], NB, k->ib_time);
+    fmt_percent(v[n++], NB, percent_of(k->ib_time, k->time_s), 0);
+  } else if (c && kind == SWEEP_ONE_NODE && c->nkernels == 1) {
+    Kernel kn = cost_kernel(c, 0);
+    const Kernel *k = &kn;
+    const NodeCost *nc = &c->nodes[k->first_node];
+    RoofPoint roof = cost_kernel_roof(c, k);
+    Waves w = cost_node_waves(c, nc);
+    fmt_flops_rate(v[n++], NB, roof.attainable);
+    snprintf(v[n++], NB, "%s", bound_str(k->bound));
+    fmt_fixed(v[n++], NB, nc->blocks, 0);
+    fmt_fixed(v[n++], NB, w.waves, 0);
+    fmt_percent(v[n++], NB, w.utilisation, 1);
+    fmt_fixed(v[n++], NB, w.idle_sms, 0);
+  }
+  for (int a = 0; a < naxes; a++) fprintf(out, "%s%10s", a ? "  " : "", values[a]);
+  for (int i = 0; sweep_heads[kind][i]; i++) /* "-": not costed at this value */
+    fprintf(out, "  %*s", sweep_width(sweep_heads[kind][i]), i < n ? v[i] : "-");
+  fprintf(out, "  %s\n", errors && *errors ? errors : "-");
 }
 
 /* ------------------------------------------------------------ targets */

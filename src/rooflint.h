@@ -1262,6 +1262,10 @@ typedef struct AnalyzeOptions {
    * statements, the crossover search) has it parsed again through
    * analyze_program(). */
   bool keep_program;
+  /* The file was analysed before in this run (a --sweep value after the
+   * first): its directives are recorded in the SourceSet already, with
+   * their text in the first analysis's arena, so this parse skips them. */
+  bool again;
 } AnalyzeOptions;
 
 /* A file's syntax tree: the one the analysis kept, or else parsed again on
@@ -1305,10 +1309,15 @@ Analysis *analyze_file(Arena *a, SourceSet *ss, int file,
 void report_summary(FILE *out, const Analysis *an, const SourceSet *ss);
 /* --report: per-node table and totals; several targets side by side. */
 void report_models(FILE *out, const Analysis *an, const SourceSet *ss);
-/* --sweep: a header once, then one row per value. */
-void report_sweep_header(FILE *out, const Analysis *an, const char *let_name);
-void report_sweep_row(FILE *out, const Analysis *an, const char *let_name,
-                      const char *value_text);
+/* --sweep: the columns follow the first analysis (report_sweep_layout);
+ * one row per value (or grid point), `errors` its summary ("" = none); an
+ * analysis without a graph prints "-" for every figure. */
+typedef enum SweepLayout { SWEEP_TOTALS, SWEEP_ONE_NODE, SWEEP_COLLECTIVE } SweepLayout;
+SweepLayout report_sweep_layout(const Analysis *an);
+void report_sweep_header(FILE *out, SweepLayout layout, const char *const *names,
+                         int naxes);
+void report_sweep_row(FILE *out, const Analysis *an, SweepLayout layout,
+                      const char *const *values, int naxes, const char *errors);
 /* `rooflint targets [NAMES...]`, `rooflint target NAME`: exit status. */
 int report_targets_cmd(FILE *out, Arena *a, SourceSet *ss,
                        const char *const *names, int n, DiagSink *diags);

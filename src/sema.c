@@ -1081,6 +1081,12 @@ static int apply(Sema *s, const Stmt *st) {
       for (int j = 0; j < nkw; j++) names[j] = kws[j]->name;
       names[nkw] = NULL;
       const char *sug = util_suggest(a->name, names);
+      /* R-KW-001: PyTorch's spellings that no edit distance reaches. */
+      static const char *const synonyms[][2] = {
+          {"dim", "axis"}, {"dims", "axis"}, {"kernel_size", "kernel"}};
+      for (size_t y = 0; !sug && y < sizeof synonyms / sizeof *synonyms; y++)
+        for (int j = 0; j < nkw && strcmp(synonyms[y][0], a->name) == 0; j++)
+          if (strcmp(names[j], synonyms[y][1]) == 0) sug = names[j];
       Diag *d = diag_report(s->diags, SEV_ERROR, NULL, name_loc,
                             sug ? "unknown keyword '%s' for %s; did you mean "
                                   "'%s'?"

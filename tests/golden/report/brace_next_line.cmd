@@ -1,0 +1,1 @@
+-w tests/golden/report/brace_next_line.roof
