@@ -852,10 +852,23 @@ static void *scratch_take(ParseCtx *ctx, Scratch *s, List l, size_t size) {
 
 /* Graph nodes a statement makes (R-SCOPE-005 counts them before sema
  * allocates): a repeat body makes its nodes once. */
+/* Applications in a value: a call and those nested in its arguments
+ * (R-NEST-001), at least 1. */
+static int call_nodes(const Expr *e) {
+  int n = 0;
+  if (e->kind == EX_LIST)
+    for (int i = 0; i < e->list.n; i++) n += call_nodes(e->list.items[i]);
+  if (e->kind == EX_CALL) {
+    n = 1;
+    for (int i = 0; i < e->call.nargs; i++) n += call_nodes(e->call.args[i].value);
+  }
+  return n;
+}
+
 static int stmt_nodes(const Stmt *s) {
   switch (s->kind) {
   case ST_DECL: return s->decl.nnames;
-  case ST_ASSIGN: return 1;
+  case ST_ASSIGN: return s->assign.value->kind == EX_CALL ? call_nodes(s->assign.value) : 1;
   case ST_REPEAT:
   case ST_LOOP: return s->loop.body.nnodes;
   case ST_FUSED: return s->def.body.nnodes;

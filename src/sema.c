@@ -116,6 +116,14 @@ typedef struct Sema {
    * reads, so these are marked again when the model ends. */
   int *outputs;
   int noutputs, cap_outputs;
+  /* The inner applications of the statement being applied (R-NEST-001):
+   * each inner call and the node it became (-1: it failed), innermost
+   * last; an application's entries are popped when it is done. */
+  struct Nested {
+    const Expr *call;
+    int node;
+  } *nested;
+  int nnested, cap_nested;
 } Sema;
 
 /* The arguments of declarations and of ops that take no keyword. */
@@ -616,13 +624,8 @@ static const Binding *tensor_operand(Sema *s, const Expr *e, bool *poisoned) {
     return NULL;
   }
   if (e->kind != EX_NAME) {
-    if (e->kind == EX_CALL)
-      diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                  "expected a tensor name; bind '%s(...)' to a name first",
-                  e->call.callee);
-    else
-      diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                  "expected a tensor name, got %s", expr_kind_str(e->kind));
+    diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                "expected a tensor name, got %s", expr_kind_str(e->kind));
     return NULL;
   }
   const Binding *b = *binding_slot(s, e->name.id);
@@ -846,6 +849,18 @@ static bool operand(Sema *s, const OpDesc *op, const Expr *e, int *nin,
     push_in(s, nin, &scalar, e->loc, -1);
     return true;
   }
+  if (e->kind == EX_CALL) { /* an inner application, applied already */
+    int i = s->nnested - 1;
+    while (i >= 0 && s->nested[i].call != e) i--;
+    if (i < 0) unreachable();
+    int node = s->nested[i].node;
+    if (node < 0) {
+      *poisoned = true;
+      return false;
+    }
+    push_in(s, nin, s->nodes[node].type, e->loc, node);
+    return true;
+  }
   const Binding *b = tensor_operand(s, e, poisoned);
   if (!b) return false;
   push_in(s, nin, s->nodes[b->node].type, e->loc, b->node);
@@ -1005,13 +1020,58 @@ static OpInfo *lookup_op(Sema *s, const char *name) {
   return info;
 }
 
-static int apply(Sema *s, const Stmt *st) {
-  const Expr *call = st->assign.value;
+static int apply_call(Sema *s, const Stmt *st, const Expr *call,
+                      const char *name);
+
+/* Applies the inner call `e` of the application named `outer` as a node
+ * of its own, named `outer.op` (R-NEST-001), and records it for operand. */
+static void apply_inner(Sema *s, const Stmt *st, const Expr *e,
+                        const char *outer) {
+  const char *name = arena_printf(s->arena, "%s.%s", outer, e->call.callee);
+  int node = apply_call(s, st, e, name);
+  grow((void **)&s->nested, &s->cap_nested, s->nnested + 1, sizeof *s->nested);
+  s->nested[s->nnested++] = (struct Nested){e, node};
+}
+
+/* The inner calls among the tensor operands of `call`, innermost first. */
+static void apply_inners(Sema *s, const Stmt *st, const OpDesc *op,
+                         const Expr *call, const char *name) {
+  bool first = true;
+  for (int i = 0; i < call->call.nargs; i++) {
+    const Expr *v = call->call.args[i].value;
+    if (call->call.args[i].name) continue;
+    bool tensor = first || op->form == FORM_TENSORS || op->form == FORM_SCALAR_OK;
+    first = false;
+    if (!tensor) continue;
+    if (v->kind == EX_CALL) apply_inner(s, st, v, name);
+    if (v->kind == EX_LIST && op->form == FORM_TENSOR_LIST)
+      for (int j = 0; j < v->list.n; j++)
+        if (v->list.items[j]->kind == EX_CALL)
+          apply_inner(s, st, v->list.items[j], name);
+  }
+}
+
+static int apply_node(Sema *s, const Stmt *st, const Expr *call,
+                      const char *name, OpInfo *info);
+
+/* One application `call`, its result named `name`: its inner calls
+ * first, then itself.  Returns the new node id, or -1. */
+static int apply_call(Sema *s, const Stmt *st, const Expr *call,
+                      const char *name) {
   OpInfo *info = lookup_op(s, call->call.callee);
   if (!info) {
     unknown_name(s, call->call.callee_loc, "op", call->call.callee, 0, op_candidates);
     return -1;
   }
+  int base = s->nnested;
+  apply_inners(s, st, info->op, call, name);
+  int node = apply_node(s, st, call, name, info);
+  s->nnested = base;
+  return node;
+}
+
+static int apply_node(Sema *s, const Stmt *st, const Expr *call,
+                      const char *name, OpInfo *info) {
   const OpDesc *op = info->op;
   OpArgs args;
   memcpy(&args, &info->defaults, sizeof args); /* padding too */
@@ -1106,7 +1166,7 @@ static int apply(Sema *s, const Stmt *st) {
     return -1;
   }
 
-  GNode *g = new_node(s, st->assign.name.name, ROLE_ACTIVATION, call->loc, st);
+  GNode *g = new_node(s, name, ROLE_ACTIVATION, call->loc, st);
   g->op = op;
   g->type = type ? type : intern_type(s, &out);
   g->args = share_args(s, info, &args);
@@ -1307,12 +1367,17 @@ static void model_stmt(Sema *s, const Stmt *st, bool top) {
   case ST_ASSIGN: {
     const Expr *v = st->assign.value;
     int node = -1;
-    if (v->kind == EX_CALL)
-      node = apply(s, st);
-    else if (v->kind != EX_ERROR)
+    if (v->kind == EX_CALL) {
+      node = apply_call(s, st, v, st->assign.name.name);
+    } else if (v->kind == EX_NAME) { /* an alias (R-NAME-008): no node */
+      bool poisoned = false;
+      const Binding *b = tensor_operand(s, v, &poisoned);
+      if (b) node = b->node;
+    } else if (v->kind != EX_ERROR) {
       diag_report(s->diags, SEV_ERROR, NULL, v->loc,
                   "expected an op application, like '%s = relu(x)'",
                   st->assign.name.name);
+    }
     bind(s, &st->assign.name, node);
     return;
   }
@@ -1708,6 +1773,7 @@ Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
   free(s.types);
   free(s.byid);
   free(s.outputs);
+  free(s.nested);
   free(s.bound);
   strmap_free(&s.lets);
   strmap_free(&s.ops);
