@@ -563,6 +563,167 @@ static const KwDesc kw_custom[] = {{"flops", KW_REAL, true, 0},
                                    {NULL, 0, false, 0}};
 
 
+/* ------------------------------------------------- views (R-VIEW-001..006)
+ * No kernel and no bytes, like reshape: a view only relabels its input's
+ * storage (PyTorch returns these as views).  Each rule below gives the
+ * result type and normalises its arguments in args. */
+
+/* slice(x, axis=, start=0, end=, step=1): PyTorch's basic slicing, a
+ * negative index counting from the end and both ends clamped to the
+ * axis; an empty result is an error (dims are positive). */
+static bool shape_slice(const OpDesc *op, const TensorType *in, int nin,
+                        OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  (void)nin;
+  if (!norm_axis(ctx, op, &args->axis, in[0].rank)) return false;
+  args->has_axis = true;
+  int64_t d = in[0].dims[args->axis], b = args->start, e = args->end;
+  if (b < 0) b = b < -d ? 0 : b + d;
+  if (e < 0) e = e < -d ? 0 : e + d;
+  if (b > d) b = d;
+  if (e > d) e = d;
+  if (e <= b)
+    return fail(ctx, ctx->call_loc,
+                "slice of axis %lld (size %lld) is empty: start %lld, end "
+                "%lld clamp to %lld..%lld; start must be below end and the "
+                "axis size",
+                (long long)args->axis, (long long)d, (long long)args->start,
+                (long long)(args->end == INT64_MAX ? d : args->end),
+                (long long)b, (long long)e);
+  args->start = b;
+  args->end = e;
+  TensorType t = in[0];
+  t.dims[args->axis] = (e - b - 1) / args->step + 1;
+  *out = t;
+  return true;
+}
+
+/* select(x, axis=, index=): x[..., index, ...], the axis removed. */
+static bool shape_select(const OpDesc *op, const TensorType *in, int nin,
+                         OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  (void)nin;
+  if (!norm_axis(ctx, op, &args->axis, in[0].rank)) return false;
+  args->has_axis = true;
+  int64_t d = in[0].dims[args->axis];
+  if (args->index < -d || args->index >= d)
+    return fail(ctx, ctx->call_loc,
+                "select index %lld is out of range for axis %lld of size "
+                "%lld (valid: %lld to %lld)",
+                (long long)args->index, (long long)args->axis, (long long)d,
+                (long long)-d, (long long)(d - 1));
+  if (args->index < 0) args->index += d;
+  TensorType t = in[0];
+  for (int i = (int)args->axis; i + 1 < t.rank; i++) t.dims[i] = t.dims[i + 1];
+  t.rank--;
+  *out = t;
+  return true;
+}
+
+/* squeeze(x, axis=): the dim must be 1 (ONNX Squeeze; PyTorch would leave
+ * another size unchanged, which hides a mistake). */
+static bool shape_squeeze(const OpDesc *op, const TensorType *in, int nin,
+                          OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  if (!norm_axis(ctx, op, &args->axis, in[0].rank)) return false;
+  args->has_axis = true;
+  int64_t d = in[0].dims[args->axis];
+  if (d != 1)
+    return fail(ctx, ctx->axis_loc,
+                "squeeze axis %lld has size %lld, not 1; select(x, axis=%lld, "
+                "index=i) takes one entry of it",
+                (long long)args->axis, (long long)d, (long long)args->axis);
+  args->index = 0;
+  return shape_select(op, in, nin, args, out, ctx);
+}
+
+/* unsqueeze(x, axis=): a size-1 dim at axis of the result, -1 the last. */
+static bool shape_unsqueeze(const OpDesc *op, const TensorType *in, int nin,
+                            OpArgs *args, TensorType *out,
+                            const ShapeCtx *ctx) {
+  (void)nin;
+  if (in[0].rank + 1 > MAX_RANK)
+    return fail(ctx, ctx->call_loc, "unsqueeze result rank exceeds %d",
+                MAX_RANK);
+  if (!norm_axis(ctx, op, &args->axis, in[0].rank + 1)) return false;
+  args->has_axis = true;
+  TensorType t = in[0];
+  for (int i = t.rank; i > (int)args->axis; i--) t.dims[i] = t.dims[i - 1];
+  t.dims[args->axis] = 1;
+  t.rank++;
+  *out = t;
+  return true;
+}
+
+/* flatten(x, start=0, end=-1): dims start..end (axes, inclusive) as one,
+ * as torch.flatten. */
+static bool shape_flatten(const OpDesc *op, const TensorType *in, int nin,
+                          OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  (void)nin;
+  if (!norm_axis(ctx, op, &args->start, in[0].rank) ||
+      !norm_axis(ctx, op, &args->end, in[0].rank))
+    return false;
+  if (args->start > args->end)
+    return fail(ctx, ctx->call_loc,
+                "flatten start %lld comes after end %lld; start <= end",
+                (long long)args->start, (long long)args->end);
+  TensorType t = in[0];
+  int64_t n = 1;
+  for (int64_t i = args->start; i <= args->end; i++) n *= in[0].dims[i];
+  int k = (int)(args->end - args->start);
+  t.dims[args->start] = n; /* fits: the element count of x does */
+  for (int i = (int)args->start + 1; i + k < t.rank; i++)
+    t.dims[i] = t.dims[i + k];
+  t.rank -= k;
+  *out = t;
+  return true;
+}
+
+/* expand(x, [dims]): PyTorch's expand / ONNX Expand, x aligned to the
+ * right; a size-1 dim broadcasts, -1 keeps the dim, new leading dims are
+ * added. */
+static bool shape_expand(const OpDesc *op, const TensorType *in, int nin,
+                         OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  (void)nin; (void)args;
+  const TensorType *x = &in[0];
+  char sx[160], sd[160];
+  int n = ctx->nlist, lead = n - x->rank;
+  if (lead < 0)
+    return fail(ctx, ctx->list_loc,
+                "expand of %s needs at least %d dims, got %s",
+                op_type_str(sx, sizeof sx, x), x->rank,
+                dims_str(sd, sizeof sd, ctx->list, n));
+  TensorType t = {x->dtype, n, {0}};
+  for (int i = 0; i < n; i++) {
+    int64_t want = ctx->list[i], have = i < lead ? 0 : x->dims[i - lead];
+    if (want == -1 && i < lead)
+      return fail(ctx, ctx->list_loc,
+                  "expand -1 at dim %d, a new leading dim, has no size to "
+                  "keep; give its size",
+                  i);
+    if (want != -1 && i >= lead && have != 1 && have != want)
+      return fail(ctx, ctx->list_loc,
+                  "%s %s cannot expand to %s: dim %d is %lld, not 1; only "
+                  "size-1 dims broadcast",
+                  op->name, op_type_str(sx, sizeof sx, x),
+                  dims_str(sd, sizeof sd, ctx->list, n), i, (long long)have);
+    t.dims[i] = want == -1 ? have : want;
+  }
+  *out = t;
+  return true;
+}
+
+static const KwDesc kw_slice[] = {{"axis", KW_INT, true, 0},
+                                  {"start", KW_INT, false, 0},
+                                  {"end", KW_INT, false, INT64_MAX},
+                                  {"step", KW_INT, false, 1},
+                                  {NULL, 0, false, 0}};
+static const KwDesc kw_select[] = {{"axis", KW_INT, true, 0},
+                                   {"index", KW_INT, true, 0},
+                                   {NULL, 0, false, 0}};
+static const KwDesc kw_axis_required[] = {{"axis", KW_INT, true, 0},
+                                          {NULL, 0, false, 0}};
+static const KwDesc kw_flatten[] = {{"start", KW_INT, false, 0},
+                                    {"end", KW_INT, false, -1},
+                                    {NULL, 0, false, 0}};
+
 /* ------------------------------------------------------------------ cost */
 
 /* One attention block covers this many query rows (FlashAttention-style). */

@@ -656,6 +656,9 @@ typedef struct OpArgs {
   int64_t blocks;        /* blocks= override; 0 = the occupancy model */
   DType precision;       /* precision= override; DT_NONE = inferred */
   bool keepdims;         /* sum/mean/max keepdims= */
+  /* slice start=/end=/step=, select index=, flatten start=/end= (axes),
+   * normalised by the shape rule (R-VIEW-001..006) */
+  int64_t start, end, step, index;
 } OpArgs;
 
 /* What an op's positional arguments are (sema binds them by this). */

@@ -667,6 +667,10 @@ static const KwField kw_fields[] = {
     {"precision", offsetof(OpArgs, precision), 0},
     {"flops", offsetof(OpArgs, custom_flops), 0},
     {"bytes", offsetof(OpArgs, custom_bytes), 0},
+    {"start", offsetof(OpArgs, start), INT64_MIN},
+    {"end", offsetof(OpArgs, end), INT64_MIN},
+    {"step", offsetof(OpArgs, step), 1},
+    {"index", offsetof(OpArgs, index), INT64_MIN},
 };
 
 static const KwDesc kw_common[] = {{"blocks", KW_INT, false, 0},
@@ -872,8 +876,8 @@ static bool int_list(Sema *s, const OpDesc *op, const Expr *e, int64_t *out,
                      int *n, bool dims) {
   if (e->kind != EX_LIST) {
     diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                "%s takes a list as its second argument, like %s", op->name,
-                dims ? "reshape(x, [B, -1])" : "transpose(x, [1, 0])");
+                "%s takes a list as its second argument, like %s(x, %s)",
+                op->name, op->name, dims ? "[B, -1]" : "[1, 0]");
     return false;
   }
   if (e->list.n > MAX_RANK) {
@@ -965,9 +969,11 @@ static bool positionals(Sema *s, const OpDesc *op, const Expr *call,
       [FORM_PERM] = "transpose(x, [1, 0])",
   };
   if (npos != 2) {
+    const char *like = usage[op->form];
+    if (op->form != FORM_DTYPE) /* reshape's or transpose's list, op's name */
+      like = arena_printf(s->arena, "%s%s", op->name, strchr(like, '('));
     diag_report(s->diags, SEV_ERROR, NULL, call->loc,
-                "%s takes 2 arguments, like %s, got %d", op->name,
-                usage[op->form], npos);
+                "%s takes 2 arguments, like %s, got %d", op->name, like, npos);
     return false;
   }
   ok = operand(s, op, pos[0], nin, poisoned);

@@ -221,6 +221,33 @@ START_TEST(footprint_view_keeps_source) {
 }
 END_TEST
 
+/* R-VIEW-007: the new views cost nothing (no kernel, no bytes; their
+ * train factor is 1, test_table); inside a fused region a view is free
+ * and the region still reads x and writes y once.  x [4096, 1024] bf16
+ * is 8388608 bytes, y [4096, 512] 4194304; train doubles both. */
+START_TEST(new_views_free) {
+  Fx fx = run("model m {\n dtype bf16\n mode train\n input x : [4096, 1024]\n"
+              " s = slice(x, axis=1, start=0, end=512)\n"
+              " c = select(x, axis=0, index=0)\n u = unsqueeze(c, axis=0)\n"
+              " e = expand(u, [4096, 1024])\n f = flatten(x)\n"
+              " q = squeeze(u, axis=0)\n"
+              " fused g {\n  h = mul(x, x)\n  hs = slice(h, axis=1, end=512)\n"
+              "  y = relu(hs)\n }\n output s, f, q, e, y\n}\n");
+  const char *views[] = {"s", "c", "u", "e", "f", "q", "hs"};
+  for (int i = 0; i < 7; i++) {
+    const NodeCost *v = nc(&fx, views[i]);
+    EQ(v->flops + v->bytes, 0);
+    ck_assert_int_eq(v->kernel, -1);
+  }
+  Kernel k = cost_kernel(fx.c, nc(&fx, "h")->kernel);
+  /* mul 4194304 + relu 2097152 FLOPs, x2 */
+  EQ(k.flops, 2 * (4096.0 * 1024 + 4096.0 * 512));
+  EQ(k.bytes, 2 * (8388608.0 + 4194304.0));
+  ck_assert_int_eq(fx.c->nkernels, 1);
+  tc_free(fx.tc);
+}
+END_TEST
+
 /* R-COST-010: a cast to the dtype it already has is a no-op, costed like a
  * view: no kernel, 0 FLOPs, 0 bytes; a real cast is a kernel. */
 START_TEST(noop_cast_is_free) {
@@ -405,6 +432,7 @@ Suite *cost_suite(void) {
   tcase_add_test(tc, precisions);
   tcase_add_test(tc, other_classes);
   tcase_add_test(tc, fused_region);
+  tcase_add_test(tc, new_views_free);
   tcase_add_test(tc, repeat_counts_exact);
   tcase_add_test(tc, footprint_weights);
   tcase_add_test(tc, footprint_inputs_per_copy);

@@ -295,6 +295,54 @@ START_TEST(test_views_movement) {
 }
 END_TEST
 
+/* R-VIEW-001 R-VIEW-002 R-VIEW-003 R-VIEW-004 R-VIEW-005: slice, select,
+ * squeeze, unsqueeze, flatten,
+ * expand (x3 is bf16[2, 3, 4], x bf16[4, 8]). */
+START_TEST(test_new_views) {
+  /* x[:, 1:] and x[:, -7:100:3]: 7 entries 1..7, then 1, 4, 7 (3) */
+  ok_type("y = slice(x, axis=1, start=1)", "y", "bf16[4, 7]");
+  ok_type("y = slice(x, axis=-1, start=-7, end=100, step=3)", "y", "bf16[4, 3]");
+  ok_type("y = slice(x, axis=0, start=-100, end=-1)", "y", "bf16[3, 8]");
+  bad("y = slice(x, axis=1, start=8)",
+      "slice of axis 1 (size 8) is empty: start 8, end 8 clamp to 8..8; "
+      "start must be below end and the axis size");
+  bad("y = slice(x, axis=1, start=3, end=-6)",
+      "slice of axis 1 (size 8) is empty: start 3, end -6 clamp to 3..2; "
+      "start must be below end and the axis size");
+  bad("y = slice(x, axis=1, step=0)", "keyword 'step' must be at least 1, got 0");
+  bad("y = slice(x, start=1)", "missing required keyword 'axis' for slice");
+  ok_type("y = select(x3, axis=1, index=-1)", "y", "bf16[2, 4]");
+  bad("y = select(x3, axis=1, index=3)",
+      "select index 3 is out of range for axis 1 of size 3 (valid: -3 to 2)");
+  ok_type("y = unsqueeze(x, axis=0)", "y", "bf16[1, 4, 8]");
+  ok_type("y = unsqueeze(x, axis=-1)", "y", "bf16[4, 8, 1]");
+  ok_type("y = squeeze(unsqueeze(x, axis=1), axis=1)", "y", "bf16[4, 8]");
+  bad("y = squeeze(x, axis=1)",
+      "squeeze axis 1 has size 8, not 1; select(x, axis=1, index=i) takes "
+      "one entry of it");
+  bad("y = unsqueeze(x, axis=3)",
+      "axis 3 is out of range for rank 3 (valid: -3 to 2)");
+  ok_type("y = flatten(x3)", "y", "bf16[24]");
+  ok_type("y = flatten(x3, start=1)", "y", "bf16[2, 12]");
+  ok_type("y = flatten(x3, start=0, end=-2)", "y", "bf16[6, 4]");
+  bad("y = flatten(x3, start=2, end=1)",
+      "flatten start 2 comes after end 1; start <= end");
+  ok_type("input c : [1, 1, 8]\ny = expand(c, [4, 16, -1])", "y",
+          "bf16[4, 16, 8]");
+  ok_type("y = expand(v8, [2, 3, 8])", "y", "bf16[2, 3, 8]");
+  bad("y = expand(x, [4, 16])",
+      "expand bf16[4, 8] cannot expand to [4, 16]: dim 1 is 8, not 1; only "
+      "size-1 dims broadcast");
+  bad("y = expand(x, [8])",
+      "expand of bf16[4, 8] needs at least 2 dims, got [8]");
+  bad("y = expand(v8, [-1, 8])",
+      "expand -1 at dim 0, a new leading dim, has no size to keep; give its "
+      "size");
+  bad("y = expand(x, 4)",
+      "expand takes a list as its second argument, like expand(x, [B, -1])");
+}
+END_TEST
+
 /* R-SHAPE-011 (collectives, data-parallel degree), R-SHAPE-012 (custom) */
 START_TEST(test_collective_custom) {
   ok_type("parallel { nodes = 1; gpus_per_node = 8 }\ny = allgather(x)", "y",
@@ -347,6 +395,7 @@ Suite *ops_suite(void) {
   tcase_add_test(tc, test_conv_pool);
   tcase_add_test(tc, test_attention);
   tcase_add_test(tc, test_views_movement);
+  tcase_add_test(tc, test_new_views);
   tcase_add_test(tc, test_collective_custom);
   tcase_add_test(tc, test_keywords);
   suite_add_tcase(s, tc);
