@@ -710,6 +710,55 @@ static bool shape_expand(const OpDesc *op, const TensorType *in, int nin,
   return true;
 }
 
+/* a, b, ... = split(x, N, axis=) (N equal parts) or split(x, [sizes],
+ * axis=), torch.split's sizes / ONNX Split: result ctx->result is the
+ * slice of axis from the sum of the sizes before it; args->start/end
+ * hold that range. */
+static bool shape_split(const OpDesc *op, const TensorType *in, int nin,
+                        OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  (void)nin;
+  if (!norm_axis(ctx, op, &args->axis, in[0].rank)) return false;
+  args->has_axis = true;
+  int64_t d = in[0].dims[args->axis], sum = 0, at = 0, size = 0;
+  int parts = ctx->nlist < 0 ? -ctx->nlist : ctx->nlist;
+  if (ctx->nlist < 0 && d % parts != 0)
+    return fail(ctx, ctx->list_loc,
+                "split of axis %lld (size %lld) into %d equal parts does not "
+                "divide: %lld = %d x %lld + %lld; give the sizes as a list",
+                (long long)args->axis, (long long)d, parts, (long long)d,
+                parts, (long long)(d / parts), (long long)(d % parts));
+  for (int i = 0; i < parts; i++) {
+    int64_t p = ctx->nlist < 0 ? d / parts : ctx->list[i];
+    if (p < 1)
+      return fail(ctx, ctx->list_loc, "split sizes must be positive, got %lld",
+                  (long long)p);
+    if (i == ctx->result) {
+      at = sum;
+      size = p;
+    }
+    if (!util_add_i64(sum, p, &sum))
+      return fail(ctx, ctx->list_loc, "split sizes overflow 64 bits");
+  }
+  if (sum != d) {
+    char sd[160];
+    return fail(ctx, ctx->list_loc,
+                "split sizes %s add up to %lld, not the size %lld of axis %lld",
+                dims_str(sd, sizeof sd, ctx->list, ctx->nlist),
+                (long long)sum, (long long)d, (long long)args->axis);
+  }
+  if (parts != ctx->nresults)
+    return fail(ctx, ctx->call_loc,
+                "split gives %d results, %d name%s bound to them; write %s",
+                parts, ctx->nresults, ctx->nresults == 1 ? " is" : "s are",
+                parts == 2 ? "a, b = split(...)" : "one name per part: a, b, c = split(...)");
+  args->start = at;
+  args->end = at + size;
+  TensorType t = in[0];
+  t.dims[args->axis] = size;
+  *out = t;
+  return true;
+}
+
 static const KwDesc kw_slice[] = {{"axis", KW_INT, true, 0},
                                   {"start", KW_INT, false, 0},
                                   {"end", KW_INT, false, INT64_MAX},

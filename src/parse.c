@@ -869,6 +869,7 @@ static int stmt_nodes(const Stmt *s) {
   switch (s->kind) {
   case ST_DECL: return s->decl.nnames;
   case ST_ASSIGN: return s->assign.value->kind == EX_CALL ? call_nodes(s->assign.value) : 1;
+  case ST_UNPACK: return s->unpack.nnames + call_nodes(s->unpack.value);
   case ST_REPEAT:
   case ST_LOOP: return s->loop.body.nnodes;
   case ST_FUSED: return s->def.body.nnodes;

@@ -678,6 +678,7 @@ static const KwDesc kw_common[] = {{"blocks", KW_INT, false, 0},
                                    {NULL, 0, false, 0}};
 
 #define MAX_KW 16
+#define SPLIT_MAX_PARTS 65536
 
 static const KwField *kw_field(const char *name) {
   for (size_t i = 0; i < sizeof kw_fields / sizeof kw_fields[0]; i++)
@@ -961,16 +962,18 @@ static bool positionals(Sema *s, const OpDesc *op, const Expr *call,
   case FORM_DTYPE:
   case FORM_DIMS:
   case FORM_PERM:
+  case FORM_SPLIT:
     break;
   }
   static const char *const usage[] = {
       [FORM_DTYPE] = "cast(x, fp32)",
       [FORM_DIMS] = "reshape(x, [B, -1])",
       [FORM_PERM] = "transpose(x, [1, 0])",
+      [FORM_SPLIT] = "split(x, 3, axis=-1)",
   };
   if (npos != 2) {
     const char *like = usage[op->form];
-    if (op->form != FORM_DTYPE) /* reshape's or transpose's list, op's name */
+    if (op->form == FORM_DIMS || op->form == FORM_PERM) /* with op's name */
       like = arena_printf(s->arena, "%s%s", op->name, strchr(like, '('));
     diag_report(s->diags, SEV_ERROR, NULL, call->loc,
                 "%s takes 2 arguments, like %s, got %d", op->name, like, npos);
@@ -988,6 +991,17 @@ static bool positionals(Sema *s, const OpDesc *op, const Expr *call,
     }
     *dtype_loc = e->loc;
     ok &= parse_dtype(s, e->str, e->loc, true, &args->cast_to);
+  } else if (op->form == FORM_SPLIT && e->kind != EX_LIST) {
+    int64_t parts = 0; /* R-VIEW-008: N equal parts */
+    s->numctx = "value";
+    if (eval_int(s, e, &parts) && (parts < 1 || parts > SPLIT_MAX_PARTS)) {
+      diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                  "split takes 1 to %d parts, got %lld", SPLIT_MAX_PARTS,
+                  (long long)parts);
+      parts = 0;
+    }
+    ok &= parts >= 1;
+    *nlist = -(int)parts;
   } else {
     ok &= int_list(s, op, e, list, nlist, op->form == FORM_DIMS);
   }
@@ -1058,26 +1072,49 @@ static void apply_inners(Sema *s, const Stmt *st, const OpDesc *op,
 }
 
 static int apply_node(Sema *s, const Stmt *st, const Expr *call,
-                      const char *name, OpInfo *info);
+                      const char *name, OpInfo *info, int result,
+                      int nresults);
 
-/* One application `call`, its result named `name`: its inner calls
- * first, then itself.  Returns the new node id, or -1. */
-static int apply_call(Sema *s, const Stmt *st, const Expr *call,
-                      const char *name) {
+/* One application `call` with `nresults` results: its inner calls first
+ * (named after the first result), then itself once per result, names[i]
+ * (or `name` when names is NULL) getting node[i], -1 after an error: an
+ * error is reported for the first result only. */
+static void apply_results(Sema *s, const Stmt *st, const Expr *call,
+                          const char *name, const Ident *names, int nresults,
+                          int *node) {
+  for (int i = 0; i < nresults; i++) node[i] = -1;
   OpInfo *info = lookup_op(s, call->call.callee);
   if (!info) {
     unknown_name(s, call->call.callee_loc, "op", call->call.callee, 0, op_candidates);
-    return -1;
+    return;
+  }
+  if (names) name = names[0].name;
+  if (nresults > 1 && !(info->op->flags & OPF_RESULTS)) { /* R-NAME-009 */
+    diag_report(s->diags, SEV_ERROR, NULL, call->loc,
+                "%s gives one result, not %d; bind it to one name",
+                info->op->name, nresults);
+    return;
   }
   int base = s->nnested;
   apply_inners(s, st, info->op, call, name);
-  int node = apply_node(s, st, call, name, info);
+  for (int i = 0; i < nresults && (i == 0 || node[0] >= 0); i++)
+    node[i] = apply_node(s, st, call, names ? names[i].name : name, info, i,
+                         nresults);
   s->nnested = base;
+}
+
+/* One application `call`, its result named `name`.  Returns the new node
+ * id, or -1. */
+static int apply_call(Sema *s, const Stmt *st, const Expr *call,
+                      const char *name) {
+  int node;
+  apply_results(s, st, call, name, NULL, 1, &node);
   return node;
 }
 
 static int apply_node(Sema *s, const Stmt *st, const Expr *call,
-                      const char *name, OpInfo *info) {
+                      const char *name, OpInfo *info, int result,
+                      int nresults) {
   const OpDesc *op = info->op;
   OpArgs args;
   memcpy(&args, &info->defaults, sizeof args); /* padding too */
@@ -1152,7 +1189,8 @@ static int apply_node(Sema *s, const Stmt *st, const Expr *call,
 
   ShapeCtx ctx = {s->diags, call->loc, s->in_locs, s->arena, axis_loc,
                   list_loc, list, nlist, &declared,
-                  s->m->parallel.present ? s->m->parallel.data : 1};
+                  s->m->parallel.present ? s->m->parallel.data : 1,
+                  result, nresults};
   TensorType out;
   memset(&out, 0, sizeof out);
   if (!op->shape(op, s->in, nin, &args, &out, &ctx)) return -1;
@@ -1212,7 +1250,7 @@ static const char *const stmt_word[] = {
     [ST_ASSIGN] = "=",      [ST_REPEAT] = "repeat",
     [ST_LOOP] = "loop",     [ST_FUSED] = "fused",
     [ST_OUTPUT] = "output", [ST_SECTION] = "section",
-    [ST_ERROR] = "error",
+    [ST_ERROR] = "error",   [ST_UNPACK] = "=",
 };
 
 static const char *const decl_word[] = {
@@ -1385,6 +1423,21 @@ static void model_stmt(Sema *s, const Stmt *st, bool top) {
                   st->assign.name.name);
     }
     bind(s, &st->assign.name, node);
+    return;
+  }
+  case ST_UNPACK: {
+    const Expr *v = st->unpack.value;
+    int n = st->unpack.nnames;
+    int *nodes = arena_alloc(s->bindings, (size_t)n * sizeof *nodes);
+    for (int i = 0; i < n; i++) nodes[i] = -1;
+    if (v->kind == EX_CALL)
+      apply_results(s, st, v, NULL, st->unpack.names, n, nodes);
+    else if (v->kind != EX_ERROR)
+      diag_report(s->diags, SEV_ERROR, NULL, v->loc,
+                  "expected an op application with %d results, like "
+                  "'%s, %s = split(x, 2, axis=-1)'",
+                  n, st->unpack.names[0].name, st->unpack.names[1].name);
+    for (int i = 0; i < n; i++) bind(s, &st->unpack.names[i], nodes[i]);
     return;
   }
   case ST_REPEAT:

@@ -248,6 +248,27 @@ START_TEST(new_views_free) {
 }
 END_TEST
 
+/* R-VIEW-008: GPT-2's fused c_attn split into q, k, v: the matmul is
+ * 2 * 8192 * 2304 * 768 FLOPs, the three parts are views (0, no kernel),
+ * and add(q, k) reads two [8192, 768] bf16 parts (12582912 bytes each)
+ * and writes one. */
+START_TEST(split_parts_free) {
+  Fx fx = run("model m {\n dtype bf16\n input x : [8, 1024, 768]\n"
+              " weight w : [768, 2304]\n"
+              " q, k, v = split(matmul(x, w), 3, axis=-1)\n"
+              " s = add(q, k)\n output s, v\n}\n");
+  EQ(nc(&fx, "q.matmul")->flops, 2.0 * 8192 * 2304 * 768);
+  const char *parts[] = {"q", "k", "v"};
+  for (int i = 0; i < 3; i++) {
+    EQ(nc(&fx, parts[i])->flops + nc(&fx, parts[i])->bytes, 0);
+    ck_assert_int_eq(nc(&fx, parts[i])->kernel, -1);
+  }
+  EQ(nc(&fx, "s")->bytes, 3 * 12582912.0);
+  ck_assert_int_eq(fx.c->nkernels, 2);
+  tc_free(fx.tc);
+}
+END_TEST
+
 /* R-COST-010: a cast to the dtype it already has is a no-op, costed like a
  * view: no kernel, 0 FLOPs, 0 bytes; a real cast is a kernel. */
 START_TEST(noop_cast_is_free) {
@@ -433,6 +454,7 @@ Suite *cost_suite(void) {
   tcase_add_test(tc, other_classes);
   tcase_add_test(tc, fused_region);
   tcase_add_test(tc, new_views_free);
+  tcase_add_test(tc, split_parts_free);
   tcase_add_test(tc, repeat_counts_exact);
   tcase_add_test(tc, footprint_weights);
   tcase_add_test(tc, footprint_inputs_per_copy);

@@ -343,6 +343,46 @@ START_TEST(test_new_views) {
 }
 END_TEST
 
+/* R-VIEW-008 split, R-NAME-009 several results (x is bf16[4, 8]) */
+START_TEST(test_split) {
+  TestCtx *tc = run_body("q, k, v, w = split(x, 4, axis=-1)\n"
+                         "a, b = split(x, [1, 3])\noutput q, k, v, w, a, b");
+  ck_assert_msg(tc->diags.n == 0, "%s", tc_render(tc));
+  const char *names[] = {"q", "k", "v", "w"};
+  for (int i = 0; i < 4; i++) {
+    const GNode *g = tc_node(tc, names[i]);
+    char buf[64];
+    ck_assert_str_eq(op_type_str(buf, sizeof buf, g->type), "bf16[4, 2]");
+    ck_assert_int_eq(g->args->start, 2 * i); /* columns 2i .. 2i+2 */
+    ck_assert_int_eq(g->args->end, 2 * i + 2);
+    ck_assert_int_eq(g->inputs[0], 0); /* all views of x */
+  }
+  char buf[64];
+  ck_assert_str_eq(op_type_str(buf, sizeof buf, tc_node(tc, "a")->type), "bf16[1, 8]");
+  ck_assert_str_eq(op_type_str(buf, sizeof buf, tc_node(tc, "b")->type), "bf16[3, 8]");
+  ck_assert_int_eq(tc_node(tc, "b")->args->start, 1);
+  ck_assert_int_eq(tc_node(tc, "x")->nconsumers, 6);
+  tc_free(tc);
+  bad("q, k, v = split(x, 3, axis=1)",
+      "split of axis 1 (size 8) into 3 equal parts does not divide: 8 = 3 x 2 "
+      "+ 2; give the sizes as a list");
+  bad("a, b = split(x, [3, 3])",
+      "split sizes [3, 3] add up to 6, not the size 4 of axis 0");
+  bad("a, b = split(x, 4)",
+      "split gives 4 results, 2 names are bound to them; write one name per "
+      "part: a, b, c = split(...)");
+  bad("y = split(x, 2)",
+      "split gives 2 results, 1 name is bound to them; write a, b = split(...)");
+  bad("a, b = relu(x)", "relu gives one result, not 2; bind it to one name");
+  bad("a, b = split(x, 0)", "split takes 1 to 65536 parts, got 0");
+  bad("a, b = split(x, [-1, 5])", "split sizes must be positive, got -1");
+  bad("a, b = split(x)",
+      "split takes 2 arguments, like split(x, 3, axis=-1), got 1");
+  bad("a, b = 2", "expected an op application with 2 results, like 'a, b = "
+      "split(x, 2, axis=-1)'");
+}
+END_TEST
+
 /* R-SHAPE-011 (collectives, data-parallel degree), R-SHAPE-012 (custom) */
 START_TEST(test_collective_custom) {
   ok_type("parallel { nodes = 1; gpus_per_node = 8 }\ny = allgather(x)", "y",
@@ -396,6 +436,7 @@ Suite *ops_suite(void) {
   tcase_add_test(tc, test_attention);
   tcase_add_test(tc, test_views_movement);
   tcase_add_test(tc, test_new_views);
+  tcase_add_test(tc, test_split);
   tcase_add_test(tc, test_collective_custom);
   tcase_add_test(tc, test_keywords);
   suite_add_tcase(s, tc);
