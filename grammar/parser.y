@@ -396,6 +396,9 @@ arg_list
   | arg_list ',' IDENT      { $$ = $1; parse_push_arg(ctx, &$$, NULL, LOC_NONE, name_expr(ctx, $3, @3)); }
   | arg_list ',' nexpr      { $$ = $1; parse_push_arg(ctx, &$$, NULL, LOC_NONE, $3); }
   | arg_list ',' IDENT '=' expr { $$ = $1; parse_push_arg(ctx, &$$, parse_name_text(ctx, $3), @3, $5); }
+  /* the statement word `mode` is also a keyword name (interpolate mode=) */
+  | "mode" '=' expr         { $$ = parse_list(&ctx->args); parse_push_arg(ctx, &$$, "mode", @1, $3); }
+  | arg_list ',' "mode" '=' expr { $$ = $1; parse_push_arg(ctx, &$$, "mode", @3, $5); }
   ;
 
 %%

@@ -917,13 +917,16 @@ static void cost_move(const OpIn *x, const Target *t, OpCost *c) {
              (double)(k[1] ? k[1] : k[0]);
 }
 
-/* Only the gathered rows of the table are read (as many bytes as the
- * output), plus the ids. */
+/* embedding, gather: only the gathered rows of the table are read (as
+ * many bytes as the output), plus the indices (the integer operand:
+ * embedding's first, gather's second). */
 static void cost_embedding(const OpIn *x, const Target *t, OpCost *c) {
   double out = op_tensor_elements(x->out);
+  const TensorType *ids = op_in_type(x, 0);
+  if (dtype_info(ids->dtype)->is_float) ids = op_in_type(x, 1);
   c->blocks = ceil_div(out, t->elements_per_block);
   c->flops = 0;
-  c->bytes = op_tensor_bytes(op_in_type(x, 0)) + 2 * op_tensor_bytes(x->out);
+  c->bytes = op_tensor_bytes(ids) + 2 * op_tensor_bytes(x->out);
 }
 
 static void cost_custom(const OpIn *x, const Target *t, OpCost *c) {
@@ -948,6 +951,136 @@ static void cost_collective(const OpIn *x, const Target *t, OpCost *c) {
 static void cost_allgather(const OpIn *x, const Target *t, OpCost *c) {
   (void)t;
   c->buffer = op_tensor_bytes(x->out);
+}
+
+/* ------------------------------------------- movement (R-MOVE-001..004) */
+
+static bool integer_index(const ShapeCtx *ctx, const OpDesc *op,
+                          const TensorType *idx, int i) {
+  if (!dtype_info(idx->dtype)->is_float && idx->dtype != DT_BOOL &&
+      idx->dtype != DT_NONE)
+    return true;
+  char s[160];
+  return fail(ctx, ctx->arg_locs[i],
+              "%s index must have an integer dtype, got %s; declare it "
+              "int64[...] or cast(idx, int64)",
+              op->name, op_type_str(s, sizeof s, idx));
+}
+
+/* gather(x, idx, axis=0): x.dims[:axis] + idx.dims + x.dims[axis+1:] in
+ * x's dtype (ONNX Gather; torch.index_select for a 1-D idx). */
+static bool shape_gather(const OpDesc *op, const TensorType *in, int nin,
+                         OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  (void)nin;
+  if (!integer_index(ctx, op, &in[1], 1)) return false;
+  if (!norm_axis(ctx, op, &args->axis, in[0].rank)) return false;
+  args->has_axis = true;
+  const TensorType *x = &in[0], *idx = &in[1];
+  int a = (int)args->axis;
+  if (x->rank - 1 + idx->rank > MAX_RANK)
+    return fail(ctx, ctx->call_loc, "gather result rank exceeds %d", MAX_RANK);
+  TensorType t = {x->dtype, 0, {0}};
+  for (int i = 0; i < a; i++) t.dims[t.rank++] = x->dims[i];
+  for (int i = 0; i < idx->rank; i++) t.dims[t.rank++] = idx->dims[i];
+  for (int i = a + 1; i < x->rank; i++) t.dims[t.rank++] = x->dims[i];
+  *out = t;
+  return true;
+}
+
+/* scatter_add(x, idx, src, axis=0): torch.scatter_add, out of place: idx
+ * has src's dims, of x's rank, none larger than x's off the axis; the
+ * result is x's type. */
+static bool shape_scatter_add(const OpDesc *op, const TensorType *in,
+                              int nin, OpArgs *args, TensorType *out,
+                              const ShapeCtx *ctx) {
+  (void)nin;
+  const TensorType *x = &in[0], *idx = &in[1], *src = &in[2];
+  if (!integer_index(ctx, op, idx, 1)) return false;
+  if (!norm_axis(ctx, op, &args->axis, x->rank)) return false;
+  args->has_axis = true;
+  char sx[160], si[160], ss[160];
+  bool ok = idx->rank == x->rank && src->rank == x->rank;
+  for (int i = 0; ok && i < x->rank; i++)
+    ok = idx->dims[i] == src->dims[i] && (i == args->axis || idx->dims[i] <= x->dims[i]);
+  if (!ok)
+    return fail(ctx, ctx->call_loc,
+                "scatter_add needs idx and src of one shape, x's rank, and no "
+                "larger than x off axis %lld: x %s, idx %s, src %s",
+                (long long)args->axis, op_type_str(sx, sizeof sx, x),
+                op_type_str(si, sizeof si, idx),
+                op_type_str(ss, sizeof ss, src));
+  if (src->dtype != x->dtype)
+    return fail(ctx, ctx->arg_locs[2],
+                "scatter_add src %s is not x's dtype %s; insert a cast",
+                op_type_str(ss, sizeof ss, src), dtype_str(x->dtype));
+  *out = *x;
+  return true;
+}
+
+/* pad(x, [b1, ..., bn, e1, ..., en], value=0): ONNX Pad's order, before
+ * pads of every axis then after pads; each axis grows by both. */
+static bool shape_pad(const OpDesc *op, const TensorType *in, int nin,
+                      OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  (void)op; (void)nin; (void)args;
+  int r = in[0].rank;
+  if (ctx->nlist != 2 * r) {
+    char s[160];
+    return fail(ctx, ctx->list_loc,
+                "pad of %s takes %d pads (before then after, per axis), got %d",
+                op_type_str(s, sizeof s, &in[0]), 2 * r, ctx->nlist);
+  }
+  TensorType t = in[0];
+  for (int i = 0; i < r; i++)
+    if (!util_add_i64(t.dims[i], ctx->list[i], &t.dims[i]) ||
+        !util_add_i64(t.dims[i], ctx->list[r + i], &t.dims[i]))
+      return fail(ctx, ctx->list_loc, "dimension overflows 64 bits");
+  *out = t;
+  return true;
+}
+
+/* interpolate(x, scale=, mode=): x [N, C, spatial...], every spatial dim
+ * times scale (an integer; PyTorch's scale_factor). */
+static bool shape_interpolate(const OpDesc *op, const TensorType *in, int nin,
+                              OpArgs *args, TensorType *out,
+                              const ShapeCtx *ctx) {
+  (void)nin;
+  if (in[0].rank < 3) {
+    char s[160];
+    return fail(ctx, ctx->arg_locs[0],
+                "%s expects [N, C, spatial...] of rank 3 or more, got %s",
+                op->name, op_type_str(s, sizeof s, &in[0]));
+  }
+  TensorType t = in[0];
+  for (int i = 2; i < t.rank; i++)
+    if (!util_mul_i64(t.dims[i], args->scale, &t.dims[i]))
+      return fail(ctx, ctx->call_loc, "dimension overflows 64 bits");
+  *out = t;
+  return true;
+}
+
+static const KwDesc kw_pad[] = {{"value", KW_REAL, false, 0},
+                                {NULL, 0, false, 0}};
+static const KwDesc kw_interpolate[] = {{"scale", KW_INT, true, 1},
+                                        {"mode", KW_WORD, false, 0},
+                                        {NULL, 0, false, 0}};
+
+/* An add per src element; bytes as any out-of-place op: x, idx and src
+ * read, the result written. */
+static void cost_scatter_add(const OpIn *x, const Target *t, OpCost *c) {
+  double src = op_tensor_elements(op_in_type(x, 2));
+  c->flops = src * x->op->flops_per_element;
+  c->bytes = io_bytes(x);
+  c->blocks = ceil_div(src, t->elements_per_block);
+}
+
+/* nearest copies (0 FLOPs); linear blends the 2^k neighbours of each
+ * output element (k spatial dims): a multiply-add each, 2 * 2^k FLOPs.
+ * x read once, the result written once. */
+static void cost_interpolate(const OpIn *x, const Target *t, OpCost *c) {
+  double out = op_tensor_elements(x->out);
+  c->flops = x->args->mode == 1 ? out * 2 * ldexp(1, x->out->rank - 2) : 0;
+  c->bytes = io_bytes(x);
+  c->blocks = ceil_div(out, t->elements_per_block);
 }
 
 static void cost_none(const OpIn *x, const Target *t, OpCost *c) {

@@ -641,6 +641,7 @@ typedef enum KwType {
   KW_DTYPE,
   KW_REAL,     /* real or integer expression (custom flops=, bytes=) */
   KW_TYPE,     /* a tensor type (custom out=) */
+  KW_WORD,     /* one of a keyword's words (interpolate mode=), its index */
 } KwType;
 
 typedef struct KwDesc {
@@ -666,6 +667,8 @@ typedef struct OpArgs {
   /* slice start=/end=/step=, select index=, flatten start=/end= (axes),
    * normalised by the shape rule (R-VIEW-001..006) */
   int64_t start, end, step, index;
+  int64_t scale, mode;   /* interpolate scale= and mode= (0 nearest, 1 linear) */
+  double value;          /* pad value= */
 } OpArgs;
 
 /* What an op's positional arguments are (sema binds them by this). */
@@ -677,6 +680,7 @@ typedef enum OpForm {
   FORM_PERM,        /* transpose(x, [perm]) */
   FORM_TENSOR_LIST, /* concat([a, b, ...]) */
   FORM_SPLIT,       /* split(x, N) or split(x, [sizes]) */
+  FORM_PADS,        /* pad(x, [before..., after...]): up to 2 * MAX_RANK */
 } OpForm;
 
 typedef struct OpDesc OpDesc;
@@ -690,7 +694,8 @@ typedef struct ShapeCtx {
   Arena *arena;
   Loc axis_loc;        /* the axis= value (LOC_NONE: defaulted) */
   Loc list_loc;        /* reshape/transpose list */
-  const int64_t *list; /* reshape: dims as written (-1 = infer); transpose: perm */
+  const int64_t *list; /* reshape: dims as written (-1 = infer); transpose: perm;
+                        * pad: the pads */
   int nlist;
   const TensorType *declared; /* custom: the out= type */
   int64_t ranks;       /* data-parallel degree, for allgather/reduce_scatter */

@@ -671,7 +671,16 @@ static const KwField kw_fields[] = {
     {"end", offsetof(OpArgs, end), INT64_MIN},
     {"step", offsetof(OpArgs, step), 1},
     {"index", offsetof(OpArgs, index), INT64_MIN},
+    {"scale", offsetof(OpArgs, scale), 1},
+    {"mode", offsetof(OpArgs, mode), 0},
+    {"value", offsetof(OpArgs, value), INT64_MIN}, /* a real, any sign */
 };
+
+/* The words a KW_WORD keyword takes; its value is the word's index. */
+static const struct {
+  const char *keyword;
+  const char *const words[3];
+} kw_words[] = {{"mode", {"nearest", "linear", NULL}}};
 
 static const KwDesc kw_common[] = {{"blocks", KW_INT, false, 0},
                                    {"precision", KW_DTYPE, false, 0},
@@ -706,7 +715,8 @@ static void kw_default(const KwDesc *k, const KwField *f, OpArgs *args) {
     return; /* DT_NONE / 0 already */
   char *p = (char *)args + f->offset;
   switch (k->type) {
-  case KW_INT: *(int64_t *)p = k->def; break;
+  case KW_INT:
+  case KW_WORD: *(int64_t *)p = k->def; break;
   case KW_INT_PAIR: ((int64_t *)p)[0] = ((int64_t *)p)[1] = k->def; break;
   case KW_BOOL: *(bool *)p = k->def != 0; break;
   default: break;
@@ -799,7 +809,7 @@ static bool kw_set(Sema *s, const KwDesc *k, const KwField *f, const Expr *e,
     LetValue v;
     if (!eval_num(s, e, &v)) return false;
     double d = v.is_real ? v.r : (double)v.i;
-    if (d < 0) {
+    if (d < 0 && f->min >= 0) {
       diag_report(s->diags, SEV_ERROR, NULL, e->loc,
                   "keyword '%s' must not be negative, got %g", k->name, d);
       return false;
@@ -812,6 +822,23 @@ static bool kw_set(Sema *s, const KwDesc *k, const KwField *f, const Expr *e,
     }
     *(double *)p = d;
     return true;
+  }
+  case KW_WORD: {
+    size_t w = 0;
+    while (strcmp(kw_words[w].keyword, k->name) != 0) w++;
+    const char *const *words = kw_words[w].words;
+    const char *text = e->kind == EX_NAME || e->kind == EX_STRING ? e->str : "";
+    for (int i = 0; words[i]; i++)
+      if (strcmp(text, words[i]) == 0) {
+        *(int64_t *)p = i;
+        return true;
+      }
+    diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                "keyword '%s' takes %s or %s, got %s", k->name, words[0],
+                words[1],
+                text[0] ? arena_printf(s->arena, "'%s'", text)
+                        : expr_kind_str(e->kind));
+    return false;
   }
   case KW_TYPE:
   case KW_INT_LIST: break;
@@ -872,16 +899,25 @@ static bool operand(Sema *s, const OpDesc *op, const Expr *e, int *nin,
   return true;
 }
 
-/* reshape's dims (-1 allowed once) or transpose's perm. */
+/* The integer list of reshape (dims: positive or -1, once), transpose
+ * (a perm) or pad (R-MOVE-003: 2 x rank pads, none negative). */
+typedef enum ListKind { LIST_DIMS, LIST_PERM, LIST_PADS } ListKind;
+
 static bool int_list(Sema *s, const OpDesc *op, const Expr *e, int64_t *out,
-                     int *n, bool dims) {
+                     int *n, ListKind kind) {
+  if (kind == LIST_PADS && (e->kind != EX_LIST || e->list.n > 2 * MAX_RANK)) {
+    diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                "pad takes a list of 2 x rank pads, before then after, like "
+                "pad(x, [0, 0, 1, 1, 0, 0, 1, 1])");
+    return false;
+  }
   if (e->kind != EX_LIST) {
     diag_report(s->diags, SEV_ERROR, NULL, e->loc,
                 "%s takes a list as its second argument, like %s(x, %s)",
-                op->name, op->name, dims ? "[B, -1]" : "[1, 0]");
+                op->name, op->name, kind == LIST_DIMS ? "[B, -1]" : "[1, 0]");
     return false;
   }
-  if (e->list.n > MAX_RANK) {
+  if (kind != LIST_PADS && e->list.n > MAX_RANK) {
     diag_report(s->diags, SEV_ERROR, NULL, e->loc,
                 "tensor rank %d exceeds the maximum of %d", e->list.n,
                 MAX_RANK);
@@ -893,9 +929,14 @@ static bool int_list(Sema *s, const OpDesc *op, const Expr *e, int64_t *out,
     const Expr *d = e->list.items[i];
     if (!eval_int(s, d, &out[i])) {
       ok = false;
-    } else if (dims && out[i] <= 0 && out[i] != -1) {
+    } else if (kind == LIST_DIMS && out[i] <= 0 && out[i] != -1) {
       diag_report(s->diags, SEV_ERROR, NULL, d->loc,
                   "dimension must be positive (or -1 to infer), got %lld",
+                  (long long)out[i]);
+      ok = false;
+    } else if (kind == LIST_PADS && out[i] < 0) {
+      diag_report(s->diags, SEV_ERROR, NULL, d->loc,
+                  "pad must not be negative, got %lld; slice crops",
                   (long long)out[i]);
       ok = false;
     }
@@ -963,6 +1004,7 @@ static bool positionals(Sema *s, const OpDesc *op, const Expr *call,
   case FORM_DIMS:
   case FORM_PERM:
   case FORM_SPLIT:
+  case FORM_PADS:
     break;
   }
   static const char *const usage[] = {
@@ -970,6 +1012,7 @@ static bool positionals(Sema *s, const OpDesc *op, const Expr *call,
       [FORM_DIMS] = "reshape(x, [B, -1])",
       [FORM_PERM] = "transpose(x, [1, 0])",
       [FORM_SPLIT] = "split(x, 3, axis=-1)",
+      [FORM_PADS] = "pad(x, [0, 0, 1, 1, 0, 0, 1, 1])",
   };
   if (npos != 2) {
     const char *like = usage[op->form];
@@ -991,6 +1034,8 @@ static bool positionals(Sema *s, const OpDesc *op, const Expr *call,
     }
     *dtype_loc = e->loc;
     ok &= parse_dtype(s, e->str, e->loc, true, &args->cast_to);
+  } else if (op->form == FORM_PADS) {
+    ok &= int_list(s, op, e, list, nlist, LIST_PADS);
   } else if (op->form == FORM_SPLIT && e->kind != EX_LIST) {
     int64_t parts = 0; /* R-VIEW-008: N equal parts */
     s->numctx = "value";
@@ -1003,7 +1048,8 @@ static bool positionals(Sema *s, const OpDesc *op, const Expr *call,
     ok &= parts >= 1;
     *nlist = -(int)parts;
   } else {
-    ok &= int_list(s, op, e, list, nlist, op->form == FORM_DIMS);
+    ok &= int_list(s, op, e, list, nlist,
+                   op->form == FORM_PERM ? LIST_PERM : LIST_DIMS);
   }
   return ok && !*poisoned;
 }
@@ -1132,7 +1178,7 @@ static int apply_node(Sema *s, const Stmt *st, const Expr *call,
     if (!call->call.args[i].name) pos[npos++] = call->call.args[i].value;
 
   int nin = 0, nlist = 0;
-  int64_t list[MAX_RANK];
+  int64_t list[2 * MAX_RANK]; /* pad's list is 2 x rank */
   TensorType declared;
   memset(&declared, 0, sizeof declared);
   bool poisoned = false;

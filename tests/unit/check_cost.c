@@ -269,6 +269,52 @@ START_TEST(split_parts_free) {
 }
 END_TEST
 
+/* R-MOVE-001..R-MOVE-004 figures, train mode (factor 2, R-TRAIN-001) and
+ * a fused region (R-MOVE-005).
+ * gather: idx 1024 B (int64[8, 16]) + the rows read and written, 2 x
+ * 65536 B (bf16[4, 8, 16, 64]).  scatter_add: tok, src and the result
+ * 524288 B each (bf16[64, 4096]), eidx 2097152 B; one add per src
+ * element, 262144.  pad: 2621440 B in (bf16[1, 320, 64, 64]), 2787840 B
+ * out ([.., 66, 66]).  interpolate x2: 2621440 B in, 10485760 B out;
+ * linear 2 x 2^2 FLOPs per output element (5242880 of them). */
+START_TEST(movement_figures) {
+  const char *src = "model m {\n dtype bf16\n%s input x : [4, 32000, 64]\n"
+                    " input idx : int64[8, 16]\n g = gather(x, idx, axis=1)\n"
+                    " input tok, src : [64, 4096]\n input eidx : int64[64, 4096]\n"
+                    " s = scatter_add(tok, eidx, src)\n"
+                    " input img : [1, 320, 64, 64]\n"
+                    " p = pad(img, [0, 0, 1, 1, 0, 0, 1, 1])\n"
+                    " u = interpolate(img, scale=2)\n"
+                    " l = interpolate(img, scale=2, mode=linear)\n}\n";
+  char text[1024];
+  for (int train = 0; train < 2; train++) {
+    snprintf(text, sizeof text, src, train ? " mode train\n" : "");
+    Fx fx = run(text);
+    double f = train ? 2 : 1;
+    EQ(nc(&fx, "g")->flops, 0);
+    EQ(nc(&fx, "g")->bytes, f * (1024 + 2 * 65536.0));
+    EQ(nc(&fx, "s")->flops, f * 262144.0);
+    EQ(nc(&fx, "s")->bytes, f * (3 * 524288.0 + 2097152));
+    EQ(nc(&fx, "p")->flops, 0);
+    EQ(nc(&fx, "p")->bytes, f * (2621440.0 + 2787840));
+    EQ(nc(&fx, "u")->flops, 0);
+    EQ(nc(&fx, "u")->bytes, f * (2621440.0 + 10485760));
+    EQ(nc(&fx, "l")->flops, f * 8.0 * 5242880);
+    tc_free(fx.tc);
+  }
+  /* in a fused region pad is part of the one kernel: img in, r out
+   * (2621440 + 2787840 bytes), relu's 1393920 FLOPs */
+  Fx fx = run("model m {\n input img : [1, 320, 64, 64]\n"
+              " fused f {\n  p = pad(img, [0, 0, 1, 1, 0, 0, 1, 1])\n"
+              "  r = relu(p)\n }\n}\n");
+  Kernel k = cost_kernel(fx.c, nc(&fx, "p")->kernel);
+  ck_assert_int_eq(fx.c->nkernels, 1);
+  EQ(k.bytes, 2621440.0 + 2787840);
+  EQ(k.flops, 1393920.0);
+  tc_free(fx.tc);
+}
+END_TEST
+
 /* R-COST-010: a cast to the dtype it already has is a no-op, costed like a
  * view: no kernel, 0 FLOPs, 0 bytes; a real cast is a kernel. */
 START_TEST(noop_cast_is_free) {
@@ -455,6 +501,7 @@ Suite *cost_suite(void) {
   tcase_add_test(tc, fused_region);
   tcase_add_test(tc, new_views_free);
   tcase_add_test(tc, split_parts_free);
+  tcase_add_test(tc, movement_figures);
   tcase_add_test(tc, repeat_counts_exact);
   tcase_add_test(tc, footprint_weights);
   tcase_add_test(tc, footprint_inputs_per_copy);

@@ -383,6 +383,37 @@ START_TEST(test_split) {
 }
 END_TEST
 
+/* R-MOVE-001 gather, R-MOVE-002 scatter_add, R-MOVE-003 pad, R-MOVE-004
+ * interpolate (x is bf16[4, 8], x3 bf16[2, 3, 4]) */
+START_TEST(test_movement_ops) {
+  ok_type("input i : int64[5, 6]\ny = gather(x3, i, axis=1)", "y",
+          "bf16[2, 5, 6, 4]");
+  ok_type("input i : int32[3]\ny = gather(x, i)", "y", "bf16[3, 8]");
+  bad("y = gather(x, v8, axis=1)",
+      "gather index must have an integer dtype, got bf16[8]; declare it "
+      "int64[...] or cast(idx, int64)");
+  ok_type("input i : int64[2, 8]\ninput s : [2, 8]\ny = scatter_add(x, i, s)",
+          "y", "bf16[4, 8]");
+  bad("input i : int64[2, 9]\ninput s : [2, 9]\ny = scatter_add(x, i, s)",
+      "scatter_add needs idx and src of one shape, x's rank, and no larger "
+      "than x off axis 0: x bf16[4, 8], idx int64[2, 9], src bf16[2, 9]");
+  bad("input i : int64[2, 8]\ninput s : fp32[2, 8]\ny = scatter_add(x, i, s)",
+      "scatter_add src fp32[2, 8] is not x's dtype bf16; insert a cast");
+  ok_type("y = pad(x3, [0, 1, 2, 0, 1, 2])", "y", "bf16[2, 5, 8]");
+  ok_type("y = pad(x, [1, 0, 1, 0], value=-1e4)", "y", "bf16[6, 8]");
+  bad("y = pad(x, [1, 1])",
+      "pad of bf16[4, 8] takes 4 pads (before then after, per axis), got 2");
+  bad("y = pad(x, [0, -1, 0, 0])", "pad must not be negative, got -1; slice crops");
+  ok_type("y = interpolate(x3, scale=2)", "y", "bf16[2, 3, 8]");
+  ok_type("input im : [1, 4, 8, 8]\ny = interpolate(im, scale=2, mode=linear)",
+          "y", "bf16[1, 4, 16, 16]");
+  bad("y = interpolate(x3, scale=2, mode=cubic)",
+      "keyword 'mode' takes nearest or linear, got 'cubic'");
+  bad("y = interpolate(x, scale=2)",
+      "interpolate expects [N, C, spatial...] of rank 3 or more, got bf16[4, 8]");
+}
+END_TEST
+
 /* R-SHAPE-011 (collectives, data-parallel degree), R-SHAPE-012 (custom) */
 START_TEST(test_collective_custom) {
   ok_type("parallel { nodes = 1; gpus_per_node = 8 }\ny = allgather(x)", "y",
@@ -437,6 +468,7 @@ Suite *ops_suite(void) {
   tcase_add_test(tc, test_views_movement);
   tcase_add_test(tc, test_new_views);
   tcase_add_test(tc, test_split);
+  tcase_add_test(tc, test_movement_ops);
   tcase_add_test(tc, test_collective_custom);
   tcase_add_test(tc, test_keywords);
   suite_add_tcase(s, tc);
