@@ -955,16 +955,17 @@ static void cost_allgather(const OpIn *x, const Target *t, OpCost *c) {
 
 /* ------------------------------------------- movement (R-MOVE-001..004) */
 
+/* Operand i (what: "index", "labels") has an integer dtype. */
 static bool integer_index(const ShapeCtx *ctx, const OpDesc *op,
-                          const TensorType *idx, int i) {
+                          const TensorType *idx, int i, const char *what) {
   if (!dtype_info(idx->dtype)->is_float && idx->dtype != DT_BOOL &&
       idx->dtype != DT_NONE)
     return true;
   char s[160];
   return fail(ctx, ctx->arg_locs[i],
-              "%s index must have an integer dtype, got %s; declare it "
-              "int64[...] or cast(idx, int64)",
-              op->name, op_type_str(s, sizeof s, idx));
+              "%s %s must have an integer dtype, got %s; declare it "
+              "int64[...] or cast(%s, int64)",
+              op->name, what, op_type_str(s, sizeof s, idx), what);
 }
 
 /* gather(x, idx, axis=0): x.dims[:axis] + idx.dims + x.dims[axis+1:] in
@@ -972,7 +973,7 @@ static bool integer_index(const ShapeCtx *ctx, const OpDesc *op,
 static bool shape_gather(const OpDesc *op, const TensorType *in, int nin,
                          OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
   (void)nin;
-  if (!integer_index(ctx, op, &in[1], 1)) return false;
+  if (!integer_index(ctx, op, &in[1], 1, "index")) return false;
   if (!norm_axis(ctx, op, &args->axis, in[0].rank)) return false;
   args->has_axis = true;
   const TensorType *x = &in[0], *idx = &in[1];
@@ -995,7 +996,7 @@ static bool shape_scatter_add(const OpDesc *op, const TensorType *in,
                               const ShapeCtx *ctx) {
   (void)nin;
   const TensorType *x = &in[0], *idx = &in[1], *src = &in[2];
-  if (!integer_index(ctx, op, idx, 1)) return false;
+  if (!integer_index(ctx, op, idx, 1, "index")) return false;
   if (!norm_axis(ctx, op, &args->axis, x->rank)) return false;
   args->has_axis = true;
   char sx[160], si[160], ss[160];
@@ -1081,6 +1082,45 @@ static void cost_interpolate(const OpIn *x, const Target *t, OpCost *c) {
   c->flops = x->args->mode == 1 ? out * 2 * ldexp(1, x->out->rank - 2) : 0;
   c->bytes = io_bytes(x);
   c->blocks = ceil_div(out, t->elements_per_block);
+}
+
+/* ------------------------------------------------ loss (R-LOSS-001) */
+
+/* cross_entropy(logits, labels, axis=-1): torch.nn.functional.cross_entropy
+ * with class indices and reduction='mean': labels are integers with the
+ * dims of logits less the class axis; the result is one number (rank 0)
+ * in logits' dtype. */
+static bool shape_cross_entropy(const OpDesc *op, const TensorType *in,
+                                int nin, OpArgs *args, TensorType *out,
+                                const ShapeCtx *ctx) {
+  (void)nin;
+  const TensorType *x = &in[0], *y = &in[1];
+  if (!integer_index(ctx, op, y, 1, "labels")) return false;
+  if (!norm_axis(ctx, op, &args->axis, x->rank)) return false;
+  args->has_axis = true;
+  bool ok = y->rank == x->rank - 1;
+  for (int i = 0, j = 0; ok && i < x->rank; i++)
+    if (i != args->axis) ok = y->dims[j++] == x->dims[i];
+  if (!ok) {
+    char sx[160], sy[160];
+    return fail(ctx, ctx->arg_locs[1],
+                "cross_entropy labels %s must have the dims of logits %s "
+                "without the class axis %lld",
+                op_type_str(sy, sizeof sy, y), op_type_str(sx, sizeof sx, x),
+                (long long)args->axis);
+  }
+  *out = (TensorType){x->dtype, 0, {0}};
+  return true;
+}
+
+/* A log-softmax over each row (the row's weight, 5 per logit: max, sub,
+ * exp, sum, log), the label's entry picked, and the mean: one add per
+ * row.  Bytes: logits and labels read, the one number written. */
+static void cost_cross_entropy(const OpIn *x, const Target *t, OpCost *c) {
+  double in = op_tensor_elements(op_in_type(x, 0));
+  c->flops = in * x->op->flops_per_element + op_tensor_elements(op_in_type(x, 1));
+  c->bytes = io_bytes(x);
+  c->blocks = ceil_div(in, t->elements_per_block);
 }
 
 static void cost_none(const OpIn *x, const Target *t, OpCost *c) {

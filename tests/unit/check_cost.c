@@ -315,6 +315,20 @@ START_TEST(movement_figures) {
 }
 END_TEST
 
+/* R-LOSS-001: GPT-2's loss over [8, 1024] tokens of 50257 classes, train
+ * mode: 5 FLOPs per logit (411705344 of them) + one per label (8192),
+ * logits 823410688 B + labels 65536 B + the bf16 result 2 B, all x2. */
+START_TEST(cross_entropy_figures) {
+  Fx fx = run("model m {\n mode train\n input logits : [8, 1024, 50257]\n"
+              " input labels : int64[8, 1024]\n"
+              " loss = cross_entropy(logits, labels)\n}\n");
+  EQ(nc(&fx, "loss")->flops, 2 * (5 * 411705344.0 + 8192));
+  EQ(nc(&fx, "loss")->bytes, 2 * (823410688.0 + 65536 + 2));
+  ck_assert_int_eq(fx.c->nkernels, 1);
+  tc_free(fx.tc);
+}
+END_TEST
+
 /* R-COST-010: a cast to the dtype it already has is a no-op, costed like a
  * view: no kernel, 0 FLOPs, 0 bytes; a real cast is a kernel. */
 START_TEST(noop_cast_is_free) {
@@ -502,6 +516,7 @@ Suite *cost_suite(void) {
   tcase_add_test(tc, new_views_free);
   tcase_add_test(tc, split_parts_free);
   tcase_add_test(tc, movement_figures);
+  tcase_add_test(tc, cross_entropy_figures);
   tcase_add_test(tc, repeat_counts_exact);
   tcase_add_test(tc, footprint_weights);
   tcase_add_test(tc, footprint_inputs_per_copy);

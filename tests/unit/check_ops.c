@@ -391,7 +391,7 @@ START_TEST(test_movement_ops) {
   ok_type("input i : int32[3]\ny = gather(x, i)", "y", "bf16[3, 8]");
   bad("y = gather(x, v8, axis=1)",
       "gather index must have an integer dtype, got bf16[8]; declare it "
-      "int64[...] or cast(idx, int64)");
+      "int64[...] or cast(index, int64)");
   ok_type("input i : int64[2, 8]\ninput s : [2, 8]\ny = scatter_add(x, i, s)",
           "y", "bf16[4, 8]");
   bad("input i : int64[2, 9]\ninput s : [2, 9]\ny = scatter_add(x, i, s)",
@@ -411,6 +411,20 @@ START_TEST(test_movement_ops) {
       "keyword 'mode' takes nearest or linear, got 'cubic'");
   bad("y = interpolate(x, scale=2)",
       "interpolate expects [N, C, spatial...] of rank 3 or more, got bf16[4, 8]");
+}
+END_TEST
+
+/* R-LOSS-001 cross_entropy (x3 is bf16[2, 3, 4]) */
+START_TEST(test_cross_entropy) {
+  ok_type("input l : int64[2, 3]\ny = cross_entropy(x3, l)", "y", "bf16[]");
+  ok_type("input l : int32[2, 4]\ny = cross_entropy(x3, l, axis=1)", "y",
+          "bf16[]");
+  bad("input l : [2, 3]\ny = cross_entropy(x3, l)",
+      "cross_entropy labels must have an integer dtype, got bf16[2, 3]; "
+      "declare it int64[...] or cast(labels, int64)");
+  bad("input l : int64[2, 4]\ny = cross_entropy(x3, l)",
+      "cross_entropy labels int64[2, 4] must have the dims of logits bf16[2, "
+      "3, 4] without the class axis 2");
 }
 END_TEST
 
@@ -469,6 +483,7 @@ Suite *ops_suite(void) {
   tcase_add_test(tc, test_new_views);
   tcase_add_test(tc, test_split);
   tcase_add_test(tc, test_movement_ops);
+  tcase_add_test(tc, test_cross_entropy);
   tcase_add_test(tc, test_collective_custom);
   tcase_add_test(tc, test_keywords);
   suite_add_tcase(s, tc);
