@@ -292,6 +292,7 @@ block
  *   let NAME = expr | target NAME [block] | model NAME block
  *   dtype WORD | mode WORD | parallel block
  *   (input|weight|host) NAME {, NAME} : expr | NAME = expr
+ *   NAME, NAME {, NAME} = nexpr
  *   repeat expr block | loop expr block | fused NAME block
  *   output NAME {, NAME} | WORD NAME block */
 stmt
@@ -308,6 +309,11 @@ stmt
   | "mode" IDENT                  { $$ = ast_stmt_word(ctx->arena, ST_MODE, parse_ident(ctx, $2, @2), @$); }
   | "parallel" block              { $$ = ast_stmt_parallel(ctx->arena, *$2, @$); }
   | decl_kind name_list ':' expr  { $$ = ast_stmt_decl(ctx->arena, (DeclKind)$1, parse_names(ctx, $2), $2.n, $4, @$); }
+  /* an op's several results (after the decl: ':' keeps its token number): q, k, v = split(qkv, 3, axis=-1) */
+  | name_list ',' IDENT '=' nexpr {
+      parse_push_name(ctx, &$1, parse_ident(ctx, $3, @3));
+      $$ = ast_stmt_unpack(ctx->arena, parse_names(ctx, $1), $1.n, $5, @$);
+    }
   | "repeat" expr block           { $$ = ast_stmt_loop(ctx->arena, ST_REPEAT, $2, *$3, @$); }
   | "loop" expr block             { $$ = ast_stmt_loop(ctx->arena, ST_LOOP, $2, *$3, @$); }
   | "output" name_list            { $$ = ast_stmt_output(ctx->arena, parse_names(ctx, $2), $2.n, @$); }
@@ -388,6 +394,9 @@ arg_list
   | arg_list ',' IDENT      { $$ = $1; parse_push_arg(ctx, &$$, NULL, LOC_NONE, name_expr(ctx, $3, @3)); }
   | arg_list ',' nexpr      { $$ = $1; parse_push_arg(ctx, &$$, NULL, LOC_NONE, $3); }
   | arg_list ',' IDENT '=' expr { $$ = $1; parse_push_arg(ctx, &$$, parse_name_text(ctx, $3), @3, $5); }
+  /* the statement word `mode` is also a keyword name (interpolate mode=) */
+  | "mode" '=' expr         { $$ = parse_list(&ctx->args); parse_push_arg(ctx, &$$, "mode", @1, $3); }
+  | arg_list ',' "mode" '=' expr { $$ = $1; parse_push_arg(ctx, &$$, "mode", @3, $5); }
   ;
 
 %%

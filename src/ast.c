@@ -37,7 +37,7 @@ static const char *const stmt_kind_names[] = {
     [ST_ASSIGN] = "assign",    [ST_REPEAT] = "repeat",
     [ST_LOOP] = "loop",        [ST_FUSED] = "fused",
     [ST_OUTPUT] = "output",    [ST_SECTION] = "section",
-    [ST_ERROR] = "error",
+    [ST_ERROR] = "error",      [ST_UNPACK] = "unpack",
 };
 
 static const char *const decl_kind_names[] = {
@@ -85,6 +85,7 @@ static const size_t stmt_sizes[] = {
     [ST_OUTPUT] = NODE_SIZE(Stmt, output),
     [ST_SECTION] = NODE_SIZE(Stmt, def),
     [ST_ERROR] = sizeof(Stmt),
+    [ST_UNPACK] = NODE_SIZE(Stmt, unpack),
 };
 
 static size_t node_size(const size_t *sizes, size_t nsizes, unsigned k,
@@ -229,6 +230,14 @@ Stmt *ast_stmt_output(Arena *a, Ident *names, int n, Loc loc) {
   Stmt *s = ast_stmt(a, ST_OUTPUT, loc);
   s->output.names = names;
   s->output.nnames = n;
+  return s;
+}
+
+Stmt *ast_stmt_unpack(Arena *a, Ident *names, int n, Expr *value, Loc loc) {
+  Stmt *s = ast_stmt(a, ST_UNPACK, loc);
+  s->unpack.names = names;
+  s->unpack.nnames = n;
+  s->unpack.value = value;
   return s;
 }
 
@@ -397,12 +406,14 @@ static void dump_stmt(const Dump *d, const Stmt *s, int depth) {
     dump_names(d, s->decl.names, s->decl.nnames);
     break;
   case ST_OUTPUT: dump_names(d, s->output.names, s->output.nnames); break;
+  case ST_UNPACK: dump_names(d, s->unpack.names, s->unpack.nnames); break;
   default: break;
   }
   at(d, s->loc);
   switch (s->kind) {
   case ST_LET: dump_expr(d, s->let.value, depth + 1); break;
   case ST_ASSIGN: dump_expr(d, s->assign.value, depth + 1); break;
+  case ST_UNPACK: dump_expr(d, s->unpack.value, depth + 1); break;
   case ST_TARGET_DEF:
   case ST_MODEL:
   case ST_FUSED:

@@ -619,6 +619,216 @@ static const KwDesc kw_custom[] = {{"flops", KW_REAL, true, 0, NULL},
                                    {NULL, 0, false, 0, NULL}};
 
 
+/* ------------------------------------------------- views (R-VIEW-001..006)
+ * No kernel and no bytes, like reshape: a view only relabels its input's
+ * storage (PyTorch returns these as views).  Each rule below gives the
+ * result type and normalises its arguments in args. */
+
+/* slice(x, axis=, start=0, end=, step=1): PyTorch's basic slicing, a
+ * negative index counting from the end and both ends clamped to the
+ * axis; an empty result is an error (dims are positive). */
+static bool shape_slice(const OpDesc *op, const TensorType *in, int nin,
+                        OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  (void)nin;
+  if (!norm_axis(ctx, op, &args->axis, in[0].rank)) return false;
+  args->has_axis = true;
+  int64_t d = in[0].dims[args->axis], b = args->start, e = args->end;
+  if (b < 0) b = b < -d ? 0 : b + d;
+  if (e < 0) e = e < -d ? 0 : e + d;
+  if (b > d) b = d;
+  if (e > d) e = d;
+  if (e <= b)
+    return fail(ctx, ctx->call_loc,
+                "slice of axis %lld (size %lld) is empty: start %lld, end "
+                "%lld clamp to %lld..%lld; start must be below end and the "
+                "axis size",
+                (long long)args->axis, (long long)d, (long long)args->start,
+                (long long)(args->end == INT64_MAX ? d : args->end),
+                (long long)b, (long long)e);
+  args->start = b;
+  args->end = e;
+  TensorType t = in[0];
+  t.dims[args->axis] = (e - b - 1) / args->step + 1;
+  *out = t;
+  return true;
+}
+
+/* select(x, axis=, index=): x[..., index, ...], the axis removed. */
+static bool shape_select(const OpDesc *op, const TensorType *in, int nin,
+                         OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  (void)nin;
+  if (!norm_axis(ctx, op, &args->axis, in[0].rank)) return false;
+  args->has_axis = true;
+  int64_t d = in[0].dims[args->axis];
+  if (args->index < -d || args->index >= d)
+    return fail(ctx, ctx->call_loc,
+                "select index %lld is out of range for axis %lld of size "
+                "%lld (valid: %lld to %lld)",
+                (long long)args->index, (long long)args->axis, (long long)d,
+                (long long)-d, (long long)(d - 1));
+  if (args->index < 0) args->index += d;
+  TensorType t = in[0];
+  for (int i = (int)args->axis; i + 1 < t.rank; i++) t.dims[i] = t.dims[i + 1];
+  t.rank--;
+  *out = t;
+  return true;
+}
+
+/* squeeze(x, axis=): the dim must be 1 (ONNX Squeeze; PyTorch would leave
+ * another size unchanged, which hides a mistake). */
+static bool shape_squeeze(const OpDesc *op, const TensorType *in, int nin,
+                          OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  if (!norm_axis(ctx, op, &args->axis, in[0].rank)) return false;
+  args->has_axis = true;
+  int64_t d = in[0].dims[args->axis];
+  if (d != 1)
+    return fail(ctx, ctx->axis_loc,
+                "squeeze axis %lld has size %lld, not 1; select(x, axis=%lld, "
+                "index=i) takes one entry of it",
+                (long long)args->axis, (long long)d, (long long)args->axis);
+  args->index = 0;
+  return shape_select(op, in, nin, args, out, ctx);
+}
+
+/* unsqueeze(x, axis=): a size-1 dim at axis of the result, -1 the last. */
+static bool shape_unsqueeze(const OpDesc *op, const TensorType *in, int nin,
+                            OpArgs *args, TensorType *out,
+                            const ShapeCtx *ctx) {
+  (void)nin;
+  if (in[0].rank + 1 > MAX_RANK)
+    return fail(ctx, ctx->call_loc, "unsqueeze result rank exceeds %d",
+                MAX_RANK);
+  if (!norm_axis(ctx, op, &args->axis, in[0].rank + 1)) return false;
+  args->has_axis = true;
+  TensorType t = in[0];
+  for (int i = t.rank; i > (int)args->axis; i--) t.dims[i] = t.dims[i - 1];
+  t.dims[args->axis] = 1;
+  t.rank++;
+  *out = t;
+  return true;
+}
+
+/* flatten(x, start=0, end=-1): dims start..end (axes, inclusive) as one,
+ * as torch.flatten. */
+static bool shape_flatten(const OpDesc *op, const TensorType *in, int nin,
+                          OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  (void)nin;
+  if (!norm_axis(ctx, op, &args->start, in[0].rank) ||
+      !norm_axis(ctx, op, &args->end, in[0].rank))
+    return false;
+  if (args->start > args->end)
+    return fail(ctx, ctx->call_loc,
+                "flatten start %lld comes after end %lld; start <= end",
+                (long long)args->start, (long long)args->end);
+  TensorType t = in[0];
+  int64_t n = 1;
+  for (int64_t i = args->start; i <= args->end; i++) n *= in[0].dims[i];
+  int k = (int)(args->end - args->start);
+  t.dims[args->start] = n; /* fits: the element count of x does */
+  for (int i = (int)args->start + 1; i + k < t.rank; i++)
+    t.dims[i] = t.dims[i + k];
+  t.rank -= k;
+  *out = t;
+  return true;
+}
+
+/* expand(x, [dims]): PyTorch's expand / ONNX Expand, x aligned to the
+ * right; a size-1 dim broadcasts, -1 keeps the dim, new leading dims are
+ * added. */
+static bool shape_expand(const OpDesc *op, const TensorType *in, int nin,
+                         OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  (void)nin; (void)args;
+  const TensorType *x = &in[0];
+  char sx[160], sd[160];
+  int n = ctx->nlist, lead = n - x->rank;
+  if (lead < 0)
+    return fail(ctx, ctx->list_loc,
+                "expand of %s needs at least %d dims, got %s",
+                op_type_str(sx, sizeof sx, x), x->rank,
+                dims_str(sd, sizeof sd, ctx->list, n));
+  TensorType t = {x->dtype, n, {0}};
+  for (int i = 0; i < n; i++) {
+    int64_t want = ctx->list[i], have = i < lead ? 0 : x->dims[i - lead];
+    if (want == -1 && i < lead)
+      return fail(ctx, ctx->list_loc,
+                  "expand -1 at dim %d, a new leading dim, has no size to "
+                  "keep; give its size",
+                  i);
+    if (want != -1 && i >= lead && have != 1 && have != want)
+      return fail(ctx, ctx->list_loc,
+                  "%s %s cannot expand to %s: dim %d is %lld, not 1; only "
+                  "size-1 dims broadcast",
+                  op->name, op_type_str(sx, sizeof sx, x),
+                  dims_str(sd, sizeof sd, ctx->list, n), i, (long long)have);
+    t.dims[i] = want == -1 ? have : want;
+  }
+  *out = t;
+  return true;
+}
+
+/* a, b, ... = split(x, N, axis=) (N equal parts) or split(x, [sizes],
+ * axis=), torch.split's sizes / ONNX Split: result ctx->result is the
+ * slice of axis from the sum of the sizes before it; args->start/end
+ * hold that range. */
+static bool shape_split(const OpDesc *op, const TensorType *in, int nin,
+                        OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  (void)nin;
+  if (!norm_axis(ctx, op, &args->axis, in[0].rank)) return false;
+  args->has_axis = true;
+  int64_t d = in[0].dims[args->axis], sum = 0, at = 0, size = 0;
+  int parts = ctx->nlist < 0 ? -ctx->nlist : ctx->nlist;
+  if (ctx->nlist < 0 && d % parts != 0)
+    return fail(ctx, ctx->list_loc,
+                "split of axis %lld (size %lld) into %d equal parts does not "
+                "divide: %lld = %d x %lld + %lld; give the sizes as a list",
+                (long long)args->axis, (long long)d, parts, (long long)d,
+                parts, (long long)(d / parts), (long long)(d % parts));
+  for (int i = 0; i < parts; i++) {
+    int64_t p = ctx->nlist < 0 ? d / parts : ctx->list[i];
+    if (p < 1)
+      return fail(ctx, ctx->list_loc, "split sizes must be positive, got %lld",
+                  (long long)p);
+    if (i == ctx->result) {
+      at = sum;
+      size = p;
+    }
+    if (!util_add_i64(sum, p, &sum))
+      return fail(ctx, ctx->list_loc, "split sizes overflow 64 bits");
+  }
+  if (sum != d) {
+    char sd[160];
+    return fail(ctx, ctx->list_loc,
+                "split sizes %s add up to %lld, not the size %lld of axis %lld",
+                dims_str(sd, sizeof sd, ctx->list, ctx->nlist),
+                (long long)sum, (long long)d, (long long)args->axis);
+  }
+  if (parts != ctx->nresults)
+    return fail(ctx, ctx->call_loc,
+                "split gives %d results, %d name%s bound to them; write %s",
+                parts, ctx->nresults, ctx->nresults == 1 ? " is" : "s are",
+                parts == 2 ? "a, b = split(...)" : "one name per part: a, b, c = split(...)");
+  args->start = at;
+  args->end = at + size;
+  TensorType t = in[0];
+  t.dims[args->axis] = size;
+  *out = t;
+  return true;
+}
+
+static const KwDesc kw_slice[] = {{"axis", KW_INT, true, 0, NULL},
+                                  {"start", KW_INT, false, 0, NULL},
+                                  {"end", KW_INT, false, INT64_MAX, NULL},
+                                  {"step", KW_INT, false, 1, NULL},
+                                  {NULL, 0, false, 0, NULL}};
+static const KwDesc kw_select[] = {{"axis", KW_INT, true, 0, NULL},
+                                   {"index", KW_INT, true, 0, NULL},
+                                   {NULL, 0, false, 0, NULL}};
+static const KwDesc kw_axis_required[] = {{"axis", KW_INT, true, 0, NULL},
+                                          {NULL, 0, false, 0, NULL}};
+static const KwDesc kw_flatten[] = {{"start", KW_INT, false, 0, NULL},
+                                    {"end", KW_INT, false, -1, NULL},
+                                    {NULL, 0, false, 0, NULL}};
+
 /* ------------------------------------------------------------------ cost */
 
 /* One attention block covers this many query rows (FlashAttention-style). */
@@ -765,13 +975,16 @@ static void cost_move(const OpIn *x, const Target *t, OpCost *c) {
              (double)(k[1] ? k[1] : k[0]);
 }
 
-/* Only the gathered rows of the table are read (as many bytes as the
- * output), plus the ids. */
+/* embedding, gather: only the gathered rows of the table are read (as
+ * many bytes as the output), plus the indices (the integer operand:
+ * embedding's first, gather's second). */
 static void cost_embedding(const OpIn *x, const Target *t, OpCost *c) {
   double out = op_tensor_elements(x->out);
+  const TensorType *ids = op_in_type(x, 0);
+  if (dtype_info(ids->dtype)->is_float) ids = op_in_type(x, 1);
   c->blocks = ceil_div(out, t->elements_per_block);
   c->flops = 0;
-  c->bytes = op_tensor_bytes(op_in_type(x, 0)) + 2 * op_tensor_bytes(x->out);
+  c->bytes = op_tensor_bytes(ids) + 2 * op_tensor_bytes(x->out);
 }
 
 static void cost_custom(const OpIn *x, const Target *t, OpCost *c) {
@@ -796,6 +1009,177 @@ static void cost_collective(const OpIn *x, const Target *t, OpCost *c) {
 static void cost_allgather(const OpIn *x, const Target *t, OpCost *c) {
   (void)t;
   c->buffer = op_tensor_bytes(x->out);
+}
+
+/* ------------------------------------------- movement (R-MOVE-001..004) */
+
+/* Operand i (what: "index", "labels") has an integer dtype. */
+static bool integer_index(const ShapeCtx *ctx, const OpDesc *op,
+                          const TensorType *idx, int i, const char *what) {
+  if (!dtype_info(idx->dtype)->is_float && idx->dtype != DT_BOOL &&
+      idx->dtype != DT_NONE)
+    return true;
+  char s[160];
+  return fail(ctx, ctx->arg_locs[i],
+              "%s %s must have an integer dtype, got %s; declare it "
+              "int64[...] or cast(%s, int64)",
+              op->name, what, op_type_str(s, sizeof s, idx), what);
+}
+
+/* gather(x, idx, axis=0): x.dims[:axis] + idx.dims + x.dims[axis+1:] in
+ * x's dtype (ONNX Gather; torch.index_select for a 1-D idx). */
+static bool shape_gather(const OpDesc *op, const TensorType *in, int nin,
+                         OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  (void)nin;
+  if (!integer_index(ctx, op, &in[1], 1, "index")) return false;
+  if (!norm_axis(ctx, op, &args->axis, in[0].rank)) return false;
+  args->has_axis = true;
+  const TensorType *x = &in[0], *idx = &in[1];
+  int a = (int)args->axis;
+  if (x->rank - 1 + idx->rank > MAX_RANK)
+    return fail(ctx, ctx->call_loc, "gather result rank exceeds %d", MAX_RANK);
+  TensorType t = {x->dtype, 0, {0}};
+  for (int i = 0; i < a; i++) t.dims[t.rank++] = x->dims[i];
+  for (int i = 0; i < idx->rank; i++) t.dims[t.rank++] = idx->dims[i];
+  for (int i = a + 1; i < x->rank; i++) t.dims[t.rank++] = x->dims[i];
+  *out = t;
+  return true;
+}
+
+/* scatter_add(x, idx, src, axis=0): torch.scatter_add, out of place: idx
+ * has src's dims, of x's rank, none larger than x's off the axis; the
+ * result is x's type. */
+static bool shape_scatter_add(const OpDesc *op, const TensorType *in,
+                              int nin, OpArgs *args, TensorType *out,
+                              const ShapeCtx *ctx) {
+  (void)nin;
+  const TensorType *x = &in[0], *idx = &in[1], *src = &in[2];
+  if (!integer_index(ctx, op, idx, 1, "index")) return false;
+  if (!norm_axis(ctx, op, &args->axis, x->rank)) return false;
+  args->has_axis = true;
+  char sx[160], si[160], ss[160];
+  bool ok = idx->rank == x->rank && src->rank == x->rank;
+  for (int i = 0; ok && i < x->rank; i++)
+    ok = idx->dims[i] == src->dims[i] && (i == args->axis || idx->dims[i] <= x->dims[i]);
+  if (!ok)
+    return fail(ctx, ctx->call_loc,
+                "scatter_add needs idx and src of one shape, x's rank, and no "
+                "larger than x off axis %lld: x %s, idx %s, src %s",
+                (long long)args->axis, op_type_str(sx, sizeof sx, x),
+                op_type_str(si, sizeof si, idx),
+                op_type_str(ss, sizeof ss, src));
+  if (src->dtype != x->dtype)
+    return fail(ctx, ctx->arg_locs[2],
+                "scatter_add src %s is not x's dtype %s; insert a cast",
+                op_type_str(ss, sizeof ss, src), dtype_str(x->dtype));
+  *out = *x;
+  return true;
+}
+
+/* pad(x, [b1, ..., bn, e1, ..., en], value=0): ONNX Pad's order, before
+ * pads of every axis then after pads; each axis grows by both. */
+static bool shape_pad(const OpDesc *op, const TensorType *in, int nin,
+                      OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  (void)op; (void)nin; (void)args;
+  int r = in[0].rank;
+  if (ctx->nlist != 2 * r) {
+    char s[160];
+    return fail(ctx, ctx->list_loc,
+                "pad of %s takes %d pads (before then after, per axis), got %d",
+                op_type_str(s, sizeof s, &in[0]), 2 * r, ctx->nlist);
+  }
+  TensorType t = in[0];
+  for (int i = 0; i < r; i++)
+    if (!util_add_i64(t.dims[i], ctx->list[i], &t.dims[i]) ||
+        !util_add_i64(t.dims[i], ctx->list[r + i], &t.dims[i]))
+      return fail(ctx, ctx->list_loc, "dimension overflows 64 bits");
+  *out = t;
+  return true;
+}
+
+/* interpolate(x, scale=, mode=): x [N, C, spatial...], every spatial dim
+ * times scale (an integer; PyTorch's scale_factor). */
+static bool shape_interpolate(const OpDesc *op, const TensorType *in, int nin,
+                              OpArgs *args, TensorType *out,
+                              const ShapeCtx *ctx) {
+  (void)nin;
+  if (in[0].rank < 3) {
+    char s[160];
+    return fail(ctx, ctx->arg_locs[0],
+                "%s expects [N, C, spatial...] of rank 3 or more, got %s",
+                op->name, op_type_str(s, sizeof s, &in[0]));
+  }
+  TensorType t = in[0];
+  for (int i = 2; i < t.rank; i++)
+    if (!util_mul_i64(t.dims[i], args->scale, &t.dims[i]))
+      return fail(ctx, ctx->call_loc, "dimension overflows 64 bits");
+  *out = t;
+  return true;
+}
+
+static const KwDesc kw_pad[] = {{"value", KW_REAL, false, 0, NULL},
+                                {NULL, 0, false, 0, NULL}};
+static const char *const interpolate_modes[] = {"nearest", "linear", NULL};
+static const KwDesc kw_interpolate[] = {{"scale", KW_INT, true, 1, NULL},
+                                        {"mode", KW_CHOICE, false, 0, interpolate_modes},
+                                        {NULL, 0, false, 0, NULL}};
+
+/* An add per src element; bytes as any out-of-place op: x, idx and src
+ * read, the result written. */
+static void cost_scatter_add(const OpIn *x, const Target *t, OpCost *c) {
+  double src = op_tensor_elements(op_in_type(x, 2));
+  c->flops = src * x->op->flops_per_element;
+  c->bytes = io_bytes(x);
+  c->blocks = ceil_div(src, t->elements_per_block);
+}
+
+/* nearest copies (0 FLOPs); linear blends the 2^k neighbours of each
+ * output element (k spatial dims): a multiply-add each, 2 * 2^k FLOPs.
+ * x read once, the result written once. */
+static void cost_interpolate(const OpIn *x, const Target *t, OpCost *c) {
+  double out = op_tensor_elements(x->out);
+  c->flops = x->args->mode == 1 ? out * 2 * ldexp(1, x->out->rank - 2) : 0;
+  c->bytes = io_bytes(x);
+  c->blocks = ceil_div(out, t->elements_per_block);
+}
+
+/* ------------------------------------------------ loss (R-LOSS-001) */
+
+/* cross_entropy(logits, labels, axis=-1): torch.nn.functional.cross_entropy
+ * with class indices and reduction='mean': labels are integers with the
+ * dims of logits less the class axis; the result is one number (rank 0)
+ * in logits' dtype. */
+static bool shape_cross_entropy(const OpDesc *op, const TensorType *in,
+                                int nin, OpArgs *args, TensorType *out,
+                                const ShapeCtx *ctx) {
+  (void)nin;
+  const TensorType *x = &in[0], *y = &in[1];
+  if (!integer_index(ctx, op, y, 1, "labels")) return false;
+  if (!norm_axis(ctx, op, &args->axis, x->rank)) return false;
+  args->has_axis = true;
+  bool ok = y->rank == x->rank - 1;
+  for (int i = 0, j = 0; ok && i < x->rank; i++)
+    if (i != args->axis) ok = y->dims[j++] == x->dims[i];
+  if (!ok) {
+    char sx[160], sy[160];
+    return fail(ctx, ctx->arg_locs[1],
+                "cross_entropy labels %s must have the dims of logits %s "
+                "without the class axis %lld",
+                op_type_str(sy, sizeof sy, y), op_type_str(sx, sizeof sx, x),
+                (long long)args->axis);
+  }
+  *out = (TensorType){x->dtype, 0, {0}};
+  return true;
+}
+
+/* A log-softmax over each row (the row's weight, 5 per logit: max, sub,
+ * exp, sum, log), the label's entry picked, and the mean: one add per
+ * row.  Bytes: logits and labels read, the one number written. */
+static void cost_cross_entropy(const OpIn *x, const Target *t, OpCost *c) {
+  double in = op_tensor_elements(op_in_type(x, 0));
+  c->flops = in * x->op->flops_per_element + op_tensor_elements(op_in_type(x, 1));
+  c->bytes = io_bytes(x);
+  c->blocks = ceil_div(in, t->elements_per_block);
 }
 
 static void cost_none(const OpIn *x, const Target *t, OpCost *c) {

@@ -438,6 +438,7 @@ typedef enum StmtKind {
   ST_OUTPUT,     /* output NAMES */
   ST_SECTION,    /* WORD NAME { ... }, e.g. `level hbm { ... }` in a target */
   ST_ERROR,      /* placeholder after a syntax error */
+  ST_UNPACK,     /* NAME, NAME {, NAME} = call  (an op's several results) */
 } StmtKind;
 
 const char *stmt_kind_str(StmtKind k);
@@ -491,6 +492,11 @@ struct Stmt {
       Ident *names;
       int nnames;
     } output; /* ST_OUTPUT */
+    struct {
+      Ident *names;
+      int nnames;
+      Expr *value;
+    } unpack; /* ST_UNPACK */
   };
 };
 
@@ -554,6 +560,7 @@ Stmt *ast_stmt_decl(Arena *a, DeclKind k, Ident *names, int n, Expr *type, Loc l
 /* ST_REPEAT, ST_LOOP */
 Stmt *ast_stmt_loop(Arena *a, StmtKind k, Expr *count, Block body, Loc loc);
 Stmt *ast_stmt_output(Arena *a, Ident *names, int n, Loc loc);
+Stmt *ast_stmt_unpack(Arena *a, Ident *names, int n, Expr *value, Loc loc);
 void ast_dump(const Program *p, const SourceSet *ss, FILE *out);
 
 /* ===================================================================== */
@@ -661,6 +668,11 @@ typedef struct OpArgs {
   int64_t blocks;        /* blocks= override; 0 = the occupancy model */
   DType precision;       /* precision= override; DT_NONE = inferred */
   bool keepdims;         /* sum/mean/max keepdims= */
+  /* slice start=/end=/step=, select index=, flatten start=/end= (axes),
+   * normalised by the shape rule (R-VIEW-001..006) */
+  int64_t start, end, step, index;
+  int64_t scale, mode;   /* interpolate scale= and mode= (0 nearest, 1 linear) */
+  double value;          /* pad value= */
 } OpArgs;
 
 /* What an op's positional arguments are (sema binds them by this). */
@@ -671,6 +683,8 @@ typedef enum OpForm {
   FORM_DIMS,        /* reshape(x, [dims]) */
   FORM_PERM,        /* transpose(x, [perm]) */
   FORM_TENSOR_LIST, /* concat([a, b, ...]) */
+  FORM_SPLIT,       /* split(x, N) or split(x, [sizes]) */
+  FORM_PADS,        /* pad(x, [before..., after...]): up to 2 * MAX_RANK */
 } OpForm;
 
 typedef struct OpDesc OpDesc;
@@ -684,10 +698,14 @@ typedef struct ShapeCtx {
   Arena *arena;
   Loc axis_loc;        /* the axis= value (LOC_NONE: defaulted) */
   Loc list_loc;        /* reshape/transpose list */
-  const int64_t *list; /* reshape: dims as written (-1 = infer); transpose: perm */
+  const int64_t *list; /* reshape: dims as written (-1 = infer); transpose: perm;
+                        * pad: the pads */
   int nlist;
   const TensorType *declared; /* custom: the out= type */
   int64_t ranks;       /* data-parallel degree, for allgather/reduce_scatter */
+  /* OPF_RESULTS: which result this application gives, of how many names;
+   * split: list holds the sizes, or nlist is -N for N equal parts */
+  int result, nresults;
 } ShapeCtx;
 
 /* Every op, by its row in ops.def: OP_ADD, OP_MATMUL, ... */
@@ -709,6 +727,9 @@ enum {
   /* its work runs along the keys: an SM-starved launch is split across
    * the keys (flash-decoding), not along K (split-K) */
   OPF_SPLIT_KEYS = 1 << 2,
+  /* several results, bound as `a, b = op(...)` (R-NAME-009): sema applies
+   * the row once per name, the shape rule giving result ShapeCtx.result */
+  OPF_RESULTS = 1 << 3,
 };
 
 typedef struct Model Model;

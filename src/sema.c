@@ -116,6 +116,14 @@ typedef struct Sema {
    * reads, so these are marked again when the model ends. */
   int *outputs;
   int noutputs, cap_outputs;
+  /* The inner applications of the statement being applied (R-NEST-001):
+   * each inner call and the node it became (-1: it failed), innermost
+   * last; an application's entries are popped when it is done. */
+  struct Nested {
+    const Expr *call;
+    int node;
+  } *nested;
+  int nnested, cap_nested;
 } Sema;
 
 /* The arguments of declarations and of ops that take no keyword. */
@@ -616,13 +624,8 @@ static const Binding *tensor_operand(Sema *s, const Expr *e, bool *poisoned) {
     return NULL;
   }
   if (e->kind != EX_NAME) {
-    if (e->kind == EX_CALL)
-      diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                  "expected a tensor name; bind '%s(...)' to a name first",
-                  e->call.callee);
-    else
-      diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                  "expected a tensor name, got %s", expr_kind_str(e->kind));
+    diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                "expected a tensor name, got %s", expr_kind_str(e->kind));
     return NULL;
   }
   const Binding *b = *binding_slot(s, e->name.id);
@@ -670,6 +673,13 @@ static const KwField kw_fields[] = {
     {"max", offsetof(OpArgs, clip_max), INT64_MIN},
     {"epsilon", offsetof(OpArgs, epsilon), 0},
     {"bias", offsetof(OpArgs, bias), 0},
+    {"start", offsetof(OpArgs, start), INT64_MIN},
+    {"end", offsetof(OpArgs, end), INT64_MIN},
+    {"step", offsetof(OpArgs, step), 1},
+    {"index", offsetof(OpArgs, index), INT64_MIN},
+    {"scale", offsetof(OpArgs, scale), 1},
+    {"mode", offsetof(OpArgs, mode), 0},
+    {"value", offsetof(OpArgs, value), INT64_MIN}, /* a real, any sign */
 };
 
 static const KwDesc kw_common[] = {{"blocks", KW_INT, false, 0, NULL},
@@ -677,6 +687,7 @@ static const KwDesc kw_common[] = {{"blocks", KW_INT, false, 0, NULL},
                                    {NULL, 0, false, 0, NULL}};
 
 #define MAX_KW 16
+#define SPLIT_MAX_PARTS 65536
 
 static const KwField *kw_field(const char *name) {
   for (size_t i = 0; i < sizeof kw_fields / sizeof kw_fields[0]; i++)
@@ -805,7 +816,7 @@ static bool kw_set(Sema *s, const KwDesc *k, const KwField *f, const Expr *e,
     LetValue v;
     if (!eval_num(s, e, &v)) return false;
     double d = v.is_real ? v.r : (double)v.i;
-    if (d < 0 && f->min == 0) {
+    if (d < 0 && f->min >= 0) {
       diag_report(s->diags, SEV_ERROR, NULL, e->loc,
                   "keyword '%s' must not be negative, got %g", k->name, d);
       return false;
@@ -875,22 +886,43 @@ static bool operand(Sema *s, const OpDesc *op, const Expr *e, int *nin,
     push_in(s, nin, &scalar, e->loc, -1);
     return true;
   }
+  if (e->kind == EX_CALL) { /* an inner application, applied already */
+    int i = s->nnested - 1;
+    while (i >= 0 && s->nested[i].call != e) i--;
+    if (i < 0) unreachable();
+    int node = s->nested[i].node;
+    if (node < 0) {
+      *poisoned = true;
+      return false;
+    }
+    push_in(s, nin, s->nodes[node].type, e->loc, node);
+    return true;
+  }
   const Binding *b = tensor_operand(s, e, poisoned);
   if (!b) return false;
   push_in(s, nin, s->nodes[b->node].type, e->loc, b->node);
   return true;
 }
 
-/* reshape's dims (-1 allowed once) or transpose's perm. */
+/* The integer list of reshape (dims: positive or -1, once), transpose
+ * (a perm) or pad (R-MOVE-003: 2 x rank pads, none negative). */
+typedef enum ListKind { LIST_DIMS, LIST_PERM, LIST_PADS } ListKind;
+
 static bool int_list(Sema *s, const OpDesc *op, const Expr *e, int64_t *out,
-                     int *n, bool dims) {
-  if (e->kind != EX_LIST) {
+                     int *n, ListKind kind) {
+  if (kind == LIST_PADS && (e->kind != EX_LIST || e->list.n > 2 * MAX_RANK)) {
     diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                "%s takes a list as its second argument, like %s", op->name,
-                dims ? "reshape(x, [B, -1])" : "transpose(x, [1, 0])");
+                "pad takes a list of 2 x rank pads, before then after, like "
+                "pad(x, [0, 0, 1, 1, 0, 0, 1, 1])");
     return false;
   }
-  if (e->list.n > MAX_RANK) {
+  if (e->kind != EX_LIST) {
+    diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                "%s takes a list as its second argument, like %s(x, %s)",
+                op->name, op->name, kind == LIST_DIMS ? "[B, -1]" : "[1, 0]");
+    return false;
+  }
+  if (kind != LIST_PADS && e->list.n > MAX_RANK) {
     diag_report(s->diags, SEV_ERROR, NULL, e->loc,
                 "tensor rank %d exceeds the maximum of %d", e->list.n,
                 MAX_RANK);
@@ -902,9 +934,14 @@ static bool int_list(Sema *s, const OpDesc *op, const Expr *e, int64_t *out,
     const Expr *d = e->list.items[i];
     if (!eval_int(s, d, &out[i])) {
       ok = false;
-    } else if (dims && out[i] <= 0 && out[i] != -1) {
+    } else if (kind == LIST_DIMS && out[i] <= 0 && out[i] != -1) {
       diag_report(s->diags, SEV_ERROR, NULL, d->loc,
                   "dimension must be positive (or -1 to infer), got %lld",
+                  (long long)out[i]);
+      ok = false;
+    } else if (kind == LIST_PADS && out[i] < 0) {
+      diag_report(s->diags, SEV_ERROR, NULL, d->loc,
+                  "pad must not be negative, got %lld; slice crops",
                   (long long)out[i]);
       ok = false;
     }
@@ -971,17 +1008,23 @@ static bool positionals(Sema *s, const OpDesc *op, const Expr *call,
   case FORM_DTYPE:
   case FORM_DIMS:
   case FORM_PERM:
+  case FORM_SPLIT:
+  case FORM_PADS:
     break;
   }
   static const char *const usage[] = {
       [FORM_DTYPE] = "cast(x, fp32)",
       [FORM_DIMS] = "reshape(x, [B, -1])",
       [FORM_PERM] = "transpose(x, [1, 0])",
+      [FORM_SPLIT] = "split(x, 3, axis=-1)",
+      [FORM_PADS] = "pad(x, [0, 0, 1, 1, 0, 0, 1, 1])",
   };
   if (npos != 2) {
+    const char *like = usage[op->form];
+    if (op->form == FORM_DIMS || op->form == FORM_PERM) /* with op's name */
+      like = arena_printf(s->arena, "%s%s", op->name, strchr(like, '('));
     diag_report(s->diags, SEV_ERROR, NULL, call->loc,
-                "%s takes 2 arguments, like %s, got %d", op->name,
-                usage[op->form], npos);
+                "%s takes 2 arguments, like %s, got %d", op->name, like, npos);
     return false;
   }
   ok = operand(s, op, pos[0], nin, poisoned);
@@ -996,8 +1039,22 @@ static bool positionals(Sema *s, const OpDesc *op, const Expr *call,
     }
     *dtype_loc = e->loc;
     ok &= parse_dtype(s, e->str, e->loc, true, &args->cast_to);
+  } else if (op->form == FORM_PADS) {
+    ok &= int_list(s, op, e, list, nlist, LIST_PADS);
+  } else if (op->form == FORM_SPLIT && e->kind != EX_LIST) {
+    int64_t parts = 0; /* R-VIEW-008: N equal parts */
+    s->numctx = "value";
+    if (eval_int(s, e, &parts) && (parts < 1 || parts > SPLIT_MAX_PARTS)) {
+      diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                  "split takes 1 to %d parts, got %lld", SPLIT_MAX_PARTS,
+                  (long long)parts);
+      parts = 0;
+    }
+    ok &= parts >= 1;
+    *nlist = -(int)parts;
   } else {
-    ok &= int_list(s, op, e, list, nlist, op->form == FORM_DIMS);
+    ok &= int_list(s, op, e, list, nlist,
+                   op->form == FORM_PERM ? LIST_PERM : LIST_DIMS);
   }
   return ok && !*poisoned;
 }
@@ -1034,13 +1091,81 @@ static OpInfo *lookup_op(Sema *s, const char *name) {
   return info;
 }
 
-static int apply(Sema *s, const Stmt *st) {
-  const Expr *call = st->assign.value;
+static int apply_call(Sema *s, const Stmt *st, const Expr *call,
+                      const char *name);
+
+/* Applies the inner call `e` of the application named `outer` as a node
+ * of its own, named `outer.op` (R-NEST-001), and records it for operand. */
+static void apply_inner(Sema *s, const Stmt *st, const Expr *e,
+                        const char *outer) {
+  const char *name = arena_printf(s->arena, "%s.%s", outer, e->call.callee);
+  int node = apply_call(s, st, e, name);
+  grow((void **)&s->nested, &s->cap_nested, s->nnested + 1, sizeof *s->nested);
+  s->nested[s->nnested++] = (struct Nested){e, node};
+}
+
+/* The inner calls among the tensor operands of `call`, innermost first. */
+static void apply_inners(Sema *s, const Stmt *st, const OpDesc *op,
+                         const Expr *call, const char *name) {
+  bool first = true;
+  for (int i = 0; i < call->call.nargs; i++) {
+    const Expr *v = call->call.args[i].value;
+    if (call->call.args[i].name) continue;
+    bool tensor = first || op->form == FORM_TENSORS || op->form == FORM_SCALAR_OK;
+    first = false;
+    if (!tensor) continue;
+    if (v->kind == EX_CALL) apply_inner(s, st, v, name);
+    if (v->kind == EX_LIST && op->form == FORM_TENSOR_LIST)
+      for (int j = 0; j < v->list.n; j++)
+        if (v->list.items[j]->kind == EX_CALL)
+          apply_inner(s, st, v->list.items[j], name);
+  }
+}
+
+static int apply_node(Sema *s, const Stmt *st, const Expr *call,
+                      const char *name, OpInfo *info, int result,
+                      int nresults);
+
+/* One application `call` with `nresults` results: its inner calls first
+ * (named after the first result), then itself once per result, names[i]
+ * (or `name` when names is NULL) getting node[i], -1 after an error: an
+ * error is reported for the first result only. */
+static void apply_results(Sema *s, const Stmt *st, const Expr *call,
+                          const char *name, const Ident *names, int nresults,
+                          int *node) {
+  for (int i = 0; i < nresults; i++) node[i] = -1;
   OpInfo *info = lookup_op(s, call->call.callee);
   if (!info) {
     unknown_name(s, call->call.callee_loc, "op", call->call.callee, 0, op_candidates);
-    return -1;
+    return;
   }
+  if (names) name = names[0].name;
+  if (nresults > 1 && !(info->op->flags & OPF_RESULTS)) { /* R-NAME-009 */
+    diag_report(s->diags, SEV_ERROR, NULL, call->loc,
+                "%s gives one result, not %d; bind it to one name",
+                info->op->name, nresults);
+    return;
+  }
+  int base = s->nnested;
+  apply_inners(s, st, info->op, call, name);
+  for (int i = 0; i < nresults && (i == 0 || node[0] >= 0); i++)
+    node[i] = apply_node(s, st, call, names ? names[i].name : name, info, i,
+                         nresults);
+  s->nnested = base;
+}
+
+/* One application `call`, its result named `name`.  Returns the new node
+ * id, or -1. */
+static int apply_call(Sema *s, const Stmt *st, const Expr *call,
+                      const char *name) {
+  int node;
+  apply_results(s, st, call, name, NULL, 1, &node);
+  return node;
+}
+
+static int apply_node(Sema *s, const Stmt *st, const Expr *call,
+                      const char *name, OpInfo *info, int result,
+                      int nresults) {
   const OpDesc *op = info->op;
   OpArgs args;
   memcpy(&args, &info->defaults, sizeof args); /* padding too */
@@ -1058,7 +1183,7 @@ static int apply(Sema *s, const Stmt *st) {
     if (!call->call.args[i].name) pos[npos++] = call->call.args[i].value;
 
   int nin = 0, nlist = 0, npositional;
-  int64_t list[MAX_RANK];
+  int64_t list[2 * MAX_RANK]; /* pad's list is 2 x rank */
   TensorType declared;
   memset(&declared, 0, sizeof declared);
   bool poisoned = false;
@@ -1127,7 +1252,8 @@ static int apply(Sema *s, const Stmt *st) {
 
   ShapeCtx ctx = {s->diags, call->loc, s->in_locs, s->arena, axis_loc,
                   list_loc, list, nlist, &declared,
-                  s->m->parallel.present ? s->m->parallel.data : 1};
+                  s->m->parallel.present ? s->m->parallel.data : 1,
+                  result, nresults};
   TensorType out;
   memset(&out, 0, sizeof out);
   if (!op->shape(op, s->in, nin, &args, &out, &ctx)) return -1;
@@ -1147,7 +1273,7 @@ static int apply(Sema *s, const Stmt *st) {
     return -1;
   }
 
-  GNode *g = new_node(s, st->assign.name.name, ROLE_ACTIVATION, call->loc, st);
+  GNode *g = new_node(s, name, ROLE_ACTIVATION, call->loc, st);
   g->op = op;
   g->type = type ? type : intern_type(s, &out);
   g->args = share_args(s, info, &args);
@@ -1188,7 +1314,7 @@ static const char *const stmt_word[] = {
     [ST_ASSIGN] = "=",      [ST_REPEAT] = "repeat",
     [ST_LOOP] = "loop",     [ST_FUSED] = "fused",
     [ST_OUTPUT] = "output", [ST_SECTION] = "section",
-    [ST_ERROR] = "error",
+    [ST_ERROR] = "error",   [ST_UNPACK] = "=",
 };
 
 static const char *const decl_word[] = {
@@ -1349,13 +1475,33 @@ static void model_stmt(Sema *s, const Stmt *st, bool top) {
   case ST_ASSIGN: {
     const Expr *v = st->assign.value;
     int node = -1;
-    if (v->kind == EX_CALL)
-      node = apply(s, st);
-    else if (v->kind != EX_ERROR)
+    if (v->kind == EX_CALL) {
+      node = apply_call(s, st, v, st->assign.name.name);
+    } else if (v->kind == EX_NAME) { /* an alias (R-NAME-008): no node */
+      bool poisoned = false;
+      const Binding *b = tensor_operand(s, v, &poisoned);
+      if (b) node = b->node;
+    } else if (v->kind != EX_ERROR) {
       diag_report(s->diags, SEV_ERROR, NULL, v->loc,
                   "expected an op application, like '%s = relu(x)'",
                   st->assign.name.name);
+    }
     bind(s, &st->assign.name, node);
+    return;
+  }
+  case ST_UNPACK: {
+    const Expr *v = st->unpack.value;
+    int n = st->unpack.nnames;
+    int *nodes = arena_alloc(s->bindings, (size_t)n * sizeof *nodes);
+    for (int i = 0; i < n; i++) nodes[i] = -1;
+    if (v->kind == EX_CALL)
+      apply_results(s, st, v, NULL, st->unpack.names, n, nodes);
+    else if (v->kind != EX_ERROR)
+      diag_report(s->diags, SEV_ERROR, NULL, v->loc,
+                  "expected an op application with %d results, like "
+                  "'%s, %s = split(x, 2, axis=-1)'",
+                  n, st->unpack.names[0].name, st->unpack.names[1].name);
+    for (int i = 0; i < n; i++) bind(s, &st->unpack.names[i], nodes[i]);
     return;
   }
   case ST_REPEAT:
@@ -1489,13 +1635,35 @@ static void parallel_stmt(Sema *s, const Stmt *st) {
  * each, a repeat, loop or fused body its own (once, whatever the count).
  * Counted before the walk, so that the node array is one exact allocation
  * and a file over SEMA_MAX_NODES allocates nothing (R-SCOPE-005). */
+/* Applications in a value: a call and those nested in its arguments
+ * (R-NEST-001).  The recursion is as deep as the calls nest, which the
+ * parser bounds. */
+static int64_t calls_in(const Expr *e) {
+  int64_t n = 0;
+  if (e->kind == EX_LIST)
+    for (int i = 0; i < e->list.n; i++) n += calls_in(e->list.items[i]);
+  if (e->kind == EX_CALL) {
+    n = 1;
+    for (int i = 0; i < e->call.nargs; i++) n += calls_in(e->call.args[i].value);
+  }
+  return n;
+}
+
+/* The nodes an assignment's value makes, at least 1 (an alias makes none,
+ * so this is a bound). */
+static int64_t call_nodes(const Expr *e) {
+  int64_t n = calls_in(e);
+  return n > 0 ? n : 1;
+}
+
 static int64_t block_nodes(const Block *b) {
   int64_t n = 0;
   for (int i = 0; i < b->n; i++) {
     const Stmt *st = b->items[i];
     switch (st->kind) {
     case ST_DECL: n += st->decl.nnames; break;
-    case ST_ASSIGN: n += 1; break;
+    case ST_ASSIGN: n += call_nodes(st->assign.value); break;
+    case ST_UNPACK: n += st->unpack.nnames + call_nodes(st->unpack.value); break;
     case ST_REPEAT:
     case ST_LOOP: n += block_nodes(&st->loop.body); break;
     case ST_FUSED: n += block_nodes(&st->def.body); break;
@@ -1760,6 +1928,7 @@ Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
   free(s.types);
   free(s.byid);
   free(s.outputs);
+  free(s.nested);
   free(s.bound);
   strmap_free(&s.lets);
   strmap_free(&s.ops);

@@ -240,6 +240,28 @@ START_TEST(stray_intentional_and_wide_plans) {
 }
 END_TEST
 
+/* stray-fp32 follows a value through the new views (R-VIEW-007), a
+ * nested chain of them (R-VIEW-006): the
+ * fp32 of g reaches mul through select, unsqueeze and expand, and the note
+ * points at g's declaration. */
+START_TEST(stray_through_views) {
+  const char *src = "model m {\n"
+                    "  input x : [8192, 8192]\n"
+                    "  weight g : fp32[4, 8192]\n"
+                    "  r = select(g, axis=0, index=1)\n"
+                    "  e = expand(unsqueeze(r, axis=0), [8192, -1])\n"
+                    "  s = mul(x, e)\n"
+                    "}\n";
+  TestCtx *tc = run(src, "stray-fp32");
+  ck_assert_int_eq(count_check(tc, "stray-fp32"), 1);
+  const Diag *d = first(tc, "stray-fp32");
+  ck_assert_int_eq((int)d->loc.start, (int)(strstr(src, "mul(x, e)") - src));
+  ck_assert_int_eq(d->nnotes, 1);
+  ck_assert_str_eq(d->notes[0].msg, "fp32 comes from the declaration of 'g'");
+  tc_free(tc);
+}
+END_TEST
+
 /* Ops inheriting fp32 from a reported op join its report. */
 START_TEST(stray_inheritors_grouped) {
   TestCtx *tc = run("model m {\n"
@@ -805,6 +827,7 @@ Suite *checks_suite(void) {
   tcase_add_test(c, stray_seed_figures);
   tcase_add_test(c, stray_intentional_and_wide_plans);
   tcase_add_test(c, stray_inheritors_grouped);
+  tcase_add_test(c, stray_through_views);
   tcase_add_test(c, unfused_epilogue_and_fixit);
   tcase_add_test(c, unfused_no_fixit_when_split);
   tcase_add_test(c, unfused_linear);

@@ -254,6 +254,114 @@ START_TEST(footprint_view_keeps_source) {
 }
 END_TEST
 
+/* R-VIEW-007: the new views cost nothing (no kernel, no bytes; their
+ * train factor is 1, test_table); inside a fused region a view is free
+ * and the region still reads x and writes y once.  x [4096, 1024] bf16
+ * is 8388608 bytes, y [4096, 512] 4194304; train doubles both. */
+START_TEST(new_views_free) {
+  Fx fx = run("model m {\n dtype bf16\n mode train\n input x : [4096, 1024]\n"
+              " s = slice(x, axis=1, start=0, end=512)\n"
+              " c = select(x, axis=0, index=0)\n u = unsqueeze(c, axis=0)\n"
+              " e = expand(u, [4096, 1024])\n f = flatten(x)\n"
+              " q = squeeze(u, axis=0)\n"
+              " fused g {\n  h = mul(x, x)\n  hs = slice(h, axis=1, end=512)\n"
+              "  y = relu(hs)\n }\n output s, f, q, e, y\n}\n");
+  const char *views[] = {"s", "c", "u", "e", "f", "q", "hs"};
+  for (int i = 0; i < 7; i++) {
+    const NodeCost *v = nc(&fx, views[i]);
+    EQ(v->flops + v->bytes, 0);
+    ck_assert_int_eq(v->kernel, -1);
+  }
+  Kernel k = cost_kernel(fx.c, nc(&fx, "h")->kernel);
+  /* mul 4194304 + relu 2097152 FLOPs, x2 */
+  EQ(k.flops, 2 * (4096.0 * 1024 + 4096.0 * 512));
+  EQ(k.bytes, 2 * (8388608.0 + 4194304.0));
+  ck_assert_int_eq(fx.c->nkernels, 1);
+  tc_free(fx.tc);
+}
+END_TEST
+
+/* R-VIEW-008: GPT-2's fused c_attn split into q, k, v: the matmul is
+ * 2 * 8192 * 2304 * 768 FLOPs, the three parts are views (0, no kernel),
+ * and add(q, k) reads two [8192, 768] bf16 parts (12582912 bytes each)
+ * and writes one. */
+START_TEST(split_parts_free) {
+  Fx fx = run("model m {\n dtype bf16\n input x : [8, 1024, 768]\n"
+              " weight w : [768, 2304]\n"
+              " q, k, v = split(matmul(x, w), 3, axis=-1)\n"
+              " s = add(q, k)\n output s, v\n}\n");
+  EQ(nc(&fx, "q.matmul")->flops, 2.0 * 8192 * 2304 * 768);
+  const char *parts[] = {"q", "k", "v"};
+  for (int i = 0; i < 3; i++) {
+    EQ(nc(&fx, parts[i])->flops + nc(&fx, parts[i])->bytes, 0);
+    ck_assert_int_eq(nc(&fx, parts[i])->kernel, -1);
+  }
+  EQ(nc(&fx, "s")->bytes, 3 * 12582912.0);
+  ck_assert_int_eq(fx.c->nkernels, 2);
+  tc_free(fx.tc);
+}
+END_TEST
+
+/* R-MOVE-001..R-MOVE-004 figures, train mode (factor 2, R-TRAIN-001) and
+ * a fused region (R-MOVE-005).
+ * gather: idx 1024 B (int64[8, 16]) + the rows read and written, 2 x
+ * 65536 B (bf16[4, 8, 16, 64]).  scatter_add: tok, src and the result
+ * 524288 B each (bf16[64, 4096]), eidx 2097152 B; one add per src
+ * element, 262144.  pad: 2621440 B in (bf16[1, 320, 64, 64]), 2787840 B
+ * out ([.., 66, 66]).  interpolate x2: 2621440 B in, 10485760 B out;
+ * linear 2 x 2^2 FLOPs per output element (5242880 of them). */
+START_TEST(movement_figures) {
+  const char *src = "model m {\n dtype bf16\n%s input x : [4, 32000, 64]\n"
+                    " input idx : int64[8, 16]\n g = gather(x, idx, axis=1)\n"
+                    " input tok, src : [64, 4096]\n input eidx : int64[64, 4096]\n"
+                    " s = scatter_add(tok, eidx, src)\n"
+                    " input img : [1, 320, 64, 64]\n"
+                    " p = pad(img, [0, 0, 1, 1, 0, 0, 1, 1])\n"
+                    " u = interpolate(img, scale=2)\n"
+                    " l = interpolate(img, scale=2, mode=\"linear\")\n}\n";
+  char text[1024];
+  for (int train = 0; train < 2; train++) {
+    snprintf(text, sizeof text, src, train ? " mode train\n" : "");
+    Fx fx = run(text);
+    double f = train ? 2 : 1;
+    EQ(nc(&fx, "g")->flops, 0);
+    EQ(nc(&fx, "g")->bytes, f * (1024 + 2 * 65536.0));
+    EQ(nc(&fx, "s")->flops, f * 262144.0);
+    EQ(nc(&fx, "s")->bytes, f * (3 * 524288.0 + 2097152));
+    EQ(nc(&fx, "p")->flops, 0);
+    EQ(nc(&fx, "p")->bytes, f * (2621440.0 + 2787840));
+    EQ(nc(&fx, "u")->flops, 0);
+    EQ(nc(&fx, "u")->bytes, f * (2621440.0 + 10485760));
+    EQ(nc(&fx, "l")->flops, f * 8.0 * 5242880);
+    tc_free(fx.tc);
+  }
+  /* in a fused region pad is part of the one kernel: img in, r out
+   * (2621440 + 2787840 bytes), relu's 1393920 FLOPs */
+  Fx fx = run("model m {\n input img : [1, 320, 64, 64]\n"
+              " fused f {\n  p = pad(img, [0, 0, 1, 1, 0, 0, 1, 1])\n"
+              "  r = relu(p)\n }\n}\n");
+  Kernel k = cost_kernel(fx.c, nc(&fx, "p")->kernel);
+  ck_assert_int_eq(fx.c->nkernels, 1);
+  EQ(k.bytes, 2621440.0 + 2787840);
+  EQ(k.flops, 1393920.0);
+  tc_free(fx.tc);
+}
+END_TEST
+
+/* R-LOSS-001: GPT-2's loss over [8, 1024] tokens of 50257 classes, train
+ * mode: 5 FLOPs per logit (411705344 of them) + one per label (8192),
+ * logits 823410688 B + labels 65536 B + the bf16 result 2 B, all x2. */
+START_TEST(cross_entropy_figures) {
+  Fx fx = run("model m {\n mode train\n input logits : [8, 1024, 50257]\n"
+              " input labels : int64[8, 1024]\n"
+              " loss = cross_entropy(logits, labels)\n}\n");
+  EQ(nc(&fx, "loss")->flops, 2 * (5 * 411705344.0 + 8192));
+  EQ(nc(&fx, "loss")->bytes, 2 * (823410688.0 + 65536 + 2));
+  ck_assert_int_eq(fx.c->nkernels, 1);
+  tc_free(fx.tc);
+}
+END_TEST
+
 /* R-COST-010: a cast to the dtype it already has is a no-op, costed like a
  * view: no kernel, 0 FLOPs, 0 bytes; a real cast is a kernel. */
 START_TEST(noop_cast_is_free) {
@@ -634,6 +742,10 @@ Suite *cost_suite(void) {
   tcase_add_test(tc, other_classes);
   tcase_add_test(tc, fused_region);
   tcase_add_test(tc, fused_region_view_edges);
+  tcase_add_test(tc, new_views_free);
+  tcase_add_test(tc, split_parts_free);
+  tcase_add_test(tc, movement_figures);
+  tcase_add_test(tc, cross_entropy_figures);
   tcase_add_test(tc, repeat_counts_exact);
   tcase_add_test(tc, footprint_weights);
   tcase_add_test(tc, footprint_inputs_per_copy);

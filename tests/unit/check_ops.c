@@ -461,6 +461,139 @@ START_TEST(test_views_movement) {
 }
 END_TEST
 
+/* R-VIEW-001 R-VIEW-002 R-VIEW-003 R-VIEW-004 R-VIEW-005: slice, select,
+ * squeeze, unsqueeze, flatten,
+ * expand (x3 is bf16[2, 3, 4], x bf16[4, 8]). */
+START_TEST(test_new_views) {
+  /* x[:, 1:] and x[:, -7:100:3]: 7 entries 1..7, then 1, 4, 7 (3) */
+  ok_type("y = slice(x, axis=1, start=1)", "y", "bf16[4, 7]");
+  ok_type("y = slice(x, axis=-1, start=-7, end=100, step=3)", "y", "bf16[4, 3]");
+  ok_type("y = slice(x, axis=0, start=-100, end=-1)", "y", "bf16[3, 8]");
+  bad("y = slice(x, axis=1, start=8)",
+      "slice of axis 1 (size 8) is empty: start 8, end 8 clamp to 8..8; "
+      "start must be below end and the axis size");
+  bad("y = slice(x, axis=1, start=3, end=-6)",
+      "slice of axis 1 (size 8) is empty: start 3, end -6 clamp to 3..2; "
+      "start must be below end and the axis size");
+  bad("y = slice(x, axis=1, step=0)", "keyword 'step' must be at least 1, got 0");
+  bad("y = slice(x, start=1)", "missing required keyword 'axis' for slice");
+  ok_type("y = select(x3, axis=1, index=-1)", "y", "bf16[2, 4]");
+  bad("y = select(x3, axis=1, index=3)",
+      "select index 3 is out of range for axis 1 of size 3 (valid: -3 to 2)");
+  ok_type("y = unsqueeze(x, axis=0)", "y", "bf16[1, 4, 8]");
+  ok_type("y = unsqueeze(x, axis=-1)", "y", "bf16[4, 8, 1]");
+  ok_type("y = squeeze(unsqueeze(x, axis=1), axis=1)", "y", "bf16[4, 8]");
+  bad("y = squeeze(x, axis=1)",
+      "squeeze axis 1 has size 8, not 1; select(x, axis=1, index=i) takes "
+      "one entry of it");
+  bad("y = unsqueeze(x, axis=3)",
+      "axis 3 is out of range for rank 3 (valid: -3 to 2)");
+  ok_type("y = flatten(x3)", "y", "bf16[24]");
+  ok_type("y = flatten(x3, start=1)", "y", "bf16[2, 12]");
+  ok_type("y = flatten(x3, start=0, end=-2)", "y", "bf16[6, 4]");
+  bad("y = flatten(x3, start=2, end=1)",
+      "flatten start 2 comes after end 1; start <= end");
+  ok_type("input c : [1, 1, 8]\ny = expand(c, [4, 16, -1])", "y",
+          "bf16[4, 16, 8]");
+  ok_type("y = expand(v8, [2, 3, 8])", "y", "bf16[2, 3, 8]");
+  bad("y = expand(x, [4, 16])",
+      "expand bf16[4, 8] cannot expand to [4, 16]: dim 1 is 8, not 1; only "
+      "size-1 dims broadcast");
+  bad("y = expand(x, [8])",
+      "expand of bf16[4, 8] needs at least 2 dims, got [8]");
+  bad("y = expand(v8, [-1, 8])",
+      "expand -1 at dim 0, a new leading dim, has no size to keep; give its "
+      "size");
+  bad("y = expand(x, 4)",
+      "expand takes a list as its second argument, like expand(x, [B, -1])");
+}
+END_TEST
+
+/* R-VIEW-008 split, R-NAME-009 several results (x is bf16[4, 8]) */
+START_TEST(test_split) {
+  TestCtx *tc = run_body("q, k, v, w = split(x, 4, axis=-1)\n"
+                         "a, b = split(x, [1, 3])\noutput q, k, v, w, a, b");
+  ck_assert_msg(tc->diags.n == 0, "%s", tc_render(tc));
+  const char *names[] = {"q", "k", "v", "w"};
+  for (int i = 0; i < 4; i++) {
+    const GNode *g = tc_node(tc, names[i]);
+    char buf[64];
+    ck_assert_str_eq(op_type_str(buf, sizeof buf, g->type), "bf16[4, 2]");
+    ck_assert_int_eq(g->args->start, 2 * i); /* columns 2i .. 2i+2 */
+    ck_assert_int_eq(g->args->end, 2 * i + 2);
+    ck_assert_int_eq(g->inputs[0], 0); /* all views of x */
+  }
+  char buf[64];
+  ck_assert_str_eq(op_type_str(buf, sizeof buf, tc_node(tc, "a")->type), "bf16[1, 8]");
+  ck_assert_str_eq(op_type_str(buf, sizeof buf, tc_node(tc, "b")->type), "bf16[3, 8]");
+  ck_assert_int_eq(tc_node(tc, "b")->args->start, 1);
+  ck_assert_int_eq(tc_node(tc, "x")->nconsumers, 6);
+  tc_free(tc);
+  bad("q, k, v = split(x, 3, axis=1)",
+      "split of axis 1 (size 8) into 3 equal parts does not divide: 8 = 3 x 2 "
+      "+ 2; give the sizes as a list");
+  bad("a, b = split(x, [3, 3])",
+      "split sizes [3, 3] add up to 6, not the size 4 of axis 0");
+  bad("a, b = split(x, 4)",
+      "split gives 4 results, 2 names are bound to them; write one name per "
+      "part: a, b, c = split(...)");
+  bad("y = split(x, 2)",
+      "split gives 2 results, 1 name is bound to them; write a, b = split(...)");
+  bad("a, b = relu(x)", "relu gives one result, not 2; bind it to one name");
+  bad("a, b = split(x, 0)", "split takes 1 to 65536 parts, got 0");
+  bad("a, b = split(x, [-1, 5])", "split sizes must be positive, got -1");
+  bad("a, b = split(x)",
+      "split takes 2 arguments, like split(x, 3, axis=-1), got 1");
+  bad("a, b = 2", "expected an op application with 2 results, like 'a, b = "
+      "split(x, 2, axis=-1)'");
+}
+END_TEST
+
+/* R-MOVE-001 gather, R-MOVE-002 scatter_add, R-MOVE-003 pad, R-MOVE-004
+ * interpolate (x is bf16[4, 8], x3 bf16[2, 3, 4]) */
+START_TEST(test_movement_ops) {
+  ok_type("input i : int64[5, 6]\ny = gather(x3, i, axis=1)", "y",
+          "bf16[2, 5, 6, 4]");
+  ok_type("input i : int32[3]\ny = gather(x, i)", "y", "bf16[3, 8]");
+  bad("y = gather(x, v8, axis=1)",
+      "gather index must have an integer dtype, got bf16[8]; declare it "
+      "int64[...] or cast(index, int64)");
+  ok_type("input i : int64[2, 8]\ninput s : [2, 8]\ny = scatter_add(x, i, s)",
+          "y", "bf16[4, 8]");
+  bad("input i : int64[2, 9]\ninput s : [2, 9]\ny = scatter_add(x, i, s)",
+      "scatter_add needs idx and src of one shape, x's rank, and no larger "
+      "than x off axis 0: x bf16[4, 8], idx int64[2, 9], src bf16[2, 9]");
+  bad("input i : int64[2, 8]\ninput s : fp32[2, 8]\ny = scatter_add(x, i, s)",
+      "scatter_add src fp32[2, 8] is not x's dtype bf16; insert a cast");
+  ok_type("y = pad(x3, [0, 1, 2, 0, 1, 2])", "y", "bf16[2, 5, 8]");
+  ok_type("y = pad(x, [1, 0, 1, 0], value=-1e4)", "y", "bf16[6, 8]");
+  bad("y = pad(x, [1, 1])",
+      "pad of bf16[4, 8] takes 4 pads (before then after, per axis), got 2");
+  bad("y = pad(x, [0, -1, 0, 0])", "pad must not be negative, got -1; slice crops");
+  ok_type("y = interpolate(x3, scale=2)", "y", "bf16[2, 3, 8]");
+  ok_type("input im : [1, 4, 8, 8]\ny = interpolate(im, scale=2, mode=\"linear\")",
+          "y", "bf16[1, 4, 16, 16]");
+  bad("y = interpolate(x3, scale=2, mode=\"cubic\")",
+      "keyword 'mode' takes \"nearest\" or \"linear\"");
+  bad("y = interpolate(x, scale=2)",
+      "interpolate expects [N, C, spatial...] of rank 3 or more, got bf16[4, 8]");
+}
+END_TEST
+
+/* R-LOSS-001 cross_entropy (x3 is bf16[2, 3, 4]) */
+START_TEST(test_cross_entropy) {
+  ok_type("input l : int64[2, 3]\ny = cross_entropy(x3, l)", "y", "bf16[]");
+  ok_type("input l : int32[2, 4]\ny = cross_entropy(x3, l, axis=1)", "y",
+          "bf16[]");
+  bad("input l : [2, 3]\ny = cross_entropy(x3, l)",
+      "cross_entropy labels must have an integer dtype, got bf16[2, 3]; "
+      "declare it int64[...] or cast(labels, int64)");
+  bad("input l : int64[2, 4]\ny = cross_entropy(x3, l)",
+      "cross_entropy labels int64[2, 4] must have the dims of logits bf16[2, "
+      "3, 4] without the class axis 2");
+}
+END_TEST
+
 /* R-SHAPE-011 (collectives, data-parallel degree), R-SHAPE-012 (custom) */
 START_TEST(test_collective_custom) {
   ok_type("parallel { nodes = 1; gpus_per_node = 8 }\ny = allgather(x)", "y",
@@ -516,6 +649,10 @@ Suite *ops_suite(void) {
   tcase_add_test(tc, test_attention);
   tcase_add_test(tc, test_attention_layout);
   tcase_add_test(tc, test_views_movement);
+  tcase_add_test(tc, test_new_views);
+  tcase_add_test(tc, test_split);
+  tcase_add_test(tc, test_movement_ops);
+  tcase_add_test(tc, test_cross_entropy);
   tcase_add_test(tc, test_collective_custom);
   tcase_add_test(tc, test_keywords);
   suite_add_tcase(s, tc);

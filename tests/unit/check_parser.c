@@ -191,6 +191,24 @@ START_TEST(test_name_ids) {
 }
 END_TEST
 
+/* R-NAME-009 and R-NEST-001 in the tree: `a, b, c = call` is one unpack
+ * statement with its names in order, its value the call as written (sema
+ * makes a node of each result and each inner call). */
+START_TEST(test_unpack_and_nested_counts) {
+  TestCtx *tc = tc_parse("model m {\n  q, k, v = split(matmul(x, w), 3)\n"
+                         "  y = relu(neg(x))\n}\n");
+  ck_assert_int_eq(tc->diags.n, 0);
+  const Block *b = &tc->prog->top.items[0]->def.body;
+  const Stmt *u = b->items[0];
+  ck_assert_int_eq(u->kind, ST_UNPACK);
+  ck_assert_int_eq(u->unpack.nnames, 3);
+  ck_assert_str_eq(u->unpack.names[0].name, "q");
+  ck_assert_str_eq(u->unpack.names[2].name, "v");
+  ck_assert_str_eq(u->unpack.value->call.callee, "split");
+  tc_free(tc);
+}
+END_TEST
+
 /* R-SYN-003: a statement ends at newline, ';' or its block's '}'; blank
  * lines and a missing final newline are fine. */
 START_TEST(test_terminators) {
@@ -579,6 +597,7 @@ Suite *parser_suite(void) {
   tcase_add_test(tc, test_statement_forms);
   tcase_add_test(tc, test_terminators);
   tcase_add_test(tc, test_name_ids);
+  tcase_add_test(tc, test_unpack_and_nested_counts);
   tcase_add_test(tc, test_precedence);
   tcase_add_test(tc, test_multiline_args);
   tcase_add_test(tc, test_locations);
