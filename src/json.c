@@ -77,15 +77,29 @@ static void put_indent(JsonOut *w, int depth) {
   put(w, blanks, 2 * (size_t)depth);
 }
 
+/* The writers of a member are inlined where they are called, in this
+ * file: a member is most of a document's lines, and with the key a literal
+ * its length and copy are the compiler's.  (The header's declarations
+ * make these the external definitions too.) */
+#if defined(__GNUC__)
+#define MEMBER_INLINE __attribute__((always_inline)) inline
+#else
+#define MEMBER_INLINE inline
+#endif
+
+enum { MEMBER_ROOM = 64, KEY_ROOM = 64 };
+
+static char *member_long_key(JsonOut *w, char *p, const char *key, size_t klen) {
+  w->len = (size_t)(p - w->buf);
+  put(w, key, klen);
+  put(w, "\": ", 3);
+  return room(w, MEMBER_ROOM);
+}
+
 /* What jansson writes before a member: a comma after the one before it,
  * a line break and the member's indentation; then its key.  Returns where
- * the value goes, with room for MEMBER_ROOM bytes there.  Inlined in each
- * writer of a scalar: a member is most of a document's lines. */
-enum { MEMBER_ROOM = 64, KEY_ROOM = 64 };
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-static inline char *member_at(JsonOut *w, const char *key) {
+ * the value goes, with room for MEMBER_ROOM bytes there. */
+static MEMBER_INLINE char *member_at(JsonOut *w, const char *key) {
   char *p = room(w, 2 + sizeof blanks + KEY_ROOM + 4 + MEMBER_ROOM);
   if (w->depth > 0) {
     if (w->any[w->depth - 1]) *p++ = ',';
@@ -96,16 +110,11 @@ static inline char *member_at(JsonOut *w, const char *key) {
   }
   if (!key) return p;
   *p++ = '"';
-  size_t i = 0;
-  for (; i < KEY_ROOM && key[i]; i++) p[i] = key[i];
-  p += i;
-  if (key[i]) { /* a key longer than KEY_ROOM: not one of ours */
-    w->len = (size_t)(p - w->buf);
-    put(w, key + i, strlen(key + i));
-    p = room(w, 3 + MEMBER_ROOM);
-  }
-  memcpy(p, "\": ", 3);
-  return p + 3;
+  size_t klen = strlen(key);
+  if (klen > KEY_ROOM) return member_long_key(w, p, key, klen); /* not one of ours */
+  memcpy(p, key, klen);
+  memcpy(p + klen, "\": ", 3);
+  return p + klen + 3;
 }
 
 static void member(JsonOut *w, const char *key) {
@@ -118,20 +127,24 @@ static void done_value(JsonOut *w) {
   flush_text(w);
 }
 
-void json_out_open(JsonOut *w, const char *key, char bracket) {
-  member(w, key);
-  put(w, &bracket, 1);
+MEMBER_INLINE void json_out_open(JsonOut *w, const char *key, char bracket) {
+  char *p = member_at(w, key);
+  *p++ = bracket;
+  w->len = (size_t)(p - w->buf);
   if (w->depth >= JSON_OUT_DEPTH) abort(); /* the writers nest 6 deep */
   w->any[w->depth++] = false;
 }
 
 /* An empty container is "{}" or "[]", as jansson writes it. */
-void json_out_close(JsonOut *w, char bracket) {
+MEMBER_INLINE void json_out_close(JsonOut *w, char bracket) {
+  char *p = room(w, 2 + sizeof blanks);
   if (w->any[--w->depth]) {
-    put(w, "\n", 1);
-    put_indent(w, w->depth);
+    *p++ = '\n';
+    memcpy(p, blanks, sizeof blanks - 1);
+    p += 2 * w->depth;
   }
-  put(w, &bracket, 1);
+  *p++ = bracket;
+  w->len = (size_t)(p - w->buf);
   done_value(w);
 }
 
@@ -165,14 +178,14 @@ void json_out_put(JsonOut *w, const char *key, json_t *v) {
 /* The scalars, written directly in jansson's syntax (json_dump_callback
  * would need a json_t per value, which is most of a node's time). */
 
-void json_out_null(JsonOut *w, const char *key) {
+MEMBER_INLINE void json_out_null(JsonOut *w, const char *key) {
   char *p = member_at(w, key);
   memcpy(p, "null", 4);
   w->len = (size_t)(p + 4 - w->buf);
   done_value(w);
 }
 
-void json_out_bool(JsonOut *w, const char *key, bool v) {
+MEMBER_INLINE void json_out_bool(JsonOut *w, const char *key, bool v) {
   char *p = member_at(w, key);
   memcpy(p, v ? "true" : "false", 5);
   w->len = (size_t)(p + (v ? 4 : 5) - w->buf);
@@ -184,23 +197,24 @@ static const char digit_pairs[] = "000102030405060708091011121314151617181920212
                                   "50515253545556575859606162636465666768697071727374"
                                   "75767778798081828384858687888990919293949596979899";
 
-/* Decimal digits of u, as "%llu" writes them, at p; returns their end. */
+/* Decimal digits of u, as "%llu" writes them, at p (room for 20 bytes
+ * there); returns their end.  They are made from the right in tmp and
+ * copied whole, so nothing counts them first. */
 static char *uint_text(char *p, unsigned long long u) {
-  if (u < 10) {
-    *p = (char)('0' + u);
-    return p + 1;
-  }
-  int n = 1;
-  for (unsigned long long t = 10; n < 20 && u >= t; t *= 10) n++;
-  char *end = p + n, *q = end;
+  char tmp[40], *end = tmp + 20, *q = end;
   while (u >= 100) {
     q -= 2;
     memcpy(q, digit_pairs + 2 * (u % 100), 2);
     u /= 100;
   }
-  if (u >= 10) memcpy(q - 2, digit_pairs + 2 * u, 2);
-  else q[-1] = (char)('0' + u);
-  return end;
+  if (u >= 10) {
+    q -= 2;
+    memcpy(q, digit_pairs + 2 * u, 2);
+  } else {
+    *--q = (char)('0' + u);
+  }
+  memcpy(p, q, 20);
+  return p + (end - q);
 }
 
 /* "%lld"'s text of v at p; returns its end. */
@@ -212,9 +226,11 @@ static char *int_text(char *p, long long v) {
   return uint_text(p, (unsigned long long)v);
 }
 
-void json_out_int(JsonOut *w, const char *key, long long v) {
+MEMBER_INLINE void json_out_int(JsonOut *w, const char *key, long long v) {
   char *p = member_at(w, key);
-  w->len = (size_t)(int_text(p, v) - w->buf);
+  if (v >= 0 && v < 10) *p++ = (char)('0' + v); /* most of them: 0, 1, a column */
+  else p = int_text(p, v);
+  w->len = (size_t)(p - w->buf);
   done_value(w);
 }
 
@@ -228,12 +244,14 @@ static inline void digits8(char *p, uint32_t v) {
   memcpy(p + 6, digit_pairs + 2 * (b % 100), 2);
 }
 
+enum { DIGITS_ROOM = 40 };
+
 /* The 17 significant digits of |v| and the decimal exponent of the first
  * (v = d.ddd * 10^exp), as printf's "%.17g" rounds them (to nearest, ties
  * to even, on the exact binary value); false where |v| is out of the range
  * this does exactly with 128-bit integers (below 1e-16, above 1e38, or a
  * subnormal), so that the caller asks jansson. */
-static bool digits17(double v, char d[17], int *exp) {
+static bool digits17(double v, char d[DIGITS_ROOM], int *exp) {
 #ifdef __SIZEOF_INT128__
   __extension__ typedef unsigned __int128 u128;
   static const uint64_t pow5[28] = {
@@ -303,82 +321,65 @@ static bool digits17(double v, char d[17], int *exp) {
 #endif
 }
 
-/* jansson's text of a real (jsonp_dtostr): "%.17g", then ".0" where that
- * has neither '.' nor 'e', and the exponent without '+' or leading zeros
- * (1e+300 is 1e300, 5e-06 is 5e-6).  Returns the length (24 at most), 0
- * if jansson must be asked. */
-static size_t real_text(char out[32], double v) {
-  char d[17];
-  int x;
-  if (!digits17(v, d, &x)) return 0;
+/* jansson's text of a real (jsonp_dtostr) at p, from its digits: "%.17g",
+ * then ".0" where that has neither '.' nor 'e', and the exponent without
+ * '+' or leading zeros (1e+300 is 1e300, 5e-06 is 5e-6).  Returns its end
+ * (25 bytes at most, 36 written). */
+static char *real_text(char *p, double v, const char d[DIGITS_ROOM], int x) {
   int nd = 17; /* %g drops trailing zeros */
   while (nd > 1 && d[nd - 1] == '0') nd--;
-  char *p = out;
+  /* Fixed-size copies, then the pointer moves by what counts: d has room
+   * past its 17 digits, p past the longest text. */
   if (signbit(v)) *p++ = '-';
   if (x < -4 || x >= 17) { /* d.ddde-X */
     *p++ = d[0];
-    if (nd > 1) {
-      *p++ = '.';
-      memcpy(p, d + 1, (size_t)nd - 1);
-      p += nd - 1;
-    }
+    *p = '.';
+    memcpy(p + 1, d + 1, 16);
+    p += nd > 1 ? nd : 0;
     *p++ = 'e';
     p = int_text(p, x);
   } else if (x >= 0) { /* ddd.ddd, or ddd.0 */
-    memcpy(p, d, (size_t)x + 1);
+    memcpy(p, d, 17);
     p += x + 1;
     *p++ = '.';
     if (nd > x + 1) {
-      memcpy(p, d + x + 1, (size_t)(nd - x - 1));
+      memcpy(p, d + x + 1, 16);
       p += nd - x - 1;
     } else {
       *p++ = '0';
     }
   } else { /* 0.000ddd */
-    *p++ = '0';
-    *p++ = '.';
-    memset(p, '0', (size_t)(-x - 1));
-    p += -x - 1;
-    memcpy(p, d, (size_t)nd);
+    memcpy(p, "0.0000", 6);
+    p += 2 + (-x - 1);
+    memcpy(p, d, 17);
     p += nd;
   }
-  return (size_t)(p - out);
+  return p;
 }
 
 void json_out_real(JsonOut *w, const char *key, double v) {
-  char text[32];
-  size_t n = real_text(text, v);
-  if (n == 0) {
+  char d[DIGITS_ROOM];
+  int x;
+  if (!digits17(v, d, &x)) {
     json_out_put(w, key, json_real(v)); /* NULL (not finite) is null */
     return;
   }
-  char *p = member_at(w, key);
-  memcpy(p, text, sizeof text);
-  w->len = (size_t)(p + n - w->buf);
+  char *p = member_at(w, key); /* 25 bytes at most; room for 64 */
+  w->len = (size_t)(real_text(p, v, d, x) - w->buf);
   done_value(w);
 }
 
 /* R-OUT-002: json_base_number's rule. */
-void json_out_num(JsonOut *w, const char *key, double v) {
+MEMBER_INLINE void json_out_num(JsonOut *w, const char *key, double v) {
   if (fabs(v) < 9007199254740992.0 && (double)(long long)v == v) json_out_int(w, key, (long long)v);
   else if (isfinite(v)) json_out_real(w, key, v);
   else json_out_null(w, key);
 }
 
-/* Which bytes of ASCII jansson escapes: '"', '\\' and the controls. */
-static inline bool plain_ascii(unsigned char c) {
-  return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
-}
-
 /* json_safe_string's text as jansson dumps it: '"' and '\\' escaped, the
  * controls as \b \f \n \r \t or \u00XX, everything else (UTF-8, '/', DEL)
  * as it is, and each ill-formed byte as U+FFFD (src_utf8_clean's rule). */
-void json_out_str(JsonOut *w, const char *key, const char *s) {
-  if (!s) {
-    json_out_null(w, key);
-    return;
-  }
-  char *p = member_at(w, key);
+static void string_text(JsonOut *w, char *p, const char *s) {
   *p++ = '"';
   /* Each step writes 6 bytes at most: keep that much room. */
   char *lim = w->buf + sizeof w->buf - 8;
@@ -419,6 +420,11 @@ void json_out_str(JsonOut *w, const char *key, const char *s) {
   *p++ = '"';
   w->len = (size_t)(p - w->buf);
   done_value(w);
+}
+
+MEMBER_INLINE void json_out_str(JsonOut *w, const char *key, const char *s) {
+  if (s) string_text(w, member_at(w, key), s);
+  else json_out_null(w, key);
 }
 
 /* ---------------------------------------------------------------- target */
