@@ -197,24 +197,26 @@ static const char digit_pairs[] = "000102030405060708091011121314151617181920212
                                   "50515253545556575859606162636465666768697071727374"
                                   "75767778798081828384858687888990919293949596979899";
 
-/* Decimal digits of u, as "%llu" writes them, at p (room for 20 bytes
- * there); returns their end.  They are made from the right in tmp and
- * copied whole, so nothing counts them first. */
+/* Decimal digits of u, as "%llu" writes them, at p; returns their end.
+ * Counted first, then written from the right in place (a copy of digits
+ * just stored would wait on the stores). */
 static char *uint_text(char *p, unsigned long long u) {
-  char tmp[40], *end = tmp + 20, *q = end;
+  static const unsigned long long pow10[20] = {
+      1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+      100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+      10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+      100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull};
+  int n = 1;
+  while (n < 20 && u >= pow10[n]) n++;
+  char *end = p + n, *q = end;
   while (u >= 100) {
     q -= 2;
     memcpy(q, digit_pairs + 2 * (u % 100), 2);
     u /= 100;
   }
-  if (u >= 10) {
-    q -= 2;
-    memcpy(q, digit_pairs + 2 * u, 2);
-  } else {
-    *--q = (char)('0' + u);
-  }
-  memcpy(p, q, 20);
-  return p + (end - q);
+  if (u >= 10) memcpy(q - 2, digit_pairs + 2 * u, 2);
+  else q[-1] = (char)('0' + u);
+  return end;
 }
 
 /* "%lld"'s text of v at p; returns its end. */
@@ -380,20 +382,35 @@ MEMBER_INLINE void json_out_num(JsonOut *w, const char *key, double v) {
  * controls as \b \f \n \r \t or \u00XX, everything else (UTF-8, '/', DEL)
  * as it is, and each ill-formed byte as U+FFFD (src_utf8_clean's rule). */
 static void string_text(JsonOut *w, char *p, const char *s) {
+  static const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
   *p++ = '"';
-  /* Each step writes 6 bytes at most: keep that much room. */
+  /* Each step writes 8 bytes at most: keep that much room. */
   char *lim = w->buf + sizeof w->buf - 8;
-  for (const unsigned char *c = (const unsigned char *)s; *c;) {
+  const unsigned char *c = (const unsigned char *)s, *end = c + strlen(s);
+  while (c < end) {
     if (p >= lim) {
       w->len = (size_t)(p - w->buf);
       p = room(w, sizeof w->buf);
+    }
+    if (end - c >= 8) { /* 8 bytes none of which needs a look: as they are */
+      uint64_t x, q, b;
+      memcpy(&x, c, 8);
+      q = x ^ (ones * '"');
+      b = x ^ (ones * '\\');
+      uint64_t odd = ((x - ones * 0x20) & ~x) | x | ((q - ones) & ~q) | ((b - ones) & ~b);
+      if (!(odd & highs)) { /* no control, non-ASCII, '"' or '\\' */
+        memcpy(p, c, 8);
+        p += 8;
+        c += 8;
+        continue;
+      }
     }
     if (*c >= 0x20 && *c < 0x80 && *c != '"' && *c != '\\') {
       *p++ = (char)*c++;
       continue;
     }
     if (*c >= 0x80) {
-      size_t k = src_utf8_len((const char *)c, 4); /* stops at the NUL */
+      size_t k = src_utf8_len((const char *)c, (size_t)(end - c));
       if (k) memcpy(p, c, k);
       else memcpy(p, "\xEF\xBF\xBD", 3);
       p += k ? k : 3;

@@ -430,6 +430,8 @@ START_TEST(test_json_out_scalars) {
   static const char *const strs[] = {
       "", "plain", "a\xc3(b\xe2\x88\x9d", "\xe2\x88", "x\xed\xa0\x80y", "\xf4\x90\x80\x80",
       "\xc0\x80", "\xf0\x9f\x98\x80", "\xff\xfe", "tab\there",
+      /* words of 8 plain bytes and words with one byte to look at */
+      "0123456789abcdef\"/\x7f~ !\\0123456789\xc3\xa9xyz0123456\03789abcdef\x80!",
   };
   for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++) same_str(w, strs[k]);
   free(w);
