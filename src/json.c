@@ -4,11 +4,11 @@
  * analysis: the tool, the target(s), one entry per (model, target) with a
  * row per graph node, the kernels, collectives, transfers and totals, then
  * every diagnostic with its notes, fix-its and figures.  It is written as
- * it is made (JsonOut): the containers that grow with the model (the
- * models, their nodes and kernels, the diagnostics) are opened and closed
- * here, and each of their members is a small jansson tree dumped and freed
- * at once, so escaping and number syntax stay the library's business and
- * the document's memory is one node's.  Numbers are base units (FLOPs, bytes,
+ * it is made (JsonOut), member by member, so that the document's memory is
+ * one node's: containers are opened and closed, and each scalar is written
+ * straight into the output buffer in jansson's syntax (its escaping, its
+ * "%.17g" reals), byte for byte what json_dumpf would write for the whole
+ * tree, without a json_t per value.  Numbers are base units (FLOPs, bytes,
  * seconds, FLOP/s, B/s); integral values print as integers so that a byte
  * count reads 33554432 rather than 33554432.0.  Columns are byte columns,
  * as in the text diagnostics.
@@ -42,34 +42,6 @@ json_t *json_base_number(double v) {
   return json_real(v);
 }
 
-static void set_str(json_t *o, const char *key, const char *s) {
-  json_object_set_new(o, key, json_safe_string(s));
-}
-
-static void set_num(json_t *o, const char *key, double v) {
-  json_object_set_new(o, key, json_base_number(v));
-}
-
-static void set_int(json_t *o, const char *key, long long v) {
-  json_object_set_new(o, key, json_integer(v));
-}
-
-/* {"file", "line", "column", "end_line", "end_column"}, or null. */
-static json_t *location(Loc loc, const SourceSet *ss) {
-  if (loc.file < 0 || loc.file >= ss->nfiles) return json_null();
-  const SourceFile *f = src_file(ss, loc.file);
-  int line, col, eline, ecol;
-  src_linecol(f, loc.start, &line, &col);
-  src_linecol(f, loc.end, &eline, &ecol);
-  json_t *o = json_object();
-  set_str(o, "file", f->name);
-  set_int(o, "line", line);
-  set_int(o, "column", col);
-  set_int(o, "end_line", eline);
-  set_int(o, "end_column", ecol);
-  return o;
-}
-
 /* ---------------------------------------------------------------- writer */
 
 enum { DUMP_FLAGS = JSON_INDENT(2) | JSON_PRESERVE_ORDER };
@@ -79,8 +51,12 @@ static void flush_text(JsonOut *w) {
   w->len = 0;
 }
 
-/* A value's text comes from jansson a token at a time (a few bytes), so
- * the common case is one copy into room already there. */
+/* Room for n more bytes (n at most the buffer's size) at buf + len. */
+static inline char *room(JsonOut *w, size_t n) {
+  if (sizeof w->buf - w->len < n) flush_text(w);
+  return w->buf + w->len;
+}
+
 static inline void put(JsonOut *w, const char *p, size_t n) {
   while (n > 0) {
     if (w->len == sizeof w->buf) flush_text(w);
@@ -93,26 +69,56 @@ static inline void put(JsonOut *w, const char *p, size_t n) {
   }
 }
 
+/* Two blanks per level, JSON_OUT_DEPTH levels. */
+static const char blanks[] = "                                                                ";
+_Static_assert(sizeof blanks - 1 == 2 * JSON_OUT_DEPTH, "one indentation per level");
+
 static void put_indent(JsonOut *w, int depth) {
-  static const char blanks[] = "                                ";
-  for (int n = 2 * depth; n > 0; n -= (int)sizeof blanks - 1)
-    put(w, blanks, n < (int)sizeof blanks - 1 ? (size_t)n : sizeof blanks - 1);
+  put(w, blanks, 2 * (size_t)depth);
+}
+
+/* The writers of a member are inlined where they are called, in this
+ * file: a member is most of a document's lines, and with the key a literal
+ * its length and copy are the compiler's.  (The header's declarations
+ * make these the external definitions too.) */
+#if defined(__GNUC__)
+#define MEMBER_INLINE __attribute__((always_inline)) inline
+#else
+#define MEMBER_INLINE inline
+#endif
+
+enum { MEMBER_ROOM = 64, KEY_ROOM = 64 };
+
+static char *member_long_key(JsonOut *w, char *p, const char *key, size_t klen) {
+  w->len = (size_t)(p - w->buf);
+  put(w, key, klen);
+  put(w, "\": ", 3);
+  return room(w, MEMBER_ROOM);
 }
 
 /* What jansson writes before a member: a comma after the one before it,
- * a line break and the member's indentation; then its key. */
-static void member(JsonOut *w, const char *key) {
+ * a line break and the member's indentation; then its key.  Returns where
+ * the value goes, with room for MEMBER_ROOM bytes there. */
+static MEMBER_INLINE char *member_at(JsonOut *w, const char *key) {
+  char *p = room(w, 2 + sizeof blanks + KEY_ROOM + 4 + MEMBER_ROOM);
   if (w->depth > 0) {
-    if (w->any[w->depth - 1]) put(w, ",", 1);
+    if (w->any[w->depth - 1]) *p++ = ',';
     w->any[w->depth - 1] = true;
-    put(w, "\n", 1);
-    put_indent(w, w->depth);
+    *p++ = '\n';
+    memcpy(p, blanks, sizeof blanks - 1); /* whole: one fixed-size copy */
+    p += 2 * w->depth;
   }
-  if (key) {
-    put(w, "\"", 1);
-    put(w, key, strlen(key));
-    put(w, "\": ", 3);
-  }
+  if (!key) return p;
+  *p++ = '"';
+  size_t klen = strlen(key);
+  if (klen > KEY_ROOM) return member_long_key(w, p, key, klen); /* not one of ours */
+  memcpy(p, key, klen);
+  memcpy(p + klen, "\": ", 3);
+  return p + klen + 3;
+}
+
+static void member(JsonOut *w, const char *key) {
+  w->len = (size_t)(member_at(w, key) - w->buf);
 }
 
 /* The document is out when its top-level value is. */
@@ -121,20 +127,24 @@ static void done_value(JsonOut *w) {
   flush_text(w);
 }
 
-void json_out_open(JsonOut *w, const char *key, char bracket) {
-  member(w, key);
-  put(w, &bracket, 1);
+MEMBER_INLINE void json_out_open(JsonOut *w, const char *key, char bracket) {
+  char *p = member_at(w, key);
+  *p++ = bracket;
+  w->len = (size_t)(p - w->buf);
   if (w->depth >= JSON_OUT_DEPTH) abort(); /* the writers nest 6 deep */
   w->any[w->depth++] = false;
 }
 
 /* An empty container is "{}" or "[]", as jansson writes it. */
-void json_out_close(JsonOut *w, char bracket) {
+MEMBER_INLINE void json_out_close(JsonOut *w, char bracket) {
+  char *p = room(w, 2 + sizeof blanks);
   if (w->any[--w->depth]) {
-    put(w, "\n", 1);
-    put_indent(w, w->depth);
+    *p++ = '\n';
+    memcpy(p, blanks, sizeof blanks - 1);
+    p += 2 * w->depth;
   }
-  put(w, &bracket, 1);
+  *p++ = bracket;
+  w->len = (size_t)(p - w->buf);
   done_value(w);
 }
 
@@ -165,11 +175,309 @@ void json_out_put(JsonOut *w, const char *key, json_t *v) {
   done_value(w);
 }
 
+/* The scalars, written directly in jansson's syntax (json_dump_callback
+ * would need a json_t per value, which is most of a node's time). */
+
+MEMBER_INLINE void json_out_null(JsonOut *w, const char *key) {
+  char *p = member_at(w, key);
+  memcpy(p, "null", 4);
+  w->len = (size_t)(p + 4 - w->buf);
+  done_value(w);
+}
+
+MEMBER_INLINE void json_out_bool(JsonOut *w, const char *key, bool v) {
+  char *p = member_at(w, key);
+  memcpy(p, v ? "true" : "false", 5);
+  w->len = (size_t)(p + (v ? 4 : 5) - w->buf);
+  done_value(w);
+}
+
+static const char digit_pairs[] = "00010203040506070809101112131415161718192021222324"
+                                  "25262728293031323334353637383940414243444546474849"
+                                  "50515253545556575859606162636465666768697071727374"
+                                  "75767778798081828384858687888990919293949596979899";
+
+/* Decimal digits of u, as "%llu" writes them, at p; returns their end.
+ * Counted first, then written from the right in place (a copy of digits
+ * just stored would wait on the stores). */
+static char *uint_text(char *p, unsigned long long u) {
+  static const unsigned long long pow10[20] = {
+      1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+      100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+      10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+      100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull};
+  int n = 1;
+  while (n < 20 && u >= pow10[n]) n++;
+  char *end = p + n, *q = end;
+  while (u >= 100) {
+    q -= 2;
+    memcpy(q, digit_pairs + 2 * (u % 100), 2);
+    u /= 100;
+  }
+  if (u >= 10) memcpy(q - 2, digit_pairs + 2 * u, 2);
+  else q[-1] = (char)('0' + u);
+  return end;
+}
+
+/* "%lld"'s text of v at p; returns its end. */
+static char *int_text(char *p, long long v) {
+  if (v < 0) {
+    *p++ = '-';
+    return uint_text(p, 0ull - (unsigned long long)v);
+  }
+  return uint_text(p, (unsigned long long)v);
+}
+
+MEMBER_INLINE void json_out_int(JsonOut *w, const char *key, long long v) {
+  char *p = member_at(w, key);
+  if (v >= 0 && v < 10) *p++ = (char)('0' + v); /* most of them: 0, 1, a column */
+  else p = int_text(p, v);
+  w->len = (size_t)(p - w->buf);
+  done_value(w);
+}
+
+/* The 8 decimal digits of v < 10^8, leading zeros included, in two
+ * independent halves (a chain of divisions is most of a real's time). */
+static inline void digits8(char *p, uint32_t v) {
+  uint32_t a = v / 10000, b = v % 10000;
+  memcpy(p, digit_pairs + 2 * (a / 100), 2);
+  memcpy(p + 2, digit_pairs + 2 * (a % 100), 2);
+  memcpy(p + 4, digit_pairs + 2 * (b / 100), 2);
+  memcpy(p + 6, digit_pairs + 2 * (b % 100), 2);
+}
+
+enum { DIGITS_ROOM = 40 };
+
+/* The 17 significant digits of |v| and the decimal exponent of the first
+ * (v = d.ddd * 10^exp), as printf's "%.17g" rounds them (to nearest, ties
+ * to even, on the exact binary value); false where |v| is out of the range
+ * this does exactly with 128-bit integers (below 1e-16, above 1e38, or a
+ * subnormal), so that the caller asks jansson. */
+static bool digits17(double v, char d[DIGITS_ROOM], int *exp) {
+#ifdef __SIZEOF_INT128__
+  __extension__ typedef unsigned __int128 u128;
+  static const uint64_t pow5[28] = {
+      1ull, 5ull, 25ull, 125ull, 625ull, 3125ull, 15625ull, 78125ull, 390625ull,
+      1953125ull, 9765625ull, 48828125ull, 244140625ull, 1220703125ull,
+      6103515625ull, 30517578125ull, 152587890625ull, 762939453125ull,
+      3814697265625ull, 19073486328125ull, 95367431640625ull, 476837158203125ull,
+      2384185791015625ull, 11920928955078125ull, 59604644775390625ull,
+      298023223876953125ull, 1490116119384765625ull, 7450580596923828125ull};
+  static const uint64_t lo17 = 10000000000000000ull, hi17 = 100000000000000000ull;
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  int bexp = (int)((bits >> 52) & 0x7FF);
+  if (bexp == 0 || bexp == 0x7FF) return false;
+  uint64_t m = (bits & ((1ull << 52) - 1)) | (1ull << 52);
+  int e = bexp - 1075; /* |v| = m * 2^e, 2^52 <= m < 2^53 */
+  int b = e + 52;      /* 2^b <= |v| < 2^(b+1) */
+  /* floor(b * log10(2)): the exponent, or one less. */
+  int x = b >= 0 ? (b * 78913) >> 18 : -((-b * 78913 + (1 << 18) - 1) >> 18);
+  for (int tries = 0; tries < 3; tries++) {
+    int k = 16 - x; /* N = round(|v| * 10^k) = round(m * 5^k * 2^(e + k)) */
+    u128 n;
+    if (k >= 0) {
+      if (k > 32) return false; /* m * 5^k past 2^128 */
+      u128 p5 = k <= 27 ? (u128)pow5[k] : (u128)pow5[27] * pow5[k - 27];
+      u128 num = (u128)m * p5;
+      int sh = e + k;
+      if (sh >= 0) {
+        if (sh > 10) return false; /* too large for this x: never the case */
+        n = num << sh;
+      } else {
+        int t = -sh;
+        if (t >= 128) return false;
+        n = num >> t;
+        u128 rem = num - (n << t), half = (u128)1 << (t - 1);
+        if (rem > half || (rem == half && (n & 1))) n++;
+      }
+    } else {
+      int j = -k; /* N = round(m * 2^(e - j) / 5^j) */
+      if (j > 54 || e - j < 0 || e - j + 53 >= 128) return false;
+      u128 p5 = j <= 27 ? (u128)pow5[j] : (u128)pow5[27] * pow5[j - 27];
+      u128 num = (u128)m << (e - j);
+      n = num / p5;
+      u128 rem = num - n * p5;
+      if (2 * rem > p5 || (2 * rem == p5 && (n & 1))) n++;
+    }
+    if (n >= hi17) {
+      x++;
+      continue;
+    }
+    if (n < lo17) {
+      x--;
+      continue;
+    }
+    uint64_t u = (uint64_t)n;
+    uint32_t hi = (uint32_t)(u / 100000000), lo = (uint32_t)(u % 100000000);
+    d[0] = (char)('0' + hi / 100000000);
+    digits8(d + 1, hi % 100000000);
+    digits8(d + 9, lo);
+    *exp = x;
+    return true;
+  }
+  return false;
+#else
+  (void)v, (void)d, (void)exp;
+  return false;
+#endif
+}
+
+/* jansson's text of a real (jsonp_dtostr) at p, from its digits: "%.17g",
+ * then ".0" where that has neither '.' nor 'e', and the exponent without
+ * '+' or leading zeros (1e+300 is 1e300, 5e-06 is 5e-6).  Returns its end
+ * (25 bytes at most, 36 written). */
+static char *real_text(char *p, double v, const char d[DIGITS_ROOM], int x) {
+  int nd = 17; /* %g drops trailing zeros */
+  while (nd > 1 && d[nd - 1] == '0') nd--;
+  /* Fixed-size copies, then the pointer moves by what counts: d has room
+   * past its 17 digits, p past the longest text. */
+  if (signbit(v)) *p++ = '-';
+  if (x < -4 || x >= 17) { /* d.ddde-X */
+    *p++ = d[0];
+    *p = '.';
+    memcpy(p + 1, d + 1, 16);
+    p += nd > 1 ? nd : 0;
+    *p++ = 'e';
+    p = int_text(p, x);
+  } else if (x >= 0) { /* ddd.ddd, or ddd.0 */
+    memcpy(p, d, 17);
+    p += x + 1;
+    *p++ = '.';
+    if (nd > x + 1) {
+      memcpy(p, d + x + 1, 16);
+      p += nd - x - 1;
+    } else {
+      *p++ = '0';
+    }
+  } else { /* 0.000ddd */
+    memcpy(p, "0.0000", 6);
+    p += 2 + (-x - 1);
+    memcpy(p, d, 17);
+    p += nd;
+  }
+  return p;
+}
+
+void json_out_real(JsonOut *w, const char *key, double v) {
+  char d[DIGITS_ROOM];
+  int x;
+  if (!digits17(v, d, &x)) {
+    json_out_put(w, key, json_real(v)); /* NULL (not finite) is null */
+    return;
+  }
+  char *p = member_at(w, key); /* 25 bytes at most; room for 64 */
+  w->len = (size_t)(real_text(p, v, d, x) - w->buf);
+  done_value(w);
+}
+
+/* R-OUT-002: json_base_number's rule. */
+MEMBER_INLINE void json_out_num(JsonOut *w, const char *key, double v) {
+  if (fabs(v) < 9007199254740992.0 && (double)(long long)v == v) json_out_int(w, key, (long long)v);
+  else if (isfinite(v)) json_out_real(w, key, v);
+  else json_out_null(w, key);
+}
+
+/* json_safe_string's text as jansson dumps it: '"' and '\\' escaped, the
+ * controls as \b \f \n \r \t or \u00XX, everything else (UTF-8, '/', DEL)
+ * as it is, and each ill-formed byte as U+FFFD (src_utf8_clean's rule). */
+static void string_text(JsonOut *w, char *p, const char *s) {
+  static const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+  *p++ = '"';
+  /* Each step writes 8 bytes at most: keep that much room. */
+  char *lim = w->buf + sizeof w->buf - 8;
+  const unsigned char *c = (const unsigned char *)s, *end = c + strlen(s);
+  while (c < end) {
+    if (p >= lim) {
+      w->len = (size_t)(p - w->buf);
+      p = room(w, sizeof w->buf);
+    }
+    if (end - c >= 8) { /* 8 bytes none of which needs a look: as they are */
+      uint64_t x, q, b;
+      memcpy(&x, c, 8);
+      q = x ^ (ones * '"');
+      b = x ^ (ones * '\\');
+      uint64_t odd = ((x - ones * 0x20) & ~x) | x | ((q - ones) & ~q) | ((b - ones) & ~b);
+      if (!(odd & highs)) { /* no control, non-ASCII, '"' or '\\' */
+        memcpy(p, c, 8);
+        p += 8;
+        c += 8;
+        continue;
+      }
+    }
+    if (*c >= 0x20 && *c < 0x80 && *c != '"' && *c != '\\') {
+      *p++ = (char)*c++;
+      continue;
+    }
+    if (*c >= 0x80) {
+      size_t k = src_utf8_len((const char *)c, (size_t)(end - c));
+      if (k) memcpy(p, c, k);
+      else memcpy(p, "\xEF\xBF\xBD", 3);
+      p += k ? k : 3;
+      c += k ? k : 1;
+      continue;
+    }
+    *p++ = '\\';
+    switch (*c) {
+    case '"': *p++ = '"'; break;
+    case '\\': *p++ = '\\'; break;
+    case '\b': *p++ = 'b'; break;
+    case '\f': *p++ = 'f'; break;
+    case '\n': *p++ = 'n'; break;
+    case '\r': *p++ = 'r'; break;
+    case '\t': *p++ = 't'; break;
+    default:
+      memcpy(p, "u00", 3);
+      p[3] = "0123456789ABCDEF"[*c >> 4];
+      p[4] = "0123456789ABCDEF"[*c & 15];
+      p += 5;
+    }
+    c++;
+  }
+  *p++ = '"';
+  w->len = (size_t)(p - w->buf);
+  done_value(w);
+}
+
+MEMBER_INLINE void json_out_str(JsonOut *w, const char *key, const char *s) {
+  if (s) string_text(w, member_at(w, key), s);
+  else json_out_null(w, key);
+}
+
 /* ---------------------------------------------------------------- target */
 
+/* The sources, and the line last found in one of them: the rows come in
+ * source order, so the next location is on that line or the next. */
+typedef struct Sources {
+  const SourceSet *ss;
+  int file;
+  size_t line;
+} Sources;
+
+/* {"file", "line", "column", "end_line", "end_column"}, or null. */
+static void write_location(JsonOut *w, const char *key, Loc loc, Sources *src) {
+  if (loc.file < 0 || loc.file >= src->ss->nfiles) {
+    json_out_null(w, key);
+    return;
+  }
+  const SourceFile *f = src_file(src->ss, loc.file);
+  if (loc.file != src->file) src->file = loc.file, src->line = 0;
+  int line, col, eline, ecol;
+  src_linecol_near(f, loc.start, &src->line, &line, &col);
+  src_linecol_near(f, loc.end, &src->line, &eline, &ecol);
+  json_out_open(w, key, '{');
+  json_out_str(w, "file", f->name);
+  json_out_int(w, "line", line);
+  json_out_int(w, "column", col);
+  json_out_int(w, "end_line", eline);
+  json_out_int(w, "end_column", ecol);
+  json_out_close(w, '}');
+}
+
 /* Peaks keyed "<dtype>" (vector cores) and "<dtype>_tc" (tensor cores),
- * e.g. "fp16_tc", in dtype order; with the ridge of each. */
-static void peaks_and_ridges(const Target *t, json_t *peaks, json_t *ridges) {
+ * e.g. "fp16_tc", in dtype order; with the ridge of each (ridges: true). */
+static void write_peaks(JsonOut *w, const Target *t, bool ridges) {
+  json_out_open(w, ridges ? "ridges" : "peaks", '{');
   for (int d = 0; d < DT__COUNT; d++) {
     static const char *const suffix[2] = {"", "_tc"};
     double v[2] = {t->vector_peak[d], t->tensor_peak[d]};
@@ -177,48 +485,46 @@ static void peaks_and_ridges(const Target *t, json_t *peaks, json_t *ridges) {
       if (v[k] <= 0) continue;
       char key[32];
       snprintf(key, sizeof key, "%s%s", dtype_str((DType)d), suffix[k]);
-      set_num(peaks, key, v[k]);
-      set_num(ridges, key, t->memory_bw > 0 ? v[k] / t->memory_bw : 0);
+      json_out_num(w, key, !ridges ? v[k] : t->memory_bw > 0 ? v[k] / t->memory_bw : 0);
     }
   }
+  json_out_close(w, '}');
 }
 
-static json_t *target_json(const Target *t) {
-  json_t *o = json_object();
-  set_str(o, "name", t->name);
-  set_str(o, "display", t->display);
-  set_int(o, "year", t->year);
-  set_int(o, "sms", t->sms);
-  set_num(o, "memory", t->memory);
-  set_num(o, "memory_bw", t->memory_bw);
-  set_num(o, "l2", t->l2);
-  set_num(o, "smem_per_sm", t->smem_per_sm);
-  set_num(o, "regs_per_sm", t->regs_per_sm);
-  set_num(o, "nvlink_bw", t->nvlink_bw);
-  set_num(o, "ib_bw", t->ib_bw);
-  set_num(o, "pcie_bw", t->pcie_bw);
-  set_int(o, "gpus_per_node", t->gpus_per_node);
-  set_num(o, "launch_overhead_s", t->launch_overhead);
-  json_t *peaks = json_object(), *ridges = json_object();
-  peaks_and_ridges(t, peaks, ridges);
-  json_object_set_new(o, "peaks", peaks);
+static void write_target(JsonOut *w, const char *key, const Target *t) {
+  json_out_open(w, key, '{');
+  json_out_str(w, "name", t->name);
+  json_out_str(w, "display", t->display);
+  json_out_int(w, "year", t->year);
+  json_out_int(w, "sms", t->sms);
+  json_out_num(w, "memory", t->memory);
+  json_out_num(w, "memory_bw", t->memory_bw);
+  json_out_num(w, "l2", t->l2);
+  json_out_num(w, "smem_per_sm", t->smem_per_sm);
+  json_out_num(w, "regs_per_sm", t->regs_per_sm);
+  json_out_num(w, "nvlink_bw", t->nvlink_bw);
+  json_out_num(w, "ib_bw", t->ib_bw);
+  json_out_num(w, "pcie_bw", t->pcie_bw);
+  json_out_int(w, "gpus_per_node", t->gpus_per_node);
+  json_out_num(w, "launch_overhead_s", t->launch_overhead);
+  write_peaks(w, t, false);
   double hp = target_headline_peak(t);
-  set_num(o, "ridge", t->memory_bw > 0 ? hp / t->memory_bw : 0);
-  json_object_set_new(o, "ridges", ridges);
-  json_t *levels = json_array();
+  json_out_num(w, "ridge", t->memory_bw > 0 ? hp / t->memory_bw : 0);
+  write_peaks(w, t, true);
+  json_out_open(w, "levels", '[');
   for (int i = 0; i < t->nlevels; i++) {
     const MemLevel *l = &t->levels[i];
-    json_t *lv = json_object();
-    set_str(lv, "name", l->name);
-    set_str(lv, "label", l->label);
-    set_num(lv, "capacity", l->capacity);
-    set_num(lv, "bandwidth", l->bandwidth);
-    set_num(lv, "latency_s", l->latency);
-    set_str(lv, "note", l->note);
-    json_array_append_new(levels, lv);
+    json_out_open(w, NULL, '{');
+    json_out_str(w, "name", l->name);
+    json_out_str(w, "label", l->label);
+    json_out_num(w, "capacity", l->capacity);
+    json_out_num(w, "bandwidth", l->bandwidth);
+    json_out_num(w, "latency_s", l->latency);
+    json_out_str(w, "note", l->note);
+    json_out_close(w, '}');
   }
-  json_object_set_new(o, "levels", levels);
-  return o;
+  json_out_close(w, ']');
+  json_out_close(w, '}');
 }
 
 /* ---------------------------------------------------------------- models */
@@ -227,57 +533,46 @@ static const char *node_op(const GNode *g) {
   return g->op ? g->op->name : role_str(g->role);
 }
 
-static json_t *shape_json(const TensorType *t) {
-  json_t *a = json_array();
-  for (int i = 0; i < t->rank; i++) json_array_append_new(a, json_integer(t->dims[i]));
-  return a;
-}
-
-static void out_str(JsonOut *w, const char *key, const char *s) {
-  json_out_put(w, key, json_safe_string(s));
-}
-
-static void out_num(JsonOut *w, const char *key, double v) {
-  json_out_put(w, key, json_base_number(v));
-}
-
 /* The figures a node's and a kernel's row share, in the rows' order. */
 static void out_roofline(JsonOut *w, double count, double flops, double bytes,
                          const RoofPoint *roof, double peak) {
-  out_num(w, "count", count);
-  out_num(w, "flops", flops);
-  out_num(w, "bytes", bytes);
-  out_num(w, "intensity", roof->intensity);
-  out_num(w, "ridge", roof->ridge);
-  out_num(w, "peak", peak);
+  json_out_num(w, "count", count);
+  json_out_num(w, "flops", flops);
+  json_out_num(w, "bytes", bytes);
+  json_out_num(w, "intensity", roof->intensity);
+  json_out_num(w, "ridge", roof->ridge);
+  json_out_num(w, "peak", peak);
 }
 
 /* R-OUT-004: one row per graph node, declarations included (op = role). */
 static void write_node(JsonOut *w, const Model *m, const ModelCost *mc, int i,
-                       const SourceSet *ss) {
+                       Sources *src) {
   const GNode *g = &m->nodes[i];
   const NodeCost *c = &mc->nodes[i];
   RoofPoint roof = cost_node_roof(mc, c);
   Waves wv = cost_node_waves(mc, c);
   json_out_open(w, NULL, '{');
-  out_str(w, "name", g->name);
-  out_str(w, "op", node_op(g));
-  out_str(w, "role", role_str(g->role));
-  out_str(w, "dtype", g->type->dtype == DT_NONE ? NULL : dtype_str(g->type->dtype));
-  out_str(w, "precision", g->precision == DT_NONE ? NULL : dtype_str(g->precision));
-  json_out_put(w, "shape", shape_json(g->type));
+  json_out_str(w, "name", g->name);
+  json_out_str(w, "op", node_op(g));
+  json_out_str(w, "role", role_str(g->role));
+  json_out_str(w, "dtype", g->type->dtype == DT_NONE ? NULL : dtype_str(g->type->dtype));
+  json_out_str(w, "precision", g->precision == DT_NONE ? NULL : dtype_str(g->precision));
+  json_out_open(w, "shape", '[');
+  for (int d = 0; d < g->type->rank; d++) json_out_int(w, NULL, g->type->dims[d]);
+  json_out_close(w, ']');
   out_roofline(w, g->count, c->flops, c->bytes, &roof, c->peak);
-  json_out_put(w, "tensor_cores", json_boolean(c->tensor));
-  out_num(w, "attainable", roof.attainable);
-  out_str(w, "bound", bound_str(c->bound));
-  out_num(w, "time_s", c->time_s);
-  out_num(w, "blocks", c->blocks);
-  out_num(w, "waves", wv.waves);
-  out_num(w, "utilisation", wv.utilisation);
-  out_num(w, "idle_sms", wv.idle_sms);
-  json_out_put(w, "kernel", c->kernel >= 0 ? json_integer(c->kernel) : json_null());
-  out_str(w, "region", g->region >= 0 && g->region < m->nregions ? m->regions[g->region].name : NULL);
-  json_out_put(w, "location", location(g->loc, ss));
+  json_out_bool(w, "tensor_cores", c->tensor);
+  json_out_num(w, "attainable", roof.attainable);
+  json_out_str(w, "bound", bound_str(c->bound));
+  json_out_num(w, "time_s", c->time_s);
+  json_out_num(w, "blocks", c->blocks);
+  json_out_num(w, "waves", wv.waves);
+  json_out_num(w, "utilisation", wv.utilisation);
+  json_out_num(w, "idle_sms", wv.idle_sms);
+  if (c->kernel >= 0) json_out_int(w, "kernel", c->kernel);
+  else json_out_null(w, "kernel");
+  json_out_str(w, "region", g->region >= 0 && g->region < m->nregions ? m->regions[g->region].name : NULL);
+  write_location(w, "location", g->loc, src);
   json_out_close(w, '}');
 }
 
@@ -288,91 +583,89 @@ static void write_kernel(JsonOut *w, const ModelCost *mc, const Kernel *k) {
                      : k->first_node >= 0 && k->first_node < m->nnodes ? m->nodes[k->first_node].name
                                                                         : NULL;
   json_out_open(w, NULL, '{');
-  out_str(w, "name", name);
-  out_str(w, "kind", k->region >= 0 ? "fused" : "op");
+  json_out_str(w, "name", name);
+  json_out_str(w, "kind", k->region >= 0 ? "fused" : "op");
   out_roofline(w, k->count, k->flops, k->bytes, &roof, k->peak);
-  out_num(w, "attainable", roof.attainable);
-  out_str(w, "bound", bound_str(k->bound));
-  out_num(w, "time_s", k->time_s);
+  json_out_num(w, "attainable", roof.attainable);
+  json_out_str(w, "bound", bound_str(k->bound));
+  json_out_num(w, "time_s", k->time_s);
   json_out_close(w, '}');
 }
 
-static json_t *collective_json(const Model *m, const Collective *c, const SourceSet *ss) {
-  json_t *o = json_object();
+static void write_collective(JsonOut *w, const Model *m, const Collective *c, Sources *src) {
   bool has_node = c->node >= 0 && c->node < m->nnodes;
-  set_str(o, "name", has_node ? m->nodes[c->node].name : NULL);
-  set_str(o, "kind", c->kind);
-  json_object_set_new(o, "implicit", json_boolean(!has_node));
-  set_num(o, "buffer_bytes", c->buffer);
-  set_int(o, "ranks", c->ranks);
-  set_num(o, "nvlink_bytes", c->nvlink_bytes);
-  set_num(o, "ib_bytes", c->ib_bytes);
-  set_num(o, "nvlink_time_s", c->nvlink_time);
-  set_num(o, "ib_time_s", c->ib_time);
-  set_num(o, "time_s", c->time_s);
-  set_num(o, "count", c->count);
-  json_object_set_new(o, "location", has_node ? location(m->nodes[c->node].loc, ss) : json_null());
-  return o;
+  json_out_open(w, NULL, '{');
+  json_out_str(w, "name", has_node ? m->nodes[c->node].name : NULL);
+  json_out_str(w, "kind", c->kind);
+  json_out_bool(w, "implicit", !has_node);
+  json_out_num(w, "buffer_bytes", c->buffer);
+  json_out_int(w, "ranks", c->ranks);
+  json_out_num(w, "nvlink_bytes", c->nvlink_bytes);
+  json_out_num(w, "ib_bytes", c->ib_bytes);
+  json_out_num(w, "nvlink_time_s", c->nvlink_time);
+  json_out_num(w, "ib_time_s", c->ib_time);
+  json_out_num(w, "time_s", c->time_s);
+  json_out_num(w, "count", c->count);
+  write_location(w, "location", has_node ? m->nodes[c->node].loc : LOC_NONE, src);
+  json_out_close(w, '}');
 }
 
 /* A to_device/to_host node: bytes over PCIe per run and per step. */
-static json_t *transfer_json(const GNode *g, const NodeCost *c, const SourceSet *ss) {
-  json_t *o = json_object();
-  set_str(o, "name", g->name);
-  set_str(o, "op", node_op(g));
-  set_num(o, "bytes", c->bytes);
-  set_num(o, "count", g->count);
-  set_num(o, "total_bytes", c->bytes * g->count);
-  set_num(o, "time_s", c->time_s);
-  set_num(o, "total_time_s", c->time_s * g->count);
-  json_object_set_new(o, "location", location(g->loc, ss));
-  return o;
+static void write_transfer(JsonOut *w, const GNode *g, const NodeCost *c, Sources *src) {
+  json_out_open(w, NULL, '{');
+  json_out_str(w, "name", g->name);
+  json_out_str(w, "op", node_op(g));
+  json_out_num(w, "bytes", c->bytes);
+  json_out_num(w, "count", g->count);
+  json_out_num(w, "total_bytes", c->bytes * g->count);
+  json_out_num(w, "time_s", c->time_s);
+  json_out_num(w, "total_time_s", c->time_s * g->count);
+  write_location(w, "location", g->loc, src);
+  json_out_close(w, '}');
 }
 
-static json_t *summary_json(const ModelCost *mc) {
-  json_t *o = json_object();
-  set_num(o, "flops", mc->flops);
-  set_num(o, "bytes", mc->bytes);
-  set_num(o, "time_s", mc->time_s);
-  set_num(o, "memory_bound_time_s", mc->memory_bound_time);
-  set_num(o, "memory_bound_time_share", mc->time_s > 0 ? mc->memory_bound_time / mc->time_s : 0);
-  set_num(o, "transfer_time_s", mc->transfer_time);
-  set_num(o, "collective_time_s", mc->collective_time);
-  set_num(o, "params", mc->params);
-  set_num(o, "footprint_bytes", mc->footprint.total);
-  json_t *fp = json_object();
-  set_num(fp, "weights", mc->footprint.weights);
-  set_num(fp, "gradients", mc->footprint.gradients);
-  set_num(fp, "optimizer", mc->footprint.optimizer);
-  set_num(fp, "activations", mc->footprint.activations);
-  set_num(fp, "total", mc->footprint.total);
-  json_object_set_new(o, "footprint", fp);
-  return o;
+static void write_summary(JsonOut *w, const ModelCost *mc) {
+  json_out_open(w, "summary", '{');
+  json_out_num(w, "flops", mc->flops);
+  json_out_num(w, "bytes", mc->bytes);
+  json_out_num(w, "time_s", mc->time_s);
+  json_out_num(w, "memory_bound_time_s", mc->memory_bound_time);
+  json_out_num(w, "memory_bound_time_share", mc->time_s > 0 ? mc->memory_bound_time / mc->time_s : 0);
+  json_out_num(w, "transfer_time_s", mc->transfer_time);
+  json_out_num(w, "collective_time_s", mc->collective_time);
+  json_out_num(w, "params", mc->params);
+  json_out_num(w, "footprint_bytes", mc->footprint.total);
+  json_out_open(w, "footprint", '{');
+  json_out_num(w, "weights", mc->footprint.weights);
+  json_out_num(w, "gradients", mc->footprint.gradients);
+  json_out_num(w, "optimizer", mc->footprint.optimizer);
+  json_out_num(w, "activations", mc->footprint.activations);
+  json_out_num(w, "total", mc->footprint.total);
+  json_out_close(w, '}');
+  json_out_close(w, '}');
 }
 
-static void write_model(JsonOut *w, const ModelCost *mc, const SourceSet *ss) {
+static void write_model(JsonOut *w, const ModelCost *mc, Sources *src) {
   const Model *m = mc->model;
   json_out_open(w, NULL, '{');
-  json_out_put(w, "name", json_safe_string(m->name));
-  json_out_put(w, "file", json_safe_string(m->file >= 0 && m->file < ss->nfiles
-                                               ? src_file(ss, m->file)->name
-                                               : NULL));
-  json_out_put(w, "target", json_safe_string(mc->target ? mc->target->name : NULL));
-  json_out_put(w, "dtype", json_safe_string(m->dtype == DT_NONE ? NULL : dtype_str(m->dtype)));
-  json_out_put(w, "mode", json_safe_string(m->train ? "train" : "inference"));
+  json_out_str(w, "name", m->name);
+  json_out_str(w, "file", m->file >= 0 && m->file < src->ss->nfiles ? src_file(src->ss, m->file)->name : NULL);
+  json_out_str(w, "target", mc->target ? mc->target->name : NULL);
+  json_out_str(w, "dtype", m->dtype == DT_NONE ? NULL : dtype_str(m->dtype));
+  json_out_str(w, "mode", m->train ? "train" : "inference");
   if (m->parallel.present) {
-    json_t *p = json_object();
-    set_int(p, "nodes", m->parallel.nodes);
-    set_int(p, "gpus_per_node", m->parallel.gpus_per_node);
-    set_int(p, "data", m->parallel.data);
-    json_out_put(w, "parallel", p);
+    json_out_open(w, "parallel", '{');
+    json_out_int(w, "nodes", m->parallel.nodes);
+    json_out_int(w, "gpus_per_node", m->parallel.gpus_per_node);
+    json_out_int(w, "data", m->parallel.data);
+    json_out_close(w, '}');
   } else {
-    json_out_put(w, "parallel", json_null());
+    json_out_null(w, "parallel");
   }
-  json_out_put(w, "location", location(m->loc, ss));
+  write_location(w, "location", m->loc, src);
 
   json_out_open(w, "nodes", '[');
-  for (int i = 0; i < m->nnodes; i++) write_node(w, m, mc, i, ss);
+  for (int i = 0; i < m->nnodes; i++) write_node(w, m, mc, i, src);
   json_out_close(w, ']');
   json_out_open(w, "kernels", '[');
   for (int k = 0; k < mc->nkernels; k++) {
@@ -380,15 +673,14 @@ static void write_model(JsonOut *w, const ModelCost *mc, const SourceSet *ss) {
     write_kernel(w, mc, &kn);
   }
   json_out_close(w, ']');
-  json_out_put(w, "summary", summary_json(mc));
+  write_summary(w, mc);
   json_out_open(w, "collectives", '[');
-  for (int k = 0; k < mc->ncollectives; k++)
-    json_out_put(w, NULL, collective_json(m, &mc->collectives[k], ss));
+  for (int k = 0; k < mc->ncollectives; k++) write_collective(w, m, &mc->collectives[k], src);
   json_out_close(w, ']');
   json_out_open(w, "transfers", '[');
   for (int i = 0; i < m->nnodes; i++)
     if (m->nodes[i].op && m->nodes[i].op->cls == OC_TRANSFER)
-      json_out_put(w, NULL, transfer_json(&m->nodes[i], &mc->nodes[i], ss));
+      write_transfer(w, &m->nodes[i], &mc->nodes[i], src);
   json_out_close(w, ']');
   json_out_close(w, '}');
 }
@@ -396,32 +688,43 @@ static void write_model(JsonOut *w, const ModelCost *mc, const SourceSet *ss) {
 /* ---------------------------------------------------------------- diagnostics */
 
 /* R-OUT-004 */
-static json_t *diag_json(const Diag *d, const SourceSet *ss) {
-  json_t *o = json_object();
-  set_str(o, "severity", severity_str(d->sev));
-  set_str(o, "check", d->check);
-  set_str(o, "message", d->msg);
-  json_object_set_new(o, "location", location(d->loc, ss));
-  json_t *notes = json_array();
+static void write_diag(JsonOut *w, const Diag *d, Sources *src) {
+  json_out_open(w, NULL, '{');
+  json_out_str(w, "severity", severity_str(d->sev));
+  json_out_str(w, "check", d->check);
+  json_out_str(w, "message", d->msg);
+  write_location(w, "location", d->loc, src);
+  json_out_open(w, "notes", '[');
   for (int i = 0; i < d->nnotes; i++) {
-    json_t *n = json_object();
-    set_str(n, "message", d->notes[i].msg);
-    json_object_set_new(n, "location", location(d->notes[i].loc, ss));
-    json_array_append_new(notes, n);
+    json_out_open(w, NULL, '{');
+    json_out_str(w, "message", d->notes[i].msg);
+    write_location(w, "location", d->notes[i].loc, src);
+    json_out_close(w, '}');
   }
-  json_object_set_new(o, "notes", notes);
-  json_t *fixits = json_array();
+  json_out_close(w, ']');
+  json_out_open(w, "fixits", '[');
   for (int i = 0; i < d->nfixits; i++) {
-    json_t *f = json_object();
-    json_object_set_new(f, "location", location(d->fixits[i].loc, ss));
-    set_str(f, "text", d->fixits[i].text);
-    json_array_append_new(fixits, f);
+    json_out_open(w, NULL, '{');
+    write_location(w, "location", d->fixits[i].loc, src);
+    json_out_str(w, "text", d->fixits[i].text);
+    json_out_close(w, '}');
   }
-  json_object_set_new(o, "fixits", fixits);
-  json_t *figs = json_object();
-  for (int i = 0; i < d->nfigures; i++) set_num(figs, d->figures[i].key, d->figures[i].value);
-  json_object_set_new(o, "figures", figs);
-  return o;
+  json_out_close(w, ']');
+  /* An object has one member per key: a key set twice keeps its first
+   * place and its last value, as json_object_set does. */
+  json_out_open(w, "figures", '{');
+  for (int i = 0; i < d->nfigures; i++) {
+    const char *key = d->figures[i].key;
+    bool again = false;
+    for (int j = 0; j < i && !again; j++) again = !strcmp(d->figures[j].key, key);
+    if (again) continue;
+    double v = d->figures[i].value;
+    for (int j = i + 1; j < d->nfigures; j++)
+      if (!strcmp(d->figures[j].key, key)) v = d->figures[j].value;
+    json_out_num(w, key, v);
+  }
+  json_out_close(w, '}');
+  json_out_close(w, '}');
 }
 
 /* ---------------------------------------------------------------- document */
@@ -429,15 +732,16 @@ static json_t *diag_json(const Diag *d, const SourceSet *ss) {
 /* R-OUT-001 */
 void json_write(FILE *out, Analysis *const *an, const DiagSink *const *diags, int n,
                 const SourceSet *ss) {
+  Sources src = {ss, -1, 0};
   JsonOut *w = xmalloc(sizeof *w);
   w->out = out;
   w->depth = 0;
   w->len = 0;
   json_out_open(w, NULL, '{');
-  json_t *tool = json_object();
-  set_str(tool, "name", "rooflint");
-  set_str(tool, "version", ROOFLINT_VERSION);
-  json_out_put(w, "tool", tool);
+  json_out_open(w, "tool", '{');
+  json_out_str(w, "name", "rooflint");
+  json_out_str(w, "version", ROOFLINT_VERSION);
+  json_out_close(w, '}');
 
   /* Every distinct target, in order of first use; "target" is the first
    * (the common case has exactly one). */
@@ -455,9 +759,10 @@ void json_write(FILE *out, Analysis *const *an, const DiagSink *const *diags, in
       if (!dup) seen[nseen++] = tg;
     }
   }
-  json_out_put(w, "target", nseen > 0 ? target_json(seen[0]) : json_null());
+  if (nseen > 0) write_target(w, "target", seen[0]);
+  else json_out_null(w, "target");
   json_out_open(w, "targets", '[');
-  for (int s = 0; s < nseen; s++) json_out_put(w, NULL, target_json(seen[s]));
+  for (int s = 0; s < nseen; s++) write_target(w, NULL, seen[s]);
   json_out_close(w, ']');
   free(seen);
 
@@ -469,7 +774,7 @@ void json_write(FILE *out, Analysis *const *an, const DiagSink *const *diags, in
     for (int m = 0; m < x->unit->nmodels; m++)
       for (int t = 0; t < x->ntargets; t++) {
         const ModelCost *mc = x->costs[m * x->ntargets + t];
-        if (mc && mc->model && mc->nodes) write_model(w, mc, ss);
+        if (mc && mc->model && mc->nodes) write_model(w, mc, &src);
       }
   }
   json_out_close(w, ']');
@@ -479,15 +784,15 @@ void json_write(FILE *out, Analysis *const *an, const DiagSink *const *diags, in
   for (int f = 0; f < n; f++) {
     const DiagSink *d = diags ? diags[f] : NULL;
     if (!d) continue;
-    for (int i = 0; i < d->n; i++) json_out_put(w, NULL, diag_json(d->items[i], ss));
+    for (int i = 0; i < d->n; i++) write_diag(w, d->items[i], &src);
     nerrors += d->nerrors;
     nwarnings += d->nwarnings;
   }
   json_out_close(w, ']');
-  json_t *counts = json_object();
-  set_int(counts, "errors", nerrors);
-  set_int(counts, "warnings", nwarnings);
-  json_out_put(w, "counts", counts);
+  json_out_open(w, "counts", '{');
+  json_out_int(w, "errors", nerrors);
+  json_out_int(w, "warnings", nwarnings);
+  json_out_close(w, '}');
   json_out_close(w, '}');
   fputc('\n', out);
   free(w);

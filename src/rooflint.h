@@ -195,6 +195,10 @@ int src_load(SourceSet *ss, const char *path, char **err);
 const SourceFile *src_file(const SourceSet *ss, int file);
 /* 1-based line and byte column of an offset. */
 void src_linecol(const SourceFile *f, uint32_t offset, int *line, int *col);
+/* The same, looking first at the line *hint (0-based) and the one after,
+ * and leaving the line found there: a writer that goes through a file in
+ * order finds each line in one step, not a search of every line. */
+void src_linecol_near(const SourceFile *f, uint32_t offset, size_t *hint, int *line, int *col);
 /* The text of 1-based `line` without its line terminator. */
 const char *src_line_text(const SourceFile *f, int line, size_t *len);
 void src_add_suppression(SourceFile *f, Suppression s);
@@ -1364,8 +1368,9 @@ struct json_t;
 struct json_t *json_safe_string(const char *s);
 struct json_t *json_base_number(double v);
 /* A JSON document written as it is made, so that its memory is one node's,
- * not the document's: containers are opened and closed here, and each
- * value is a small jansson tree, dumped and freed at once.  The text is
+ * not the document's: containers are opened and closed here, scalars are
+ * written directly (json_out_str .. json_out_null), and a value built as a
+ * jansson tree is dumped and freed at once (json_out_put).  The text is
  * byte for byte what json_dumpf(JSON_INDENT(2) | JSON_PRESERVE_ORDER)
  * writes for the whole tree.  `key` is a plain ASCII literal (it is not
  * escaped) inside an object, NULL inside an array or at the top. */
@@ -1380,6 +1385,15 @@ typedef struct JsonOut {
 void json_out_open(JsonOut *w, const char *key, char bracket);  /* '{' '[' */
 void json_out_close(JsonOut *w, char bracket);                 /* '}' ']' */
 void json_out_put(JsonOut *w, const char *key, struct json_t *v); /* steals v */
+/* json_safe_string's text (NULL: null); json_base_number's (integral
+ * values as integers, non-finite ones as null); a real always as a real
+ * (jansson's "%.17g", with ".0" where that has no '.' or 'e'). */
+void json_out_str(JsonOut *w, const char *key, const char *s);
+void json_out_num(JsonOut *w, const char *key, double v);
+void json_out_real(JsonOut *w, const char *key, double v);
+void json_out_int(JsonOut *w, const char *key, long long v);
+void json_out_bool(JsonOut *w, const char *key, bool v);
+void json_out_null(JsonOut *w, const char *key);
 
 /* SARIF 2.1.0: one run, one rule per registered check plus the rule
  * "error" for language errors; `exit_status` is recorded in invocations. */

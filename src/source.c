@@ -174,19 +174,37 @@ const SourceFile *src_file(const SourceSet *ss, int file) {
   return ss->files[file];
 }
 
-void src_linecol(const SourceFile *f, uint32_t offset, int *line, int *col) {
+/* Whether offset is on line i (0-based). */
+static bool on_line(const SourceFile *f, size_t i, uint32_t offset) {
+  return i < f->nlines && f->line_starts[i] <= offset &&
+         (i + 1 == f->nlines || f->line_starts[i + 1] > offset);
+}
+
+void src_linecol_near(const SourceFile *f, uint32_t offset, size_t *hint, int *line, int *col) {
   if (offset > f->len) offset = (uint32_t)f->len;
-  /* The last line whose start is <= offset. */
-  size_t lo = 0, hi = f->nlines;
-  while (hi - lo > 1) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (f->line_starts[mid] <= offset)
-      lo = mid;
-    else
-      hi = mid;
+  size_t lo = *hint;
+  if (on_line(f, lo, offset)) {
+  } else if (on_line(f, lo + 1, offset)) {
+    lo++;
+  } else { /* the last line whose start is <= offset */
+    size_t hi = f->nlines;
+    lo = 0;
+    while (hi - lo > 1) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (f->line_starts[mid] <= offset)
+        lo = mid;
+      else
+        hi = mid;
+    }
   }
+  *hint = lo;
   *line = (int)lo + 1;
   *col = (int)(offset - f->line_starts[lo]) + 1;
+}
+
+void src_linecol(const SourceFile *f, uint32_t offset, int *line, int *col) {
+  size_t hint = 0;
+  src_linecol_near(f, offset, &hint, line, col);
 }
 
 const char *src_line_text(const SourceFile *f, int line, size_t *len) {

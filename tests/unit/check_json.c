@@ -8,6 +8,7 @@
  * R-OUT-008 (the chart). */
 #include <check.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -258,15 +259,25 @@ START_TEST(test_json_numbers) {
 }
 END_TEST
 
+/* A JsonOut writing to *buf (malloc'd, NUL-terminated when closed). */
+static JsonOut *mem_writer(char **buf, size_t *len) {
+  JsonOut *w = calloc(1, sizeof *w);
+  w->out = open_memstream(buf, len);
+  return w;
+}
+
+static void mem_close(JsonOut *w) {
+  fclose(w->out);
+  free(w);
+}
+
 /* JsonOut writes what json_dumpf(JSON_INDENT(2) | JSON_PRESERVE_ORDER)
  * writes for the same tree: a nested object as a member value, an empty
  * array and object ("[]", "{}"), a string that needs escaping, a real. */
 START_TEST(test_json_out_stream) {
   char *buf = NULL;
   size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
-  JsonOut *w = calloc(1, sizeof *w);
-  w->out = f;
+  JsonOut *w = mem_writer(&buf, &len);
   json_out_open(w, NULL, '{');
   json_out_put(w, "a", json_integer(1));
   json_out_open(w, "rows", '[');
@@ -283,8 +294,7 @@ START_TEST(test_json_out_stream) {
   json_out_close(w, '}');
   json_out_put(w, "x", json_real(0.5));
   json_out_close(w, '}');
-  fclose(f);
-  free(w);
+  mem_close(w);
   const char *want = "{\n"
                      "  \"a\": 1,\n"
                      "  \"rows\": [\n"
@@ -308,6 +318,160 @@ START_TEST(test_json_out_stream) {
   free(dumped);
   json_decref(doc);
   free(buf);
+}
+END_TEST
+
+/* One value written by w as the first member of an array, as text
+ * (malloc'd): the member's "\n  " is in w's buffer before it, and an
+ * array member below the top is never flushed, so nothing is written to
+ * w->out (NULL). */
+typedef enum { AS_REAL, AS_NUM, AS_INT, AS_STR } OneKind;
+static char *one(JsonOut *w, OneKind kind, double v, long long i, const char *s) {
+  w->len = 0;
+  w->depth = 1;
+  w->any[0] = false;
+  switch (kind) {
+  case AS_REAL: json_out_real(w, NULL, v); break;
+  case AS_NUM: json_out_num(w, NULL, v); break;
+  case AS_INT: json_out_int(w, NULL, i); break;
+  case AS_STR: json_out_str(w, NULL, s); break;
+  }
+  ck_assert_uint_ge(w->len, 3);
+  ck_assert(!memcmp(w->buf, "\n  ", 3));
+  return strndup(w->buf + 3, w->len - 3);
+}
+
+/* jansson's text of v (steals it); "null" where it is NULL. */
+static char *jansson_text(json_t *v) {
+  char *t = v ? json_dumps(v, JSON_ENCODE_ANY) : strdup("null");
+  json_decref(v);
+  return t;
+}
+
+static void same_real(JsonOut *w, double v) {
+  char *mine = one(w, AS_REAL, v, 0, NULL), *theirs = jansson_text(json_real(v));
+  ck_assert_msg(!strcmp(mine, theirs), "%a: %s, jansson %s", v, mine, theirs);
+  free(mine), free(theirs);
+  mine = one(w, AS_NUM, v, 0, NULL), theirs = jansson_text(json_base_number(v));
+  ck_assert_msg(!strcmp(mine, theirs), "%a: %s, jansson %s", v, mine, theirs);
+  free(mine), free(theirs);
+}
+
+static void same_str(JsonOut *w, const char *s) {
+  char *mine = one(w, AS_STR, 0, 0, s), *theirs = jansson_text(json_safe_string(s));
+  ck_assert_str_eq(mine, theirs);
+  free(mine), free(theirs);
+}
+
+/* The direct writer's scalars are jansson's text: reals as "%.17g" with
+ * ".0" where needed and a bare exponent, json_base_number's integers,
+ * strings escaped as dump.c does (controls as \uXXXX in upper case, '/'
+ * and DEL as they are, ill-formed UTF-8 as U+FFFD). */
+START_TEST(test_json_out_scalars) {
+  JsonOut *w = calloc(1, sizeof *w);
+  static const struct { double v; const char *real, *num; } fixed[] = {
+      {5e-6, "5.0000000000000004e-6", "5.0000000000000004e-6"},
+      {1e300, "1.0000000000000001e300", "1.0000000000000001e300"},
+      {1e22, "1e22", "1e22"}, /* exact: 2^22 * 5^22 */
+      {-0.0, "-0.0", "0"},
+      {0.1, "0.10000000000000001", "0.10000000000000001"},
+      {9007199254740992.0, "9007199254740992.0", "9007199254740992.0"}, /* 2^53 */
+      {9007199254740991.0, "9007199254740991.0", "9007199254740991"},
+      {1e17, "1e17", "1e17"},
+      {2.5, "2.5", "2.5"},
+      {-1.5e-300, "-1.5000000000000001e-300", "-1.5000000000000001e-300"},
+      /* exactly halfway at 17 digits (1 + 2^-17, 1 + 3 * 2^-17): to even */
+      {1.00000762939453125, "1.0000076293945312", "1.0000076293945312"},
+      {1.00002288818359375, "1.0000228881835938", "1.0000228881835938"},
+      {1.0 / 0.0, "null", "null"},
+  };
+  for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++) {
+    char *t = one(w, AS_REAL, fixed[k].v, 0, NULL);
+    ck_assert_str_eq(t, fixed[k].real);
+    free(t);
+    t = one(w, AS_NUM, fixed[k].v, 0, NULL);
+    ck_assert_str_eq(t, fixed[k].num);
+    free(t);
+    same_real(w, fixed[k].v);
+  }
+  /* Every exponent, and values like the figures (times, ratios). */
+  uint64_t x = 88172645463325252ull; /* xorshift64 */
+  for (int k = 0; k < 40000; k++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    double v;
+    if (k % 2) {
+      memcpy(&v, &x, sizeof v);
+      if (!isfinite(v)) continue;
+    } else {
+      v = (double)(x >> 11) / 9007199254740992.0 * pow(10, (int)(x % 60) - 30);
+    }
+    same_real(w, v);
+  }
+  /* m / 2^t with m odd: ties at 17 digits where the digits are 18 */
+  for (int t = 1; t <= 80; t++)
+    for (int m = 1; m < 200; m += 2) same_real(w, ldexp((double)((1ull << 33) + (unsigned)m), -t));
+  for (int e = -330; e <= 310; e++) {
+    same_real(w, pow(10, e));
+    same_real(w, nextafter(pow(10, e), 0));
+  }
+  static const long long ints[] = {0, 1, -1, 9, 10, 99, 100, 123456789, -9007199254740993ll,
+                                   9223372036854775807ll, -9223372036854775807ll - 1};
+  for (size_t k = 0; k < sizeof ints / sizeof ints[0]; k++) {
+    char *mine = one(w, AS_INT, 0, ints[k], NULL), *theirs = jansson_text(json_integer(ints[k]));
+    ck_assert_str_eq(mine, theirs);
+    free(mine), free(theirs);
+  }
+  char *t = one(w, AS_STR, 0, 0, "q\"\\/\x01\x1f\x7f\b\f\n\r\t\xc3\xa9");
+  ck_assert_str_eq(t, "\"q\\\"\\\\/\\u0001\\u001F\x7f\\b\\f\\n\\r\\t\xc3\xa9\"");
+  free(t);
+  t = one(w, AS_STR, 0, 0, NULL);
+  ck_assert_str_eq(t, "null");
+  free(t);
+  static const char *const strs[] = {
+      "", "plain", "a\xc3(b\xe2\x88\x9d", "\xe2\x88", "x\xed\xa0\x80y", "\xf4\x90\x80\x80",
+      "\xc0\x80", "\xf0\x9f\x98\x80", "\xff\xfe", "tab\there",
+      /* words of 8 plain bytes and words with one byte to look at */
+      "0123456789abcdef\"/\x7f~ !\\0123456789\xc3\xa9xyz0123456\03789abcdef\x80!",
+  };
+  for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++) same_str(w, strs[k]);
+  free(w);
+}
+END_TEST
+
+/* What does not fit the writer's fast paths, in a nested object: a key
+ * longer than it keeps room for, and a string of 200,000 bytes (three
+ * times the buffer), a third of them escaped or multibyte. */
+START_TEST(test_json_out_large) {
+  char *big = malloc(200001);
+  for (int k = 0; k < 200000; k++) big[k] = "ab\n\xc3\xa9\x01"[k % 6];
+  big[200000] = '\0';
+  char key[200];
+  memset(key, 'k', sizeof key - 1);
+  key[sizeof key - 1] = '\0';
+  char *buf = NULL;
+  size_t len = 0;
+  JsonOut *w = mem_writer(&buf, &len);
+  json_out_open(w, NULL, '{');
+  json_out_open(w, "o", '{');
+  json_out_int(w, key, 7);
+  json_out_bool(w, "b", false);
+  json_out_null(w, "n");
+  json_out_str(w, "s", big);
+  json_out_close(w, '}');
+  json_out_close(w, '}');
+  mem_close(w);
+  json_t *o = json_object(), *in = json_object();
+  json_object_set_new(in, key, json_integer(7));
+  json_object_set_new(in, "b", json_false());
+  json_object_set_new(in, "n", json_null());
+  json_object_set_new(in, "s", json_string(big));
+  json_object_set_new(o, "o", in);
+  char *want = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+  ck_assert_str_eq(buf, want);
+  free(want);
+  json_decref(o);
+  free(buf);
+  free(big);
 }
 END_TEST
 
@@ -413,6 +577,8 @@ Suite *json_suite(void) {
   tcase_add_test(tc, test_json_document);
   tcase_add_test(tc, test_json_numbers);
   tcase_add_test(tc, test_json_out_stream);
+  tcase_add_test(tc, test_json_out_scalars);
+  tcase_add_test(tc, test_json_out_large);
   tcase_add_test(tc, test_sarif_document);
   tcase_add_test(tc, test_plot_svg);
   suite_add_tcase(s, tc);
