@@ -842,7 +842,20 @@ static void mark_used(Cli *c, const Bindings *b) {
 
 /* The file's analysis at sweep grid point k (0: no sweep), in an arena of
  * its own.  After the first, a point's analysis skips the directives. */
+/* The policy the checks of run k see.  A sweep shows warnings for its
+ * first value only (sweep_file), so at a later value, unless a warning can
+ * become an error, the checks may skip work for warnings (the crossover
+ * search behind memory-bound's notes): -w for that run. */
+static const DiagPolicy *checks_policy(Cli *c, int64_t k, DiagPolicy *quiet) {
+  const DiagPolicy *p = &c->o.policy;
+  if (k == 0 || p->werror || p->nwerror_on > 0) return p;
+  *quiet = *p;
+  quiet->no_warnings = true;
+  return quiet;
+}
+
 static void analyze_run(Cli *c, FileRun *r, int64_t k) {
+  DiagPolicy quiet;
   diag_sink_init(&r->diags);
   r->arena = arena_new();
   /* --verify compares every error, so nothing may be dropped. */
@@ -854,7 +867,7 @@ static void analyze_run(Cli *c, FileRun *r, int64_t k) {
       .targets = c->o.targets,
       .ntargets = c->o.ntargets,
       .run_checks = c->o.dump == DUMP_NONE,
-      .policy = &c->o.policy,
+      .policy = checks_policy(c, k, &quiet),
       /* --dump ast prints the tree; -D and --sweep look up lets in it
        * (overrides_named); --dtype analyses it again under other plans */
       .keep_program = c->o.dump == DUMP_AST || needs_file_target(&c->o) ||
