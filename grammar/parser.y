@@ -215,6 +215,7 @@ static Expr *name_expr(ParseCtx *ctx, int id, Loc loc) {
 %token PARALLEL "parallel" INPUT "input" WEIGHT "weight" HOST "host"
 %token REPEAT "repeat" LOOP "loop" FUSED "fused" OUTPUT "output"
 %token TRUE "true" FALSE "false"
+%token FLOORDIV "//"
 %token <name> IDENT "name"
 /* The scanner builds literal nodes itself (value, unit, location). */
 %token <expr> INT "integer" REAL "real number" STRING "string"
@@ -232,7 +233,7 @@ static Expr *name_expr(ParseCtx *ctx, int id, Loc loc) {
 
 /* Usual arithmetic precedence, loosest first. */
 %left '+' '-'
-%left '*' '/' '%'
+%left '*' '/' '%' "//"
 /* Unary minus binds tighter than any binary operator. */
 %precedence NEG
 
@@ -329,7 +330,7 @@ name_list
 
 /* ---- expressions -----------------------------------------------------
  *   expr = NAME | nexpr
- *   nexpr = expr (+|-|*|/|%) expr | '-' expr
+ *   nexpr = expr (+|-|*|/|//|%) expr | '-' expr
  *         | INT | REAL | STRING | QUANTITY | true | false
  *         | NAME '(' args ')' | '[' items ']' | NAME '[' items ']'
  *         | '(' expr ')'
@@ -350,6 +351,7 @@ nexpr
   | expr '*' expr           { $$ = ast_binary(ctx->arena, '*', $1, $3, @$); }
   | expr '/' expr           { $$ = ast_binary(ctx->arena, '/', $1, $3, @$); }
   | expr '%' expr           { $$ = ast_binary(ctx->arena, '%', $1, $3, @$); }
+  | expr "//" expr          { $$ = ast_binary(ctx->arena, BINOP_FLOORDIV, $1, $3, @$); }
   /* '-' is also binary: %prec gives the unary form its own, tighter level. */
   | '-' expr %prec NEG      { $$ = ast_unary(ctx->arena, '-', $2, @$); }
   | INT
@@ -465,7 +467,7 @@ static void describe_expected_set(StrBuf *want, const yysymbol_kind_t *exp,
                         k == YYSYMBOL_STRING || k == YYSYMBOL_QUANTITY ||
                         k == YYSYMBOL_TRUE || k == YYSYMBOL_FALSE ||
                         k == YYSYMBOL_IDENT || (c && strchr("([-", c));
-      bool after_operand = c && strchr("+-*/%([=", c);
+      bool after_operand = (c && strchr("+-*/%([=", c)) || k == YYSYMBOL_FLOORDIV;
       bool terminator = k == YYSYMBOL_NEWLINE || k == YYSYMBOL_YYEOF ||
                         c == ';' || c == '}';
       if ((expr && expr_start) || (closes && after_operand) ||

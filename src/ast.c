@@ -297,6 +297,14 @@ static void dump_exprs(const Dump *d, Expr *const *items, int n, int depth) {
  * length.  Shorter ones print as nested as they are. */
 enum { DUMP_MAX_SPINE = 64 };
 
+const char *ast_op_str(int op) {
+  static const char *const names[] = {"+", "-", "*", "/", "%"};
+  static const char chars[] = "+-*/%";
+  if (op == BINOP_FLOORDIV) return "//";
+  const char *c = op ? strchr(chars, op) : NULL;
+  return c ? names[c - chars] : "?";
+}
+
 static bool dump_flat_spine(const Dump *d, const Expr *e, int depth) {
   int n = 0;
   const Expr *c = e;
@@ -313,7 +321,7 @@ static bool dump_flat_spine(const Dump *d, const Expr *e, int depth) {
   dump_expr(d, c, depth + 1); /* the leftmost operand */
   for (int i = n - 1; i >= 0; i--) {
     indent(d, depth + 1);
-    fprintf(d->out, "%s '%c'", expr_kind_str(EX_BINARY), spine[i]->bin.op);
+    fprintf(d->out, "%s '%s'", expr_kind_str(EX_BINARY), ast_op_str(spine[i]->bin.op));
     at(d, spine[i]->loc);
     dump_expr(d, spine[i]->bin.rhs, depth + 2);
   }
@@ -339,7 +347,7 @@ static void dump_expr(const Dump *d, const Expr *e, int depth) {
     break;
   case EX_BOOL: fputs(e->ival ? " true" : " false", out); break;
   case EX_NAME: fprintf(out, " %s", e->str); break;
-  case EX_BINARY: fprintf(out, " '%c'", e->bin.op); break;
+  case EX_BINARY: fprintf(out, " '%s'", ast_op_str(e->bin.op)); break;
   case EX_UNARY: fprintf(out, " '%c'", e->un.op); break;
   case EX_CALL: fprintf(out, " %s", e->call.callee); break;
   case EX_LIST: fprintf(out, " (%d)", e->list.n); break;

@@ -541,6 +541,10 @@ Stmt *ast_stmt(Arena *a, StmtKind k, Loc loc);
 Ident ast_ident(const char *name, int id, Loc loc);
 Expr *ast_bool(Arena *a, bool value, Loc loc);
 Expr *ast_name(Arena *a, const char *name, int id, Loc loc);
+/* A binary operator is its character ('+', '*', ...), but floor division
+ * `//`, which is BINOP_FLOORDIV; ast_op_str spells either. */
+enum { BINOP_FLOORDIV = 'F' };
+const char *ast_op_str(int op);
 Expr *ast_binary(Arena *a, int op, Expr *lhs, Expr *rhs, Loc loc);
 Expr *ast_unary(Arena *a, int op, Expr *operand, Loc loc);
 Expr *ast_call(Arena *a, Ident callee, Arg *args, int nargs, Loc loc);

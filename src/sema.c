@@ -228,20 +228,21 @@ static bool binop(Sema *s, const Expr *e, LetValue a, LetValue b,
   *out = (LetValue){false, 0, 0};
   if (a.is_real || b.is_real) {
     double x = a.is_real ? a.r : (double)a.i, y = b.is_real ? b.r : (double)b.i;
-    if ((op == '/' || op == '%') && y == 0) goto div0;
+    if ((op == '/' || op == '%' || op == BINOP_FLOORDIV) && y == 0) goto div0;
     if (op == '%') {
       diag_report(s->diags, SEV_ERROR, NULL, e->loc,
                   "'%%' needs integer operands, got %g %% %g", x, y);
       return false;
     }
     out->is_real = true;
-    out->r = op == '+' ? x + y : op == '-' ? x - y : op == '*' ? x * y : x / y;
+    out->r = op == '+' ? x + y : op == '-' ? x - y : op == '*' ? x * y
+           : op == BINOP_FLOORDIV ? floor(x / y) : x / y;
     if (isfinite(out->r)) return true;
     /* R-LET-004: operands are finite (R-LEX-006), so only an overflow
      * leaves the doubles; nothing infinite or NaN goes on. */
     diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                "%s overflows: %g %c %g is not a finite number", s->numctx, x,
-                op, y);
+                "%s overflows: %g %s %g is not a finite number", s->numctx, x,
+                ast_op_str(op), y);
     return false;
   }
   bool ok = true;
@@ -249,6 +250,12 @@ static bool binop(Sema *s, const Expr *e, LetValue a, LetValue b,
   case '+': ok = util_add_i64(a.i, b.i, &out->i); break;
   case '-': ok = !__builtin_sub_overflow(a.i, b.i, &out->i); break;
   case '*': ok = util_mul_i64(a.i, b.i, &out->i); break;
+  case BINOP_FLOORDIV:
+    /* R-LET-007: Python's //, the quotient rounded toward -infinity */
+    if (b.i == 0) goto div0;
+    if (a.i == INT64_MIN && b.i == -1) return overflow(s, e->loc);
+    out->i = a.i / b.i - (a.i % b.i != 0 && (a.i < 0) != (b.i < 0));
+    break;
   case '/':
   case '%':
     if (b.i == 0) goto div0;
@@ -269,7 +276,7 @@ static bool binop(Sema *s, const Expr *e, LetValue a, LetValue b,
   return ok ? true : overflow(s, e->loc);
 div0:
   diag_report(s->diags, SEV_ERROR, NULL, e->bin.rhs->loc,
-              "division by zero in %s", op == '%' ? "'%'" : "'/'");
+              "division by zero in '%s'", ast_op_str(op));
   return false;
 }
 
@@ -299,6 +306,74 @@ static bool eval_binary(Sema *s, const Expr *e, LetValue *out) {
   if (spine != local) free(spine);
   *out = acc;
   return ok;
+}
+
+/* R-LET-008: min(a, b, ...), max(a, b, ...) and cdiv(a, b) (the quotient
+ * rounded toward +infinity, -(-a // b)) in lets and dimensions; min and
+ * max give the operand itself (min(2, 2.5) is the integer 2), as Python's
+ * do. */
+static bool eval_call(Sema *s, const Expr *e, LetValue *out) {
+  const char *f = e->call.callee;
+  bool is_min = strcmp(f, "min") == 0, is_max = strcmp(f, "max") == 0;
+  bool is_cdiv = strcmp(f, "cdiv") == 0;
+  if (!is_min && !is_max && !is_cdiv) {
+    diag_report(s->diags, SEV_ERROR, NULL, e->call.callee_loc,
+                "'%s' is not a function of numbers; a let or a dimension "
+                "may call min, max and cdiv",
+                f);
+    return false;
+  }
+  int n = e->call.nargs;
+  for (int i = 0; i < n; i++)
+    if (e->call.args[i].name) {
+      diag_report(s->diags, SEV_ERROR, NULL, ast_arg_name_loc(&e->call.args[i]),
+                  "%s() takes no keyword arguments", f);
+      return false;
+    }
+  if (is_cdiv ? n != 2 : n < 2) {
+    diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                "%s() takes %s numbers, got %d", f,
+                is_cdiv ? "two" : "two or more", n);
+    return false;
+  }
+  LetValue v[2];
+  bool ok = eval_num(s, e->call.args[0].value, &v[0]);
+  for (int i = 1; i < n; i++) {
+    if (!eval_num(s, e->call.args[i].value, &v[1])) {
+      ok = false;
+      continue;
+    }
+    if (!ok) continue;
+    if (is_cdiv) {
+      if (v[0].is_real || v[1].is_real) {
+        double x = v[0].is_real ? v[0].r : (double)v[0].i;
+        double y = v[1].is_real ? v[1].r : (double)v[1].i;
+        if (y == 0) goto div0;
+        v[0] = (LetValue){true, 0, ceil(x / y)};
+        if (!isfinite(v[0].r)) {
+          diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                      "%s overflows: cdiv(%g, %g) is not a finite number",
+                      s->numctx, x, y);
+          return false;
+        }
+      } else {
+        int64_t a = v[0].i, b = v[1].i;
+        if (b == 0) goto div0;
+        if (a == INT64_MIN && b == -1) return overflow(s, e->loc);
+        v[0].i = a / b + (a % b != 0 && (a < 0) == (b < 0));
+      }
+      continue;
+    }
+    double x = v[0].is_real ? v[0].r : (double)v[0].i;
+    double y = v[1].is_real ? v[1].r : (double)v[1].i;
+    if (is_min ? y < x : y > x) v[0] = v[1];
+  }
+  *out = v[0];
+  return ok;
+div0:
+  diag_report(s->diags, SEV_ERROR, NULL, e->call.args[1].value->loc,
+              "division by zero in 'cdiv'");
+  return false;
 }
 
 static bool is_let_name(Sema *s, const char *name) {
@@ -347,6 +422,8 @@ static bool eval_num(Sema *s, const Expr *e, LetValue *out) {
   }
   case EX_BINARY:
     return eval_binary(s, e, out);
+  case EX_CALL:
+    return eval_call(s, e, out);
   case EX_UNARY: {
     /* - - - x: count the signs instead of recursing */
     bool negate = false;
