@@ -659,6 +659,7 @@ typedef struct OpArgs {
   double custom_flops, custom_bytes;
   int64_t blocks;        /* blocks= override; 0 = the occupancy model */
   DType precision;       /* precision= override; DT_NONE = inferred */
+  DType out_dtype;       /* out= result dtype (R-KW-008); DT_NONE = inferred */
   bool keepdims;         /* sum/mean/max keepdims= */
 } OpArgs;
 

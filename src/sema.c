@@ -119,7 +119,8 @@ typedef struct Sema {
 } Sema;
 
 /* The arguments of declarations and of ops that take no keyword. */
-static const OpArgs no_args = {.precision = DT_NONE, .cast_to = DT_NONE};
+static const OpArgs no_args = {.precision = DT_NONE, .cast_to = DT_NONE,
+                               .out_dtype = DT_NONE};
 
 static void grow(void **p, int *cap, int need, size_t size) {
   if (need <= *cap) return;
@@ -739,6 +740,7 @@ static const KwField kw_fields[] = {
     {"keepdims", offsetof(OpArgs, keepdims), 0},
     {"blocks", offsetof(OpArgs, blocks), 1},
     {"precision", offsetof(OpArgs, precision), 0},
+    {"out", offsetof(OpArgs, out_dtype), 0},
     {"flops", offsetof(OpArgs, custom_flops), 0},
     {"bytes", offsetof(OpArgs, custom_bytes), 0},
 };
@@ -746,6 +748,19 @@ static const KwField kw_fields[] = {
 static const KwDesc kw_common[] = {{"blocks", KW_INT, false, 0},
                                    {"precision", KW_DTYPE, false, 0},
                                    {NULL, 0, false, 0}};
+
+/* R-KW-008: out=DTYPE, the result's storage dtype, on an op that computes
+ * (an elementwise op but cast, a reduction, a contraction); custom's own
+ * out= is a whole type. */
+static const KwDesc kw_out[] = {{"out", KW_DTYPE, false, 0},
+                                {NULL, 0, false, 0}};
+
+static bool takes_out(const OpDesc *op) {
+  for (const KwDesc *k = op->keywords; k->name; k++)
+    if (strcmp(k->name, "out") == 0) return false;
+  return (op->cls == OC_ELEMENTWISE && !(op->flags & OPF_CAST)) ||
+         op->cls == OC_REDUCTION || op->cls == OC_CONTRACTION;
+}
 
 #define MAX_KW 16
 
@@ -771,6 +786,7 @@ struct OpInfo {
 
 static void kw_default(const KwDesc *k, const KwField *f, OpArgs *args) {
   if (strcmp(k->name, "precision") == 0 || strcmp(k->name, "blocks") == 0 ||
+      strcmp(k->name, "out") == 0 ||
       k->type == KW_TYPE || k->type == KW_REAL)
     return; /* DT_NONE / 0 already */
   char *p = (char *)args + f->offset;
@@ -789,9 +805,11 @@ static void op_info_init(OpInfo *info, const OpDesc *op) {
   memset(&info->defaults, 0, sizeof info->defaults);
   info->defaults.precision = DT_NONE;
   info->defaults.cast_to = DT_NONE;
+  info->defaults.out_dtype = DT_NONE;
   int n = 0;
   for (const KwDesc *k = op->keywords; k->name; k++) info->kws[n++] = k;
   for (const KwDesc *k = kw_common; k->name; k++) info->kws[n++] = k;
+  if (takes_out(op)) info->kws[n++] = kw_out;
   info->nkw = n;
   for (int i = 0; i < n; i++) {
     const KwDesc *k = info->kws[i];
@@ -863,7 +881,9 @@ static bool kw_set(Sema *s, const KwDesc *k, const KwField *f, const Expr *e,
                   "keyword '%s' takes a dtype, like %s=fp32", k->name, k->name);
       return false;
     }
-    return parse_dtype(s, e->str, e->loc, false, (DType *)p);
+    /* out= is a storage dtype; precision= may be tf32 */
+    return parse_dtype(s, e->str, e->loc, p == (char *)&args->out_dtype,
+                       (DType *)p);
   case KW_REAL: {
     LetValue v;
     if (!eval_num(s, e, &v)) return false;
@@ -1111,6 +1131,7 @@ static int apply(Sema *s, const Stmt *st) {
   memset(&declared, 0, sizeof declared);
   bool poisoned = false;
   Loc list_loc = LOC_NONE, dtype_loc = LOC_NONE, axis_loc = LOC_NONE;
+  Loc out_loc = LOC_NONE;
   bool ok = positionals(s, op, call, pos, npos, &nin, &args, list, &nlist,
                         &list_loc, &dtype_loc, &poisoned);
 
@@ -1123,6 +1144,18 @@ static int apply(Sema *s, const Stmt *st) {
     Loc name_loc = ast_arg_name_loc(a);
     int k = 0;
     while (k < nkw && strcmp(kws[k]->name, a->name) != 0) k++;
+    if (k == nkw && strcmp(a->name, "out") == 0) {
+      diag_report(s->diags, SEV_ERROR, NULL, name_loc,
+                  op->flags & OPF_CAST
+                      ? "%s takes no out=: its dtype is its second argument, "
+                        "like cast(x, fp16)"
+                      : "%s takes no out=: out=DTYPE is for an op that "
+                        "computes (elementwise, reduction, contraction), and "
+                        "%s is a %s op",
+                  op->name, op->name, op_class_str(op->cls));
+      ok = false;
+      continue;
+    }
     if (k == nkw) {
       const char *names[MAX_KW + 1];
       for (int j = 0; j < nkw; j++) names[j] = kws[j]->name;
@@ -1146,6 +1179,7 @@ static int apply(Sema *s, const Stmt *st) {
     }
     seen[k] = name_loc;
     if (k == info->axis_kw) axis_loc = a->value->loc;
+    if (kws[k] == kw_out) out_loc = a->value->loc;
     Loc out_dtype = LOC_NONE;
     if (!kw_set(s, kws[k], info->fields[k], a->value, &args, &declared,
                 &out_dtype))
@@ -1167,6 +1201,13 @@ static int apply(Sema *s, const Stmt *st) {
   TensorType out;
   memset(&out, 0, sizeof out);
   if (!op->shape(op, s->in, nin, &args, &out, &ctx)) return -1;
+  /* R-KW-008: the compute precision stays that of the operands (below);
+   * out= sets only the dtype the result is stored in */
+  DType computed = out.dtype;
+  if (args.out_dtype != DT_NONE) {
+    out.dtype = args.out_dtype;
+    dtype_loc = out_loc;
+  }
   /* Most results have the type of their first operand: that type is
    * interned already (the pointer intern_type would return), and its
    * element count was checked when it was first made. */
@@ -1191,7 +1232,7 @@ static int apply(Sema *s, const Stmt *st) {
   g->dtype_loc = dtype_loc;
   g->precision_explicit = args.precision != DT_NONE;
   g->precision =
-      g->precision_explicit ? args.precision : widest(s->in, nin, out.dtype);
+      g->precision_explicit ? args.precision : widest(s->in, nin, computed);
   g->inputs = arena_alloc(s->arena, (size_t)(nin ? nin : 1) * sizeof(int));
   /* Consumers are counted here, each op once per operand node, while the
    * operands are still in cache, not in a second pass over every node. A
