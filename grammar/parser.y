@@ -213,6 +213,7 @@ static Expr *name_expr(ParseCtx *ctx, int id, Loc loc) {
 %token NEWLINE "newline"
 %token LET "let" TARGET "target" MODEL "model" DTYPE "dtype" MODE "mode"
 %token PARALLEL "parallel" INPUT "input" WEIGHT "weight" HOST "host"
+%token BUFFER "buffer"
 %token REPEAT "repeat" LOOP "loop" FUSED "fused" OUTPUT "output"
 %token TRUE "true" FALSE "false"
 %token FLOORDIV "//"
@@ -294,7 +295,7 @@ block
 /* ---- statements ------------------------------------------------------
  *   let NAME = expr | target NAME [block] | model NAME block
  *   dtype WORD | mode WORD | parallel block
- *   (input|weight|host) NAME {, NAME} : expr | NAME = expr
+ *   (input|weight|host|buffer) NAME {, NAME} : expr | NAME = expr
  *   repeat expr block | loop expr block | fused NAME block
  *   output NAME {, NAME} | WORD NAME block */
 stmt
@@ -320,6 +321,7 @@ decl_kind
   : "input"   { $$ = DECL_INPUT; }
   | "weight"  { $$ = DECL_WEIGHT; }
   | "host"    { $$ = DECL_HOST; }
+  | "buffer"  { $$ = DECL_BUFFER; }
   ;
 
 /* name_list = NAME {, NAME} */

@@ -345,6 +345,7 @@ static json_t *summary_json(const ModelCost *mc) {
   set_num(fp, "gradients", mc->footprint.gradients);
   set_num(fp, "optimizer", mc->footprint.optimizer);
   set_num(fp, "activations", mc->footprint.activations);
+  if (mc->footprint.buffers > 0) set_num(fp, "buffers", mc->footprint.buffers);
   set_num(fp, "total", mc->footprint.total);
   json_object_set_new(o, "footprint", fp);
   return o;

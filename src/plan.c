@@ -248,60 +248,74 @@ static void activations_by_dtype(Arena *a, const Model *m, double *by) {
 }
 
 /* R-PLAN-002: weights (with gradients in train mode) by their storage
- * dtype, activations by theirs at the live peak; Adam state is fp32. */
+ * dtype, activations by theirs at the live peak; Adam state is fp32;
+ * buffers (R-COST-011), a column only in a model that has them. */
 static void plan_footprint(FILE *out, Arena *a, const Model *m,
                            const ModelCost *c) {
   double *w = arena_alloc(a, DT__COUNT * sizeof *w);
   double *act = arena_alloc(a, DT__COUNT * sizeof *act);
   double *params = arena_alloc(a, DT__COUNT * sizeof *params);
+  double *buf = arena_alloc(a, DT__COUNT * sizeof *buf);
   for (int i = 0; i < m->nnodes; i++) {
     const GNode *g = &m->nodes[i];
-    if (g->role != ROLE_WEIGHT || g->type->dtype == DT_NONE) continue;
+    if ((g->role != ROLE_WEIGHT && g->role != ROLE_BUFFER) ||
+        g->type->dtype == DT_NONE)
+      continue;
     double copies = model_weight_copies(m, g->scope);
+    if (g->role == ROLE_BUFFER) {
+      buf[g->type->dtype] += tensor_bytes(g->type) * copies;
+      continue;
+    }
     w[g->type->dtype] += tensor_bytes(g->type) * copies;
     params[g->type->dtype] += elements(g->type) * copies;
   }
   activations_by_dtype(a, m, act);
   bool train = m->train;
-  Table t = {.ncols = train ? 7 : 5,
-                 .align = train ? "lrrrrrr" : "lrrrr"};
-  if (train)
-    table_add(&t, (const char *const[]){"dtype", "parameters", "weights",
-                                             "gradients", "optimizer",
-                                             "activations", "total"});
-  else
-    table_add(&t, (const char *const[]){"dtype", "parameters", "weights",
-                                             "activations", "total"});
+  const Footprint *fp = &c->footprint;
+  bool bufs = fp->buffers > 0;
+  Table t = {.ncols = 5 + 2 * train + bufs,
+             .align = train ? (bufs ? "lrrrrrrr" : "lrrrrrr")
+                            : (bufs ? "lrrrrr" : "lrrrr")};
+  /* one row: its cells in column order, the optional ones left out */
+  const char *row[8];
+  int n;
+#define ROW(dt, p, wb, gb, ob, ab, bb, tb)       \
+  do {                                           \
+    n = 0;                                       \
+    row[n++] = (dt);                             \
+    row[n++] = (p);                              \
+    row[n++] = (wb);                             \
+    if (train) row[n++] = (gb), row[n++] = (ob); \
+    row[n++] = (ab);                             \
+    if (bufs) row[n++] = (bb);                   \
+    row[n++] = (tb);                             \
+    table_add(&t, row);                          \
+  } while (0)
+  ROW("dtype", "parameters", "weights", "gradients", "optimizer",
+      "activations", "buffers", "total");
+  char p[NB], wb[NB], gb[NB], ob[NB], ab[NB], bb[NB], tb[NB];
   for (int d = 0; d < DT__COUNT; d++) {
-    double opt = train && d == DT_FP32 ? c->footprint.optimizer : 0;
+    double opt = train && d == DT_FP32 ? fp->optimizer : 0;
     double grads = train ? w[d] : 0;
-    if (w[d] == 0 && act[d] == 0 && opt == 0) continue;
-    char p[NB], wb[NB], gb[NB], ob[NB], ab[NB], tb[NB];
+    if (w[d] == 0 && act[d] == 0 && opt == 0 && buf[d] == 0) continue;
     fmt_count(p, NB, params[d]);
     fmt_bytes(wb, NB, w[d]);
     fmt_bytes(gb, NB, grads);
     fmt_bytes(ob, NB, opt);
     fmt_bytes(ab, NB, act[d]);
-    fmt_bytes(tb, NB, w[d] + grads + opt + act[d]);
-    if (train)
-      table_add(&t, (const char *const[]){dtype_str((DType)d), p, wb, gb,
-                                               ob, ab, tb});
-    else
-      table_add(&t, (const char *const[]){dtype_str((DType)d), p, wb, ab,
-                                               tb});
+    fmt_bytes(bb, NB, buf[d]);
+    fmt_bytes(tb, NB, w[d] + grads + opt + act[d] + buf[d]);
+    ROW(dtype_str((DType)d), p, wb, gb, ob, ab, bb, tb);
   }
-  const Footprint *fp = &c->footprint;
-  char p[NB], wb[NB], gb[NB], ob[NB], ab[NB], tb[NB];
   fmt_count(p, NB, c->params);
   fmt_bytes(wb, NB, fp->weights);
   fmt_bytes(gb, NB, fp->gradients);
   fmt_bytes(ob, NB, fp->optimizer);
   fmt_bytes(ab, NB, fp->activations);
+  fmt_bytes(bb, NB, fp->buffers);
   fmt_bytes(tb, NB, fp->total);
-  if (train)
-    table_add(&t, (const char *const[]){"total", p, wb, gb, ob, ab, tb});
-  else
-    table_add(&t, (const char *const[]){"total", p, wb, ab, tb});
+  ROW("total", p, wb, gb, ob, ab, bb, tb);
+#undef ROW
   fprintf(out, "\nfootprint by storage dtype\n");
   table_print(out, &t, "  ");
 }

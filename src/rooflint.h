@@ -444,6 +444,7 @@ typedef enum DeclKind {
   DECL_INPUT,  /* activations from outside */
   DECL_WEIGHT, /* parameters */
   DECL_HOST,   /* a tensor in host memory */
+  DECL_BUFFER, /* non-trainable state: a mask, rotary tables (R-COST-011) */
 } DeclKind;
 
 typedef struct Stmt Stmt;
@@ -833,6 +834,7 @@ typedef enum Role {
   ROLE_WEIGHT,
   ROLE_HOST,
   ROLE_ACTIVATION, /* produced by an op */
+  ROLE_BUFFER,     /* non-trainable state: in the footprint, no parameters */
 } Role;
 
 const char *role_str(Role r);
@@ -1067,6 +1069,7 @@ typedef struct FusedCost {
 
 typedef struct Footprint {
   double weights, gradients, optimizer, activations; /* bytes */
+  double buffers; /* `buffer` declarations: no gradients, no optimizer state */
   double total;
 } Footprint;
 

@@ -1268,7 +1268,8 @@ static const char *const stmt_word[] = {
 };
 
 static const char *const decl_word[] = {
-    [DECL_INPUT] = "input", [DECL_WEIGHT] = "weight", [DECL_HOST] = "host"};
+    [DECL_INPUT] = "input", [DECL_WEIGHT] = "weight", [DECL_HOST] = "host",
+    [DECL_BUFFER] = "buffer"};
 
 static const char *word_of(const Stmt *st) {
   if (st->kind == ST_DECL) return decl_word[st->decl.kind];
@@ -1279,7 +1280,8 @@ static const char *word_of(const Stmt *st) {
 static void decl(Sema *s, const Stmt *st) {
   static const Role roles[] = {[DECL_INPUT] = ROLE_INPUT,
                                [DECL_WEIGHT] = ROLE_WEIGHT,
-                               [DECL_HOST] = ROLE_HOST};
+                               [DECL_HOST] = ROLE_HOST,
+                               [DECL_BUFFER] = ROLE_BUFFER};
   TensorType t;
   Loc dtype_loc;
   memset(&t, 0, sizeof t);
