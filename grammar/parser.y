@@ -294,7 +294,7 @@ block
 
 /* ---- statements ------------------------------------------------------
  *   let NAME = expr | target NAME [block] | model NAME block
- *   dtype WORD | mode WORD | parallel block
+ *   dtype WORD | dtype CLASS = WORD | mode WORD | parallel block
  *   (input|weight|host|buffer) NAME {, NAME} : expr | NAME = expr
  *   repeat expr block | loop expr block | fused NAME block
  *   output NAME {, NAME} | WORD NAME block */
@@ -309,6 +309,7 @@ stmt
   | "fused" IDENT block           { $$ = ast_stmt_def(ctx->arena, ST_FUSED, ast_ident("fused", NAME_NONE, @1), parse_ident(ctx, $2, @2), *$3, @$); }
   | IDENT IDENT block             { $$ = ast_stmt_def(ctx->arena, ST_SECTION, parse_ident(ctx, $1, @1), parse_ident(ctx, $2, @2), *$3, @$); }
   | "dtype" IDENT                 { $$ = ast_stmt_word(ctx->arena, ST_DTYPE, parse_ident(ctx, $2, @2), @$); }
+  | "dtype" IDENT '=' IDENT       { $$ = ast_stmt_bind(ctx->arena, ST_DTYPE_CLASS, parse_ident(ctx, $2, @2), name_expr(ctx, $4, @4), @$); }
   | "mode" IDENT                  { $$ = ast_stmt_word(ctx->arena, ST_MODE, parse_ident(ctx, $2, @2), @$); }
   | "parallel" block              { $$ = ast_stmt_parallel(ctx->arena, *$2, @$); }
   | decl_kind name_list ':' expr  { $$ = ast_stmt_decl(ctx->arena, (DeclKind)$1, parse_names(ctx, $2), $2.n, $4, @$); }

@@ -33,6 +33,7 @@ static const char *const stmt_kind_names[] = {
     [ST_LET] = "let",          [ST_TARGET_USE] = "target-use",
     [ST_TARGET_DEF] = "target-def", [ST_MODEL] = "model",
     [ST_DTYPE] = "dtype",      [ST_MODE] = "mode",
+    [ST_DTYPE_CLASS] = "dtype-class",
     [ST_PARALLEL] = "parallel", [ST_DECL] = "decl",
     [ST_ASSIGN] = "assign",    [ST_REPEAT] = "repeat",
     [ST_LOOP] = "loop",        [ST_FUSED] = "fused",
@@ -77,6 +78,7 @@ static const size_t stmt_sizes[] = {
     [ST_MODEL] = NODE_SIZE(Stmt, def),
     [ST_DTYPE] = NODE_SIZE(Stmt, word),
     [ST_MODE] = NODE_SIZE(Stmt, word),
+    [ST_DTYPE_CLASS] = NODE_SIZE(Stmt, let),
     [ST_PARALLEL] = NODE_SIZE(Stmt, parallel),
     [ST_DECL] = NODE_SIZE(Stmt, decl),
     [ST_ASSIGN] = NODE_SIZE(Stmt, assign),
@@ -175,7 +177,7 @@ Stmt *ast_stmt(Arena *a, StmtKind k, Loc loc) {
 
 Stmt *ast_stmt_bind(Arena *a, StmtKind k, Ident name, Expr *value, Loc loc) {
   Stmt *s = ast_stmt(a, k, loc);
-  if (k == ST_LET) {
+  if (k == ST_LET || k == ST_DTYPE_CLASS) {
     s->let.name = name;
     s->let.value = value;
   } else {
@@ -397,6 +399,9 @@ static void dump_stmt(const Dump *d, const Stmt *s, int depth) {
   case ST_TARGET_USE: fprintf(out, " %s", s->target_use.name); break;
   case ST_DTYPE:
   case ST_MODE: fprintf(out, " %s", s->word.name); break;
+  case ST_DTYPE_CLASS:
+    fprintf(out, " %s = %s", s->let.name.name, s->let.value->str);
+    break;
   case ST_TARGET_DEF:
   case ST_MODEL:
   case ST_FUSED: fprintf(out, " %s", s->def.name.name); break;

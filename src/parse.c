@@ -865,7 +865,8 @@ static int stmt_nodes(const Stmt *s) {
 }
 
 static bool is_setting(StmtKind k) {
-  return k == ST_DTYPE || k == ST_MODE || k == ST_PARALLEL;
+  return k == ST_DTYPE || k == ST_DTYPE_CLASS || k == ST_MODE ||
+         k == ST_PARALLEL;
 }
 
 /* Pushes one element on a small scratch stack (as deep as lists nest, or

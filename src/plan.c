@@ -346,12 +346,53 @@ static int source_input(const Model *m, const GNode *g, DType d) {
 
 /* Integer tensors (token ids, indices) are not part of a float dtype plan
  * (R-PLAN-003). */
-static bool off_plan(DType d, DType plan) {
-  return d != DT_NONE && d != plan && dtype_info(d)->is_float;
+static bool is_float(DType d) { return d != DT_NONE && dtype_info(d)->is_float; }
+
+static unsigned dtype_bit(DType d) { return d == DT_NONE ? 0 : 1u << d; }
+
+/* R-PLAN-006: the plan as written, "bf16" or "bf16, contraction fp8". */
+static const char *plan_label(Arena *a, const Model *m) {
+  const char *s = dtype_str(m->dtype);
+  for (int c = 0; c < OC__COUNT; c++)
+    if (m->class_given[c])
+      s = arena_printf(a, "%s, %s %s", s, op_class_str((OpClass)c),
+                       dtype_str(m->class_dtype[c]));
+  return s;
 }
 
-static bool leaves_plan(const GNode *g, DType plan) {
-  return off_plan(g->type->dtype, plan) || (g->op && off_plan(g->precision, plan));
+/* The storage dtypes the plan allows each node, as bits: the plan dtype,
+ * and the recipe's dtype of each op class that reads the node (through
+ * views: an fp8 weight transposed for an fp8 GEMM is fp8 on the plan).
+ * Consumers come after their operands, so one pass from the last node
+ * back gives every node its consumers' dtypes before it is read. */
+static unsigned *storage_plan(Arena *a, const Model *m) {
+  unsigned *ok = arena_alloc(a, (size_t)(m->nnodes + 1) * sizeof *ok);
+  for (int i = 0; i < m->nnodes; i++) ok[i] = dtype_bit(m->dtype);
+  for (int i = m->nnodes - 1; i >= 0; i--) {
+    const GNode *g = &m->nodes[i];
+    if (!g->op) continue;
+    unsigned give = g->op->cls == OC_VIEW
+                        ? ok[i]
+                        : dtype_bit(model_plan_dtype(m, g->op->cls));
+    for (int k = 0; k < g->ninputs; k++) ok[g->inputs[k]] |= give;
+  }
+  return ok;
+}
+
+static bool storage_off(const GNode *g, unsigned ok) {
+  return is_float(g->type->dtype) && !(ok & dtype_bit(g->type->dtype));
+}
+
+/* An op that computes is on the plan at its class's dtype; one that only
+ * moves data (a view, a copy, a transfer, a collective) computes at the
+ * dtype it moves, so it is on the plan where its storage is. */
+static bool precision_off(const Model *m, const GNode *g, unsigned ok) {
+  if (!g->op || !is_float(g->precision)) return false;
+  if (g->precision == model_plan_dtype(m, g->op->cls)) return false;
+  OpClass c = g->op->cls;
+  bool moves = c == OC_VIEW || c == OC_MOVEMENT || c == OC_TRANSFER ||
+               c == OC_COLLECTIVE;
+  return !(moves && (ok & dtype_bit(g->precision)));
 }
 
 /* R-PLAN-003: every node whose storage dtype or compute precision is not
@@ -363,12 +404,14 @@ static void plan_deviations(FILE *out, Arena *a, const SourceSet *ss,
   table_add(&t, (const char *const[]){"node", "op", "dtype", "precision",
                                            "why", "at"});
   int rows = 0;
+  const unsigned *ok = storage_plan(a, m);
   for (int i = 0; i < m->nnodes; i++) {
     const GNode *g = &m->nodes[i];
-    if (!leaves_plan(g, m->dtype)) continue;
+    bool off_storage = storage_off(g, ok[i]);
+    if (!off_storage && !precision_off(m, g, ok[i])) continue;
     const char *why = explicit_reason(a, g);
     if (!why) {
-      DType d = g->type->dtype != m->dtype ? g->type->dtype : g->precision;
+      DType d = off_storage ? g->type->dtype : g->precision;
       int src = source_input(m, g, d);
       if (src < 0) {
         why = "inherited";
@@ -399,10 +442,15 @@ static void plan_deviations(FILE *out, Arena *a, const SourceSet *ss,
                            why, loc_text(a, ss, g->loc)});
     rows++;
   }
-  fprintf(out, "\nnodes off the plan (%s)\n", dtype_str(m->dtype));
+  bool recipe = false;
+  for (int c = 0; c < OC__COUNT; c++) recipe |= m->class_given[c];
+  fprintf(out, "\nnodes off the plan (%s)\n", plan_label(a, m));
   if (rows == 0) {
-    fprintf(out, "  none: every node stores and computes in %s\n",
-            dtype_str(m->dtype));
+    if (recipe)
+      fprintf(out, "  none: every node stores and computes as the plan says\n");
+    else
+      fprintf(out, "  none: every node stores and computes in %s\n",
+              dtype_str(m->dtype));
     table_free(&t);
     return;
   }
@@ -417,7 +465,7 @@ void plan_print(FILE *out, const Analysis *an, const SourceSet *ss) {
     const ModelCost *c = an->costs[mi * an->ntargets];
     if (mi > 0) fputc('\n', out);
     model_header(out, m, c, ss,
-                 arena_printf(a, "dtype plan %s%s", dtype_str(m->dtype),
+                 arena_printf(a, "dtype plan %s%s", plan_label(a, m),
                               m->dtype_loc.file >= 0 ? "" : " (the default)"));
     char tm[NB], pct[NB];
     fprintf(out, "  step time >= %s, %s of it memory-bound\n",
@@ -499,7 +547,7 @@ static void whatif_model(FILE *out, Arena *a, const SourceSet *ss,
   Table t = {.ncols = ncols, .align = align};
   const char **row = arena_alloc(a, (size_t)ncols * sizeof *row);
   row[0] = "";
-  row[1] = arena_printf(a, "%s (as written)", dtype_str(m->dtype));
+  row[1] = arena_printf(a, "%s (as written)", plan_label(a, m));
   for (int j = 0; j < n; j++) row[j + 2] = dtype_str(dtypes[j]);
   table_add(&t, row);
   static const char *const labels[] = {"step time", "speed-up", "FLOPs",

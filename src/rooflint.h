@@ -427,6 +427,7 @@ typedef enum StmtKind {
   ST_MODEL,      /* model NAME { ... } */
   ST_DTYPE,      /* dtype WORD */
   ST_MODE,       /* mode WORD */
+  ST_DTYPE_CLASS, /* dtype CLASS = DTYPE (a recipe entry; uses `let`) */
   ST_PARALLEL,   /* parallel { ... } */
   ST_DECL,       /* input|weight|host NAMES : type */
   ST_ASSIGN,     /* NAME = expr  (an op in a model, a key in a target/parallel) */
@@ -470,7 +471,7 @@ struct Stmt {
     struct {
       Ident name;
       Expr *value;
-    } let;           /* ST_LET; ST_ASSIGN uses `assign` */
+    } let;           /* ST_LET, ST_DTYPE_CLASS; ST_ASSIGN uses `assign` */
     Ident target_use; /* ST_TARGET_USE */
     struct {
       Ident kind; /* ST_SECTION: the leading word; else the keyword */
@@ -627,6 +628,7 @@ typedef enum OpClass {
   OC_TRANSFER,
   OC_COLLECTIVE,
   OC_OPAQUE,
+  OC__COUNT
 } OpClass;
 
 const char *op_class_str(OpClass c);
@@ -907,6 +909,11 @@ typedef struct Model {
   int file;
   DType dtype;      /* the plan dtype (default bf16 if never stated) */
   Loc dtype_loc;    /* the `dtype` statement, LOC_NONE if defaulted */
+  /* The recipe (R-PLAN-006): `dtype CLASS = DT` per op class that
+   * computes, where class_given; see model_plan_dtype.  (A flag, so a
+   * zeroed Model has no recipe.) */
+  DType class_dtype[OC__COUNT];
+  bool class_given[OC__COUNT];
   bool train;       /* mode train */
   Parallel parallel;
   GNode *nodes;     /* topological (source) order */
@@ -916,6 +923,12 @@ typedef struct Model {
   Region *regions;
   int nregions;
 } Model;
+
+/* The dtype the plan gives ops of class c: the recipe's, else the plan
+ * dtype. */
+static inline DType model_plan_dtype(const Model *m, OpClass c) {
+  return m->class_given[c] ? m->class_dtype[c] : m->dtype;
+}
 
 /* Copies of a weight declared in `scope`: the trips of the repeats around
  * it (a loop's trips reuse the same tensor, see Scope). */

@@ -1260,6 +1260,7 @@ static const char *const stmt_word[] = {
     [ST_LET] = "let",       [ST_TARGET_USE] = "target",
     [ST_TARGET_DEF] = "target", [ST_MODEL] = "model",
     [ST_DTYPE] = "dtype",   [ST_MODE] = "mode",
+    [ST_DTYPE_CLASS] = "dtype",
     [ST_PARALLEL] = "parallel", [ST_DECL] = "input",
     [ST_ASSIGN] = "=",      [ST_REPEAT] = "repeat",
     [ST_LOOP] = "loop",     [ST_FUSED] = "fused",
@@ -1447,6 +1448,7 @@ static void model_stmt(Sema *s, const Stmt *st, bool top) {
     output(s, st);
     return;
   case ST_DTYPE:
+  case ST_DTYPE_CLASS:
   case ST_MODE:
   case ST_PARALLEL:
     if (!top)
@@ -1575,11 +1577,51 @@ static void parallel_stmt(Sema *s, const Stmt *st) {
  * written, so they are read before the walk: the parser listed where they
  * are in the body (Block.settings), so finding them reads no other
  * statement. */
+/* R-PLAN-006: `dtype CLASS = DT`, one recipe entry; `first` holds where
+ * each class was first given. */
+static void dtype_class_stmt(Sema *s, const Stmt *st, Loc *first) {
+  static const char *const classes[] = {"elementwise", "reduction",
+                                        "contraction", NULL};
+  static const OpClass ids[] = {OC_ELEMENTWISE, OC_REDUCTION, OC_CONTRACTION};
+  const Ident *c = &st->let.name;
+  int k = 0;
+  while (classes[k] && strcmp(classes[k], c->name) != 0) k++;
+  if (!classes[k]) {
+    const char *sug = util_suggest(c->name, classes);
+    Diag *d = diag_report(
+        s->diags, SEV_ERROR, NULL, c->loc,
+        sug ? "unknown op class '%s' in a dtype recipe; did you mean '%s'?"
+            : "unknown op class '%s' in a dtype recipe (expected "
+              "elementwise, reduction or contraction)",
+        c->name, sug);
+    if (sug) diag_fixit(d, c->loc, sug);
+    return;
+  }
+  OpClass oc = ids[k];
+  if (first[oc].file >= 0) {
+    Diag *d = diag_report(s->diags, SEV_ERROR, NULL, st->loc,
+                          "duplicate 'dtype %s' in model '%s'", c->name,
+                          s->m->name);
+    diag_note(d, first[oc], "first given here");
+    return;
+  }
+  first[oc] = st->loc;
+  const Expr *v = st->let.value;
+  s->m->class_given[oc] =
+      parse_dtype(s, v->str, v->loc, true, &s->m->class_dtype[oc]);
+}
+
 static void model_settings(Sema *s, const Block *body) {
   Model *m = s->m;
   Loc mode_loc = LOC_NONE;
+  Loc class_loc[OC__COUNT];
+  for (int c = 0; c < OC__COUNT; c++) class_loc[c] = LOC_NONE;
   for (const int *at = body->settings; at && *at >= 0; at++) {
     const Stmt *st = body->items[*at];
+    if (st->kind == ST_DTYPE_CLASS) {
+      dtype_class_stmt(s, st, class_loc);
+      continue;
+    }
     Loc *first = st->kind == ST_DTYPE   ? &m->dtype_loc
                  : st->kind == ST_MODE  ? &mode_loc
                  : st->kind == ST_PARALLEL ? &m->parallel.loc
