@@ -350,8 +350,7 @@ static bool is_float(DType d) { return d != DT_NONE && dtype_info(d)->is_float; 
 
 static unsigned dtype_bit(DType d) { return d == DT_NONE ? 0 : 1u << d; }
 
-/* R-PLAN-006: the plan as written, "bf16" or "bf16, contraction fp8". */
-static const char *plan_label(Arena *a, const Model *m) {
+const char *plan_label(Arena *a, const Model *m) {
   const char *s = dtype_str(m->dtype);
   for (int c = 0; c < OC__COUNT; c++)
     if (m->class_given[c])

@@ -1395,6 +1395,8 @@ void plan_print(FILE *out, const Analysis *an, const SourceSet *ss);
 int plan_whatif(FILE *out, Arena *a, const SourceSet *ss, const Analysis *an,
                 const Bindings *b, const DType *dtypes, int ndtypes,
                 DiagSink *diags);
+/* R-PLAN-006: the plan as written, "bf16" or "bf16, contraction fp8_e4m3". */
+const char *plan_label(Arena *a, const Model *m);
 /* "fp8,fp32" -> dtypes (storage dtypes only); false with a message in
  * *err (arena) when a name is unknown. */
 bool plan_parse_dtypes(Arena *a, const char *list, DType **dtypes, int *n,
