@@ -360,6 +360,16 @@ static void write_model(JsonOut *w, const ModelCost *mc, const SourceSet *ss) {
                                                : NULL));
   json_out_put(w, "target", json_safe_string(mc->target ? mc->target->name : NULL));
   json_out_put(w, "dtype", json_safe_string(m->dtype == DT_NONE ? NULL : dtype_str(m->dtype)));
+  /* R-PLAN-006: the recipe's entries, by class, only in a model that has
+   * one */
+  json_t *recipe = NULL;
+  for (int c = 0; c < OC__COUNT; c++)
+    if (m->class_given[c]) {
+      if (!recipe) recipe = json_object();
+      json_object_set_new(recipe, op_class_str((OpClass)c),
+                          json_string(dtype_str(m->class_dtype[c])));
+    }
+  if (recipe) json_out_put(w, "dtype_recipe", recipe);
   json_out_put(w, "mode", json_safe_string(m->train ? "train" : "inference"));
   if (m->parallel.present) {
     json_t *p = json_object();
