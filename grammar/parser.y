@@ -211,8 +211,10 @@ static Expr *name_expr(ParseCtx *ctx, int id, Loc loc) {
 %token NEWLINE "newline"
 %token LET "let" TARGET "target" MODEL "model" DTYPE "dtype" MODE "mode"
 %token PARALLEL "parallel" INPUT "input" WEIGHT "weight" HOST "host"
+%token BUFFER "buffer"
 %token REPEAT "repeat" LOOP "loop" FUSED "fused" OUTPUT "output"
 %token TRUE "true" FALSE "false"
+%token FLOORDIV "//"
 %token <name> IDENT "name"
 /* The scanner builds literal nodes itself (value, unit, location). */
 %token <expr> INT "integer" REAL "real number" STRING "string"
@@ -230,7 +232,7 @@ static Expr *name_expr(ParseCtx *ctx, int id, Loc loc) {
 
 /* Usual arithmetic precedence, loosest first. */
 %left '+' '-'
-%left '*' '/' '%'
+%left '*' '/' '%' "//"
 /* Unary minus binds tighter than any binary operator. */
 %precedence NEG
 
@@ -290,8 +292,8 @@ block
 
 /* ---- statements ------------------------------------------------------
  *   let NAME = expr | target NAME [block] | model NAME block
- *   dtype WORD | mode WORD | parallel block
- *   (input|weight|host) NAME {, NAME} : expr | NAME = expr
+ *   dtype WORD | dtype CLASS = WORD | mode WORD | parallel block
+ *   (input|weight|host|buffer) NAME {, NAME} : expr | NAME = expr
  *   NAME, NAME {, NAME} = nexpr
  *   repeat expr block | loop expr block | fused NAME block
  *   output NAME {, NAME} | WORD NAME block */
@@ -306,6 +308,7 @@ stmt
   | "fused" IDENT block           { $$ = ast_stmt_def(ctx->arena, ST_FUSED, ast_ident("fused", NAME_NONE, @1), parse_ident(ctx, $2, @2), *$3, @$); }
   | IDENT IDENT block             { $$ = ast_stmt_def(ctx->arena, ST_SECTION, parse_ident(ctx, $1, @1), parse_ident(ctx, $2, @2), *$3, @$); }
   | "dtype" IDENT                 { $$ = ast_stmt_word(ctx->arena, ST_DTYPE, parse_ident(ctx, $2, @2), @$); }
+  | "dtype" IDENT '=' IDENT       { $$ = ast_stmt_bind(ctx->arena, ST_DTYPE_CLASS, parse_ident(ctx, $2, @2), name_expr(ctx, $4, @4), @$); }
   | "mode" IDENT                  { $$ = ast_stmt_word(ctx->arena, ST_MODE, parse_ident(ctx, $2, @2), @$); }
   | "parallel" block              { $$ = ast_stmt_parallel(ctx->arena, *$2, @$); }
   | decl_kind name_list ':' expr  { $$ = ast_stmt_decl(ctx->arena, (DeclKind)$1, parse_names(ctx, $2), $2.n, $4, @$); }
@@ -323,6 +326,7 @@ decl_kind
   : "input"   { $$ = DECL_INPUT; }
   | "weight"  { $$ = DECL_WEIGHT; }
   | "host"    { $$ = DECL_HOST; }
+  | "buffer"  { $$ = DECL_BUFFER; }
   ;
 
 /* name_list = NAME {, NAME} */
@@ -333,7 +337,7 @@ name_list
 
 /* ---- expressions -----------------------------------------------------
  *   expr = NAME | nexpr
- *   nexpr = expr (+|-|*|/|%) expr | '-' expr
+ *   nexpr = expr (+|-|*|/|//|%) expr | '-' expr
  *         | INT | REAL | STRING | QUANTITY | true | false
  *         | NAME '(' args ')' | '[' items ']' | NAME '[' items ']'
  *         | '(' expr ')'
@@ -354,6 +358,7 @@ nexpr
   | expr '*' expr           { $$ = ast_binary(ctx->arena, '*', $1, $3, @$); }
   | expr '/' expr           { $$ = ast_binary(ctx->arena, '/', $1, $3, @$); }
   | expr '%' expr           { $$ = ast_binary(ctx->arena, '%', $1, $3, @$); }
+  | expr "//" expr          { $$ = ast_binary(ctx->arena, BINOP_FLOORDIV, $1, $3, @$); }
   /* '-' is also binary: %prec gives the unary form its own, tighter level. */
   | '-' expr %prec NEG      { $$ = ast_unary(ctx->arena, '-', $2, @$); }
   | INT
@@ -472,7 +477,7 @@ static void describe_expected_set(StrBuf *want, const yysymbol_kind_t *exp,
                         k == YYSYMBOL_STRING || k == YYSYMBOL_QUANTITY ||
                         k == YYSYMBOL_TRUE || k == YYSYMBOL_FALSE ||
                         k == YYSYMBOL_IDENT || (c && strchr("([-", c));
-      bool after_operand = c && strchr("+-*/%([=", c);
+      bool after_operand = (c && strchr("+-*/%([=", c)) || k == YYSYMBOL_FLOORDIV;
       bool terminator = k == YYSYMBOL_NEWLINE || k == YYSYMBOL_YYEOF ||
                         c == ';' || c == '}';
       if ((expr && expr_start) || (closes && after_operand) ||

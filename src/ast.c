@@ -33,6 +33,7 @@ static const char *const stmt_kind_names[] = {
     [ST_LET] = "let",          [ST_TARGET_USE] = "target-use",
     [ST_TARGET_DEF] = "target-def", [ST_MODEL] = "model",
     [ST_DTYPE] = "dtype",      [ST_MODE] = "mode",
+    [ST_DTYPE_CLASS] = "dtype-class",
     [ST_PARALLEL] = "parallel", [ST_DECL] = "decl",
     [ST_ASSIGN] = "assign",    [ST_REPEAT] = "repeat",
     [ST_LOOP] = "loop",        [ST_FUSED] = "fused",
@@ -42,6 +43,7 @@ static const char *const stmt_kind_names[] = {
 
 static const char *const decl_kind_names[] = {
     [DECL_INPUT] = "input", [DECL_WEIGHT] = "weight", [DECL_HOST] = "host",
+    [DECL_BUFFER] = "buffer",
 };
 
 #define NAME_OF(table, k)                                              \
@@ -76,6 +78,7 @@ static const size_t stmt_sizes[] = {
     [ST_MODEL] = NODE_SIZE(Stmt, def),
     [ST_DTYPE] = NODE_SIZE(Stmt, word),
     [ST_MODE] = NODE_SIZE(Stmt, word),
+    [ST_DTYPE_CLASS] = NODE_SIZE(Stmt, let),
     [ST_PARALLEL] = NODE_SIZE(Stmt, parallel),
     [ST_DECL] = NODE_SIZE(Stmt, decl),
     [ST_ASSIGN] = NODE_SIZE(Stmt, assign),
@@ -175,7 +178,7 @@ Stmt *ast_stmt(Arena *a, StmtKind k, Loc loc) {
 
 Stmt *ast_stmt_bind(Arena *a, StmtKind k, Ident name, Expr *value, Loc loc) {
   Stmt *s = ast_stmt(a, k, loc);
-  if (k == ST_LET) {
+  if (k == ST_LET || k == ST_DTYPE_CLASS) {
     s->let.name = name;
     s->let.value = value;
   } else {
@@ -306,6 +309,14 @@ static void dump_exprs(const Dump *d, Expr *const *items, int n, int depth) {
  * length.  Shorter ones print as nested as they are. */
 enum { DUMP_MAX_SPINE = 64 };
 
+const char *ast_op_str(int op) {
+  static const char *const names[] = {"+", "-", "*", "/", "%"};
+  static const char chars[] = "+-*/%";
+  if (op == BINOP_FLOORDIV) return "//";
+  const char *c = op ? strchr(chars, op) : NULL;
+  return c ? names[c - chars] : "?";
+}
+
 static bool dump_flat_spine(const Dump *d, const Expr *e, int depth) {
   int n = 0;
   const Expr *c = e;
@@ -322,7 +333,7 @@ static bool dump_flat_spine(const Dump *d, const Expr *e, int depth) {
   dump_expr(d, c, depth + 1); /* the leftmost operand */
   for (int i = n - 1; i >= 0; i--) {
     indent(d, depth + 1);
-    fprintf(d->out, "%s '%c'", expr_kind_str(EX_BINARY), spine[i]->bin.op);
+    fprintf(d->out, "%s '%s'", expr_kind_str(EX_BINARY), ast_op_str(spine[i]->bin.op));
     at(d, spine[i]->loc);
     dump_expr(d, spine[i]->bin.rhs, depth + 2);
   }
@@ -348,7 +359,7 @@ static void dump_expr(const Dump *d, const Expr *e, int depth) {
     break;
   case EX_BOOL: fputs(e->ival ? " true" : " false", out); break;
   case EX_NAME: fprintf(out, " %s", e->str); break;
-  case EX_BINARY: fprintf(out, " '%c'", e->bin.op); break;
+  case EX_BINARY: fprintf(out, " '%s'", ast_op_str(e->bin.op)); break;
   case EX_UNARY: fprintf(out, " '%c'", e->un.op); break;
   case EX_CALL: fprintf(out, " %s", e->call.callee); break;
   case EX_LIST: fprintf(out, " (%d)", e->list.n); break;
@@ -397,6 +408,9 @@ static void dump_stmt(const Dump *d, const Stmt *s, int depth) {
   case ST_TARGET_USE: fprintf(out, " %s", s->target_use.name); break;
   case ST_DTYPE:
   case ST_MODE: fprintf(out, " %s", s->word.name); break;
+  case ST_DTYPE_CLASS:
+    fprintf(out, " %s = %s", s->let.name.name, s->let.value->str);
+    break;
   case ST_TARGET_DEF:
   case ST_MODEL:
   case ST_FUSED: fprintf(out, " %s", s->def.name.name); break;

@@ -430,6 +430,10 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
       mc->params += op_tensor_elements(g->type) * copies;
       mc->footprint.weights += node_bytes(m, i) * copies;
     }
+    /* R-COST-011: a buffer is resident like a weight (one per repeat copy)
+     * but is no parameter: no gradient, no optimizer state */
+    if (g->role == ROLE_BUFFER)
+      mc->footprint.buffers += node_bytes(m, i) * model_weight_copies(m, g->scope);
     if (!g->op) continue;
     OpCost oc = {0};
     OpIn x = {g->op, m, g->inputs, g->ninputs, g->type, g->args};
@@ -527,7 +531,8 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     }
   }
   mc->footprint.total = mc->footprint.weights + mc->footprint.gradients +
-                        mc->footprint.optimizer + mc->footprint.activations;
+                        mc->footprint.optimizer + mc->footprint.activations +
+                        mc->footprint.buffers;
 
   /* Totals per step, in kernel order (without regions the per-node pass
    * has added them, in the same order). */

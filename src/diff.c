@@ -458,6 +458,9 @@ static void text_model(FILE *out, Arena *a, const SourceSet *ss,
   }
   fprintf(out, "\nmodel %s: %d changed, %d added, %d removed\n", p->nm->name,
           p->changed, p->added, p->removed);
+  /* R-DIFF-007: a changed plan (dtype or recipe) is said before the nodes */
+  const char *op = plan_label(a, p->om), *np = plan_label(a, p->nm);
+  if (strcmp(op, np) != 0) fprintf(out, "  dtype plan %s -> %s\n", op, np);
   text_nodes(out, a, ss, p);
   fputc('\n', out);
   text_totals(out, p);

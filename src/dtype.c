@@ -57,6 +57,7 @@ static const char *const role_names[] = {
     [ROLE_WEIGHT] = "weight",
     [ROLE_HOST] = "host",
     [ROLE_ACTIVATION] = "activation",
+    [ROLE_BUFFER] = "buffer",
 };
 
 const char *role_str(Role r) { return role_names[r]; }

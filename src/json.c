@@ -640,6 +640,7 @@ static void write_summary(JsonOut *w, const ModelCost *mc) {
   json_out_num(w, "gradients", mc->footprint.gradients);
   json_out_num(w, "optimizer", mc->footprint.optimizer);
   json_out_num(w, "activations", mc->footprint.activations);
+  if (mc->footprint.buffers > 0) json_out_num(w, "buffers", mc->footprint.buffers);
   json_out_num(w, "total", mc->footprint.total);
   json_out_close(w, '}');
   json_out_close(w, '}');
@@ -652,6 +653,16 @@ static void write_model(JsonOut *w, const ModelCost *mc, Sources *src) {
   json_out_str(w, "file", m->file >= 0 && m->file < src->ss->nfiles ? src_file(src->ss, m->file)->name : NULL);
   json_out_str(w, "target", mc->target ? mc->target->name : NULL);
   json_out_str(w, "dtype", m->dtype == DT_NONE ? NULL : dtype_str(m->dtype));
+  /* R-PLAN-006: the recipe's entries, by class, only in a model that has
+   * one */
+  bool recipe = false;
+  for (int c = 0; c < OC__COUNT; c++)
+    if (m->class_given[c]) {
+      if (!recipe) json_out_open(w, "dtype_recipe", '{');
+      recipe = true;
+      json_out_str(w, op_class_str((OpClass)c), dtype_str(m->class_dtype[c]));
+    }
+  if (recipe) json_out_close(w, '}');
   json_out_str(w, "mode", m->train ? "train" : "inference");
   if (m->parallel.present) {
     json_out_open(w, "parallel", '{');

@@ -238,60 +238,74 @@ static void activations_by_dtype(Arena *a, const Model *m, double *by) {
 }
 
 /* R-PLAN-002: weights (with gradients in train mode) by their storage
- * dtype, activations by theirs at the live peak; Adam state is fp32. */
+ * dtype, activations by theirs at the live peak; Adam state is fp32;
+ * buffers (R-COST-011), a column only in a model that has them. */
 static void plan_footprint(FILE *out, Arena *a, const Model *m,
                            const ModelCost *c) {
   double *w = arena_alloc(a, DT__COUNT * sizeof *w);
   double *act = arena_alloc(a, DT__COUNT * sizeof *act);
   double *params = arena_alloc(a, DT__COUNT * sizeof *params);
+  double *buf = arena_alloc(a, DT__COUNT * sizeof *buf);
   for (int i = 0; i < m->nnodes; i++) {
     const GNode *g = &m->nodes[i];
-    if (g->role != ROLE_WEIGHT || g->type->dtype == DT_NONE) continue;
+    if ((g->role != ROLE_WEIGHT && g->role != ROLE_BUFFER) ||
+        g->type->dtype == DT_NONE)
+      continue;
     double copies = model_weight_copies(m, g->scope);
+    if (g->role == ROLE_BUFFER) {
+      buf[g->type->dtype] += op_tensor_bytes(g->type) * copies;
+      continue;
+    }
     w[g->type->dtype] += op_tensor_bytes(g->type) * copies;
     params[g->type->dtype] += op_tensor_elements(g->type) * copies;
   }
   activations_by_dtype(a, m, act);
   bool train = m->train;
-  Table t = {.ncols = train ? 7 : 5,
-                 .align = train ? "lrrrrrr" : "lrrrr"};
-  if (train)
-    table_add(&t, (const char *const[]){"dtype", "parameters", "weights",
-                                             "gradients", "optimizer",
-                                             "activations", "total"});
-  else
-    table_add(&t, (const char *const[]){"dtype", "parameters", "weights",
-                                             "activations", "total"});
+  const Footprint *fp = &c->footprint;
+  bool bufs = fp->buffers > 0;
+  Table t = {.ncols = 5 + 2 * train + bufs,
+             .align = train ? (bufs ? "lrrrrrrr" : "lrrrrrr")
+                            : (bufs ? "lrrrrr" : "lrrrr")};
+  /* one row: its cells in column order, the optional ones left out */
+  const char *row[8];
+  int n;
+#define ROW(dt, p, wb, gb, ob, ab, bb, tb)       \
+  do {                                           \
+    n = 0;                                       \
+    row[n++] = (dt);                             \
+    row[n++] = (p);                              \
+    row[n++] = (wb);                             \
+    if (train) row[n++] = (gb), row[n++] = (ob); \
+    row[n++] = (ab);                             \
+    if (bufs) row[n++] = (bb);                   \
+    row[n++] = (tb);                             \
+    table_add(&t, row);                          \
+  } while (0)
+  ROW("dtype", "parameters", "weights", "gradients", "optimizer",
+      "activations", "buffers", "total");
+  char p[NB], wb[NB], gb[NB], ob[NB], ab[NB], bb[NB], tb[NB];
   for (int d = 0; d < DT__COUNT; d++) {
-    double opt = train && d == DT_FP32 ? c->footprint.optimizer : 0;
+    double opt = train && d == DT_FP32 ? fp->optimizer : 0;
     double grads = train ? w[d] : 0;
-    if (w[d] == 0 && act[d] == 0 && opt == 0) continue;
-    char p[NB], wb[NB], gb[NB], ob[NB], ab[NB], tb[NB];
+    if (w[d] == 0 && act[d] == 0 && opt == 0 && buf[d] == 0) continue;
     fmt_count(p, NB, params[d]);
     fmt_bytes(wb, NB, w[d]);
     fmt_bytes(gb, NB, grads);
     fmt_bytes(ob, NB, opt);
     fmt_bytes(ab, NB, act[d]);
-    fmt_bytes(tb, NB, w[d] + grads + opt + act[d]);
-    if (train)
-      table_add(&t, (const char *const[]){dtype_str((DType)d), p, wb, gb,
-                                               ob, ab, tb});
-    else
-      table_add(&t, (const char *const[]){dtype_str((DType)d), p, wb, ab,
-                                               tb});
+    fmt_bytes(bb, NB, buf[d]);
+    fmt_bytes(tb, NB, w[d] + grads + opt + act[d] + buf[d]);
+    ROW(dtype_str((DType)d), p, wb, gb, ob, ab, bb, tb);
   }
-  const Footprint *fp = &c->footprint;
-  char p[NB], wb[NB], gb[NB], ob[NB], ab[NB], tb[NB];
   fmt_count(p, NB, c->params);
   fmt_bytes(wb, NB, fp->weights);
   fmt_bytes(gb, NB, fp->gradients);
   fmt_bytes(ob, NB, fp->optimizer);
   fmt_bytes(ab, NB, fp->activations);
+  fmt_bytes(bb, NB, fp->buffers);
   fmt_bytes(tb, NB, fp->total);
-  if (train)
-    table_add(&t, (const char *const[]){"total", p, wb, gb, ob, ab, tb});
-  else
-    table_add(&t, (const char *const[]){"total", p, wb, ab, tb});
+  ROW("total", p, wb, gb, ob, ab, bb, tb);
+#undef ROW
   fprintf(out, "\nfootprint by storage dtype\n");
   table_print(out, &t, "  ");
 }
@@ -322,12 +336,52 @@ static int source_input(const Model *m, const GNode *g, DType d) {
 
 /* Integer tensors (token ids, indices) are not part of a float dtype plan
  * (R-PLAN-003). */
-static bool off_plan(DType d, DType plan) {
-  return d != DT_NONE && d != plan && dtype_info(d)->is_float;
+static bool is_float(DType d) { return d != DT_NONE && dtype_info(d)->is_float; }
+
+static unsigned dtype_bit(DType d) { return d == DT_NONE ? 0 : 1u << d; }
+
+const char *plan_label(Arena *a, const Model *m) {
+  const char *s = dtype_str(m->dtype);
+  for (int c = 0; c < OC__COUNT; c++)
+    if (m->class_given[c])
+      s = arena_printf(a, "%s, %s %s", s, op_class_str((OpClass)c),
+                       dtype_str(m->class_dtype[c]));
+  return s;
 }
 
-static bool leaves_plan(const GNode *g, DType plan) {
-  return off_plan(g->type->dtype, plan) || (g->op && off_plan(g->precision, plan));
+/* The storage dtypes the plan allows each node, as bits: the plan dtype,
+ * and the recipe's dtype of each op class that reads the node (through
+ * views: an fp8 weight transposed for an fp8 GEMM is fp8 on the plan).
+ * Consumers come after their operands, so one pass from the last node
+ * back gives every node its consumers' dtypes before it is read. */
+static unsigned *storage_plan(Arena *a, const Model *m) {
+  unsigned *ok = arena_alloc(a, (size_t)(m->nnodes + 1) * sizeof *ok);
+  for (int i = 0; i < m->nnodes; i++) ok[i] = dtype_bit(m->dtype);
+  for (int i = m->nnodes - 1; i >= 0; i--) {
+    const GNode *g = &m->nodes[i];
+    if (!g->op) continue;
+    unsigned give = g->op->cls == OC_VIEW
+                        ? ok[i]
+                        : dtype_bit(model_plan_dtype(m, g->op->cls));
+    for (int k = 0; k < g->ninputs; k++) ok[g->inputs[k]] |= give;
+  }
+  return ok;
+}
+
+static bool storage_off(const GNode *g, unsigned ok) {
+  return is_float(g->type->dtype) && !(ok & dtype_bit(g->type->dtype));
+}
+
+/* An op that computes is on the plan at its class's dtype; one that only
+ * moves data (a view, a copy, a transfer, a collective) computes at the
+ * dtype it moves, so it is on the plan where its storage is. */
+static bool precision_off(const Model *m, const GNode *g, unsigned ok) {
+  if (!g->op || !is_float(g->precision)) return false;
+  if (g->precision == model_plan_dtype(m, g->op->cls)) return false;
+  OpClass c = g->op->cls;
+  bool moves = c == OC_VIEW || c == OC_MOVEMENT || c == OC_TRANSFER ||
+               c == OC_COLLECTIVE;
+  return !(moves && (ok & dtype_bit(g->precision)));
 }
 
 /* R-PLAN-003: every node whose storage dtype or compute precision is not
@@ -339,12 +393,14 @@ static void plan_deviations(FILE *out, Arena *a, const SourceSet *ss,
   table_add(&t, (const char *const[]){"node", "op", "dtype", "precision",
                                            "why", "at"});
   int rows = 0;
+  const unsigned *ok = storage_plan(a, m);
   for (int i = 0; i < m->nnodes; i++) {
     const GNode *g = &m->nodes[i];
-    if (!leaves_plan(g, m->dtype)) continue;
+    bool off_storage = storage_off(g, ok[i]);
+    if (!off_storage && !precision_off(m, g, ok[i])) continue;
     const char *why = explicit_reason(a, g);
     if (!why) {
-      DType d = g->type->dtype != m->dtype ? g->type->dtype : g->precision;
+      DType d = off_storage ? g->type->dtype : g->precision;
       int src = source_input(m, g, d);
       if (src < 0) {
         why = "inherited";
@@ -375,10 +431,15 @@ static void plan_deviations(FILE *out, Arena *a, const SourceSet *ss,
                            why, loc_text(a, ss, g->loc)});
     rows++;
   }
-  fprintf(out, "\nnodes off the plan (%s)\n", dtype_str(m->dtype));
+  bool recipe = false;
+  for (int c = 0; c < OC__COUNT; c++) recipe |= m->class_given[c];
+  fprintf(out, "\nnodes off the plan (%s)\n", plan_label(a, m));
   if (rows == 0) {
-    fprintf(out, "  none: every node stores and computes in %s\n",
-            dtype_str(m->dtype));
+    if (recipe)
+      fprintf(out, "  none: every node stores and computes as the plan says\n");
+    else
+      fprintf(out, "  none: every node stores and computes in %s\n",
+              dtype_str(m->dtype));
     table_free(&t);
     return;
   }
@@ -393,7 +454,7 @@ void plan_print(FILE *out, const Analysis *an, const SourceSet *ss) {
     const ModelCost *c = an->costs[mi * an->ntargets];
     if (mi > 0) fputc('\n', out);
     model_header(out, m, c, ss,
-                 arena_printf(a, "dtype plan %s%s", dtype_str(m->dtype),
+                 arena_printf(a, "dtype plan %s%s", plan_label(a, m),
                               m->dtype_loc.file >= 0 ? "" : " (the default)"));
     char tm[NB], pct[NB];
     fprintf(out, "  step time >= %s, %s of it memory-bound\n",
@@ -475,7 +536,7 @@ static void whatif_model(FILE *out, Arena *a, const SourceSet *ss,
   Table t = {.ncols = ncols, .align = align};
   const char **row = arena_alloc(a, (size_t)ncols * sizeof *row);
   row[0] = "";
-  row[1] = arena_printf(a, "%s (as written)", dtype_str(m->dtype));
+  row[1] = arena_printf(a, "%s (as written)", plan_label(a, m));
   for (int j = 0; j < n; j++) row[j + 2] = dtype_str(dtypes[j]);
   table_add(&t, row);
   static const char *const labels[] = {"step time", "speed-up", "FLOPs",

@@ -284,6 +284,7 @@ static void report_footprint(FILE *out, const ModelCost *c) {
       {"gradients", f->gradients, c->model->train},
       {"optimizer", f->optimizer, c->model->train},
       {"activations", f->activations, true},
+      {"buffers", f->buffers, f->buffers > 0},
       {"total", f->total, true},
   };
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {

@@ -433,6 +433,7 @@ typedef enum StmtKind {
   ST_MODEL,      /* model NAME { ... } */
   ST_DTYPE,      /* dtype WORD */
   ST_MODE,       /* mode WORD */
+  ST_DTYPE_CLASS, /* dtype CLASS = DTYPE (a recipe entry; uses `let`) */
   ST_PARALLEL,   /* parallel { ... } */
   ST_DECL,       /* input|weight|host NAMES : type */
   ST_ASSIGN,     /* NAME = expr  (an op in a model, a key in a target/parallel) */
@@ -451,6 +452,7 @@ typedef enum DeclKind {
   DECL_INPUT,  /* activations from outside */
   DECL_WEIGHT, /* parameters */
   DECL_HOST,   /* a tensor in host memory */
+  DECL_BUFFER, /* non-trainable state: a mask, rotary tables (R-COST-011) */
 } DeclKind;
 
 typedef struct Stmt Stmt;
@@ -469,7 +471,7 @@ struct Stmt {
     struct {
       Ident name;
       Expr *value;
-    } let;           /* ST_LET; ST_ASSIGN uses `assign` */
+    } let;           /* ST_LET, ST_DTYPE_CLASS; ST_ASSIGN uses `assign` */
     Ident target_use; /* ST_TARGET_USE */
     struct {
       Ident kind; /* ST_SECTION: the leading word; else the keyword */
@@ -546,6 +548,10 @@ Stmt *ast_stmt(Arena *a, StmtKind k, Loc loc);
 Ident ast_ident(const char *name, int id, Loc loc);
 Expr *ast_bool(Arena *a, bool value, Loc loc);
 Expr *ast_name(Arena *a, const char *name, int id, Loc loc);
+/* A binary operator is its character ('+', '*', ...), but floor division
+ * `//`, which is BINOP_FLOORDIV; ast_op_str spells either. */
+enum { BINOP_FLOORDIV = 'F' };
+const char *ast_op_str(int op);
 Expr *ast_binary(Arena *a, int op, Expr *lhs, Expr *rhs, Loc loc);
 Expr *ast_unary(Arena *a, int op, Expr *operand, Loc loc);
 Expr *ast_call(Arena *a, Ident callee, Arg *args, int nargs, Loc loc);
@@ -628,6 +634,7 @@ typedef enum OpClass {
   OC_TRANSFER,
   OC_COLLECTIVE,
   OC_OPAQUE,
+  OC__COUNT
 } OpClass;
 
 const char *op_class_str(OpClass c);
@@ -671,6 +678,7 @@ typedef struct OpArgs {
   double custom_flops, custom_bytes;
   int64_t blocks;        /* blocks= override; 0 = the occupancy model */
   DType precision;       /* precision= override; DT_NONE = inferred */
+  DType out_dtype;       /* out= result dtype (R-KW-008); DT_NONE = inferred */
   bool keepdims;         /* sum/mean/max keepdims= */
   /* slice start=/end=/step=, select index=, flatten start=/end= (axes),
    * normalised by the shape rule (R-VIEW-001..006) */
@@ -858,6 +866,7 @@ typedef enum Role {
   ROLE_WEIGHT,
   ROLE_HOST,
   ROLE_ACTIVATION, /* produced by an op */
+  ROLE_BUFFER,     /* non-trainable state: in the footprint, no parameters */
 } Role;
 
 const char *role_str(Role r);
@@ -929,6 +938,11 @@ typedef struct Model {
   int file;
   DType dtype;      /* the plan dtype (default bf16 if never stated) */
   Loc dtype_loc;    /* the `dtype` statement, LOC_NONE if defaulted */
+  /* The recipe (R-PLAN-006): `dtype CLASS = DT` per op class that
+   * computes, where class_given; see model_plan_dtype.  (A flag, so a
+   * zeroed Model has no recipe.) */
+  DType class_dtype[OC__COUNT];
+  bool class_given[OC__COUNT];
   bool train;       /* mode train */
   Parallel parallel;
   GNode *nodes;     /* topological (source) order */
@@ -938,6 +952,12 @@ typedef struct Model {
   Region *regions;
   int nregions;
 } Model;
+
+/* The dtype the plan gives ops of class c: the recipe's, else the plan
+ * dtype. */
+static inline DType model_plan_dtype(const Model *m, OpClass c) {
+  return m->class_given[c] ? m->class_dtype[c] : m->dtype;
+}
 
 /* Copies of a weight declared in `scope`: the trips of the repeats around
  * it (a loop's trips reuse the same tensor, see Scope). */
@@ -1091,6 +1111,7 @@ typedef struct FusedCost {
 
 typedef struct Footprint {
   double weights, gradients, optimizer, activations; /* bytes */
+  double buffers; /* `buffer` declarations: no gradients, no optimizer state */
   double total;
 } Footprint;
 
@@ -1423,6 +1444,8 @@ void plan_print(FILE *out, const Analysis *an, const SourceSet *ss);
 int plan_whatif(FILE *out, Arena *a, const SourceSet *ss, const Analysis *an,
                 const Bindings *b, const DType *dtypes, int ndtypes,
                 DiagSink *diags);
+/* R-PLAN-006: the plan as written, "bf16" or "bf16, contraction fp8_e4m3". */
+const char *plan_label(Arena *a, const Model *m);
 /* "fp8,fp32" -> dtypes (storage dtypes only); false with a message in
  * *err (arena) when a name is unknown. */
 bool plan_parse_dtypes(Arena *a, const char *list, DType **dtypes, int *n,

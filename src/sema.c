@@ -127,7 +127,8 @@ typedef struct Sema {
 } Sema;
 
 /* The arguments of declarations and of ops that take no keyword. */
-static const OpArgs no_args = {.precision = DT_NONE, .cast_to = DT_NONE};
+static const OpArgs no_args = {.precision = DT_NONE, .cast_to = DT_NONE,
+                               .out_dtype = DT_NONE};
 
 static void grow(void **p, int *cap, int need, size_t size) {
   if (need <= *cap) return;
@@ -236,20 +237,21 @@ static bool binop(Sema *s, const Expr *e, LetValue a, LetValue b,
   *out = (LetValue){false, 0, 0};
   if (a.is_real || b.is_real) {
     double x = a.is_real ? a.r : (double)a.i, y = b.is_real ? b.r : (double)b.i;
-    if ((op == '/' || op == '%') && y == 0) goto div0;
+    if ((op == '/' || op == '%' || op == BINOP_FLOORDIV) && y == 0) goto div0;
     if (op == '%') {
       diag_report(s->diags, SEV_ERROR, NULL, e->loc,
                   "'%%' needs integer operands, got %g %% %g", x, y);
       return false;
     }
     out->is_real = true;
-    out->r = op == '+' ? x + y : op == '-' ? x - y : op == '*' ? x * y : x / y;
+    out->r = op == '+' ? x + y : op == '-' ? x - y : op == '*' ? x * y
+           : op == BINOP_FLOORDIV ? floor(x / y) : x / y;
     if (isfinite(out->r)) return true;
     /* R-LET-004: operands are finite (R-LEX-006), so only an overflow
      * leaves the doubles; nothing infinite or NaN goes on. */
     diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                "%s overflows: %g %c %g is not a finite number", s->numctx, x,
-                op, y);
+                "%s overflows: %g %s %g is not a finite number", s->numctx, x,
+                ast_op_str(op), y);
     return false;
   }
   bool ok = true;
@@ -257,6 +259,12 @@ static bool binop(Sema *s, const Expr *e, LetValue a, LetValue b,
   case '+': ok = util_add_i64(a.i, b.i, &out->i); break;
   case '-': ok = !__builtin_sub_overflow(a.i, b.i, &out->i); break;
   case '*': ok = util_mul_i64(a.i, b.i, &out->i); break;
+  case BINOP_FLOORDIV:
+    /* R-LET-007: Python's //, the quotient rounded toward -infinity */
+    if (b.i == 0) goto div0;
+    if (a.i == INT64_MIN && b.i == -1) return overflow(s, e->loc);
+    out->i = a.i / b.i - (a.i % b.i != 0 && (a.i < 0) != (b.i < 0));
+    break;
   case '/':
   case '%':
     if (b.i == 0) goto div0;
@@ -277,7 +285,7 @@ static bool binop(Sema *s, const Expr *e, LetValue a, LetValue b,
   return ok ? true : overflow(s, e->loc);
 div0:
   diag_report(s->diags, SEV_ERROR, NULL, e->bin.rhs->loc,
-              "division by zero in %s", op == '%' ? "'%'" : "'/'");
+              "division by zero in '%s'", ast_op_str(op));
   return false;
 }
 
@@ -307,6 +315,74 @@ static bool eval_binary(Sema *s, const Expr *e, LetValue *out) {
   if (spine != local) free(spine);
   *out = acc;
   return ok;
+}
+
+/* R-LET-008: min(a, b, ...), max(a, b, ...) and cdiv(a, b) (the quotient
+ * rounded toward +infinity, -(-a // b)) in lets and dimensions; min and
+ * max give the operand itself (min(2, 2.5) is the integer 2), as Python's
+ * do. */
+static bool eval_call(Sema *s, const Expr *e, LetValue *out) {
+  const char *f = e->call.callee;
+  bool is_min = strcmp(f, "min") == 0, is_max = strcmp(f, "max") == 0;
+  bool is_cdiv = strcmp(f, "cdiv") == 0;
+  if (!is_min && !is_max && !is_cdiv) {
+    diag_report(s->diags, SEV_ERROR, NULL, e->call.callee_loc,
+                "'%s' is not a function of numbers; a let or a dimension "
+                "may call min, max and cdiv",
+                f);
+    return false;
+  }
+  int n = e->call.nargs;
+  for (int i = 0; i < n; i++)
+    if (e->call.args[i].name) {
+      diag_report(s->diags, SEV_ERROR, NULL, ast_arg_name_loc(&e->call.args[i]),
+                  "%s() takes no keyword arguments", f);
+      return false;
+    }
+  if (is_cdiv ? n != 2 : n < 2) {
+    diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                "%s() takes %s numbers, got %d", f,
+                is_cdiv ? "two" : "two or more", n);
+    return false;
+  }
+  LetValue v[2];
+  bool ok = eval_num(s, e->call.args[0].value, &v[0]);
+  for (int i = 1; i < n; i++) {
+    if (!eval_num(s, e->call.args[i].value, &v[1])) {
+      ok = false;
+      continue;
+    }
+    if (!ok) continue;
+    if (is_cdiv) {
+      if (v[0].is_real || v[1].is_real) {
+        double x = v[0].is_real ? v[0].r : (double)v[0].i;
+        double y = v[1].is_real ? v[1].r : (double)v[1].i;
+        if (y == 0) goto div0;
+        v[0] = (LetValue){true, 0, ceil(x / y)};
+        if (!isfinite(v[0].r)) {
+          diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                      "%s overflows: cdiv(%g, %g) is not a finite number",
+                      s->numctx, x, y);
+          return false;
+        }
+      } else {
+        int64_t a = v[0].i, b = v[1].i;
+        if (b == 0) goto div0;
+        if (a == INT64_MIN && b == -1) return overflow(s, e->loc);
+        v[0].i = a / b + (a % b != 0 && (a < 0) == (b < 0));
+      }
+      continue;
+    }
+    double x = v[0].is_real ? v[0].r : (double)v[0].i;
+    double y = v[1].is_real ? v[1].r : (double)v[1].i;
+    if (is_min ? y < x : y > x) v[0] = v[1];
+  }
+  *out = v[0];
+  return ok;
+div0:
+  diag_report(s->diags, SEV_ERROR, NULL, e->call.args[1].value->loc,
+              "division by zero in 'cdiv'");
+  return false;
 }
 
 static bool is_let_name(Sema *s, const char *name) {
@@ -355,6 +431,8 @@ static bool eval_num(Sema *s, const Expr *e, LetValue *out) {
   }
   case EX_BINARY:
     return eval_binary(s, e, out);
+  case EX_CALL:
+    return eval_call(s, e, out);
   case EX_UNARY: {
     /* - - - x: count the signs instead of recursing */
     bool negate = false;
@@ -665,6 +743,7 @@ static const KwField kw_fields[] = {
     {"keepdims", offsetof(OpArgs, keepdims), 0},
     {"blocks", offsetof(OpArgs, blocks), 1},
     {"precision", offsetof(OpArgs, precision), 0},
+    {"out", offsetof(OpArgs, out_dtype), 0},
     {"flops", offsetof(OpArgs, custom_flops), 0},
     {"bytes", offsetof(OpArgs, custom_bytes), 0},
     {"output_padding", offsetof(OpArgs, output_padding), 0},
@@ -685,6 +764,19 @@ static const KwField kw_fields[] = {
 static const KwDesc kw_common[] = {{"blocks", KW_INT, false, 0, NULL},
                                    {"precision", KW_DTYPE, false, 0, NULL},
                                    {NULL, 0, false, 0, NULL}};
+
+/* R-KW-008: out=DTYPE, the result's storage dtype, on an op that computes
+ * (an elementwise op but cast, a reduction, a contraction); custom's own
+ * out= is a whole type. */
+static const KwDesc kw_out[] = {{"out", KW_DTYPE, false, 0, NULL},
+                                {NULL, 0, false, 0, NULL}};
+
+static bool takes_out(const OpDesc *op) {
+  for (const KwDesc *k = op->keywords; k->name; k++)
+    if (strcmp(k->name, "out") == 0) return false;
+  return (op->cls == OC_ELEMENTWISE && !(op->flags & OPF_CAST)) ||
+         op->cls == OC_REDUCTION || op->cls == OC_CONTRACTION;
+}
 
 #define MAX_KW 16
 #define SPLIT_MAX_PARTS 65536
@@ -711,6 +803,7 @@ struct OpInfo {
 
 static void kw_default(const KwDesc *k, const KwField *f, OpArgs *args) {
   if (strcmp(k->name, "precision") == 0 || strcmp(k->name, "blocks") == 0 ||
+      strcmp(k->name, "out") == 0 ||
       k->type == KW_TYPE || k->type == KW_TENSOR ||
       (k->type == KW_REAL && k->required))
     return; /* DT_NONE / 0 / false already */
@@ -735,9 +828,11 @@ static void op_info_init(OpInfo *info, const OpDesc *op) {
   memset(&info->defaults, 0, sizeof info->defaults);
   info->defaults.precision = DT_NONE;
   info->defaults.cast_to = DT_NONE;
+  info->defaults.out_dtype = DT_NONE;
   int n = 0;
   for (const KwDesc *k = op->keywords; k->name; k++) info->kws[n++] = k;
   for (const KwDesc *k = kw_common; k->name; k++) info->kws[n++] = k;
+  if (takes_out(op)) info->kws[n++] = kw_out;
   info->nkw = n;
   for (int i = 0; i < n; i++) {
     const KwDesc *k = info->kws[i];
@@ -811,7 +906,9 @@ static bool kw_set(Sema *s, const KwDesc *k, const KwField *f, const Expr *e,
                   "keyword '%s' takes a dtype, like %s=fp32", k->name, k->name);
       return false;
     }
-    return parse_dtype(s, e->str, e->loc, false, (DType *)p);
+    /* out= is a storage dtype; precision= may be tf32 */
+    return parse_dtype(s, e->str, e->loc, p == (char *)&args->out_dtype,
+                       (DType *)p);
   case KW_REAL: {
     LetValue v;
     if (!eval_num(s, e, &v)) return false;
@@ -1188,6 +1285,7 @@ static int apply_node(Sema *s, const Stmt *st, const Expr *call,
   memset(&declared, 0, sizeof declared);
   bool poisoned = false;
   Loc list_loc = LOC_NONE, dtype_loc = LOC_NONE, axis_loc = LOC_NONE;
+  Loc out_loc = LOC_NONE;
   bool ok = positionals(s, op, call, pos, npos, &nin, &args, list, &nlist,
                         &list_loc, &dtype_loc, &poisoned);
   npositional = nin;
@@ -1201,6 +1299,18 @@ static int apply_node(Sema *s, const Stmt *st, const Expr *call,
     Loc name_loc = ast_arg_name_loc(a);
     int k = 0;
     while (k < nkw && strcmp(kws[k]->name, a->name) != 0) k++;
+    if (k == nkw && strcmp(a->name, "out") == 0) {
+      diag_report(s->diags, SEV_ERROR, NULL, name_loc,
+                  op->flags & OPF_CAST
+                      ? "%s takes no out=: its dtype is its second argument, "
+                        "like cast(x, fp16)"
+                      : "%s takes no out=: out=DTYPE is for an op that "
+                        "computes (elementwise, reduction, contraction), and "
+                        "%s is a %s op",
+                  op->name, op->name, op_class_str(op->cls));
+      ok = false;
+      continue;
+    }
     if (k == nkw) {
       const char *names[MAX_KW + 1];
       for (int j = 0; j < nkw; j++) names[j] = kws[j]->name;
@@ -1230,6 +1340,7 @@ static int apply_node(Sema *s, const Stmt *st, const Expr *call,
     }
     seen[k] = name_loc;
     if (k == info->axis_kw) axis_loc = a->value->loc;
+    if (kws[k] == kw_out) out_loc = a->value->loc;
     if (kws[k]->type == KW_TENSOR) { /* bias=: one more input, the last */
       if (ok && !poisoned) ok = operand(s, op, a->value, &nin, &poisoned);
       args.bias = true;
@@ -1257,6 +1368,13 @@ static int apply_node(Sema *s, const Stmt *st, const Expr *call,
   TensorType out;
   memset(&out, 0, sizeof out);
   if (!op->shape(op, s->in, nin, &args, &out, &ctx)) return -1;
+  /* R-KW-008: the compute precision stays that of the operands (below);
+   * out= sets only the dtype the result is stored in */
+  DType computed = out.dtype;
+  if (args.out_dtype != DT_NONE) {
+    out.dtype = args.out_dtype;
+    dtype_loc = out_loc;
+  }
   /* Most results have the type of their first operand: that type is
    * interned already (the pointer intern_type would return), and its
    * element count was checked when it was first made. */
@@ -1282,7 +1400,7 @@ static int apply_node(Sema *s, const Stmt *st, const Expr *call,
   g->precision_explicit = args.precision != DT_NONE;
   g->precision =
       g->precision_explicit ? args.precision
-                            : widest(s->in, npositional, out.dtype);
+                            : widest(s->in, npositional, computed);
   g->inputs = arena_alloc(s->arena, (size_t)(nin ? nin : 1) * sizeof(int));
   /* Consumers are counted here, each op once per operand node, while the
    * operands are still in cache, not in a second pass over every node. A
@@ -1310,6 +1428,7 @@ static const char *const stmt_word[] = {
     [ST_LET] = "let",       [ST_TARGET_USE] = "target",
     [ST_TARGET_DEF] = "target", [ST_MODEL] = "model",
     [ST_DTYPE] = "dtype",   [ST_MODE] = "mode",
+    [ST_DTYPE_CLASS] = "dtype",
     [ST_PARALLEL] = "parallel", [ST_DECL] = "input",
     [ST_ASSIGN] = "=",      [ST_REPEAT] = "repeat",
     [ST_LOOP] = "loop",     [ST_FUSED] = "fused",
@@ -1318,7 +1437,8 @@ static const char *const stmt_word[] = {
 };
 
 static const char *const decl_word[] = {
-    [DECL_INPUT] = "input", [DECL_WEIGHT] = "weight", [DECL_HOST] = "host"};
+    [DECL_INPUT] = "input", [DECL_WEIGHT] = "weight", [DECL_HOST] = "host",
+    [DECL_BUFFER] = "buffer"};
 
 static const char *word_of(const Stmt *st) {
   if (st->kind == ST_DECL) return decl_word[st->decl.kind];
@@ -1329,7 +1449,8 @@ static const char *word_of(const Stmt *st) {
 static void decl(Sema *s, const Stmt *st) {
   static const Role roles[] = {[DECL_INPUT] = ROLE_INPUT,
                                [DECL_WEIGHT] = ROLE_WEIGHT,
-                               [DECL_HOST] = ROLE_HOST};
+                               [DECL_HOST] = ROLE_HOST,
+                               [DECL_BUFFER] = ROLE_BUFFER};
   TensorType t;
   Loc dtype_loc;
   memset(&t, 0, sizeof t);
@@ -1515,6 +1636,7 @@ static void model_stmt(Sema *s, const Stmt *st, bool top) {
     output(s, st);
     return;
   case ST_DTYPE:
+  case ST_DTYPE_CLASS:
   case ST_MODE:
   case ST_PARALLEL:
     if (!top)
@@ -1675,11 +1797,51 @@ static int64_t block_nodes(const Block *b) {
 
 /* dtype, mode and parallel apply to the whole model wherever they are
  * written in its body, so they are read before the walk. */
+/* R-PLAN-006: `dtype CLASS = DT`, one recipe entry; `first` holds where
+ * each class was first given. */
+static void dtype_class_stmt(Sema *s, const Stmt *st, Loc *first) {
+  static const char *const classes[] = {"elementwise", "reduction",
+                                        "contraction", NULL};
+  static const OpClass ids[] = {OC_ELEMENTWISE, OC_REDUCTION, OC_CONTRACTION};
+  const Ident *c = &st->let.name;
+  int k = 0;
+  while (classes[k] && strcmp(classes[k], c->name) != 0) k++;
+  if (!classes[k]) {
+    const char *sug = util_suggest(c->name, classes);
+    Diag *d = diag_report(
+        s->diags, SEV_ERROR, NULL, c->loc,
+        sug ? "unknown op class '%s' in a dtype recipe; did you mean '%s'?"
+            : "unknown op class '%s' in a dtype recipe (expected "
+              "elementwise, reduction or contraction)",
+        c->name, sug);
+    if (sug) diag_fixit(d, c->loc, sug);
+    return;
+  }
+  OpClass oc = ids[k];
+  if (first[oc].file >= 0) {
+    Diag *d = diag_report(s->diags, SEV_ERROR, NULL, st->loc,
+                          "duplicate 'dtype %s' in model '%s'", c->name,
+                          s->m->name);
+    diag_note(d, first[oc], "first given here");
+    return;
+  }
+  first[oc] = st->loc;
+  const Expr *v = st->let.value;
+  s->m->class_given[oc] =
+      parse_dtype(s, v->str, v->loc, true, &s->m->class_dtype[oc]);
+}
+
 static void model_settings(Sema *s, const Block *body) {
   Model *m = s->m;
   Loc mode_loc = LOC_NONE;
+  Loc class_loc[OC__COUNT];
+  for (int c = 0; c < OC__COUNT; c++) class_loc[c] = LOC_NONE;
   for (int i = 0; i < body->n; i++) {
     const Stmt *st = body->items[i];
+    if (st->kind == ST_DTYPE_CLASS) {
+      dtype_class_stmt(s, st, class_loc);
+      continue;
+    }
     Loc *first = st->kind == ST_DTYPE   ? &m->dtype_loc
                  : st->kind == ST_MODE  ? &mode_loc
                  : st->kind == ST_PARALLEL ? &m->parallel.loc

@@ -14,11 +14,13 @@ static void run(const CheckCtx *ctx) {
   double mem = ctx->target->memory;
   if (mem <= 0 || f->total <= mem) return;
   static const char *const part_names[] = {"weights", "gradients", "optimizer",
-                                           "activations"};
-  double parts[] = {f->weights, f->gradients, f->optimizer, f->activations};
+                                           "activations", "buffers"};
+  double parts[] = {f->weights, f->gradients, f->optimizer, f->activations,
+                    f->buffers};
+  enum { NPARTS = sizeof parts / sizeof parts[0] };
   StrBuf sb = {0};
   char b[32];
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < NPARTS; i++) {
     if (parts[i] <= 0) continue;
     sb_printf(&sb, "%s%s %s", sb.len ? ", " : "", part_names[i],
               fmt_bytes(b, sizeof b, parts[i]));
@@ -31,7 +33,8 @@ static void run(const CheckCtx *ctx) {
   sb_free(&sb);
   diag_figure(d, "footprint", f->total);
   diag_figure(d, "capacity", mem);
-  for (int i = 0; i < 4; i++) diag_figure(d, part_names[i], parts[i]);
+  for (int i = 0; i < NPARTS; i++)
+    if (i < 4 || parts[i] > 0) diag_figure(d, part_names[i], parts[i]);
   int big = -1;
   double big_bytes = 0;
   for (int i = 0; i < m->nnodes; i++) {

@@ -107,7 +107,9 @@ static void run(const CheckCtx *ctx) {
     for (int k = 0; k < nb && adv < 0; k++) {
       near = g->inputs[bad[k].operand];
       root = trace_views(m, near, bad[k].size);
-      if (!bad[k].data || m->nodes[root].role == ROLE_WEIGHT) adv = k;
+      if (!bad[k].data || m->nodes[root].role == ROLE_WEIGHT ||
+          m->nodes[root].role == ROLE_BUFFER)
+        adv = k;
     }
     if (adv < 0) {
       near = g->inputs[bad[0].operand];

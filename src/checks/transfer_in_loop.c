@@ -46,7 +46,8 @@ static bool invariant(const Model *m, int id, int l, unsigned char *memo) {
     Frame *f = &stack[n - 1];
     const GNode *g = &m->nodes[f->id];
     if (f->next < 0) {
-      if (g->role == ROLE_WEIGHT || !within(m, g->scope, l))
+      if (g->role == ROLE_WEIGHT || g->role == ROLE_BUFFER ||
+          !within(m, g->scope, l))
         memo[f->id] = INVARIANT;
       else if (!g->op || g->loop_carried || g->op->cls == OC_COLLECTIVE)
         memo[f->id] = VARIES;
@@ -168,8 +169,8 @@ static void run(const CheckCtx *ctx) {
 
     const GNode *s = &m->nodes[src];
     char why[160];
-    if (s->role == ROLE_WEIGHT)
-      snprintf(why, sizeof why, "weight '%s'", s->name);
+    if (s->role == ROLE_WEIGHT || s->role == ROLE_BUFFER)
+      snprintf(why, sizeof why, "%s '%s'", role_str(s->role), s->name);
     else if (!within(m, s->scope, l))
       snprintf(why, sizeof why, "'%s' (defined before the loop)", s->name);
     else

@@ -36,6 +36,7 @@ run() {
 
 run 0 examples/gpt2_small_train.roof
 run 0 examples/llama2_7b_prefill.roof
+run 0 examples/llama3_8b_fp8_prefill.roof
 run 0 examples/resnet50.roof
 run 0 -D B=256 examples/resnet50.roof
 run 0 examples/vit_b16.roof

@@ -104,7 +104,8 @@ static Fixture *fixture(void) {
   mc->time_s = f->costs[1].time_s + 32 * f->costs[2].time_s;
   mc->memory_bound_time = mc->time_s;
   mc->params = 16777216;
-  mc->footprint = (Footprint){33554432, 0, 0, 16384, 33570816};
+  mc->footprint = (Footprint){.weights = 33554432, .activations = 16384,
+                              .total = 33570816};
 
   Unit *u = arena_alloc(f->arena, sizeof *u);
   u->file = file;

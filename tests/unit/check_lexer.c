@@ -102,6 +102,22 @@ START_TEST(test_every_token_kind) {
 }
 END_TEST
 
+/* R-LET-007, R-COST-011: '//' is one token (also before a '/' or blanks),
+ * `buffer` a keyword; 16//2 is a number, '//' and a number. */
+START_TEST(test_floordiv_and_buffer) {
+  Lexed *lx = lex("a // b ///c 16//2 buffer\n");
+  static const int want[] = {IDENT, FLOORDIV, IDENT, FLOORDIV, '/', IDENT,
+                             INT, FLOORDIV, INT, BUFFER, NEWLINE};
+  ck_assert_int_eq(lx->n, (int)(sizeof want / sizeof want[0]));
+  for (int i = 0; i < lx->n; i++) ck_assert_int_eq(lx->kinds[i], want[i]);
+  /* the token is the two characters, not the blank after them */
+  ck_assert_uint_eq(lx->locs[1].start, 2);
+  ck_assert_uint_eq(lx->locs[1].end, 4);
+  ck_assert_int_eq(lx->tc->diags.n, 0);
+  lexed_free(lx);
+}
+END_TEST
+
 /* R-LEX-005: '_' separates digit groups. */
 START_TEST(test_int_separators) {
   Lexed *lx = lex("7_000_000_000 4096 0 9223372036854775807 1_0");
@@ -461,6 +477,7 @@ Suite *lexer_suite(void) {
   Suite *s = suite_create("lexer");
   TCase *tc = tcase_create("tokens");
   tcase_add_test(tc, test_every_token_kind);
+  tcase_add_test(tc, test_floordiv_and_buffer);
   tcase_add_test(tc, test_int_separators);
   tcase_add_test(tc, test_reals);
   tcase_add_loop_test(tc, test_units, 0, (int)(sizeof unit_cases / sizeof unit_cases[0]));

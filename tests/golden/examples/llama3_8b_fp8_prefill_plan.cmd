@@ -1,0 +1,1 @@
+--plan examples/llama3_8b_fp8_prefill.roof

@@ -1,0 +1,1 @@
+-w --dtype fp32 examples/llama3_8b_fp8_prefill.roof

@@ -1,0 +1,1 @@
+--format json -w tests/golden/plan/inputs/recipe.roof

@@ -1,0 +1,1 @@
+-w --plan tests/golden/report/buffers.roof

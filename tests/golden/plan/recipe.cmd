@@ -1,0 +1,1 @@
+-w --plan tests/golden/plan/inputs/recipe.roof

@@ -1,0 +1,1 @@
+-w --dtype fp16 tests/golden/plan/inputs/recipe.roof
