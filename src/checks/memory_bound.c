@@ -27,6 +27,11 @@
  * kernels and the occupancy comes here as one note, with split-K (or, for
  * attention, splitting the keys) as the fix at the current batch: a few
  * SMs cannot draw the whole HBM bandwidth either.
+ *
+ * A decode model has a memory-bound GEMM in every layer: past
+ * CHECK_MEMBOUND_MAX_SINGLE shown findings (and at least two more), the
+ * slowest few are reported in full and the rest as one summary at the
+ * model, and only the few get the crossover search.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -38,6 +43,8 @@
 #define CHECK_CROSSOVER_LIMIT 1048576 /* memory-bound: let search bound, 2^20 */
 #define CHECK_CROSSOVER_RERUNS 2000 /* memory-bound: re-analyses per model */
 #define CHECK_MEMBOUND_MAX_PEAK_PCT 80 /* memory-bound: ceiling under 80% */
+#define CHECK_MEMBOUND_MAX_SINGLE 3 /* memory-bound: individual up to 3 */
+#define CHECK_MEMBOUND_NAMED 3 /* memory-bound: summary names the next 3 */
 
 typedef struct LetInfo {
   const char *name;
@@ -453,6 +460,62 @@ static void crossover_notes(const CheckCtx *ctx, const int *cand, Diag **d,
   free(node);
 }
 
+/* Sorts order[0..n) (indices into cand) by the node's time per step,
+ * slowest first; ties in source order.  Insertion sort: n is the number of
+ * memory-bound contractions that matter, a few hundred at most. */
+static void sort_by_time(const CheckCtx *ctx, const int *cand, int *order,
+                         int n) {
+  const Model *m = ctx->model;
+  const ModelCost *c = ctx->cost;
+  for (int a = 1; a < n; a++) {
+    int x = order[a], b = a;
+    double tx = c->nodes[cand[x]].time_s * m->nodes[cand[x]].count;
+    while (b > 0) {
+      int y = order[b - 1];
+      double ty = c->nodes[cand[y]].time_s * m->nodes[cand[y]].count;
+      if (ty > tx || (ty == tx && y < x)) break;
+      order[b] = y;
+      b--;
+    }
+    order[b] = x;
+  }
+}
+
+/* The summary of the findings past the slowest few: their count and share
+ * of the step, at the model, with a note naming the next ones. */
+static void summary(const CheckCtx *ctx, const int *cand, const int *rest,
+                    int n, double time) {
+  const Model *m = ctx->model;
+  double step = ctx->cost->time_s, share = step > 0 ? time / step : 0;
+  char pb[32];
+  Diag *d = checks_report(
+      ctx, "memory-bound", m->loc,
+      "%d more op%s in model '%s' %s memory-bound: %s of the step time",
+      n, n == 1 ? "" : "s", m->name, n == 1 ? "is" : "are",
+      fmt_percent(pb, sizeof pb, share, 1));
+  diag_figure(d, "ops", n);
+  diag_figure(d, "time_s", time);
+  diag_figure(d, "step_time_s", step);
+  char list[512] = "";
+  size_t len = 0;
+  int named = n < CHECK_MEMBOUND_NAMED ? n : CHECK_MEMBOUND_NAMED;
+  for (int q = 0; q < named && len < sizeof list; q++) {
+    const GNode *g = &m->nodes[cand[rest[q]]];
+    const NodeCost *nc_ = &ctx->cost->nodes[cand[rest[q]]];
+    char sb[32];
+    double s = step > 0 ? nc_->time_s * g->count / step : 0;
+    int w = snprintf(list + len, sizeof list - len, "%s%s '%s' (%s)",
+                     q == 0 ? "" : q == named - 1 ? " and " : ", ",
+                     g->op->name, g->name, fmt_percent(sb, sizeof sb, s, 1));
+    if (w > 0) len += (size_t)w;
+  }
+  diag_note(d, m->nodes[cand[rest[0]]].loc, "the next %s %s%s",
+            named == 1 ? "is" : "are", list, n > named ? ", ..." : "");
+  diag_note(d, LOC_NONE,
+            "decode is memory-bound by nature; `rooflint --explain "
+            "memory-bound` says when it is worth fixing");
+}
+
 static void run(const CheckCtx *ctx) {
   const Model *m = ctx->model;
   const ModelCost *c = ctx->cost;
@@ -466,8 +529,35 @@ static void run(const CheckCtx *ctx) {
     return;
   }
 
-  Diag **diags = xmalloc((size_t)nc * sizeof *diags);
+  /* R-CHK-034: past CHECK_MEMBOUND_MAX_SINGLE findings that would be
+   * shown, the slowest are reported one by one and the rest summarised. */
+  int *order = xmalloc((size_t)nc * sizeof *order);
+  bool *summed = xcalloc((size_t)nc, sizeof *summed);
+  int nshown = 0;
   for (int k = 0; k < nc; k++) {
+    Diag probe_d = {.sev = SEV_WARNING, .check = "memory-bound",
+                    .loc = m->nodes[cand[k]].loc};
+    if (!ctx->policy || !diag_dropped(&probe_d, ctx->sources, ctx->policy))
+      order[nshown++] = k;
+  }
+  int nsum = 0;
+  double sum_time = 0;
+  /* A summary stands for two ops or more: four findings are all shown. */
+  if (nshown > CHECK_MEMBOUND_MAX_SINGLE + 1) {
+    sort_by_time(ctx, cand, order, nshown);
+    for (int q = CHECK_MEMBOUND_MAX_SINGLE; q < nshown; q++) {
+      int i = cand[order[q]];
+      summed[order[q]] = true;
+      sum_time += c->nodes[i].time_s * m->nodes[i].count;
+      nsum++;
+    }
+  }
+
+  Diag **diags = xmalloc((size_t)nc * sizeof *diags);
+  int *dcand = xmalloc((size_t)nc * sizeof *dcand);
+  int nd = 0;
+  for (int k = 0; k < nc; k++) {
+    if (summed[k]) continue;
     int i = cand[k];
     const GNode *g = &m->nodes[i];
     const NodeCost *nc_ = &c->nodes[i];
@@ -498,10 +588,16 @@ static void run(const CheckCtx *ctx) {
     diag_figure(d, "attainable_2x_peak", twice_peak);
     diag_figure(d, "attainable_2x_bandwidth", twice_bw);
     occupancy_note(ctx, d, i, sh);
-    diags[k] = d;
+    dcand[nd] = i;
+    diags[nd++] = d;
   }
-  crossover_notes(ctx, cand, diags, nc);
+  crossover_notes(ctx, dcand, diags, nd);
+  if (nsum > 0) summary(ctx, cand, order + CHECK_MEMBOUND_MAX_SINGLE, nsum,
+                        sum_time);
   free(diags);
+  free(dcand);
+  free(order);
+  free(summed);
   checks_shared_end(sh, &own);
 }
 
@@ -553,6 +649,15 @@ static const char explain[] =
     "\n"
     "Fix: more work per weight (a larger batch, grouped-query attention),\n"
     "or accept it: decode is memory-bound by nature.\n"
+    "\n"
+    "So that a decode model does not drown its other findings, a model's\n"
+    "findings past " CHECKS_STR(CHECK_MEMBOUND_MAX_SINGLE) " are summarised, as clang and ruff do: the "
+    CHECKS_STR(CHECK_MEMBOUND_MAX_SINGLE) " slowest\n"
+    "(by time per step) are reported in full, where the fix pays most, and\n"
+    "the others become one warning at the model with their count and share\n"
+    "of the step and a note naming the next " CHECKS_STR(CHECK_MEMBOUND_NAMED) "; they share one fix (the\n"
+    "batch).  A summary stands for two ops or more, so 4 findings are all\n"
+    "shown; suppressed findings are not counted.\n"
     "\n"
     "Not reported: ops that take less than the launch overhead or less than\n"
     CHECKS_STR(CHECK_MIN_STEP_PCT) "% of the step time, and ops whose ceiling is still at least "

@@ -52,7 +52,7 @@ expect_err "$msg"
 # makes it 2, the diagnostics kept.
 full -Werror --report $M
 expect_status 2
-expect_grep "$T/err" "error: matmul 'q' is memory-bound on H100 SXM"
+expect_grep "$T/err" "error: matmul 'g' is memory-bound on H100 SXM"
 expect_grep "$T/err" "$msg"
 run -Werror --report $M
 expect_status 1
