@@ -1191,11 +1191,18 @@ static OpInfo *lookup_op(Sema *s, const char *name) {
 static int apply_call(Sema *s, const Stmt *st, const Expr *call,
                       const char *name);
 
+/* An inner node's name stops growing at this length (R-NEST-001), so the
+ * names of a statement nested 256 deep cost linear, not quadratic, memory. */
+#define NESTED_NAME_MAX 64
+
 /* Applies the inner call `e` of the application named `outer` as a node
  * of its own, named `outer.op` (R-NEST-001), and records it for operand. */
 static void apply_inner(Sema *s, const Stmt *st, const Expr *e,
                         const char *outer) {
-  const char *name = arena_printf(s->arena, "%s.%s", outer, e->call.callee);
+  const char *name =
+      strlen(outer) + 1 + strlen(e->call.callee) <= NESTED_NAME_MAX
+          ? arena_printf(s->arena, "%s.%s", outer, e->call.callee)
+          : outer;
   int node = apply_call(s, st, e, name);
   grow((void **)&s->nested, &s->cap_nested, s->nnested + 1, sizeof *s->nested);
   s->nested[s->nnested++] = (struct Nested){e, node};

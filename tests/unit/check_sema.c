@@ -282,6 +282,29 @@ START_TEST(test_outputs) {
 }
 END_TEST
 
+/* R-NEST-001: a name stops growing at 64 bytes.  relu nested 20 deep:
+ * "y" then ".relu" (5 bytes) per level gives "y" + 12 * ".relu" = 61 bytes
+ * at the 12th level; the 13th would be 66, so it and every deeper level
+ * keep that 61-byte name. */
+START_TEST(test_nested_name_bound) {
+  StrBuf src = {0};
+  sb_puts(&src, "model m {\n  input x : [4, 8]\n  y = ");
+  for (int i = 0; i < 21; i++) sb_puts(&src, "relu(");
+  sb_puts(&src, "x");
+  for (int i = 0; i < 21; i++) sb_puts(&src, ")");
+  sb_puts(&src, "\n}\n");
+  TestCtx *tc = clean(sb_str(&src));
+  const Model *m = &tc->unit->models[0];
+  ck_assert_int_eq(m->nnodes, 22); /* x, 20 inner relus, y */
+  size_t longest = 0;
+  for (int i = 0; i < m->nnodes; i++)
+    if (strlen(m->nodes[i].name) > longest) longest = strlen(m->nodes[i].name);
+  ck_assert_int_eq((int)longest, 61);
+  tc_free(tc);
+  sb_free(&src);
+}
+END_TEST
+
 /* R-NEST-001: each inner application is a node of its own, named after
  * its outer binding, at its own location, in the outer's region.
  * R-NAME-008: `y = x` binds a second name to x's node (no node). */
@@ -462,6 +485,7 @@ Suite *sema_suite(void) {
   tcase_add_test(tc, test_loop_carried);
   tcase_add_test(tc, test_fused);
   tcase_add_test(tc, test_nested_alias);
+  tcase_add_test(tc, test_nested_name_bound);
   tcase_add_test(tc, test_outputs);
   tcase_add_test(tc, test_parallel);
   tcase_add_test(tc, test_misplaced_and_top);
