@@ -85,15 +85,15 @@ static void run_checks(Arena *a, SourceSet *ss, Analysis *an,
         .policy = opts->policy,
     };
     checks_run(&ctx);
-    /* R-CHK-081: the capacity check on every further target, so "which of
-     * these does it fit on?" has an answer; its message names the target.
-     * The other checks advise on the first target only. */
-    const CheckDesc *cap = check_lookup("capacity");
-    for (int t = 1; cap && t < an->ntargets; t++) {
+    /* R-CHK-081: the checks that say so run on every further target. */
+    int nreg;
+    const CheckDesc *const *reg = check_registry(&nreg);
+    for (int t = 1; t < an->ntargets; t++) {
       ctx.cost = an->costs[m * an->ntargets + t];
       ctx.target = an->targets[t];
       ctx.shared = NULL;
-      cap->run(&ctx);
+      for (int i = 0; i < nreg; i++)
+        if (reg[i]->every_target) reg[i]->run(&ctx);
     }
   }
 }

@@ -1216,6 +1216,10 @@ typedef struct CheckDesc {
   /* What it adds to the checks' shared analysis (src/checks/checks.h), or
    * NULL. */
   const struct CheckHooks *hooks;
+  /* Also run on every further --target, each message naming its target
+   * (capacity: "which of these does it fit on?", R-CHK-081); the other
+   * checks advise on the first target only. */
+  bool every_target;
 } CheckDesc;
 
 /* The registered checks, in registry order (*n of them). */

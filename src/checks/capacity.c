@@ -88,4 +88,4 @@ static const char explain[] =
 const CheckDesc check_capacity = {
     "capacity", SEV_ERROR, true,
     "the model's memory footprint exceeds the target's memory",
-    explain, run, NULL};
+    explain, run, NULL, true};

@@ -86,4 +86,4 @@ static const char explain[] =
 const CheckDesc check_cross_node = {
     "cross-node", SEV_WARNING, true,
     "the parallel plan spans nodes while the model fits in one",
-    explain, run, NULL};
+    explain, run, NULL, false};

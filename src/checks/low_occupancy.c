@@ -112,4 +112,4 @@ static const char explain[] =
 const CheckDesc check_low_occupancy = {
     "low-occupancy", SEV_WARNING, true,
     "a kernel's thread blocks leave a quarter or more of the SMs idle",
-    explain, run, &hooks};
+    explain, run, &hooks, false};

@@ -674,4 +674,4 @@ static const char explain[] =
 const CheckDesc check_memory_bound = {
     "memory-bound", SEV_WARNING, true,
     "a matmul, conv2d or attention lies below the ridge of the target",
-    explain, run, &hooks};
+    explain, run, &hooks, false};

@@ -115,4 +115,4 @@ static const char explain[] =
 const CheckDesc check_overhead_bound = {
     "overhead-bound", SEV_WARNING, true,
     "kernels finish faster than the launch overhead",
-    explain, run, &hooks};
+    explain, run, &hooks, false};

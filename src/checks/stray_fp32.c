@@ -355,4 +355,4 @@ static const char explain[] =
 const CheckDesc check_stray_fp32 = {
     "stray-fp32", SEV_WARNING, true,
     "an op computes in fp32 inside a bf16, fp16 or fp8 plan",
-    explain, run, &hooks};
+    explain, run, &hooks, false};

@@ -174,4 +174,4 @@ static const char explain[] =
 const CheckDesc check_tc_alignment = {
     "tc-alignment", SEV_WARNING, true,
     "a contraction dimension is not a multiple tensor cores want",
-    explain, run, NULL};
+    explain, run, NULL, false};

@@ -247,4 +247,4 @@ static const char explain[] =
 const CheckDesc check_transfer_in_loop = {
     "transfer-in-loop", SEV_WARNING, true,
     "a to_device or to_host of loop-invariant data runs every iteration",
-    explain, run, NULL};
+    explain, run, NULL, false};

@@ -373,4 +373,4 @@ static const char explain[] =
 const CheckDesc check_unfused_elementwise = {
     "unfused-elementwise", SEV_WARNING, true,
     "a chain of elementwise ops round-trips its intermediates through HBM",
-    explain, run, NULL};
+    explain, run, NULL, false};

@@ -88,4 +88,4 @@ static const char explain[] =
 const CheckDesc check_wave_tail = {
     "wave-tail", SEV_WARNING, true,
     "a kernel's last wave of thread blocks is mostly empty",
-    explain, run, NULL};
+    explain, run, NULL, false};
