@@ -16,6 +16,7 @@
  * unrounded step-time bounds.
  */
 #include "rooflint.h"
+#include "import.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -634,9 +635,11 @@ static void write_json(FILE *out, Arena *a, const SourceSet *ss, const Side *o,
 
 /* ---------------------------------------------------------------- driver */
 
-static bool load_side(SourceSet *ss, Side *s, DiagSink *diags) {
+static bool load_side(SourceSet *ss, Side *s, const DiffOptions *o,
+                      DiagSink *diags) {
   char *err = NULL;
-  s->file = src_load(ss, s->path, &err);
+  ImportStatus why;
+  s->file = import_load(ss, s->path, o->import, &err, &why);
   if (s->file >= 0) return true;
   diag_report(diags, SEV_ERROR, NULL, LOC_NONE, "%s", err);
   free(err);
@@ -708,8 +711,8 @@ int diff_cmd(FILE *out, Arena *a, SourceSet *ss, const char *old_path,
     return 2;
   }
   Side sides[2] = {{.path = old_path}, {.path = new_path}};
-  bool ok = load_side(ss, &sides[0], diags);
-  ok = load_side(ss, &sides[1], diags) && ok;
+  bool ok = load_side(ss, &sides[0], o, diags);
+  ok = load_side(ss, &sides[1], o, diags) && ok;
   if (!ok) return 2;
   AnalyzeOptions ao = {
       .bindings = o->bindings,

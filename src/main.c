@@ -11,6 +11,7 @@
  * R-CLI rules are cited where they are implemented.
  */
 #include "rooflint.h"
+#include "import.h"
 
 #include <errno.h>
 #include <math.h>
@@ -31,8 +32,11 @@ typedef struct FileRun FileRun;
 typedef struct OptDesc OptDesc;
 typedef struct SubcommandDesc SubcommandDesc;
 
-/* Where an option applies: the lint, `rooflint diff`, the target cards. */
-typedef enum OptScope { IN_LINT = 1, IN_DIFF = 2, IN_TARGETS = 4, IN_ALL = 7 } OptScope;
+/* Where an option applies: the lint, `rooflint diff`, the target cards,
+ * `rooflint import`. */
+typedef enum OptScope {
+  IN_LINT = 1, IN_DIFF = 2, IN_TARGETS = 4, IN_IMPORT = 8, IN_ALL = 15
+} OptScope;
 
 /* rooflint diff writes some formats: as text or as JSON. */
 typedef enum DiffAs { DIFF_NO, DIFF_TEXT, DIFF_JSON } DiffAs;
@@ -81,6 +85,7 @@ typedef struct Options {
   int ndtypes;
   double fail_pct;      /* diff --fail-on-regression PCT */
   bool has_fail;
+  const char *output;   /* import -o FILE (NULL: standard output) */
 } Options;
 
 /* The names of a fixed list of values, read off the table that defines
@@ -486,7 +491,7 @@ static const OptDesc options[] = {
     {"--target", "-t", "NAME|FILE", CALL(opt_target), NULL,
      "target: a built-in name or a .roof file; repeatable, or a,b,c", IN_LINT | IN_DIFF},
     {"-D", NULL, "NAME=VALUE", CALL(opt_define), NULL,
-     "override a let with a number", IN_LINT | IN_DIFF},
+     "override a let with a number", IN_LINT | IN_DIFF | IN_IMPORT},
     {"--report", NULL, NULL, FLAG(report), NULL,
      "print the per-node table and totals", IN_LINT},
     {"--format", NULL, NULL, CHOICE(format, NAMES_OF(formats, .name)), NULL,
@@ -524,6 +529,8 @@ static const OptDesc options[] = {
      "print the syntax tree or the op graph instead of the summary", IN_LINT},
     {"--error-limit", NULL, "N", CALL(opt_error_limit), NULL,
      "stop keeping errors after N (default 20, 0 = no limit)", IN_LINT},
+    {"--output", "-o", "FILE", STRING(output), NULL,
+     "import: write the .roof text to FILE (default standard output)", IN_IMPORT},
     {"--version", NULL, NULL, FLAG(version), NULL, "print the version", IN_LINT},
     {"--help", "-h", NULL, FLAG(help), NULL, "print this help", IN_ALL},
 };
@@ -559,6 +566,7 @@ static const char *metavar_of(Cli *c, const OptDesc *d) {
 static int run_diff(Cli *c, DiagSink *diags);
 static int run_targets(Cli *c, DiagSink *diags);
 static int run_target(Cli *c, DiagSink *diags);
+static int run_import(Cli *c, DiagSink *diags);
 
 /* `rooflint NAME ...`: each with its usage line and the options that apply
  * (OptScope).  The lint itself is the row with no name. */
@@ -575,6 +583,8 @@ static const SubcommandDesc subcommands[] = {
     {"targets", "[NAMES...]", "list targets", IN_TARGETS, run_targets},
     {"target", "NAME", "one target's card", IN_TARGETS, run_target},
     {"diff", "OLD NEW", "what changed (OLD or NEW '-' = stdin)", IN_DIFF, run_diff},
+    {"import", "FILE [-o OUT]", "translate a model in another format to .roof",
+     IN_IMPORT, run_import},
 };
 enum { NSUBCOMMANDS = sizeof subcommands / sizeof *subcommands };
 
@@ -614,6 +624,11 @@ static void usage(Cli *c, const SubcommandDesc *sub, FILE *out) {
                           mv ? mv : "");
     }
     fprintf(out, "  %-28s %s\n", left, d->help);
+  }
+  if ((!sub || sub->scope == IN_IMPORT) && importer_table[0].name) {
+    fputs("\nformats read besides .roof (import, or lint directly):\n", out);
+    for (const Importer *imp = importer_table; imp->name; imp++)
+      fprintf(out, "  %-28s %s\n", imp->name, imp->describes);
   }
   if (!sub) {
     fputs("\nops (name, class, what it computes):\n", out);
@@ -1075,17 +1090,30 @@ static void buffer_stdout(size_t input_bytes) {
   setvbuf(stdout, outbuf, _IOFBF, n);
 }
 
-/* text: every file's bytes and line table (source.c); one that cannot be
- * read is reported and the others go on (R-CLI-005).  Returns 0 or 2. */
+/* What the importers (import.h) are told of the command line. */
+static ImportOptions import_options(const Cli *c) {
+  ImportOptions io = {0};
+  io.overrides = c->o.overrides;
+  io.noverrides = c->o.noverrides;
+  return io;
+}
+
+/* text: every file's bytes and line table (source.c), or what its
+ * importer translated it to; one that cannot be read is reported and the
+ * others go on (R-CLI-005).  Returns 0, 1 (a file an importer could not
+ * translate) or 2 (one that could not be read). */
 static int load_inputs(Cli *c, FileRun *runs, size_t *input_bytes) {
   int status = 0;
+  ImportOptions io = import_options(c);
   for (int i = 0; i < c->o.nfiles; i++) {
     char *err = NULL;
-    runs[i].file = src_load(&c->ss, c->o.files[i], &err);
+    ImportStatus why;
+    runs[i].file = import_load(&c->ss, c->o.files[i], &io, &err, &why);
     if (runs[i].file < 0) {
       cli_error(c, "%s", err);
       free(err);
-      status = 2;
+      int s = why == IMPORT_INVALID ? 1 : 2;
+      if (s > status) status = s;
       continue;
     }
     *input_bytes += src_file(&c->ss, runs[i].file)->len;
@@ -1182,9 +1210,10 @@ static int explain(Cli *c) {
 
 static int run_diff(Cli *c, DiagSink *diags) {
   const FormatDesc *f = format_of(&c->o);
+  ImportOptions io = import_options(c);
   DiffOptions d = {bindings_for(c, c->arena, 0), c->o.targets, c->o.ntargets,
                    &c->o.policy, f->diff == DIFF_JSON, c->o.has_fail,
-                   c->o.fail_pct};
+                   c->o.fail_pct, &io};
   if (c->o.nfiles != 2) {
     cli_error(c, "'rooflint diff' takes two files (OLD NEW), got %d",
               c->o.nfiles);
@@ -1202,6 +1231,50 @@ static int run_diff(Cli *c, DiagSink *diags) {
   }
   return diff_cmd(stdout, c->arena, &c->ss, c->o.files[0], c->o.files[1], &d,
                   diags);
+}
+
+/* `rooflint import FILE [-o OUT]`: the .roof text an importer makes of
+ * FILE, written where the lint would have read it from. */
+static int run_import(Cli *c, DiagSink *diags) {
+  (void)diags;
+  if (c->o.nfiles != 1) {
+    cli_error(c, "'rooflint import' takes one file, got %d", c->o.nfiles);
+    return 2;
+  }
+  const char *path = c->o.files[0];
+  const Importer *imp = importer_for(path);
+  if (!imp) {
+    const char *names[64];
+    int k = 0;
+    for (const Importer *i = importer_table; i->name && k < 63; i++)
+      names[k++] = i->describes;
+    names[k] = NULL;
+    cli_error(c, "'%s' is not a format rooflint imports (it reads %s)", path,
+              k ? join_names(c, names, NULL) : "no other format yet");
+    return 2;
+  }
+  ImportOptions io = import_options(c);
+  Imported im = {0};
+  ImportStatus s = imp->translate(path, &io, &im);
+  int status = 0;
+  if (s != IMPORT_OK) {
+    cli_error(c, "%s", im.error ? im.error : "cannot import the file");
+    status = s == IMPORT_INVALID ? 1 : 2;
+  } else if (!c->o.output || strcmp(c->o.output, "-") == 0) {
+    fwrite(im.text, 1, im.len, stdout);
+  } else {
+    FILE *out = fopen(c->o.output, "wb");
+    if (!out || fwrite(im.text, 1, im.len, out) != im.len ||
+        fclose(out) != 0) {
+      cli_error(c, "cannot write '%s': %s", c->o.output, strerror(errno));
+      status = 2;
+    }
+  }
+  free(im.text);
+  for (size_t i = 0; i < im.norigins; i++) free(im.origins[i]);
+  free(im.origins);
+  free(im.error);
+  return status;
 }
 
 static int run_targets(Cli *c, DiagSink *diags) {
@@ -1305,8 +1378,8 @@ static void expand_directories(Cli *c) {
 
 /* R-CLI-010: no output may be written over an input.  Files are compared by
  * device and inode, so a second name (a link, `./a.roof`) is caught too;
- * --plot and a standard output redirected to a regular file are the
- * outputs, the files (or standard input), and the -t files the inputs. */
+ * --plot, import's -o and a standard output redirected to a regular file
+ * are the outputs, the files (or standard input), and the -t files the inputs. */
 static void check_outputs(Cli *c) {
   const Options *o = &c->o;
   if (o->plot && ends_with(o->plot, ".roof")) {
@@ -1315,11 +1388,13 @@ static void check_outputs(Cli *c) {
               o->plot);
     return;
   }
-  struct stat out[2];
-  const char *out_name[2];
+  struct stat out[3];
+  const char *out_name[3];
   int nout = 0;
   if (o->plot && !plot_to_stdout(o) && stat(o->plot, &out[nout]) == 0)
     out_name[nout++] = o->plot;
+  if (o->output && strcmp(o->output, "-") != 0 && stat(o->output, &out[nout]) == 0)
+    out_name[nout++] = o->output;
   if (fstat(STDOUT_FILENO, &out[nout]) == 0 && S_ISREG(out[nout].st_mode))
     out_name[nout++] = "<stdout>";
   for (int i = 0; nout > 0 && i < o->nfiles + o->ntargets; i++) {

@@ -176,6 +176,11 @@ typedef struct SourceFile {
   int nignore_lines, cap_ignore_lines;
   Expectation *expectations;
   int nexpectations, cap_expectations;
+  /* An imported file (import.h): where each line of the generated text
+   * came from, origins[line - 1], NULL entries for none.  NULL for .roof
+   * text the user wrote. */
+  char **origins;
+  size_t norigins;
 } SourceFile;
 
 typedef struct SourceSet {
@@ -204,6 +209,10 @@ const char *src_line_text(const SourceFile *f, int line, size_t *len);
 void src_add_suppression(SourceFile *f, Suppression s);
 void src_add_ignore_line(SourceFile *f, int line);
 void src_add_expectation(SourceFile *f, Expectation e);
+/* Takes ownership of an imported file's per-line origins (import.h). */
+void src_set_origins(SourceFile *f, char **origins, size_t n);
+/* The origin of `line` (1-based) of an imported file, or NULL. */
+const char *src_origin(const SourceFile *f, int line);
 /* Length (1 to 4) of the well-formed UTF-8 sequence at s, of the n bytes
  * there, or 0 for an ill-formed one: a stray continuation byte, a lead byte
  * C0, C1 or F5..FF, a truncated sequence, an overlong form, a surrogate
@@ -1463,6 +1472,7 @@ typedef struct DiffOptions {
   bool json;             /* --format json */
   bool has_fail;         /* --fail-on-regression given */
   double fail_pct;       /* its PCT */
+  const struct ImportOptions *import; /* how a side not in .roof is read */
 } DiffOptions;
 
 /* `rooflint diff OLD NEW` ("-" = stdin for one side): matches models and

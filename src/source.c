@@ -23,6 +23,8 @@ static void file_free(SourceFile *f) {
   free(f->suppressions);
   free(f->ignore_lines);
   free(f->expectations);
+  for (size_t i = 0; i < f->norigins; i++) free(f->origins[i]);
+  free(f->origins);
   free(f);
 }
 
@@ -285,4 +287,14 @@ void src_add_expectation(SourceFile *f, Expectation e) {
         f->expectations, (size_t)f->cap_expectations * sizeof *f->expectations);
   }
   f->expectations[f->nexpectations++] = e;
+}
+
+void src_set_origins(SourceFile *f, char **origins, size_t n) {
+  f->origins = origins;
+  f->norigins = n;
+}
+
+const char *src_origin(const SourceFile *f, int line) {
+  if (!f->origins || line < 1 || (size_t)line > f->norigins) return NULL;
+  return f->origins[line - 1];
 }

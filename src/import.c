@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * import.c: choosing the front end for a file and loading what it
+ * translates (import.h).  The importers themselves live in their own
+ * modules, one row each in importers.def.
+ */
+#include "import.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define IMPORTER(name, describes, recognises, translate)                      \
+  bool recognises(const char *path, const unsigned char *head, size_t n);     \
+  ImportStatus translate(const char *path, const ImportOptions *o,            \
+                         Imported *out);
+#include "importers.def"
+#undef IMPORTER
+
+const Importer importer_table[] = {
+#define IMPORTER(name, describes, recognises, translate)                      \
+  {name, describes, recognises, translate},
+#include "importers.def"
+#undef IMPORTER
+    {NULL, NULL, NULL, NULL},
+};
+
+/* Enough of a file's start to tell the formats apart by their magic. */
+enum { HEAD_BYTES = 64 };
+
+const Importer *importer_for(const char *path) {
+  if (strcmp(path, "-") == 0 || importer_table[0].name == NULL) return NULL;
+  unsigned char head[HEAD_BYTES];
+  size_t n = 0;
+  FILE *f = fopen(path, "rb");
+  if (f) {
+    n = fread(head, 1, sizeof head, f);
+    fclose(f);
+  }
+  for (const Importer *imp = importer_table; imp->name; imp++)
+    if (imp->recognises(path, head, n)) return imp;
+  return NULL;
+}
+
+static void imported_free(Imported *im) {
+  free(im->text);
+  for (size_t i = 0; i < im->norigins; i++) free(im->origins[i]);
+  free(im->origins);
+  free(im->error);
+}
+
+int import_load(SourceSet *ss, const char *path, const ImportOptions *o,
+                char **err, ImportStatus *status) {
+  const Importer *imp = importer_for(path);
+  *status = IMPORT_OK;
+  if (!imp) {
+    int file = src_load(ss, path, err);
+    if (file < 0) *status = IMPORT_UNREADABLE;
+    return file;
+  }
+  Imported im = {0};
+  ImportStatus s = imp->translate(path, o, &im);
+  if (s != IMPORT_OK) {
+    *status = s;
+    *err = im.error ? im.error : xstrdup("cannot import the file");
+    im.error = NULL;
+    imported_free(&im);
+    return -1;
+  }
+  int file = src_add(ss, path, im.text, im.len);
+  src_set_origins(ss->files[file], im.origins, im.norigins);
+  im.text = NULL, im.origins = NULL, im.norigins = 0;
+  imported_free(&im);
+  return file;
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * import.h: front ends for files that are not .roof text.  An importer
+ * translates another format (an ONNX export, a Hugging Face config) into
+ * .roof text, which the ordinary front end then parses, so sema, cost,
+ * checks and every output are the same for every input.  Each generated
+ * line may carry an origin (the ONNX node, the config field it came from),
+ * which diagnostics quote instead of a line of a file the user never saw.
+ *
+ * Adding a format is one row in importers.def and one module that defines
+ * its two functions.
+ */
+#ifndef ROOFLINT_IMPORT_H
+#define ROOFLINT_IMPORT_H
+
+#include "rooflint.h"
+
+/* What the command line passes to every importer. */
+typedef struct ImportOptions {
+  const LetOverride *overrides; /* -D NAME=VALUE, as given */
+  int noverrides;
+  const char *phase;            /* --phase (Hugging Face configs), or NULL */
+  bool unknown_ops_custom;      /* --unknown-ops=custom (ONNX) */
+  bool weights_as_inputs;       /* --weights-as-inputs (ONNX) */
+} ImportOptions;
+
+typedef enum ImportStatus {
+  IMPORT_OK,
+  IMPORT_UNREADABLE, /* cannot open or read the file: exit 2 */
+  IMPORT_INVALID,    /* read, but not a model we can translate: exit 1 */
+} ImportStatus;
+
+/* An importer's result.  text is malloc'd .roof text (ownership passes to
+ * the SourceSet); origins[i], when not NULL, names where line i + 1 of the
+ * text came from (malloc'd strings, owned likewise).  On failure, error
+ * is the malloc'd message, naming the byte offset, node or key. */
+typedef struct Imported {
+  char *text;
+  size_t len;
+  char **origins;
+  size_t norigins;
+  char *error;
+} Imported;
+
+typedef struct Importer {
+  const char *name;     /* "onnx" */
+  const char *describes; /* for --help: "ONNX model (FILE.onnx)" */
+  /* Whether this importer reads `path`, judged by its name (and, where
+   * the name says nothing, its first bytes `head`, n of them). */
+  bool (*recognises)(const char *path, const unsigned char *head, size_t n);
+  ImportStatus (*translate)(const char *path, const ImportOptions *o,
+                            Imported *out);
+} Importer;
+
+/* The importer for `path`, or NULL for .roof text (or standard input). */
+const Importer *importer_for(const char *path);
+
+/* Loads `path` into the SourceSet: through its importer, or as .roof text.
+ * Returns the file's index, or -1 with *err set (malloc'd) and *status
+ * saying which kind of failure it was. */
+int import_load(SourceSet *ss, const char *path, const ImportOptions *o,
+                char **err, ImportStatus *status);
+
+/* Every importer, for --help; a NULL name ends the list. */
+extern const Importer importer_table[];
+
+#endif
