@@ -91,16 +91,18 @@ static const size_t stmt_sizes[] = {
     [ST_UNPACK] = NODE_SIZE(Stmt, unpack),
 };
 
-static size_t node_size(const size_t *sizes, size_t nsizes, unsigned k,
-                        size_t whole) {
-  return k < nsizes && sizes[k] ? sizes[k] : whole;
+/* A zeroed node of kind k: the size its kind's table gives, else `whole`.
+ * Only the fields up to the kind's member may be written. */
+static void *node_alloc(Arena *a, const size_t *sizes, size_t nsizes,
+                        unsigned k, size_t whole) {
+  return arena_alloc(a, k < nsizes && sizes[k] ? sizes[k] : whole);
 }
+#define NODE_ALLOC(a, sizes, k, T) \
+  node_alloc(a, sizes, sizeof sizes / sizeof sizes[0], (unsigned)(k), sizeof(T))
 
 Expr *ast_expr(Arena *a, ExprKind k, Loc loc) {
-  Expr *e = arena_alloc(a, node_size(expr_sizes, sizeof expr_sizes / sizeof expr_sizes[0],
-                                     (unsigned)k, sizeof *e));
-  e->kind = k;
-  e->loc = loc;
+  Expr *e = NODE_ALLOC(a, expr_sizes, k, Expr);
+  e->kind = k, e->loc = loc;
   return e;
 }
 
@@ -138,10 +140,8 @@ Expr *ast_unary(Arena *a, int op, Expr *operand, Loc loc) {
 
 Expr *ast_call(Arena *a, Ident callee, Arg *args, int nargs, Loc loc) {
   Expr *e = ast_expr(a, EX_CALL, loc);
-  e->call.callee = callee.name;
-  e->call.callee_loc = callee.loc;
-  e->call.args = args;
-  e->call.nargs = nargs;
+  e->call.callee = callee.name, e->call.callee_loc = callee.loc;
+  e->call.args = args, e->call.nargs = nargs;
   return e;
 }
 
@@ -159,20 +159,16 @@ Expr *ast_list(Arena *a, Expr **items, int n, Loc loc) {
 
 Expr *ast_type(Arena *a, Ident dtype, Expr **dims, int ndims, Loc loc) {
   Expr *e = ast_expr(a, EX_TYPE, loc);
-  e->type.dtype = dtype.name;
-  e->type.dtype_loc = dtype.loc;
-  e->type.dims = dims;
-  e->type.ndims = ndims;
+  e->type.dtype = dtype.name, e->type.dtype_loc = dtype.loc;
+  e->type.dims = dims, e->type.ndims = ndims;
   return e;
 }
 
 /* ---- statements ------------------------------------------------------------ */
 
 Stmt *ast_stmt(Arena *a, StmtKind k, Loc loc) {
-  Stmt *s = arena_alloc(a, node_size(stmt_sizes, sizeof stmt_sizes / sizeof stmt_sizes[0],
-                                     (unsigned)k, sizeof *s));
-  s->kind = k;
-  s->loc = loc;
+  Stmt *s = NODE_ALLOC(a, stmt_sizes, k, Stmt);
+  s->kind = k, s->loc = loc;
   return s;
 }
 

@@ -342,6 +342,13 @@ void checks_shared_end(CheckShared *sh, CheckShared *own) {
   if (sh == own) checks_shared_free(own);
 }
 
+void checks_each_shared_kernel(const CheckCtx *ctx, SharedKernelVisit visit) {
+  if (ctx->target->sms <= 1 || ctx->cost->nkernels == 0) return;
+  CheckShared own, *sh = checks_shared_begin(ctx, &own);
+  for (int q = 0; q < sh->nkernels; q++) visit(ctx, sh, q);
+  checks_shared_end(sh, &own);
+}
+
 int checks_shared_kernel(const CheckShared *sh, int k) {
   int lo = 0, hi = sh->nkernels - 1;
   while (lo <= hi) {

@@ -491,36 +491,60 @@ static void write_peaks(JsonOut *w, const Target *t, bool ridges) {
   json_out_close(w, '}');
 }
 
+/* A struct's fields as JSON gives them: its key, where the value is in
+ * the struct, and whether it is a string, an int or a double. */
+typedef enum { JF_STR, JF_INT, JF_NUM } JsonFieldKind;
+typedef struct JsonField {
+  const char *key;
+  size_t offset;
+  JsonFieldKind kind;
+} JsonField;
+
+#define TF(key, field, kind) {key, offsetof(Target, field), kind}
+static const JsonField target_fields[] = {
+    TF("name", name, JF_STR),           TF("display", display, JF_STR),
+    TF("year", year, JF_INT),           TF("sms", sms, JF_INT),
+    TF("memory", memory, JF_NUM),       TF("memory_bw", memory_bw, JF_NUM),
+    TF("l2", l2, JF_NUM),               TF("smem_per_sm", smem_per_sm, JF_NUM),
+    TF("regs_per_sm", regs_per_sm, JF_NUM), TF("nvlink_bw", nvlink_bw, JF_NUM),
+    TF("ib_bw", ib_bw, JF_NUM),         TF("pcie_bw", pcie_bw, JF_NUM),
+    TF("gpus_per_node", gpus_per_node, JF_INT),
+    TF("launch_overhead_s", launch_overhead, JF_NUM),
+};
+#undef TF
+#define LF(key, field, kind) {key, offsetof(MemLevel, field), kind}
+static const JsonField level_fields[] = {
+    LF("name", name, JF_STR),           LF("label", label, JF_STR),
+    LF("capacity", capacity, JF_NUM),   LF("bandwidth", bandwidth, JF_NUM),
+    LF("latency_s", latency, JF_NUM),   LF("note", note, JF_STR),
+};
+#undef LF
+
+static void write_fields(JsonOut *w, const void *base, const JsonField *f,
+                         size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    const char *p = (const char *)base + f[i].offset;
+    switch (f[i].kind) {
+    case JF_STR: json_out_str(w, f[i].key, *(const char *const *)p); break;
+    case JF_INT: json_out_int(w, f[i].key, *(const int *)p); break;
+    case JF_NUM: json_out_num(w, f[i].key, *(const double *)p); break;
+    }
+  }
+}
+#define WRITE_FIELDS(w, base, table) \
+  write_fields(w, base, table, sizeof table / sizeof table[0])
+
 static void write_target(JsonOut *w, const char *key, const Target *t) {
   json_out_open(w, key, '{');
-  json_out_str(w, "name", t->name);
-  json_out_str(w, "display", t->display);
-  json_out_int(w, "year", t->year);
-  json_out_int(w, "sms", t->sms);
-  json_out_num(w, "memory", t->memory);
-  json_out_num(w, "memory_bw", t->memory_bw);
-  json_out_num(w, "l2", t->l2);
-  json_out_num(w, "smem_per_sm", t->smem_per_sm);
-  json_out_num(w, "regs_per_sm", t->regs_per_sm);
-  json_out_num(w, "nvlink_bw", t->nvlink_bw);
-  json_out_num(w, "ib_bw", t->ib_bw);
-  json_out_num(w, "pcie_bw", t->pcie_bw);
-  json_out_int(w, "gpus_per_node", t->gpus_per_node);
-  json_out_num(w, "launch_overhead_s", t->launch_overhead);
+  WRITE_FIELDS(w, t, target_fields);
   write_peaks(w, t, false);
   double hp = target_headline_peak(t);
   json_out_num(w, "ridge", t->memory_bw > 0 ? hp / t->memory_bw : 0);
   write_peaks(w, t, true);
   json_out_open(w, "levels", '[');
   for (int i = 0; i < t->nlevels; i++) {
-    const MemLevel *l = &t->levels[i];
     json_out_open(w, NULL, '{');
-    json_out_str(w, "name", l->name);
-    json_out_str(w, "label", l->label);
-    json_out_num(w, "capacity", l->capacity);
-    json_out_num(w, "bandwidth", l->bandwidth);
-    json_out_num(w, "latency_s", l->latency);
-    json_out_str(w, "note", l->note);
+    WRITE_FIELDS(w, &t->levels[i], level_fields);
     json_out_close(w, '}');
   }
   json_out_close(w, ']');

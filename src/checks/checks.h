@@ -113,6 +113,12 @@ void checks_shared_free(CheckShared *sh);
  * checks_shared_end(sh, own), which frees *own when it was used. */
 CheckShared *checks_shared_begin(const CheckCtx *ctx, CheckShared *own);
 void checks_shared_end(CheckShared *sh, CheckShared *own);
+/* The occupancy checks' walk (low-occupancy, wave-tail): visit(ctx, sh, q)
+ * for each entry q of the shared kernel list, on a target with more than
+ * one SM (on one SM no launch leaves SMs idle). */
+typedef void (*SharedKernelVisit)(const CheckCtx *ctx, const CheckShared *sh,
+                                  int q);
+void checks_each_shared_kernel(const CheckCtx *ctx, SharedKernelVisit visit);
 /* The entry of sh->kernels for kernel k, or -1 when k does not matter. */
 int checks_shared_kernel(const CheckShared *sh, int k);
 /* A kernel worth a finding: on a roof (not PCIe or network), at least the

@@ -27,43 +27,37 @@ static char *util_str(char *buf, size_t n, double u) {
   return fmt_percent(buf, n, u, fmt_round(u * 100, 1) < 1 ? 2 : 1);
 }
 
-static void run(const CheckCtx *ctx) {
-  const ModelCost *c = ctx->cost;
-  int sms = ctx->target->sms;
-  if (sms <= 1 || c->nkernels == 0) return;
-  CheckShared own, *sh = checks_shared_begin(ctx, &own);
-  /* Only a kernel that matters can be reported: the shared list. */
-  for (int q = 0; q < sh->nkernels; q++) {
-    int k = sh->kernels[q];
-    double b = sh->blocks[q];
-    if (!sh->low_occupancy[q] || sh->memory_bound[q])
-      continue;
-    char name[160], ub[32];
-    double util = b / sms, idle = sms - b;
-    Diag *d = checks_report(
-        ctx, "low-occupancy", checks_kernel_loc(ctx, k),
-        "%s launches %.0f block%s on %d SMs: %s utilisation, %.0f SM%s idle",
-        checks_kernel_name(ctx, k, name, sizeof name), b, b == 1 ? "" : "s",
-        sms, util_str(ub, sizeof ub, util), idle, idle == 1 ? "" : "s");
-    diag_figure(d, "blocks", b);
-    diag_figure(d, "sms", sms);
-    diag_figure(d, "utilisation", util);
-    diag_figure(d, "idle_sms", idle);
-    const GNode *g = &ctx->model->nodes[sh->at[q]];
-    if (g->args->blocks > 0 && g->args->blocks == b)
-      diag_note(d, g->loc, "the block count is set by blocks=%lld",
-                (long long)g->args->blocks);
-    else if (g->op && g->op->cls == OC_CONTRACTION)
-      diag_note(d, g->loc,
-                "a larger batch, or split-K across the reduction, would give "
-                "the idle SMs work");
-    else
-      diag_note(d, g->loc,
-                "fuse it with a neighbouring kernel, or batch more work per "
-                "launch");
-  }
-  checks_shared_end(sh, &own);
+/* Only a kernel that matters can be reported: one of the shared list. */
+static void visit(const CheckCtx *ctx, const CheckShared *sh, int q) {
+  if (!sh->low_occupancy[q] || sh->memory_bound[q]) return;
+  int k = sh->kernels[q], sms = ctx->target->sms;
+  double b = sh->blocks[q];
+  char name[160], ub[32];
+  double util = b / sms, idle = sms - b;
+  Diag *d = checks_report(
+      ctx, "low-occupancy", checks_kernel_loc(ctx, k),
+      "%s launches %.0f block%s on %d SMs: %s utilisation, %.0f SM%s idle",
+      checks_kernel_name(ctx, k, name, sizeof name), b, b == 1 ? "" : "s",
+      sms, util_str(ub, sizeof ub, util), idle, idle == 1 ? "" : "s");
+  diag_figure(d, "blocks", b);
+  diag_figure(d, "sms", sms);
+  diag_figure(d, "utilisation", util);
+  diag_figure(d, "idle_sms", idle);
+  const GNode *g = &ctx->model->nodes[sh->at[q]];
+  if (g->args->blocks > 0 && g->args->blocks == b)
+    diag_note(d, g->loc, "the block count is set by blocks=%lld",
+              (long long)g->args->blocks);
+  else if (g->op && g->op->cls == OC_CONTRACTION)
+    diag_note(d, g->loc,
+              "a larger batch, or split-K across the reduction, would give "
+              "the idle SMs work");
+  else
+    diag_note(d, g->loc,
+              "fuse it with a neighbouring kernel, or batch more work per "
+              "launch");
 }
+
+static void run(const CheckCtx *ctx) { checks_each_shared_kernel(ctx, visit); }
 
 /* In the shared pass, once the blocks are known: the kernels under
  * CHECK_OCC_MAX_UTIL_PCT of the SMs (CheckShared.low_occupancy, which

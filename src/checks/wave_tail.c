@@ -22,42 +22,37 @@
 #define CHECK_TAIL_MAX_FILL_PCT 50  /* wave-tail: last wave under half full */
 #define CHECK_TAIL_MIN_IDLE_PCT 10  /* wave-tail: >= 10% of block slots idle */
 
-static void run(const CheckCtx *ctx) {
-  const ModelCost *c = ctx->cost;
-  int sms = ctx->target->sms;
-  if (sms <= 1 || c->nkernels == 0) return;
-  CheckShared own, *sh = checks_shared_begin(ctx, &own);
-  /* Only a kernel that matters can be reported: the shared list. */
-  for (int q = 0; q < sh->nkernels; q++) {
-    int k = sh->kernels[q];
-    double b = sh->blocks[q];
-    if (b <= sms || cost_kernel(c, k).bound != BOUND_COMPUTE ||
-        !checks_kernel_matters(ctx, k))
-      continue;
-    double waves = ceil(b / sms);
-    double last = b - (waves - 1) * sms;
-    double util = b / (waves * sms);
-    if (last * 100 >= sms * (double)CHECK_TAIL_MAX_FILL_PCT ||
-        (1 - util) * 100 < CHECK_TAIL_MIN_IDLE_PCT)
-      continue;
-    char name[160], ub[32];
-    Diag *d = checks_report(
-        ctx, "wave-tail", checks_kernel_loc(ctx, k),
-        "%s runs %.0f blocks in %.0f waves on %d SMs: %s utilisation, the "
-        "last wave holds %.0f block%s",
-        checks_kernel_name(ctx, k, name, sizeof name), b, waves, sms,
-        fmt_percent(ub, sizeof ub, util, 1), last, last == 1 ? "" : "s");
-    double below = (waves - 1) * sms, above = waves * sms;
-    diag_figure(d, "blocks", b);
-    diag_figure(d, "waves", waves);
-    diag_figure(d, "utilisation", util);
-    diag_figure(d, "fill_below", below);
-    diag_figure(d, "fill_above", above);
-    diag_note(d, ctx->model->nodes[sh->at[q]].loc,
-              "%.0f or %.0f blocks would fill whole waves", below, above);
-  }
-  checks_shared_end(sh, &own);
+/* Only a kernel that matters can be reported: one of the shared list. */
+static void visit(const CheckCtx *ctx, const CheckShared *sh, int q) {
+  int k = sh->kernels[q], sms = ctx->target->sms;
+  double b = sh->blocks[q];
+  if (b <= sms || cost_kernel(ctx->cost, k).bound != BOUND_COMPUTE ||
+      !checks_kernel_matters(ctx, k))
+    return;
+  double waves = ceil(b / sms);
+  double last = b - (waves - 1) * sms;
+  double util = b / (waves * sms);
+  if (last * 100 >= sms * (double)CHECK_TAIL_MAX_FILL_PCT ||
+      (1 - util) * 100 < CHECK_TAIL_MIN_IDLE_PCT)
+    return;
+  char name[160], ub[32];
+  Diag *d = checks_report(
+      ctx, "wave-tail", checks_kernel_loc(ctx, k),
+      "%s runs %.0f blocks in %.0f waves on %d SMs: %s utilisation, the "
+      "last wave holds %.0f block%s",
+      checks_kernel_name(ctx, k, name, sizeof name), b, waves, sms,
+      fmt_percent(ub, sizeof ub, util, 1), last, last == 1 ? "" : "s");
+  double below = (waves - 1) * sms, above = waves * sms;
+  diag_figure(d, "blocks", b);
+  diag_figure(d, "waves", waves);
+  diag_figure(d, "utilisation", util);
+  diag_figure(d, "fill_below", below);
+  diag_figure(d, "fill_above", above);
+  diag_note(d, ctx->model->nodes[sh->at[q]].loc,
+            "%.0f or %.0f blocks would fill whole waves", below, above);
 }
+
+static void run(const CheckCtx *ctx) { checks_each_shared_kernel(ctx, visit); }
 
 /* The --explain text, laid out as it prints. */
 /* clang-format off */
