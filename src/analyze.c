@@ -175,24 +175,25 @@ Analysis *analyze_file(Arena *a, SourceSet *ss, int file,
   /* tokens -> tree.  Unless kept, the tree is in an arena of its own that
    * sema consumes and that is freed once after sema; what outlives it
    * (names, strings, directives) goes to `a`.  See ProgramSource. */
-  Arena *tree = opts->keep_program ? a : arena_new();
+  bool keep = opts->keep_program || opts->parsed;
+  Arena *tree = keep ? a : arena_new();
   ParseOptions po = {.names = a, .skip_directives = opts->again};
-  Program *p = parse_file_opts(tree, ss, file, diags, &po);
+  Program *p = opts->parsed ? (Program *)opts->parsed
+                            : parse_file_opts(tree, ss, file, diags, &po);
   if (!opts->again) check_suppressions(a, ss, file, diags);
   /* tree -> graph, and the targets it is costed on */
   if (p->nsyntax_errors == 0) {
     Bindings *b = opts->bindings;
     if (!b) b = arena_alloc(a, sizeof *b);
     int errors = diags->nerrors;
-    Unit *u = sema_analyze_consuming(a, p, opts->keep_program ? NULL : tree,
-                                     b, diags);
+    Unit *u = sema_analyze_consuming(a, p, keep ? NULL : tree, b, diags);
     /* Contract: a non-NULL unit comes with at least one target. */
     bool resolved = u && diags->nerrors == errors;
     if (resolved && resolve_targets(a, ss, an, u, opts, diags)) an->unit = u;
     if (u) check_target_defs(a, u, resolved, opts, diags);
   }
-  an->tree = (ProgramSource){ss, file, a, opts->keep_program ? p : NULL};
-  if (!opts->keep_program) {
+  an->tree = (ProgramSource){ss, file, a, keep ? p : NULL};
+  if (!keep) {
     /* `target NAME { }` definitions are statements of the tree. */
     if (an->unit) {
       an->unit->target_defs = NULL;

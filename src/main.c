@@ -869,7 +869,8 @@ static const DiagPolicy *checks_policy(Cli *c, int64_t k, DiagPolicy *quiet) {
   return quiet;
 }
 
-static void analyze_run(Cli *c, FileRun *r, int64_t k) {
+/* parsed: the file's tree kept by its first --sweep value, or NULL. */
+static void analyze_run(Cli *c, FileRun *r, int64_t k, const Program *parsed) {
   DiagPolicy quiet;
   diag_sink_init(&r->diags);
   r->arena = arena_new();
@@ -889,6 +890,7 @@ static void analyze_run(Cli *c, FileRun *r, int64_t k) {
                       c->o.noverrides > 0 || (c->o.nsweeps && k == 0) ||
                       c->o.ndtypes > 0,
       .again = k > 0,
+      .parsed = parsed,
   };
   r->an = analyze_file(r->arena, &c->ss, r->file, &ao, &r->diags);
   mark_used(c, ao.bindings);
@@ -978,7 +980,11 @@ static int sweep_file(Cli *c, FileRun *r) {
   const char *names[MAX_SWEEPS], *values[MAX_SWEEPS];
   for (int x = 0; x < o->nsweeps; x++) names[x] = o->sweeps[x].name;
   for (int64_t k = 0; k < npoints; k++) {
-    if (k > 0) analyze_run(c, r, k);
+    /* Later values reuse the first's tree; one with syntax errors is
+     * parsed again, so each row reports them. */
+    const Program *kept = first.an ? first.an->tree.program : NULL;
+    if (k > 0)
+      analyze_run(c, r, k, kept && kept->nsyntax_errors == 0 ? kept : NULL);
     Arena *scratch = arena_new();
     StrBuf at = {0};
     for (int x = 0; x < o->nsweeps; x++) {
@@ -1143,7 +1149,7 @@ static int lint(Cli *c) {
   FileRun *runs = xcalloc((size_t)n, sizeof *runs);
   int status = load_inputs(c, runs, &input_bytes);          /* text */
   for (int i = 0; i < n; i++)
-    if (runs[i].file >= 0) analyze_run(c, &runs[i], 0); /* tokens .. checks */
+    if (runs[i].file >= 0) analyze_run(c, &runs[i], 0, NULL); /* tokens .. checks */
   buffer_stdout(input_bytes);
   bool named = overrides_named(c, runs, n);
   named = targets_named(c, runs, n) && named;

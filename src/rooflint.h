@@ -64,10 +64,12 @@ const char *sb_str(const StrBuf *sb); /* "" when empty */
 void sb_free(StrBuf *sb);
 
 /* Open-addressing map from string keys (borrowed, must outlive the map) to
- * pointers. */
+ * pointers.  Each slot keeps its key's hash, so a probe compares strings
+ * only when the whole hash matches. */
 typedef struct StrMap {
   const char **keys; /* NULL = empty slot */
   void **vals;
+  uint64_t *hashes;
   size_t cap; /* power of two */
   size_t len;
 } StrMap;
@@ -1325,6 +1327,11 @@ typedef struct AnalyzeOptions {
    * first): its directives are recorded in the SourceSet already, with
    * their text in the first analysis's arena, so this parse skips them. */
   bool again;
+  /* The file's tree from an earlier analysis that kept it (the first
+   * --sweep value), used instead of parsing the text again: sema reads a
+   * kept tree without changing it, so a sweep parses once however many
+   * values it has.  NULL: parse. */
+  const Program *parsed;
 } AnalyzeOptions;
 
 /* A file's syntax tree: the one the analysis kept, or else parsed again on

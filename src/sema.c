@@ -62,10 +62,16 @@ typedef struct Sema {
   DiagSink *diags;
   Bindings *overrides;
   const char *numctx; /* "dimension" or "value", for overflow messages */
-  StrMap lets;
-  StrMap all_lets;     /* every top-level let, by name (R-LET-001) */
-  bool all_lets_ready; /* all_lets is filled (at the first unknown name) */
+  /* The lets so far, by the dense id of their name (Program.nnames of
+   * them), as bindings are: a use costs an index, not a hash lookup,
+   * which a --sweep pays once per let per value. */
+  Let **let_byid;
+  /* Every top-level let statement, by name id (R-LET-001); NULL until the
+   * first unknown name needs it. */
+  const Stmt **all_lets;
   const char **let_names; /* for suggestions, NULL-terminated */
+  int *let_ids;           /* the same lets' name ids */
+  int cap_let_ids;
   /* Candidates "did you mean" may still compare (see unknown_name). */
   int64_t suggest_budget;
   const Block *top;       /* the file's top level: finds lets defined below */
@@ -167,8 +173,12 @@ static const char *dtype_alias(const char *name);
  * unknown name is compared with every let (or every bound name), so a file
  * of many lets and many unknown names was quadratic (923 KB: 46.8 s).
  * Past the budget, or past the error limit (the error is not shown), the
- * error comes without a suggestion. */
-enum { SUGGEST_BUDGET = 1 << 20 };
+ * error comes without a suggestion.  The budget is per analysis, and a
+ * --sweep analyses a file once per value: 2^16 comparisons (a few ms) keep
+ * 100 values of a 1 MiB file of lets under `make robust`'s 2 s, and are
+ * still far more than a hand-written file's errors need (20 unknown names
+ * against 6,000 lets). */
+enum { SUGGEST_BUDGET = 1 << 16 };
 
 static const char *const *let_candidates(Sema *s) {
   return s->let_names;
@@ -385,9 +395,11 @@ div0:
   return false;
 }
 
-static bool is_let_name(Sema *s, const char *name) {
-  return strmap_get(&s->lets, name) != NULL;
+static Let *let_of(const Sema *s, int id) {
+  return id >= 0 && id < s->nnames ? s->let_byid[id] : NULL;
 }
+
+static bool is_let_name(Sema *s, int id) { return let_of(s, id) != NULL; }
 
 static bool eval_num(Sema *s, const Expr *e, LetValue *out) {
   switch (e->kind) {
@@ -398,7 +410,7 @@ static bool eval_num(Sema *s, const Expr *e, LetValue *out) {
     *out = (LetValue){true, 0, e->rval};
     return true;
   case EX_NAME: {
-    const Let *l = strmap_get(&s->lets, e->str);
+    const Let *l = let_of(s, e->name.id);
     if (l) {
       *out = l->v;
       return l->ok;
@@ -410,14 +422,16 @@ static bool eval_num(Sema *s, const Expr *e, LetValue *out) {
     }
     /* R-LET-001: every top-level let by name, gathered at the first
      * unknown name (a scan of the file per unknown name was quadratic) */
-    if (!s->all_lets_ready && s->top) {
-      s->all_lets_ready = true;
-      for (int i = s->top->n - 1; i >= 0; i--) /* the first one wins */
-        if (s->top->items[i]->kind == ST_LET)
-          strmap_put(&s->all_lets, s->top->items[i]->let.name.name,
-                     (void *)s->top->items[i]);
+    if (!s->all_lets && s->top) {
+      s->all_lets = xcalloc((size_t)s->nnames + 1, sizeof *s->all_lets);
+      for (int i = s->top->n - 1; i >= 0; i--) { /* the first one wins */
+        const Stmt *st = s->top->items[i];
+        int id = st->kind == ST_LET ? st->let.name.id : -1;
+        if (id >= 0 && id < s->nnames) s->all_lets[id] = st;
+      }
     }
-    const Stmt *later = strmap_get(&s->all_lets, e->str);
+    int id = e->name.id;
+    const Stmt *later = s->all_lets && id >= 0 && id < s->nnames ? s->all_lets[id] : NULL;
     if (later) {
       Diag *d = diag_report(s->diags, SEV_ERROR, NULL, e->loc,
                             "let '%s' is used before its definition; a let "
@@ -472,7 +486,7 @@ static bool eval_int(Sema *s, const Expr *e, int64_t *out) {
     return true;
   }
   if (v.r != floor(v.r) || !(fabs(v.r) < 9.2e18)) {
-    Let *l = e->kind == EX_NAME ? strmap_get(&s->lets, e->str) : NULL;
+    Let *l = e->kind == EX_NAME ? let_of(s, e->name.id) : NULL;
     /* R-LET-006: a -D real used as an integer is one error, at the first
      * use, naming -D; the let's later uses fail silently. */
     if (l && l->from_d) {
@@ -711,7 +725,7 @@ static const Binding *tensor_operand(Sema *s, const Expr *e, bool *poisoned) {
     if (b->node < 0) *poisoned = true;
     return b->node < 0 ? NULL : b;
   }
-  if (is_let_name(s, e->str)) {
+  if (is_let_name(s, e->name.id)) {
     diag_report(s->diags, SEV_ERROR, NULL, e->loc,
                 "'%s' is a let (a number), not a tensor", e->str);
     return NULL;
@@ -1490,7 +1504,7 @@ static void output(Sema *s, const Stmt *st) {
       }
       continue;
     }
-    if (is_let_name(s, id->name)) { /* R-NAME-003 */
+    if (is_let_name(s, id->id)) { /* R-NAME-003 */
       diag_report(s->diags, SEV_ERROR, NULL, id->loc,
                   "'%s' is a let (a number), not a tensor", id->name);
       continue;
@@ -1947,7 +1961,7 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
 
 static void let_stmt(Sema *s, const Stmt *st) {
   const Ident *name = &st->let.name;
-  const Let *prev = strmap_get(&s->lets, name->name);
+  const Let *prev = let_of(s, name->id);
   if (prev) {
     Diag *d = diag_report(s->diags, SEV_ERROR, NULL, name->loc,
                           "redefinition of let '%s'", name->name);
@@ -1969,9 +1983,11 @@ static void let_stmt(Sema *s, const Stmt *st) {
     s->numctx = "value";
     l->ok = eval_num(s, st->let.value, &l->v);
   }
-  strmap_put(&s->lets, name->name, l);
+  if (name->id >= 0 && name->id < s->nnames) s->let_byid[name->id] = l;
   grow((void **)&s->let_names, &s->cap_lets, s->nlets + 2,
        sizeof *s->let_names);
+  grow((void **)&s->let_ids, &s->cap_let_ids, s->nlets + 1, sizeof *s->let_ids);
+  s->let_ids[s->nlets] = name->id;
   s->let_names[s->nlets++] = name->name;
   s->let_names[s->nlets] = NULL;
 }
@@ -2015,9 +2031,9 @@ Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
   s.diags = diags;
   s.overrides = b;
   s.numctx = "value";
-  strmap_init(&s.lets);
+  s.nnames = p->nnames;
+  s.let_byid = xcalloc((size_t)p->nnames + 1, sizeof *s.let_byid);
   strmap_init(&s.ops);
-  strmap_init(&s.all_lets);
   s.suggest_budget = SUGGEST_BUDGET;
   grow((void **)&s.let_names, &s.cap_lets, 1, sizeof *s.let_names);
   s.let_names[0] = NULL;
@@ -2065,11 +2081,10 @@ Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
     u->target_defs = arena_memdup(a, defs, (size_t)u->ntarget_defs * sizeof *defs);
   u->lets = arena_alloc(a, (size_t)(s.nlets + 1) * sizeof *u->lets);
   for (int i = 0; i < s.nlets; i++) {
-    const Let *l = strmap_get(&s.lets, s.let_names[i]);
+    const Let *l = let_of(&s, s.let_ids[i]);
     u->lets[u->nlets++] = (LetDef){s.let_names[i], l->loc, l->v, l->ok};
   }
   u->models = arena_alloc(a, (size_t)(nmodels ? nmodels : 1) * sizeof *u->models);
-  s.nnames = p->nnames;
   s.byid = nmodels ? xcalloc((size_t)p->nnames, sizeof *s.byid) : NULL;
   /* Model names in a map: a file of many models stays linear. */
   StrMap seen;
@@ -2099,9 +2114,10 @@ Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
   free(s.outputs);
   free(s.nested);
   free(s.bound);
-  strmap_free(&s.lets);
+  free(s.let_byid);
+  free(s.let_ids);
   strmap_free(&s.ops);
-  strmap_free(&s.all_lets);
+  free((void *)s.all_lets);
   return u;
 }
 

@@ -131,11 +131,15 @@ void sb_free(StrBuf *sb) {
   sb->len = sb->cap = 0;
 }
 
-/* FNV-1a: short keys, good enough spread, no seed to keep. */
-static size_t hash_str(const char *s) {
-  size_t h = 1469598103934665603u;
+/* FNV-1a, then a final mix: FNV's low bits, which pick the slot, vary
+ * little between names that differ in their last characters (L0 .. L59999
+ * made long probe runs); the fold and multiply spread every bit. */
+static uint64_t hash_str(const char *s) {
+  uint64_t h = 1469598103934665603u;
   for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211u;
-  return h;
+  h ^= h >> 32;
+  h *= 0x9E3779B97F4A7C15u;
+  return h ^ (h >> 29);
 }
 
 void strmap_init(StrMap *m) { memset(m, 0, sizeof *m); }
@@ -143,41 +147,52 @@ void strmap_init(StrMap *m) { memset(m, 0, sizeof *m); }
 void strmap_free(StrMap *m) {
   free(m->keys);
   free(m->vals);
+  free(m->hashes);
   strmap_init(m);
 }
 
-static size_t strmap_slot(const StrMap *m, const char *key) {
-  size_t mask = m->cap - 1, i = hash_str(key) & mask;
-  while (m->keys[i] && strcmp(m->keys[i], key) != 0) i = (i + 1) & mask;
+static size_t strmap_slot(const StrMap *m, const char *key, uint64_t h) {
+  size_t mask = m->cap - 1, i = (size_t)h & mask;
+  while (m->keys[i] && (m->hashes[i] != h || strcmp(m->keys[i], key) != 0))
+    i = (i + 1) & mask;
   return i;
 }
 
 void *strmap_get(const StrMap *m, const char *key) {
   if (m->cap == 0) return NULL;
-  size_t i = strmap_slot(m, key);
+  size_t i = strmap_slot(m, key, hash_str(key));
   return m->keys[i] ? m->vals[i] : NULL;
 }
+
+static void strmap_insert(StrMap *m, const char *key, void *val, uint64_t h);
 
 static void strmap_grow(StrMap *m) {
   StrMap old = *m;
   m->cap = old.cap ? old.cap * 2 : 16;
   m->keys = xcalloc(m->cap, sizeof *m->keys);
   m->vals = xcalloc(m->cap, sizeof *m->vals);
+  m->hashes = xcalloc(m->cap, sizeof *m->hashes);
   m->len = 0;
   for (size_t i = 0; i < old.cap; i++)
-    if (old.keys[i]) strmap_put(m, old.keys[i], old.vals[i]);
+    if (old.keys[i]) strmap_insert(m, old.keys[i], old.vals[i], old.hashes[i]);
   free(old.keys);
   free(old.vals);
+  free(old.hashes);
 }
 
-void strmap_put(StrMap *m, const char *key, void *val) {
+static void strmap_insert(StrMap *m, const char *key, void *val, uint64_t h) {
   if ((m->len + 1) * 4 > m->cap * 3) strmap_grow(m);
-  size_t i = strmap_slot(m, key);
+  size_t i = strmap_slot(m, key, h);
   if (!m->keys[i]) {
     m->keys[i] = key;
+    m->hashes[i] = h;
     m->len++;
   }
   m->vals[i] = val;
+}
+
+void strmap_put(StrMap *m, const char *key, void *val) {
+  strmap_insert(m, key, val, hash_str(key));
 }
 
 /* Fibonacci hashing of the address: the low bits of arena pointers are
