@@ -29,15 +29,7 @@ static int op_nodes(const Model *m) {
  * zeros dropped, decimal units. */
 static char *short_bytes(char *buf, size_t n, double bytes) {
   /* A size written in binary units reads back in them ("228 KiB"). */
-  static const char *const bin[] = {"KiB", "MiB", "GiB", "TiB"};
-  double unit = 1024;
-  for (int i = 0; i < 4 && bytes >= unit; i++, unit *= 1024) {
-    double v = bytes / unit;
-    if (v == floor(v) && (v < 1024 || (i == 3 && v < 1e6)) && fmod(bytes, 1000) != 0) {
-      snprintf(buf, n, "%.0f %s", v, bin[i]);
-      return buf;
-    }
-  }
+  if (fmt_binary_bytes(buf, n, bytes)) return buf;
   fmt_bytes(buf, n, bytes);
   char *sp = strchr(buf, ' ');
   char *dot = strchr(buf, '.');
@@ -472,7 +464,7 @@ static void report_side_by_side(FILE *out, Arena *a, const SourceSet *ss,
   fprintf(out, "\nfootprint");
   for (int ti = 0; ti < an->ntargets; ti++) {
     const ModelCost *c = cost_at(an, mi, ti);
-    char fp[NB], mem[NB];
+    char fp[NB], mem[48];
     double have = c->target->memory;
     fmt_bytes(fp, sizeof fp, c->footprint.total);
     if (have <= 0)
@@ -480,7 +472,7 @@ static void report_side_by_side(FILE *out, Arena *a, const SourceSet *ss,
     else
       fprintf(out, "%s [%d] %s %s %s", ti ? "," : "", ti + 1, fp,
               c->footprint.total <= have ? "fits in" : "does not fit in",
-              fmt_bytes(mem, sizeof mem, have));
+              fmt_capacity(mem, sizeof mem, have));
   }
   fputc('\n', out);
 }

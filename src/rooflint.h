@@ -1235,6 +1235,8 @@ void checks_run(const CheckCtx *ctx);
 /* Each writes into buf (size n) and returns buf. */
 char *fmt_flops_rate(char *buf, size_t n, double flops_per_s); /* "990.0 TFLOP/s" */
 char *fmt_bytes(char *buf, size_t n, double bytes);            /* "33.6 MB" */
+char *fmt_binary_bytes(char *buf, size_t n, double bytes);     /* "80 GiB", or NULL */
+char *fmt_capacity(char *buf, size_t n, double bytes);         /* "80 GiB = 85.9 GB" */
 char *fmt_bandwidth(char *buf, size_t n, double bytes_per_s);  /* "3.35 TB/s" */
 char *fmt_time(char *buf, size_t n, double seconds);           /* "27.2 ms" */
 char *fmt_count(char *buf, size_t n, double count);            /* "137.4 G" */
