@@ -211,7 +211,7 @@ static void report_collectives(FILE *out, const Model *m, const ModelCost *c) {
   if (c->ncollectives == 0) return;
   const Target *t = c->target;
   char nv[NB], ib[NB], nvbw[NB], ibbw[NB];
-  fprintf(out, "\ncollectives (ring; NVLink %s, InfiniBand %s per GPU)\n",
+  fprintf(out, "\ncollectives (ring; NVLink %s, InfiniBand %s per GPU per direction)\n",
           fmt_bandwidth(nvbw, sizeof nvbw, t->nvlink_bw > 0 ? t->nvlink_bw : t->pcie_bw),
           fmt_bandwidth(ibbw, sizeof ibbw, t->ib_bw > 0 ? t->ib_bw : t->pcie_bw));
   Table tb = {.ncols = 10, .align = "llrrrrrrrr"};
@@ -703,7 +703,9 @@ int report_target_card(FILE *out, Arena *a, SourceSet *ss, const char *name,
     table_add(&tb, row);
   }
   table_print(out, &tb, "");
-  fprintf(out, "\nmemory %s at %s; NVLink %s, InfiniBand %s, PCIe %s per GPU; %d GPUs per node\n",
+  fprintf(out,
+          "\nmemory %s at %s; NVLink %s, InfiniBand %s, PCIe %s per GPU per direction; "
+          "%d GPUs per node\n",
           short_bytes(v, sizeof v, t->memory), fmt_bandwidth(v2, sizeof v2, t->memory_bw),
           t->nvlink_bw > 0 ? fmt_bandwidth(v3, sizeof v3, t->nvlink_bw) : "none",
           t->ib_bw > 0 ? fmt_bandwidth(v4, sizeof v4, t->ib_bw) : "none",
