@@ -523,10 +523,11 @@ static int sweep_width(const char *head) {
 }
 
 void report_sweep_header(FILE *out, SweepLayout k, const char *const *names,
-                         int naxes) {
+                         int naxes, int model_w) {
   StrBuf line = {0};
   for (int a = 0; a < naxes; a++)
     sb_printf(&line, "%s%10s", a ? "  " : "", names[a]);
+  if (model_w > 0) sb_printf(&line, "  %-*s", model_w, "model");
   for (int i = 0; sweep_heads[k][i]; i++)
     sb_printf(&line, "  %*s", sweep_width(sweep_heads[k][i]), sweep_heads[k][i]);
   sb_printf(&line, "  errors");
@@ -536,12 +537,13 @@ void report_sweep_header(FILE *out, SweepLayout k, const char *const *names,
   sb_free(&line);
 }
 
-void report_sweep_row(FILE *out, const Analysis *an, SweepLayout kind,
-                      const char *const *values, int naxes, const char *errors) {
+void report_sweep_row(FILE *out, const Analysis *an, int model, SweepLayout kind,
+                      const char *const *values, int naxes, int model_w,
+                      const char *model_name, const char *errors) {
   char v[16][NB];
   int n = 0;
-  bool costed = an && an->unit && an->unit->nmodels > 0 && an->costs;
-  const ModelCost *c = costed ? cost_at(an, 0, 0) : NULL;
+  bool costed = an && an->unit && an->unit->nmodels > model && an->costs;
+  const ModelCost *c = costed ? cost_at(an, model, 0) : NULL;
   if (c) {
     double mem = c->target->memory;
     fmt_flop(v[n++], NB, c->flops);
@@ -573,6 +575,7 @@ void report_sweep_row(FILE *out, const Analysis *an, SweepLayout kind,
     fmt_fixed(v[n++], NB, w.idle_sms, 0);
   }
   for (int a = 0; a < naxes; a++) fprintf(out, "%s%10s", a ? "  " : "", values[a]);
+  if (model_w > 0) fprintf(out, "  %-*s", model_w, model_name ? model_name : "-");
   for (int i = 0; sweep_heads[kind][i]; i++) /* "-": not costed at this value */
     fprintf(out, "  %*s", sweep_width(sweep_heads[kind][i]), i < n ? v[i] : "-");
   fprintf(out, "  %s\n", errors && *errors ? errors : "-");

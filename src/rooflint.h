@@ -1362,14 +1362,17 @@ void report_summary(FILE *out, const Analysis *an, const SourceSet *ss);
 /* --report: per-node table and totals; several targets side by side. */
 void report_models(FILE *out, const Analysis *an, const SourceSet *ss);
 /* --sweep: the columns follow the first analysis (report_sweep_layout);
- * one row per value (or grid point), `errors` its summary ("" = none); an
- * analysis without a graph prints "-" for every figure. */
+ * one row per value (or grid point) and model, `errors` its summary
+ * ("" = none); an analysis without a graph prints "-" for every figure.
+ * A file of several models has a `model` column `model_w` wide (0: none)
+ * and a row per model, `model_name` naming it. */
 typedef enum SweepLayout { SWEEP_TOTALS, SWEEP_ONE_NODE, SWEEP_COLLECTIVE } SweepLayout;
 SweepLayout report_sweep_layout(const Analysis *an);
 void report_sweep_header(FILE *out, SweepLayout layout, const char *const *names,
-                         int naxes);
-void report_sweep_row(FILE *out, const Analysis *an, SweepLayout layout,
-                      const char *const *values, int naxes, const char *errors);
+                         int naxes, int model_w);
+void report_sweep_row(FILE *out, const Analysis *an, int model, SweepLayout layout,
+                      const char *const *values, int naxes, int model_w,
+                      const char *model_name, const char *errors);
 /* `rooflint targets [NAMES...]`, `rooflint target NAME`: exit status. */
 int report_targets_cmd(FILE *out, Arena *a, SourceSet *ss,
                        const char *const *names, int n, DiagSink *diags);
