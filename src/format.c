@@ -360,6 +360,32 @@ char *fmt_flops_rate(char *buf, size_t n, double flops_per_s) {
   return buf;
 }
 
+/* A size that is a whole number of KiB, MiB, GiB or TiB (and not a round
+ * decimal figure) in that unit ("80 GiB", "228 KiB"); NULL otherwise. */
+char *fmt_binary_bytes(char *buf, size_t n, double bytes) {
+  static const char *const bin[] = {"KiB", "MiB", "GiB", "TiB"};
+  double unit = 1024;
+  for (int i = 0; i < 4 && bytes >= unit; i++, unit *= 1024) {
+    double v = bytes / unit;
+    if (v == floor(v) && (v < 1024 || (i == 3 && v < 1e6)) && fmod(bytes, 1000) != 0) {
+      snprintf(buf, n, "%.0f %s", v, bin[i]);
+      return buf;
+    }
+  }
+  return NULL;
+}
+
+/* A capacity as its vendor states it, with the decimal figure the
+ * footprint is printed in beside a binary one: "80 GiB = 85.9 GB",
+ * "1.00 GB". */
+char *fmt_capacity(char *buf, size_t n, double bytes) {
+  char bin[32], dec[32];
+  fmt_bytes(dec, sizeof dec, bytes);
+  if (fmt_binary_bytes(bin, sizeof bin, bytes)) snprintf(buf, n, "%s = %s", bin, dec);
+  else snprintf(buf, n, "%s", dec);
+  return buf;
+}
+
 /* Bandwidth: three significant digits with trailing zeros dropped
  * ("3.35 TB/s", "900 GB/s", "50 GB/s", "4.8 TB/s"). */
 char *fmt_bandwidth(char *buf, size_t n, double bytes_per_s) {

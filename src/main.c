@@ -944,23 +944,48 @@ static int emit_text(Cli *c, FileRun *r) {
   return emit_plan(c, r);
 }
 
+static int count_errors(const DiagSink *d) {
+  int n = 0;
+  for (int i = 0; i < d->n; i++) n += d->items[i]->sev == SEV_ERROR;
+  return n;
+}
+
+/* Whether diagnostic g belongs to model mi of unit u: it lies between the
+ * model's name and the next model's; what lies before the first model or
+ * in another file (a target file) belongs to the first. */
+static bool diag_in_model(const Diag *g, const Unit *u, int mi) {
+  if (!u || u->nmodels <= 1) return true;
+  const Model *ms = u->models;
+  bool here = g->loc.file == ms[0].loc.file;
+  int owner = 0;
+  for (int i = 1; here && i < u->nmodels; i++)
+    if (g->loc.start >= ms[i].loc.start) owner = i;
+  return owner == mi;
+}
+
 /* "1 error [capacity]", "2 errors", or "" for none: a sweep row's errors
- * (after the policy), each check named once. */
-static const char *error_summary(Arena *a, const DiagSink *d) {
+ * (after the policy) in model mi of u, each check named once. */
+static const char *error_summary(Arena *a, const DiagSink *d, const Unit *u, int mi) {
   if (d->nerrors == 0) return "";
   StrBuf names = {0};
+  int n = 0;
   for (int i = 0; i < d->n; i++) {
     const Diag *g = d->items[i];
-    if (g->sev != SEV_ERROR || !g->check) continue;
+    if (g->sev != SEV_ERROR || !diag_in_model(g, u, mi)) continue;
+    n++;
+    if (!g->check) continue;
     bool seen = false;
     for (int j = 0; j < i && !seen; j++)
       seen = d->items[j]->sev == SEV_ERROR && d->items[j]->check &&
-             strcmp(d->items[j]->check, g->check) == 0;
+             diag_in_model(d->items[j], u, mi) && strcmp(d->items[j]->check, g->check) == 0;
     if (!seen) sb_printf(&names, "%s%s", names.len ? ", " : "", g->check);
   }
-  const char *r = arena_printf(a, "%d error%s%s%s%s", d->nerrors,
-                               d->nerrors == 1 ? "" : "s", names.len ? " [" : "",
-                               sb_str(&names), names.len ? "]" : "");
+  /* errors past the error limit are counted but not kept: the first row's */
+  if (mi == 0) n += d->nerrors - (int)count_errors(d);
+  const char *r = n == 0 ? ""
+                         : arena_printf(a, "%d error%s%s%s%s", n, n == 1 ? "" : "s",
+                                        names.len ? " [" : "", sb_str(&names),
+                                        names.len ? "]" : "");
   sb_free(&names);
   return r;
 }
@@ -1006,9 +1031,20 @@ static int sweep_file(Cli *c, FileRun *r) {
       diag_render_text(&none, &c->ss, stderr, &c->ro);
     }
     if (r->diags.nerrors > 0) status = 1;
-    if (k == 0) report_sweep_header(stdout, layout, names, o->nsweeps);
-    report_sweep_row(stdout, r->an, layout, values, o->nsweeps,
-                     error_summary(scratch, &r->diags));
+    /* one row per model of the file (R-CLI-009), named after the first
+     * value's models, which are this value's too */
+    const Unit *u = (k == 0 ? r->an : first.an) ? (k == 0 ? r->an : first.an)->unit : NULL;
+    int nmodels = u && u->nmodels > 1 ? u->nmodels : 1;
+    int model_w = nmodels > 1 ? 5 : 0; /* "model" */
+    for (int mi = 0; nmodels > 1 && mi < nmodels; mi++) {
+      int len = (int)strlen(u->models[mi].name);
+      if (len > model_w) model_w = len;
+    }
+    if (k == 0) report_sweep_header(stdout, layout, names, o->nsweeps, model_w);
+    for (int mi = 0; mi < nmodels; mi++)
+      report_sweep_row(stdout, r->an, mi, layout, values, o->nsweeps, model_w,
+                       nmodels > 1 ? u->models[mi].name : NULL,
+                       error_summary(scratch, &r->diags, r->an ? r->an->unit : NULL, mi));
     arena_free(scratch);
     if (k == 0) { /* the first value's run is freed by lint() */
       first = *r;

@@ -1193,18 +1193,19 @@ static void cost_none(const OpIn *x, const Target *t, OpCost *c) {
  * contraction.  FLOP weights count as the header says (a transcendental,
  * erf included, is one FLOP, as exp and tanh are):
  *   where 1 (a select), clip 1 per bound given (a compare-select),
- *   erf 1, gelu 9 with the tanh approximation and 5 with erf
- *   (0.5*x*(1 + erf(x/sqrt 2)): div, erf, add, mul, mul), hardsigmoid 4
+ *   erf 1, gelu 5 with erf, PyTorch's default (0.5*x*(1 + erf(x/sqrt 2)):
+ *   div, erf, add, mul, mul) and 9 with the tanh approximation, hardsigmoid 4
  *   (relu6(x + 3) / 6: add, min, max, div), hardswish 5 (x * hardsigmoid),
  *   softplus 3 (log(1 + exp(x)), PyTorch's beta = 1: exp, add, log), rope
  *   3 (x*cos + rotate_half(x)*sin: mul, mul, add; rotate_half moves and
  *   negates, folded into the multiply).
  */
 
-/* gelu(x, approximate="none"): the erf form's FLOPs per element. */
-#define GELU_ERF_FLOPS 5
+/* gelu(x, approximate="tanh"): the tanh form's FLOPs per element (the
+ * row's weight is the erf form's, PyTorch's default, 5). */
+#define GELU_TANH_FLOPS 9
 
-static const char *const gelu_approx[] = {"tanh", "none", NULL};
+static const char *const gelu_approx[] = {"none", "tanh", NULL};
 
 static bool shape_where(const OpDesc *op, const TensorType *in, int nin,
                         OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
@@ -1440,7 +1441,7 @@ static void cost_conv_transpose2d(const OpIn *x, const Target *t, OpCost *c) {
 static void cost_gelu(const OpIn *x, const Target *t, OpCost *c) {
   cost_elementwise(x, t, c);
   if (x->args->approximate == 1)
-    c->flops = op_tensor_elements(x->out) * GELU_ERF_FLOPS;
+    c->flops = op_tensor_elements(x->out) * GELU_TANH_FLOPS;
 }
 
 static void cost_clip(const OpIn *x, const Target *t, OpCost *c) {

@@ -12,10 +12,18 @@
  * fp32 on the vector units), with each ridge point marked.  Each kernel (an
  * op, or a whole fused region) is one circle on the roof at its intensity;
  * its area is proportional to its share of the step time, its colour says
- * memory- or compute-bound.  Views, transfers and collectives are not on
- * the HBM roofline and are left out (the legend counts them).  The slowest
- * kernels are labelled, greedily: each label takes the first of eight spots
- * around its point that collides with nothing already drawn, else none.
+ * memory- or compute-bound; with several targets each target's kernels
+ * have their own marker (circle, square, diamond, triangle) and stroke
+ * colour.  A flat roof is named after the figure it is drawn at: an fp16
+ * op on a part with no fp16 vector figure runs at, and sits under, the
+ * fp32 roof (R-OUT-009).  Kernels with no FLOPs (casts, copies, gathers),
+ * transfers and collectives are not on the HBM roofline; they are drawn in
+ * a strip under the x-axis with their share of the step, so the shares of
+ * the circles and the strip add up to the step.  The slowest kernels are
+ * labelled, slowest first: each label takes the first spot around its
+ * point that covers nothing already drawn, else the spot that covers least
+ * without covering another word.  Every word's box is computed and no two
+ * words overlap (R-OUT-016).
  */
 #include "rooflint.h"
 
@@ -30,7 +38,7 @@
 /* Geometry of one panel, in SVG user units. */
 enum {
   WIDTH = 980,
-  PANEL_H = 640,
+  PANEL_H = 680,
   PLOT_LEFT = 112,
   PLOT_TOP = 92,
   PLOT_W = 590,
@@ -41,6 +49,7 @@ enum {
 
 #define FONT_SIZE 11.0
 #define CHAR_W (0.60 * FONT_SIZE) /* average advance of a sans-serif glyph */
+#define TITLE_W 0.66              /* a bold glyph's, per unit of font size */
 #define R_MAX 30.0                /* radius of a kernel taking the whole step */
 #define R_MIN 2.5
 #define MIN_LABEL_SHARE 0.005 /* kernels under 0.5% of the step get no label */
@@ -50,7 +59,11 @@ static const char *const COMPUTE_COLOUR = "#2e86de";
 /* One stroke colour and dash pattern per target, in --target order. */
 static const char *const TARGET_COLOUR[] = {"#222222", "#8e44ad", "#138d75", "#b9770e"};
 static const char *const TARGET_DASH[] = {"", "9 4", "3 3", "12 3 3 3"};
+/* and one kernel marker per target, in the same order */
+typedef enum Marker { MARK_CIRCLE, MARK_SQUARE, MARK_DIAMOND, MARK_TRIANGLE } Marker;
 #define NSTYLES 4
+static const char *const PCIE_COLOUR = "#8a8a8a";
+static const char *const NETWORK_COLOUR = "#5d6d7e";
 /* A text outline in the plot's background colour, painted under the glyphs. */
 #define HALO "stroke=\"#fcfcfc\" stroke-width=\"3\" stroke-linejoin=\"round\" paint-order=\"stroke\""
 
@@ -63,6 +76,12 @@ typedef struct Occupied {
   Box *items;
   int n, cap;
 } Occupied;
+
+/* What a panel has drawn: every mark (lines, circles, words), and the
+ * words alone, which no other word may cover. */
+typedef struct Drawn {
+  Occupied all, words;
+} Drawn;
 
 typedef struct Axes {
   double xlo, xhi, ylo, yhi; /* log10 of the data range */
@@ -79,11 +98,21 @@ typedef struct Point {
   double cx, cy, r;
 } Point;
 
+/* A kernel (or the gradient all-reduce) that is not on the roofline, in
+ * the strip under the x-axis. */
+typedef struct OffRoof {
+  const char *name;
+  double time_s, share;
+  Bound bound;
+  int order; /* kernel order, for a stable sort */
+} OffRoof;
+
 typedef struct Roof {
   int target;
   double peak, bw;
-  char names[64];  /* the precisions on this roof: "bf16 tensor" */
-  char label[112]; /* "bf16 tensor: 990.0 TFLOP/s" */
+  char names[64];    /* the figures this roof is drawn at: "bf16 tensor" */
+  char borrowed[32]; /* precisions with no figure of their own: "fp16" */
+  char label[128];   /* "bf16 tensor: 990.0 TFLOP/s" */
 } Roof;
 
 /* ---------------------------------------------------------------- helpers */
@@ -147,28 +176,50 @@ static bool overlaps(Box a, Box b) {
   return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
 }
 
-static bool is_free(const Occupied *o, Box b, const Axes *ax) {
-  if (b.x0 < PLOT_LEFT + 2 || b.x1 > PLOT_LEFT + PLOT_W - 2 || b.y0 < ax->top + 2 ||
-      b.y1 > ax->top + PLOT_H - 2)
-    return false;
-  for (int i = 0; i < o->n; i++)
-    if (overlaps(o->items[i], b)) return false;
+static void mark(Drawn *d, Box b) { occupy(&d->all, b); }
+
+static void word(Drawn *d, Box b) {
+  occupy(&d->all, b);
+  occupy(&d->words, b);
+}
+
+static bool in_frame(Box b, const Axes *ax) {
+  return b.x0 >= PLOT_LEFT + 2 && b.x1 <= PLOT_LEFT + PLOT_W - 2 && b.y0 >= ax->top + 2 &&
+         b.y1 <= ax->top + PLOT_H - 2;
+}
+
+static bool is_free(const Drawn *d, Box b, const Axes *ax) {
+  if (!in_frame(b, ax)) return false;
+  for (int i = 0; i < d->all.n; i++)
+    if (overlaps(d->all.items[i], b)) return false;
   return true;
 }
 
 /* How much of what is drawn a box would cover (area); infinite outside
- * the frame. */
-static double covered(const Occupied *o, Box b, const Axes *ax) {
-  if (b.x0 < PLOT_LEFT + 2 || b.x1 > PLOT_LEFT + PLOT_W - 2 || b.y0 < ax->top + 2 ||
-      b.y1 > ax->top + PLOT_H - 2)
-    return INFINITY;
+ * the frame or over another word. */
+static double covered(const Drawn *d, Box b, const Axes *ax) {
+  if (!in_frame(b, ax)) return INFINITY;
+  for (int i = 0; i < d->words.n; i++)
+    if (overlaps(d->words.items[i], b)) return INFINITY;
   double area = 0;
-  for (int i = 0; i < o->n; i++) {
-    Box c = o->items[i];
+  for (int i = 0; i < d->all.n; i++) {
+    Box c = d->all.items[i];
     double w = fmin(b.x1, c.x1) - fmax(b.x0, c.x0), h = fmin(b.y1, c.y1) - fmax(b.y0, c.y0);
     if (w > 0 && h > 0) area += w * h;
   }
   return area;
+}
+
+/* The first spot that covers nothing drawn, else the one that covers
+ * least without covering a word; false when every spot covers a word or
+ * leaves the frame. */
+static bool place_word(const Drawn *d, const Axes *ax, const Box *spots, int n, Box *out) {
+  double best = INFINITY;
+  for (int i = 0; i < n && best > 0; i++) {
+    double cost = covered(d, spots[i], ax);
+    if (cost < best) best = cost, *out = spots[i];
+  }
+  return isfinite(best);
 }
 
 static double text_width(const char *s) {
@@ -210,7 +261,7 @@ static const char *kernel_name(const Model *m, const Kernel *k) {
 /* The kernels of one model on one target that sit on the HBM roofline; a
  * kernel's share is of the step-time bound, as in the report. */
 static void gather_points(const ModelCost *mc, int target, Point **pts, int *n, int *cap,
-                          int *skipped) {
+                          OffRoof **off, int *noff) {
   const Model *m = mc->model;
   double total = mc->time_s;
   if (!(total > 0))
@@ -225,7 +276,12 @@ static void gather_points(const ModelCost *mc, int target, Point **pts, int *n, 
     bool on_roof = (kn->bound == BOUND_MEMORY || kn->bound == BOUND_COMPUTE) && kn->flops > 0 &&
                    kn->bytes > 0 && roof.intensity > 0 && roof.attainable > 0;
     if (!on_roof) {
-      *skipped += target == 0;
+      double t_k = kn->time_s * kn->count;
+      if (target == 0 && t_k > 0) {
+        if (*noff % 32 == 0) *off = xrealloc(*off, (size_t)(*noff + 32) * sizeof **off);
+        (*off)[(*noff)++] = (OffRoof){kernel_name(m, kn), t_k, total > 0 ? t_k / total : 0,
+                                      kn->bound, k};
+      }
       continue;
     }
     if (*n == *cap) {
@@ -242,10 +298,43 @@ static void gather_points(const ModelCost *mc, int target, Point **pts, int *n, 
     p->target = target;
     p->bound = kn->bound;
   }
+  /* the gradient all-reduce of a training step is no kernel of the graph */
+  for (int i = 0; i < mc->ncollectives && target == 0; i++) {
+    const Collective *c = &mc->collectives[i];
+    double t_c = c->time_s * c->count;
+    if (c->node >= 0 || !(t_c > 0)) continue;
+    if (*noff % 32 == 0) *off = xrealloc(*off, (size_t)(*noff + 32) * sizeof **off);
+    (*off)[(*noff)++] = (OffRoof){"gradient allreduce", t_c, total > 0 ? t_c / total : 0,
+                                  BOUND_NETWORK, mc->nkernels + i};
+  }
 }
 
-/* One flat roof per distinct peak the target's kernels use, labelled with
- * the precisions that share it; the plan dtype's roof when none plots. */
+/* The precision whose published figure a kernel of precision prec runs
+ * at (target_peak's fallbacks: int4 on the int8 path, tf32 without tensor
+ * cores and a precision with no vector figure at the fp32 rate). */
+static DType figure_of(const Target *t, DType prec, bool tensor, double peak) {
+  const double *fig = tensor ? t->tensor_peak : t->vector_peak;
+  DType p = prec == DT_NONE ? DT_FP32 : prec;
+  if (!tensor && p == DT_TF32) p = DT_FP32;
+  if (fig[p] == peak) return p;
+  DType alt = tensor ? DT_INT8 : DT_FP32;
+  if (fig[alt] == peak) return alt;
+  for (int d = 0; d < DT__COUNT; d++)
+    if (fig[d] == peak) return (DType)d;
+  return p;
+}
+
+static void add_name(char *list, size_t n, const char *name) {
+  size_t len = strlen(list);
+  for (const char *at = list; (at = strstr(at, name)) != NULL; at++)
+    if ((at == list || at[-1] == ' ') && (at[strlen(name)] == ',' || !at[strlen(name)])) return;
+  if (len + strlen(name) + 3 < n) snprintf(list + len, n - len, "%s%s", len ? ", " : "", name);
+}
+
+/* One flat roof per distinct peak the target's kernels use, named after
+ * the figures it is drawn at (never a figure the target does not state:
+ * an fp16 op at the fp32 rate is "fp32 vector (used for fp16)"); the plan
+ * dtype's roof when none plots. */
 static void gather_roofs(const ModelCost *mc, int target, Roof **roofs, int *n, int *cap) {
   const Model *m = mc->model;
   const Target *t = mc->target;
@@ -269,9 +358,9 @@ static void gather_roofs(const ModelCost *mc, int target, Roof **roofs, int *n, 
       peak = tensor ? t->tensor_peak[prec] : t->vector_peak[prec];
       if (peak <= 0) break;
     }
+    DType fig = figure_of(t, prec, tensor, peak);
     char what[32];
-    snprintf(what, sizeof what, "%s %s", prec == DT_NONE ? "?" : dtype_str(prec),
-             tensor ? "tensor" : "vector");
+    snprintf(what, sizeof what, "%s %s", dtype_str(fig), tensor ? "tensor" : "vector");
     Roof *r = NULL;
     for (int i = first; i < *n && !r; i++)
       if (fabs((*roofs)[i].peak - peak) <= 1e-9 * peak) r = &(*roofs)[i];
@@ -288,14 +377,15 @@ static void gather_roofs(const ModelCost *mc, int target, Roof **roofs, int *n, 
     }
     /* "bf16 tensor" and "fp16 tensor" share a peak on most parts: one roof
      * named after both */
-    size_t len = strlen(r->names);
-    if (!strstr(r->names, what) && len + strlen(what) + 3 < sizeof r->names)
-      snprintf(r->names + len, sizeof r->names - len, "%s%s", len ? ", " : "", what);
+    add_name(r->names, sizeof r->names, what);
+    if (prec != DT_NONE && fig != prec && !(prec == DT_TF32 && fig == DT_FP32 && !tensor))
+      add_name(r->borrowed, sizeof r->borrowed, dtype_str(prec));
   }
   for (int i = first; i < *n; i++) {
     Roof *r = &(*roofs)[i];
     char rate[32];
-    snprintf(r->label, sizeof r->label, "%s: %s", r->names,
+    snprintf(r->label, sizeof r->label, "%s%s%s%s: %s", r->names,
+             r->borrowed[0] ? " (used for " : "", r->borrowed, r->borrowed[0] ? ")" : "",
              fmt_flops_rate(rate, sizeof rate, r->peak));
   }
 }
@@ -357,7 +447,7 @@ static Box text_box(double x, double y, double w, bool end) {
 /* The memory roof of target t, up to its highest ridge, and one flat roof
  * per peak from its ridge to the right edge. */
 static void draw_roof_lines(FILE *out, const Axes *ax, const Roof *roofs, int nroofs, int t,
-                            Occupied *occ) {
+                            Drawn *occ) {
   double top_peak = 0, bw = 0;
   for (int i = 0; i < nroofs; i++)
     if (roofs[i].target == t && roofs[i].peak > top_peak) top_peak = roofs[i].peak, bw = roofs[i].bw;
@@ -376,7 +466,7 @@ static void draw_roof_lines(FILE *out, const Axes *ax, const Roof *roofs, int nr
             dash);
     /* labels keep off the flat roofs (the slanted one has its own label
      * running along it, and kernels sit on it anyway) */
-    occupy(occ, (Box){px(ax, r), py(ax, roofs[i].peak) - 1.5, PLOT_LEFT + PLOT_W,
+    mark(occ, (Box){px(ax, r), py(ax, roofs[i].peak) - 1.5, PLOT_LEFT + PLOT_W,
                       py(ax, roofs[i].peak) + 1.5});
   }
 }
@@ -386,7 +476,7 @@ static void draw_roof_lines(FILE *out, const Axes *ax, const Roof *roofs, int nr
  * beside its marker, and the bandwidth along the memory roof at the first
  * spot, walking up the line, that covers no kernel. */
 static void draw_roof_labels(FILE *out, const Axes *ax, const Roof *roofs, int nroofs, int t,
-                             const Target *tg, Occupied *occ) {
+                             const Target *tg, Drawn *occ) {
   const char *colour = TARGET_COLOUR[t % NSTYLES];
   double bw = 0, lowest = INFINITY;
   for (int i = 0; i < nroofs; i++) {
@@ -399,38 +489,48 @@ static void draw_roof_labels(FILE *out, const Axes *ax, const Roof *roofs, int n
     fprintf(out, "<circle class=\"ridge\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#fff\" "
                  "stroke=\"%s\" stroke-width=\"2\"/>\n",
             rx, ry, colour);
-    occupy(occ, (Box){rx - 5, ry - 5, rx + 5, ry + 5});
+    mark(occ, (Box){rx - 5, ry - 5, rx + 5, ry + 5});
 
     /* at the roof's right end or just right of its ridge; close above it,
-     * close below it, then clear of the circles sitting on it; when every
-     * spot is taken, the one that covers least */
+     * close below it, then clear of the circles sitting on it */
     double lw = text_width(rf->label);
-    static const double dys[] = {-5, 15, -24, 34, -40, 50};
-    Box b = text_box(PLOT_LEFT + PLOT_W - 6, ry - 5, lw, true);
-    double best = INFINITY;
-    for (size_t k = 0; k < sizeof dys / sizeof *dys && best > 0; k++) {
-      Box spot[2] = {text_box(PLOT_LEFT + PLOT_W - 6, ry + dys[k], lw, true),
-                     text_box(rx + 8, ry + dys[k], lw, false)};
-      for (int j = 0; j < 2 && best > 0; j++) {
-        double cost = covered(occ, spot[j], ax);
-        if (cost < best) best = cost, b = spot[j];
-      }
+    static const double dys[] = {-5, 15, -24, 34, -40, 50, -56, 66, -72, 82};
+    enum { NDY = sizeof dys / sizeof *dys };
+    Box spots[2 * NDY + 15], b;
+    int n = 0;
+    for (int k = 0; k < NDY; k++) {
+      spots[n++] = text_box(PLOT_LEFT + PLOT_W - 6, ry + dys[k], lw, true);
+      spots[n++] = text_box(rx + 8, ry + dys[k], lw, false);
     }
-    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\">", b.x0 + 1, b.y1 - 3, colour);
-    xml_text(out, rf->label);
-    fputs("</text>\n", out);
-    occupy(occ, b);
+    if (place_word(occ, ax, spots, n, &b)) {
+      fprintf(out, "<text class=\"roof-label\" x=\"%.1f\" y=\"%.1f\" fill=\"%s\">", b.x0 + 1,
+              b.y1 - 3, colour);
+      xml_text(out, rf->label);
+      fputs("</text>\n", out);
+      word(occ, b);
+    }
 
+    /* below right of the marker, above left, then farther down */
     char ridge_text[64];
     snprintf(ridge_text, sizeof ridge_text, "ridge %.1f FLOP/B", ridge);
     double rw = text_width(ridge_text);
-    b = text_box(rx + 7, ry + 16, rw, false);
-    if (!is_free(occ, b, ax)) b = text_box(rx - 7, ry - 7, rw, true);
-    if (!is_free(occ, b, ax)) b = text_box(rx + 7, ry + 30, rw, false);
-    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#555\">", b.x0 + 1, b.y1 - 3);
-    xml_text(out, ridge_text);
-    fputs("</text>\n", out);
-    occupy(occ, b);
+    n = 0;
+    spots[n++] = text_box(rx + 7, ry + 16, rw, false);
+    spots[n++] = text_box(rx - 7, ry - 7, rw, true);
+    spots[n++] = text_box(rx + 7, ry + 30, rw, false);
+    spots[n++] = text_box(rx - 7, ry + 16, rw, true);
+    spots[n++] = text_box(rx + 7, ry - 7, rw, false);
+    for (int k = 0; k < 5; k++) {
+      spots[n++] = text_box(rx + 7, ry + 44 + 14 * k, rw, false);
+      spots[n++] = text_box(rx - 7, ry + 30 + 14 * k, rw, true);
+    }
+    if (place_word(occ, ax, spots, n, &b)) {
+      fprintf(out, "<text class=\"ridge-label\" x=\"%.1f\" y=\"%.1f\" fill=\"#555\">",
+              b.x0 + 1, b.y1 - 3);
+      xml_text(out, ridge_text);
+      fputs("</text>\n", out);
+      word(occ, b);
+    }
   }
   if (!(bw > 0) || !isfinite(lowest)) return;
 
@@ -467,7 +567,7 @@ static void draw_roof_labels(FILE *out, const Axes *ax, const Roof *roofs, int n
               bx, by, colour, -theta * 180 / M_PI, bx, by);
       xml_text(out, label);
       fputs("</text>\n", out);
-      for (int k = 0; k < 4; k++) occupy(occ, seg[k]);
+      for (int k = 0; k < 4; k++) word(occ, seg[k]);
       return;
     }
   }
@@ -481,20 +581,56 @@ static int by_radius_desc(const void *a, const void *b) {
 static int by_time_desc(const void *a, const void *b) {
   const Point *const *p = a, *const *q = b;
   if ((*p)->time_s != (*q)->time_s) return ((*p)->time_s < (*q)->time_s) - ((*p)->time_s > (*q)->time_s);
-  return strcmp((*p)->name, (*q)->name);
+  int c = strcmp((*p)->name, (*q)->name);
+  if (c) return c;
+  return ((*p)->x > (*q)->x) - ((*p)->x < (*q)->x);
+}
+
+static int off_by_time_desc(const void *a, const void *b) {
+  const OffRoof *p = a, *q = b;
+  if (p->time_s != q->time_s) return (p->time_s < q->time_s) - (p->time_s > q->time_s);
+  return (p->order > q->order) - (p->order < q->order);
 }
 
 /* Screen positions and radii; every circle then blocks labels. */
-static void layout_points(const Axes *ax, Point *pts, int n, Occupied *occ) {
+static void layout_points(const Axes *ax, Point *pts, int n, Drawn *occ) {
   for (int i = 0; i < n; i++) {
     Point *p = &pts[i];
     p->cx = px(ax, p->x);
     p->cy = py(ax, p->y);
     p->r = p->share > 0 ? fmax(R_MIN, R_MAX * sqrt(p->share)) : R_MIN;
-    occupy(occ, (Box){p->cx - p->r, p->cy - p->r, p->cx + p->r, p->cy + p->r});
+    mark(occ, (Box){p->cx - p->r, p->cy - p->r, p->cx + p->r, p->cy + p->r});
   }
   /* big circles first, so small ones stay visible on top of them */
   if (n > 1) qsort(pts, (size_t)n, sizeof *pts, by_radius_desc);
+}
+
+/* Target t's marker of the area of a circle of radius r, centred on
+ * (x, y): the opening of its element, up to the attributes that follow. */
+static void marker(FILE *out, int t, const char *cls, double x, double y, double r) {
+  double h = r * sqrt(M_PI) / 2; /* a square's half side */
+  switch ((Marker)(t % NSTYLES)) {
+  case MARK_CIRCLE:
+    fprintf(out, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\"", cls, x, y, r);
+    break;
+  case MARK_SQUARE:
+    fprintf(out, "<path class=\"%s\" d=\"M%.1f %.1fh%.1fv%.1fh%.1fz\"", cls, x - h, y - h, 2 * h,
+            2 * h, -2 * h);
+    break;
+  case MARK_DIAMOND: {
+    double d = h * sqrt(2.0);
+    fprintf(out, "<path class=\"%s\" d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fL%.1f %.1fz\"", cls, x,
+            y - d, x + d, y, x, y + d, x - d, y);
+    break;
+  }
+  case MARK_TRIANGLE: {
+    /* equilateral, side a with a^2 * sqrt(3) / 4 = pi r^2, centroid at (x, y) */
+    double a = r * sqrt(4 * M_PI / sqrt(3.0)), ht = a * sqrt(3.0) / 2;
+    fprintf(out, "<path class=\"%s\" d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fz\"", cls, x,
+            y - 2 * ht / 3, x + a / 2, y + ht / 3, x - a / 2, y + ht / 3);
+    break;
+  }
+  }
 }
 
 static void draw_points(FILE *out, const Point *pts, int n) {
@@ -502,28 +638,32 @@ static void draw_points(FILE *out, const Point *pts, int n) {
   for (int i = 0; i < n; i++) {
     const Point *p = &pts[i];
     char rate[32], t[32];
-    fprintf(out, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\" "
-                 "fill-opacity=\"0.72\" stroke=\"%s\"><title>",
-            p->bound == BOUND_MEMORY ? "memory-bound" : "compute-bound", p->cx, p->cy, p->r,
+    marker(out, p->target, p->bound == BOUND_MEMORY ? "memory-bound" : "compute-bound", p->cx,
+           p->cy, p->r);
+    fprintf(out, " fill=\"%s\" fill-opacity=\"0.72\" stroke=\"%s\"%s><title>",
             p->bound == BOUND_MEMORY ? MEMORY_COLOUR : COMPUTE_COLOUR,
-            TARGET_COLOUR[p->target % NSTYLES]);
+            TARGET_COLOUR[p->target % NSTYLES], p->target ? " stroke-width=\"2\"" : "");
     xml_text(out, p->name);
-    fprintf(out, ": %.3f FLOP/B, %s, %s per step (%.1f%%)</title></circle>\n", p->x,
+    fprintf(out, ": %.3f FLOP/B, %s, %s per step (%.1f%%)</title></%s>\n", p->x,
             fmt_flops_rate(rate, sizeof rate, p->y), fmt_time(t, sizeof t, p->time_s),
-            100 * p->share);
+            100 * p->share, p->target % NSTYLES == MARK_CIRCLE ? "circle" : "path");
   }
   fputs("</g>\n", out);
 }
 
-/* Labels for the slowest kernels of the first target: eight candidate
- * spots around the circle, then the same farther out with a leader line. */
-static void draw_labels(FILE *out, const Axes *ax, const Point *pts, int n, Occupied *occ) {
+/* Labels for the slowest kernels of the first target, slowest first (by
+ * time per step, then name): eight spots around the circle, then the same
+ * farther out with a leader line; the first that covers nothing, else the
+ * one that covers least without covering another word. */
+static void draw_labels(FILE *out, const Axes *ax, const Point *pts, int n, Drawn *occ) {
   const Point **order = xmalloc((size_t)(n ? n : 1) * sizeof *order);
   int m = 0;
   for (int i = 0; i < n; i++)
     if (pts[i].target == 0) order[m++] = &pts[i];
   if (m > 1) qsort(order, (size_t)m, sizeof *order, by_time_desc);
   static const double dir[8][2] = {{1, 0}, {1, -1}, {1, 1}, {0, -1}, {0, 1}, {-1, 0}, {-1, -1}, {-1, 1}};
+  static const double gaps[] = {3, 22, 44, 70};
+  enum { NRINGS = sizeof gaps / sizeof *gaps };
   fputs("<g class=\"kernel-labels\" font-size=\"11\" fill=\"#111\" " HALO ">\n", out);
   for (int i = 0, labelled = 0; i < m && labelled < MAX_LABELS; i++) {
     const Point *p = order[i];
@@ -531,28 +671,30 @@ static void draw_labels(FILE *out, const Axes *ax, const Point *pts, int n, Occu
     char text[96];
     snprintf(text, sizeof text, "%s %.1f%%", p->name, 100 * p->share);
     double w = text_width(text), h = FONT_SIZE + 2;
-    bool placed = false;
-    for (int ring = 0; ring < 3 && !placed; ring++) {
-      double gap = ring == 0 ? 3 : ring == 1 ? 22 : 44;
-      for (int k = 0; k < 8 && !placed; k++) {
+    Box spots[NRINGS * 8], b;
+    for (int ring = 0; ring < NRINGS; ring++)
+      for (int k = 0; k < 8; k++) {
         double dx = dir[k][0], dy = dir[k][1];
-        double ax0 = p->cx + dx * (p->r + gap), ay0 = p->cy + dy * (p->r + gap);
-        Box b;
-        b.x0 = dx > 0 ? ax0 : dx < 0 ? ax0 - w : ax0 - w / 2;
-        b.y0 = dy > 0 ? ay0 : dy < 0 ? ay0 - h : ay0 - h / 2;
-        b.x1 = b.x0 + w;
-        b.y1 = b.y0 + h;
-        if (!is_free(occ, b, ax)) continue;
-        if (ring)
-          fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\" "
-                       "stroke-width=\"0.8\"/>\n",
-                  p->cx + dx * p->r * 0.7, p->cy + dy * p->r * 0.7, ax0, ay0);
-        text_at(out, b.x0, b.y1 - 3, "start", NULL, text);
-        occupy(occ, b);
-        placed = true;
+        double ax0 = p->cx + dx * (p->r + gaps[ring]), ay0 = p->cy + dy * (p->r + gaps[ring]);
+        Box *c = &spots[ring * 8 + k];
+        c->x0 = dx > 0 ? ax0 : dx < 0 ? ax0 - w : ax0 - w / 2;
+        c->y0 = dy > 0 ? ay0 : dy < 0 ? ay0 - h : ay0 - h / 2;
+        c->x1 = c->x0 + w;
+        c->y1 = c->y0 + h;
       }
+    if (!place_word(occ, ax, spots, NRINGS * 8, &b)) continue;
+    int at = 0;
+    while (at < NRINGS * 8 - 1 && memcmp(&spots[at], &b, sizeof b) != 0) at++;
+    if (at >= 8) {
+      double dx = dir[at % 8][0], dy = dir[at % 8][1], gap = gaps[at / 8];
+      fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\" "
+                   "stroke-width=\"0.8\"/>\n",
+              p->cx + dx * p->r * 0.7, p->cy + dy * p->r * 0.7, p->cx + dx * (p->r + gap),
+              p->cy + dy * (p->r + gap));
     }
-    labelled += placed;
+    text_at(out, b.x0, b.y1 - 3, "start", NULL, text);
+    word(occ, b);
+    labelled++;
   }
   fputs("</g>\n", out);
   free(order);
@@ -565,14 +707,15 @@ static void legend_swatch(FILE *out, double y, const char *colour, const char *t
   text_at(out, LEGEND_X + 22, y, "start", NULL, text);
 }
 
-static void draw_legend(FILE *out, const Axes *ax, const Target *const *targets, int ntargets,
-                        int skipped) {
+static void draw_legend(FILE *out, const Axes *ax, const Target *const *targets, int ntargets) {
   double y = ax->top + 8;
   fputs("<g class=\"legend\" font-size=\"12\" fill=\"#222\">\n", out);
   text_at(out, LEGEND_X, y, "start", "font-weight=\"bold\"", "kernels");
   legend_swatch(out, y += 20, MEMORY_COLOUR, "memory-bound");
   legend_swatch(out, y += 20, COMPUTE_COLOUR, "compute-bound");
-  text_at(out, LEGEND_X, y += 24, "start", NULL, "circle area \xe2\x88\x9d share of step time:");
+  text_at(out, LEGEND_X, y += 24, "start", NULL,
+          ntargets > 1 ? "marker area \xe2\x88\x9d share of step time:"
+                       : "circle area \xe2\x88\x9d share of step time:");
   static const double shares[] = {0.5, 0.1, 0.01};
   double x = LEGEND_X + 4;
   y += 36;
@@ -592,6 +735,11 @@ static void draw_legend(FILE *out, const Axes *ax, const Target *const *targets,
     fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" "
                  "stroke-width=\"2.2\" stroke-dasharray=\"%s\"/>\n",
             LEGEND_X, y - 4, LEGEND_X + 28, y - 4, TARGET_COLOUR[t % NSTYLES], TARGET_DASH[t % NSTYLES]);
+    if (ntargets > 1) { /* and the marker of its kernels */
+      marker(out, t, "target-marker", LEGEND_X + 14, y - 4, 5);
+      fprintf(out, " fill=\"#fff\" stroke=\"%s\" stroke-width=\"2\"/>\n",
+              TARGET_COLOUR[t % NSTYLES]);
+    }
     text_at(out, LEGEND_X + 36, y, "start", NULL,
             targets[t] ? (targets[t]->display ? targets[t]->display : targets[t]->name) : "?");
   }
@@ -600,14 +748,87 @@ static void draw_legend(FILE *out, const Axes *ax, const Target *const *targets,
           "roofs: memory (slanted), peak per");
   text_at(out, LEGEND_X, y += 14, "start", "font-size=\"11\" fill=\"#555\"",
           "precision used (flat); \xe2\x97\x8b = ridge point");
-  if (skipped > 0) {
-    char t[80];
-    snprintf(t, sizeof t, "not drawn: %d kernel%s without FLOPs", skipped, skipped == 1 ? "" : "s");
-    text_at(out, LEGEND_X, y += 22, "start", "font-size=\"11\" fill=\"#555\"", t);
-    text_at(out, LEGEND_X, y += 14, "start", "font-size=\"11\" fill=\"#555\"",
-            "or off HBM (transfers, collectives)");
+  fputs("</g>\n", out);
+}
+
+/* The kernels not on the roofline, under the x-axis: a bar as wide as
+ * the step with each kernel's share of it, then the kernels, slowest
+ * first, with their shares, on two lines at most ("+N more" after). */
+static void draw_strip(FILE *out, const Axes *ax, OffRoof *off, int n, const Target *tg, int nt) {
+  double bottom = ax->top + PLOT_H, total = 0;
+  if (n > 1) qsort(off, (size_t)n, sizeof *off, off_by_time_desc);
+  for (int i = 0; i < n; i++) total += off[i].share;
+  char head[160];
+  if (n == 0)
+    snprintf(head, sizeof head, "not on the roofline: no kernel");
+  else
+    snprintf(head, sizeof head,
+             "not on the roofline (no FLOPs, transfers, collectives): %.1f%% of the step%s%s",
+             100 * total, nt > 1 ? " on " : "",
+             nt > 1 && tg ? (tg->display ? tg->display : tg->name) : "");
+  fputs("<g class=\"off-roof\" font-size=\"11\" fill=\"#333\">\n", out);
+  text_at(out, PLOT_LEFT, bottom + 60, "start", "class=\"off-roof-heading\"", head);
+  fprintf(out, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"10\" fill=\"none\" "
+               "stroke=\"#bbb\"/>\n",
+          PLOT_LEFT, bottom + 66, PLOT_W);
+  double x = PLOT_LEFT;
+  for (int i = 0; i < n; i++) {
+    double w = fmin(off[i].share * PLOT_W, PLOT_LEFT + PLOT_W - x);
+    const char *fill = off[i].bound == BOUND_PCIE      ? PCIE_COLOUR
+                       : off[i].bound == BOUND_NETWORK ? NETWORK_COLOUR
+                                                       : MEMORY_COLOUR;
+    char t[32];
+    fprintf(out, "<rect class=\"off-roof-kernel\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                 "height=\"10\" fill=\"%s\" fill-opacity=\"0.72\"><title>",
+            x, bottom + 66, fmax(w, 0), fill);
+    xml_text(out, off[i].name);
+    fprintf(out, ": %s per step (%.1f%%)</title></rect>\n", fmt_time(t, sizeof t, off[i].time_s),
+            100 * off[i].share);
+    x += fmax(w, 0);
+  }
+  /* entries left to right; the last line keeps room for "+N more" */
+  const double right = WIDTH - 12, gap = 14;
+  double ex = PLOT_LEFT;
+  int line = 0, i = 0;
+  for (; i < n; i++) {
+    char text[96], more[48];
+    snprintf(text, sizeof text, "%s %.1f%%", off[i].name, 100 * off[i].share);
+    snprintf(more, sizeof more, "+%d more, 100.0%%", n - i);
+    double w = text_width(text), reserve = i < n - 1 ? gap + text_width(more) : 0;
+    if (ex > PLOT_LEFT && ex + w + (line == 1 ? reserve : 0) > right) {
+      if (line == 1) break;
+      line++, ex = PLOT_LEFT;
+    }
+    if (line == 1 && ex + w + reserve > right) break;
+    text_at(out, ex, bottom + 92 + 15 * line, "start", "class=\"off-roof-entry\"", text);
+    ex += w + gap;
+  }
+  if (i < n) {
+    double rest = 0;
+    for (int j = i; j < n; j++) rest += off[j].share;
+    char more[48];
+    snprintf(more, sizeof more, "+%d more, %.1f%%", n - i, 100 * rest);
+    text_at(out, ex, bottom + 92 + 15 * line, "start", "class=\"off-roof-more\" fill=\"#555\"",
+            more);
   }
   fputs("</g>\n", out);
+}
+
+/* A heading line in at most `width` units at size `size`: cut with an
+ * ellipsis where it is longer. */
+static void fit_text(StrBuf *line, double width, double per_char) {
+  const char *s = sb_str(line);
+  size_t n = strlen(s), keep = 0, chars = 0;
+  double limit = width / per_char;
+  for (size_t i = 0; i < n; i++)
+    if (((unsigned char)s[i] & 0xC0) != 0x80) chars++;
+  if (chars <= limit) return;
+  for (size_t c = 0; keep < n; keep++)
+    if (((unsigned char)s[keep] & 0xC0) != 0x80 && ++c > limit - 1) break;
+  StrBuf cut = {0};
+  sb_printf(&cut, "%.*s\xe2\x80\xa6", (int)keep, s);
+  sb_free(line);
+  *line = cut;
 }
 
 /* ---------------------------------------------------------------- panels */
@@ -617,13 +838,14 @@ static int draw_panel(FILE *out, const Analysis *an, int model, double top, cons
   const ModelCost *first = an->costs[model * nt];
   const Model *m = first->model;
   Point *pts = NULL;
-  int npts = 0, cap = 0, skipped = 0;
+  int npts = 0, cap = 0, noff = 0;
+  OffRoof *off = NULL;
   Roof *roofs = NULL;
   int nroofs = 0, rcap = 0;
   for (int t = 0; t < nt; t++) {
     const ModelCost *mc = an->costs[model * nt + t];
     if (!mc || !mc->target) continue;
-    gather_points(mc, t, &pts, &npts, &cap, &skipped);
+    gather_points(mc, t, &pts, &npts, &cap, &off, &noff);
     gather_roofs(mc, t, &roofs, &nroofs, &rcap);
   }
 
@@ -653,7 +875,15 @@ static int draw_panel(FILE *out, const Analysis *an, int model, double top, cons
   for (int t = 0; t < nt; t++)
     sb_printf(&title, "%s%s", t ? (t == nt - 1 ? " and " : ", ") : "",
               an->targets[t]->display ? an->targets[t]->display : an->targets[t]->name);
-  text_at(out, PLOT_LEFT, top + 34, "start", "font-size=\"19\" font-weight=\"bold\"", sb_str(&title));
+  /* one line, the widest size up to 19 that fits beside nothing (the
+   * legend starts below it), else cut at 12 */
+  int size = 19;
+  double room = WIDTH - PLOT_LEFT - 12;
+  while (size > 12 && text_width(sb_str(&title)) * TITLE_W * size > room) size--;
+  fit_text(&title, room, TITLE_W * size);
+  char font[64];
+  snprintf(font, sizeof font, "class=\"title\" font-size=\"%d\" font-weight=\"bold\"", size);
+  text_at(out, PLOT_LEFT, top + 34, "start", font, sb_str(&title));
   sb_free(&title);
   char tbuf[32], fbuf[40];
   fmt_count(fbuf, sizeof fbuf, first->flops);
@@ -666,13 +896,36 @@ static int draw_panel(FILE *out, const Analysis *an, int model, double top, cons
             fmt_time(tbuf, sizeof tbuf, first->time_s),
             first->time_s > 0 ? 100 * first->memory_bound_time / first->time_s : 0.0,
             fbuf);
-  text_at(out, PLOT_LEFT, top + 56, "start", "font-size=\"12\" fill=\"#444\"", sb_str(&sub));
+  /* two lines at most, broken after a "; " */
+  {
+    const char *s = sb_str(&sub), *cut = NULL;
+    double per = CHAR_W / FONT_SIZE * 12;
+    if (text_width(s) / CHAR_W * per > room)
+      for (const char *at = s; (at = strstr(at, "; ")) != NULL; at += 2) {
+        StrBuf head = {0};
+        sb_printf(&head, "%.*s", (int)(at - s + 1), s);
+        bool fits = text_width(sb_str(&head)) / CHAR_W * per <= room;
+        sb_free(&head);
+        if (fits || !cut) cut = at;
+        if (!fits) break;
+      }
+    for (int k = 0; k < (cut ? 2 : 1); k++) {
+      StrBuf line = {0};
+      if (!cut) sb_printf(&line, "%s", s);
+      else if (k == 0) sb_printf(&line, "%.*s", (int)(cut - s + 1), s);
+      else sb_printf(&line, "%s", cut + 2);
+      fit_text(&line, room, per);
+      text_at(out, PLOT_LEFT, top + 56 + 15 * k, "start", "class=\"subtitle\" font-size=\"12\" fill=\"#444\"",
+              sb_str(&line));
+      sb_free(&line);
+    }
+  }
   sb_free(&sub);
 
   fprintf(out, "<clipPath id=\"clip%d\"><rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%d\"/>"
                "</clipPath>\n",
           (int)ax.top, PLOT_LEFT, ax.top, PLOT_W, PLOT_H);
-  Occupied occ = {0};
+  Drawn occ = {{0}, {0}};
   layout_points(&ax, pts, npts, &occ);
   draw_axes(out, &ax);
   fprintf(out, "<g class=\"roofs\" clip-path=\"url(#clip%d)\" fill=\"none\">\n", (int)ax.top);
@@ -684,8 +937,11 @@ static int draw_panel(FILE *out, const Analysis *an, int model, double top, cons
   for (int t = 0; t < nt; t++) draw_roof_labels(out, &ax, roofs, nroofs, t, an->targets[t], &occ);
   fputs("</g>\n", out);
   draw_labels(out, &ax, pts, npts, &occ);
-  draw_legend(out, &ax, an->targets, nt, skipped);
-  free(occ.items);
+  draw_legend(out, &ax, an->targets, nt);
+  draw_strip(out, &ax, off, noff, an->targets[0], nt);
+  free(occ.all.items);
+  free(occ.words.items);
+  free(off);
   free(pts);
   free(roofs);
   return npts;

@@ -29,15 +29,7 @@ static int op_nodes(const Model *m) {
  * zeros dropped, decimal units. */
 static char *short_bytes(char *buf, size_t n, double bytes) {
   /* A size written in binary units reads back in them ("228 KiB"). */
-  static const char *const bin[] = {"KiB", "MiB", "GiB", "TiB"};
-  double unit = 1024;
-  for (int i = 0; i < 4 && bytes >= unit; i++, unit *= 1024) {
-    double v = bytes / unit;
-    if (v == floor(v) && (v < 1024 || (i == 3 && v < 1e6)) && fmod(bytes, 1000) != 0) {
-      snprintf(buf, n, "%.0f %s", v, bin[i]);
-      return buf;
-    }
-  }
+  if (fmt_binary_bytes(buf, n, bytes)) return buf;
   fmt_bytes(buf, n, bytes);
   char *sp = strchr(buf, ' ');
   char *dot = strchr(buf, '.');
@@ -219,7 +211,7 @@ static void report_collectives(FILE *out, const Model *m, const ModelCost *c) {
   if (c->ncollectives == 0) return;
   const Target *t = c->target;
   char nv[NB], ib[NB], nvbw[NB], ibbw[NB];
-  fprintf(out, "\ncollectives (ring; NVLink %s, InfiniBand %s per GPU)\n",
+  fprintf(out, "\ncollectives (ring; NVLink %s, InfiniBand %s per GPU per direction)\n",
           fmt_bandwidth(nvbw, sizeof nvbw, t->nvlink_bw > 0 ? t->nvlink_bw : t->pcie_bw),
           fmt_bandwidth(ibbw, sizeof ibbw, t->ib_bw > 0 ? t->ib_bw : t->pcie_bw));
   Table tb = {.ncols = 10, .align = "llrrrrrrrr"};
@@ -472,7 +464,7 @@ static void report_side_by_side(FILE *out, Arena *a, const SourceSet *ss,
   fprintf(out, "\nfootprint");
   for (int ti = 0; ti < an->ntargets; ti++) {
     const ModelCost *c = cost_at(an, mi, ti);
-    char fp[NB], mem[NB];
+    char fp[NB], mem[48];
     double have = c->target->memory;
     fmt_bytes(fp, sizeof fp, c->footprint.total);
     if (have <= 0)
@@ -480,7 +472,7 @@ static void report_side_by_side(FILE *out, Arena *a, const SourceSet *ss,
     else
       fprintf(out, "%s [%d] %s %s %s", ti ? "," : "", ti + 1, fp,
               c->footprint.total <= have ? "fits in" : "does not fit in",
-              fmt_bytes(mem, sizeof mem, have));
+              fmt_capacity(mem, sizeof mem, have));
   }
   fputc('\n', out);
 }
@@ -531,10 +523,11 @@ static int sweep_width(const char *head) {
 }
 
 void report_sweep_header(FILE *out, SweepLayout k, const char *const *names,
-                         int naxes) {
+                         int naxes, int model_w) {
   StrBuf line = {0};
   for (int a = 0; a < naxes; a++)
     sb_printf(&line, "%s%10s", a ? "  " : "", names[a]);
+  if (model_w > 0) sb_printf(&line, "  %-*s", model_w, "model");
   for (int i = 0; sweep_heads[k][i]; i++)
     sb_printf(&line, "  %*s", sweep_width(sweep_heads[k][i]), sweep_heads[k][i]);
   sb_printf(&line, "  errors");
@@ -544,12 +537,13 @@ void report_sweep_header(FILE *out, SweepLayout k, const char *const *names,
   sb_free(&line);
 }
 
-void report_sweep_row(FILE *out, const Analysis *an, SweepLayout kind,
-                      const char *const *values, int naxes, const char *errors) {
+void report_sweep_row(FILE *out, const Analysis *an, int model, SweepLayout kind,
+                      const char *const *values, int naxes, int model_w,
+                      const char *model_name, const char *errors) {
   char v[16][NB];
   int n = 0;
-  bool costed = an && an->unit && an->unit->nmodels > 0 && an->costs;
-  const ModelCost *c = costed ? cost_at(an, 0, 0) : NULL;
+  bool costed = an && an->unit && an->unit->nmodels > model && an->costs;
+  const ModelCost *c = costed ? cost_at(an, model, 0) : NULL;
   if (c) {
     double mem = c->target->memory;
     fmt_flop(v[n++], NB, c->flops);
@@ -581,6 +575,7 @@ void report_sweep_row(FILE *out, const Analysis *an, SweepLayout kind,
     fmt_fixed(v[n++], NB, w.idle_sms, 0);
   }
   for (int a = 0; a < naxes; a++) fprintf(out, "%s%10s", a ? "  " : "", values[a]);
+  if (model_w > 0) fprintf(out, "  %-*s", model_w, model_name ? model_name : "-");
   for (int i = 0; sweep_heads[kind][i]; i++) /* "-": not costed at this value */
     fprintf(out, "  %*s", sweep_width(sweep_heads[kind][i]), i < n ? v[i] : "-");
   fprintf(out, "  %s\n", errors && *errors ? errors : "-");
@@ -711,7 +706,9 @@ int report_target_card(FILE *out, Arena *a, SourceSet *ss, const char *name,
     table_add(&tb, row);
   }
   table_print(out, &tb, "");
-  fprintf(out, "\nmemory %s at %s; NVLink %s, InfiniBand %s, PCIe %s per GPU; %d GPUs per node\n",
+  fprintf(out,
+          "\nmemory %s at %s; NVLink %s, InfiniBand %s, PCIe %s per GPU per direction; "
+          "%d GPUs per node\n",
           short_bytes(v, sizeof v, t->memory), fmt_bandwidth(v2, sizeof v2, t->memory_bw),
           t->nvlink_bw > 0 ? fmt_bandwidth(v3, sizeof v3, t->nvlink_bw) : "none",
           t->ib_bw > 0 ? fmt_bandwidth(v4, sizeof v4, t->ib_bw) : "none",

@@ -678,7 +678,7 @@ typedef struct OpArgs {
   /* windows: [h, w] for 2-D, [l] for 1-D, [d, h, w] for 3-D */
   int64_t stride[3], padding[3], dilation[3], kernel[2];
   int64_t output_padding[3]; /* conv_transpose2d */
-  int64_t approximate;   /* gelu: 0 = tanh (the default), 1 = none (erf) */
+  int64_t approximate;   /* gelu: 0 = none (erf, the default), 1 = tanh */
   double clip_min, clip_max; /* clip; NAN when not given */
   double epsilon;        /* norms; NAN when not given (no cost effect) */
   bool bias;             /* bias=: the last input, added in the epilogue */
@@ -1246,6 +1246,8 @@ void checks_run(const CheckCtx *ctx);
 /* Each writes into buf (size n) and returns buf. */
 char *fmt_flops_rate(char *buf, size_t n, double flops_per_s); /* "990.0 TFLOP/s" */
 char *fmt_bytes(char *buf, size_t n, double bytes);            /* "33.6 MB" */
+char *fmt_binary_bytes(char *buf, size_t n, double bytes);     /* "80 GiB", or NULL */
+char *fmt_capacity(char *buf, size_t n, double bytes);         /* "80 GiB = 85.9 GB" */
 char *fmt_bandwidth(char *buf, size_t n, double bytes_per_s);  /* "3.35 TB/s" */
 char *fmt_time(char *buf, size_t n, double seconds);           /* "27.2 ms" */
 char *fmt_count(char *buf, size_t n, double count);            /* "137.4 G" */
@@ -1376,14 +1378,17 @@ void report_summary(FILE *out, const Analysis *an, const SourceSet *ss);
 /* --report: per-node table and totals; several targets side by side. */
 void report_models(FILE *out, const Analysis *an, const SourceSet *ss);
 /* --sweep: the columns follow the first analysis (report_sweep_layout);
- * one row per value (or grid point), `errors` its summary ("" = none); an
- * analysis without a graph prints "-" for every figure. */
+ * one row per value (or grid point) and model, `errors` its summary
+ * ("" = none); an analysis without a graph prints "-" for every figure.
+ * A file of several models has a `model` column `model_w` wide (0: none)
+ * and a row per model, `model_name` naming it. */
 typedef enum SweepLayout { SWEEP_TOTALS, SWEEP_ONE_NODE, SWEEP_COLLECTIVE } SweepLayout;
 SweepLayout report_sweep_layout(const Analysis *an);
 void report_sweep_header(FILE *out, SweepLayout layout, const char *const *names,
-                         int naxes);
-void report_sweep_row(FILE *out, const Analysis *an, SweepLayout layout,
-                      const char *const *values, int naxes, const char *errors);
+                         int naxes, int model_w);
+void report_sweep_row(FILE *out, const Analysis *an, int model, SweepLayout layout,
+                      const char *const *values, int naxes, int model_w,
+                      const char *model_name, const char *errors);
 /* `rooflint targets [NAMES...]`, `rooflint target NAME`: exit status. */
 int report_targets_cmd(FILE *out, Arena *a, SourceSet *ss,
                        const char *const *names, int n, DiagSink *diags);

@@ -25,11 +25,11 @@ static void run(const CheckCtx *ctx) {
     sb_printf(&sb, "%s%s %s", sb.len ? ", " : "", part_names[i],
               fmt_bytes(b, sizeof b, parts[i]));
   }
-  char need[32], have[32];
+  char need[32], have[48];
   Diag *d = checks_report(
       ctx, "capacity", m->loc, "model '%s' needs %s but %s has %s: %s", m->name,
       fmt_bytes(need, sizeof need, f->total), checks_target_name(ctx->target),
-      fmt_bytes(have, sizeof have, mem), sb_str(&sb));
+      fmt_capacity(have, sizeof have, mem), sb_str(&sb));
   sb_free(&sb);
   diag_figure(d, "footprint", f->total);
   diag_figure(d, "capacity", mem);

@@ -29,11 +29,14 @@ static void run(const CheckCtx *ctx) {
                                               : t->gpus_per_node;
   if (gpn < 1) gpn = 1;
   if (mem <= 0 || need <= 0) return;
-  char where[160], b4[32], b1[32], b2[32], b3[32], t1[32], t2[32], t3[32],
+  char where[160], b4[32], b1[32], b2[48], b3[32], t1[32], t2[32], t3[32],
       pc[32];
   if (need <= mem)
     snprintf(where, sizeof where, "one %s (%s)", checks_target_name(t),
-             fmt_bytes(b2, sizeof b2, mem));
+             fmt_capacity(b2, sizeof b2, mem));
+  else if (need <= mem * (double)gpn && fmt_binary_bytes(b2, sizeof b2, mem))
+    snprintf(where, sizeof where, "one node (%lld x %s = %s)", (long long)gpn, b2,
+             fmt_bytes(b3, sizeof b3, mem * (double)gpn));
   else if (need <= mem * (double)gpn)
     snprintf(where, sizeof where, "one node (%lld x %s)", (long long)gpn,
              fmt_bytes(b2, sizeof b2, mem));

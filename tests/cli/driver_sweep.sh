@@ -62,6 +62,43 @@ run -t h100_sxm,b200 --sweep B=1,2 examples/llama2_7b_decode.roof
 expect_status 2
 expect_err "rooflint: error: --sweep takes one target, got 2 (compare targets with --report)"
 
+# A file of two models: one row per model and value, named in a `model`
+# column, each with its own errors (issue 16: the sweep covered only the
+# first model).  On Tiny (1 GB, 1 TB/s), fp16 (N = 1024 as above):
+#   small  B = 1: the 2.10 MFLOP, 2.11 MB, 2.11 us of m; fits
+#          B = 2: FLOPs 2*2*1024^2 + 2,048 = 4,196,352; bytes x 4,096 +
+#          w 2,097,152 + y 4,096 + relu 4,096 + 4,096 = 2,113,536: 1.985
+#   big    w [32768, 32768]: 2,147,483,648 B = 2.15 GB alone, over 1 GB;
+#          B = 1: FLOPs 2 * 32768^2 = 2.15 G, bytes 2.15 GB + x, y 65,536
+#          B = 2: FLOPs 4,294,967,296; bytes 2,147,483,648 + 2 * 131,072
+#          = 2,147,745,792: 2.000 FLOP/B
+card tiny Tiny "1 GB" "1 TB/s" >"$T/two.roof"
+cat >>"$T/two.roof" <<'ROOF'
+target tiny
+let B = 1
+model small {
+  dtype fp16
+  input x : [B, 1024]
+  weight w : [1024, 1024]
+  y = matmul(x, w)
+  z = relu(y)
+}
+model big {
+  dtype fp16
+  input x : [B, 32768]
+  weight w : [32768, 32768]
+  y = matmul(x, w)
+}
+ROOF
+run -w --sweep B=1,2 "$T/two.roof"
+expect_status 1
+expect_out "         B  model   FLOPs/step   bytes/step       FLOP/B    time/step  memory-bound    footprint         fits  errors
+---------------------------------------------------------------------------------------------------------------------
+         1  small   2.10 MFLOP      2.11 MB        0.997      2.11 us          100%      2.10 MB          yes  -
+         1  big     2.15 GFLOP      2.15 GB        1.000      2.15 ms          100%      2.15 GB           no  1 error [capacity]
+         2  small   4.20 MFLOP      2.11 MB        1.985      2.11 us          100%      2.11 MB          yes  -
+         2  big     4.29 GFLOP      2.15 GB        2.000      2.15 ms          100%      2.15 GB           no  1 error [capacity]"
+
 # A model with a collective has its totals and footprint as well as the
 # all-reduce legs (the seed's table: 27.2 ms on one node).
 run --sweep NODES=1 examples/seed/allreduce.roof

@@ -574,7 +574,7 @@ START_TEST(capacity_error) {
   ck_assert_int_eq(tc->diags.items[0]->sev, SEV_ERROR);
   ck_assert(
       tc_has(tc, SEV_ERROR, 1,
-             "needs 109.8 GB but H100 SXM has 85.9 GB: weights 100.0 GB"));
+             "needs 109.8 GB but H100 SXM has 80 GiB = 85.9 GB: weights 100.0 GB"));
   tc_free(tc);
 }
 END_TEST
