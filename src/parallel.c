@@ -14,6 +14,8 @@
 #include "rooflint.h"
 
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define K(field) offsetof(Parallel, field)
@@ -194,4 +196,100 @@ const char *group_link_str(GroupPlace gp) {
   if (gp.size <= 1) return "-";
   if (gp.nodes <= 1) return "NVLink";
   return gp.per_node > 1 ? "NVLink + InfiniBand" : "InfiniBand";
+}
+
+/* ------------------------------------------------------- partial sums */
+
+/* What one GPU holds of a value under tensor parallelism. */
+typedef enum Held {
+  HELD_FULL,    /* the whole value (replicated) */
+  HELD_SHARD,   /* a shard=tensor weight, or a view of one */
+  HELD_SPLIT,   /* this rank's slice of a column-parallel output */
+  HELD_PARTIAL, /* this rank's partial sum of a row-parallel product */
+} Held;
+
+static bool is_op(const GNode *g, OpId id) { return g->op && g->op->id == id; }
+
+/* Ops through which a partial sum stays a partial sum of the same total:
+ * views, casts, and add/sub of two partial sums. */
+static bool keeps_partial(const GNode *g, const Held *held) {
+  OpClass c = g->op->cls;
+  if (c == OC_VIEW || (g->op->flags & OPF_CAST)) return true;
+  if (!is_op(g, OP_ADD) && !is_op(g, OP_SUB)) return false;
+  for (int k = 0; k < g->ninputs; k++)
+    if (held[g->inputs[k]] != HELD_PARTIAL) return false;
+  return true;
+}
+
+/* R-PAR-008: a row-parallel product (a matmul of a split operand by a
+ * shard=tensor weight) gives each GPU a partial sum; the tensor group
+ * must sum it (allreduce or reduce_scatter with group=tensor) before
+ * anything but a view, a cast or another partial sum reads it. */
+void parallel_check_partials(const Model *m, DiagSink *diags) {
+  int n = m->nnodes;
+  bool any = false;
+  for (int i = 0; i < n && !any; i++) any = m->nodes[i].shard_tensor;
+  if (!any) return;
+  Held *held = xcalloc((size_t)n + 1, sizeof *held);
+  for (int i = 0; i < n; i++) {
+    const GNode *g = &m->nodes[i];
+    if (!g->op) {
+      held[i] = g->shard_tensor ? HELD_SHARD : HELD_FULL;
+      continue;
+    }
+    bool tensor_group = g->op->cls == OC_COLLECTIVE &&
+                        g->args->group == PG_TENSOR;
+    Held in0 = g->ninputs > 0 ? held[g->inputs[0]] : HELD_FULL;
+    int partial = -1, split = 0;
+    for (int k = 0; k < g->ninputs; k++) {
+      Held h = held[g->inputs[k]];
+      if (h == HELD_PARTIAL && partial < 0) partial = g->inputs[k];
+      split += h == HELD_SPLIT;
+    }
+    if (tensor_group) { /* the group's sum or gather makes it whole */
+      held[i] = HELD_FULL;
+      continue;
+    }
+    if (partial >= 0 && keeps_partial(g, held)) {
+      held[i] = HELD_PARTIAL;
+      continue;
+    }
+    if (partial >= 0) {
+      const GNode *p = &m->nodes[partial];
+      Diag *d = diag_report(
+          diags, SEV_ERROR, NULL, g->loc,
+          "%s '%s' reads '%s', this GPU's partial sum of a row-parallel "
+          "product: sum it over the tensor group first",
+          g->op->name, g->name, p->name);
+      diag_note(d, p->loc,
+                "'%s' multiplies a value split over the tensor group by a "
+                "shard=tensor weight",
+                p->name);
+      char fix[160];
+      if (!strchr(p->name, '.') &&
+          snprintf(fix, sizeof fix, "; %s = allreduce(%s, group=tensor)",
+                   p->name, p->name) < (int)sizeof fix)
+        diag_fixit(d, (Loc){p->stmt_loc.file, p->stmt_loc.end, p->stmt_loc.end},
+                   fix);
+      held[i] = HELD_FULL;
+      continue;
+    }
+    if (g->op->cls == OC_CONTRACTION && g->ninputs >= 2 &&
+        held[g->inputs[1]] == HELD_SHARD) {
+      held[i] = in0 == HELD_SPLIT ? HELD_PARTIAL : HELD_SPLIT;
+      continue;
+    }
+    /* a vocab-parallel lookup: rows outside this rank's part are zero */
+    if (is_op(g, OP_EMBEDDING) && g->ninputs >= 2 &&
+        held[g->inputs[1]] == HELD_SHARD) {
+      held[i] = HELD_PARTIAL;
+      continue;
+    }
+    if (g->op->cls == OC_VIEW) {
+      held[i] = in0;
+      continue;
+    }
+    held[i] = split > 0 ? HELD_SPLIT : HELD_FULL;
+  }
+  free(held);
 }

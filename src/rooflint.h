@@ -988,6 +988,9 @@ void parallel_resolve(Parallel *p, const bool *given, Loc at, DiagSink *diags);
 GroupPlace parallel_place(const Parallel *p, ParGroup g);
 /* "NVLink", "InfiniBand", "NVLink + InfiniBand" or "-" (one rank). */
 const char *group_link_str(GroupPlace gp);
+struct Model;
+/* R-PAR-008: errors for row-parallel partial sums read unreduced. */
+void parallel_check_partials(const struct Model *m, DiagSink *diags);
 
 typedef struct Model {
   const char *name;

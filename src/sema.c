@@ -1985,6 +1985,7 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
   /* apply() counted consumers and cleared is_output of what was read */
   for (int i = 0; i < s->noutputs; i++) s->nodes[s->outputs[i]].is_output = true;
   s->noutputs = 0;
+  parallel_check_partials(m, s->diags); /* R-PAR-008 */
   m->scopes = m->nscopes ? arena_memdup(s->arena, s->scopes,
                                         (size_t)m->nscopes * sizeof *s->scopes)
                          : NULL;
