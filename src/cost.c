@@ -19,6 +19,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Adam: two fp32 moments and an fp32 master copy per parameter. */
 #define ADAM_BYTES_PER_PARAM 12.0
@@ -116,32 +117,14 @@ static void roofline(double flops, double bytes, double peak, double bw,
 
 /* ---------------------------------------------------------- collectives */
 
-/* The ranks of the data-parallel group and how they split across nodes. */
-static void parallel_shape(const Model *m, const Target *t, int *ranks,
-                           int *per_node, int *nodes) {
-  int gpn = t->gpus_per_node > 0 ? t->gpus_per_node : 1;
-  int r = 1;
-  if (m->parallel.present) {
-    if (m->parallel.gpus_per_node > 0) gpn = (int)m->parallel.gpus_per_node;
-    int64_t nodes_ = m->parallel.nodes > 0 ? m->parallel.nodes : 1;
-    r = (int)(m->parallel.data > 0 ? m->parallel.data : nodes_ * gpn);
-    if (r < 1) r = 1;
-  }
-  *ranks = r;
-  *per_node = r < gpn ? r : gpn;
-  *nodes = (int)ceil((double)r / *per_node);
-}
-
-/* Ring collectives, hierarchical across nodes: the NVLink ring inside a
- * node over the whole buffer, then a ring across nodes over the buffer /
- * gpus-per-node shard on InfiniBand.  An all-reduce moves 2(N-1)/N of its
+/* R-COLL-001: a ring collective over group `gp` (parallel_place),
+ * hierarchical across nodes: the NVLink ring inside a node over the whole
+ * buffer, then a ring across nodes over the buffer / ranks-per-node shard
+ * on InfiniBand (the seed's model).  An all-reduce moves 2(N-1)/N of its
  * buffer through each link, the others (N-1)/N. */
-static void ring(Collective *c, const OpDesc *op, const Model *m,
-                 const Target *t) {
-  int ranks, g, nodes;
-  parallel_shape(m, t, &ranks, &g, &nodes);
-  double factor = op->flags & OPF_ALLREDUCE ? 2 : 1;
-  c->ranks = ranks;
+static void ring(Collective *c, double factor, GroupPlace gp, const Target *t) {
+  double g = (double)gp.per_node, nodes = (double)gp.nodes;
+  c->ranks = (int)gp.size;
   c->nvlink_bytes = g > 1 ? factor * (g - 1) / g * c->buffer : 0;
   c->ib_bytes =
       nodes > 1 ? factor * (nodes - 1) / nodes * (c->buffer / g) : 0;
@@ -150,6 +133,72 @@ static void ring(Collective *c, const OpDesc *op, const Model *m,
   c->nvlink_time = nvbw > 0 ? c->nvlink_bytes / nvbw : 0;
   c->ib_time = ibbw > 0 ? c->ib_bytes / ibbw : 0;
   c->time_s = c->nvlink_time + c->ib_time;
+}
+
+static void implicit(Collective *c, OpId op, const char *what, double buffer,
+                     ParGroup g, const Parallel *p, const Target *t) {
+  const OpDesc *d = op_get(op);
+  memset(c, 0, sizeof *c);
+  c->node = -1;
+  c->kind = d->name;
+  c->what = what;
+  c->group = g;
+  c->buffer = buffer;
+  c->count = 1;
+  ring(c, d->flags & OPF_ALLREDUCE ? 2 : 1, parallel_place(p, g), t);
+}
+
+/* R-PAR-005: a train step's gradient synchronisation, by ZeRO stage
+ * (Rajbhandari et al. 2020, section 7): stage 0 all-reduces the
+ * gradients over the data group; stages 1 and 2 reduce-scatter them over
+ * the shard group and all-gather the updated weights (the same 2(N-1)/N
+ * per GPU as the all-reduce); stage 3 all-gathers each layer's weights in
+ * forward and again in backward and reduce-scatters the gradients, 1.5x
+ * the bytes.  With shard groups smaller than data (hybrid sharding) the
+ * gradient shards are all-reduced across the groups. */
+int cost_grad_sync(const Parallel *p, const Target *t, double weights,
+                   Collective *out) {
+  if (weights <= 0 || parallel_place(p, PG_DATA).size <= 1) return 0;
+  int n = 0;
+  if (p->zero == 0) {
+    implicit(&out[n++], OP_ALLREDUCE, "gradients", weights, PG_DATA, p, t);
+    return n;
+  }
+  if (p->zero == 3) {
+    implicit(&out[n++], OP_ALLGATHER, "weights, forward", weights, PG_SHARD, p, t);
+    implicit(&out[n++], OP_ALLGATHER, "weights, backward", weights, PG_SHARD, p, t);
+    implicit(&out[n++], OP_REDUCE_SCATTER, "gradients", weights, PG_SHARD, p, t);
+  } else {
+    implicit(&out[n++], OP_REDUCE_SCATTER, "gradients", weights, PG_SHARD, p, t);
+    implicit(&out[n++], OP_ALLGATHER, "weights", weights, PG_SHARD, p, t);
+  }
+  GroupPlace shard = parallel_place(p, PG_SHARD);
+  if (parallel_place(p, PG_REPLICA).size > 1)
+    implicit(&out[n++], OP_ALLREDUCE, "gradient shards",
+             weights / (double)shard.size, PG_REPLICA, p, t);
+  return n;
+}
+
+/* R-PAR-004: what ZeRO stage `zero` leaves each GPU of a shard group of
+ * `ns` ranks, from the unsharded footprint (Rajbhandari et al. 2020,
+ * figure 1: stage 1 divides the optimizer state, 2 also the gradients, 3
+ * also the weights). */
+Footprint cost_footprint_sharded(const Footprint *whole, int64_t zero,
+                                 int64_t ns) {
+  Footprint f = *whole;
+  if (ns < 1) ns = 1;
+  f.weight_shards = zero >= 3 ? ns : 1;
+  f.gradient_shards = zero >= 2 ? ns : 1;
+  f.optimizer_shards = zero >= 1 ? ns : 1;
+  f.weights /= (double)f.weight_shards;
+  f.gradients /= (double)f.gradient_shards;
+  f.optimizer /= (double)f.optimizer_shards;
+  f.total = f.weights + f.gradients + f.optimizer + f.activations + f.buffers;
+  return f;
+}
+
+double cost_step_time(const ModelCost *mc) {
+  return mc->model->parallel.overlap ? mc->overlap_time : mc->time_s;
 }
 
 /* ------------------------------------------------------------ footprint */
@@ -410,8 +459,9 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   mc->nodes = arena_alloc(a, (size_t)(n ? n : 1) * sizeof *mc->nodes);
 
   int ncoll = counts.collectives, nops = counts.ops;
-  mc->collectives =
-      arena_alloc(a, (size_t)(ncoll + 1) * sizeof *mc->collectives);
+  /* + the implicit gradient synchronisation: at most COST_MAX_SYNC */
+  mc->collectives = arena_alloc(
+      a, (size_t)(ncoll + COST_MAX_SYNC) * sizeof *mc->collectives);
   mc->kernel_node = arena_alloc(a, (size_t)(nops + 1) * sizeof *mc->kernel_node);
   mc->kernel_count = arena_alloc(a, (size_t)(nops + 1) * sizeof *mc->kernel_count);
   int *region_kernel = mc->region_kernel =
@@ -427,7 +477,10 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     nc->kernel = -1;
     if (g->role == ROLE_WEIGHT) { /* footprint and parameters */
       double copies = model_weight_copies(m, g->scope);
-      mc->params += op_tensor_elements(g->type) * copies;
+      double elems = op_tensor_elements(g->type) * copies;
+      /* R-PAR-002: a shard=tensor weight is 1/tensor of the parameter */
+      mc->params += g->shard_tensor ? elems * (double)m->parallel.tensor : elems;
+      mc->gpu_params += elems;
       mc->footprint.weights += node_bytes(m, i) * copies;
     }
     /* R-COST-011: a buffer is resident like a weight (one per repeat copy)
@@ -460,7 +513,9 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
       c->kind = g->op->name;
       c->buffer = oc.buffer;
       c->count = g->count;
-      ring(c, g->op, m, t);
+      c->group = (ParGroup)g->args->group;
+      ring(c, g->op->flags & OPF_ALLREDUCE ? 2 : 1,
+           parallel_place(&m->parallel, c->group), t);
       c->nvlink_bytes *= f;
       c->ib_bytes *= f;
       c->nvlink_time *= f;
@@ -517,22 +572,18 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
 
   if (m->train) {
     mc->footprint.gradients = mc->footprint.weights;
-    mc->footprint.optimizer = mc->params * ADAM_BYTES_PER_PARAM;
-    int ranks, g, nodes;
-    parallel_shape(m, t, &ranks, &g, &nodes);
-    if (ranks > 1 && mc->footprint.weights > 0) {
-      Collective *c = &mc->collectives[mc->ncollectives++];
-      c->node = -1;
-      const OpDesc *allreduce = op_get(OP_ALLREDUCE);
-      c->kind = allreduce->name;
-      c->buffer = mc->footprint.weights;
-      c->count = 1;
-      ring(c, allreduce, m, t);
-    }
+    mc->footprint.optimizer = mc->gpu_params * ADAM_BYTES_PER_PARAM;
+    mc->ncollectives += cost_grad_sync(&m->parallel, t, mc->footprint.weights,
+                                       &mc->collectives[mc->ncollectives]);
   }
   mc->footprint.total = mc->footprint.weights + mc->footprint.gradients +
                         mc->footprint.optimizer + mc->footprint.activations +
                         mc->footprint.buffers;
+  mc->unsharded = mc->footprint;
+  if (m->train)
+    mc->footprint = cost_footprint_sharded(
+        &mc->unsharded, m->parallel.zero,
+        parallel_place(&m->parallel, PG_SHARD).size);
 
   /* Totals per step, in kernel order (without regions the per-node pass
    * has added them, in the same order). */
@@ -546,5 +597,9 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
       mc->collective_time += mc->collectives[i].time_s;
       mc->time_s += mc->collectives[i].time_s;
     }
+  /* R-PAR-007: with overlap the step is at least the longer of compute
+   * and communication; without, their sum */
+  double compute = mc->time_s - mc->collective_time;
+  mc->overlap_time = compute > mc->collective_time ? compute : mc->collective_time;
   return mc;
 }

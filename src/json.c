@@ -622,6 +622,8 @@ static void write_collective(JsonOut *w, const Model *m, const Collective *c, So
   json_out_str(w, "name", has_node ? m->nodes[c->node].name : NULL);
   json_out_str(w, "kind", c->kind);
   json_out_bool(w, "implicit", !has_node);
+  json_out_str(w, "group", par_group_str(c->group));
+  if (!has_node) json_out_str(w, "what", c->what);
   json_out_num(w, "buffer_bytes", c->buffer);
   json_out_int(w, "ranks", c->ranks);
   json_out_num(w, "nvlink_bytes", c->nvlink_bytes);
@@ -657,6 +659,10 @@ static void write_summary(JsonOut *w, const ModelCost *mc) {
   json_out_num(w, "memory_bound_time_share", mc->time_s > 0 ? mc->memory_bound_time / mc->time_s : 0);
   json_out_num(w, "transfer_time_s", mc->transfer_time);
   json_out_num(w, "collective_time_s", mc->collective_time);
+  if (mc->collective_time > 0) { /* R-PAR-007 */
+    json_out_num(w, "overlap_time_s", mc->overlap_time);
+    json_out_num(w, "step_time_s", cost_step_time(mc));
+  }
   json_out_num(w, "params", mc->params);
   json_out_num(w, "footprint_bytes", mc->footprint.total);
   json_out_open(w, "footprint", '{');
@@ -690,9 +696,28 @@ static void write_model(JsonOut *w, const ModelCost *mc, Sources *src) {
   json_out_str(w, "mode", m->train ? "train" : "inference");
   if (m->parallel.present) {
     json_out_open(w, "parallel", '{');
-    json_out_int(w, "nodes", m->parallel.nodes);
-    json_out_int(w, "gpus_per_node", m->parallel.gpus_per_node);
-    json_out_int(w, "data", m->parallel.data);
+    /* R-PAR-001, R-PAR-002: every key, then each group's placement */
+    for (int k = 0; k < parallel_nkeys; k++) {
+      const ParallelKey *pk = &parallel_keys[k];
+      const char *at = (const char *)&m->parallel + pk->offset;
+      if (pk->boolean)
+        json_out_bool(w, pk->name, *(const bool *)at);
+      else
+        json_out_int(w, pk->name, *(const int64_t *)(const void *)at);
+    }
+    json_out_open(w, "groups", '[');
+    for (int g = 0; g < PG__COUNT; g++) {
+      GroupPlace gp = parallel_place(&m->parallel, (ParGroup)g);
+      json_out_open(w, NULL, '{');
+      json_out_str(w, "name", par_group_str((ParGroup)g));
+      json_out_int(w, "size", gp.size);
+      json_out_int(w, "stride", gp.stride);
+      json_out_int(w, "nodes", gp.nodes);
+      json_out_int(w, "per_node", gp.per_node);
+      json_out_str(w, "link", group_link_str(gp));
+      json_out_close(w, '}');
+    }
+    json_out_close(w, ']');
     json_out_close(w, '}');
   } else {
     json_out_null(w, "parallel");

@@ -577,8 +577,9 @@ static bool shape_reduce_scatter(const OpDesc *op, const TensorType *in,
   if (d % ctx->ranks != 0)
     return fail(ctx, ctx->call_loc,
                 "reduce_scatter dim %lld (axis %lld) does not divide by the "
-                "data-parallel degree %lld",
-                (long long)d, (long long)args->axis, (long long)ctx->ranks);
+                "%s-parallel degree %lld",
+                (long long)d, (long long)args->axis,
+                par_group_str((ParGroup)args->group), (long long)ctx->ranks);
   t.dims[args->axis] = d / ctx->ranks;
   *out = t;
   return true;
@@ -597,6 +598,15 @@ static const KwDesc kw_axis_last[] = {{"axis", KW_INT, false, -1, NULL},
                                       {NULL, 0, false, 0, NULL}};
 static const KwDesc kw_axis_first[] = {{"axis", KW_INT, false, 0, NULL},
                                        {NULL, 0, false, 0, NULL}};
+/* R-PAR-003: group=data|tensor|pipeline|expert (ParGroup's first rows) */
+static const char *const group_choices[] = {"data", "tensor", "pipeline",
+                                            "expert", NULL};
+static const KwDesc kw_group[] = {{"group", KW_WORD, false, 0, group_choices},
+                                  {NULL, 0, false, 0, NULL}};
+static const KwDesc kw_axis_group[] = {
+    {"axis", KW_INT, false, 0, NULL},
+    {"group", KW_WORD, false, 0, group_choices},
+    {NULL, 0, false, 0, NULL}};
 static const KwDesc kw_reduce[] = {{"axis", KW_INT, true, 0, NULL},
                                    {"keepdims", KW_BOOL, false, 0, NULL},
                                    {NULL, 0, false, 0, NULL}};

@@ -103,7 +103,7 @@ void report_summary(FILE *out, const Analysis *an, const SourceSet *ss) {
       fmt_flop(f, sizeof f, c->flops);
       fmt_bytes(b, sizeof b, c->bytes);
       fmt_sig3(i, sizeof i, c->bytes > 0 ? c->flops / c->bytes : 0);
-      fmt_time(t, sizeof t, c->time_s);
+      fmt_time(t, sizeof t, cost_step_time(c));
       fmt_percent(s, sizeof s, percent_of(c->memory_bound_time, c->time_s), 0);
       /* "13.5 G" + "FLOP": no blank between prefix and unit. */
       fprintf(out,
@@ -207,6 +207,42 @@ static void kernel_row(KernelRow *r, const SourceSet *ss, const Model *m,
   r->cell[3 + NFIG] = fmt_at(r->at, sizeof r->at, ss, kernel_loc(m, k));
 }
 
+/* R-PAR-002: the plan's groups, each with its size, placement and link. */
+static void report_parallel(FILE *out, const Model *m) {
+  const Parallel *p = &m->parallel;
+  if (!p->present) return;
+  fprintf(out,
+          "\nparallel plan: %lld GPUs, %lld node%s x %lld (Megatron-Core rank "
+          "order tp-cp-ep-dp-pp: tensor innermost)\n",
+          (long long)(p->nodes * p->gpus_per_node), (long long)p->nodes,
+          p->nodes == 1 ? "" : "s", (long long)p->gpus_per_node);
+  Table tb = {.ncols = 6, .align = "lrrrrl"};
+  table_add(&tb, (const char *const[]){"group", "size", "stride", "nodes",
+                                       "per node", "link"});
+  for (int g = 0; g < PG__COUNT; g++) {
+    GroupPlace gp = parallel_place(p, (ParGroup)g);
+    bool zero_group = g == PG_SHARD || g == PG_REPLICA;
+    bool show = zero_group ? p->zero > 0 && (g == PG_SHARD || gp.size > 1)
+                           : g == PG_DATA || g == PG_TENSOR || gp.size > 1;
+    if (!show) continue;
+    char cells[4][NB];
+    snprintf(cells[0], NB, "%lld", (long long)gp.size);
+    snprintf(cells[1], NB, "%lld", (long long)gp.stride);
+    snprintf(cells[2], NB, "%lld", (long long)gp.nodes);
+    snprintf(cells[3], NB, "%lld", (long long)gp.per_node);
+    table_add(&tb, (const char *const[]){par_group_str((ParGroup)g), cells[0],
+                                         cells[1], cells[2], cells[3],
+                                         group_link_str(gp)});
+  }
+  table_print(out, &tb, "  ");
+  if (p->zero > 0 && m->train)
+    fprintf(out, "  ZeRO stage %lld over the shard group%s\n",
+            (long long)p->zero,
+            parallel_place(p, PG_REPLICA).size > 1
+                ? ", replicated across the groups (hybrid sharding)"
+                : "");
+}
+
 static void report_collectives(FILE *out, const Model *m, const ModelCost *c) {
   if (c->ncollectives == 0) return;
   const Target *t = c->target;
@@ -214,10 +250,11 @@ static void report_collectives(FILE *out, const Model *m, const ModelCost *c) {
   fprintf(out, "\ncollectives (ring; NVLink %s, InfiniBand %s per GPU per direction)\n",
           fmt_bandwidth(nvbw, sizeof nvbw, t->nvlink_bw > 0 ? t->nvlink_bw : t->pcie_bw),
           fmt_bandwidth(ibbw, sizeof ibbw, t->ib_bw > 0 ? t->ib_bw : t->pcie_bw));
-  Table tb = {.ncols = 10, .align = "llrrrrrrrr"};
-  const char *head[] = {"node", "kind", "buffer", "ranks", "NVLink/GPU", "time",
-                  "IB/GPU", "time", "total", "on IB"};
+  Table tb = {.ncols = 11, .align = "lllrrrrrrrr"};
+  const char *head[] = {"node", "kind", "group", "buffer", "ranks", "NVLink/GPU",
+                        "time", "IB/GPU", "time", "total", "on IB"};
   table_add(&tb, head);
+  Arena *a = arena_new();
   for (int i = 0; i < c->ncollectives; i++) {
     const Collective *k = &c->collectives[i];
     char cells[8][NB];
@@ -231,12 +268,15 @@ static void report_collectives(FILE *out, const Model *m, const ModelCost *c) {
     fmt_time(cells[5], NB, k->ib_time);
     fmt_time(cells[6], NB, k->time_s);
     fmt_percent(cells[7], NB, percent_of(k->ib_time, k->time_s), 0);
-    const char *row[] = {(char *)(k->node >= 0 ? m->nodes[k->node].name : "(gradients)"),
-                   (char *)k->kind, cells[0], cells[1], cells[2], cells[3],
-                   cells[4], cells[5], cells[6], cells[7]};
+    const char *name = k->node >= 0 ? m->nodes[k->node].name
+                                    : arena_printf(a, "(%s)", k->what ? k->what : "gradients");
+    const char *row[] = {name, k->kind, par_group_str(k->group), cells[0],
+                         cells[1], cells[2], cells[3], cells[4], cells[5],
+                         cells[6], cells[7]};
     table_add(&tb, row);
   }
   table_print(out, &tb, "  ");
+  arena_free(a);
 }
 
 /* The PCIe-bound kernels, listed by the kernel table's measuring pass (a
@@ -264,26 +304,35 @@ static void report_transfers(FILE *out, const Model *m, const ModelCost *c,
 
 static void report_footprint(FILE *out, const ModelCost *c) {
   const Footprint *f = &c->footprint;
-  char cap[NB], v[NB], pct[NB];
-  fprintf(out, "\nfootprint against %s of memory\n",
+  const Parallel *p = &c->model->parallel;
+  char cap[NB], v[NB], pct[NB], whole[NB];
+  fprintf(out, "\nfootprint%s against %s of memory\n",
+          p->nodes * p->gpus_per_node > 1 ? " per GPU" : "",
           short_bytes(cap, sizeof cap, c->target->memory));
   const struct {
     const char *name;
     double bytes;
     bool show;
+    int64_t shards; /* R-PAR-004: ZeRO's divisor, 1 for none */
   } parts[] = {
-      {"weights", f->weights, true},
-      {"gradients", f->gradients, c->model->train},
-      {"optimizer", f->optimizer, c->model->train},
-      {"activations", f->activations, true},
-      {"buffers", f->buffers, f->buffers > 0},
-      {"total", f->total, true},
+      {"weights", f->weights, true, f->weight_shards},
+      {"gradients", f->gradients, c->model->train, f->gradient_shards},
+      {"optimizer", f->optimizer, c->model->train, f->optimizer_shards},
+      {"activations", f->activations, true, 1},
+      {"buffers", f->buffers, f->buffers > 0, 1},
+      {"total", f->total, true, 1},
   };
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
     if (!parts[i].show) continue;
     fmt_bytes(v, sizeof v, parts[i].bytes);
     fmt_percent(pct, sizeof pct, percent_of(parts[i].bytes, c->target->memory), 1);
-    fprintf(out, "  %-12s %10s  %6s\n", parts[i].name, v, pct);
+    if (parts[i].shards > 1) {
+      fmt_bytes(whole, sizeof whole, parts[i].bytes * (double)parts[i].shards);
+      fprintf(out, "  %-12s %10s  %6s  (%s / %lld)\n", parts[i].name, v, pct,
+              whole, (long long)parts[i].shards);
+    } else {
+      fprintf(out, "  %-12s %10s  %6s\n", parts[i].name, v, pct);
+    }
   }
 }
 
@@ -372,8 +421,22 @@ static void report_one_target(FILE *out, Arena *a, const SourceSet *ss,
   fprintf(out, "\ntotals per step (counts multiplied)\n");
   fprintf(out, "  FLOPs            %s\n", fmt_flop(f, sizeof f, c->flops));
   fprintf(out, "  bytes            %s\n", fmt_bytes(b, sizeof b, c->bytes));
-  fprintf(out, "  step time        >= %s (sum of node times)\n",
-          fmt_time(tm, sizeof tm, c->time_s));
+  if (m->parallel.overlap && c->collective_time > 0)
+    fprintf(out, "  step time        >= %s (compute and collectives overlap)\n",
+            fmt_time(tm, sizeof tm, cost_step_time(c)));
+  else
+    fprintf(out, "  step time        >= %s (sum of node times)\n",
+            fmt_time(tm, sizeof tm, c->time_s));
+  if (c->collective_time > 0) { /* R-PAR-007 */
+    char lo[NB], hi[NB], cm[NB], cl[NB];
+    fprintf(out,
+            "  overlap          >= %s with overlap (max of compute %s and "
+            "communication %s), <= %s without (their sum)\n",
+            fmt_time(lo, sizeof lo, c->overlap_time),
+            fmt_time(cm, sizeof cm, c->time_s - c->collective_time),
+            fmt_time(cl, sizeof cl, c->collective_time),
+            fmt_time(hi, sizeof hi, c->time_s));
+  }
   fprintf(out, "  memory-bound     %s of the time\n",
           fmt_percent(s, sizeof s, percent_of(c->memory_bound_time, c->time_s), 0));
   if (c->transfer_time > 0)
@@ -384,6 +447,7 @@ static void report_one_target(FILE *out, Arena *a, const SourceSet *ss,
             fmt_time(tm, sizeof tm, c->collective_time));
   report_footprint(out, c);
   report_slowest(out, a, ss, m, c, &slow);
+  report_parallel(out, m);
   report_collectives(out, m, c);
   report_transfers(out, m, c, transfers, ntransfers);
   free(transfers);
@@ -549,18 +613,27 @@ void report_sweep_row(FILE *out, const Analysis *an, int model, SweepLayout kind
     fmt_flop(v[n++], NB, c->flops);
     fmt_bytes(v[n++], NB, c->bytes);
     fmt_fixed(v[n++], NB, c->bytes > 0 ? c->flops / c->bytes : 0, 3);
-    fmt_time(v[n++], NB, c->time_s);
+    fmt_time(v[n++], NB, cost_step_time(c));
     fmt_percent(v[n++], NB, percent_of(c->memory_bound_time, c->time_s), 0);
     fmt_bytes(v[n++], NB, c->footprint.total);
     snprintf(v[n++], NB, "%s", mem <= 0 ? "-" : c->footprint.total <= mem ? "yes" : "no");
   }
   if (c && kind == SWEEP_COLLECTIVE && c->ncollectives > 0) {
-    const Collective *k = &c->collectives[0];
-    fmt_bytes(v[n++], NB, k->nvlink_bytes);
-    fmt_time(v[n++], NB, k->nvlink_time);
-    fmt_bytes(v[n++], NB, k->ib_bytes);
-    fmt_time(v[n++], NB, k->ib_time);
-    fmt_percent(v[n++], NB, percent_of(k->ib_time, k->time_s), 0);
+    /* every collective's legs per step (a ZeRO-3 step has three) */
+    double nvb = 0, nvt = 0, ibb = 0, ibt = 0, all = 0;
+    for (int i = 0; i < c->ncollectives; i++) {
+      const Collective *k = &c->collectives[i];
+      nvb += k->nvlink_bytes * k->count;
+      nvt += k->nvlink_time * k->count;
+      ibb += k->ib_bytes * k->count;
+      ibt += k->ib_time * k->count;
+      all += k->time_s * k->count;
+    }
+    fmt_bytes(v[n++], NB, nvb);
+    fmt_time(v[n++], NB, nvt);
+    fmt_bytes(v[n++], NB, ibb);
+    fmt_time(v[n++], NB, ibt);
+    fmt_percent(v[n++], NB, percent_of(ibt, all), 0);
   } else if (c && kind == SWEEP_ONE_NODE && c->nkernels == 1) {
     Kernel kn = cost_kernel(c, 0);
     const Kernel *k = &kn;

@@ -496,6 +496,8 @@ struct Stmt {
       Expr *type; /* EX_LIST (dims) or EX_TYPE */
       int nnames;
       DeclKind kind;
+      bool has_opt;            /* KEY=WORD after the type (shard=tensor) */
+      Ident opt_key, opt_value;
     } decl;
     struct {
       Ident name;
@@ -661,6 +663,7 @@ typedef enum KwType {
   KW_INT_TRIPLE, /* one integer for the three axes, or [d, h, w] */
   KW_CHOICE,   /* a string, one of the KwDesc's choices; its index */
   KW_TENSOR,   /* a tensor operand (bias=): appended to the inputs */
+  KW_WORD,     /* a bare word, one of the KwDesc's choices; its index */
 } KwType;
 
 typedef struct KwDesc {
@@ -696,6 +699,7 @@ typedef struct OpArgs {
   int64_t start, end, step, index;
   int64_t scale, mode;   /* interpolate scale= and mode= (0 nearest, 1 linear) */
   double value;          /* pad value= */
+  int64_t group;         /* collectives' group= (a ParGroup; data default) */
 } OpArgs;
 
 /* What an op's positional arguments are (sema binds them by this). */
@@ -725,7 +729,7 @@ typedef struct ShapeCtx {
                         * pad: the pads */
   int nlist;
   const TensorType *declared; /* custom: the out= type */
-  int64_t ranks;       /* data-parallel degree, for allgather/reduce_scatter */
+  int64_t ranks;       /* the size of a collective's group= (R-PAR-003) */
   /* OPF_RESULTS: which result this application gives, of how many names;
    * split: list holds the sizes, or nlist is -N for N equal parts */
   int result, nresults;
@@ -935,13 +939,69 @@ typedef struct GNode {
   bool is_output : 1;    /* named by `output`, or an op result consumed by no
                             one (declarations only when named) */
   bool loop_carried : 1; /* rebinding of a name bound outside its loop */
+  bool shard_tensor : 1; /* weight ... shard=tensor: one GPU's 1/tensor (R-PAR-002) */
 } GNode;
 
+/* The parallel plan (R-PAR-001): how many GPUs run the model and how they
+ * are grouped.  The keys, their defaults and ranges are the rows of
+ * parallel_keys (parallel.c); sema fills this through them. */
 typedef struct Parallel {
   bool present;
   int64_t nodes, gpus_per_node, data; /* data degree; default nodes*gpus */
+  int64_t tensor, pipeline, expert, microbatches;
+  int64_t zero;  /* ZeRO stage 0..3 (Rajbhandari et al. 2020) */
+  int64_t shard; /* ZeRO's shard group in data ranks; 0: the whole data group */
+  bool overlap;  /* collectives may hide behind compute (R-PAR-007) */
   Loc loc;
 } Parallel;
+
+/* The process groups of a plan.  The first four are what `group=` names
+ * on a collective; shard and replica are ZeRO's groups inside data. */
+typedef enum ParGroup {
+  PG_DATA,
+  PG_TENSOR,
+  PG_PIPELINE,
+  PG_EXPERT,
+  PG_SHARD,   /* the data ranks ZeRO shards over: `shard`, else all of data */
+  PG_REPLICA, /* across shard groups (hybrid sharding): data / shard */
+  PG__COUNT
+} ParGroup;
+#define PG__NAMED 4 /* the groups `group=` can name */
+
+/* One key of the parallel block: a row of parallel_keys. */
+typedef struct ParallelKey {
+  const char *name;
+  size_t offset;  /* into Parallel: int64_t, or bool for a boolean key */
+  bool boolean;   /* true/false */
+  int64_t def;    /* PAR_DERIVED: follows from the others (R-PAR-001) */
+  int64_t min, max;
+  const char *doc;
+} ParallelKey;
+#define PAR_DERIVED (-1)
+#define PAR_MAX_DEGREE (1 << 20) /* R-KW-006: 2^20 ranks */
+
+extern const ParallelKey parallel_keys[];
+extern const int parallel_nkeys;
+
+/* Where a group's ranks lie (Megatron-Core's order tp-cp-ep-dp-pp, tensor
+ * innermost): `size` ranks `stride` apart, `per_node` of them in each of
+ * `nodes` nodes. */
+typedef struct GroupPlace {
+  int64_t size, stride, per_node, nodes;
+} GroupPlace;
+
+const char *par_group_str(ParGroup g);
+/* The plan without a block: one GPU, every group of size 1. */
+void parallel_default(Parallel *p);
+/* After the keys are read (`given` per parallel_keys row): the derived
+ * defaults and the consistency rules; errors at `at`, the block. */
+void parallel_resolve(Parallel *p, const bool *given, Loc at, DiagSink *diags);
+GroupPlace parallel_place(const Parallel *p, ParGroup g);
+/* "NVLink", "InfiniBand", "NVLink + InfiniBand" or "-" (one rank). */
+const char *group_link_str(GroupPlace gp);
+struct Model;
+/* R-PAR-008: errors for row-parallel partial sums read unreduced. */
+void parallel_check_partials(const struct Model *m, DiagSink *diags);
 
 typedef struct Model {
   const char *name;
@@ -1121,14 +1181,18 @@ typedef struct FusedCost {
 } FusedCost;
 
 typedef struct Footprint {
-  double weights, gradients, optimizer, activations; /* bytes */
+  double weights, gradients, optimizer, activations; /* bytes, per GPU */
   double buffers; /* `buffer` declarations: no gradients, no optimizer state */
   double total;
+  /* ZeRO: how many GPUs share each part (R-PAR-004); 0 or 1: not sharded */
+  int64_t weight_shards, gradient_shards, optimizer_shards;
 } Footprint;
 
 typedef struct Collective {
-  int node;         /* -1 for the implicit gradient all-reduce of train mode */
+  int node;         /* -1 for the implicit gradient synchronisation of train mode */
   const char *kind; /* "allreduce", ... */
+  const char *what; /* an implicit one's buffer: "gradients", "weights", ... */
+  ParGroup group;   /* the group it runs over (R-PAR-003) */
   double buffer;    /* bytes */
   int ranks;
   double nvlink_bytes, ib_bytes; /* per GPU per execution */
@@ -1154,9 +1218,25 @@ typedef struct ModelCost {
   double flops, bytes, time_s;   /* totals per step (counts multiplied) */
   double memory_bound_time;      /* seconds in memory-bound kernels */
   double transfer_time, collective_time;
-  double params;                 /* parameter count */
-  Footprint footprint;
+  double params;                 /* parameter count (all GPUs' shards) */
+  double gpu_params;             /* parameters one GPU holds before ZeRO */
+  double overlap_time;           /* max(compute, collectives) (R-PAR-007) */
+  Footprint footprint;           /* per GPU, after sharding */
+  Footprint unsharded;           /* per GPU, before ZeRO */
 } ModelCost;
+
+/* At most this many implicit collectives per train step (ZeRO-3 with
+ * hybrid sharding: two all-gathers, a reduce-scatter, an all-reduce). */
+#define COST_MAX_SYNC 4
+/* R-PAR-005: the implicit collectives of a train step under plan p, for
+ * `weights` bytes of weights per GPU, into out[COST_MAX_SYNC]; how many. */
+int cost_grad_sync(const Parallel *p, const Target *t, double weights,
+                   Collective *out);
+/* R-PAR-004: the footprint per GPU under ZeRO stage `zero` over `ns`. */
+Footprint cost_footprint_sharded(const Footprint *whole, int64_t zero,
+                                 int64_t ns);
+/* R-PAR-007: the plan's step time: overlap_time with overlap, else the sum. */
+double cost_step_time(const ModelCost *mc);
 
 /* requires: a graph from sema without errors.  Pure function of (model,
  * target). */

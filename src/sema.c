@@ -232,7 +232,6 @@ static bool eval_num(Sema *s, const Expr *e, LetValue *out);
  * int elsewhere: 2^20 ranks is far past any machine and fits). */
 #define MAX_KW_REAL 1e30
 #define MAX_COUNT 1e60
-enum { MAX_PARALLEL = 1 << 20 };
 
 static bool overflow(Sema *s, Loc loc) {
   diag_report(s->diags, SEV_ERROR, NULL, loc, "%s overflows 64 bits",
@@ -773,6 +772,7 @@ static const KwField kw_fields[] = {
     {"scale", offsetof(OpArgs, scale), 1},
     {"mode", offsetof(OpArgs, mode), 0},
     {"value", offsetof(OpArgs, value), INT64_MIN}, /* a real, any sign */
+    {"group", offsetof(OpArgs, group), 0},
 };
 
 static const KwDesc kw_common[] = {{"blocks", KW_INT, false, 0, NULL},
@@ -824,6 +824,7 @@ static void kw_default(const KwDesc *k, const KwField *f, OpArgs *args) {
   char *p = (char *)args + f->offset;
   switch (k->type) {
   case KW_INT:
+  case KW_WORD:
   case KW_CHOICE: *(int64_t *)p = k->def; break;
   case KW_INT_PAIR: ((int64_t *)p)[0] = ((int64_t *)p)[1] = k->def; break;
   case KW_INT_TRIPLE:
@@ -953,6 +954,23 @@ static bool kw_set(Sema *s, const KwDesc *k, const KwField *f, const Expr *e,
     diag_report(s->diags, SEV_ERROR, NULL, e->loc,
                 "keyword '%s' takes %s", k->name, sb_str(&want));
     sb_free(&want);
+    return false;
+  }
+  case KW_WORD: { /* R-PAR-003: a bare word, one of the choices */
+    for (int i = 0; e->kind == EX_NAME && k->choices[i]; i++)
+      if (strcmp(e->str, k->choices[i]) == 0) {
+        *(int64_t *)p = i;
+        return true;
+      }
+    StrBuf want = {0};
+    for (int i = 0; k->choices[i]; i++)
+      sb_printf(&want, "%s%s", i == 0 ? "" : k->choices[i + 1] ? ", " : " or ",
+                k->choices[i]);
+    Diag *d = diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                          "keyword '%s' takes %s", k->name, sb_str(&want));
+    sb_free(&want);
+    const char *sug = e->kind == EX_NAME ? util_suggest(e->str, k->choices) : NULL;
+    if (sug) diag_fixit(d, e->loc, sug);
     return false;
   }
   case KW_TYPE:
@@ -1384,7 +1402,7 @@ static int apply_node(Sema *s, const Stmt *st, const Expr *call,
 
   ShapeCtx ctx = {s->diags, call->loc, s->in_locs, s->arena, axis_loc,
                   list_loc, list, nlist, &declared,
-                  s->m->parallel.present ? s->m->parallel.data : 1,
+                  parallel_place(&s->m->parallel, (ParGroup)args.group).size,
                   result, nresults};
   TensorType out;
   memset(&out, 0, sizeof out);
@@ -1476,6 +1494,31 @@ static void decl(Sema *s, const Stmt *st) {
   Loc dtype_loc;
   memset(&t, 0, sizeof t);
   bool ok = eval_type(s, st->decl.type, &t, &dtype_loc);
+  /* R-PAR-002: `weight w : TYPE shard=tensor` is one GPU's 1/tensor */
+  bool shard = false;
+  if (st->decl.has_opt) {
+    const Ident *k = &st->decl.opt_key, *v = &st->decl.opt_value;
+    if (strcmp(k->name, "shard") != 0) {
+      Diag *d = diag_report(s->diags, SEV_ERROR, NULL, k->loc,
+                            "unknown declaration option '%s' (expected "
+                            "shard=tensor)",
+                            k->name);
+      if (util_suggest(k->name, (const char *const[]){"shard", NULL}))
+        diag_fixit(d, k->loc, "shard");
+      ok = false;
+    } else if (strcmp(v->name, "tensor") != 0) {
+      diag_report(s->diags, SEV_ERROR, NULL, v->loc,
+                  "a weight is sharded over the tensor group: shard=tensor, "
+                  "not shard=%s",
+                  v->name);
+      ok = false;
+    } else if (st->decl.kind != DECL_WEIGHT) {
+      diag_report(s->diags, SEV_ERROR, NULL, k->loc,
+                  "only a weight can be sharded (shard=tensor)");
+      ok = false;
+    }
+    shard = ok;
+  }
   const TensorType *type = NULL; /* one for all the names */
   for (int i = 0; i < st->decl.nnames; i++) {
     const Ident *id = &st->decl.names[i];
@@ -1485,6 +1528,7 @@ static void decl(Sema *s, const Stmt *st) {
       if (!type) type = intern_type(s, &t);
       g->type = type;
       g->dtype_loc = dtype_loc;
+      g->shard_tensor = shard;
       node = (int)(g - s->nodes);
     }
     bind(s, id, node);
@@ -1703,13 +1747,20 @@ static void model_block(Sema *s, const Block *b, bool top) {
   }
 }
 
-static const char *const parallel_keys[] = {"nodes", "gpus_per_node", "data",
-                                            NULL};
-
+/* R-KW-006, R-PAR-001: each key a row of parallel_keys (parallel.c). */
 static void parallel_stmt(Sema *s, const Stmt *st) {
   Parallel *p = &s->m->parallel;
-  int64_t vals[3] = {1, 1, 0};
-  Loc seen[3] = {LOC_NONE, LOC_NONE, LOC_NONE};
+  parallel_default(p);
+  enum { NK = 16 };
+  const char *names[NK + 1];
+  Loc seen[NK];
+  bool given[NK];
+  for (int k = 0; k < parallel_nkeys && k < NK; k++) {
+    names[k] = parallel_keys[k].name;
+    seen[k] = LOC_NONE;
+    given[k] = false;
+  }
+  names[parallel_nkeys < NK ? parallel_nkeys : NK] = NULL;
   for (int i = 0; i < st->parallel.n; i++) {
     const Stmt *kv = st->parallel.items[i];
     if (kv->kind == ST_ERROR) continue;
@@ -1720,15 +1771,19 @@ static void parallel_stmt(Sema *s, const Stmt *st) {
     }
     const Ident *key = &kv->assign.name;
     int k = 0;
-    while (parallel_keys[k] && strcmp(parallel_keys[k], key->name) != 0) k++;
-    if (!parallel_keys[k]) {
-      const char *sug = util_suggest(key->name, parallel_keys);
+    while (names[k] && strcmp(names[k], key->name) != 0) k++;
+    if (!names[k]) {
+      const char *sug = util_suggest(key->name, names);
+      StrBuf want = {0};
+      for (int j = 0; names[j]; j++)
+        sb_printf(&want, "%s%s", j == 0 ? "" : names[j + 1] ? ", " : " or ",
+                  names[j]);
       Diag *d = diag_report(s->diags, SEV_ERROR, NULL, key->loc,
                             sug ? "unknown parallel key '%s'; did you mean "
                                   "'%s'?"
-                                : "unknown parallel key '%s' (expected nodes, "
-                                  "gpus_per_node or data)",
-                            key->name, sug);
+                                : "unknown parallel key '%s' (expected %s)",
+                            key->name, sug ? sug : sb_str(&want));
+      sb_free(&want);
       if (sug) diag_fixit(d, key->loc, sug);
       continue;
     }
@@ -1739,39 +1794,41 @@ static void parallel_stmt(Sema *s, const Stmt *st) {
       continue;
     }
     seen[k] = key->loc;
+    const ParallelKey *pk = &parallel_keys[k];
+    const Expr *e = kv->assign.value;
+    if (pk->boolean) {
+      if (e->kind != EX_BOOL) {
+        diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                    "parallel '%s' takes true or false", key->name);
+        continue;
+      }
+      *(bool *)((char *)p + pk->offset) = e->ival != 0;
+      given[k] = true;
+      continue;
+    }
     int64_t v;
     s->numctx = "value";
-    if (!eval_int(s, kv->assign.value, &v)) continue;
-    if (v < 1) {
-      diag_report(s->diags, SEV_ERROR, NULL, kv->assign.value->loc,
-                  "parallel '%s' must be a positive integer, got %lld",
+    if (!eval_int(s, e, &v)) continue;
+    if (v < pk->min) {
+      diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                  pk->min == 1
+                      ? "parallel '%s' must be a positive integer, got %lld"
+                      : "parallel '%s' must be at least 0, got %lld",
                   key->name, (long long)v);
       continue;
     }
-    if (v > MAX_PARALLEL) { /* R-KW-006 */
-      diag_report(s->diags, SEV_ERROR, NULL, kv->assign.value->loc,
-                  "parallel '%s' must be at most %d, got %lld", key->name,
-                  MAX_PARALLEL, (long long)v);
+    if (v > pk->max) { /* R-KW-006 */
+      diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                  "parallel '%s' must be at most %lld, got %lld", key->name,
+                  (long long)pk->max, (long long)v);
       continue;
     }
-    vals[k] = v;
+    *(int64_t *)(void *)((char *)p + pk->offset) = v;
+    given[k] = true;
   }
   p->present = true;
   p->loc = st->loc;
-  p->nodes = vals[0];
-  p->gpus_per_node = vals[1];
-  if (vals[2] == 0) {
-    /* both factors are at most 2^20: the product fits */
-    vals[2] = vals[0] * vals[1];
-    if (vals[2] > MAX_PARALLEL) {
-      diag_report(s->diags, SEV_ERROR, NULL, st->loc,
-                  "parallel degree nodes x gpus_per_node = %lld is more "
-                  "than the limit of %d",
-                  (long long)vals[2], MAX_PARALLEL);
-      vals[2] = 1;
-    }
-  }
-  p->data = vals[2];
+  parallel_resolve(p, given, st->loc, s->diags);
 }
 
 /* Graph nodes block b makes: a name of a declaration and an assignment one
@@ -1906,8 +1963,7 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
   m->file = st->loc.file;
   m->dtype = DT_BF16;
   m->dtype_loc = LOC_NONE;
-  m->parallel.loc = LOC_NONE;
-  m->parallel.nodes = m->parallel.gpus_per_node = m->parallel.data = 1;
+  parallel_default(&m->parallel);
   s->m = m;
   s->bindings = arena_new();
   /* One exact allocation: nodes are big and a model may have millions. */
@@ -1943,6 +1999,7 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
   /* apply() counted consumers and cleared is_output of what was read */
   for (int i = 0; i < s->noutputs; i++) s->nodes[s->outputs[i]].is_output = true;
   s->noutputs = 0;
+  parallel_check_partials(m, s->diags); /* R-PAR-008 */
   m->scopes = m->nscopes ? arena_memdup(s->arena, s->scopes,
                                         (size_t)m->nscopes * sizeof *s->scopes)
                          : NULL;

@@ -10,57 +10,133 @@
  */
 #include "checks.h"
 
+/* InfiniBand per step: bytes and time, of the collectives over group g
+ * (PG__COUNT: all), or of the implicit ones only. */
+typedef struct IbSum {
+  double bytes, time, nv_time, all_time;
+} IbSum;
+
+static IbSum ib_sum(const Collective *cs, int n, int group, bool implicit_only) {
+  IbSum s = {0, 0, 0, 0};
+  for (int i = 0; i < n; i++) {
+    const Collective *k = &cs[i];
+    if (group < PG__COUNT && (int)k->group != group) continue;
+    if (implicit_only && k->node >= 0) continue;
+    s.bytes += k->ib_bytes * k->count;
+    s.time += k->ib_time * k->count;
+    s.nv_time += k->nvlink_time * k->count;
+    s.all_time += k->time_s * k->count;
+  }
+  return s;
+}
+
+/* R-CHK-071: a tensor or expert group that spans nodes. */
+static bool group_spans(const CheckCtx *ctx, ParGroup g) {
+  const Parallel *p = &ctx->model->parallel;
+  const ModelCost *c = ctx->cost;
+  GroupPlace gp = parallel_place(p, g);
+  if (gp.nodes <= 1) return false;
+  IbSum s = ib_sum(c->collectives, c->ncollectives, g, false);
+  if (s.time <= 0) return false;
+  char b[32], t1[32];
+  Diag *d = checks_report(
+      ctx, "cross-node", p->loc,
+      "the %s group (%lld GPUs) spans %lld nodes: its collectives put %s and "
+      "%s per step on InfiniBand",
+      par_group_str(g), (long long)gp.size, (long long)gp.nodes,
+      fmt_bytes(b, sizeof b, s.bytes), fmt_time(t1, sizeof t1, s.time));
+  diag_figure(d, "ib_bytes", s.bytes);
+  diag_figure(d, "ib_time_s", s.time);
+  diag_note(d, p->loc,
+            "with %s <= gpus_per_node (%lld) the group stays on NVLink "
+            "(Megatron-Core places it innermost)",
+            par_group_str(g), (long long)p->gpus_per_node);
+  return true;
+}
+
+/* R-CHK-072: ZeRO's shard group spans nodes while sharding over the data
+ * ranks of one node fits: suggest `shard = N` with what it saves. */
+static bool shard_spans(const CheckCtx *ctx) {
+  const Model *m = ctx->model;
+  const Parallel *p = &m->parallel;
+  const ModelCost *c = ctx->cost;
+  if (!m->train || p->zero < 1) return false;
+  GroupPlace sg = parallel_place(p, PG_SHARD);
+  int64_t in_node = parallel_place(p, PG_DATA).per_node;
+  if (sg.nodes <= 1 || in_node < 1 || p->data % in_node != 0) return false;
+  Footprint f = cost_footprint_sharded(&c->unsharded, p->zero, in_node);
+  if (f.total > ctx->target->memory) return false;
+  Parallel q = *p;
+  q.shard = in_node;
+  Collective alt[COST_MAX_SYNC];
+  int n = cost_grad_sync(&q, ctx->target, c->unsharded.weights, alt);
+  IbSum now = ib_sum(c->collectives, c->ncollectives, PG__COUNT, true);
+  IbSum then = ib_sum(alt, n, PG__COUNT, true);
+  if (!(then.time < now.time)) return false;
+  char b1[32], b2[32], t1[32], t2[32], t3[32], fp[32], cap[32];
+  Diag *d = checks_report(
+      ctx, "cross-node", p->loc,
+      "ZeRO-%lld shards over %lld data ranks on %lld nodes, but sharding "
+      "within a node fits (shard = %lld: %s per GPU of %s): InfiniBand would "
+      "carry %s instead of %s per step, %s instead of %s",
+      (long long)p->zero, (long long)sg.size, (long long)sg.nodes,
+      (long long)in_node, fmt_bytes(fp, sizeof fp, f.total),
+      fmt_bytes(cap, sizeof cap, ctx->target->memory),
+      fmt_bytes(b1, sizeof b1, then.bytes), fmt_bytes(b2, sizeof b2, now.bytes),
+      fmt_time(t1, sizeof t1, then.time), fmt_time(t2, sizeof t2, now.time));
+  diag_figure(d, "ib_bytes", now.bytes);
+  diag_figure(d, "ib_time_s", now.time);
+  diag_figure(d, "shard_ib_bytes", then.bytes);
+  diag_figure(d, "shard_ib_time_s", then.time);
+  diag_figure(d, "shard_footprint", f.total);
+  diag_note(d, p->loc,
+            "add 'shard = %lld' (hybrid sharding): the all-gathers stay on "
+            "NVLink and only the gradient shards cross nodes, saving %s per "
+            "step",
+            (long long)in_node, fmt_time(t3, sizeof t3, now.time - then.time));
+  return true;
+}
+
 static void run(const CheckCtx *ctx) {
   const Model *m = ctx->model;
   const ModelCost *c = ctx->cost;
   const Target *t = ctx->target;
-  if (!m->parallel.present || m->parallel.nodes <= 1) return;
-  double ib_bytes = 0, ib_time = 0, nv_time = 0, coll_time = 0;
-  for (int i = 0; i < c->ncollectives; i++) {
-    const Collective *k = &c->collectives[i];
-    ib_bytes += k->ib_bytes * k->count;
-    ib_time += k->ib_time * k->count;
-    nv_time += k->nvlink_time * k->count;
-    coll_time += k->time_s * k->count;
-  }
-  if (ib_bytes <= 0 || ib_time <= 0) return;
-  double need = c->footprint.total, mem = t->memory;
-  int64_t gpn = m->parallel.gpus_per_node > 0 ? m->parallel.gpus_per_node
-                                              : t->gpus_per_node;
-  if (gpn < 1) gpn = 1;
-  if (mem <= 0 || need <= 0) return;
+  const Parallel *p = &m->parallel;
+  if (!p->present || p->nodes <= 1 || t->memory <= 0) return;
+  bool fired = group_spans(ctx, PG_TENSOR);
+  fired |= group_spans(ctx, PG_EXPERT);
+  if (fired || shard_spans(ctx)) return;
+  /* R-CHK-070, the seed's case: data-parallel across nodes for a model
+   * that fits on one GPU as written (replicated, before any sharding: so
+   * never beside a capacity error), without model parallelism. */
+  if (p->tensor > 1 || p->expert > 1) return; /* one GPU holds a part only */
+  IbSum s = ib_sum(c->collectives, c->ncollectives, PG__COUNT, false);
+  if (s.bytes <= 0 || s.time <= 0) return;
+  if (s.time < c->time_s * CHECK_MIN_STEP_PCT / 100.0) return;
+  double need = c->unsharded.total, mem = t->memory;
+  if (need <= 0 || need > mem) return;
   char where[160], b4[32], b1[32], b2[48], b3[32], t1[32], t2[32], t3[32],
       pc[32];
-  if (need <= mem)
-    snprintf(where, sizeof where, "one %s (%s)", checks_target_name(t),
-             fmt_capacity(b2, sizeof b2, mem));
-  else if (need <= mem * (double)gpn && fmt_binary_bytes(b2, sizeof b2, mem))
-    snprintf(where, sizeof where, "one node (%lld x %s = %s)", (long long)gpn, b2,
-             fmt_bytes(b3, sizeof b3, mem * (double)gpn));
-  else if (need <= mem * (double)gpn)
-    snprintf(where, sizeof where, "one node (%lld x %s)", (long long)gpn,
-             fmt_bytes(b2, sizeof b2, mem));
-  else
-    return;
-  double share = coll_time > 0 ? ib_time / coll_time : 0;
+  snprintf(where, sizeof where, "one %s (%s)", checks_target_name(t),
+           fmt_capacity(b2, sizeof b2, mem));
+  double share = s.all_time > 0 ? s.time / s.all_time : 0;
   Diag *d = checks_report(
-      ctx, "cross-node", m->parallel.loc,
+      ctx, "cross-node", p->loc,
       "the plan spans %lld nodes but the model (%s of weights, %s "
       "footprint) fits in %s: InfiniBand adds %s and %s per step (%s of the "
       "collective time)",
-      (long long)m->parallel.nodes,
-      fmt_bytes(b4, sizeof b4, c->footprint.weights),
-      fmt_bytes(b1, sizeof b1, need), where, fmt_bytes(b3, sizeof b3, ib_bytes),
-      fmt_time(t1, sizeof t1, ib_time), fmt_percent(pc, sizeof pc, share, 0));
-  diag_figure(d, "ib_bytes", ib_bytes);
-  diag_figure(d, "ib_time_s", ib_time);
-  diag_figure(d, "collective_time_s", coll_time);
+      (long long)p->nodes, fmt_bytes(b4, sizeof b4, c->unsharded.weights),
+      fmt_bytes(b1, sizeof b1, need), where, fmt_bytes(b3, sizeof b3, s.bytes),
+      fmt_time(t1, sizeof t1, s.time), fmt_percent(pc, sizeof pc, share, 0));
+  diag_figure(d, "ib_bytes", s.bytes);
+  diag_figure(d, "ib_time_s", s.time);
+  diag_figure(d, "collective_time_s", s.all_time);
   diag_figure(d, "footprint", need);
-  diag_note(d, m->parallel.loc,
+  diag_note(d, p->loc,
             "inside one node the collectives stay on NVLink: %s per step "
             "instead of %s",
-            fmt_time(t2, sizeof t2, nv_time),
-            fmt_time(t3, sizeof t3, coll_time));
+            fmt_time(t2, sizeof t2, s.nv_time),
+            fmt_time(t3, sizeof t3, s.all_time));
 }
 
 /* The --explain text, laid out as it prints. */
@@ -69,17 +145,19 @@ static const char explain[] =
     "Inside a node GPUs talk over NVLink (900 GB/s on an H100), across\n"
     "nodes over InfiniBand (50 GB/s).  A hierarchical all-reduce across\n"
     "nodes adds an InfiniBand leg that carries a fraction of the NVLink\n"
-    "bytes and still takes most of the time.  When the model's footprint\n"
-    "(weights, gradients, optimizer state, activations) fits in one GPU or\n"
-    "in the GPUs of one node, spanning nodes pays for that leg and buys no\n"
-    "memory.  Seed figures: 2 nodes for a 14.0 GB model add 1.75 GB and\n"
-    "35.0 ms of InfiniBand per step.\n"
+    "bytes and still takes most of the time.  This check flags InfiniBand\n"
+    "traffic that a better placement would avoid: a tensor or expert group\n"
+    "that spans nodes; a ZeRO shard group that spans nodes when sharding\n"
+    "within a node would fit (it suggests `shard = N` and what it saves);\n"
+    "and data parallelism across nodes for a model that fits on one GPU as\n"
+    "written.  Seed figures: 2 nodes for a 14.0 GB model add 1.75 GB and\n"
+    "35.0 ms of InfiniBand per step.  \"Fits\" is judged with the plan's\n"
+    "own sharding confined to the smaller group, so it never contradicts\n"
+    "the capacity check.\n"
     "\n"
-    "The message gives the InfiniBand bytes and time per step and their\n"
-    "share of the collective time; a note gives the time inside one node.\n"
-    "\n"
-    "Fix: keep the plan inside one node (`nodes = 1`), or, if more nodes are\n"
-    "needed for throughput, overlap the all-reduce with the backward pass.\n"
+    "Fix: keep tensor and expert groups inside a node, shard within a node\n"
+    "(`shard = gpus_per_node`), keep a model that fits one GPU inside one\n"
+    "node (`nodes = 1`), or overlap the collectives (`overlap = true`).\n"
     "\n"
     "Example:\n"
     "    mode train\n"

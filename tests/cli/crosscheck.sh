@@ -264,6 +264,21 @@ C=$(calc "2*($L*(2*$D*$D + 2*$D*$DKV + 3*$D*$F) + $D*$V)*$B*$S + 2*$L*$S*$D*$B*$
 check_case dtype_plan_review "$P" "$C" 0.01 "$C" inference examples/dtype_plan_review.roof
 check_case dtype_plan_fp8 "$P" "$C" 0.01 "$C" inference examples/dtype_plan_fp8.roof
 
+# ------------------------------------------- Llama-3-8B training (issue 19)
+# Meta 2024; config: L 32, d 4096, 32 heads of 128, 8 KV heads (k/v width
+# 1024), F 14336, V 128256, untied head.  Published: 8.03B (+/- 0.005B).
+# One train step of S 8192 tokens per data rank; the head on every token;
+# causal attention.  R-PAR-002: with tensor = T each GPU holds 1/T of the
+# sharded weights and runs 1/T of every contraction, and the parameter
+# count is still the whole model's: the same P at T = 1 and T = 8.
+D=4096 L=32 F=14336 V=128256 DKV=1024 B=1 S=8192
+P=$(calc "2*$V*$D + $D + $L*(2*$D*$D + 2*$D*$DKV + 3*$D*$F + 2*$D)")
+published "llama3_8b: parameters" "$P" 8030000000 5000000
+C=$(calc "2*($L*(2*$D*$D + 2*$D*$DKV + 3*$D*$F) + $D*$V)*$B*$S + 2*$L*$S*$D*$B*$S")
+check_case llama3_8b_train "$P" "$C" 0.01 "$C" train examples/llama3_8b_train.roof
+C8=$(calc "$C / 8")
+check_case llama3_8b_train_tp8 "$P" "$C8" 0.01 "$C8" train examples/llama3_8b_train.roof -D T=8 -D ZERO=0
+
 if [ "$failures" -gt 0 ]; then
   echo "crosscheck: $failures mismatches in $cases models" >&2
   exit 1

@@ -170,6 +170,14 @@ START_TEST(all_messages_styled) {
                     "model c {\n"
                     "  input t : [16]\n"
                     "  s = relu(t)\n"
+                    "}\n"
+                    /* cross-node: fits one GPU, data-parallel over 4 nodes */
+                    "model d {\n"
+                    "  mode train\n"
+                    "  parallel { nodes = 4; gpus_per_node = 8 }\n"
+                    "  input x : [8192, 4096]\n"
+                    "  weight w : [4096, 4096]\n"
+                    "  y = matmul(x, w)\n"
                     "}\n",
                     NULL);
   int n;
@@ -544,21 +552,86 @@ START_TEST(transfer_fresh_data_not_flagged) {
 }
 END_TEST
 
+/* The seed's 7e9-parameter model trained with Adam on 2 nodes of 8, with
+ * more parallel keys; cross-node alone. */
+static TestCtx *seed_train(const char *keys) {
+  char text[300];
+  snprintf(text, sizeof text,
+           "model m {\n  mode train\n"
+           "  parallel { nodes = 2; gpus_per_node = 8; %s }\n"
+           "  input x : [8192, 70000]\n  weight w : [70000, 100000]\n"
+           "  y = matmul(x, w)\n}\n",
+           keys);
+  return run(text, "cross-node");
+}
+
+/* R-CHK-070: the seed's model (14.0 GB, fits one GPU) data-parallel over
+ * 2 nodes of 8: 2 x 1/2 x 14.0 GB / 8 = 1.75 GB on InfiniBand, 35.0 ms at
+ * 50 GB/s.  Trained with Adam (114.8 GB per GPU) it is a capacity error
+ * and cross-node says nothing (issue 19 item 9). */
 START_TEST(cross_node_seed) {
   TestCtx *tc = run("model m {\n"
-                    "  mode train\n"
                     "  parallel { nodes = 2; gpus_per_node = 8 }\n"
-                    "  input x : [8192, 70000]\n"
-                    "  weight w : [70000, 100000]\n"
+                    "  input x : [1, 100_000]\n"
+                    "  weight w : [100_000, 70_000]\n"
                     "  y = matmul(x, w)\n"
+                    "  input grads : [7_000_000_000]\n"
+                    "  synced = allreduce(grads)\n"
                     "}\n",
                     "cross-node");
   ck_assert_int_eq(tc->diags.n, 1);
   const Diag *d = tc->diags.items[0];
-  ck_assert(tc_has(tc, SEV_WARNING, 3,
+  ck_assert(tc_has(tc, SEV_WARNING, 2,
                    "InfiniBand adds 1.75 GB and 35.0 ms per step"));
   ck_assert_double_eq_tol(figure(d, "ib_bytes"), 1.75e9, 1);
   ck_assert_double_eq_tol(figure(d, "ib_time_s"), 0.035, 1e-12);
+  tc_free(tc);
+  tc = seed_train("zero = 0");
+  ck_assert_int_eq(tc->diags.n, 0);
+  tc_free(tc);
+}
+END_TEST
+
+/* R-CHK-071: tensor = 16 on 2 nodes of 8 spans both: the all-reduce of
+ * bf16 [1024, 1024] (2097152 bytes) over 16 ranks, 8 per node, puts
+ * 2 x 1/2 x 2097152 / 8 = 262144 bytes on InfiniBand, 5.24 us. */
+START_TEST(cross_node_tensor_span) {
+  TestCtx *tc = run("model m {\n"
+                    "  parallel { nodes = 2; gpus_per_node = 8; tensor = 16 }\n"
+                    "  input x : [1024, 1024]\n"
+                    "  y = allreduce(x, group=tensor)\n"
+                    "}\n",
+                    "cross-node");
+  ck_assert_int_eq(tc->diags.n, 1);
+  ck_assert(tc_has(tc, SEV_WARNING, 2,
+                   "the tensor group (16 GPUs) spans 2 nodes: its collectives "
+                   "put 262.1 KB and 5.24 us per step on InfiniBand"));
+  ck_assert_double_eq_tol(figure(tc->diags.items[0], "ib_bytes"), 262144, 1e-6);
+  tc_free(tc);
+}
+END_TEST
+
+/* R-CHK-072: ZeRO-3 over 16 data ranks on 2 x 8 of a 7e9-parameter bf16
+ * model (S = 14.0 GB).  Its three collectives each put 1/2 x S/8 =
+ * 0.875 GB on InfiniBand: 2.62 GB, 52.5 ms.  Sharded within a node
+ * (shard = 8) it needs (14 + 14 + 84) / 8 + 2.79 = 16.8 GB per GPU, fits,
+ * and only the all-reduce of the S/8 = 1.75 GB gradient shards crosses:
+ * 2 x 1/2 x 1.75 = 1.75 GB, 35.0 ms, saving 17.5 ms. */
+START_TEST(cross_node_shard) {
+  TestCtx *tc = seed_train("zero = 3");
+  ck_assert_int_eq(tc->diags.n, 1);
+  const Diag *d = tc->diags.items[0];
+  ck_assert(tc_has(tc, SEV_WARNING, 3,
+                   "ZeRO-3 shards over 16 data ranks on 2 nodes, but sharding "
+                   "within a node fits (shard = 8: 16.8 GB per GPU of 85.9 GB): "
+                   "InfiniBand would carry 1.75 GB instead of 2.62 GB per step, "
+                   "35.0 ms instead of 52.5 ms"));
+  ck_assert_double_eq_tol(figure(d, "ib_bytes"), 2.625e9, 1);
+  ck_assert_double_eq_tol(figure(d, "shard_ib_bytes"), 1.75e9, 1);
+  tc_free(tc);
+  /* with shard = 8 nothing is left to flag */
+  tc = seed_train("zero = 3; shard = 8");
+  ck_assert_int_eq(tc->diags.n, 0);
   tc_free(tc);
 }
 END_TEST
@@ -840,6 +913,8 @@ Suite *checks_suite(void) {
   tcase_add_test(c, transfer_hoist_fixit);
   tcase_add_test(c, transfer_fresh_data_not_flagged);
   tcase_add_test(c, cross_node_seed);
+  tcase_add_test(c, cross_node_tensor_span);
+  tcase_add_test(c, cross_node_shard);
   tcase_add_test(c, capacity_error);
   tcase_add_test(c, capacity_note_counts_copies);
   tcase_add_test(c, tc_alignment_traces_views);

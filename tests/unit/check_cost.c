@@ -514,6 +514,166 @@ START_TEST(vector_16bit_peaks) {
 }
 END_TEST
 
+/* R-PAR-002, R-PAR-003: TP 8 x DP 2 on 2 nodes of 8 H100 SXM.  w is one
+ * GPU's 1/8 of a [1024, 1024] bf16 weight: 1024 x 128 = 131072 parameters
+ * on the GPU, 1048576 in all; 262144 bytes.  The data group is ranks 0 and
+ * 8 (stride 8), one per node, so the gradient all-reduce is all
+ * InfiniBand: 2 x 1/2 x 262144 / 1 = 262144 bytes, 262144 / 50e9 s, and
+ * 0 on NVLink.  Adam: 12 x 131072 = 1572864 bytes.  The explicit
+ * all-reduce of x (bf16 [64, 1024], 131072 bytes) over the tensor group
+ * (8 ranks in one node) moves 2 x 7/8 x 131072 = 229376 bytes on NVLink
+ * per pass, x 2 in train mode (forward and backward: 458752). */
+START_TEST(parallel_tp_dp) {
+  Fx fx = run("model m {\n dtype bf16\n mode train\n"
+              " parallel { nodes = 2; gpus_per_node = 8; tensor = 8 }\n"
+              " input x : [64, 1024]\n weight w : [1024, 1024 / 8] shard=tensor\n"
+              " y = matmul(x, w)\n s = allreduce(x, group=tensor)\n}\n");
+  EQ(fx.c->params, 1048576);
+  EQ(fx.c->gpu_params, 131072);
+  EQ(fx.c->footprint.weights, 262144);
+  EQ(fx.c->footprint.optimizer, 12.0 * 131072);
+  ck_assert_int_eq(fx.c->ncollectives, 2);
+  const Collective *t = &fx.c->collectives[0], *g = &fx.c->collectives[1];
+  ck_assert_int_eq(t->group, PG_TENSOR);
+  ck_assert_int_eq(t->ranks, 8);
+  EQ(t->nvlink_bytes, 2 * 229376);
+  EQ(t->ib_bytes, 0);
+  ck_assert_int_eq(g->node, -1);
+  ck_assert_int_eq(g->group, PG_DATA);
+  ck_assert_int_eq(g->ranks, 2);
+  EQ(g->nvlink_bytes, 0);
+  EQ(g->ib_bytes, 262144);
+  EQ(g->ib_time, 262144 / 50e9);
+  tc_free(fx.tc);
+}
+END_TEST
+
+/* R-PAR-003: group= picks the ranks, and the shapes follow: on 2 x 8 with
+ * tensor 8, reduce_scatter over tensor of bf16 [64, 1024] along axis 1 is
+ * [64, 128] and moves 7/8 x 131072 = 114688 bytes on NVLink; allgather
+ * over tensor along axis 0 is [512, 1024] (a 1 MiB buffer, 7/8 of it,
+ * 917504 bytes); the default group, data (ranks 0 and 8), puts an
+ * all-reduce's 2 x 1/2 x 131072 = 131072 bytes on InfiniBand. */
+START_TEST(parallel_groups) {
+  Fx fx = run("model m {\n dtype bf16\n"
+              " parallel { nodes = 2; gpus_per_node = 8; tensor = 8 }\n"
+              " input x : [64, 1024]\n"
+              " r = reduce_scatter(x, axis=1, group=tensor)\n"
+              " a = allgather(x, axis=0, group=tensor)\n s = allreduce(x)\n}\n");
+  ck_assert_int_eq(tc_node(fx.tc, "r")->type->dims[1], 128);
+  ck_assert_int_eq(tc_node(fx.tc, "a")->type->dims[0], 512);
+  const Collective *r = &fx.c->collectives[0], *a = &fx.c->collectives[1],
+                   *s = &fx.c->collectives[2];
+  EQ(r->nvlink_bytes, 114688);
+  EQ(r->ib_bytes, 0);
+  EQ(a->nvlink_bytes, 917504);
+  ck_assert_int_eq(s->group, PG_DATA);
+  EQ(s->nvlink_bytes, 0);
+  EQ(s->ib_bytes, 131072);
+  tc_free(fx.tc);
+}
+END_TEST
+
+/* R-PAR-004, R-PAR-005: ZeRO on a bf16 [1024, 1024] weight, S = 2097152
+ * bytes, 1048576 parameters (Adam 12582912 bytes), 16 data ranks on 2 x 8.
+ * Stage 3: weights, gradients and Adam state / 16 = 131072, 131072 and
+ * 786432 bytes per GPU; two all-gathers of the weights (forward, backward)
+ * and a reduce-scatter of the gradients, each 7/8 S = 1835008 bytes on
+ * NVLink and 1/2 x S/8 = 131072 on InfiniBand: 3 x 131072 = 393216 on IB,
+ * 1.5x the stage-0 all-reduce's 2 x 1/2 x S/8 = 262144 (Rajbhandari et
+ * al. 2020, section 7.2.2: 3 Psi against 2 Psi); the same 1.5x on all
+ * links, 3 x 1966080 = 5898240 against 3932160.  Hybrid (shard = 8): the
+ * three stay in a node (0 on IB) and the gradient shards, S/8 = 262144
+ * bytes, are all-reduced over the 2 replicas (one per node): 2 x 1/2 x
+ * 262144 = 262144 on IB; per GPU / 8: 262144, 262144, 1572864.  Stage 2
+ * on one node of 8: a reduce-scatter and an all-gather, 2 x 7/8 S, the
+ * all-reduce's bytes; gradients and Adam / 8, the weights whole. */
+/* `fmt` with its one %s replaced by `keys`, analysed. */
+static Fx run_plan(const char *fmt, const char *keys) {
+  char text[400];
+  snprintf(text, sizeof text, fmt, keys);
+  return run(text);
+}
+
+START_TEST(parallel_zero) {
+  const char *fmt = "model m {\n dtype bf16\n mode train\n parallel { %s }\n"
+                    " input x : [64, 1024]\n weight w : [1024, 1024]\n"
+                    " y = matmul(x, w)\n}\n";
+  Fx z0 = run_plan(fmt, "nodes = 2; gpus_per_node = 8");
+  Fx z3 = run_plan(fmt, "nodes = 2; gpus_per_node = 8; zero = 3");
+  Fx hy = run_plan(fmt, "nodes = 2; gpus_per_node = 8; zero = 3; shard = 8");
+  Fx z2 = run_plan(fmt, "gpus_per_node = 8; zero = 2");
+  const double S = 2097152;
+  ck_assert_int_eq(z0.c->ncollectives, 1);
+  EQ(z0.c->collectives[0].ib_bytes, 262144);
+  EQ(z0.c->footprint.total - z0.c->footprint.activations, S + S + 12582912);
+  EQ(z3.c->footprint.weights, 131072);
+  EQ(z3.c->footprint.gradients, 131072);
+  EQ(z3.c->footprint.optimizer, 786432);
+  ck_assert_int_eq(z3.c->footprint.weight_shards, 16);
+  ck_assert_int_eq(z3.c->ncollectives, 3);
+  double ib = 0, all = 0;
+  for (int i = 0; i < 3; i++) {
+    const Collective *c = &z3.c->collectives[i];
+    ck_assert_int_eq(c->group, PG_SHARD);
+    EQ(c->nvlink_bytes, 1835008);
+    EQ(c->ib_bytes, 131072);
+    ib += c->ib_bytes;
+    all += c->ib_bytes + c->nvlink_bytes;
+  }
+  ck_assert_str_eq(z3.c->collectives[0].kind, "allgather");
+  ck_assert_str_eq(z3.c->collectives[2].kind, "reduce_scatter");
+  EQ(ib, 393216);
+  EQ(ib / z0.c->collectives[0].ib_bytes, 1.5);
+  EQ(all, 5898240);
+  EQ(all / (z0.c->collectives[0].ib_bytes + z0.c->collectives[0].nvlink_bytes), 1.5);
+  ck_assert_int_eq(hy.c->ncollectives, 4);
+  for (int i = 0; i < 3; i++) EQ(hy.c->collectives[i].ib_bytes, 0);
+  const Collective *rep = &hy.c->collectives[3];
+  ck_assert_int_eq(rep->group, PG_REPLICA);
+  ck_assert_int_eq(rep->ranks, 2);
+  EQ(rep->buffer, 262144);
+  EQ(rep->ib_bytes, 262144);
+  EQ(rep->nvlink_bytes, 0);
+  EQ(hy.c->footprint.weights, 262144);
+  EQ(hy.c->footprint.optimizer, 1572864);
+  ck_assert_int_eq(z2.c->ncollectives, 2);
+  EQ(z2.c->collectives[0].nvlink_bytes + z2.c->collectives[1].nvlink_bytes,
+     2 * 7.0 / 8 * S);
+  EQ(z2.c->footprint.weights, S);
+  EQ(z2.c->footprint.gradients, S / 8);
+  EQ(z2.c->footprint.optimizer, 12582912.0 / 8);
+  tc_free(z0.tc);
+  tc_free(z3.tc);
+  tc_free(hy.tc);
+  tc_free(z2.tc);
+}
+END_TEST
+
+/* R-PAR-007: the seed's all-reduce beside a matmul.  The step is at least
+ * max(compute, communication) with overlap and their sum without: y is
+ * 2 x 1 x 100000 x 70000 = 14 GFLOP on 14.0 GB, 14.0e9 / 3.35e12 s
+ * memory-bound; the all-reduce 24.5e9 / 450e9 + 1.75e9 / 50e9 s. */
+START_TEST(parallel_overlap) {
+  const char *fmt = "model m {\n dtype bf16\n parallel { nodes = 2; gpus_per_node = 8%s }\n"
+                    " input x : [1, 100_000]\n weight w : [100_000, 70_000]\n"
+                    " y = matmul(x, w)\n input g : [7_000_000_000]\n s = allreduce(g)\n}\n";
+  Fx no = run_plan(fmt, "");
+  Fx yes = run_plan(fmt, "; overlap = true");
+  double comm = 24.5e9 / 450e9 + 1.75e9 / 50e9;
+  double compute = nc(&no, "y")->time_s;
+  EQ(compute, (2e9 * 7 + 2e5 + 2 * 7e4) / 3.35e12);
+  EQ(no.c->collective_time, comm);
+  EQ(no.c->time_s, compute + comm);
+  EQ(no.c->overlap_time, comm);
+  EQ(cost_step_time(no.c), compute + comm);
+  EQ(cost_step_time(yes.c), comm);
+  EQ(yes.c->time_s, compute + comm);
+  tc_free(no.tc);
+  tc_free(yes.tc);
+}
+END_TEST
+
 /* R-COST-007: a transfer costs bytes over PCIe, times its count. */
 START_TEST(transfer_in_loop) {
   Fx fx = run("model m {\n dtype fp16\n host h : [4096, 4096]\n"
@@ -765,6 +925,10 @@ Suite *cost_suite(void) {
   tcase_add_test(tc, issue18_bias);
   tcase_add_test(tc, issue18_norms);
   tcase_add_test(tc, issue18_convs);
+  tcase_add_test(tc, parallel_tp_dp);
+  tcase_add_test(tc, parallel_groups);
+  tcase_add_test(tc, parallel_zero);
+  tcase_add_test(tc, parallel_overlap);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -341,23 +341,126 @@ START_TEST(test_nested_alias) {
 }
 END_TEST
 
-/* R-KW-006 */
+/* R-KW-006 R-PAR-001: the keys, their defaults and the rules that tie the
+ * degrees to the GPUs. */
+static const Parallel *par(TestCtx **tc, const char *keys) {
+  char text[400];
+  snprintf(text, sizeof text, "let T = 4\nmodel m {\n  parallel { %s }\n}\n", keys);
+  *tc = clean(text);
+  return &(*tc)->unit->models[0].parallel;
+}
+
 START_TEST(test_parallel) {
-  TestCtx *tc = clean("model m {\n  parallel { nodes = 2; gpus_per_node = 8 }\n}\n");
-  const Parallel *p = &tc->unit->models[0].parallel;
+  TestCtx *tc;
+  const Parallel *p = par(&tc, "nodes = 2; gpus_per_node = 8");
   ck_assert(p->present);
   ck_assert_int_eq(p->nodes, 2);
   ck_assert_int_eq(p->gpus_per_node, 8);
-  ck_assert_int_eq(p->data, 16);
+  ck_assert_int_eq(p->data, 16); /* 16 GPUs / (tensor 1 x pipeline 1) */
+  ck_assert_int_eq(p->tensor, 1);
+  ck_assert_int_eq(p->pipeline, 1);
+  ck_assert_int_eq(p->expert, 1);
+  ck_assert_int_eq(p->microbatches, 1);
+  ck_assert_int_eq(p->zero, 0);
+  ck_assert_int_eq(p->shard, 0);
+  ck_assert(!p->overlap);
   tc_free(tc);
-  tc = clean("model m {\n  parallel { nodes = 2; gpus_per_node = 8; data = 4 }\n}\n");
-  ck_assert_int_eq(tc->unit->models[0].parallel.data, 4);
+  /* data = 16 / 8 = 2 */
+  p = par(&tc, "nodes = 2; gpus_per_node = 8; tensor = 8; zero = 3; overlap = true");
+  ck_assert_int_eq(p->data, 2);
+  ck_assert_int_eq(p->zero, 3);
+  ck_assert(p->overlap);
+  tc_free(tc);
+  /* gpus_per_node = tensor x pipeline x data / nodes = 1 x 1 x 2 / 1 */
+  p = par(&tc, "data = 2");
+  ck_assert_int_eq(p->gpus_per_node, 2);
+  ck_assert_int_eq(p->nodes, 1);
+  tc_free(tc);
+  /* without data: gpus_per_node = tensor x pipeline = T = 4, data 1 */
+  p = par(&tc, "tensor = T");
+  ck_assert_int_eq(p->tensor, 4);
+  ck_assert_int_eq(p->gpus_per_node, 4);
+  ck_assert_int_eq(p->data, 1);
+  tc_free(tc);
+  /* gpus_per_node = 8 x 1 x 2 / 2 = 8 */
+  p = par(&tc, "nodes = 2; tensor = 8; data = 2; shard = 1; zero = 2; expert = 2");
+  ck_assert_int_eq(p->gpus_per_node, 8);
+  ck_assert_int_eq(p->shard, 1);
+  ck_assert_int_eq(p->expert, 2);
   tc_free(tc);
   one_error("model m {\n  parallel { nodes = 2; gpu_per_node = 8 }\n}\n", 2,
             "unknown parallel key 'gpu_per_node'; did you mean "
             "'gpus_per_node'?");
+  one_error("model m {\n  parallel { zzz = 8 }\n}\n", 2,
+            "unknown parallel key 'zzz' (expected nodes, gpus_per_node, data, "
+            "tensor, pipeline, expert, microbatches, zero, shard or overlap)");
   one_error("model m {\n  parallel { nodes = 0 }\n}\n", 2,
             "parallel 'nodes' must be a positive integer, got 0");
+  one_error("model m {\n  parallel { zero = 4 }\n}\n", 2,
+            "parallel 'zero' must be at most 3, got 4");
+  one_error("model m {\n  parallel { overlap = 1 }\n}\n", 2,
+            "parallel 'overlap' takes true or false");
+  /* issue 19: data = 4 (or 9, or 32) on 16 GPUs used to be accepted */
+  one_error("model m {\n  parallel { nodes = 2; gpus_per_node = 8; data = 4 }\n}\n", 2,
+            "parallel degrees tensor 1 x pipeline 1 x data 4 = 4 do not match "
+            "the 16 GPUs of nodes 2 x gpus_per_node 8");
+  one_error("model m {\n  parallel { nodes = 2; gpus_per_node = 8; data = 32 }\n}\n", 2,
+            "parallel degrees tensor 1 x pipeline 1 x data 32 = 32 do not match "
+            "the 16 GPUs of nodes 2 x gpus_per_node 8");
+  one_error("model m {\n  parallel { nodes = 2; gpus_per_node = 8; tensor = 3 }\n}\n", 2,
+            "parallel degrees tensor 3 x pipeline 1 = 3 do not divide the 16 "
+            "GPUs of nodes 2 x gpus_per_node 8");
+  one_error("model m {\n  parallel { nodes = 3; data = 2 }\n}\n", 2,
+            "parallel degrees tensor 1 x pipeline 1 x data 2 = 2 GPUs do not "
+            "split evenly over 3 nodes");
+  one_error("model m {\n  parallel { nodes = 2; gpus_per_node = 8; expert = 3 }\n}\n", 2,
+            "parallel 'expert' = 3 does not divide data = 16 (the expert group "
+            "lies inside the data group)");
+  one_error("model m {\n  parallel { nodes = 2; gpus_per_node = 8; shard = 8 }\n}\n", 2,
+            "parallel 'shard' = 8 needs 'zero' 1, 2 or 3: with zero 0 nothing "
+            "is sharded");
+  one_error("model m {\n  parallel { nodes = 2; gpus_per_node = 8; zero = 3; shard = 3 }\n}\n", 2,
+            "parallel 'shard' = 3 does not divide data = 16");
+  one_error("model m {\n  parallel { nodes = 2; gpus_per_node = 8; pipeline = 2 }\n}\n", 2,
+            "parallel 'pipeline' = 2: pipeline stages are not costed yet (the "
+            "model would be priced as one stage)");
+}
+END_TEST
+
+/* R-PAR-002: Megatron-Core's rank order tp-cp-ep-dp-pp on 2 nodes of 8.
+ * TP 8 x DP 2: the tensor group is ranks 0..7 (one node, NVLink), the
+ * data group ranks 0 and 8 (stride 8: one per node, InfiniBand only).
+ * FSDP over 16 with shard = 8: shard groups of 8 inside a node, replicas
+ * 0 and 8 across. */
+static void place_is(GroupPlace g, int64_t size, int64_t stride,
+                     int64_t per_node, int64_t nodes, const char *link) {
+  ck_assert_int_eq(g.size, size);
+  ck_assert_int_eq(g.stride, stride);
+  ck_assert_int_eq(g.per_node, per_node);
+  ck_assert_int_eq(g.nodes, nodes);
+  ck_assert_str_eq(group_link_str(g), link);
+}
+
+START_TEST(test_parallel_place) {
+  TestCtx *tc;
+  const Parallel *p = par(&tc, "nodes = 2; gpus_per_node = 8; tensor = 8");
+  place_is(parallel_place(p, PG_TENSOR), 8, 1, 8, 1, "NVLink");
+  place_is(parallel_place(p, PG_DATA), 2, 8, 1, 2, "InfiniBand");
+  tc_free(tc);
+  p = par(&tc, "nodes = 2; gpus_per_node = 8; zero = 3; shard = 8");
+  place_is(parallel_place(p, PG_DATA), 16, 1, 8, 2, "NVLink + InfiniBand");
+  place_is(parallel_place(p, PG_SHARD), 8, 1, 8, 1, "NVLink");
+  place_is(parallel_place(p, PG_REPLICA), 2, 8, 1, 2, "InfiniBand");
+  tc_free(tc);
+  /* tensor 4 x data 4 on 2 x 8: the expert group (2) inside data, stride 4 */
+  p = par(&tc, "nodes = 2; gpus_per_node = 8; tensor = T; expert = 2");
+  place_is(parallel_place(p, PG_EXPERT), 2, 4, 2, 1, "NVLink");
+  place_is(parallel_place(p, PG_DATA), 4, 4, 2, 2, "NVLink + InfiniBand");
+  tc_free(tc);
+  /* no block: one GPU */
+  tc = clean("model m {\n  input x : [4]\n}\n");
+  ck_assert_int_eq(parallel_place(&tc->unit->models[0].parallel, PG_DATA).size, 1);
+  tc_free(tc);
 }
 END_TEST
 
@@ -488,6 +591,7 @@ Suite *sema_suite(void) {
   tcase_add_test(tc, test_nested_name_bound);
   tcase_add_test(tc, test_outputs);
   tcase_add_test(tc, test_parallel);
+  tcase_add_test(tc, test_parallel_place);
   tcase_add_test(tc, test_misplaced_and_top);
   tcase_add_test(tc, test_settings_and_node_count);
   tcase_add_test(tc, test_scale);

@@ -1,1 +1,1 @@
--w tests/golden/checks/seed_cross_node.roof
+-w tests/golden/checks/wno_capacity.roof

@@ -1,1 +1,1 @@
--Wno-capacity -Wno-memory-bound tests/golden/checks/seed_cross_node.roof
+-Wno-capacity -Wno-memory-bound FILE

@@ -1,0 +1,1 @@
+--report -D SHARD=8 examples/llama3_8b_train.roof

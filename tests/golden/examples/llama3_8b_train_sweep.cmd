@@ -1,0 +1,1 @@
+--sweep T=1,2,4,8 examples/llama3_8b_train.roof

@@ -1,0 +1,1 @@
+--report -D T=8 -D ZERO=0 examples/llama3_8b_train.roof

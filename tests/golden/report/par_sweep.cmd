@@ -1,0 +1,1 @@
+--sweep T=1,2,8 -Wno-overhead-bound -Wno-low-occupancy -Wno-memory-bound FILE
