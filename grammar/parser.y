@@ -211,7 +211,7 @@ static Expr *name_expr(ParseCtx *ctx, int id, Loc loc) {
 %token NEWLINE "newline"
 %token LET "let" TARGET "target" MODEL "model" DTYPE "dtype" MODE "mode"
 %token PARALLEL "parallel" INPUT "input" WEIGHT "weight" HOST "host"
-%token BUFFER "buffer"
+%token BUFFER "buffer" CACHE "cache" EXPERTS "experts"
 %token REPEAT "repeat" LOOP "loop" FUSED "fused" OUTPUT "output"
 %token TRUE "true" FALSE "false"
 %token FLOORDIV "//"
@@ -327,6 +327,7 @@ decl_kind
   | "weight"  { $$ = DECL_WEIGHT; }
   | "host"    { $$ = DECL_HOST; }
   | "buffer"  { $$ = DECL_BUFFER; }
+  | "cache"   { $$ = DECL_CACHE; }
   ;
 
 /* name_list = NAME {, NAME} */

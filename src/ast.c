@@ -43,7 +43,7 @@ static const char *const stmt_kind_names[] = {
 
 static const char *const decl_kind_names[] = {
     [DECL_INPUT] = "input", [DECL_WEIGHT] = "weight", [DECL_HOST] = "host",
-    [DECL_BUFFER] = "buffer",
+    [DECL_BUFFER] = "buffer", [DECL_CACHE] = "cache",
 };
 
 #define NAME_OF(table, k)                                              \

@@ -45,9 +45,23 @@ static bool is_noop_cast(const Model *m, const GNode *n) {
          m->nodes[n->inputs[0]].type->dtype == n->type->dtype;
 }
 
-/* Views and no-op casts: they alias their input. */
+/* An append to a KV cache: a kernel, whose result is the cache's storage
+ * (R-CACHE-002). */
+static bool is_append(const GNode *n) {
+  return n->op && (n->op->flags & OPF_APPEND);
+}
+
+/* Views, no-op casts and appends: they alias their (first) input. */
 static bool is_alias(const Model *m, const GNode *n) {
-  return is_op(n, OC_VIEW) || is_noop_cast(m, n);
+  return is_op(n, OC_VIEW) || is_noop_cast(m, n) || is_append(n);
+}
+
+/* A result after the first of an op with several that computes (topk's
+ * indices): the first result's kernel writes it, so it has none of its own
+ * (R-ROUTE-001); it holds its own bytes all the same (not an alias). */
+static bool is_later_result(const GNode *n) {
+  return n->op && (n->op->flags & OPF_RESULTS) && n->op->cls != OC_VIEW &&
+         n->args->result > 0;
 }
 
 static const TensorType *in_type(const Model *m, const GNode *n, int i) {
@@ -261,6 +275,19 @@ static double activations(const Model *m, bool train, const bool *leaves,
   return peak;
 }
 
+/* R-CACHE-001: a cache holds, once per repeat copy, the longest it gets:
+ * the largest of its declared size and the results of the appends to it.
+ * `longest` (scratch, one per node, made at the first cache) holds each
+ * cache's so far; appends come after the cache they extend. */
+static void kv_cache(const Model *m, int id, double **longest, double *total) {
+  if (!*longest) *longest = xcalloc((size_t)m->nnodes, sizeof **longest);
+  int root = storage_of(m, id);
+  double bytes = node_bytes(m, id), *have = &(*longest)[root];
+  if (bytes <= *have) return;
+  *total += (bytes - *have) * model_weight_copies(m, m->nodes[root].scope);
+  *have = bytes;
+}
+
 /* ------------------------------------------------------------- kernels */
 
 static void fused_roofline(FusedCost *k, const Target *t) {
@@ -421,6 +448,7 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
 
   /* Per node. */
   CostMemo memo = {.peak = {{0}}};
+  double *longest = NULL; /* kv_cache's scratch */
   for (int i = 0; i < n; i++) {
     const GNode *g = &m->nodes[i];
     NodeCost *nc = &mc->nodes[i];
@@ -434,6 +462,8 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
      * but is no parameter: no gradient, no optimizer state */
     if (g->role == ROLE_BUFFER)
       mc->footprint.buffers += node_bytes(m, i) * model_weight_copies(m, g->scope);
+    if (g->role == ROLE_CACHE || is_append(g))
+      kv_cache(m, i, &longest, &mc->footprint.kv_cache);
     if (!g->op) continue;
     OpCost oc = {0};
     OpIn x = {g->op, m, g->inputs, g->ninputs, g->type, g->args};
@@ -445,7 +475,7 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     bool tensor;
     nc->peak = memo_peak(&memo, t, precision_of(m, g), contraction, &tensor);
     nc->tensor = tensor;
-    switch (is_noop_cast(m, g) ? OC_VIEW : g->op->cls) {
+    switch (is_noop_cast(m, g) || is_later_result(g) ? OC_VIEW : g->op->cls) {
     case OC_VIEW:
       nc->bytes = nc->flops = 0;
       nc->bound = BOUND_NONE;
@@ -514,6 +544,7 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
       if (region_kernel[r] >= 0) fused_roofline(&mc->fused[r], t);
   }
   free(leaves);
+  free(longest);
 
   if (m->train) {
     mc->footprint.gradients = mc->footprint.weights;
@@ -532,7 +563,7 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   }
   mc->footprint.total = mc->footprint.weights + mc->footprint.gradients +
                         mc->footprint.optimizer + mc->footprint.activations +
-                        mc->footprint.buffers;
+                        mc->footprint.buffers + mc->footprint.kv_cache;
 
   /* Totals per step, in kernel order (without regions the per-node pass
    * has added them, in the same order). */

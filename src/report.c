@@ -285,6 +285,7 @@ static void report_footprint(FILE *out, const ModelCost *c) {
       {"optimizer", f->optimizer, c->model->train},
       {"activations", f->activations, true},
       {"buffers", f->buffers, f->buffers > 0},
+      {"KV cache", f->kv_cache, f->kv_cache > 0},
       {"total", f->total, true},
   };
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {

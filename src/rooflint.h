@@ -453,6 +453,7 @@ typedef enum DeclKind {
   DECL_WEIGHT, /* parameters */
   DECL_HOST,   /* a tensor in host memory */
   DECL_BUFFER, /* non-trainable state: a mask, rotary tables (R-COST-011) */
+  DECL_CACHE,  /* a KV cache (R-CACHE-001) */
 } DeclKind;
 
 typedef struct Stmt Stmt;
@@ -685,6 +686,10 @@ typedef struct OpArgs {
   int64_t start, end, step, index;
   int64_t scale, mode;   /* interpolate scale= and mode= (0 nearest, 1 linear) */
   double value;          /* pad value= */
+  int64_t k;             /* topk's K (R-ROUTE-001) */
+  /* OPF_RESULTS: which of the op's results this node is (0 = the first),
+   * set by sema for every application */
+  int64_t result;
 } OpArgs;
 
 /* What an op's positional arguments are (sema binds them by this). */
@@ -697,6 +702,7 @@ typedef enum OpForm {
   FORM_TENSOR_LIST, /* concat([a, b, ...]) */
   FORM_SPLIT,       /* split(x, N) or split(x, [sizes]) */
   FORM_PADS,        /* pad(x, [before..., after...]): up to 2 * MAX_RANK */
+  FORM_COUNT,       /* topk(x, K): a tensor and a positive integer (OpArgs.k) */
 } OpForm;
 
 typedef struct OpDesc OpDesc;
@@ -742,6 +748,10 @@ enum {
   /* several results, bound as `a, b = op(...)` (R-NAME-009): sema applies
    * the row once per name, the shape rule giving result ShapeCtx.result */
   OPF_RESULTS = 1 << 3,
+  /* appends to a KV cache in place (R-CACHE-002): sema requires its first
+   * operand to be a `cache` (or an append to one), and the result is the
+   * cache's storage, so it holds no bytes of its own */
+  OPF_APPEND = 1 << 4,
 };
 
 typedef struct Model Model;
@@ -867,6 +877,7 @@ typedef enum Role {
   ROLE_HOST,
   ROLE_ACTIVATION, /* produced by an op */
   ROLE_BUFFER,     /* non-trainable state: in the footprint, no parameters */
+  ROLE_CACHE,      /* a KV cache: its own footprint line, no parameters */
 } Role;
 
 const char *role_str(Role r);
@@ -1112,6 +1123,7 @@ typedef struct FusedCost {
 typedef struct Footprint {
   double weights, gradients, optimizer, activations; /* bytes */
   double buffers; /* `buffer` declarations: no gradients, no optimizer state */
+  double kv_cache; /* `cache` declarations at the length their appends reach */
   double total;
 } Footprint;
 

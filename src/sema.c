@@ -1107,6 +1107,7 @@ static bool positionals(Sema *s, const OpDesc *op, const Expr *call,
   case FORM_PERM:
   case FORM_SPLIT:
   case FORM_PADS:
+  case FORM_COUNT:
     break;
   }
   static const char *const usage[] = {
@@ -1115,6 +1116,7 @@ static bool positionals(Sema *s, const OpDesc *op, const Expr *call,
       [FORM_PERM] = "transpose(x, [1, 0])",
       [FORM_SPLIT] = "split(x, 3, axis=-1)",
       [FORM_PADS] = "pad(x, [0, 0, 1, 1, 0, 0, 1, 1])",
+      [FORM_COUNT] = "scores, idx = topk(logits, 2, axis=-1)",
   };
   if (npos != 2) {
     const char *like = usage[op->form];
@@ -1149,6 +1151,15 @@ static bool positionals(Sema *s, const OpDesc *op, const Expr *call,
     }
     ok &= parts >= 1;
     *nlist = -(int)parts;
+  } else if (op->form == FORM_COUNT) {
+    int64_t k = 0; /* R-ROUTE-001: topk's K, at least 1 */
+    s->numctx = "value";
+    if (eval_int(s, e, &k) && k < 1)
+      diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                  "%s takes a K of at least 1, got %lld", op->name,
+                  (long long)k);
+    ok &= k >= 1;
+    args->k = k;
   } else {
     ok &= int_list(s, op, e, list, nlist,
                    op->form == FORM_PERM ? LIST_PERM : LIST_DIMS);
@@ -1267,6 +1278,24 @@ static int apply_call(Sema *s, const Stmt *st, const Expr *call,
   return node;
 }
 
+/* R-CACHE-002: an append's first operand is a `cache` declaration, or an
+ * append to one (the same storage). */
+static bool append_to_cache(Sema *s, const OpDesc *op) {
+  int id = s->in_ids[0];
+  const GNode *g = &s->nodes[id];
+  while (g->op && (g->op->flags & OPF_APPEND)) g = &s->nodes[g->inputs[0]];
+  if (g->role == ROLE_CACHE) return true;
+  const GNode *named = &s->nodes[id];
+  diag_report(s->diags, SEV_ERROR, NULL, s->in_locs[0],
+              "%s writes into a KV cache, and '%s' is %s %s, not a cache; "
+              "declare it 'cache %s : [...]'",
+              op->name, named->name,
+              named->role == ROLE_ACTIVATION || named->role == ROLE_INPUT
+                  ? "an" : "a",
+              role_str(named->role), named->name);
+  return false;
+}
+
 static int apply_node(Sema *s, const Stmt *st, const Expr *call,
                       const char *name, OpInfo *info, int result,
                       int nresults) {
@@ -1367,7 +1396,9 @@ static int apply_node(Sema *s, const Stmt *st, const Expr *call,
       ok = false;
     }
   if (!ok || poisoned) return -1;
+  if ((op->flags & OPF_APPEND) && !append_to_cache(s, op)) return -1;
 
+  args.result = result;
   ShapeCtx ctx = {s->diags, call->loc, s->in_locs, s->arena, axis_loc,
                   list_loc, list, nlist, &declared,
                   s->m->parallel.present ? s->m->parallel.data : 1,
@@ -1445,7 +1476,7 @@ static const char *const stmt_word[] = {
 
 static const char *const decl_word[] = {
     [DECL_INPUT] = "input", [DECL_WEIGHT] = "weight", [DECL_HOST] = "host",
-    [DECL_BUFFER] = "buffer"};
+    [DECL_BUFFER] = "buffer", [DECL_CACHE] = "cache"};
 
 static const char *word_of(const Stmt *st) {
   if (st->kind == ST_DECL) return decl_word[st->decl.kind];
@@ -1457,7 +1488,8 @@ static void decl(Sema *s, const Stmt *st) {
   static const Role roles[] = {[DECL_INPUT] = ROLE_INPUT,
                                [DECL_WEIGHT] = ROLE_WEIGHT,
                                [DECL_HOST] = ROLE_HOST,
-                               [DECL_BUFFER] = ROLE_BUFFER};
+                               [DECL_BUFFER] = ROLE_BUFFER,
+                               [DECL_CACHE] = ROLE_CACHE};
   TensorType t;
   Loc dtype_loc;
   memset(&t, 0, sizeof t);

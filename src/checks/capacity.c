@@ -14,9 +14,11 @@ static void run(const CheckCtx *ctx) {
   double mem = ctx->target->memory;
   if (mem <= 0 || f->total <= mem) return;
   static const char *const part_names[] = {"weights", "gradients", "optimizer",
-                                           "activations", "buffers"};
+                                           "activations", "buffers", "KV cache"};
+  static const char *const part_keys[] = {"weights", "gradients", "optimizer",
+                                          "activations", "buffers", "kv_cache"};
   double parts[] = {f->weights, f->gradients, f->optimizer, f->activations,
-                    f->buffers};
+                    f->buffers, f->kv_cache};
   enum { NPARTS = sizeof parts / sizeof parts[0] };
   StrBuf sb = {0};
   char b[32];
@@ -34,7 +36,7 @@ static void run(const CheckCtx *ctx) {
   diag_figure(d, "footprint", f->total);
   diag_figure(d, "capacity", mem);
   for (int i = 0; i < NPARTS; i++)
-    if (i < 4 || parts[i] > 0) diag_figure(d, part_names[i], parts[i]);
+    if (i < 4 || parts[i] > 0) diag_figure(d, part_keys[i], parts[i]);
   int big = -1;
   double big_bytes = 0;
   for (int i = 0; i < m->nnodes; i++) {

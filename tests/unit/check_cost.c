@@ -734,6 +734,58 @@ START_TEST(custom_as_stated) {
 }
 END_TEST
 
+/* R-ROUTE-001: topk's two results are one kernel.  logits bf16 [64, 8]:
+ * 512 compares (1 per element); bytes: logits 64*8*2 = 1024 read, values
+ * bf16 [64, 2] 256 and indices int64 [64, 2] 1024 written: 2304.  The
+ * indices node has no kernel and no figures of its own; train mode 2x. */
+START_TEST(issue19_topk) {
+  const char *body = " input logits : [64, 8]\n"
+                     " scores, idx = topk(logits, 2, axis=-1)\n}\n";
+  Fx fx, tr;
+  run_both(body, &fx, &tr);
+  EQ(nc(&fx, "scores")->flops, 512);
+  EQ(nc(&fx, "scores")->bytes, 1024 + 256 + 1024);
+  EQ(nc(&fx, "idx")->flops, 0);
+  EQ(nc(&fx, "idx")->bytes, 0);
+  ck_assert_int_eq(nc(&fx, "idx")->kernel, -1);
+  ck_assert_int_eq(tc_node(fx.tc, "idx")->type->dtype, DT_INT64);
+  ck_assert_int_eq(tc_node(fx.tc, "idx")->type->dims[1], 2);
+  ck_assert_int_eq(fx.c->nkernels, 1);
+  EQ(nc(&tr, "scores")->flops, 2 * 512);
+  EQ(nc(&tr, "scores")->bytes, 2 * 2304);
+  tc_free(fx.tc);
+  tc_free(tr.tc);
+}
+END_TEST
+
+/* R-CACHE-001, R-CACHE-002: caches in repeat 2, bf16 [4, 8, 1024, 128]
+ * each, one new entry x [4, 8, 1, 128] appended to each (8192 bytes).
+ * append: x read and written, 2 * 8192 = 16384 bytes, 0 FLOPs; the KV
+ * cache line counts each cache at its appended length 1025: 2 copies x 2
+ * caches x 4*8*1025*128*2 = 4 x 8,396,800 = 33,587,200 bytes; the
+ * appends' results are the caches' storage, not activations (x alone is
+ * live: 8192, with the attention output, 8192: 16384); attention reads
+ * the whole cache, 1025 positions: 4*8*1025*128*2 = 8,396,800 each for
+ * k and v, plus q and the output 8192 each. */
+START_TEST(issue19_cache) {
+  Fx fx = run("model m {\n input x : [4, 8, 1, 128]\n repeat 2 {\n"
+              "  cache k_cache, v_cache : [4, 8, 1024, 128]\n"
+              "  k_all = append(k_cache, x, axis=2)\n"
+              "  v_all = append(v_cache, x, axis=2)\n"
+              "  a = attention(x, k_all, v_all)\n }\n}\n");
+  EQ(nc(&fx, "k_all")->flops, 0);
+  EQ(nc(&fx, "k_all")->bytes, 16384);
+  ck_assert_int_eq(tc_node(fx.tc, "k_all")->type->dims[2], 1025);
+  EQ(fx.c->footprint.kv_cache, 33587200);
+  EQ(fx.c->footprint.activations, 16384);
+  EQ(fx.c->footprint.weights, 0);
+  EQ(fx.c->params, 0);
+  EQ(fx.c->footprint.total, 33587200 + 16384);
+  EQ(nc(&fx, "a")->bytes, 2 * 8396800.0 + 2 * 8192);
+  tc_free(fx.tc);
+}
+END_TEST
+
 Suite *cost_suite(void) {
   Suite *s = suite_create("cost");
   TCase *tc = tcase_create("cost");
@@ -765,6 +817,8 @@ Suite *cost_suite(void) {
   tcase_add_test(tc, issue18_bias);
   tcase_add_test(tc, issue18_norms);
   tcase_add_test(tc, issue18_convs);
+  tcase_add_test(tc, issue19_topk);
+  tcase_add_test(tc, issue19_cache);
   suite_add_tcase(s, tc);
   return s;
 }
