@@ -634,6 +634,7 @@ static void write_summary(JsonOut *w, const ModelCost *mc) {
   json_out_num(w, "transfer_time_s", mc->transfer_time);
   json_out_num(w, "collective_time_s", mc->collective_time);
   json_out_num(w, "params", mc->params);
+  if (mc->experts) json_out_num(w, "active_params", mc->active_params);
   json_out_num(w, "footprint_bytes", mc->footprint.total);
   json_out_open(w, "footprint", '{');
   json_out_num(w, "weights", mc->footprint.weights);

@@ -444,6 +444,7 @@ typedef enum StmtKind {
   ST_SECTION,    /* WORD NAME { ... }, e.g. `level hbm { ... }` in a target */
   ST_ERROR,      /* placeholder after a syntax error */
   ST_UNPACK,     /* NAME, NAME {, NAME} = call  (an op's several results) */
+  ST_EXPERTS,    /* experts E top K [NAME=expr ...] { ... } (R-MOE-001) */
 } StmtKind;
 
 const char *stmt_kind_str(StmtKind k);
@@ -494,7 +495,14 @@ struct Stmt {
     struct {
       Expr *count;
       Block body;
-    } loop;   /* ST_REPEAT, ST_LOOP */
+    } loop;   /* ST_REPEAT, ST_LOOP; ST_EXPERTS begins the same */
+    struct {
+      Expr *count; /* E, the experts (loop.count) */
+      Block body;  /* one expert (loop.body) */
+      Expr *top;   /* K, the experts each token runs */
+      Arg *opts;   /* capacity_factor=, imbalance= */
+      int nopts;
+    } experts; /* ST_EXPERTS */
     struct {
       Ident *names;
       int nnames;
@@ -570,6 +578,8 @@ Stmt *ast_stmt_parallel(Arena *a, Block body, Loc loc);
 Stmt *ast_stmt_decl(Arena *a, DeclKind k, Ident *names, int n, Expr *type, Loc loc);
 /* ST_REPEAT, ST_LOOP */
 Stmt *ast_stmt_loop(Arena *a, StmtKind k, Expr *count, Block body, Loc loc);
+Stmt *ast_stmt_experts(Arena *a, Expr *count, Expr *top, Arg *opts, int nopts,
+                       Block body, Loc loc);
 Stmt *ast_stmt_output(Arena *a, Ident *names, int n, Loc loc);
 Stmt *ast_stmt_unpack(Arena *a, Ident *names, int n, Expr *value, Loc loc);
 void ast_dump(const Program *p, const SourceSet *ss, FILE *out);
@@ -894,6 +904,11 @@ typedef struct Scope {
   int64_t trips; /* body executions per enclosing execution */
   double count;  /* total executions per step: product of trips outward */
   Loc loc;       /* the repeat/loop keyword .. count expression */
+  /* An `experts E top K` block (R-MOE-001): experts = E (0: a repeat or a
+   * loop), trips 1; its weights are E tensors, each token runs the body
+   * K times. */
+  int64_t experts, top;
+  double capacity_factor, imbalance; /* 1 unless given */
 } Scope;
 
 typedef struct Region {
@@ -975,8 +990,16 @@ static inline DType model_plan_dtype(const Model *m, OpClass c) {
 static inline double model_weight_copies(const Model *m, int scope) {
   double n = 1;
   for (int s = scope; s >= 0; s = m->scopes[s].parent)
-    if (!m->scopes[s].is_loop) n *= (double)m->scopes[s].trips;
+    if (!m->scopes[s].is_loop)
+      n *= (double)(m->scopes[s].experts ? m->scopes[s].experts : m->scopes[s].trips);
   return n;
+}
+
+/* The experts block a scope is (or sits in), -1 for none (R-MOE-001). */
+static inline int model_experts_scope(const Model *m, int scope) {
+  for (int s = scope; s >= 0; s = m->scopes[s].parent)
+    if (m->scopes[s].experts) return s;
+  return -1;
 }
 
 typedef struct Unit {
@@ -1156,6 +1179,10 @@ typedef struct ModelCost {
   double memory_bound_time;      /* seconds in memory-bound kernels */
   double transfer_time, collective_time;
   double params;                 /* parameter count */
+  /* Parameters one token runs through: an experts block's weights count
+   * K of their E copies (R-MOE-005); == params without one. */
+  double active_params;
+  bool experts;                  /* the model has an experts block */
   Footprint footprint;
 } ModelCost;
 

@@ -629,6 +629,7 @@ static void bind(Sema *s, const Ident *name, int node) {
     bool carried = false;
     for (int sc = s->scope; sc >= 0 && !within(s, prev->scope, sc);
          sc = s->scopes[sc].parent) {
+      if (s->scopes[sc].experts) continue; /* runs once: nothing carried */
       add_carried(s, sc, name, prev);
       carried = true;
     }
@@ -1472,6 +1473,7 @@ static const char *const stmt_word[] = {
     [ST_LOOP] = "loop",     [ST_FUSED] = "fused",
     [ST_OUTPUT] = "output", [ST_SECTION] = "section",
     [ST_ERROR] = "error",   [ST_UNPACK] = "=",
+    [ST_EXPERTS] = "experts",
 };
 
 static const char *const decl_word[] = {
@@ -1484,6 +1486,8 @@ static const char *word_of(const Stmt *st) {
   return stmt_word[st->kind];
 }
 
+static bool in_experts(Sema *s, const Stmt *st);
+
 static void decl(Sema *s, const Stmt *st) {
   static const Role roles[] = {[DECL_INPUT] = ROLE_INPUT,
                                [DECL_WEIGHT] = ROLE_WEIGHT,
@@ -1494,6 +1498,10 @@ static void decl(Sema *s, const Stmt *st) {
   Loc dtype_loc;
   memset(&t, 0, sizeof t);
   bool ok = eval_type(s, st->decl.type, &t, &dtype_loc);
+  /* R-MOE-001: an expert holds weights (and buffers), not data */
+  if (st->decl.kind != DECL_WEIGHT && st->decl.kind != DECL_BUFFER &&
+      in_experts(s, st))
+    ok = false;
   const TensorType *type = NULL; /* one for all the names */
   for (int i = 0; i < st->decl.nnames; i++) {
     const Ident *id = &st->decl.names[i];
@@ -1556,8 +1564,94 @@ static void check_carried(Sema *s, int scope) {
   *l = (CarriedList){0};
 }
 
+/* R-MOE-001: K (1 to E) and the options of `experts E top K`; a real
+ * option `name` of at least `min`. */
+static double experts_option(Sema *s, const Arg *a, double min,
+                             const char *why) {
+  LetValue v;
+  s->numctx = "value";
+  if (!eval_num(s, a->value, &v)) return -1;
+  double d = v.is_real ? v.r : (double)v.i;
+  if (d < min || d > MAX_KW_REAL) {
+    diag_report(s->diags, SEV_ERROR, NULL, a->value->loc,
+                "%s must be at least %g (%s), got %g", a->name, min, why, d);
+    return -1;
+  }
+  return d;
+}
+
+static Scope experts_header(Sema *s, const Stmt *st, int64_t e) {
+  Scope moe = {.experts = e, .top = 1, .capacity_factor = 1, .imbalance = 1};
+  int64_t k = 1;
+  s->numctx = "value";
+  if (eval_int(s, st->experts.top, &k)) {
+    if (k < 1 || k > e)
+      diag_report(s->diags, SEV_ERROR, NULL, st->experts.top->loc,
+                  "experts %lld top %lld: each token runs 1 to %lld experts, "
+                  "not %lld",
+                  (long long)e, (long long)k, (long long)e, (long long)k);
+    else
+      moe.top = k;
+  }
+  static const char *const names[] = {"capacity_factor", "imbalance", NULL};
+  Loc seen[2] = {LOC_NONE, LOC_NONE};
+  for (int i = 0; i < st->experts.nopts; i++) {
+    const Arg *a = &st->experts.opts[i];
+    Loc at = ast_arg_name_loc(a);
+    int which = strcmp(a->name, names[0]) == 0   ? 0
+                : strcmp(a->name, names[1]) == 0 ? 1
+                                                 : -1;
+    if (which < 0) {
+      const char *sug = util_suggest(a->name, names);
+      Diag *d = diag_report(s->diags, SEV_ERROR, NULL, at,
+                            sug ? "unknown experts option '%s'; did you mean "
+                                  "'%s'?"
+                                : "unknown experts option '%s' (options: "
+                                  "capacity_factor=, imbalance=)",
+                            a->name, sug);
+      if (sug) diag_fixit(d, at, sug);
+      continue;
+    }
+    if (seen[which].file >= 0) {
+      Diag *d = diag_report(s->diags, SEV_ERROR, NULL, at,
+                            "duplicate experts option '%s'", a->name);
+      diag_note(d, seen[which], "first given here");
+      continue;
+    }
+    seen[which] = at;
+    double v = which == 0
+                   ? experts_option(s, a, 1e-9, "a share of the mean load")
+                   : experts_option(s, a, 1, "the busiest expert's load over "
+                                             "the mean");
+    if (v < 0) continue;
+    if (which == 0) moe.capacity_factor = v;
+    else moe.imbalance = v;
+  }
+  return moe;
+}
+
+/* The experts block the current scope is in, -1 for none. */
+static int experts_around(const Sema *s) {
+  for (int sc = s->scope; sc >= 0; sc = s->scopes[sc].parent)
+    if (s->scopes[sc].experts) return sc;
+  return -1;
+}
+
+/* R-MOE-001: what an experts block may not hold. */
+static bool in_experts(Sema *s, const Stmt *st) {
+  int e = experts_around(s);
+  if (e < 0) return false;
+  Diag *d = diag_report(s->diags, SEV_ERROR, NULL, st->loc,
+                        "'%s' is not allowed inside an experts block: it holds "
+                        "one expert's weights and ops on the layer's tokens",
+                        word_of(st));
+  diag_note(d, s->scopes[e].loc, "the experts block starts here");
+  return true;
+}
+
 static void scope_stmt(Sema *s, const Stmt *st) {
   bool is_loop = st->kind == ST_LOOP;
+  if (st->kind != ST_EXPERTS && in_experts(s, st)) return;
   if (s->region >= 0) {
     Diag *d = diag_report(s->diags, SEV_ERROR, NULL, st->loc,
                           "'%s' is not allowed inside fused region '%s'; put "
@@ -1585,6 +1679,12 @@ static void scope_stmt(Sema *s, const Stmt *st) {
     ok = false;
   }
   if (!ok) trips = 1; /* still analyse the body, once */
+  Scope moe = {0};
+  if (st->kind == ST_EXPERTS) {
+    if (in_experts(s, st)) return;
+    moe = experts_header(s, st, trips);
+    trips = 1; /* runs once: the experts are its weights' copies */
+  }
   Model *m = s->m;
   int cap = s->cap_scopes;
   grow((void **)&s->scopes, &cap, m->nscopes + 1, sizeof *s->scopes);
@@ -1593,7 +1693,11 @@ static void scope_stmt(Sema *s, const Stmt *st) {
   s->cap_scopes = cap;
   int id = m->nscopes++;
   s->scopes[id] = (Scope){s->scope, is_loop, trips, outer * (double)trips,
-                          span(st->loc, st->loop.count->loc)};
+                          span(st->loc, st->kind == ST_EXPERTS
+                                            ? st->experts.top->loc
+                                            : st->loop.count->loc),
+                          moe.experts, moe.top, moe.capacity_factor,
+                          moe.imbalance};
   s->carried[id] = (CarriedList){0};
   int saved = s->scope;
   s->scope = id;
@@ -1666,6 +1770,7 @@ static void model_stmt(Sema *s, const Stmt *st, bool top) {
   }
   case ST_REPEAT:
   case ST_LOOP:
+  case ST_EXPERTS:
     scope_stmt(s, st);
     return;
   case ST_FUSED:
@@ -1826,7 +1931,8 @@ static int64_t block_nodes(const Block *b) {
     case ST_ASSIGN: n += call_nodes(st->assign.value); break;
     case ST_UNPACK: n += st->unpack.nnames + call_nodes(st->unpack.value); break;
     case ST_REPEAT:
-    case ST_LOOP: n += block_nodes(&st->loop.body); break;
+    case ST_LOOP:
+    case ST_EXPERTS: n += block_nodes(&st->loop.body); break;
     case ST_FUSED: n += block_nodes(&st->def.body); break;
     default: break;
     }

@@ -786,6 +786,52 @@ START_TEST(issue19_cache) {
 }
 END_TEST
 
+/* R-MOE-002, R-MOE-003, R-MOE-004, R-MOE-005: one expert, w1 bf16 [64, 128] (8192 parameters, 16384
+ * bytes), written on h [T, 64], in `experts 8 top 2`.
+ * T = 1: each token runs 2 experts, so the matmul's 2*1*128*64 = 16384
+ * FLOPs run twice: 32768; h (128 B) and y (256 B) move twice: 768; the
+ * experts touched are 8*(1 - (6/8)^1) = 2, so w1 is read twice: 32768;
+ * bytes 33536.  T = 64: 2*64*128*64*2 = 2097152 FLOPs; (8192 + 16384)*2 =
+ * 49152 activation bytes; 8*(1 - 0.75^64) = 7.99999992 experts' weights.
+ * Parameters 8 * 8192 = 65536, active 2 * 8192 = 16384; weights 8 x 16384
+ * = 131072 bytes.  capacity_factor=1.25 imbalance=1.2: the body runs
+ * 2*1.25*1.2 = 3 times the tokens: 3 * 16384 = 49152 FLOPs at T = 1.
+ * Train mode: the matmul's 3x, and 12 bytes of Adam state per parameter
+ * (all 8 experts'): 786432. */
+START_TEST(issue19_experts) {
+  const char *fmt = "model m {\n%s input h : [%d, 64]\n"
+                    " experts 8 top 2%s {\n  weight w1 : [64, 128]\n"
+                    "  y = matmul(h, w1)\n }\n}\n";
+  char src[512];
+  snprintf(src, sizeof src, fmt, "", 1, "");
+  Fx fx = run(src);
+  EQ(nc(&fx, "y")->flops, 32768);
+  EQ(nc(&fx, "y")->bytes, 768 + 32768);
+  EQ(fx.c->params, 65536);
+  EQ(fx.c->active_params, 16384);
+  ck_assert(fx.c->experts);
+  EQ(fx.c->footprint.weights, 131072);
+  EQ(fx.c->footprint.activations, 128 + 2 * 256);
+  ck_assert_int_eq(tc_node(fx.tc, "y")->count, 1);
+  tc_free(fx.tc);
+  snprintf(src, sizeof src, fmt, "", 64, "");
+  fx = run(src);
+  EQ(nc(&fx, "y")->flops, 2097152);
+  EQ(nc(&fx, "y")->bytes, 49152 + 16384 * 8 * (1 - pow(0.75, 64)));
+  tc_free(fx.tc);
+  snprintf(src, sizeof src, fmt, "", 1, " capacity_factor=1.25 imbalance=1.2");
+  fx = run(src);
+  EQ(nc(&fx, "y")->flops, 3 * 16384);
+  tc_free(fx.tc);
+  snprintf(src, sizeof src, fmt, " mode train\n", 1, "");
+  fx = run(src);
+  EQ(nc(&fx, "y")->flops, 3 * 32768);
+  EQ(fx.c->footprint.gradients, 131072);
+  EQ(fx.c->footprint.optimizer, 12 * 65536);
+  tc_free(fx.tc);
+}
+END_TEST
+
 Suite *cost_suite(void) {
   Suite *s = suite_create("cost");
   TCase *tc = tcase_create("cost");
@@ -819,6 +865,7 @@ Suite *cost_suite(void) {
   tcase_add_test(tc, issue18_convs);
   tcase_add_test(tc, issue19_topk);
   tcase_add_test(tc, issue19_cache);
+  tcase_add_test(tc, issue19_experts);
   suite_add_tcase(s, tc);
   return s;
 }
