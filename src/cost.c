@@ -215,7 +215,7 @@ static MoeScope *moe_scopes(const Model *m) {
     MoeScope *q = &moe[s];
     double E = (double)sc->experts, K = (double)sc->top;
     if (q->tokens == 0) q->tokens = 1;
-    q->work = K * sc->capacity_factor * sc->imbalance;
+    q->work = model_experts_work(m, s);
     q->sharding = e;
     /* each of a GPU's E/e experts is missed by every one of the e*T tokens
      * the expert group routes with probability 1 - K/E */
@@ -301,14 +301,14 @@ static void count_op(const GNode *g, OpCounts *oc) {
  * kernel saves its inputs and recomputes the rest (R-TRAIN-002). */
 /* A value's bytes as the footprint holds them: an experts block's values
  * for the tokens it runs (R-MOE-002). */
-static double held_bytes(const Model *m, const MoeScope *moe, int id) {
+static double held_bytes(const Model *m, int id) {
   const GNode *g = &m->nodes[id];
-  int s = moe && g->role == ROLE_ACTIVATION ? model_experts_scope(m, g->scope) : -1;
-  return node_bytes(m, id) * (s >= 0 ? moe[s].work : 1);
+  return node_bytes(m, id) *
+         (g->role == ROLE_ACTIVATION ? model_experts_work(m, g->scope) : 1);
 }
 
 static double activations(const Model *m, bool train, const bool *leaves,
-                          const MoeScope *moe, OpCounts *oc) {
+                          OpCounts *oc) {
   int n = m->nnodes;
   if (n == 0) return 0;
   if (train) {
@@ -319,7 +319,7 @@ static double activations(const Model *m, bool train, const bool *leaves,
       bool saved = g->region < 0 || leaves[i];
       if ((g->role == ROLE_ACTIVATION && !is_alias(m, g) &&
            !is_op(g, OC_TRANSFER) && saved) || g->role == ROLE_INPUT)
-        sum += held_bytes(m, moe, i) * g->count;
+        sum += held_bytes(m, i) * g->count;
     }
     return sum;
   }
@@ -351,7 +351,7 @@ static double activations(const Model *m, bool train, const bool *leaves,
       /* An input declared in a repeat is new data per copy and every
        * copy's is resident at once (a per-layer KV cache); in a loop only
        * the current trip's is live (R-COST-009). */
-      double bytes = held_bytes(m, moe, i) *
+      double bytes = held_bytes(m, i) *
                      (g->role == ROLE_INPUT ? model_weight_copies(m, g->scope) : 1);
       live += bytes;
       free_at[last[i] - 1] += bytes;
@@ -365,16 +365,24 @@ static double activations(const Model *m, bool train, const bool *leaves,
 }
 
 /* R-CACHE-001: a cache holds, once per repeat copy, the longest it gets:
- * the largest of its declared size and the results of the appends to it.
- * `longest` (scratch, one per node, made at the first cache) holds each
- * cache's so far; appends come after the cache they extend. */
-static void kv_cache(const Model *m, int id, double **longest, double *total) {
-  if (!*longest) *longest = xcalloc((size_t)m->nnodes, sizeof **longest);
-  int root = storage_of(m, id);
-  double bytes = node_bytes(m, id), *have = &(*longest)[root];
-  if (bytes <= *have) return;
-  *total += (bytes - *have) * model_weight_copies(m, m->nodes[root].scope);
-  *have = bytes;
+ * the largest of its declared size and the results of the appends to it
+ * (appends come after the cache they extend, so one pass keeps each
+ * cache's longest so far, in scratch). */
+double cost_kv_cache(const Model *m, double *by_dtype) {
+  double total = 0, *longest = NULL;
+  for (int i = 0; i < m->nnodes; i++) {
+    const GNode *g = &m->nodes[i];
+    if (g->role != ROLE_CACHE && !is_append(g)) continue;
+    if (!longest) longest = xcalloc((size_t)m->nnodes, sizeof *longest);
+    int root = storage_of(m, i);
+    double bytes = node_bytes(m, i), *have = &longest[root];
+    if (bytes <= *have) continue;
+    double more = (bytes - *have) * model_weight_copies(m, m->nodes[root].scope);
+    total += more;
+    if (by_dtype) by_dtype[m->nodes[root].type->dtype] += more;
+    *have = bytes;
+  }
+  return total;
 }
 
 /* ------------------------------------------------------------- kernels */
@@ -531,7 +539,7 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   bool *leaves = region_exits(m); /* scratch, freed before returning */
   MoeScope *moe = moe_scopes(m);  /* scratch too */
   mc->experts = moe != NULL;
-  mc->footprint.activations = activations(m, m->train, leaves, moe, &counts);
+  mc->footprint.activations = activations(m, m->train, leaves, &counts);
   mc->model = m;
   mc->target = t;
   int n = m->nnodes;
@@ -549,7 +557,6 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
 
   /* Per node. */
   CostMemo memo = {.peak = {{0}}};
-  double *longest = NULL; /* kv_cache's scratch */
   double local_params = 0; /* on one GPU: an expert-parallel plan's share */
   for (int i = 0; i < n; i++) {
     const GNode *g = &m->nodes[i];
@@ -571,8 +578,6 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
      * but is no parameter: no gradient, no optimizer state */
     if (g->role == ROLE_BUFFER)
       mc->footprint.buffers += node_bytes(m, i) * model_weight_copies(m, g->scope);
-    if (g->role == ROLE_CACHE || is_append(g))
-      kv_cache(m, i, &longest, &mc->footprint.kv_cache);
     if (!g->op) continue;
     OpCost oc = {0};
     OpIn x = {g->op, m, g->inputs, g->ninputs, g->type, g->args};
@@ -655,8 +660,8 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
       if (region_kernel[r] >= 0) fused_roofline(&mc->fused[r], t);
   }
   free(leaves);
-  free(longest);
   free(moe);
+  mc->footprint.kv_cache = cost_kv_cache(m, NULL);
 
   if (m->train) {
     mc->footprint.gradients = mc->footprint.weights;

@@ -1002,6 +1002,15 @@ static inline int model_experts_scope(const Model *m, int scope) {
   return -1;
 }
 
+/* The rows an op in `scope` runs over those it is written on: K x
+ * capacity_factor x imbalance in an experts block, else 1 (R-MOE-002). */
+static inline double model_experts_work(const Model *m, int scope) {
+  int s = model_experts_scope(m, scope);
+  if (s < 0) return 1;
+  const Scope *e = &m->scopes[s];
+  return (double)e->top * e->capacity_factor * e->imbalance;
+}
+
 typedef struct Unit {
   int file;
   Model *models;
@@ -1189,6 +1198,9 @@ typedef struct ModelCost {
 /* requires: a graph from sema without errors.  Pure function of (model,
  * target). */
 ModelCost *cost_model(Arena *a, const Model *m, const Target *t);
+/* The KV cache footprint (R-CACHE-001), also split by the caches' storage
+ * dtype into by_dtype[DT__COUNT] (NULL: not asked). */
+double cost_kv_cache(const Model *m, double *by_dtype);
 
 /* The roofline figures that follow from a node's or a kernel's FLOPs, bytes,
  * peak and bound on the target.  Derived on demand rather than stored, so

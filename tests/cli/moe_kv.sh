@@ -100,5 +100,13 @@ out=$("$ROOFLINT" -t h100_sxm -Wno-memory-bound -Wno-overhead-bound $EX 2>&1)
 echo "$out" | grep -q "note: does not fit on H100 SXM even at B = 1, S = 4096" ||
   fail "no does-not-fit note on H100: $out"
 
+# --plan: the KV cache has its column, and the rows add up (R-PLAN-002):
+# bf16 holds everything but the int64 router indices (2 x 8 bytes)
+out=$("$ROOFLINT" --plan -w $EX 2>/dev/null)
+echo "$out" | grep -q "^  dtype  parameters  weights  activations  KV cache    total$" &&
+  echo "$out" | grep -q "^  bf16       46.7 G  93.4 GB     180.2 KB  537.0 MB  93.9 GB$" &&
+  echo "$out" | grep -q "^  int64           0      0 B         16 B       0 B     16 B$" ||
+  fail "--plan footprint: $out"
+
 [ "$failures" -eq 0 ] && echo "moe_kv: all figures match"
 [ "$failures" -eq 0 ]
