@@ -100,6 +100,19 @@ out=$("$ROOFLINT" -t h100_sxm -Wno-memory-bound -Wno-overhead-bound $EX 2>&1)
 echo "$out" | grep -q "note: does not fit on H100 SXM even at B = 1, S = 4096" ||
   fail "no does-not-fit note on H100: $out"
 
+# Llama-2-70B decode (examples/llama2_70b_decode.roof), R-CACHE-003: bf16
+# weights 2 x 68,976,648,192 = 137,953,296,384; per sequence the KV cache,
+# 80 x 2 x 8*2048*128*2 = 671,088,640, and activations 188,416 (the peak at
+# `g = mul(g, u)`: three [1, 28672] bf16 values, 3 x 57,344, and the
+# residual x [1, 8192], 16,384).  A B200 (180 GiB = 193,273,528,320):
+# 55,320,231,936 / 671,277,056 = 82.4, so B = 82.
+L70=examples/llama2_70b_decode.roof
+exact "$("$ROOFLINT" --format json -w $L70 2>/dev/null | awk '/"kv_cache":/ { v = $2 } END { sub(/,$/, "", v); print v }')" \
+  671088640 "Llama-2-70B KV cache"
+out=$("$ROOFLINT" -t b200 -Wno-memory-bound -Wno-overhead-bound $L70 2>&1)
+echo "$out" | grep -q "remark: model 'llama2_70b_decode' fits up to B = 82 at T = 2048 on B200 (needs 138.6 GB of 193.3 GB at B = 1)" ||
+  fail "Llama-2-70B on B200: $out"
+
 # --plan: the KV cache has its column, and the rows add up (R-PLAN-002):
 # bf16 holds everything but the int64 router indices (2 x 8 bytes)
 out=$("$ROOFLINT" --plan -w $EX 2>/dev/null)
