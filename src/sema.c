@@ -2267,9 +2267,15 @@ void graph_dump(const Unit *u, const SourceSet *ss, FILE *out) {
     fputc('\n', out);
     for (int i = 0; i < m->nscopes; i++) {
       const Scope *sc = &m->scopes[i];
-      fprintf(out, "  scope %d: %s %lld x%.17g parent %d at ", i,
-              sc->is_loop ? "loop" : "repeat", (long long)sc->trips, sc->count,
-              sc->parent);
+      if (sc->experts) /* R-MOE-001 */
+        fprintf(out, "  scope %d: experts %lld top %lld capacity_factor %g "
+                     "imbalance %g x%.17g parent %d at ",
+                i, (long long)sc->experts, (long long)sc->top,
+                sc->capacity_factor, sc->imbalance, sc->count, sc->parent);
+      else
+        fprintf(out, "  scope %d: %s %lld x%.17g parent %d at ", i,
+                sc->is_loop ? "loop" : "repeat", (long long)sc->trips,
+                sc->count, sc->parent);
       dump_loc(ss, sc->loc, out);
       fputc('\n', out);
     }
