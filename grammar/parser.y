@@ -179,6 +179,22 @@ static void yyerror(const Loc *loc, yyscan_t yyscanner, ParseCtx *ctx,
 static Expr *name_expr(ParseCtx *ctx, int id, Loc loc) {
   return ast_name(ctx->arena, parse_name_text(ctx, id), id, loc);
 }
+
+/* R-MOE-001: `experts E top K [opts] { }`; the word between E and K is
+ * `top` (a name elsewhere, not a keyword). */
+static Stmt *experts_stmt(ParseCtx *ctx, Expr *count, int word, Loc word_loc,
+                          Expr *top, const List *opts, Block body, Loc loc) {
+  const char *w = parse_name_text(ctx, word);
+  if (strcmp(w, "top") != 0) {
+    Diag *d = parse_error(ctx, word_loc,
+                          "expected 'top' after the expert count, like "
+                          "'experts 8 top 2 { ... }', found '%s'", w);
+    diag_fixit(d, word_loc, "top");
+  }
+  return ast_stmt_experts(ctx->arena, count, top,
+                          opts ? parse_args(ctx, *opts) : NULL,
+                          opts ? opts->n : 0, body, loc);
+}
 }
 
 /* Semantic values are arena pointers or lists on the scratch stacks (which
@@ -211,7 +227,7 @@ static Expr *name_expr(ParseCtx *ctx, int id, Loc loc) {
 %token NEWLINE "newline"
 %token LET "let" TARGET "target" MODEL "model" DTYPE "dtype" MODE "mode"
 %token PARALLEL "parallel" INPUT "input" WEIGHT "weight" HOST "host"
-%token BUFFER "buffer"
+%token BUFFER "buffer" CACHE "cache" EXPERTS "experts"
 %token REPEAT "repeat" LOOP "loop" FUSED "fused" OUTPUT "output"
 %token TRUE "true" FALSE "false"
 %token FLOORDIV "//"
@@ -227,7 +243,7 @@ static Expr *name_expr(ParseCtx *ctx, int id, Loc loc) {
 %type <expr> expr nexpr
 %type <list> items item_list
 %type <list> arg_list
-%type <list> name_list
+%type <list> name_list experts_opts
 %type <decl> decl_kind
 
 /* Usual arithmetic precedence, loosest first. */
@@ -326,6 +342,9 @@ stmt
     }
   | "repeat" expr block           { $$ = ast_stmt_loop(ctx->arena, ST_REPEAT, $2, *$3, @$); }
   | "loop" expr block             { $$ = ast_stmt_loop(ctx->arena, ST_LOOP, $2, *$3, @$); }
+  /* R-MOE-001: experts E top K [capacity_factor=X] [imbalance=Y] { ... } */
+  | "experts" expr IDENT expr block { $$ = experts_stmt(ctx, $2, $3, @3, $4, NULL, *$5, @$); }
+  | "experts" expr IDENT expr experts_opts block { $$ = experts_stmt(ctx, $2, $3, @3, $4, &$5, *$6, @$); }
   | "output" name_list            { $$ = ast_stmt_output(ctx->arena, parse_names(ctx, $2), $2.n, @$); }
   ;
 
@@ -334,6 +353,13 @@ decl_kind
   | "weight"  { $$ = DECL_WEIGHT; }
   | "host"    { $$ = DECL_HOST; }
   | "buffer"  { $$ = DECL_BUFFER; }
+  | "cache"   { $$ = DECL_CACHE; }
+  ;
+
+/* experts_opts = NAME '=' expr {NAME '=' expr} */
+experts_opts
+  : IDENT '=' expr               { $$ = parse_list(&ctx->args); parse_push_arg(ctx, &$$, parse_name_text(ctx, $1), @1, $3); }
+  | experts_opts IDENT '=' expr  { $$ = $1; parse_push_arg(ctx, &$$, parse_name_text(ctx, $2), @2, $4); }
   ;
 
 /* name_list = NAME {, NAME} */

@@ -39,11 +39,12 @@ static const char *const stmt_kind_names[] = {
     [ST_LOOP] = "loop",        [ST_FUSED] = "fused",
     [ST_OUTPUT] = "output",    [ST_SECTION] = "section",
     [ST_ERROR] = "error",      [ST_UNPACK] = "unpack",
+    [ST_EXPERTS] = "experts",
 };
 
 static const char *const decl_kind_names[] = {
     [DECL_INPUT] = "input", [DECL_WEIGHT] = "weight", [DECL_HOST] = "host",
-    [DECL_BUFFER] = "buffer",
+    [DECL_BUFFER] = "buffer", [DECL_CACHE] = "cache",
 };
 
 #define NAME_OF(table, k)                                              \
@@ -89,6 +90,7 @@ static const size_t stmt_sizes[] = {
     [ST_SECTION] = NODE_SIZE(Stmt, def),
     [ST_ERROR] = sizeof(Stmt),
     [ST_UNPACK] = NODE_SIZE(Stmt, unpack),
+    [ST_EXPERTS] = NODE_SIZE(Stmt, experts),
 };
 
 /* A zeroed node of kind k: the size its kind's table gives, else `whole`.
@@ -222,6 +224,17 @@ Stmt *ast_stmt_loop(Arena *a, StmtKind k, Expr *count, Block body, Loc loc) {
   Stmt *s = ast_stmt(a, k, loc);
   s->loop.count = count;
   s->loop.body = body;
+  return s;
+}
+
+Stmt *ast_stmt_experts(Arena *a, Expr *count, Expr *top, Arg *opts, int nopts,
+                       Block body, Loc loc) {
+  Stmt *s = ast_stmt(a, ST_EXPERTS, loc);
+  s->experts.count = count;
+  s->experts.body = body;
+  s->experts.top = top;
+  s->experts.opts = opts;
+  s->experts.nopts = nopts;
   return s;
 }
 
@@ -434,6 +447,18 @@ static void dump_stmt(const Dump *d, const Stmt *s, int depth) {
   case ST_LOOP:
     dump_expr(d, s->loop.count, depth + 1);
     dump_block(d, &s->loop.body, depth + 1);
+    break;
+  case ST_EXPERTS:
+    dump_expr(d, s->experts.count, depth + 1);
+    dump_expr(d, s->experts.top, depth + 1);
+    for (int i = 0; i < s->experts.nopts; i++) {
+      const Arg *arg = &s->experts.opts[i];
+      indent(d, depth + 1);
+      fprintf(out, "option %s", arg->name);
+      at(d, ast_arg_name_loc(arg));
+      dump_expr(d, arg->value, depth + 2);
+    }
+    dump_block(d, &s->experts.body, depth + 1);
     break;
   default: break;
   }

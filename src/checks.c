@@ -122,6 +122,7 @@ static const Block *body_of(const Stmt *s) {
     return &s->def.body;
   case ST_REPEAT:
   case ST_LOOP:
+  case ST_EXPERTS:
     return &s->loop.body;
   default:
     return NULL;
@@ -386,4 +387,157 @@ Loc checks_kernel_loc(const CheckCtx *ctx, int kernel) {
   if (k->region >= 0 && k->region < ctx->model->nregions)
     return ctx->model->regions[k->region].loc;
   return ctx->model->nodes[k->first_node].loc;
+}
+
+/* ---- re-analysis with a let changed (memory-bound, capacity) ---- */
+
+/* The walks below keep a stack, not the C stack: a tree is as deep as
+ * the user wrote it. */
+typedef struct PtrStack {
+  const void **v;
+  int n, cap;
+} PtrStack;
+
+static void push_ptr(PtrStack *s, const void *p) {
+  if (!p) return;
+  if (s->n == s->cap) {
+    s->cap = s->cap ? 2 * s->cap : 16;
+    s->v = xrealloc(s->v, (size_t)s->cap * sizeof *s->v);
+  }
+  s->v[s->n++] = p;
+}
+
+/* Marks in used[] (by name id) every name e refers to. */
+static void mark_names(const Expr *e, bool *used, int nnames) {
+  PtrStack st = {0};
+  push_ptr(&st, e);
+  while (st.n > 0) {
+    const Expr *x = st.v[--st.n];
+    switch (x->kind) {
+    case EX_NAME:
+      if (x->name.id >= 0 && x->name.id < nnames) used[x->name.id] = true;
+      break;
+    case EX_BINARY:
+      push_ptr(&st, x->bin.lhs);
+      push_ptr(&st, x->bin.rhs);
+      break;
+    case EX_UNARY: push_ptr(&st, x->un.operand); break;
+    case EX_CALL:
+      for (int i = 0; i < x->call.nargs; i++) push_ptr(&st, x->call.args[i].value);
+      break;
+    case EX_LIST:
+      for (int i = 0; i < x->list.n; i++) push_ptr(&st, x->list.items[i]);
+      break;
+    case EX_TYPE:
+      for (int i = 0; i < x->type.ndims; i++) push_ptr(&st, x->type.dims[i]);
+      break;
+    default: break;
+    }
+  }
+  free(st.v);
+}
+
+/* Marks every name the statements of b (and the blocks inside) refer to. */
+static void mark_block(const Block *b, bool *used, int nnames) {
+  PtrStack blocks = {0};
+  push_ptr(&blocks, b);
+  while (blocks.n > 0) {
+    const Block *blk = blocks.v[--blocks.n];
+    for (int i = 0; i < blk->n; i++) {
+      const Stmt *st = blk->items[i];
+      const Expr *e = NULL;
+      if (!st) continue;
+      switch (st->kind) {
+      case ST_LET: e = st->let.value; break;
+      case ST_DECL: e = st->decl.type; break;
+      case ST_ASSIGN: e = st->assign.value; break;
+      case ST_EXPERTS:
+        mark_names(st->experts.top, used, nnames);
+        for (int k = 0; k < st->experts.nopts; k++)
+          mark_names(st->experts.opts[k].value, used, nnames);
+        e = st->loop.count;
+        push_ptr(&blocks, &st->loop.body);
+        break;
+      case ST_REPEAT:
+      case ST_LOOP:
+        e = st->loop.count;
+        push_ptr(&blocks, &st->loop.body);
+        break;
+      case ST_FUSED:
+      case ST_MODEL: push_ptr(&blocks, &st->def.body); break;
+      case ST_PARALLEL: push_ptr(&blocks, &st->parallel); break;
+      default: break;
+      }
+      if (e) mark_names(e, used, nnames);
+    }
+  }
+  free(blocks.v);
+}
+
+/* The top-level lets with sema's values, xmalloc'd (the caller frees
+ * them).  A let is `used` when model `model` refers to it, or a used let
+ * does: a let reads only the lets above it, so one pass from the last let
+ * up closes the set.  Only those can move the model's figures, so *sub is
+ * the program cut to them and the model, in source order (sub->top.items
+ * is xmalloc'd): a re-analysis costs that model and its lets alone. */
+CheckLet *checks_lets(const CheckCtx *ctx, int model, int *n,
+                             Program *sub) {
+  const Unit *u = ctx->unit;
+  const Program *p = checks_program(ctx);
+  const Block *top = &p->top;
+  CheckLet *lets = xmalloc(((size_t)u->nlets + 1) * sizeof *lets);
+  for (int i = 0; i < u->nlets; i++) {
+    const LetDef *d = &u->lets[i];
+    const LetValue *v = &d->value;
+    lets[i] = (CheckLet){d->name, d->loc, d->ok, !v->is_real, false,
+                        v->is_real ? v->r : (double)v->i};
+  }
+  bool *used = xcalloc((size_t)p->nnames + 1, sizeof *used);
+  int at = -1;
+  for (int i = 0, k = 0; i < top->n && at < 0; i++) {
+    const Stmt *st = top->items[i];
+    if (st && st->kind == ST_MODEL && k++ == model) at = i;
+  }
+  if (at >= 0) {
+    Block one = {.items = (Stmt **)&top->items[at], .n = 1};
+    mark_block(&one, used, p->nnames);
+  }
+  for (int i = top->n - 1, k = u->nlets - 1; i >= 0; i--) {
+    const Stmt *st = top->items[i];
+    if (!st || st->kind != ST_LET) continue;
+    int id = st->let.name.id;
+    bool on = id >= 0 && id < p->nnames && used[id];
+    /* The unit's lets are the file's, in order (sema saw no error). */
+    if (k >= 0 && strcmp(lets[k].name, st->let.name.name) == 0)
+      lets[k--].used = on;
+    if (on && st->let.value) mark_names(st->let.value, used, p->nnames);
+  }
+  *sub = (Program){p->file, {0}, 0, p->nnames};
+  sub->top.items = xmalloc(((size_t)u->nlets + 2) * sizeof *sub->top.items);
+  for (int i = 0; i < top->n; i++) {
+    Stmt *st = top->items[i];
+    if (i == at || (st && st->kind == ST_LET && st->let.name.id >= 0 &&
+                    st->let.name.id < p->nnames && used[st->let.name.id]))
+      sub->top.items[sub->top.n++] = st;
+  }
+  free(used);
+  *n = u->nlets;
+  return lets;
+}
+
+/* The analysis is pure in (program, bindings, target): the same sema and
+ * cost as the first run, on `sub`, with one let overridden. */
+const ModelCost *checks_rerun(const CheckCtx *ctx, const Program *sub, Arena *a,
+                              const char *name, int64_t v) {
+  Bindings *b = bindings_with(
+      a, ctx->bindings, &(LetOverride){name, {false, v, (double)v}, false});
+  DiagSink sink;
+  diag_sink_init(&sink);
+  const ModelCost *c = NULL;
+  Unit *u = sema_analyze(a, sub, b, &sink);
+  if (u && sink.nerrors == 0 && u->nmodels == 1 &&
+      u->models[0].nnodes == ctx->model->nnodes)
+    c = cost_model(a, &u->models[0], ctx->target);
+  diag_sink_free(&sink);
+  return c;
 }

@@ -46,9 +46,23 @@ static bool is_noop_cast(const Model *m, const GNode *n) {
          m->nodes[n->inputs[0]].type->dtype == n->type->dtype;
 }
 
-/* Views and no-op casts: they alias their input. */
+/* An append to a KV cache: a kernel, whose result is the cache's storage
+ * (R-CACHE-002). */
+static bool is_append(const GNode *n) {
+  return n->op && (n->op->flags & OPF_APPEND);
+}
+
+/* Views, no-op casts and appends: they alias their (first) input. */
 static bool is_alias(const Model *m, const GNode *n) {
-  return is_op(n, OC_VIEW) || is_noop_cast(m, n);
+  return is_op(n, OC_VIEW) || is_noop_cast(m, n) || is_append(n);
+}
+
+/* A result after the first of an op with several that computes (topk's
+ * indices): the first result's kernel writes it, so it has none of its own
+ * (R-ROUTE-001); it holds its own bytes all the same (not an alias). */
+static bool is_later_result(const GNode *n) {
+  return n->op && (n->op->flags & OPF_RESULTS) && n->op->cls != OC_VIEW &&
+         n->args->result > 0;
 }
 
 static const TensorType *in_type(const Model *m, const GNode *n, int i) {
@@ -193,12 +207,92 @@ Footprint cost_footprint_sharded(const Footprint *whole, int64_t zero,
   f.weights /= (double)f.weight_shards;
   f.gradients /= (double)f.gradient_shards;
   f.optimizer /= (double)f.optimizer_shards;
-  f.total = f.weights + f.gradients + f.optimizer + f.activations + f.buffers;
+  f.total = f.weights + f.gradients + f.optimizer + f.activations + f.buffers +
+            f.kv_cache;
   return f;
 }
 
 double cost_step_time(const ModelCost *mc) {
   return mc->model->parallel.overlap ? mc->overlap_time : mc->time_s;
+}
+
+/* ------------------------------------------------ mixtures of experts */
+
+/* The parallel plan's expert degree e (R-MOE-003): experts are sharded E/e
+ * per GPU.  The one place the MoE costing reads it. */
+static double expert_degree(const Model *m) {
+  return m->parallel.expert > 1 ? (double)m->parallel.expert : 1;
+}
+
+/* What an experts block does to the figures of the ops in it, as written
+ * on all of the layer's tokens (R-MOE-002). */
+typedef struct MoeScope {
+  double tokens;   /* T: rows of the first tensor the body reads from outside */
+  double work;     /* K x capacity_factor x imbalance: tokens run / T */
+  double touched;  /* experts whose weights one GPU reads per step */
+  double sharding; /* e: one GPU holds E / e experts */
+} MoeScope;
+
+/* Per scope (NULL without an experts block; scratch, the caller frees). */
+static MoeScope *moe_scopes(const Model *m) {
+  MoeScope *moe = NULL;
+  for (int s = 0; s < m->nscopes; s++)
+    if (m->scopes[s].experts && !moe)
+      moe = xcalloc((size_t)m->nscopes, sizeof *moe);
+  if (!moe) return NULL;
+  /* T: the first op of a block that reads a tensor from outside it (not a
+   * weight or a buffer) reads the layer's tokens: its rows, all dims but
+   * the last */
+  for (int i = 0; i < m->nnodes; i++) {
+    const GNode *g = &m->nodes[i];
+    int s = g->op ? model_experts_scope(m, g->scope) : -1;
+    if (s < 0 || moe[s].tokens > 0) continue;
+    for (int j = 0; j < g->ninputs && moe[s].tokens == 0; j++) {
+      const GNode *in = &m->nodes[g->inputs[j]];
+      if (model_experts_scope(m, in->scope) == s || in->role == ROLE_WEIGHT ||
+          in->role == ROLE_BUFFER || in->type->rank == 0)
+        continue;
+      moe[s].tokens = op_tensor_elements(in->type) /
+                      (double)in->type->dims[in->type->rank - 1];
+    }
+  }
+  double e = expert_degree(m);
+  for (int s = 0; s < m->nscopes; s++) {
+    const Scope *sc = &m->scopes[s];
+    if (!sc->experts) continue;
+    MoeScope *q = &moe[s];
+    double E = (double)sc->experts, K = (double)sc->top;
+    if (q->tokens == 0) q->tokens = 1;
+    q->work = model_experts_work(m, s);
+    q->sharding = e;
+    /* each of a GPU's E/e experts is missed by every one of the e*T tokens
+     * the expert group routes with probability 1 - K/E */
+    q->touched = E / e * (1 - pow(1 - K / E, e * q->tokens));
+  }
+  return moe;
+}
+
+/* An expert's weight (declared in experts scope s): read per touched
+ * expert, where the rest of the body's bytes scale with the tokens. */
+static bool is_expert_weight(const Model *m, int id, int s) {
+  const GNode *g = &m->nodes[id];
+  return (g->role == ROLE_WEIGHT || g->role == ROLE_BUFFER) &&
+         model_experts_scope(m, g->scope) == s;
+}
+
+/* The figures of one op application in experts scope s. */
+static void moe_op(const Model *m, const GNode *g, int s, const MoeScope *q,
+                   OpCost *oc) {
+  double wb = 0;
+  for (int j = 0; j < g->ninputs; j++) {
+    bool dup = false;
+    for (int k = 0; k < j; k++) dup = dup || g->inputs[k] == g->inputs[j];
+    if (!dup && is_expert_weight(m, g->inputs[j], s))
+      wb += op_tensor_bytes(m->nodes[g->inputs[j]].type);
+  }
+  oc->flops *= q->work;
+  oc->bytes = (oc->bytes - wb) * q->work + wb * q->touched;
+  oc->blocks = ceil(oc->blocks * q->work);
 }
 
 /* ------------------------------------------------------------ footprint */
@@ -253,6 +347,14 @@ static void count_op(const GNode *g, OpCounts *oc) {
  * count: the inputs and the outputs of every op outside a fused region;
  * of a region only the values that leave it (`leaves`), since a fused
  * kernel saves its inputs and recomputes the rest (R-TRAIN-002). */
+/* A value's bytes as the footprint holds them: an experts block's values
+ * for the tokens it runs (R-MOE-002). */
+static double held_bytes(const Model *m, int id) {
+  const GNode *g = &m->nodes[id];
+  return node_bytes(m, id) *
+         (g->role == ROLE_ACTIVATION ? model_experts_work(m, g->scope) : 1);
+}
+
 static double activations(const Model *m, bool train, const bool *leaves,
                           OpCounts *oc) {
   int n = m->nnodes;
@@ -265,7 +367,7 @@ static double activations(const Model *m, bool train, const bool *leaves,
       bool saved = g->region < 0 || leaves[i];
       if ((g->role == ROLE_ACTIVATION && !is_alias(m, g) &&
            !is_op(g, OC_TRANSFER) && saved) || g->role == ROLE_INPUT)
-        sum += node_bytes(m, i) * g->count;
+        sum += held_bytes(m, i) * g->count;
     }
     return sum;
   }
@@ -297,7 +399,7 @@ static double activations(const Model *m, bool train, const bool *leaves,
       /* An input declared in a repeat is new data per copy and every
        * copy's is resident at once (a per-layer KV cache); in a loop only
        * the current trip's is live (R-COST-009). */
-      double bytes = node_bytes(m, i) *
+      double bytes = held_bytes(m, i) *
                      (g->role == ROLE_INPUT ? model_weight_copies(m, g->scope) : 1);
       live += bytes;
       free_at[last[i] - 1] += bytes;
@@ -310,11 +412,42 @@ static double activations(const Model *m, bool train, const bool *leaves,
   return peak;
 }
 
+/* R-CACHE-001: a cache holds, once per repeat copy, the longest it gets:
+ * the largest of its declared size and the results of the appends to it
+ * (appends come after the cache they extend, so one pass keeps each
+ * cache's longest so far, in scratch). */
+double cost_kv_cache(const Model *m, double *by_dtype) {
+  double total = 0, *longest = NULL;
+  for (int i = 0; i < m->nnodes; i++) {
+    const GNode *g = &m->nodes[i];
+    if (g->role != ROLE_CACHE && !is_append(g)) continue;
+    if (!longest) longest = xcalloc((size_t)m->nnodes, sizeof *longest);
+    int root = storage_of(m, i);
+    double bytes = node_bytes(m, i), *have = &longest[root];
+    if (bytes <= *have) continue;
+    double more = (bytes - *have) * model_weight_copies(m, m->nodes[root].scope);
+    total += more;
+    if (by_dtype) by_dtype[m->nodes[root].type->dtype] += more;
+    *have = bytes;
+  }
+  return total;
+}
+
 /* ------------------------------------------------------------- kernels */
 
 static void fused_roofline(FusedCost *k, const Target *t) {
   RoofPoint r;
   roofline(k->flops, k->bytes, k->peak, t->memory_bw, &r, &k->bound, &k->time_s);
+}
+
+/* In a region of an experts block, a boundary tensor's bytes scale with
+ * the tokens the block runs, an expert's weight's with the experts
+ * touched (R-MOE-002); elsewhere 1. */
+static double region_moe(const Model *m, const MoeScope *moe, int region,
+                         int id) {
+  int s = moe ? model_experts_scope(m, m->regions[region].scope) : -1;
+  if (s < 0) return 1;
+  return is_expert_weight(m, id, s) ? moe[s].touched : moe[s].work;
 }
 
 /* A fused region as one kernel: FLOPs add up; bytes are the storage it
@@ -323,7 +456,7 @@ static void fused_roofline(FusedCost *k, const Target *t) {
  * Its peak is that of its biggest node by FLOPs (the matmul of a matmul +
  * epilogue). */
 static void fuse_regions(const Model *m, const ModelCost *mc,
-                         const bool *leaves, bool train) {
+                         const bool *leaves, const MoeScope *moe, bool train) {
   /* One pass over the nodes for every region at once (a pass per region
    * would be quadratic in a model of many regions).  A region's nodes are
    * contiguous (regions do not nest; nodes are appended in source order),
@@ -360,9 +493,9 @@ static void fuse_regions(const Model *m, const ModelCost *mc,
       int src = storage_of(m, g->inputs[j]);
       if (m->nodes[src].region == region || counted_by[src] == region + 1) continue;
       counted_by[src] = region + 1;
-      k->bytes += node_bytes(m, src);
+      k->bytes += node_bytes(m, src) * region_moe(m, moe, region, src);
     }
-    if (leaves[i]) k->bytes += op_tensor_bytes(g->type);
+    if (leaves[i]) k->bytes += op_tensor_bytes(g->type) * region_moe(m, moe, region, i);
   }
   /* Node costs already carry the train factor in FLOPs; bytes get the
    * region's largest factor (backward re-reads the same boundary). */
@@ -452,6 +585,8 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
    * figures are allocated, not stacked on top of them at the peak. */
   OpCounts counts = {0, 0}; /* at most one kernel per op */
   bool *leaves = region_exits(m); /* scratch, freed before returning */
+  MoeScope *moe = moe_scopes(m);  /* scratch too */
+  mc->experts = moe != NULL;
   mc->footprint.activations = activations(m, m->train, leaves, &counts);
   mc->model = m;
   mc->target = t;
@@ -476,12 +611,19 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     NodeCost *nc = &mc->nodes[i];
     nc->kernel = -1;
     if (g->role == ROLE_WEIGHT) { /* footprint and parameters */
-      double copies = model_weight_copies(m, g->scope);
+      double copies = model_weight_copies(m, g->scope), e = 1, active = 1;
+      int es = moe ? model_experts_scope(m, g->scope) : -1;
+      if (es >= 0) { /* R-MOE-005: K of E copies per token, E/e per GPU */
+        e = moe[es].sharding;
+        active = (double)m->scopes[es].top / (double)m->scopes[es].experts;
+      }
       double elems = op_tensor_elements(g->type) * copies;
       /* R-PAR-002: a shard=tensor weight is 1/tensor of the parameter */
-      mc->params += g->shard_tensor ? elems * (double)m->parallel.tensor : elems;
-      mc->gpu_params += elems;
-      mc->footprint.weights += node_bytes(m, i) * copies;
+      double whole = g->shard_tensor ? elems * (double)m->parallel.tensor : elems;
+      mc->params += whole;
+      mc->active_params += whole * active;
+      mc->gpu_params += elems / e;
+      mc->footprint.weights += node_bytes(m, i) * copies / e;
     }
     /* R-COST-011: a buffer is resident like a weight (one per repeat copy)
      * but is no parameter: no gradient, no optimizer state */
@@ -491,6 +633,8 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     OpCost oc = {0};
     OpIn x = {g->op, m, g->inputs, g->ninputs, g->type, g->args};
     g->op->cost(&x, t, &oc);
+    int es = moe ? model_experts_scope(m, g->scope) : -1;
+    if (es >= 0) moe_op(m, g, es, &moe[es], &oc);
     double f = m->train ? train_factor(g) : 1;
     nc->flops = oc.flops * f;
     nc->bytes = oc.bytes * f;
@@ -498,7 +642,7 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     bool tensor;
     nc->peak = memo_peak(&memo, t, precision_of(m, g), contraction, &tensor);
     nc->tensor = tensor;
-    switch (is_noop_cast(m, g) ? OC_VIEW : g->op->cls) {
+    switch (is_noop_cast(m, g) || is_later_result(g) ? OC_VIEW : g->op->cls) {
     case OC_VIEW:
       nc->bytes = nc->flops = 0;
       nc->bound = BOUND_NONE;
@@ -564,11 +708,13 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     }
   }
   if (m->nregions > 0) {
-    fuse_regions(m, mc, leaves, m->train);
+    fuse_regions(m, mc, leaves, moe, m->train);
     for (int r = 0; r < m->nregions; r++)
       if (region_kernel[r] >= 0) fused_roofline(&mc->fused[r], t);
   }
   free(leaves);
+  free(moe);
+  mc->footprint.kv_cache = cost_kv_cache(m, NULL);
 
   if (m->train) {
     mc->footprint.gradients = mc->footprint.weights;
@@ -578,7 +724,7 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   }
   mc->footprint.total = mc->footprint.weights + mc->footprint.gradients +
                         mc->footprint.optimizer + mc->footprint.activations +
-                        mc->footprint.buffers;
+                        mc->footprint.buffers + mc->footprint.kv_cache;
   mc->unsharded = mc->footprint;
   if (m->train)
     mc->footprint = cost_footprint_sharded(

@@ -58,6 +58,7 @@ static const char *const role_names[] = {
     [ROLE_HOST] = "host",
     [ROLE_ACTIVATION] = "activation",
     [ROLE_BUFFER] = "buffer",
+    [ROLE_CACHE] = "cache",
 };
 
 const char *role_str(Role r) { return role_names[r]; }

@@ -664,6 +664,7 @@ static void write_summary(JsonOut *w, const ModelCost *mc) {
     json_out_num(w, "step_time_s", cost_step_time(mc));
   }
   json_out_num(w, "params", mc->params);
+  if (mc->experts) json_out_num(w, "active_params", mc->active_params);
   json_out_num(w, "footprint_bytes", mc->footprint.total);
   json_out_open(w, "footprint", '{');
   json_out_num(w, "weights", mc->footprint.weights);
@@ -671,6 +672,7 @@ static void write_summary(JsonOut *w, const ModelCost *mc) {
   json_out_num(w, "optimizer", mc->footprint.optimizer);
   json_out_num(w, "activations", mc->footprint.activations);
   if (mc->footprint.buffers > 0) json_out_num(w, "buffers", mc->footprint.buffers);
+  if (mc->footprint.kv_cache > 0) json_out_num(w, "kv_cache", mc->footprint.kv_cache);
   json_out_num(w, "total", mc->footprint.total);
   json_out_close(w, '}');
   json_out_close(w, '}');

@@ -739,7 +739,8 @@ static void collect_lets(const Block *b, const char ***names, int *n) {
     case ST_TARGET_DEF:
     case ST_SECTION: collect_lets(&s->def.body, names, n); break;
     case ST_REPEAT:
-    case ST_LOOP: collect_lets(&s->loop.body, names, n); break;
+    case ST_LOOP:
+    case ST_EXPERTS: collect_lets(&s->loop.body, names, n); break;
     default: break;
     }
   }

@@ -1192,6 +1192,90 @@ static void cost_cross_entropy(const OpIn *x, const Target *t, OpCost *c) {
   c->blocks = ceil_div(in, t->elements_per_block);
 }
 
+/* ---------------------------------------------- KV caches (R-CACHE-002) */
+
+/* append(cache, new, axis=): new has the cache's rank and dims off the
+ * axis; the result is the cache, in the cache's dtype, with the axis grown
+ * by new's (sema has checked that the first operand is a cache). */
+static bool shape_append(const OpDesc *op, const TensorType *in, int nin,
+                         OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  (void)nin;
+  const TensorType *c = &in[0], *x = &in[1];
+  if (!norm_axis(ctx, op, &args->axis, c->rank)) return false;
+  args->has_axis = true;
+  bool ok = x->rank == c->rank;
+  for (int i = 0; ok && i < c->rank; i++)
+    ok = i == args->axis || x->dims[i] == c->dims[i];
+  if (!ok) {
+    char sc[160], sx[160];
+    return fail(ctx, ctx->arg_locs[1],
+                "append of %s to the cache %s along axis %lld needs the "
+                "cache's other dims",
+                op_type_str(sx, sizeof sx, x), op_type_str(sc, sizeof sc, c),
+                (long long)args->axis);
+  }
+  TensorType t = *c;
+  if (!util_add_i64(t.dims[args->axis], x->dims[args->axis], &t.dims[args->axis]))
+    return fail(ctx, ctx->call_loc, "dimension overflows 64 bits");
+  *out = t;
+  return true;
+}
+
+/* The new entries only, as vLLM's reshape_and_cache kernel moves them:
+ * new read once and written into the cache (at the cache's dtype); the
+ * entries already there are neither read nor written. */
+static void cost_append(const OpIn *x, const Target *t, OpCost *c) {
+  const TensorType *in = op_in_type(x, 1);
+  TensorType stored = *in;
+  stored.dtype = x->out->dtype;
+  double n = op_tensor_elements(in);
+  c->bytes = op_tensor_bytes(in) + op_tensor_bytes(&stored);
+  c->blocks = ceil_div(n, t->elements_per_block);
+}
+
+/* ------------------------------------------------ routing (R-ROUTE-001) */
+
+/* scores, idx = topk(x, K, axis=-1): torch.topk's two results, the K
+ * largest entries along axis (values, in x's dtype) and their positions
+ * (indices, int64), each x's dims with the axis cut to K. */
+static bool shape_topk(const OpDesc *op, const TensorType *in, int nin,
+                       OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  (void)nin;
+  if (ctx->nresults != 2)
+    return fail(ctx, ctx->call_loc,
+                "topk gives 2 results (values, indices), %d name%s bound to "
+                "them; write 'scores, idx = topk(x, %lld, axis=-1)'",
+                ctx->nresults, ctx->nresults == 1 ? " is" : "s are",
+                (long long)args->k);
+  if (!norm_axis(ctx, op, &args->axis, in[0].rank)) return false;
+  args->has_axis = true;
+  int64_t d = in[0].dims[args->axis];
+  if (args->k > d)
+    return fail(ctx, ctx->list_loc,
+                "topk K = %lld is more than the size %lld of axis %lld",
+                (long long)args->k, (long long)d, (long long)args->axis);
+  TensorType t = in[0];
+  t.dims[args->axis] = args->k;
+  if (ctx->result == 1) t.dtype = DT_INT64;
+  *out = t;
+  return true;
+}
+
+/* One kernel for both results, costed on the first (cost.c gives the
+ * second no kernel of its own): the row's weight (a compare) per element
+ * of x, x read once, the values and the int64 indices written once; a
+ * reduction's blocks. */
+static void cost_topk(const OpIn *x, const Target *t, OpCost *c) {
+  if (x->args->result > 0) return;
+  const TensorType *in = op_in_type(x, 0);
+  TensorType idx = *x->out;
+  idx.dtype = DT_INT64;
+  double n = op_tensor_elements(in);
+  c->flops = n * x->op->flops_per_element;
+  c->bytes = op_tensor_bytes(in) + op_tensor_bytes(x->out) + op_tensor_bytes(&idx);
+  c->blocks = ceil_div(n, t->elements_per_block);
+}
+
 static void cost_none(const OpIn *x, const Target *t, OpCost *c) {
   (void)x; (void)t; (void)c;
 }

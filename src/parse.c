@@ -57,7 +57,7 @@ static const struct {
     {"input", INPUT},   {"weight", WEIGHT}, {"host", HOST},
     {"repeat", REPEAT}, {"loop", LOOP},     {"fused", FUSED},
     {"output", OUTPUT}, {"true", TRUE},     {"false", FALSE},
-    {"buffer", BUFFER},
+    {"buffer", BUFFER}, {"cache", CACHE},   {"experts", EXPERTS},
 };
 
 /* R-LEX-003: keywords are reserved; every other word is a name. */

@@ -189,7 +189,17 @@ static void plan_compute(FILE *out, Arena *a, const Model *m,
 
 /* ------------------------------------------------------------ footprint */
 
-static bool is_view(const GNode *g) { return g->op && g->op->cls == OC_VIEW; }
+/* Holds no bytes of its own: a view, or an append (the cache's storage). */
+static bool is_view(const GNode *g) {
+  return g->op && (g->op->cls == OC_VIEW || (g->op->flags & OPF_APPEND));
+}
+
+/* Bytes a value holds: an experts block's for the tokens it runs
+ * (R-MOE-002), as cost.c counts them. */
+static double held(const Model *m, const GNode *g) {
+  return op_tensor_bytes(g->type) *
+         (g->role == ROLE_ACTIVATION ? model_experts_work(m, g->scope) : 1);
+}
 
 /* The live activations per dtype at the peak of cost.c's linear scan, so
  * the rows add up to its activation footprint. */
@@ -202,7 +212,7 @@ static void activations_by_dtype(Arena *a, const Model *m, double *by) {
       bool op_act = g->role == ROLE_ACTIVATION && !is_view(g) &&
                     !(g->op && g->op->cls == OC_TRANSFER);
       if ((op_act || g->role == ROLE_INPUT) && g->type->dtype != DT_NONE)
-        by[g->type->dtype] += op_tensor_bytes(g->type) * g->count;
+        by[g->type->dtype] += held(m, g) * g->count;
     }
     return;
   }
@@ -221,7 +231,7 @@ static void activations_by_dtype(Arena *a, const Model *m, double *by) {
     bool counts = (g->role == ROLE_INPUT || g->role == ROLE_ACTIVATION) &&
                   !is_view(g) && g->type->dtype != DT_NONE;
     if (counts) {
-      double b = op_tensor_bytes(g->type);
+      double b = held(m, g);
       live[g->type->dtype] += b;
       total += b;
       free_at[(size_t)last[i] * DT__COUNT + (size_t)g->type->dtype] += b;
@@ -260,16 +270,17 @@ static void plan_footprint(FILE *out, Arena *a, const Model *m,
     params[g->type->dtype] += op_tensor_elements(g->type) * copies;
   }
   activations_by_dtype(a, m, act);
+  double *kv = arena_alloc(a, DT__COUNT * sizeof *kv);
+  cost_kv_cache(m, kv);
   bool train = m->train;
   const Footprint *fp = &c->footprint;
-  bool bufs = fp->buffers > 0;
-  Table t = {.ncols = 5 + 2 * train + bufs,
-             .align = train ? (bufs ? "lrrrrrrr" : "lrrrrrr")
-                            : (bufs ? "lrrrrr" : "lrrrr")};
+  bool bufs = fp->buffers > 0, kvs = fp->kv_cache > 0;
+  Table t = {.ncols = 5 + 2 * train + bufs + kvs,
+             .align = "lrrrrrrrr"};
   /* one row: its cells in column order, the optional ones left out */
-  const char *row[8];
+  const char *row[9];
   int n;
-#define ROW(dt, p, wb, gb, ob, ab, bb, tb)       \
+#define ROW(dt, p, wb, gb, ob, ab, bb, kb, tb)   \
   do {                                           \
     n = 0;                                       \
     row[n++] = (dt);                             \
@@ -278,24 +289,27 @@ static void plan_footprint(FILE *out, Arena *a, const Model *m,
     if (train) row[n++] = (gb), row[n++] = (ob); \
     row[n++] = (ab);                             \
     if (bufs) row[n++] = (bb);                   \
+    if (kvs) row[n++] = (kb);                    \
     row[n++] = (tb);                             \
     table_add(&t, row);                          \
   } while (0)
   ROW("dtype", "parameters", "weights", "gradients", "optimizer",
-      "activations", "buffers", "total");
-  char p[NB], wb[NB], gb[NB], ob[NB], ab[NB], bb[NB], tb[NB];
+      "activations", "buffers", "KV cache", "total");
+  char p[NB], wb[NB], gb[NB], ob[NB], ab[NB], bb[NB], kb[NB], tb[NB];
   for (int d = 0; d < DT__COUNT; d++) {
     double opt = train && d == DT_FP32 ? fp->optimizer : 0;
     double grads = train ? w[d] : 0;
-    if (w[d] == 0 && act[d] == 0 && opt == 0 && buf[d] == 0) continue;
+    if (w[d] == 0 && act[d] == 0 && opt == 0 && buf[d] == 0 && kv[d] == 0)
+      continue;
     fmt_count(p, NB, params[d]);
     fmt_bytes(wb, NB, w[d]);
     fmt_bytes(gb, NB, grads);
     fmt_bytes(ob, NB, opt);
     fmt_bytes(ab, NB, act[d]);
     fmt_bytes(bb, NB, buf[d]);
-    fmt_bytes(tb, NB, w[d] + grads + opt + act[d] + buf[d]);
-    ROW(dtype_str((DType)d), p, wb, gb, ob, ab, bb, tb);
+    fmt_bytes(kb, NB, kv[d]);
+    fmt_bytes(tb, NB, w[d] + grads + opt + act[d] + buf[d] + kv[d]);
+    ROW(dtype_str((DType)d), p, wb, gb, ob, ab, bb, kb, tb);
   }
   fmt_count(p, NB, c->params);
   fmt_bytes(wb, NB, fp->weights);
@@ -303,8 +317,9 @@ static void plan_footprint(FILE *out, Arena *a, const Model *m,
   fmt_bytes(ob, NB, fp->optimizer);
   fmt_bytes(ab, NB, fp->activations);
   fmt_bytes(bb, NB, fp->buffers);
+  fmt_bytes(kb, NB, fp->kv_cache);
   fmt_bytes(tb, NB, fp->total);
-  ROW("total", p, wb, gb, ob, ab, bb, tb);
+  ROW("total", p, wb, gb, ob, ab, bb, kb, tb);
 #undef ROW
   fprintf(out, "\nfootprint by storage dtype\n");
   table_print(out, &t, "  ");

@@ -98,8 +98,13 @@ void report_summary(FILE *out, const Analysis *an, const SourceSet *ss) {
     const Model *m = &an->unit->models[mi];
     for (int ti = 0; ti < an->ntargets; ti++) {
       const ModelCost *c = cost_at(an, mi, ti);
-      char p[NB], f[NB], b[NB], i[NB], t[NB], s[NB];
+      char p[NB], f[NB], b[NB], i[NB], t[NB], s[NB], act[2 * NB] = "";
       fmt_count(p, sizeof p, c->params);
+      if (c->experts) { /* R-MOE-005: "46.7 G parameters (12.9 G active)" */
+        char a[NB];
+        snprintf(act, sizeof act, " (%s active)",
+                 fmt_count(a, sizeof a, c->active_params));
+      }
       fmt_flop(f, sizeof f, c->flops);
       fmt_bytes(b, sizeof b, c->bytes);
       fmt_sig3(i, sizeof i, c->bytes > 0 ? c->flops / c->bytes : 0);
@@ -107,9 +112,9 @@ void report_summary(FILE *out, const Analysis *an, const SourceSet *ss) {
       fmt_percent(s, sizeof s, percent_of(c->memory_bound_time, c->time_s), 0);
       /* "13.5 G" + "FLOP": no blank between prefix and unit. */
       fprintf(out,
-              "%s: %d ops, %s parameters, %s, %s, %s FLOP/B, step >= %s "
+              "%s: %d ops, %s parameters%s, %s, %s, %s FLOP/B, step >= %s "
               "on %s (%s of it memory-bound)\n",
-              m->name, op_nodes(m), p, f,
+              m->name, op_nodes(m), p, act, f,
               b, i, t, an->targets[ti]->display, s);
     }
   }
@@ -320,6 +325,7 @@ static void report_footprint(FILE *out, const ModelCost *c) {
       {"optimizer", f->optimizer, c->model->train, f->optimizer_shards},
       {"activations", f->activations, true, 1},
       {"buffers", f->buffers, f->buffers > 0, 1},
+      {"KV cache", f->kv_cache, f->kv_cache > 0, 1},
       {"total", f->total, true, 1},
   };
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {

@@ -455,6 +455,7 @@ typedef enum StmtKind {
   ST_SECTION,    /* WORD NAME { ... }, e.g. `level hbm { ... }` in a target */
   ST_ERROR,      /* placeholder after a syntax error */
   ST_UNPACK,     /* NAME, NAME {, NAME} = call  (an op's several results) */
+  ST_EXPERTS,    /* experts E top K [NAME=expr ...] { ... } (R-MOE-001) */
 } StmtKind;
 
 const char *stmt_kind_str(StmtKind k);
@@ -464,6 +465,7 @@ typedef enum DeclKind {
   DECL_WEIGHT, /* parameters */
   DECL_HOST,   /* a tensor in host memory */
   DECL_BUFFER, /* non-trainable state: a mask, rotary tables (R-COST-011) */
+  DECL_CACHE,  /* a KV cache (R-CACHE-001) */
 } DeclKind;
 
 typedef struct Stmt Stmt;
@@ -506,7 +508,14 @@ struct Stmt {
     struct {
       Expr *count;
       Block body;
-    } loop;   /* ST_REPEAT, ST_LOOP */
+    } loop;   /* ST_REPEAT, ST_LOOP; ST_EXPERTS begins the same */
+    struct {
+      Expr *count; /* E, the experts (loop.count) */
+      Block body;  /* one expert (loop.body) */
+      Expr *top;   /* K, the experts each token runs */
+      Arg *opts;   /* capacity_factor=, imbalance= */
+      int nopts;
+    } experts; /* ST_EXPERTS */
     struct {
       Ident *names;
       int nnames;
@@ -582,6 +591,8 @@ Stmt *ast_stmt_parallel(Arena *a, Block body, Loc loc);
 Stmt *ast_stmt_decl(Arena *a, DeclKind k, Ident *names, int n, Expr *type, Loc loc);
 /* ST_REPEAT, ST_LOOP */
 Stmt *ast_stmt_loop(Arena *a, StmtKind k, Expr *count, Block body, Loc loc);
+Stmt *ast_stmt_experts(Arena *a, Expr *count, Expr *top, Arg *opts, int nopts,
+                       Block body, Loc loc);
 Stmt *ast_stmt_output(Arena *a, Ident *names, int n, Loc loc);
 Stmt *ast_stmt_unpack(Arena *a, Ident *names, int n, Expr *value, Loc loc);
 void ast_dump(const Program *p, const SourceSet *ss, FILE *out);
@@ -700,6 +711,10 @@ typedef struct OpArgs {
   int64_t scale, mode;   /* interpolate scale= and mode= (0 nearest, 1 linear) */
   double value;          /* pad value= */
   int64_t group;         /* collectives' group= (a ParGroup; data default) */
+  int64_t k;             /* topk's K (R-ROUTE-001) */
+  /* OPF_RESULTS: which of the op's results this node is (0 = the first),
+   * set by sema for every application */
+  int64_t result;
 } OpArgs;
 
 /* What an op's positional arguments are (sema binds them by this). */
@@ -712,6 +727,7 @@ typedef enum OpForm {
   FORM_TENSOR_LIST, /* concat([a, b, ...]) */
   FORM_SPLIT,       /* split(x, N) or split(x, [sizes]) */
   FORM_PADS,        /* pad(x, [before..., after...]): up to 2 * MAX_RANK */
+  FORM_COUNT,       /* topk(x, K): a tensor and a positive integer (OpArgs.k) */
 } OpForm;
 
 typedef struct OpDesc OpDesc;
@@ -757,6 +773,10 @@ enum {
   /* several results, bound as `a, b = op(...)` (R-NAME-009): sema applies
    * the row once per name, the shape rule giving result ShapeCtx.result */
   OPF_RESULTS = 1 << 3,
+  /* appends to a KV cache in place (R-CACHE-002): sema requires its first
+   * operand to be a `cache` (or an append to one), and the result is the
+   * cache's storage, so it holds no bytes of its own */
+  OPF_APPEND = 1 << 4,
 };
 
 typedef struct Model Model;
@@ -882,6 +902,7 @@ typedef enum Role {
   ROLE_HOST,
   ROLE_ACTIVATION, /* produced by an op */
   ROLE_BUFFER,     /* non-trainable state: in the footprint, no parameters */
+  ROLE_CACHE,      /* a KV cache: its own footprint line, no parameters */
 } Role;
 
 const char *role_str(Role r);
@@ -898,6 +919,11 @@ typedef struct Scope {
   int64_t trips; /* body executions per enclosing execution */
   double count;  /* total executions per step: product of trips outward */
   Loc loc;       /* the repeat/loop keyword .. count expression */
+  /* An `experts E top K` block (R-MOE-001): experts = E (0: a repeat or a
+   * loop), trips 1; its weights are E tensors, each token runs the body
+   * K times. */
+  int64_t experts, top;
+  double capacity_factor, imbalance; /* 1 unless given */
 } Scope;
 
 typedef struct Region {
@@ -1035,8 +1061,25 @@ static inline DType model_plan_dtype(const Model *m, OpClass c) {
 static inline double model_weight_copies(const Model *m, int scope) {
   double n = 1;
   for (int s = scope; s >= 0; s = m->scopes[s].parent)
-    if (!m->scopes[s].is_loop) n *= (double)m->scopes[s].trips;
+    if (!m->scopes[s].is_loop)
+      n *= (double)(m->scopes[s].experts ? m->scopes[s].experts : m->scopes[s].trips);
   return n;
+}
+
+/* The experts block a scope is (or sits in), -1 for none (R-MOE-001). */
+static inline int model_experts_scope(const Model *m, int scope) {
+  for (int s = scope; s >= 0; s = m->scopes[s].parent)
+    if (m->scopes[s].experts) return s;
+  return -1;
+}
+
+/* The rows an op in `scope` runs over those it is written on: K x
+ * capacity_factor x imbalance in an experts block, else 1 (R-MOE-002). */
+static inline double model_experts_work(const Model *m, int scope) {
+  int s = model_experts_scope(m, scope);
+  if (s < 0) return 1;
+  const Scope *e = &m->scopes[s];
+  return (double)e->top * e->capacity_factor * e->imbalance;
 }
 
 typedef struct Unit {
@@ -1183,6 +1226,7 @@ typedef struct FusedCost {
 typedef struct Footprint {
   double weights, gradients, optimizer, activations; /* bytes, per GPU */
   double buffers; /* `buffer` declarations: no gradients, no optimizer state */
+  double kv_cache; /* `cache` declarations at the length their appends reach */
   double total;
   /* ZeRO: how many GPUs share each part (R-PAR-004); 0 or 1: not sharded */
   int64_t weight_shards, gradient_shards, optimizer_shards;
@@ -1219,6 +1263,10 @@ typedef struct ModelCost {
   double memory_bound_time;      /* seconds in memory-bound kernels */
   double transfer_time, collective_time;
   double params;                 /* parameter count (all GPUs' shards) */
+  /* Parameters one token runs through: an experts block's weights count
+   * K of their E copies (R-MOE-005); == params without one. */
+  double active_params;
+  bool experts;                  /* the model has an experts block */
   double gpu_params;             /* parameters one GPU holds before ZeRO */
   double overlap_time;           /* max(compute, collectives) (R-PAR-007) */
   Footprint footprint;           /* per GPU, after sharding */
@@ -1241,6 +1289,9 @@ double cost_step_time(const ModelCost *mc);
 /* requires: a graph from sema without errors.  Pure function of (model,
  * target). */
 ModelCost *cost_model(Arena *a, const Model *m, const Target *t);
+/* The KV cache footprint (R-CACHE-001), also split by the caches' storage
+ * dtype into by_dtype[DT__COUNT] (NULL: not asked). */
+double cost_kv_cache(const Model *m, double *by_dtype);
 
 /* The roofline figures that follow from a node's or a kernel's FLOPs, bytes,
  * peak and bound on the target.  Derived on demand rather than stored, so

@@ -642,6 +642,7 @@ static void bind(Sema *s, const Ident *name, int node) {
     bool carried = false;
     for (int sc = s->scope; sc >= 0 && !within(s, prev->scope, sc);
          sc = s->scopes[sc].parent) {
+      if (s->scopes[sc].experts) continue; /* runs once: nothing carried */
       add_carried(s, sc, name, prev);
       carried = true;
     }
@@ -1139,6 +1140,7 @@ static bool positionals(Sema *s, const OpDesc *op, const Expr *call,
   case FORM_PERM:
   case FORM_SPLIT:
   case FORM_PADS:
+  case FORM_COUNT:
     break;
   }
   static const char *const usage[] = {
@@ -1147,6 +1149,7 @@ static bool positionals(Sema *s, const OpDesc *op, const Expr *call,
       [FORM_PERM] = "transpose(x, [1, 0])",
       [FORM_SPLIT] = "split(x, 3, axis=-1)",
       [FORM_PADS] = "pad(x, [0, 0, 1, 1, 0, 0, 1, 1])",
+      [FORM_COUNT] = "scores, idx = topk(logits, 2, axis=-1)",
   };
   if (npos != 2) {
     const char *like = usage[op->form];
@@ -1181,6 +1184,15 @@ static bool positionals(Sema *s, const OpDesc *op, const Expr *call,
     }
     ok &= parts >= 1;
     *nlist = -(int)parts;
+  } else if (op->form == FORM_COUNT) {
+    int64_t k = 0; /* R-ROUTE-001: topk's K, at least 1 */
+    s->numctx = "value";
+    if (eval_int(s, e, &k) && k < 1)
+      diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                  "%s takes a K of at least 1, got %lld", op->name,
+                  (long long)k);
+    ok &= k >= 1;
+    args->k = k;
   } else {
     ok &= int_list(s, op, e, list, nlist,
                    op->form == FORM_PERM ? LIST_PERM : LIST_DIMS);
@@ -1299,6 +1311,24 @@ static int apply_call(Sema *s, const Stmt *st, const Expr *call,
   return node;
 }
 
+/* R-CACHE-002: an append's first operand is a `cache` declaration, or an
+ * append to one (the same storage). */
+static bool append_to_cache(Sema *s, const OpDesc *op) {
+  int id = s->in_ids[0];
+  const GNode *g = &s->nodes[id];
+  while (g->op && (g->op->flags & OPF_APPEND)) g = &s->nodes[g->inputs[0]];
+  if (g->role == ROLE_CACHE) return true;
+  const GNode *named = &s->nodes[id];
+  diag_report(s->diags, SEV_ERROR, NULL, s->in_locs[0],
+              "%s writes into a KV cache, and '%s' is %s %s, not a cache; "
+              "declare it 'cache %s : [...]'",
+              op->name, named->name,
+              named->role == ROLE_ACTIVATION || named->role == ROLE_INPUT
+                  ? "an" : "a",
+              role_str(named->role), named->name);
+  return false;
+}
+
 static int apply_node(Sema *s, const Stmt *st, const Expr *call,
                       const char *name, OpInfo *info, int result,
                       int nresults) {
@@ -1399,7 +1429,9 @@ static int apply_node(Sema *s, const Stmt *st, const Expr *call,
       ok = false;
     }
   if (!ok || poisoned) return -1;
+  if ((op->flags & OPF_APPEND) && !append_to_cache(s, op)) return -1;
 
+  args.result = result;
   ShapeCtx ctx = {s->diags, call->loc, s->in_locs, s->arena, axis_loc,
                   list_loc, list, nlist, &declared,
                   parallel_place(&s->m->parallel, (ParGroup)args.group).size,
@@ -1473,11 +1505,12 @@ static const char *const stmt_word[] = {
     [ST_LOOP] = "loop",     [ST_FUSED] = "fused",
     [ST_OUTPUT] = "output", [ST_SECTION] = "section",
     [ST_ERROR] = "error",   [ST_UNPACK] = "=",
+    [ST_EXPERTS] = "experts",
 };
 
 static const char *const decl_word[] = {
     [DECL_INPUT] = "input", [DECL_WEIGHT] = "weight", [DECL_HOST] = "host",
-    [DECL_BUFFER] = "buffer"};
+    [DECL_BUFFER] = "buffer", [DECL_CACHE] = "cache"};
 
 static const char *word_of(const Stmt *st) {
   if (st->kind == ST_DECL) return decl_word[st->decl.kind];
@@ -1485,11 +1518,14 @@ static const char *word_of(const Stmt *st) {
   return stmt_word[st->kind];
 }
 
+static bool in_experts(Sema *s, const Stmt *st);
+
 static void decl(Sema *s, const Stmt *st) {
   static const Role roles[] = {[DECL_INPUT] = ROLE_INPUT,
                                [DECL_WEIGHT] = ROLE_WEIGHT,
                                [DECL_HOST] = ROLE_HOST,
-                               [DECL_BUFFER] = ROLE_BUFFER};
+                               [DECL_BUFFER] = ROLE_BUFFER,
+                               [DECL_CACHE] = ROLE_CACHE};
   TensorType t;
   Loc dtype_loc;
   memset(&t, 0, sizeof t);
@@ -1519,6 +1555,10 @@ static void decl(Sema *s, const Stmt *st) {
     }
     shard = ok;
   }
+  /* R-MOE-001: an expert holds weights (and buffers), not data */
+  if (st->decl.kind != DECL_WEIGHT && st->decl.kind != DECL_BUFFER &&
+      in_experts(s, st))
+    ok = false;
   const TensorType *type = NULL; /* one for all the names */
   for (int i = 0; i < st->decl.nnames; i++) {
     const Ident *id = &st->decl.names[i];
@@ -1582,8 +1622,94 @@ static void check_carried(Sema *s, int scope) {
   *l = (CarriedList){0};
 }
 
+/* R-MOE-001: K (1 to E) and the options of `experts E top K`; a real
+ * option `name` of at least `min`. */
+static double experts_option(Sema *s, const Arg *a, double min,
+                             const char *why) {
+  LetValue v;
+  s->numctx = "value";
+  if (!eval_num(s, a->value, &v)) return -1;
+  double d = v.is_real ? v.r : (double)v.i;
+  if (d < min || d > MAX_KW_REAL) {
+    diag_report(s->diags, SEV_ERROR, NULL, a->value->loc,
+                "%s must be at least %g (%s), got %g", a->name, min, why, d);
+    return -1;
+  }
+  return d;
+}
+
+static Scope experts_header(Sema *s, const Stmt *st, int64_t e) {
+  Scope moe = {.experts = e, .top = 1, .capacity_factor = 1, .imbalance = 1};
+  int64_t k = 1;
+  s->numctx = "value";
+  if (eval_int(s, st->experts.top, &k)) {
+    if (k < 1 || k > e)
+      diag_report(s->diags, SEV_ERROR, NULL, st->experts.top->loc,
+                  "experts %lld top %lld: each token runs 1 to %lld experts, "
+                  "not %lld",
+                  (long long)e, (long long)k, (long long)e, (long long)k);
+    else
+      moe.top = k;
+  }
+  static const char *const names[] = {"capacity_factor", "imbalance", NULL};
+  Loc seen[2] = {LOC_NONE, LOC_NONE};
+  for (int i = 0; i < st->experts.nopts; i++) {
+    const Arg *a = &st->experts.opts[i];
+    Loc at = ast_arg_name_loc(a);
+    int which = strcmp(a->name, names[0]) == 0   ? 0
+                : strcmp(a->name, names[1]) == 0 ? 1
+                                                 : -1;
+    if (which < 0) {
+      const char *sug = util_suggest(a->name, names);
+      Diag *d = diag_report(s->diags, SEV_ERROR, NULL, at,
+                            sug ? "unknown experts option '%s'; did you mean "
+                                  "'%s'?"
+                                : "unknown experts option '%s' (options: "
+                                  "capacity_factor=, imbalance=)",
+                            a->name, sug);
+      if (sug) diag_fixit(d, at, sug);
+      continue;
+    }
+    if (seen[which].file >= 0) {
+      Diag *d = diag_report(s->diags, SEV_ERROR, NULL, at,
+                            "duplicate experts option '%s'", a->name);
+      diag_note(d, seen[which], "first given here");
+      continue;
+    }
+    seen[which] = at;
+    double v = which == 0
+                   ? experts_option(s, a, 1e-9, "a share of the mean load")
+                   : experts_option(s, a, 1, "the busiest expert's load over "
+                                             "the mean");
+    if (v < 0) continue;
+    if (which == 0) moe.capacity_factor = v;
+    else moe.imbalance = v;
+  }
+  return moe;
+}
+
+/* The experts block the current scope is in, -1 for none. */
+static int experts_around(const Sema *s) {
+  for (int sc = s->scope; sc >= 0; sc = s->scopes[sc].parent)
+    if (s->scopes[sc].experts) return sc;
+  return -1;
+}
+
+/* R-MOE-001: what an experts block may not hold. */
+static bool in_experts(Sema *s, const Stmt *st) {
+  int e = experts_around(s);
+  if (e < 0) return false;
+  Diag *d = diag_report(s->diags, SEV_ERROR, NULL, st->loc,
+                        "'%s' is not allowed inside an experts block: it holds "
+                        "one expert's weights and ops on the layer's tokens",
+                        word_of(st));
+  diag_note(d, s->scopes[e].loc, "the experts block starts here");
+  return true;
+}
+
 static void scope_stmt(Sema *s, const Stmt *st) {
   bool is_loop = st->kind == ST_LOOP;
+  if (st->kind != ST_EXPERTS && in_experts(s, st)) return;
   if (s->region >= 0) {
     Diag *d = diag_report(s->diags, SEV_ERROR, NULL, st->loc,
                           "'%s' is not allowed inside fused region '%s'; put "
@@ -1611,6 +1737,12 @@ static void scope_stmt(Sema *s, const Stmt *st) {
     ok = false;
   }
   if (!ok) trips = 1; /* still analyse the body, once */
+  Scope moe = {0};
+  if (st->kind == ST_EXPERTS) {
+    if (in_experts(s, st)) return;
+    moe = experts_header(s, st, trips);
+    trips = 1; /* runs once: the experts are its weights' copies */
+  }
   Model *m = s->m;
   int cap = s->cap_scopes;
   grow((void **)&s->scopes, &cap, m->nscopes + 1, sizeof *s->scopes);
@@ -1619,7 +1751,11 @@ static void scope_stmt(Sema *s, const Stmt *st) {
   s->cap_scopes = cap;
   int id = m->nscopes++;
   s->scopes[id] = (Scope){s->scope, is_loop, trips, outer * (double)trips,
-                          span(st->loc, st->loop.count->loc)};
+                          span(st->loc, st->kind == ST_EXPERTS
+                                            ? st->experts.top->loc
+                                            : st->loop.count->loc),
+                          moe.experts, moe.top, moe.capacity_factor,
+                          moe.imbalance};
   s->carried[id] = (CarriedList){0};
   int saved = s->scope;
   s->scope = id;
@@ -1692,6 +1828,7 @@ static void model_stmt(Sema *s, const Stmt *st, bool top) {
   }
   case ST_REPEAT:
   case ST_LOOP:
+  case ST_EXPERTS:
     scope_stmt(s, st);
     return;
   case ST_FUSED:
@@ -1865,7 +2002,8 @@ static int64_t block_nodes(const Block *b) {
     case ST_ASSIGN: n += call_nodes(st->assign.value); break;
     case ST_UNPACK: n += st->unpack.nnames + call_nodes(st->unpack.value); break;
     case ST_REPEAT:
-    case ST_LOOP: n += block_nodes(&st->loop.body); break;
+    case ST_LOOP:
+    case ST_EXPERTS: n += block_nodes(&st->loop.body); break;
     case ST_FUSED: n += block_nodes(&st->def.body); break;
     default: break;
     }
@@ -2202,9 +2340,15 @@ void graph_dump(const Unit *u, const SourceSet *ss, FILE *out) {
     fputc('\n', out);
     for (int i = 0; i < m->nscopes; i++) {
       const Scope *sc = &m->scopes[i];
-      fprintf(out, "  scope %d: %s %lld x%.17g parent %d at ", i,
-              sc->is_loop ? "loop" : "repeat", (long long)sc->trips, sc->count,
-              sc->parent);
+      if (sc->experts) /* R-MOE-001 */
+        fprintf(out, "  scope %d: experts %lld top %lld capacity_factor %g "
+                     "imbalance %g x%.17g parent %d at ",
+                i, (long long)sc->experts, (long long)sc->top,
+                sc->capacity_factor, sc->imbalance, sc->count, sc->parent);
+      else
+        fprintf(out, "  scope %d: %s %lld x%.17g parent %d at ", i,
+                sc->is_loop ? "loop" : "repeat", (long long)sc->trips,
+                sc->count, sc->parent);
       dump_loc(ss, sc->loc, out);
       fputc('\n', out);
     }

@@ -145,4 +145,27 @@ typedef struct StmtRef {
  * block by binary search; nothing is built or allocated. */
 bool checks_stmt_find(const Program *p, uint32_t start, StmtRef *out);
 
+/* Re-analysis with one let changed (memory-bound's crossover notes,
+ * capacity's largest batch).  A top-level let as sema evaluated it (with
+ * the -D overrides). */
+typedef struct CheckLet {
+  const char *name;
+  Loc loc;
+  bool ok, is_int;
+  bool used; /* the model refers to it, directly or through other lets */
+  double v;
+} CheckLet;
+
+/* The unit's lets (xmalloc'd, *n of them; the caller frees them), each
+ * `used` when model `model` refers to it, directly or through other lets;
+ * *sub is the program cut to that model and its used lets, in source
+ * order (sub->top.items is xmalloc'd): a re-analysis costs that model and
+ * its lets alone. */
+CheckLet *checks_lets(const CheckCtx *ctx, int model, int *n, Program *sub);
+/* Sema + cost of `sub` in arena `a` with let `name` = v, on ctx->target:
+ * its one model's cost, or NULL when it has an error there or another
+ * node count (not the same graph). */
+const ModelCost *checks_rerun(const CheckCtx *ctx, const Program *sub, Arena *a,
+                              const char *name, int64_t v);
+
 #endif

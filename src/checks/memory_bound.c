@@ -46,14 +46,6 @@
 #define CHECK_MEMBOUND_MAX_SINGLE 3 /* memory-bound: individual up to 3 */
 #define CHECK_MEMBOUND_NAMED 3 /* memory-bound: summary names the next 3 */
 
-typedef struct LetInfo {
-  const char *name;
-  Loc loc;
-  bool ok, is_int;
-  bool used; /* the model refers to it, directly or through other lets */
-  double v;
-} LetInfo;
-
 typedef struct Probe Probe;
 
 /* One re-analysis remembered, so that candidates bisecting the same
@@ -67,142 +59,13 @@ typedef struct Memo {
 
 typedef struct Search {
   const CheckCtx *ctx;
-  const Program *prog; /* the model and the lets it uses (see collect_lets) */
+  const Program *prog; /* the model and the lets it uses (see checks_lets) */
   const int *cand; /* node ids under study */
   int ncand;
   int reruns; /* re-analyses so far */
   Memo *memo; /* for the let being searched */
   int nmemo, cap_memo;
 } Search;
-
-/* ---- the current values of the lets: sema's, with the -D overrides ---- */
-
-/* The walks below keep a stack, not the C stack: a tree is as deep as
- * the user wrote it. */
-typedef struct PtrStack {
-  const void **v;
-  int n, cap;
-} PtrStack;
-
-static void push_ptr(PtrStack *s, const void *p) {
-  if (!p) return;
-  if (s->n == s->cap) {
-    s->cap = s->cap ? 2 * s->cap : 16;
-    s->v = xrealloc(s->v, (size_t)s->cap * sizeof *s->v);
-  }
-  s->v[s->n++] = p;
-}
-
-/* Marks in used[] (by name id) every name e refers to. */
-static void mark_names(const Expr *e, bool *used, int nnames) {
-  PtrStack st = {0};
-  push_ptr(&st, e);
-  while (st.n > 0) {
-    const Expr *x = st.v[--st.n];
-    switch (x->kind) {
-    case EX_NAME:
-      if (x->name.id >= 0 && x->name.id < nnames) used[x->name.id] = true;
-      break;
-    case EX_BINARY:
-      push_ptr(&st, x->bin.lhs);
-      push_ptr(&st, x->bin.rhs);
-      break;
-    case EX_UNARY: push_ptr(&st, x->un.operand); break;
-    case EX_CALL:
-      for (int i = 0; i < x->call.nargs; i++) push_ptr(&st, x->call.args[i].value);
-      break;
-    case EX_LIST:
-      for (int i = 0; i < x->list.n; i++) push_ptr(&st, x->list.items[i]);
-      break;
-    case EX_TYPE:
-      for (int i = 0; i < x->type.ndims; i++) push_ptr(&st, x->type.dims[i]);
-      break;
-    default: break;
-    }
-  }
-  free(st.v);
-}
-
-/* Marks every name the statements of b (and the blocks inside) refer to. */
-static void mark_block(const Block *b, bool *used, int nnames) {
-  PtrStack blocks = {0};
-  push_ptr(&blocks, b);
-  while (blocks.n > 0) {
-    const Block *blk = blocks.v[--blocks.n];
-    for (int i = 0; i < blk->n; i++) {
-      const Stmt *st = blk->items[i];
-      const Expr *e = NULL;
-      if (!st) continue;
-      switch (st->kind) {
-      case ST_LET: e = st->let.value; break;
-      case ST_DECL: e = st->decl.type; break;
-      case ST_ASSIGN: e = st->assign.value; break;
-      case ST_REPEAT:
-      case ST_LOOP:
-        e = st->loop.count;
-        push_ptr(&blocks, &st->loop.body);
-        break;
-      case ST_FUSED:
-      case ST_MODEL: push_ptr(&blocks, &st->def.body); break;
-      case ST_PARALLEL: push_ptr(&blocks, &st->parallel); break;
-      default: break;
-      }
-      if (e) mark_names(e, used, nnames);
-    }
-  }
-  free(blocks.v);
-}
-
-/* The top-level lets with sema's values, xmalloc'd (the caller frees
- * them).  A let is `used` when model `model` refers to it, or a used let
- * does: a let reads only the lets above it, so one pass from the last let
- * up closes the set.  Only those can move the model's figures, so *sub is
- * the program cut to them and the model, in source order (sub->top.items
- * is xmalloc'd): a re-analysis costs that model and its lets alone. */
-static LetInfo *collect_lets(const CheckCtx *ctx, int model, int *n,
-                             Program *sub) {
-  const Unit *u = ctx->unit;
-  const Program *p = checks_program(ctx);
-  const Block *top = &p->top;
-  LetInfo *lets = xmalloc(((size_t)u->nlets + 1) * sizeof *lets);
-  for (int i = 0; i < u->nlets; i++) {
-    const LetDef *d = &u->lets[i];
-    const LetValue *v = &d->value;
-    lets[i] = (LetInfo){d->name, d->loc, d->ok, !v->is_real, false,
-                        v->is_real ? v->r : (double)v->i};
-  }
-  bool *used = xcalloc((size_t)p->nnames + 1, sizeof *used);
-  int at = -1;
-  for (int i = 0, k = 0; i < top->n && at < 0; i++) {
-    const Stmt *st = top->items[i];
-    if (st && st->kind == ST_MODEL && k++ == model) at = i;
-  }
-  if (at >= 0) {
-    Block one = {.items = (Stmt **)&top->items[at], .n = 1};
-    mark_block(&one, used, p->nnames);
-  }
-  for (int i = top->n - 1, k = u->nlets - 1; i >= 0; i--) {
-    const Stmt *st = top->items[i];
-    if (!st || st->kind != ST_LET) continue;
-    int id = st->let.name.id;
-    bool on = id >= 0 && id < p->nnames && used[id];
-    /* The unit's lets are the file's, in order (sema saw no error). */
-    if (k >= 0 && strcmp(lets[k].name, st->let.name.name) == 0)
-      lets[k--].used = on;
-    if (on && st->let.value) mark_names(st->let.value, used, p->nnames);
-  }
-  *sub = (Program){p->file, {0}, 0, p->nnames};
-  sub->top.items = xmalloc(((size_t)u->nlets + 2) * sizeof *sub->top.items);
-  for (int i = 0; i < top->n; i++) {
-    Stmt *st = top->items[i];
-    if (i == at || (st && st->kind == ST_LET && st->let.name.id >= 0 &&
-                    st->let.name.id < p->nnames && used[st->let.name.id]))
-      sub->top.items[sub->top.n++] = st;
-  }
-  free(used);
-  *n = u->nlets;
-  return lets;
-}
 
 /* ---- one re-analysis ---- */
 
@@ -219,31 +82,22 @@ static bool rerun(Search *s, const char *name, int64_t v, Probe *out,
   if (s->reruns >= CHECK_CROSSOVER_RERUNS) return false;
   s->reruns++;
   Arena *a = arena_new();
-  Bindings *b = bindings_with(
-      a, ctx->bindings, &(LetOverride){name, {false, v, (double)v}, false});
-  DiagSink sink;
-  diag_sink_init(&sink);
-  bool ok = false;
-  Unit *u = sema_analyze(a, s->prog, b, &sink);
-  if (u && sink.nerrors == 0 && u->nmodels == 1) {
-    const Model *m = &u->models[0];
-    if (m->nnodes == ctx->model->nnodes) {
-      ModelCost *c = cost_model(a, m, ctx->target);
-      ok = true;
-      *params = c->params;
-      for (int k = 0; k < s->ncand; k++) {
-        int id = s->cand[k];
-        const GNode *g = &m->nodes[id], *o = &ctx->model->nodes[id];
-        if (g->loc.start != o->loc.start || strcmp(g->name, o->name) != 0) {
-          ok = false; /* the graph changed shape: not the same node */
-          break;
-        }
-        out[k] = (Probe){c->nodes[id].bound == BOUND_COMPUTE,
-                         c->nodes[id].flops, c->nodes[id].bytes};
+  const ModelCost *c = checks_rerun(ctx, s->prog, a, name, v);
+  bool ok = c != NULL;
+  if (c) {
+    const Model *m = c->model;
+    *params = c->params;
+    for (int k = 0; k < s->ncand; k++) {
+      int id = s->cand[k];
+      const GNode *g = &m->nodes[id], *o = &ctx->model->nodes[id];
+      if (g->loc.start != o->loc.start || strcmp(g->name, o->name) != 0) {
+        ok = false; /* the graph changed shape: not the same node */
+        break;
       }
+      out[k] = (Probe){c->nodes[id].bound == BOUND_COMPUTE,
+                       c->nodes[id].flops, c->nodes[id].bytes};
     }
   }
-  diag_sink_free(&sink);
   arena_free(a);
   return ok;
 }
@@ -280,7 +134,7 @@ static void forget(Search *s) {
 
 /* Smallest value in (lo, hi] at which candidate k is compute-bound, given
  * that it is at hi. */
-static int64_t bisect(Search *s, const LetInfo *l, int k, int64_t lo,
+static int64_t bisect(Search *s, const CheckLet *l, int k, int64_t lo,
                       int64_t hi) {
   while (hi - lo > 1) {
     int64_t mid = lo + (hi - lo) / 2;
@@ -296,7 +150,7 @@ static int64_t bisect(Search *s, const LetInfo *l, int k, int64_t lo,
 }
 
 /* For every candidate and let: the crossover value, or -1. */
-static void crossovers(Search *s, const LetInfo *lets, int nlets,
+static void crossovers(Search *s, const CheckLet *lets, int nlets,
                        int64_t *result /* [ncand * nlets] */) {
   int nc = s->ncand;
   for (int i = 0; i < nc * nlets; i++) result[i] = -1;
@@ -309,7 +163,7 @@ static void crossovers(Search *s, const LetInfo *lets, int nlets,
     base[k] = (Probe){false, c->flops, c->bytes};
   }
   for (int li = 0; li < nlets; li++) {
-    const LetInfo *l = &lets[li];
+    const CheckLet *l = &lets[li];
     if (!l->used || !l->ok || !l->is_int || l->v < 1 ||
         l->v >= CHECK_CROSSOVER_LIMIT)
       continue;
@@ -431,8 +285,8 @@ static void crossover_notes(const CheckCtx *ctx, const int *cand, Diag **d,
     }
   int mi = ctx->unit ? (int)(m - ctx->unit->models) : -1;
   Program sub = {0};
-  LetInfo *lets = nkept > 0 && mi >= 0 && checks_program(ctx)
-                      ? collect_lets(ctx, mi, &nlets, &sub)
+  CheckLet *lets = nkept > 0 && mi >= 0 && checks_program(ctx)
+                      ? checks_lets(ctx, mi, &nlets, &sub)
                       : NULL;
   int64_t *cross = xmalloc(((size_t)nkept * (size_t)nlets + 1) * sizeof *cross);
   if (nlets > 0) {

@@ -894,6 +894,104 @@ START_TEST(custom_as_stated) {
 }
 END_TEST
 
+/* R-ROUTE-001: topk's two results are one kernel.  logits bf16 [64, 8]:
+ * 512 compares (1 per element); bytes: logits 64*8*2 = 1024 read, values
+ * bf16 [64, 2] 256 and indices int64 [64, 2] 1024 written: 2304.  The
+ * indices node has no kernel and no figures of its own; train mode 2x. */
+START_TEST(issue19_topk) {
+  const char *body = " input logits : [64, 8]\n"
+                     " scores, idx = topk(logits, 2, axis=-1)\n}\n";
+  Fx fx, tr;
+  run_both(body, &fx, &tr);
+  EQ(nc(&fx, "scores")->flops, 512);
+  EQ(nc(&fx, "scores")->bytes, 1024 + 256 + 1024);
+  EQ(nc(&fx, "idx")->flops, 0);
+  EQ(nc(&fx, "idx")->bytes, 0);
+  ck_assert_int_eq(nc(&fx, "idx")->kernel, -1);
+  ck_assert_int_eq(tc_node(fx.tc, "idx")->type->dtype, DT_INT64);
+  ck_assert_int_eq(tc_node(fx.tc, "idx")->type->dims[1], 2);
+  ck_assert_int_eq(fx.c->nkernels, 1);
+  EQ(nc(&tr, "scores")->flops, 2 * 512);
+  EQ(nc(&tr, "scores")->bytes, 2 * 2304);
+  tc_free(fx.tc);
+  tc_free(tr.tc);
+}
+END_TEST
+
+/* R-CACHE-001, R-CACHE-002: caches in repeat 2, bf16 [4, 8, 1024, 128]
+ * each, one new entry x [4, 8, 1, 128] appended to each (8192 bytes).
+ * append: x read and written, 2 * 8192 = 16384 bytes, 0 FLOPs; the KV
+ * cache line counts each cache at its appended length 1025: 2 copies x 2
+ * caches x 4*8*1025*128*2 = 4 x 8,396,800 = 33,587,200 bytes; the
+ * appends' results are the caches' storage, not activations (x alone is
+ * live: 8192, with the attention output, 8192: 16384); attention reads
+ * the whole cache, 1025 positions: 4*8*1025*128*2 = 8,396,800 each for
+ * k and v, plus q and the output 8192 each. */
+START_TEST(issue19_cache) {
+  Fx fx = run("model m {\n input x : [4, 8, 1, 128]\n repeat 2 {\n"
+              "  cache k_cache, v_cache : [4, 8, 1024, 128]\n"
+              "  k_all = append(k_cache, x, axis=2)\n"
+              "  v_all = append(v_cache, x, axis=2)\n"
+              "  a = attention(x, k_all, v_all)\n }\n}\n");
+  EQ(nc(&fx, "k_all")->flops, 0);
+  EQ(nc(&fx, "k_all")->bytes, 16384);
+  ck_assert_int_eq(tc_node(fx.tc, "k_all")->type->dims[2], 1025);
+  EQ(fx.c->footprint.kv_cache, 33587200);
+  EQ(fx.c->footprint.activations, 16384);
+  EQ(fx.c->footprint.weights, 0);
+  EQ(fx.c->params, 0);
+  EQ(fx.c->footprint.total, 33587200 + 16384);
+  EQ(nc(&fx, "a")->bytes, 2 * 8396800.0 + 2 * 8192);
+  tc_free(fx.tc);
+}
+END_TEST
+
+/* R-MOE-002, R-MOE-003, R-MOE-004, R-MOE-005: one expert, w1 bf16 [64, 128] (8192 parameters, 16384
+ * bytes), written on h [T, 64], in `experts 8 top 2`.
+ * T = 1: each token runs 2 experts, so the matmul's 2*1*128*64 = 16384
+ * FLOPs run twice: 32768; h (128 B) and y (256 B) move twice: 768; the
+ * experts touched are 8*(1 - (6/8)^1) = 2, so w1 is read twice: 32768;
+ * bytes 33536.  T = 64: 2*64*128*64*2 = 2097152 FLOPs; (8192 + 16384)*2 =
+ * 49152 activation bytes; 8*(1 - 0.75^64) = 7.99999992 experts' weights.
+ * Parameters 8 * 8192 = 65536, active 2 * 8192 = 16384; weights 8 x 16384
+ * = 131072 bytes.  capacity_factor=1.25 imbalance=1.2: the body runs
+ * 2*1.25*1.2 = 3 times the tokens: 3 * 16384 = 49152 FLOPs at T = 1.
+ * Train mode: the matmul's 3x, and 12 bytes of Adam state per parameter
+ * (all 8 experts'): 786432. */
+START_TEST(issue19_experts) {
+  const char *fmt = "model m {\n%s input h : [%d, 64]\n"
+                    " experts 8 top 2%s {\n  weight w1 : [64, 128]\n"
+                    "  y = matmul(h, w1)\n }\n}\n";
+  char src[512];
+  snprintf(src, sizeof src, fmt, "", 1, "");
+  Fx fx = run(src);
+  EQ(nc(&fx, "y")->flops, 32768);
+  EQ(nc(&fx, "y")->bytes, 768 + 32768);
+  EQ(fx.c->params, 65536);
+  EQ(fx.c->active_params, 16384);
+  ck_assert(fx.c->experts);
+  EQ(fx.c->footprint.weights, 131072);
+  EQ(fx.c->footprint.activations, 128 + 2 * 256);
+  ck_assert_int_eq(tc_node(fx.tc, "y")->count, 1);
+  tc_free(fx.tc);
+  snprintf(src, sizeof src, fmt, "", 64, "");
+  fx = run(src);
+  EQ(nc(&fx, "y")->flops, 2097152);
+  EQ(nc(&fx, "y")->bytes, 49152 + 16384 * 8 * (1 - pow(0.75, 64)));
+  tc_free(fx.tc);
+  snprintf(src, sizeof src, fmt, "", 1, " capacity_factor=1.25 imbalance=1.2");
+  fx = run(src);
+  EQ(nc(&fx, "y")->flops, 3 * 16384);
+  tc_free(fx.tc);
+  snprintf(src, sizeof src, fmt, " mode train\n", 1, "");
+  fx = run(src);
+  EQ(nc(&fx, "y")->flops, 3 * 32768);
+  EQ(fx.c->footprint.gradients, 131072);
+  EQ(fx.c->footprint.optimizer, 12 * 65536);
+  tc_free(fx.tc);
+}
+END_TEST
+
 Suite *cost_suite(void) {
   Suite *s = suite_create("cost");
   TCase *tc = tcase_create("cost");
@@ -929,6 +1027,9 @@ Suite *cost_suite(void) {
   tcase_add_test(tc, parallel_groups);
   tcase_add_test(tc, parallel_zero);
   tcase_add_test(tc, parallel_overlap);
+  tcase_add_test(tc, issue19_topk);
+  tcase_add_test(tc, issue19_cache);
+  tcase_add_test(tc, issue19_experts);
   suite_add_tcase(s, tc);
   return s;
 }

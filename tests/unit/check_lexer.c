@@ -118,6 +118,19 @@ START_TEST(test_floordiv_and_buffer) {
 }
 END_TEST
 
+/* R-CACHE-001, R-MOE-001, R-LEX-003: `cache` and `experts` are keywords;
+ * `top` and the experts options are names. */
+START_TEST(test_cache_experts_keywords) {
+  Lexed *lx = lex("cache experts top capacity_factor imbalance topk append\n");
+  static const int want[] = {CACHE, EXPERTS, IDENT, IDENT, IDENT, IDENT,
+                             IDENT, NEWLINE};
+  ck_assert_int_eq(lx->n, (int)(sizeof want / sizeof want[0]));
+  for (int i = 0; i < lx->n; i++) ck_assert_int_eq(lx->kinds[i], want[i]);
+  ck_assert_int_eq(lx->tc->diags.n, 0);
+  lexed_free(lx);
+}
+END_TEST
+
 /* R-LEX-005: '_' separates digit groups. */
 START_TEST(test_int_separators) {
   Lexed *lx = lex("7_000_000_000 4096 0 9223372036854775807 1_0");
@@ -478,6 +491,7 @@ Suite *lexer_suite(void) {
   TCase *tc = tcase_create("tokens");
   tcase_add_test(tc, test_every_token_kind);
   tcase_add_test(tc, test_floordiv_and_buffer);
+  tcase_add_test(tc, test_cache_experts_keywords);
   tcase_add_test(tc, test_int_separators);
   tcase_add_test(tc, test_reals);
   tcase_add_loop_test(tc, test_units, 0, (int)(sizeof unit_cases / sizeof unit_cases[0]));

@@ -1,0 +1,125 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# moe_kv.sh: Mixtral-8x7B decode (examples/mixtral_8x7b_decode.roof) at
+# batch 1 and 64: the parameter counts, the experts' weight bytes, the KV
+# cache and its appends, and the largest batch that fits (issue 19 items
+# 7 and 8), every figure computed by hand below.
+#
+#   R-MOE-005 parameters: embed and lm_head 2 x 32000*4096 = 262,144,000;
+#     the final norm 4096; per layer attention 2*4096^2 + 2*4096*1024 =
+#     41,943,040, two norms 8192, the router 4096*8 = 32,768 and one
+#     expert 3*4096*14336 = 176,160,768.  All: 262,148,096 + 32 *
+#     (41,943,040 + 8192 + 32,768 + 8 * 176,160,768) = 46,702,792,704;
+#     active (2 of 8 experts):
+#     262,148,096 + 32 * (41,943,040 + 8192 + 32,768 + 2 * 176,160,768)
+#     = 12,879,925,248.
+#   R-MOE-002/003 the down projection y = matmul(g, w2) in the experts
+#     block, per layer: at B = 1 each token runs 2 experts: 2 * 2*1*14336
+#     *4096 = 234,881,024 FLOPs; bytes: g (28,672) and y (8,192) twice,
+#     73,728, plus w2 (117,440,512) for each of the 8*(1 - 6/8) = 2
+#     experts touched: 234,954,752.  At B = 64: 15,032,385,536 FLOPs;
+#     (64*14336*2 + 64*4096*2)*2 = 4,718,592 plus 117,440,512 * 8*(1 -
+#     0.75^64) (7.99999992 experts).
+#   R-CACHE-001/002 the KV cache: 32 layers x 2 caches x B*8*4097*128*2 =
+#     537,001,984 bytes at B = 1; an append writes one token's 8*128
+#     entries: 2048 bytes read and 2048 written, 4096.
+#   R-CACHE-003 fits on an H200 SXM (141 GiB = 151,397,597,184 bytes):
+#     weights 2 x 46,702,792,704 = 93,405,585,408; per sequence the KV
+#     cache 537,001,984 and activations 180,244 (the peak, in the experts
+#     block at `g = mul(g, u)`: g, u and the product for 2 tokens, 3 x
+#     57,344, the residual x 8192, the outputs idx 16 and gates 4):
+#     (151,397,597,184 - 93,405,585,408) / 537,182,228 = 107.96, so
+#     B = 107 fits and 108 does not.
+#
+#   BUILD=build sh tests/cli/moe_kv.sh        exit 0 pass, 1 mismatch
+
+BUILD=${BUILD:-build}
+ROOFLINT=${ROOFLINT:-$BUILD/rooflint}
+EX=examples/mixtral_8x7b_decode.roof
+failures=0
+
+fail() {
+  echo "moe_kv: $*" >&2
+  failures=$((failures + 1))
+}
+
+# json ARGS...: the document of one run, one key per line
+json() { "$ROOFLINT" --format json -w "$@" $EX 2>/dev/null; }
+
+# summary KEY ARGS...: summary.KEY of the first model
+summary() {
+  key=$1
+  shift
+  json "$@" | awk -v k="\"$key\":" '
+    /"summary": \{/ { s = 1 }
+    s && $1 == k { v = $2; sub(/,$/, "", v); print v; exit }'
+}
+
+# node NAME KEY ARGS...: KEY ("flops", "bytes") of the first node NAME
+node() {
+  name=$1 key=$2
+  shift 2
+  json "$@" | awk -v n="\"name\": \"$name\"," -v k="\"$key\":" '
+    /"nodes": \[/ { in_nodes = 1 }
+    in_nodes && index($0, n) { hit = 1 }
+    hit && $1 == k { v = $2; sub(/,$/, "", v); print v; exit }'
+}
+
+# near GOT WANT WHAT: equal to 1e-12 relative (a sum of doubles)
+near() {
+  awk -v g="$1" -v w="$2" 'BEGIN { d = g - w; if (d < 0) d = -d;
+    exit !(d <= 1e-12 * w) }' || fail "$3: $1, expected $2"
+}
+
+exact() { [ "$1" = "$2" ] || fail "$3: $1, expected $2"; }
+
+exact "$(summary params)" 46702792704 "params"
+exact "$(summary active_params)" 12879925248 "active_params"
+exact "$(node y flops)" 234881024 "y FLOPs at B = 1"
+exact "$(node y bytes)" 234954752 "y bytes at B = 1"
+exact "$(node y flops -D B=64)" 15032385536 "y FLOPs at B = 64"
+near "$(node y bytes -D B=64)" \
+  "$(awk 'BEGIN { printf "%.17g", 4718592 + 117440512 * 8 * (1 - exp(64 * log(0.75))) }')" \
+  "y bytes at B = 64"
+exact "$(summary kv_cache)" 537001984 "KV cache at B = 1"
+exact "$(node k_all bytes)" 4096 "append bytes"
+exact "$(summary activations)" 180244 "activations at B = 1"
+
+# the remark, in the issue's words, and its figure
+out=$("$ROOFLINT" -Wno-memory-bound -Wno-overhead-bound $EX 2>&1)
+echo "$out" | grep -q "remark: model 'mixtral_8x7b_decode' fits up to B = 107 at S = 4096 on H200 SXM (needs 93.9 GB of 151.4 GB at B = 1) \[-Wcapacity\]" ||
+  fail "no fits-up-to remark: $out"
+exact "$("$ROOFLINT" --format json -D B=107 -w $EX 2>/dev/null | awk '/"total":/ { v = $2 } END { sub(/,$/, "", v); print v }')" \
+  150884083804 "footprint at B = 107"
+# at B = 200 it does not fit: the capacity error says how far it would
+out=$("$ROOFLINT" -D B=200 -Wno-memory-bound -Wno-overhead-bound $EX 2>&1)
+echo "$out" | grep -q "note: fits up to B = 107 at S = 4096 on H200 SXM" ||
+  fail "no fits-up-to note at B = 200: $out"
+# and on an 80 GB H100 not even one sequence fits
+out=$("$ROOFLINT" -t h100_sxm -Wno-memory-bound -Wno-overhead-bound $EX 2>&1)
+echo "$out" | grep -q "note: does not fit on H100 SXM even at B = 1, S = 4096" ||
+  fail "no does-not-fit note on H100: $out"
+
+# Llama-2-70B decode (examples/llama2_70b_decode.roof), R-CACHE-003: bf16
+# weights 2 x 68,976,648,192 = 137,953,296,384; per sequence the KV cache,
+# 80 x 2 x 8*2048*128*2 = 671,088,640, and activations 188,416 (the peak at
+# `g = mul(g, u)`: three [1, 28672] bf16 values, 3 x 57,344, and the
+# residual x [1, 8192], 16,384).  A B200 (180 GiB = 193,273,528,320):
+# 55,320,231,936 / 671,277,056 = 82.4, so B = 82.
+L70=examples/llama2_70b_decode.roof
+exact "$("$ROOFLINT" --format json -w $L70 2>/dev/null | awk '/"kv_cache":/ { v = $2 } END { sub(/,$/, "", v); print v }')" \
+  671088640 "Llama-2-70B KV cache"
+out=$("$ROOFLINT" -t b200 -Wno-memory-bound -Wno-overhead-bound $L70 2>&1)
+echo "$out" | grep -q "remark: model 'llama2_70b_decode' fits up to B = 82 at T = 2048 on B200 (needs 138.6 GB of 193.3 GB at B = 1)" ||
+  fail "Llama-2-70B on B200: $out"
+
+# --plan: the KV cache has its column, and the rows add up (R-PLAN-002):
+# bf16 holds everything but the int64 router indices (2 x 8 bytes)
+out=$("$ROOFLINT" --plan -w $EX 2>/dev/null)
+echo "$out" | grep -q "^  dtype  parameters  weights  activations  KV cache    total$" &&
+  echo "$out" | grep -q "^  bf16       46.7 G  93.4 GB     180.2 KB  537.0 MB  93.9 GB$" &&
+  echo "$out" | grep -q "^  int64           0      0 B         16 B       0 B     16 B$" ||
+  fail "--plan footprint: $out"
+
+[ "$failures" -eq 0 ] && echo "moe_kv: all figures match"
+[ "$failures" -eq 0 ]

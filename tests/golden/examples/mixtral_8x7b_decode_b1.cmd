@@ -1,0 +1,1 @@
+--report examples/mixtral_8x7b_decode.roof

@@ -1,0 +1,1 @@
+--report -D B=64 examples/mixtral_8x7b_decode.roof
