@@ -34,6 +34,11 @@ typedef enum OnnxDataType {
  * shape tensors, axes, pads and scalar constants that exporters emit. */
 enum { ONNX_SMALL_ELEMS = 4096 };
 
+/* Graphs nest (an If's branches, a Loop's or Scan's body); the reader
+ * descends at most this many graphs deep, the main graph counting as one,
+ * and refuses a deeper file. */
+enum { ONNX_MAX_DEPTH = 64 };
+
 typedef struct OnnxTensor {
   const char *name;
   int32_t data_type;     /* OnnxDataType */
@@ -90,6 +95,7 @@ typedef struct OnnxAttr {
   const OnnxTensor *t;   /* TENSOR */
   const OnnxGraph *g;    /* GRAPH (If/Loop/Scan bodies) */
   const OnnxGraph **graphs; /* GRAPHS */
+  const OnnxTensor *tensors; /* TENSORS (n of them) */
 } OnnxAttr;
 
 typedef struct OnnxNode {
