@@ -190,9 +190,9 @@ static bool rd_payload(Rd *r, size_t *pos, size_t end, const Msg *m, Field *f) {
     uint64_t n;
     if (!rd_varint(r, pos, end, &n, m, f->num)) return false;
     if (n > end - *pos)
-      return fail(r, at, m, f->num, "length %llu runs past the end of %s (%zu bytes left)",
+      return fail(r, at, m, f->num, "length %llu runs past the end of %s (%zu byte%s left)",
                   (unsigned long long)n, end == r->len ? "the file" : "the enclosing message",
-                  end - *pos);
+                  end - *pos, end - *pos == 1 ? "" : "s");
     f->start = *pos;
     f->end = *pos + (size_t)n;
     *pos = f->end;
