@@ -210,7 +210,10 @@ fuzz:
 	@BUILD=$(FUZZ_BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_FLAGS="$(FUZZ_FLAGS)" \
 	  sh tests/fuzz/run.sh $(FUZZ_TARGETS)
 
-fuzz-build: $(BUILD)/fuzz_rooflint $(BUILD)/fuzz_cli
+fuzz-build: $(BUILD)/fuzz_rooflint $(BUILD)/fuzz_cli $(BUILD)/fuzz_onnx
+
+$(BUILD)/fuzz_onnx: tests/fuzz/fuzz_onnx.c $(LIB_OBJS) $(GEN_OBJS) $(HDRS)
+	$(CC) $(ALL_CFLAGS) $(WARN) -fsanitize=fuzzer -o $@ $< $(LIB_OBJS) $(GEN_OBJS) $(LDLIBS)
 
 $(BUILD)/fuzz_rooflint: tests/fuzz/fuzz_rooflint.c $(LIB_OBJS) $(GEN_OBJS) $(HDRS)
 	$(CC) $(ALL_CFLAGS) $(WARN) -fsanitize=fuzzer -o $@ $< $(LIB_OBJS) $(GEN_OBJS) $(LDLIBS)
@@ -229,5 +232,5 @@ valgrind: $(BIN)
 	@sh tools/deps.sh valgrind
 	@BUILD=$(BUILD) sh tests/fuzz/valgrind.sh
 
-bench: $(BIN)
+bench: $(BIN) $(BUILD)/onnx_dump
 	@BUILD=$(BUILD) sh tests/bench/bench.sh

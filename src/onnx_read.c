@@ -147,6 +147,11 @@ static bool fail(Rd *r, size_t at, const Msg *m, uint32_t num, const char *fmt, 
 static bool rd_varint(Rd *r, size_t *pos, size_t end, uint64_t *out,
                       const Msg *m, uint32_t num) {
   size_t p = *pos;
+  if (p < end && r->b[p] < 0x80) { /* most tags and lengths: one byte */
+    *out = r->b[p];
+    *pos = p + 1;
+    return true;
+  }
   uint64_t v = 0;
   for (int i = 0; i < 10; i++) {
     if (p >= end) return fail(r, *pos, m, num, "truncated varint");
@@ -1009,6 +1014,8 @@ bool onnx_map(const char *path, OnnxFile *f, char *err, size_t errlen) {
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
     void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (p != MAP_FAILED) {
+      /* The reader jumps over the weights: no read-ahead into them. */
+      madvise(p, (size_t)st.st_size, MADV_RANDOM);
       close(fd);
       f->bytes = p;
       f->len = (size_t)st.st_size;

@@ -19,7 +19,8 @@
 # their fp32 bytes embedded as raw_data.  Those bytes are written as holes
 # (a sparse file: zeros that take no disk and no time), and spliced in
 # after python3-onnx serialised the rest, so a 1 GB model costs the
-# generator what its graph costs.  Prints "NODES nodes, BYTES bytes".
+# generator what its graph costs.  Prints "NODES nodes, T embedded
+# tensors, BYTES bytes".
 import argparse
 import os
 
@@ -147,7 +148,7 @@ def main():
             f.seek(nbytes, os.SEEK_CUR)
         f.truncate()
         size = f.tell()
-    print("%d nodes, %d bytes" % (len(nodes), size))
+    print("%d nodes, %d embedded tensors, %d bytes" % (len(nodes), len(embedded), size))
 
 
 main()
