@@ -1,14 +1,15 @@
 #!/bin/sh
 # onnx_read.sh: the ONNX reader (src/onnx_read.c) on the fixtures of
 # tests/onnx/gen_wire.py, through tests/onnx/onnx_dump.c:
-#   - each tests/onnx/wire/NAME.onnx reads to exactly NAME.dump, which
+#   - (R-WIRE-001, R-WIRE-002: IR 3..10, opsets 7..21) each
+#     tests/onnx/wire/NAME.onnx reads to exactly NAME.dump, which
 #     python3-onnx's onnx.load printed (tests/onnx/dump.py); and where
 #     Debian's python3-onnx is installed, dump.py prints NAME.dump today
 #     (the cross-check of the two readers);
-#   - each damaged file of wire/bad/ is refused, exit 1, with exactly the
-#     message of its NAME.err (byte offset and field);
-#   - a model with 100 MB of embedded weights (made here, in a temporary
-#     directory) is read with a peak RSS far below its size.
+#   - (R-WIRE-007) each damaged file of wire/bad/ is refused, exit 1, with
+#     exactly the message of its NAME.err (byte offset and field);
+#   - (R-WIRE-006) a model with 100 MB of embedded weights (made here, in a
+#     temporary directory) is read with a peak RSS far below its size.
 . "$(dirname "$0")/driver_lib.inc"
 DUMP=$BUILD/onnx_dump
 PY=/usr/bin/python3

@@ -5,7 +5,8 @@
  * wire type; onnx.proto's numbers: ModelProto.graph 7 -> tag 0x3A,
  * GraphProto.node 1 -> 0x0A, NodeProto.op_type 4 -> 0x22, ...) and asserts
  * the exact message, with the byte offset worked out in its comment.
- * Larger inputs come from the small encoder below.
+ * Larger inputs come from the small encoder below.  The rules are
+ * specs/onnx.md's (R-WIRE-NNN).
  */
 #include <check.h>
 #include <math.h>
@@ -92,6 +93,7 @@ static const OnnxNode *node0(const Read *r) {
 
 /* ---------------------------------------------------------------- the wire */
 
+/* R-WIRE-001 */
 START_TEST(test_minimal) {
   /* ir_version 8 (08 08), graph of 0 bytes (3A 00). */
   static const unsigned char b[] = {0x08, 0x08, 0x3A, 0x00};
@@ -105,6 +107,7 @@ START_TEST(test_minimal) {
 }
 END_TEST
 
+/* R-WIRE-007 */
 START_TEST(test_no_graph) {
   /* Empty input is an empty ModelProto: the error is at its end. */
   fails("", 0, "byte 0: no graph (field 7) in ModelProto");
@@ -113,6 +116,7 @@ START_TEST(test_no_graph) {
 }
 END_TEST
 
+/* R-WIRE-007 */
 START_TEST(test_varints) {
   /* byte 0 tag 08, byte 1 starts the varint: 0x80 then the end. */
   static const unsigned char trunc[] = {0x08, 0x80};
@@ -142,6 +146,7 @@ START_TEST(test_varints) {
 }
 END_TEST
 
+/* R-WIRE-007 */
 START_TEST(test_lengths) {
   /* graph (3A) of length 5 at byte 1, one byte left after it. */
   static const unsigned char file[] = {0x3A, 0x05, 0x00};
@@ -163,6 +168,7 @@ START_TEST(test_lengths) {
 }
 END_TEST
 
+/* R-WIRE-007 */
 START_TEST(test_wire_types) {
   /* GraphProto.node (field 1) as a varint: tag 08 at byte 2. */
   static const unsigned char node_varint[] = {0x3A, 0x02, 0x08, 0x01};
@@ -187,6 +193,7 @@ START_TEST(test_wire_types) {
 }
 END_TEST
 
+/* R-WIRE-003, R-WIRE-007 */
 START_TEST(test_unknown_fields) {
   /* Field 15 (unknown to ModelProto) in every wire type, a group with a
    * nested group, then the graph: all skipped. */
@@ -208,6 +215,7 @@ START_TEST(test_unknown_fields) {
 }
 END_TEST
 
+/* R-WIRE-008 */
 START_TEST(test_strings) {
   /* graph{node{op_type "a\0b"}}: 3A 07 | 0A 05 | 22 03 'a' 00 'b': the
    * NUL is byte 7. */
@@ -255,6 +263,7 @@ END_TEST
 
 /* ---------------------------------------------------------------- messages */
 
+/* R-WIRE-001, R-WIRE-003 */
 START_TEST(test_model_fields) {
   Buf graph = {0}, opset = {0}, opset2 = {0}, model = {0}, node = {0};
   put_str(&node, 4, "Relu");
@@ -310,6 +319,7 @@ START_TEST(test_model_fields) {
 }
 END_TEST
 
+/* R-WIRE-007 */
 START_TEST(test_node_without_op_type) {
   /* graph{node{name "n"}}: the NodeProto's bytes start at byte 4. */
   static const unsigned char b[] = {0x3A, 0x05, 0x0A, 0x03, 0x1A, 0x01, 'n'};
@@ -317,6 +327,7 @@ START_TEST(test_node_without_op_type) {
 }
 END_TEST
 
+/* R-WIRE-001, R-WIRE-003 */
 START_TEST(test_attributes) {
   Buf node = {0}, model, a;
   put_str(&node, 4, "Op");
@@ -405,6 +416,7 @@ START_TEST(test_attributes) {
 }
 END_TEST
 
+/* R-WIRE-007 */
 START_TEST(test_attribute_errors) {
   /* floats packed in 1 byte: graph 3A 0D | node 0A 0B | 22 01 'O' |
    * attribute 2A 06 | 0A 01 'f' (bytes 9..11) | 3A 01 00: the floats tag
@@ -446,6 +458,7 @@ static void nested(Buf *model, int depth) {
   put_msg(model, 7, &g);
 }
 
+/* R-WIRE-004 */
 START_TEST(test_nesting) {
   static Buf model;
   nested(&model, ONNX_MAX_DEPTH);
@@ -486,6 +499,7 @@ static const OnnxTensor *tensor_of(const Buf *t) {
   return &r->m.graph->initializers[0];
 }
 
+/* R-WIRE-005, R-WIRE-007 */
 START_TEST(test_tensor_raw) {
   Buf t = {0};
   put_int(&t, 1, 2);
@@ -517,6 +531,7 @@ START_TEST(test_tensor_raw) {
 }
 END_TEST
 
+/* R-WIRE-005, R-WIRE-006 */
 START_TEST(test_tensor_small_limit) {
   /* ONNX_SMALL_ELEMS int8 values are kept; one more and none are. */
   static unsigned char bytes[ONNX_SMALL_ELEMS + 1];
@@ -548,6 +563,7 @@ START_TEST(test_tensor_small_limit) {
 }
 END_TEST
 
+/* R-WIRE-005 */
 START_TEST(test_tensor_typed) {
   Buf t = {0};
   /* int64_data unpacked and packed, dims packed [3] */
@@ -628,6 +644,7 @@ START_TEST(test_tensor_typed) {
 }
 END_TEST
 
+/* R-WIRE-007 */
 START_TEST(test_tensor_errors) {
   /* Too many values: dims [2], three int64_data; graph 3A 0C |
    * initializer 2A 0A | 08 02 10 07 | 38 01 (byte 8) 38 02 38 03 (byte 12). */
@@ -648,6 +665,7 @@ START_TEST(test_tensor_errors) {
 }
 END_TEST
 
+/* R-WIRE-005, R-WIRE-006 */
 START_TEST(test_tensor_external_and_floats) {
   Buf t = {0}, e = {0};
   put_int(&t, 1, 4);
@@ -707,6 +725,7 @@ END_TEST
 
 /* ---------------------------------------------------------------- values */
 
+/* R-WIRE-001 */
 START_TEST(test_value_info) {
   Buf v = {0}, type = {0}, tt = {0}, shape = {0}, d = {0}, graph = {0}, model = {0};
   put_int(&d, 1, 8);
@@ -774,6 +793,7 @@ END_TEST
 
 /* ---------------------------------------------------------------- helpers */
 
+/* R-WIRE-009 */
 START_TEST(test_helpers) {
   ck_assert_str_eq(onnx_dtype_name(ONNX_FLOAT16), "FLOAT16");
   ck_assert_str_eq(onnx_dtype_name(ONNX_BFLOAT16), "BFLOAT16");
