@@ -10,10 +10,11 @@
 #            and the mmap excluded); us/node must stay flat from 1 k to 250 k
 #   RSS      BUILD/onnx_dump --walk under rusage: the peak RSS of reading
 #            the 1 GB model must be that of the 2 MB one plus at most
-#            64 KiB per embedded tensor: the reader reads each tensor's
-#            header (one page) and skips its bytes, and the kernel maps up
-#            to 16 pages around a fault when they are in the page cache
-#            (fault-around); nothing grows with the weights' bytes
+#            128 KiB per embedded tensor: the reader reads each tensor's
+#            header (one page, two when it straddles) and skips its bytes,
+#            and the kernel maps up to 16 pages around a fault when they
+#            are in the page cache (fault-around), so the figure depends
+#            on what is cached; nothing grows with the weights' bytes
 #   lint     `rooflint FILE.onnx` with every check, process start included,
 #            goal <= 50 ms; only when rooflint lists an onnx importer in
 #            --help ("skipped: no ONNX importer" otherwise)
@@ -99,7 +100,7 @@ awk '
     if (lo && mid && lo != mid)
       printf "       from %d nodes: %.3f us/node\n", n[lo], t[lo] / n[lo] * 1e6
     if (base && big)
-      verdict(rss[big] <= rss[base] + 64 * tensors, sprintf("peak memory independent of the weight bytes: %.1f MiB with 1 GB in %d tensors, %.1f MiB without (%.1f KiB more per tensor; at most 64)",
+      verdict(rss[big] <= rss[base] + 128 * tensors, sprintf("peak memory independent of the weight bytes: %.1f MiB with 1 GB in %d tensors, %.1f MiB without (%.1f KiB more per tensor; at most 128)",
         rss[big] / 1024, tensors, rss[base] / 1024, tensors ? (rss[big] - rss[base]) / tensors : 0))
     if (lint != "")
       verdict(lint <= 0.050 && lint_st <= 1, sprintf("rooflint FILE.onnx (25,344 nodes, every check) in <= 50 ms: %.1f ms wall, %.1f ms cpu, exit %d", lint * 1e3, lint_cpu * 1e3, lint_st))
