@@ -144,14 +144,9 @@ static bool fail(Rd *r, size_t at, const Msg *m, uint32_t num, const char *fmt, 
   return false;
 }
 
-static bool rd_varint(Rd *r, size_t *pos, size_t end, uint64_t *out,
-                      const Msg *m, uint32_t num) {
+static bool rd_varint_long(Rd *r, size_t *pos, size_t end, uint64_t *out,
+                           const Msg *m, uint32_t num) {
   size_t p = *pos;
-  if (p < end && r->b[p] < 0x80) { /* most tags and lengths: one byte */
-    *out = r->b[p];
-    *pos = p + 1;
-    return true;
-  }
   uint64_t v = 0;
   for (int i = 0; i < 10; i++) {
     if (p >= end) return fail(r, *pos, m, num, "truncated varint");
@@ -167,6 +162,16 @@ static bool rd_varint(Rd *r, size_t *pos, size_t end, uint64_t *out,
     }
   }
   return false; /* not reached: the tenth byte returns */
+}
+
+/* Most tags and lengths are one byte: that case inline, the rest above. */
+static inline bool rd_varint(Rd *r, size_t *pos, size_t end, uint64_t *out,
+                             const Msg *m, uint32_t num) {
+  if (*pos < end && r->b[*pos] < 0x80) {
+    *out = r->b[(*pos)++];
+    return true;
+  }
+  return rd_varint_long(r, pos, end, out, m, num);
 }
 
 static uint64_t le_bytes(const unsigned char *p, int n) {
@@ -288,15 +293,25 @@ static size_t utf8_bad(const unsigned char *b, size_t p, size_t end) {
 }
 
 /* A string or bytes field as a NUL-terminated arena copy; a NUL inside it
- * is an error, and so is bad UTF-8 when `utf8` (onnx.proto's `string`). */
+ * is an error, and so is bad UTF-8 when `utf8` (onnx.proto's `string`).
+ * Names are ASCII: eight bytes at a time while no byte is 0 or >= 0x80. */
 static const char *rd_string(Rd *r, const Msg *m, const Field *f, bool utf8) {
-  const unsigned char *nul = memchr(r->b + f->start, 0, f->end - f->start);
+  size_t p = f->start;
+  for (; f->end - p >= 8; p += 8) {
+    uint64_t w;
+    memcpy(&w, r->b + p, 8);
+    if (((w - 0x0101010101010101u) | w) & 0x8080808080808080u) break;
+  }
+  for (; p < f->end && r->b[p] != 0 && r->b[p] < 0x80; p++) continue;
+  if (p == f->end)
+    return arena_strndup(r->a, (const char *)r->b + f->start, f->end - f->start);
+  const unsigned char *nul = memchr(r->b + p, 0, f->end - p);
   if (nul) {
     fail(r, (size_t)(nul - r->b), m, f->num, "NUL byte inside the string");
     return NULL;
   }
   if (utf8) {
-    size_t bad = utf8_bad(r->b, f->start, f->end);
+    size_t bad = utf8_bad(r->b, p, f->end);
     if (bad != f->end) {
       fail(r, bad, m, f->num, "invalid UTF-8 (refused)");
       return NULL;
