@@ -94,7 +94,7 @@ awk '
   $1 == "lint" { lint = $3; lint_cpu = $4; lint_st = $5; next }
   $1 == "tensors" { tensors = $2; next }
   $1 ~ /^layers=/ { if (!lo || $2 < n[lo]) lo = NR; if (!hi || $2 > n[hi]) hi = NR
-                    if ($2 >= 10000 && (!mid || $2 < n[mid])) mid = NR }
+                    if ($2 >= 5000 && (!mid || $2 < n[mid])) mid = NR }
   { n[NR] = $2; t[NR] = $4; rss[NR] = $5; if ($1 == "layers=768") base = NR; if ($1 == "768+1GB") big = NR }
   END {
     if (mid && hi && hi != mid)
