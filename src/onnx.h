@@ -47,7 +47,7 @@ typedef struct OnnxTensor {
   /* The values, when the tensor has data in the file (not external) and
    * at most ONNX_SMALL_ELEMS elements of a numeric type; else NULL.
    * Integers in ints, floating types in reals (converted to double);
-   * nvalues elements. */
+   * nvalues elements, and one more after them that is 0. */
   const int64_t *ints;
   const double *reals;
   int64_t nvalues;

@@ -471,8 +471,9 @@ static bool rd_values(Rd *r, size_t start, size_t end, OnnxTensor *t, int64_t ne
   int32_t dt = t->data_type;
   size_t esize = raw_size(dt);
   bool real = is_real(dt);
-  int64_t *ints = real ? NULL : arena_alloc(r->a, (size_t)nelems * sizeof *ints);
-  double *reals = real ? arena_alloc(r->a, (size_t)nelems * sizeof *reals) : NULL;
+  /* One element more than the values, left 0: onnx.h promises it. */
+  int64_t *ints = real ? NULL : arena_alloc(r->a, (size_t)(nelems + 1) * sizeof *ints);
+  double *reals = real ? arena_alloc(r->a, (size_t)(nelems + 1) * sizeof *reals) : NULL;
   int64_t k = 0;
   if (raw) {
     size_t n = raw->end - raw->start;
@@ -1008,21 +1009,25 @@ bool onnx_read(Arena *a, const unsigned char *bytes, size_t len, OnnxModel *out,
 
 /* ---------------------------------------------------------------- files */
 
+/* On failure err is the system's reason alone ("No such file or
+ * directory"): the caller names the file, as rooflint's messages do
+ * ("cannot open 'm.onnx': No such file or directory"). */
+
 bool onnx_map(const char *path, OnnxFile *f, char *err, size_t errlen) {
   memset(f, 0, sizeof *f);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+    snprintf(err, errlen, "%s", strerror(errno));
     return false;
   }
   struct stat st;
   if (fstat(fd, &st) != 0) {
-    snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+    snprintf(err, errlen, "%s", strerror(errno));
     close(fd);
     return false;
   }
   if (S_ISDIR(st.st_mode)) {
-    snprintf(err, errlen, "cannot read %s: %s", path, strerror(EISDIR));
+    snprintf(err, errlen, "%s", strerror(EISDIR));
     close(fd);
     return false;
   }
@@ -1042,7 +1047,7 @@ bool onnx_map(const char *path, OnnxFile *f, char *err, size_t errlen) {
   size_t cap = 1 << 16, n = 0;
   unsigned char *buf = malloc(cap);
   if (!buf) {
-    snprintf(err, errlen, "cannot read %s: %s", path, strerror(ENOMEM));
+    snprintf(err, errlen, "%s", strerror(ENOMEM));
     close(fd);
     return false;
   }
@@ -1051,7 +1056,7 @@ bool onnx_map(const char *path, OnnxFile *f, char *err, size_t errlen) {
       unsigned char *bigger = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
       if (!bigger) {
         free(buf);
-        snprintf(err, errlen, "cannot read %s: %s", path, strerror(ENOMEM));
+        snprintf(err, errlen, "%s", strerror(ENOMEM));
         close(fd);
         return false;
       }
@@ -1061,7 +1066,7 @@ bool onnx_map(const char *path, OnnxFile *f, char *err, size_t errlen) {
     ssize_t got = read(fd, buf + n, cap - n);
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) {
-      snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+      snprintf(err, errlen, "%s", strerror(errno));
       free(buf);
       close(fd);
       return false;

@@ -175,7 +175,7 @@ int main(int argc, char **argv) {
   char err[512];
   OnnxFile f;
   if (!onnx_map(path, &f, err, sizeof err)) {
-    fprintf(stderr, "onnx_dump: %s\n", err);
+    fprintf(stderr, "onnx_dump: cannot open '%s': %s\n", path, err);
     return 2;
   }
   Arena *a = arena_new();

@@ -545,6 +545,7 @@ START_TEST(test_tensor_small_limit) {
   ck_assert_int_eq(x->nvalues, ONNX_SMALL_ELEMS);
   ck_assert_int_eq(x->ints[3], 21);
   ck_assert_int_eq(x->ints[20], (int8_t)140);
+  ck_assert_int_eq(x->ints[ONNX_SMALL_ELEMS], 0); /* the 0 after the values */
   t.n = 0;
   put_int(&t, 1, ONNX_SMALL_ELEMS + 1);
   put_int(&t, 2, ONNX_INT8);
@@ -804,9 +805,9 @@ START_TEST(test_helpers) {
   char err[256];
   OnnxFile f;
   ck_assert(!onnx_map("/nonexistent/m.onnx", &f, err, sizeof err));
-  ck_assert_str_eq(err, "cannot open /nonexistent/m.onnx: No such file or directory");
+  ck_assert_str_eq(err, "No such file or directory");
   ck_assert(!onnx_map("/", &f, err, sizeof err));
-  ck_assert_str_eq(err, "cannot read /: Is a directory");
+  ck_assert_str_eq(err, "Is a directory");
   /* A character device of no size is read, not mapped: 0 bytes. */
   ck_assert(onnx_map("/dev/null", &f, err, sizeof err));
   ck_assert_uint_eq(f.len, 0);
