@@ -199,5 +199,5 @@ awk -F'|' -v basis="$basis" '
         h[2], v[2] / v[6], t / lt))
   }' "$OUTS"
 # The ONNX reader and `rooflint FILE.onnx` (their own table and goals).
-BUILD=$BUILD BIN=$BIN DIR=$DIR FLAGS=$FLAGS RU=$RU sh tests/bench/onnx.sh
+BUILD=$BUILD BIN=$BIN DIR=$DIR FLAGS=$FLAGS RU=$RU BENCH_BASIS=$basis sh tests/bench/onnx.sh
 exit 0
