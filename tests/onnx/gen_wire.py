@@ -9,8 +9,10 @@
 #                       tensor, external data, dim_params, value_info
 #   wire/NAME.dump      what tests/onnx/dump.py prints for it (the reader
 #                       must print the same: tests/cli/onnx_read.sh)
-#   wire/bad/NAME.onnx  a damaged copy of a model; wire/bad/NAME.err, the
-#                       reader's message (written by hand, not here)
+#   wire/bad/NAME.onnx  a damaged copy of tiny_good.onnx (83 bytes);
+#                       wire/bad/NAME.err, the reader's exact message, is
+#                       committed, not written here: damaged() says where
+#                       each offset comes from
 #
 # Every file is small (the largest initializer, 4608 floats, is there to
 # be skipped) and the output is the same on every run.
@@ -213,16 +215,21 @@ MODELS = {
 
 
 def damaged(good):
-    """Each bad file: a good one's bytes, broken in one known place."""
+    """Each bad file: a good one's bytes, broken in one known place.  The
+    good file: ir_version 08 08 (bytes 0-1), producer_name 12 0B and 11
+    bytes (2-14), producer_version 1A 01 "1" (15-17), graph 3A 39 (18-19)
+    and its 57 bytes (20-76), opset_import (77-82)."""
     b = bytearray(good)
+    # Its first 41 bytes: the graph's length (byte 19) says 57, 21 are left.
     yield "truncated", bytes(b[: len(b) // 2])
-    # A tag for field 1 (ir_version) then ten continuation bytes.
+    # A tag for field 1 (ir_version) then ten continuation bytes: the
+    # varint starts at byte 1.
     yield "varint_too_long", bytes([0x08] + [0xFF] * 10 + [0x01]) + bytes(b)
-    # A tag whose varint stops at the end of the file.
+    # A tag (byte 83) whose varint (byte 84) stops at the end of the file.
     yield "truncated_varint", bytes(b) + bytes([0x08, 0x80])
-    # ModelProto.graph (7) given as a varint (wire type 0): tag 0x38.
+    # ModelProto.graph (7) given as a varint (wire type 0): tag 0x38 at 0.
     yield "wrong_wire_type", bytes([0x38, 0x01]) + bytes(b)
-    # ModelProto.graph's length one past the end of the file.
+    # ModelProto.graph's length (byte 1) one past the end of the file.
     yield "length_past_end", bytes([0x3A]) + bytes([len(b) + 1]) + bytes(b) \
         if len(b) + 1 < 128 else None
 
