@@ -112,11 +112,24 @@ $(BUILD)/gen/suites.h: $(UNIT_SRCS) Makefile
 	@printf 'SUITE(%s)\n' $(SUITE_NAMES) > $@.tmp && mv $@.tmp $@
 $(BUILD)/obj/tests/check_main.o: $(BUILD)/gen/suites.h
 
+# onnx_dump: prints what the ONNX reader read (tests/onnx/onnx_dump.c), for
+# the cross-check against python3-onnx and the reader's bench rows.
+$(BUILD)/onnx_dump: tests/onnx/onnx_dump.c $(LIB_OBJS) $(GEN_OBJS) $(HDRS)
+	$(CC) $(ALL_CFLAGS) $(WARN) -o $@ $< $(LIB_OBJS) $(GEN_OBJS) $(LDLIBS)
+
+# make onnx-fixtures: regenerates the committed ONNX fixtures with Debian's
+# python3-onnx.  One script per directory of fixtures; append yours.
+ONNX_FIXTURE_GEN = tests/onnx/gen_wire.py
+.PHONY: onnx-fixtures
+onnx-fixtures:
+	@sh tools/deps.sh python3-onnx
+	@for s in $(ONNX_FIXTURE_GEN); do echo "/usr/bin/python3 $$s"; /usr/bin/python3 $$s || exit 1; done
+
 # ---------------------------------------------------------------- tests
 check: deps
 	@$(MAKE) --no-print-directory check-tests
 
-check-tests: $(BIN) $(BUILD)/check_unit
+check-tests: $(BIN) $(BUILD)/check_unit $(BUILD)/onnx_dump
 	@BUILD=$(BUILD) sh tests/run.sh
 
 demo: deps
@@ -144,7 +157,7 @@ ubsan-robust:
 
 # ---------------------------------------------------------------- deps
 DEB_PACKAGES = flex bison check pkg-config make gcc libjansson-dev python3-jsonschema libxml2-utils \
-               python3-yaml groff-base
+               python3-yaml groff-base python3-onnx
 
 deps:
 	@sh tools/deps.sh $(DEB_PACKAGES)
@@ -197,7 +210,10 @@ fuzz:
 	@BUILD=$(FUZZ_BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_FLAGS="$(FUZZ_FLAGS)" \
 	  sh tests/fuzz/run.sh $(FUZZ_TARGETS)
 
-fuzz-build: $(BUILD)/fuzz_rooflint $(BUILD)/fuzz_cli
+fuzz-build: $(BUILD)/fuzz_rooflint $(BUILD)/fuzz_cli $(BUILD)/fuzz_onnx
+
+$(BUILD)/fuzz_onnx: tests/fuzz/fuzz_onnx.c $(LIB_OBJS) $(GEN_OBJS) $(HDRS)
+	$(CC) $(ALL_CFLAGS) $(WARN) -fsanitize=fuzzer -o $@ $< $(LIB_OBJS) $(GEN_OBJS) $(LDLIBS)
 
 $(BUILD)/fuzz_rooflint: tests/fuzz/fuzz_rooflint.c $(LIB_OBJS) $(GEN_OBJS) $(HDRS)
 	$(CC) $(ALL_CFLAGS) $(WARN) -fsanitize=fuzzer -o $@ $< $(LIB_OBJS) $(GEN_OBJS) $(LDLIBS)
@@ -216,5 +232,5 @@ valgrind: $(BIN)
 	@sh tools/deps.sh valgrind
 	@BUILD=$(BUILD) sh tests/fuzz/valgrind.sh
 
-bench: $(BIN)
+bench: $(BIN) $(BUILD)/onnx_dump
 	@BUILD=$(BUILD) sh tests/bench/bench.sh

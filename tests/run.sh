@@ -142,11 +142,11 @@ done
 
 # ------------------------------------------------------------------ spec
 # A rule is defined by a line starting with **R-AREA-NNN** (the form
-# specs/language.md uses; "- R-AREA-NNN:" is accepted too).  Each must be
-# cited somewhere under tests/.
+# specs/language.md and specs/onnx.md use; "- R-AREA-NNN:" is accepted
+# too).  Each must be cited somewhere under tests/.
 if [ -f specs/language.md ]; then
   sed -n -e 's/^\*\*\(R-[A-Z]*-[0-9]*\)\*\*.*/\1/p' \
-         -e 's/^- \(R-[A-Z]*-[0-9]*\):.*/\1/p' specs/language.md |
+         -e 's/^- \(R-[A-Z]*-[0-9]*\):.*/\1/p' specs/*.md |
     sort -u >"$TMP/rules"
   uncovered=0
   while read -r id; do

@@ -3,7 +3,8 @@
 # each (parse, sema, cost, every check, the diagnostics and the summary
 # line) under tests/bench/rusage.c, then times the outputs (--report,
 # --format json, --format sarif) on two of them against the lint, and
-# prints a table and a verdict per goal.  It never fails the build: a
+# prints a table and a verdict per goal; then the ONNX rows
+# (tests/bench/onnx.sh).  It never fails the build: a
 # missed goal is reported, not fatal.
 #
 #   BUILD=build            where rooflint is (and where the inputs go)
@@ -197,4 +198,6 @@ awk -F'|' -v basis="$basis" '
       sprintf("--format json on %d ops within 10%% of the lint'"'"'s memory and 2x its time: %.2fx memory, %.2fx time",
         h[2], v[2] / v[6], t / lt))
   }' "$OUTS"
+# The ONNX reader and `rooflint FILE.onnx` (their own table and goals).
+BUILD=$BUILD BIN=$BIN DIR=$DIR FLAGS=$FLAGS RU=$RU BENCH_BASIS=$basis sh tests/bench/onnx.sh
 exit 0

@@ -9,6 +9,9 @@
 #   fuzz_rooflint  the library in-process: parse .. checks, every renderer
 #   fuzz_cli       main.c itself: options, --sweep, -D, --dtype, --plan,
 #                  --plot, diff, -t FILE, subcommands, stdout on /dev/full
+#   fuzz_onnx      the ONNX reader (src/onnx_read.c) on protobuf bytes,
+#                  seeded with every .onnx under tests/ smaller than 64 KiB
+#                  and with tests/fuzz/onnx.dict (field tags) as dictionary
 # Seeds are every .roof under examples/, tests/, specs/ (smaller than 64 KiB,
 # and not one listed with the word fuzz in tests/robust/KNOWN_FAILING);
 # fuzz_cli also gets each seed once behind a mode prefix (fuzz_cli.c), the
@@ -22,7 +25,7 @@ set -u
 BUILD=${BUILD:-build-fuzz}
 SECONDS_ALL=${FUZZ_SECONDS:-60}
 FLAGS=${FUZZ_FLAGS:--max_len=262144 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1}
-TARGETS=${*:-fuzz_rooflint fuzz_cli}
+TARGETS=${*:-fuzz_rooflint fuzz_cli fuzz_onnx}
 NMODES=27 # modes in fuzz_cli.c, the argv one included
 
 n=0
@@ -31,8 +34,11 @@ share=$((SECONDS_ALL / n))
 [ "$share" -ge 1 ] || share=1
 
 seeds=$BUILD/seed
-rm -rf "$seeds" "$seeds-cli"
-mkdir -p "$seeds" "$seeds-cli" "$BUILD/artifacts" || exit 2
+rm -rf "$seeds" "$seeds-cli" "$seeds-onnx"
+mkdir -p "$seeds" "$seeds-cli" "$seeds-onnx" "$BUILD/artifacts" || exit 2
+find tests -name '*.onnx' -size -64k | sort | while read -r f; do
+  cp "$f" "$seeds-onnx/$(echo "$f" | tr / _)"
+done
 k=0
 find examples tests specs -name '*.roof' -size -64k | sort | while read -r f; do
   name=$(basename "$f" .roof)
@@ -50,14 +56,16 @@ status=0
 for t in $TARGETS; do
   extra=""
   seed_dirs=$seeds
+  dict=tests/fuzz/roof.dict
   case $t in
     fuzz_cli) extra="-close_fd_mask=3"
       seed_dirs="$seeds $seeds-cli tests/fuzz/cli-seeds" ;;
+    fuzz_onnx) seed_dirs=$seeds-onnx dict=tests/fuzz/onnx.dict ;;
   esac
   mkdir -p "$BUILD/corpus-$t"
   echo "==> $t for $share s"
   # shellcheck disable=SC2086
-  "$BUILD/$t" -max_total_time="$share" -dict=tests/fuzz/roof.dict \
+  "$BUILD/$t" -max_total_time="$share" -dict="$dict" \
     -artifact_prefix="$BUILD/artifacts/$t-" $FLAGS $extra \
     "$BUILD/corpus-$t" $seed_dirs || status=$?
   [ "$status" -eq 0 ] || break
