@@ -10,6 +10,7 @@
 #include "rooflint.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -25,6 +26,8 @@ static void file_free(SourceFile *f) {
   free(f->expectations);
   for (size_t i = 0; i < f->norigins; i++) free(f->origins[i]);
   free(f->origins);
+  for (size_t i = 0; i < f->nimport_diags; i++) free(f->import_diags[i].msg);
+  free(f->import_diags);
   free(f);
 }
 
@@ -297,4 +300,19 @@ void src_set_origins(SourceFile *f, char **origins, size_t n) {
 const char *src_origin(const SourceFile *f, int line) {
   if (!f->origins || line < 1 || (size_t)line > f->norigins) return NULL;
   return f->origins[line - 1];
+}
+
+void src_set_import_diags(SourceFile *f, ImportDiag *d, size_t n) {
+  f->import_diags = d;
+  f->nimport_diags = n;
+}
+
+const char *src_where(const SourceFile *f, uint32_t offset, char *buf,
+                      size_t n) {
+  int line, col;
+  src_linecol(f, offset, &line, &col);
+  const char *origin = src_origin(f, line);
+  if (origin) snprintf(buf, n, "%s: %s", f->name, origin);
+  else snprintf(buf, n, "%s:%d:%d", f->name, line, col);
+  return buf;
 }
