@@ -235,6 +235,17 @@ const char *src_where(const SourceFile *f, uint32_t offset, char *buf,
 /* Room for a src_where: a file name and an origin (a name may be long;
  * past this it is cut). */
 enum { WHERE_MAX = 8192 };
+/* An origin's parts, by import.h's grammar `KIND [INDEX] ["NAME"] [(TYPE)]`
+ * (`node 12 "/conv1/Conv" (Conv)`), for JSON and SARIF; the name with its
+ * escapes undone.  False when the origin does not follow the grammar. */
+typedef struct OriginParts {
+  char kind[32];
+  long long index;
+  bool has_index, has_name;
+  char name[WHERE_MAX];
+  char type[128];
+} OriginParts;
+bool src_origin_parts(const char *origin, OriginParts *p);
 /* Length (1 to 4) of the well-formed UTF-8 sequence at s, of the n bytes
  * there, or 0 for an ill-formed one: a stray continuation byte, a lead byte
  * C0, C1 or F5..FF, a truncated sequence, an overlong form, a surrogate

@@ -316,3 +316,44 @@ const char *src_where(const SourceFile *f, uint32_t offset, char *buf,
   else snprintf(buf, n, "%s:%d:%d", f->name, line, col);
   return buf;
 }
+
+bool src_origin_parts(const char *s, OriginParts *p) {
+  memset(p, 0, sizeof *p);
+  size_t k = strcspn(s, " ");
+  if (k == 0 || k >= sizeof p->kind) return false;
+  memcpy(p->kind, s, k);
+  s += k;
+  while (*s == ' ') s++;
+  if (*s >= '0' && *s <= '9') {
+    char *end;
+    p->index = strtoll(s, &end, 10);
+    p->has_index = true;
+    s = end;
+    while (*s == ' ') s++;
+  }
+  if (*s == '"') { /* put_quoted's escapes: \" \\ \xNN */
+    size_t n = 0;
+    for (s++; *s && *s != '"'; s++) {
+      char c = *s;
+      if (c == '\\' && s[1] == 'x' && s[2] && s[3]) {
+        char hex[3] = {s[2], s[3], 0};
+        c = (char)strtol(hex, NULL, 16);
+        s += 3;
+      } else if (c == '\\' && s[1]) {
+        c = *++s;
+      }
+      if (n + 1 < sizeof p->name) p->name[n++] = c;
+    }
+    if (*s != '"') return false;
+    p->has_name = true;
+    s++;
+    while (*s == ' ') s++;
+  }
+  if (*s == '(') {
+    size_t n = strcspn(s + 1, ")");
+    if (s[1 + n] != ')' || n >= sizeof p->type) return false;
+    memcpy(p->type, s + 1, n);
+    s += n + 2;
+  }
+  return *s == '\0';
+}

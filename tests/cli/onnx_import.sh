@@ -180,6 +180,22 @@ expect_status 1
 expect_grep "$T/err" "tests/onnx/ops/conv_bias.onnx: node 0 \"/Conv\" (Conv): error: conv2d 'y' takes"
 expect_grep "$T/err" "  y = conv2d(x, w, bias=b, padding=1)  # onnx #0 Conv \"/Conv\""
 
+# R-ONNX-007: JSON gives the node's origin and its parts; SARIF a logical
+# location beside the region (valid against the 2.1.0 schema).
+run --format json tests/onnx/ops/conv_bias.onnx
+expect_status 0
+/usr/bin/python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))["diagnostics"][0]["location"]["origin"]
+print(json.dumps(d, sort_keys=True))' "$T/out" >"$T/origin"
+expect_grep "$T/origin" '{"index": 0, "kind": "node", "name": "/Conv", "op_type": "Conv", "text": "node 0 \"/Conv\" (Conv)"}'
+run --format sarif tests/onnx/ops/conv_bias.onnx
+expect_status 0
+/usr/bin/python3 tools/validate_sarif.py "$T/out" >"$T/v" 2>&1 && ok || bad "SARIF does not validate: $(head -n 3 "$T/v")"
+/usr/bin/python3 -c 'import json, sys
+loc = json.load(open(sys.argv[1]))["runs"][0]["results"][0]["locations"][0]
+print(loc["physicalLocation"]["region"]["startLine"], json.dumps(loc["logicalLocations"], sort_keys=True))' "$T/out" >"$T/loc"
+expect_grep "$T/loc" '7 [{"fullyQualifiedName": "node 0 \"/Conv\" (Conv)", "kind": "function", "name": "/Conv", "properties": {"index": 0, "kind": "node", "opType": "Conv"}}]'
+
 # R-ONNX-006: the plan is the dominant float dtype; --dtype re-plans what
 # follows it (here the matmul, whose operands are an explicit cast and a
 # weight that follows the plan, so a bf16 plan mixes fp16 and bf16).
