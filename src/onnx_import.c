@@ -420,9 +420,13 @@ static Val *known_in(X *x, const OnnxNode *n, int i, const char *what) {
  * holds the keywords set (start from op_default_args).  *out gets the
  * text and the result type; its let expressions follow the op's rule
  * below (sym_*). */
+/* The most operands one application takes (a DenseNet block's Concat
+ * has 49). */
+enum { CALL_MAX_IN = 256 };
+
 typedef struct Call {
   const OpDesc *op;
-  Term in[12];
+  Term in[CALL_MAX_IN];
   int nin;
   OpArgs args;
   int64_t list[2 * MAX_RANK];
@@ -589,8 +593,8 @@ static void sym_of(X *x, const Call *c, Term *out) {
  * op's shape rule refuses it. */
 static bool apply(X *x, Call *c, Term *out) {
   memset(out, 0, sizeof *out);
-  TensorType in[12];
-  Loc locs[12];
+  TensorType in[CALL_MAX_IN];
+  Loc locs[CALL_MAX_IN];
   for (int i = 0; i < c->nin; i++) in[i] = c->in[i].t, locs[i] = LOC_NONE;
   DiagSink sink;
   diag_sink_init(&sink);
@@ -1006,9 +1010,12 @@ static bool map_reciprocal(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 static bool map_alias(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
   Val *src = val_get(x, n->inputs[0]);
-  if (src && src->known && !src->tensor) {
-    fold_copy(x, n, src, &src->t, NULL, src->n);
-    return !x->error;
+  if (src && !src->tensor && n->noutputs > 0 && n->outputs[0][0]) {
+    /* a constant, or a declaration not yet written (torch's Identity of
+     * a shared initializer): the output is the same value */
+    strmap_put(&x->vals, arena_strdup(x->a, n->outputs[0]), src);
+    emit_folded(x, n, "an alias");
+    return true;
   }
   Term t;
   if (!tensor_in(x, n, 0, &t)) return false;
@@ -1847,7 +1854,9 @@ static bool map_concat(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 tensors:;
   Call c;
   call_init(&c, "concat");
-  if (n->ninputs > 12) return fail(x, "it concatenates %d tensors; rooflint imports at most 12", n->ninputs);
+  if (n->ninputs > CALL_MAX_IN)
+    return fail(x, "it concatenates %d tensors; rooflint imports at most %d",
+                n->ninputs, CALL_MAX_IN);
   for (int i = 0; i < n->ninputs; i++) {
     Term t;
     if (!tensor_in(x, n, i, &t)) return false;

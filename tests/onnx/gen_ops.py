@@ -67,6 +67,9 @@ def binary():
     for op in ["Add", "Sub", "Mul", "Div", "Pow", "Max", "Min"]:
         save("binary_" + op.lower(), [node(op, ["x", "b"], ["y"])], [vi("x", [2, 8]), vi("b", [8])], Y28)
     # a scalar constant is a number
+    # torch shares an initializer through an Identity: still the weight
+    save("identity_initializer", [node("Identity", ["b"], ["b2"]), node("Add", ["x", "b2"], ["y"])],
+         X28, Y28, [const("b", np.zeros(8, np.float32))])
     save("mul_scalar", [node("Constant", [], ["half"], value=helper.make_tensor("v", F, [], [0.5])),
                         node("Mul", ["x", "half"], ["y"])], X28, Y28)
     save("where", [node("Where", ["c", "x", "neg"], ["y"])],
