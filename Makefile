@@ -125,6 +125,15 @@ onnx-fixtures:
 	@sh tools/deps.sh python3-onnx
 	@for s in $(ONNX_FIXTURE_GEN); do echo "/usr/bin/python3 $$s"; /usr/bin/python3 $$s || exit 1; done
 
+# make onnx-torchvision: torchvision's classifiers exported (weights=None,
+# Debian's python3-torch and python3-torchvision) and linted; their
+# contraction FLOPs must be 2 x the published multiply-accumulates
+# (tests/onnx/torchvision_check.py; minutes, so not part of `make check`).
+.PHONY: onnx-torchvision
+onnx-torchvision: $(BIN)
+	@sh tools/deps.sh python3-onnx python3-torch python3-torchvision
+	/usr/bin/python3 tests/onnx/torchvision_check.py $(BIN)
+
 # ---------------------------------------------------------------- tests
 check: deps
 	@$(MAKE) --no-print-directory check-tests

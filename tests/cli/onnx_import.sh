@@ -56,6 +56,7 @@ check cast 0 96            # fp32 [2, 8] read (64), fp16 written (32)
 # Binary with b [8] broadcast: 16 FLOPs; bytes 64 + 32 + 64.
 for op in add sub mul div pow max min; do check "binary_$op" 16 160; done
 check mul_scalar 16 128    # Constant 0.5 is the number 0.5
+check identity_initializer 16 160  # Identity of an initializer: the weight b [8]
 check where 16 144         # bool cond 16 + x 64 + y 64; -1 a number
 
 # Contractions (R-COST-020: a bias adds one FLOP per output element).
@@ -222,5 +223,11 @@ expect_grep "$T/out" "  - tests/onnx/ops/unary_relu.onnx: node 0 \"/Relu\" (Relu
 run diff tests/onnx/ops/matmul.onnx tests/onnx/ops/matmul.onnx
 expect_status 0
 expect_grep "$T/out" "no node changed"
+
+# R-ONNX-002: README's table lists every row of src/onnx_ops.def.
+what="README.md's table of mapped ONNX ops"
+for op in $(sed -n 's/^ONNX_OP("\([A-Za-z]*\)".*/\1/p' src/onnx_ops.def); do
+  grep -q "^| $op | " README.md && ok || bad "no row for $op"
+done
 
 finish
