@@ -128,11 +128,14 @@ onnx-fixtures:
 # make onnx-torchvision: torchvision's classifiers exported (weights=None,
 # Debian's python3-torch and python3-torchvision) and linted; their
 # contraction FLOPs must be 2 x the published multiply-accumulates
-# (tests/onnx/torchvision_check.py; minutes, so not part of `make check`).
+# (tests/onnx/torchvision_check.py; minutes, so not part of `make check`);
+# and GPT-2-, BERT- and Llama-layer-like exports with symbolic batch and
+# sequence (tests/onnx/transformers_check.py).
 .PHONY: onnx-torchvision
 onnx-torchvision: $(BIN)
 	@sh tools/deps.sh python3-onnx python3-torch python3-torchvision
 	/usr/bin/python3 tests/onnx/torchvision_check.py $(BIN)
+	/usr/bin/python3 tests/onnx/transformers_check.py $(BIN)
 
 # ---------------------------------------------------------------- tests
 check: deps

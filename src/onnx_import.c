@@ -80,7 +80,13 @@ typedef struct X {
   /* dim_params: lets */
   const char **lets;
   const char **let_keys;  /* the dim_param, or "input:dim" for an unknown */
-  int64_t *let_values;
+  const char **let_origins;
+  int64_t *let_values;    /* what the shapes are computed at (below) */
+  /* Unbound lets are sized at distinct primes, not at their value 1: a
+   * dim that keeps a let's size then keeps its expression, where at 1 it
+   * would match every constant 1 (a keepdims axis).  A model whose
+   * shapes only check at 1 is translated again at 1. */
+  bool probe;
   int nlets, cap_lets;
   /* the node being translated */
   const OnnxNode *node;
@@ -1765,6 +1771,11 @@ static bool map_slice(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 tensor:;
   Term t;
   if (!tensor_in(x, n, 0, &t)) return false;
+  /* starts and ends from shape arithmetic keep their lets: end=sequence */
+  Val *sv = has_input(n, 1) ? val_get(x, n->inputs[1]) : NULL;
+  Val *ev = has_input(n, 2) ? val_get(x, n->inputs[2]) : NULL;
+  const char *const *ss = sv && sv->is_int ? sv->isym : NULL;
+  const char *const *es = ev && ev->is_int ? ev->isym : NULL;
   for (int i = 0; i < cnt; i++) {
     int64_t a = ax ? norm_ax(ax[i], t.t.rank) : i, step = sp ? sp[i] : 1;
     if (step < 1)
@@ -1782,8 +1793,10 @@ tensor:;
     c.args.end = full_end ? INT64_MAX : en[i];
     c.args.step = step;
     call_kw(&c, "axis=%lld", (long long)a);
-    if (!full_start) call_kw(&c, "start=%lld", (long long)st[i]);
-    if (!full_end) call_kw(&c, "end=%lld", (long long)en[i]);
+    if (!full_start && ss && ss[i]) call_kw(&c, "start=%s", ss[i]);
+    else if (!full_start) call_kw(&c, "start=%lld", (long long)st[i]);
+    if (!full_end && es && es[i]) call_kw(&c, "end=%s", es[i]);
+    else if (!full_end) call_kw(&c, "end=%lld", (long long)en[i]);
     if (step != 1) call_kw(&c, "step=%lld", (long long)step);
     if (!apply(x, &c, &t)) return false;
   }
@@ -2408,11 +2421,19 @@ static const char *let_for(X *x, const char *param, int input, int dim) {
     x->lets = xrealloc(x->lets, (size_t)x->cap_lets * sizeof *x->lets);
     x->let_keys = xrealloc(x->let_keys, (size_t)x->cap_lets * sizeof *x->let_keys);
     x->let_values = xrealloc(x->let_values, (size_t)x->cap_lets * sizeof *x->let_values);
+    x->let_origins = xrealloc(x->let_origins, (size_t)x->cap_lets * sizeof *x->let_origins);
   }
   x->let_keys[x->nlets] = arena_strdup(x->a, key);
+  x->let_origins[x->nlets] =
+      param ? arena_printf(x->a, "dim_param \"%s\"", param)
+            : arena_printf(x->a, "input %d \"%s\"", input, x->m->graph->inputs[input].name);
   const char *name = param ? ident_for(x, param, "d")
                            : ident_for(x, arena_printf(x->a, "dim_%d_%d", input, dim), "d");
-  int64_t value = 1;
+  static const int64_t primes[] = {11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53};
+  enum { NPRIMES = sizeof primes / sizeof *primes };
+  int64_t value = !x->probe ? 1
+                  : x->nlets < NPRIMES ? primes[x->nlets]
+                                       : 59 + 2 * (int64_t)x->nlets;
   for (int i = 0; x->o && i < x->o->noverrides; i++)
     if (strcmp(x->o->overrides[i].name, name) == 0 && !x->o->overrides[i].value.is_real)
       value = x->o->overrides[i].value.i;
@@ -2588,20 +2609,48 @@ static void assemble(X *x, const char *name, Imported *out) {
   sb_free(&sb);
 }
 
+static void x_init(X *x, const OnnxModel *m, const ImportOptions *o,
+                   const char *path, bool probe) {
+  memset(x, 0, sizeof *x);
+  x->a = arena_new();
+  x->m = m;
+  x->o = o;
+  x->path = path;
+  x->probe = probe;
+  strmap_init(&x->vals);
+  strmap_init(&x->idents);
+  strmap_init(&x->warned_ops);
+  x->plan = DT_FP32;
+}
+
+static void x_free(X *x) {
+  for (size_t i = 0; i < x->ndiags; i++) free(x->diags[i].msg);
+  free(x->diags);
+  free(x->error);
+  lines_free(&x->head);
+  lines_free(&x->decls);
+  lines_free(&x->body);
+  free(x->lets);
+  free(x->let_keys);
+  free(x->let_origins);
+  free(x->let_values);
+  strmap_free(&x->vals);
+  strmap_free(&x->idents);
+  strmap_free(&x->warned_ops);
+  arena_free(x->a);
+}
+
 int onnx_translate_model(const OnnxModel *m, const char *path,
                                   const ImportOptions *o, Imported *out) {
   memset(out, 0, sizeof *out);
   X x;
-  memset(&x, 0, sizeof x);
-  x.a = arena_new();
-  x.m = m;
-  x.o = o;
-  x.path = path;
-  strmap_init(&x.vals);
-  strmap_init(&x.idents);
-  strmap_init(&x.warned_ops);
-  x.plan = DT_FP32;
+  x_init(&x, m, o, path, true);
   bool ok = translate(&x);
+  if (!ok) { /* shapes that check only at 1 */
+    x_free(&x);
+    x_init(&x, m, o, path, false);
+    ok = translate(&x);
+  }
   ImportStatus st = IMPORT_OK;
   if (ok) {
     const char *name = model_name(&x);
@@ -2630,7 +2679,7 @@ int onnx_translate_model(const OnnxModel *m, const char *path,
     }
     for (int i = 0; i < x.nlets; i++)
       lines_add(&x.head, xprintf("let %s = 1", x.lets[i]),
-                xprintf("dim_param \"%s\"", x.lets[i]));
+                xstrdup(x.let_origins[i]));
     for (size_t i = 0; i < head.n; i++) lines_add(&x.head, head.v[i].text, head.v[i].origin);
     free(head.v);
     assemble(&x, name, out);
@@ -2639,19 +2688,7 @@ int onnx_translate_model(const OnnxModel *m, const char *path,
     x.error = NULL;
     st = IMPORT_INVALID;
   }
-  for (size_t i = 0; i < x.ndiags; i++) free(x.diags[i].msg);
-  free(x.diags);
-  free(x.error);
-  lines_free(&x.head);
-  lines_free(&x.decls);
-  lines_free(&x.body);
-  free(x.lets);
-  free(x.let_keys);
-  free(x.let_values);
-  strmap_free(&x.vals);
-  strmap_free(&x.idents);
-  strmap_free(&x.warned_ops);
-  arena_free(x.a);
+  x_free(&x);
   return st;
 }
 
