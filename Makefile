@@ -119,11 +119,23 @@ $(BUILD)/onnx_dump: tests/onnx/onnx_dump.c $(LIB_OBJS) $(GEN_OBJS) $(HDRS)
 
 # make onnx-fixtures: regenerates the committed ONNX fixtures with Debian's
 # python3-onnx.  One script per directory of fixtures; append yours.
-ONNX_FIXTURE_GEN = tests/onnx/gen_wire.py
+ONNX_FIXTURE_GEN = tests/onnx/gen_wire.py tests/onnx/gen_ops.py
 .PHONY: onnx-fixtures
 onnx-fixtures:
 	@sh tools/deps.sh python3-onnx
 	@for s in $(ONNX_FIXTURE_GEN); do echo "/usr/bin/python3 $$s"; /usr/bin/python3 $$s || exit 1; done
+
+# make onnx-torchvision: torchvision's classifiers exported (weights=None,
+# Debian's python3-torch and python3-torchvision) and linted; their
+# contraction FLOPs must be 2 x the published multiply-accumulates
+# (tests/onnx/torchvision_check.py; minutes, so not part of `make check`);
+# and GPT-2-, BERT- and Llama-layer-like exports with symbolic batch and
+# sequence (tests/onnx/transformers_check.py).
+.PHONY: onnx-torchvision
+onnx-torchvision: $(BIN)
+	@sh tools/deps.sh python3-onnx python3-torch python3-torchvision
+	/usr/bin/python3 tests/onnx/torchvision_check.py $(BIN)
+	/usr/bin/python3 tests/onnx/transformers_check.py $(BIN)
 
 # ---------------------------------------------------------------- tests
 check: deps

@@ -152,6 +152,25 @@ static void check_suppressions(Arena *a, const SourceSet *ss, int file,
               more, more == 1 ? "" : "s", more == 1 ? "s" : "");
 }
 
+/* An imported file's own findings (import.h), each at the start of its
+ * line, so they carry the line's origin like any other diagnostic. */
+static void report_import_diags(const SourceSet *ss, int file,
+                                DiagSink *diags) {
+  const SourceFile *f = src_file(ss, file);
+  for (size_t i = 0; f && i < f->nimport_diags; i++) {
+    const ImportDiag *d = &f->import_diags[i];
+    Loc at = LOC_NONE;
+    if (d->line >= 1 && (size_t)d->line <= f->nlines) {
+      uint32_t start = f->line_starts[d->line - 1];
+      size_t len;
+      src_line_text(f, d->line, &len);
+      while (len > 0 && f->text[start] == ' ') start++, len--;
+      at = (Loc){file, start, start + (uint32_t)len};
+    }
+    diag_report(diags, (Severity)d->sev, NULL, at, "%s", d->msg);
+  }
+}
+
 /* R-TGT-009: every `target NAME { }` of the file is checked, used or not
  * (pre-commit lints a target file on its own).  One that is used was
  * checked when it was resolved; it is not checked twice. */
@@ -181,6 +200,7 @@ Analysis *analyze_file(Arena *a, SourceSet *ss, int file,
   Program *p = opts->parsed ? (Program *)opts->parsed
                             : parse_file_opts(tree, ss, file, diags, &po);
   if (!opts->again) check_suppressions(a, ss, file, diags);
+  if (!opts->again) report_import_diags(ss, file, diags);
   /* tree -> graph, and the targets it is costed on */
   if (p->nsyntax_errors == 0) {
     Bindings *b = opts->bindings;

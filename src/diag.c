@@ -414,9 +414,8 @@ static void put_header(FILE *out, const SourceSet *ss, Loc loc, Severity sev,
   bool bold_msg = sev != SEV_NOTE;
   if (ro->color) fputs(C_BOLD, out);
   if (f) {
-    int line, col;
-    src_linecol(f, loc.start, &line, &col);
-    fprintf(out, "%s:%d:%d: ", f->name, line, col);
+    char where[WHERE_MAX];
+    fprintf(out, "%s: ", src_where(f, loc.start, where, sizeof where));
   } else if (sev != SEV_NOTE) {
     fputs("rooflint: ", out);
   }
@@ -522,9 +521,8 @@ static void put_unexpected(FILE *out, const SourceSet *ss,
                            const SourceFile *f, const Diag *d) {
   const SourceFile *df = src_file(ss, d->loc.file);
   if (df) {
-    int line, col;
-    src_linecol(df, d->loc.start, &line, &col);
-    fprintf(out, "%s:%d:%d: ", df->name, line, col);
+    char where[WHERE_MAX];
+    fprintf(out, "%s: ", src_where(df, d->loc.start, where, sizeof where));
   } else {
     fprintf(out, "%s: ", f->name);
   }

@@ -325,9 +325,8 @@ static const char *diag_line(Arena *a, const SourceSet *ss, const Diag *d) {
   const SourceFile *f = d->loc.file >= 0 ? src_file(ss, d->loc.file) : NULL;
   const char *where = "";
   if (f) {
-    int line, col;
-    src_linecol(f, d->loc.start, &line, &col);
-    where = arena_printf(a, "%s:%d:%d: ", f->name, line, col);
+    char buf[WHERE_MAX];
+    where = arena_printf(a, "%s: ", src_where(f, d->loc.start, buf, sizeof buf));
   }
   return arena_printf(a, "%s%s: %s%s%s%s", where, severity_str(d->sev), d->msg,
                       d->check ? " [-W" : "", d->check ? d->check : "",

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define IMPORTER(name, describes, recognises, translate)                      \
   bool recognises(const char *path, const unsigned char *head, size_t n);     \
@@ -32,7 +33,10 @@ const Importer *importer_for(const char *path) {
   if (strcmp(path, "-") == 0 || importer_table[0].name == NULL) return NULL;
   unsigned char head[HEAD_BYTES];
   size_t n = 0;
-  FILE *f = fopen(path, "rb");
+  /* only a regular file is sniffed: reading the head of a pipe or a FIFO
+   * would take bytes the front end then never sees */
+  struct stat st;
+  FILE *f = stat(path, &st) == 0 && S_ISREG(st.st_mode) ? fopen(path, "rb") : NULL;
   if (f) {
     n = fread(head, 1, sizeof head, f);
     fclose(f);
@@ -44,6 +48,8 @@ const Importer *importer_for(const char *path) {
 
 static void imported_free(Imported *im) {
   free(im->text);
+  for (size_t i = 0; i < im->ndiags; i++) free(im->diags[i].msg);
+  free(im->diags);
   for (size_t i = 0; i < im->norigins; i++) free(im->origins[i]);
   free(im->origins);
   free(im->error);
@@ -69,7 +75,9 @@ int import_load(SourceSet *ss, const char *path, const ImportOptions *o,
   }
   int file = src_add(ss, path, im.text, im.len);
   src_set_origins(ss->files[file], im.origins, im.norigins);
+  src_set_import_diags(ss->files[file], im.diags, im.ndiags);
   im.text = NULL, im.origins = NULL, im.norigins = 0;
+  im.diags = NULL, im.ndiags = 0;
   imported_free(&im);
   return file;
 }

@@ -32,13 +32,18 @@ typedef enum ImportStatus {
 
 /* An importer's result.  text is malloc'd .roof text (ownership passes to
  * the SourceSet); origins[i], when not NULL, names where line i + 1 of the
- * text came from (malloc'd strings, owned likewise).  On failure, error
+ * text came from (malloc'd strings, owned likewise), in the form
+ * `KIND [INDEX] ["NAME"] [(TYPE)]`: `node 12 "/conv1/Conv" (Conv)`,
+ * `initializer 3 "fc.weight"`; diagnostics print it in place of the
+ * line and column, JSON and SARIF split it into its parts.  On failure, error
  * is the malloc'd message, naming the byte offset, node or key. */
 typedef struct Imported {
   char *text;
   size_t len;
   char **origins;
   size_t norigins;
+  ImportDiag *diags;  /* findings on lines of text (rooflint.h), malloc'd */
+  size_t ndiags;
   char *error;
 } Imported;
 

@@ -471,6 +471,21 @@ static void write_location(JsonOut *w, const char *key, Loc loc, Sources *src) {
   json_out_int(w, "column", col);
   json_out_int(w, "end_line", eline);
   json_out_int(w, "end_column", ecol);
+  /* R-ONNX-007: a line an importer wrote says what it came from */
+  const char *origin = src_origin(f, line);
+  if (origin) {
+    OriginParts *op = xmalloc(sizeof *op);
+    json_out_open(w, "origin", '{');
+    json_out_str(w, "text", origin);
+    if (src_origin_parts(origin, op)) {
+      json_out_str(w, "kind", op->kind);
+      if (op->has_index) json_out_int(w, "index", op->index);
+      if (op->has_name) json_out_str(w, "name", op->name);
+      if (op->type[0]) json_out_str(w, "op_type", op->type);
+    }
+    json_out_close(w, '}');
+    free(op);
+  }
   json_out_close(w, '}');
 }
 

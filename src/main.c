@@ -26,6 +26,8 @@ typedef enum ColorMode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } ColorMode;
 static const char *const color_names[] = {"auto", "always", "never"};
 typedef enum DumpMode { DUMP_NONE = -1, DUMP_AST, DUMP_GRAPH } DumpMode;
 static const char *const dump_names[] = {"ast", "graph"};
+/* --unknown-ops: what an imported op with no mapping becomes (import.h) */
+static const char *const unknown_ops_names[] = {"error", "custom"};
 
 typedef struct Cli Cli;
 typedef struct FileRun FileRun;
@@ -86,6 +88,8 @@ typedef struct Options {
   double fail_pct;      /* diff --fail-on-regression PCT */
   bool has_fail;
   const char *output;   /* import -o FILE (NULL: standard output) */
+  int unknown_ops;      /* index into unknown_ops_names */
+  bool weights_as_inputs; /* --weights-as-inputs */
 } Options;
 
 /* The names of a fixed list of values, read off the table that defines
@@ -531,6 +535,12 @@ static const OptDesc options[] = {
      "stop keeping errors after N (default 20, 0 = no limit)", IN_LINT},
     {"--output", "-o", "FILE", STRING(output), NULL,
      "import: write the .roof text to FILE (default standard output)", IN_IMPORT},
+    {"--unknown-ops", NULL, NULL, CHOICE(unknown_ops, NAMES_OF(unknown_ops_names, )), NULL,
+     "ONNX: an op with no mapping is an error, or a custom() (bytes only)",
+     IN_LINT | IN_DIFF | IN_IMPORT},
+    {"--weights-as-inputs", NULL, NULL, FLAG(weights_as_inputs), NULL,
+     "ONNX: inputs of fixed shape after the first are weights",
+     IN_LINT | IN_DIFF | IN_IMPORT},
     {"--version", NULL, NULL, FLAG(version), NULL, "print the version", IN_LINT},
     {"--help", "-h", NULL, FLAG(help), NULL, "print this help", IN_ALL},
 };
@@ -1138,6 +1148,8 @@ static ImportOptions import_options(const Cli *c) {
   ImportOptions io = {0};
   io.overrides = c->o.overrides;
   io.noverrides = c->o.noverrides;
+  io.unknown_ops_custom = c->o.unknown_ops == 1;
+  io.weights_as_inputs = c->o.weights_as_inputs;
   return io;
 }
 
@@ -1316,6 +1328,8 @@ static int run_import(Cli *c, DiagSink *diags) {
   free(im.text);
   for (size_t i = 0; i < im.norigins; i++) free(im.origins[i]);
   free(im.origins);
+  for (size_t i = 0; i < im.ndiags; i++) free(im.diags[i].msg);
+  free(im.diags);
   free(im.error);
   return status;
 }

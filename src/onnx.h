@@ -154,6 +154,17 @@ typedef struct OnnxFile {
 bool onnx_map(const char *path, OnnxFile *f, char *err, size_t errlen);
 void onnx_unmap(OnnxFile *f);
 
+/* The translator (onnx_import.c): a model read by onnx_read into .roof
+ * text, its origins and findings (import.h); `path` names the file in
+ * messages.  onnx_translate is importers.def's row: map, read, translate. */
+struct ImportOptions;
+struct Imported;
+int onnx_translate_model(const OnnxModel *m, const char *path,
+                         const struct ImportOptions *o, struct Imported *out);
+bool onnx_recognises(const char *path, const unsigned char *head, size_t n);
+int onnx_translate(const char *path, const struct ImportOptions *o,
+                   struct Imported *out);
+
 /* Small helpers for the importer. */
 const OnnxAttr *onnx_attr(const OnnxNode *n, const char *name);
 const char *onnx_dtype_name(int32_t data_type); /* "FLOAT16", or "?" */

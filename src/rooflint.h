@@ -183,6 +183,11 @@ typedef struct SourceFile {
    * text the user wrote. */
   char **origins;
   size_t norigins;
+  /* An imported file's own findings (a remark listing the lets it made, a
+   * warning per op it could only import as custom()), each on a line of
+   * the text; analyze_file reports them with the file's diagnostics. */
+  struct ImportDiag *import_diags;
+  size_t nimport_diags;
 } SourceFile;
 
 typedef struct SourceSet {
@@ -213,8 +218,36 @@ void src_add_ignore_line(SourceFile *f, int line);
 void src_add_expectation(SourceFile *f, Expectation e);
 /* Takes ownership of an imported file's per-line origins (import.h). */
 void src_set_origins(SourceFile *f, char **origins, size_t n);
+/* An importer's finding on line `line` of its text (import.h); sev is a
+ * Severity. */
+typedef struct ImportDiag {
+  int line;
+  int sev;
+  char *msg;
+} ImportDiag;
+/* Takes ownership of an imported file's findings. */
+void src_set_import_diags(SourceFile *f, ImportDiag *d, size_t n);
 /* The origin of `line` (1-based) of an imported file, or NULL. */
 const char *src_origin(const SourceFile *f, int line);
+/* Where byte `offset` of f is, as a diagnostic's prefix names it (without
+ * the ": "): `a.roof:12:7`, or on a line of an imported file with an
+ * origin, `model.onnx: node 12 "/conv1/Conv" (Conv)`.  Into buf. */
+const char *src_where(const SourceFile *f, uint32_t offset, char *buf,
+                      size_t n);
+/* Room for a src_where: a file name and an origin (a name may be long;
+ * past this it is cut). */
+enum { WHERE_MAX = 8192 };
+/* An origin's parts, by import.h's grammar `KIND [INDEX] ["NAME"] [(TYPE)]`
+ * (`node 12 "/conv1/Conv" (Conv)`), for JSON and SARIF; the name with its
+ * escapes undone.  False when the origin does not follow the grammar. */
+typedef struct OriginParts {
+  char kind[32];
+  long long index;
+  bool has_index, has_name;
+  char name[WHERE_MAX];
+  char type[128];
+} OriginParts;
+bool src_origin_parts(const char *origin, OriginParts *p);
 /* Length (1 to 4) of the well-formed UTF-8 sequence at s, of the n bytes
  * there, or 0 for an ill-formed one: a stray continuation byte, a lead byte
  * C0, C1 or F5..FF, a truncated sequence, an overlong form, a surrogate
@@ -1104,6 +1137,10 @@ Unit *sema_analyze(Arena *a, const Program *p, Bindings *b, DiagSink *diags);
  * top level of p (and the Unit's target_defs) may be read. */
 Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
                              Bindings *b, DiagSink *diags);
+/* Every keyword of `op` at its default, as sema starts an application
+ * (an importer sizing a node it writes calls the op's shape rule with
+ * these, so its shapes are the language's). */
+void op_default_args(const OpDesc *op, OpArgs *args);
 /* The most graph nodes one file may make (all models together): far above
  * any real model (a 100,000-layer transformer is 1.6 M), far below what
  * would exhaust memory. */

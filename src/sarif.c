@@ -99,6 +99,34 @@ static json_t *region(const SourceFile *f, Loc loc) {
   return r;
 }
 
+/* R-ONNX-007: a line an importer wrote names what it came from (an ONNX
+ * node): [{name, fullyQualifiedName, kind, properties}], or NULL.  The
+ * region beside it is the line of the imported text. */
+static json_t *logical_location(const SourceFile *f, Loc loc) {
+  int line, col;
+  src_linecol(f, loc.start, &line, &col);
+  const char *origin = src_origin(f, line);
+  if (!origin) return NULL;
+  OriginParts *p = xmalloc(sizeof *p);
+  bool parts = src_origin_parts(origin, p);
+  json_t *l = json_object();
+  json_object_set_new(l, "name", json_safe_string(parts && p->has_name ? p->name : origin));
+  json_object_set_new(l, "fullyQualifiedName", json_safe_string(origin));
+  json_object_set_new(l, "kind", json_string(parts && strcmp(p->kind, "node") == 0
+                                                 ? "function" : "variable"));
+  if (parts) {
+    json_t *props = json_object();
+    json_object_set_new(props, "kind", json_safe_string(p->kind));
+    if (p->has_index) json_object_set_new(props, "index", json_integer(p->index));
+    if (p->type[0]) json_object_set_new(props, "opType", json_safe_string(p->type));
+    json_object_set_new(l, "properties", props);
+  }
+  free(p);
+  json_t *a = json_array();
+  json_array_append_new(a, l);
+  return a;
+}
+
 static bool has_loc(const SarifCtx *cx, Loc loc) {
   return loc.file >= 0 && loc.file < cx->ss->nfiles;
 }
@@ -112,6 +140,8 @@ static json_t *location(SarifCtx *cx, Loc loc, const char *message) {
     json_object_set_new(phys, "artifactLocation", artifact_location(cx, loc.file));
     json_object_set_new(phys, "region", region(src_file(cx->ss, loc.file), loc));
     json_object_set_new(o, "physicalLocation", phys);
+    json_t *logical = logical_location(src_file(cx->ss, loc.file), loc);
+    if (logical) json_object_set_new(o, "logicalLocations", logical);
   }
   if (message) {
     json_t *m = json_object();

@@ -858,6 +858,15 @@ static void op_info_init(OpInfo *info, const OpDesc *op) {
   }
 }
 
+/* An application's arguments before its keywords are read: every
+ * keyword at its default (an importer sizing a node it is about to write
+ * starts from these, as sema does). */
+void op_default_args(const OpDesc *op, OpArgs *args) {
+  OpInfo info;
+  op_info_init(&info, op);
+  memcpy(args, &info.defaults, sizeof *args);
+}
+
 static bool kw_int_min(Sema *s, const KwDesc *k, const KwField *f,
                        const Expr *e, int64_t v) {
   int64_t min = f->min;

@@ -10,6 +10,7 @@
 #include "rooflint.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -25,6 +26,8 @@ static void file_free(SourceFile *f) {
   free(f->expectations);
   for (size_t i = 0; i < f->norigins; i++) free(f->origins[i]);
   free(f->origins);
+  for (size_t i = 0; i < f->nimport_diags; i++) free(f->import_diags[i].msg);
+  free(f->import_diags);
   free(f);
 }
 
@@ -297,4 +300,60 @@ void src_set_origins(SourceFile *f, char **origins, size_t n) {
 const char *src_origin(const SourceFile *f, int line) {
   if (!f->origins || line < 1 || (size_t)line > f->norigins) return NULL;
   return f->origins[line - 1];
+}
+
+void src_set_import_diags(SourceFile *f, ImportDiag *d, size_t n) {
+  f->import_diags = d;
+  f->nimport_diags = n;
+}
+
+const char *src_where(const SourceFile *f, uint32_t offset, char *buf,
+                      size_t n) {
+  int line, col;
+  src_linecol(f, offset, &line, &col);
+  const char *origin = src_origin(f, line);
+  if (origin) snprintf(buf, n, "%s: %s", f->name, origin);
+  else snprintf(buf, n, "%s:%d:%d", f->name, line, col);
+  return buf;
+}
+
+bool src_origin_parts(const char *s, OriginParts *p) {
+  memset(p, 0, sizeof *p);
+  size_t k = strcspn(s, " ");
+  if (k == 0 || k >= sizeof p->kind) return false;
+  memcpy(p->kind, s, k);
+  s += k;
+  while (*s == ' ') s++;
+  if (*s >= '0' && *s <= '9') {
+    char *end;
+    p->index = strtoll(s, &end, 10);
+    p->has_index = true;
+    s = end;
+    while (*s == ' ') s++;
+  }
+  if (*s == '"') { /* put_quoted's escapes: \" \\ \xNN */
+    size_t n = 0;
+    for (s++; *s && *s != '"'; s++) {
+      char c = *s;
+      if (c == '\\' && s[1] == 'x' && s[2] && s[3]) {
+        char hex[3] = {s[2], s[3], 0};
+        c = (char)strtol(hex, NULL, 16);
+        s += 3;
+      } else if (c == '\\' && s[1]) {
+        c = *++s;
+      }
+      if (n + 1 < sizeof p->name) p->name[n++] = c;
+    }
+    if (*s != '"') return false;
+    p->has_name = true;
+    s++;
+    while (*s == ' ') s++;
+  }
+  if (*s == '(') {
+    size_t n = strcspn(s + 1, ")");
+    if (s[1 + n] != ')' || n >= sizeof p->type) return false;
+    memcpy(p->type, s + 1, n);
+    s += n + 2;
+  }
+  return *s == '\0';
 }

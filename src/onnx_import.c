@@ -1,0 +1,2725 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * onnx_import.c: an ONNX model (onnx.h, read by onnx_read.c) translated
+ * into .roof text that the unchanged front end parses (import.h), so the
+ * cost model, the checks and every output are the language's.
+ *
+ * One line per node, in graph order, ending with a comment that names the
+ * node (`# onnx #12 Conv "/layer1/layer1.0/conv1/Conv"`); the line's origin
+ * (`node 12 "/layer1/layer1.0/conv1/Conv" (Conv)`) is what a diagnostic on
+ * it quotes.  The mapping is one table, onnx_ops.def.
+ *
+ * Shapes: every node's result is sized by the rooflint op's own shape rule
+ * (op->shape, with the arguments sema would give it), at the values the
+ * lets have (dim_params default to 1, -D binds them).  Beside the numbers
+ * each dim keeps the let expression it came from (`batch_size`), so shape
+ * arithmetic the exporter wrote (Shape -> Gather -> Concat -> Reshape) is
+ * folded into lists that still say `batch_size` and `-D`/`--sweep` work.
+ * value_info is a cross-check only: a disagreement is a warning.
+ *
+ * Declarations: graph inputs become inputs, initializers weights (written
+ * when a kernel first reads them, so shape tensors are no weights), BN's
+ * running statistics and constants kernels read buffers.  The plan dtype
+ * is the dominant float dtype; a declaration in it names no dtype, so
+ * `--dtype bf16` re-plans the import.
+ */
+#include "import.h"
+#include "onnx.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------- values */
+
+/* What the importer knows of an ONNX value. */
+typedef struct Val {
+  const char *onnx;          /* its ONNX name */
+  const char *ident;         /* its .roof name, once it has one */
+  TensorType t;              /* dims at the lets' values */
+  const char *sym[MAX_RANK]; /* a dim's let expression, or NULL: a number */
+  bool tensor;               /* a .roof tensor (bound or declared) */
+  /* known values: shape arithmetic, scalars, small constants */
+  bool known;
+  bool is_int;
+  int64_t n;
+  int64_t *iv;               /* is_int */
+  double *rv;                /* !is_int */
+  const char **isym;         /* per element of iv: its let expression */
+  /* a declaration written when a kernel first reads the value */
+  enum { VD_NONE, VD_WEIGHT, VD_BUFFER, VD_INPUT } decl;
+  const char *decl_origin;   /* the declaration line's origin */
+  const char *decl_note;     /* its comment */
+  bool declared;
+} Val;
+
+typedef struct Line {
+  char *text;
+  char *origin;
+} Line;
+
+typedef struct Lines {
+  Line *v;
+  size_t n, cap;
+} Lines;
+
+/* The translation of one model. */
+typedef struct X {
+  Arena *a;
+  const OnnxModel *m;
+  const ImportOptions *o;
+  const char *path;
+  int64_t opset;
+  StrMap vals;    /* ONNX name -> Val */
+  StrMap idents;  /* .roof names taken */
+  Lines head, decls, body;
+  DType plan;
+  /* dim_params: lets */
+  const char **lets;
+  const char **let_keys;  /* the dim_param, or "input:dim" for an unknown */
+  const char **let_origins;
+  int64_t *let_values;    /* what the shapes are computed at (below) */
+  /* Unbound lets are sized at distinct primes, not at their value 1: a
+   * dim that keeps a let's size then keeps its expression, where at 1 it
+   * would match every constant 1 (a keepdims axis).  A model whose
+   * shapes only check at 1 is translated again at 1. */
+  bool probe;
+  int nlets, cap_lets;
+  /* the node being translated */
+  const OnnxNode *node;
+  int node_index;         /* in the top graph (subgraph nodes: the If's) */
+  char *error;
+  StrMap warned_ops;      /* --unknown-ops=custom: one warning per op type */
+  struct Pending {        /* a diagnostic on line `index` of a section */
+    Lines *sec;
+    size_t index;
+    Severity sev;
+    char *msg;
+  } *diags;
+  size_t ndiags, cap_diags;
+} X;
+
+typedef struct OnnxOpRow OnnxOpRow;
+typedef bool (*MapFn)(X *x, const OnnxNode *n, const OnnxOpRow *row);
+
+struct OnnxOpRow {
+  const char *op_type, *domain;
+  MapFn map;
+  const char *roof, *doc;
+};
+
+/* ---------------------------------------------------------------- util */
+
+static void lines_add(Lines *l, char *text, char *origin) {
+  if (l->n == l->cap) {
+    l->cap = l->cap ? 2 * l->cap : 64;
+    l->v = xrealloc(l->v, l->cap * sizeof *l->v);
+  }
+  l->v[l->n++] = (Line){text, origin};
+}
+
+static void lines_free(Lines *l) {
+  for (size_t i = 0; i < l->n; i++) free(l->v[i].text), free(l->v[i].origin);
+  free(l->v);
+}
+
+static char *vxprintf(const char *fmt, va_list ap) {
+  StrBuf sb = {0};
+  sb_vprintf(&sb, fmt, ap);
+  char *s = xstrdup(sb_str(&sb));
+  sb_free(&sb);
+  return s;
+}
+
+static char *xprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
+static char *xprintf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *s = vxprintf(fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+/* A name as a comment or an origin quotes it: printable ASCII, `"` and
+ * `\` escaped, anything else \xNN. */
+static void put_quoted(StrBuf *sb, const char *s) {
+  sb_putc(sb, '"');
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\') sb_printf(sb, "\\%c", *p);
+    else if (*p < 0x20 || *p >= 0x7f) sb_printf(sb, "\\x%02X", *p);
+    else sb_putc(sb, (char)*p);
+  }
+  sb_putc(sb, '"');
+}
+
+/* `node 12 "/conv1/Conv" (Conv)`: import.h's origin grammar. */
+static char *node_origin(const OnnxNode *n, int index) {
+  StrBuf sb = {0};
+  sb_printf(&sb, "node %d ", index);
+  if (n->name && n->name[0]) {
+    put_quoted(&sb, n->name);
+    sb_putc(&sb, ' ');
+  }
+  sb_printf(&sb, "(%s)", n->op_type);
+  char *s = xstrdup(sb_str(&sb));
+  sb_free(&sb);
+  return s;
+}
+
+/* The error of the node being translated; returns false. */
+static bool fail(X *x, const char *fmt, ...) PRINTF_LIKE(2, 3);
+static bool fail(X *x, const char *fmt, ...) {
+  if (x->error) return false;
+  va_list ap;
+  va_start(ap, fmt);
+  char *msg = vxprintf(fmt, ap);
+  va_end(ap);
+  if (x->node) {
+    char *where = node_origin(x->node, x->node_index);
+    x->error = xprintf("%s: %s: %s", x->path, where, msg);
+    free(where);
+  } else {
+    x->error = xprintf("%s: %s", x->path, msg);
+  }
+  free(msg);
+  return false;
+}
+
+/* A warning or remark on line `index` of a section (its line number is
+ * known once the sections are joined). */
+static void note(X *x, Lines *sec, size_t index, Severity sev,
+                 const char *fmt, ...) PRINTF_LIKE(5, 6);
+static void note(X *x, Lines *sec, size_t index, Severity sev,
+                 const char *fmt, ...) {
+  if (x->ndiags == x->cap_diags) {
+    x->cap_diags = x->cap_diags ? 2 * x->cap_diags : 8;
+    x->diags = xrealloc(x->diags, x->cap_diags * sizeof *x->diags);
+  }
+  va_list ap;
+  va_start(ap, fmt);
+  x->diags[x->ndiags++] = (struct Pending){sec, index, sev, vxprintf(fmt, ap)};
+  va_end(ap);
+}
+
+static const char *const roof_keywords[] = {
+    "let", "target", "model", "dtype", "mode", "parallel", "input", "weight",
+    "host", "buffer", "repeat", "loop", "fused", "output", "true", "false",
+    NULL};
+
+/* An ONNX name as a .roof identifier, unused so far: [A-Za-z0-9_] kept,
+ * runs of anything else one '_', torch's `_output_0` suffix dropped, a
+ * keyword or a leading digit prefixed, a taken name numbered. */
+static const char *ident_for(X *x, const char *onnx, const char *fallback) {
+  StrBuf sb = {0};
+  for (const char *p = onnx ? onnx : ""; *p; p++) {
+    unsigned char c = (unsigned char)*p;
+    if (isalnum(c) || c == '_') sb_putc(&sb, (char)c);
+    else if (sb.len > 0 && sb_str(&sb)[sb.len - 1] != '_') sb_putc(&sb, '_');
+  }
+  const char *s = sb_str(&sb);
+  while (*s == '_') s++;
+  size_t n = strlen(s);
+  while (n > 0 && s[n - 1] == '_') n--;
+  static const char suffix[] = "_output_0";
+  if (n > sizeof suffix - 1 &&
+      memcmp(s + n - (sizeof suffix - 1), suffix, sizeof suffix - 1) == 0)
+    n -= sizeof suffix - 1;
+  if (n > 200) n = 200; /* far under the 1024-byte limit, numbered below */
+  char *base = arena_strndup(x->a, s, n);
+  sb_free(&sb);
+  if (!base[0]) base = arena_strdup(x->a, fallback);
+  bool keyword = false;
+  for (int i = 0; roof_keywords[i]; i++)
+    keyword |= strcmp(base, roof_keywords[i]) == 0;
+  if (isdigit((unsigned char)base[0]) || keyword)
+    base = arena_printf(x->a, "%s_%s", isdigit((unsigned char)base[0]) ? "v" : base,
+                        isdigit((unsigned char)base[0]) ? base : "");
+  const char *name = base;
+  for (int k = 2; strmap_get(&x->idents, name); k++)
+    name = arena_printf(x->a, "%s_%d", base, k);
+  strmap_put(&x->idents, name, (void *)1);
+  return name;
+}
+
+/* ------------------------------------------------------------ dtypes */
+
+static DType dtype_of(int32_t t) {
+  switch (t) {
+  case ONNX_FLOAT: return DT_FP32;
+  case ONNX_FLOAT16: return DT_FP16;
+  case ONNX_BFLOAT16: return DT_BF16;
+  case ONNX_DOUBLE: return DT_FP64;
+  case ONNX_INT8: case ONNX_UINT8: return DT_INT8;
+  case ONNX_INT32: case ONNX_UINT32: return DT_INT32;
+  case ONNX_INT64: case ONNX_UINT64: return DT_INT64;
+  case ONNX_BOOL: return DT_BOOL;
+  case ONNX_FLOAT8E4M3FN: case ONNX_FLOAT8E4M3FNUZ: return DT_FP8_E4M3;
+  case ONNX_FLOAT8E5M2: case ONNX_FLOAT8E5M2FNUZ: return DT_FP8_E5M2;
+  default: return DT_NONE;
+  }
+}
+
+static bool dtype_or_fail(X *x, int32_t t, const char *what, DType *out) {
+  *out = dtype_of(t);
+  if (*out != DT_NONE) return true;
+  return fail(x, "%s has ONNX dtype %s, which rooflint has no dtype for",
+              what, onnx_dtype_name(t));
+}
+
+/* ------------------------------------------------------ dims and text */
+
+/* The text of dim i of v: its let expression or its number. */
+static void put_dim(StrBuf *sb, const char *sym, int64_t v) {
+  if (sym) sb_puts(sb, sym);
+  else sb_printf(sb, "%lld", (long long)v);
+}
+
+static void put_dims(StrBuf *sb, const TensorType *t, const char *const *sym) {
+  sb_putc(sb, '[');
+  for (int i = 0; i < t->rank; i++) {
+    if (i) sb_puts(sb, ", ");
+    put_dim(sb, sym ? sym[i] : NULL, t->dims[i]);
+  }
+  sb_putc(sb, ']');
+}
+
+/* `[B, 3]` or `fp16[B, 3]`: a type that follows the plan names no dtype. */
+static void put_type(X *x, StrBuf *sb, const TensorType *t,
+                     const char *const *sym) {
+  if (t->dtype != x->plan) sb_puts(sb, dtype_str(t->dtype));
+  put_dims(sb, t, sym);
+}
+
+/* An expression for a product or sum of let expressions and numbers. */
+static const char *sym_join(X *x, const char *a, int64_t av, const char *b,
+                            int64_t bv, char opch) {
+  if (!a && !b) return NULL;
+  StrBuf sb = {0};
+  bool paren = opch == '*' || opch == '/';
+  if (paren && a && strpbrk(a, "+-")) sb_printf(&sb, "(%s)", a);
+  else put_dim(&sb, a, av);
+  sb_printf(&sb, " %c ", opch);
+  if ((paren || opch == '-') && b && strpbrk(b, "+-*/")) sb_printf(&sb, "(%s)", b);
+  else put_dim(&sb, b, bv);
+  const char *s = arena_strdup(x->a, sb_str(&sb));
+  sb_free(&sb);
+  return s;
+}
+
+/* --------------------------------------------------------------- terms */
+
+/* An operand as the line writes it: a name, a number, or a nested call. */
+typedef struct Term {
+  const char *text;
+  TensorType t;              /* dtype DT_NONE, rank 0: a number */
+  const char *sym[MAX_RANK];
+} Term;
+
+static Term number_term(X *x, double v) {
+  Term t;
+  memset(&t, 0, sizeof t);
+  t.t.dtype = DT_NONE;
+  t.text = arena_printf(x->a, "%.17g", v);
+  /* the shortest text that reads back the same; ONNX's attributes and
+   * float tensors are float32, so a float32 value reads back as float32
+   * (1e-05, not 9.999999747378752e-06) */
+  bool f32 = isfinite(v) && (double)(float)v == v;
+  for (int p = 1; p <= 17; p++) {
+    char buf[40];
+    snprintf(buf, sizeof buf, "%.*g", p, v);
+    double back = strtod(buf, NULL);
+    if (back == v || (f32 && (float)back == (float)v)) {
+      t.text = arena_strdup(x->a, buf);
+      break;
+    }
+  }
+  return t;
+}
+
+static Val *val_get(X *x, const char *name) {
+  return name && name[0] ? strmap_get(&x->vals, name) : NULL;
+}
+
+static Val *val_new(X *x, const char *name) {
+  Val *v = arena_alloc(x->a, sizeof *v);
+  v->onnx = arena_strdup(x->a, name);
+  strmap_put(&x->vals, v->onnx, v);
+  return v;
+}
+
+static double known_at(const Val *v, int64_t i) {
+  return v->is_int ? (double)v->iv[i] : v->rv[i];
+}
+
+/* Writes v's declaration, the first time a kernel reads it. */
+static void declare(X *x, Val *v) {
+  if (v->declared || v->decl == VD_NONE) return;
+  v->declared = true;
+  v->tensor = true;
+  if (!v->ident) v->ident = ident_for(x, v->onnx, "t");
+  static const char *const words[] = {"", "weight", "buffer", "input"};
+  StrBuf sb = {0};
+  sb_printf(&sb, "  %s %s : ", words[v->decl], v->ident);
+  put_type(x, &sb, &v->t, v->sym);
+  if (v->decl_origin) sb_printf(&sb, "  # onnx %s", v->decl_origin);
+  if (v->decl_note) sb_printf(&sb, "%s%s", v->decl_origin ? ", " : "  # ", v->decl_note);
+  lines_add(&x->decls, xstrdup(sb_str(&sb)),
+            v->decl_origin ? xstrdup(v->decl_origin) : NULL);
+  sb_free(&sb);
+}
+
+/* Input i of n as a tensor operand. */
+static bool tensor_in(X *x, const OnnxNode *n, int i, Term *out) {
+  memset(out, 0, sizeof *out);
+  if (i >= n->ninputs || !n->inputs[i][0])
+    return fail(x, "input %d is missing", i);
+  Val *v = val_get(x, n->inputs[i]);
+  if (!v) return fail(x, "input %d '%s' is not defined before the node", i,
+                      n->inputs[i]);
+  if (!v->tensor && v->decl == VD_NONE) {
+    if (!v->known)
+      return fail(x, "input %d '%s' has no value rooflint can read", i,
+                  n->inputs[i]);
+    /* a constant a kernel reads: a buffer */
+    v->decl = VD_BUFFER;
+  }
+  declare(x, v);
+  out->text = v->ident;
+  out->t = v->t;
+  memcpy(out->sym, v->sym, sizeof out->sym);
+  return true;
+}
+
+/* Input i as an operand of a binary op: a known scalar is a number. */
+static bool scalar_or_tensor_in(X *x, const OnnxNode *n, int i, Term *out) {
+  Val *v = i < n->ninputs ? val_get(x, n->inputs[i]) : NULL;
+  if (v && v->known && v->n == 1 && !v->tensor &&
+      !(v->is_int && v->isym && v->isym[0])) {
+    *out = number_term(x, known_at(v, 0));
+    return true;
+  }
+  return tensor_in(x, n, i, out);
+}
+
+static bool has_input(const OnnxNode *n, int i) {
+  return i < n->ninputs && n->inputs[i][0];
+}
+
+/* Input i's known values (shape tensors, axes, pads). */
+static Val *known_in(X *x, const OnnxNode *n, int i, const char *what) {
+  Val *v = has_input(n, i) ? val_get(x, n->inputs[i]) : NULL;
+  if (!v || !v->known) {
+    fail(x, "its %s (input %d) is not a constant: rooflint imports only "
+            "shapes it can compute",
+         what, i);
+    return NULL;
+  }
+  return v;
+}
+
+/* --------------------------------------------------------- applying */
+
+/* Sizes `op(args_text)` over `in` with the op's own shape rule; `args`
+ * holds the keywords set (start from op_default_args).  *out gets the
+ * text and the result type; its let expressions follow the op's rule
+ * below (sym_*). */
+/* The most operands one application takes (a DenseNet block's Concat
+ * has 49). */
+enum { CALL_MAX_IN = 256 };
+
+typedef struct Call {
+  const OpDesc *op;
+  Term in[CALL_MAX_IN];
+  int nin;
+  OpArgs args;
+  int64_t list[2 * MAX_RANK];
+  const char *list_sym[2 * MAX_RANK];
+  int nlist;
+  int result, nresults;
+  StrBuf kw;    /* ", stride=2" ... */
+  const char *pos_text; /* a positional non-tensor (cast's dtype), or NULL */
+  bool bias;    /* the last input is bias= */
+} Call;
+
+static void call_init(Call *c, const char *op) {
+  memset(c, 0, sizeof *c);
+  c->op = op_lookup(op);
+  op_default_args(c->op, &c->args);
+  c->nresults = 1;
+}
+
+static void call_in(Call *c, Term t) { c->in[c->nin++] = t; }
+
+static void call_kw(Call *c, const char *fmt, ...) PRINTF_LIKE(2, 3);
+static void call_kw(Call *c, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  sb_puts(&c->kw, ", ");
+  sb_vprintf(&c->kw, fmt, ap);
+  va_end(ap);
+}
+
+static void put_list(StrBuf *sb, const int64_t *v, const char *const *sym, int n) {
+  sb_putc(sb, '[');
+  for (int i = 0; i < n; i++) {
+    if (i) sb_puts(sb, ", ");
+    put_dim(sb, sym ? sym[i] : NULL, v[i]);
+  }
+  sb_putc(sb, ']');
+}
+
+/* The let expressions of a result, by the op's kind. */
+static void sym_of(X *x, const Call *c, Term *out) {
+  memset(out->sym, 0, sizeof out->sym);
+  const TensorType *o = &out->t;
+  const Term *a = &c->in[0];
+  OpId id = (OpId)op_index(c->op);
+  switch (id) {
+  case OP_RESHAPE:
+  case OP_EXPAND:
+    for (int i = 0; i < o->rank && i < c->nlist; i++) {
+      out->sym[i] = c->list_sym[i];
+      int k = i - (o->rank - a->t.rank);
+      if (c->list[i] == -1 && id == OP_EXPAND && k >= 0) out->sym[i] = a->sym[k];
+    }
+    if (id == OP_RESHAPE) {
+      /* a -1 takes what is left of the input's expression */
+      for (int i = 0; i < o->rank && i < c->nlist; i++) {
+        if (c->list[i] != -1) continue;
+        const char *prod = NULL;
+        int64_t pv = 1;
+        bool any = false;
+        for (int k = 0; k < a->t.rank; k++) {
+          any |= a->sym[k] != NULL;
+          prod = sym_join(x, prod, pv, a->sym[k], a->t.dims[k], '*');
+          pv *= a->t.dims[k];
+          if (!prod) prod = NULL;
+        }
+        if (!any) break;
+        for (int k = 0; k < c->nlist; k++)
+          if (k != i) prod = sym_join(x, prod, pv, c->list_sym[k], c->list[k], '/');
+        out->sym[i] = prod;
+      }
+    }
+    return;
+  case OP_TRANSPOSE:
+    for (int i = 0; i < o->rank; i++) out->sym[i] = a->sym[c->args.perm[i]];
+    return;
+  case OP_SQUEEZE:
+  case OP_SELECT:
+    for (int i = 0, k = 0; k < a->t.rank; k++)
+      if (k != c->args.axis) out->sym[i++] = a->sym[k];
+    return;
+  case OP_UNSQUEEZE:
+    for (int i = 0, k = 0; i < o->rank; i++)
+      out->sym[i] = i == c->args.axis ? NULL : a->sym[k++];
+    return;
+  case OP_FLATTEN: {
+    int s = (int)c->args.start, e = (int)c->args.end;
+    const char *p = NULL;
+    int64_t pv = 1;
+    for (int k = s; k <= e; k++) {
+      p = sym_join(x, p, pv, a->sym[k], a->t.dims[k], '*');
+      pv *= a->t.dims[k];
+    }
+    for (int i = 0; i < s; i++) out->sym[i] = a->sym[i];
+    out->sym[s] = p;
+    for (int k = e + 1; k < a->t.rank; k++) out->sym[k - (e - s)] = a->sym[k];
+    return;
+  }
+  case OP_GATHER: {
+    const Term *idx = &c->in[1];
+    int ax = (int)c->args.axis, i = 0;
+    for (int k = 0; k < ax; k++) out->sym[i++] = a->sym[k];
+    for (int k = 0; k < idx->t.rank; k++) out->sym[i++] = idx->sym[k];
+    for (int k = ax + 1; k < a->t.rank; k++) out->sym[i++] = a->sym[k];
+    return;
+  }
+  case OP_CONCAT: {
+    int ax = (int)c->args.axis;
+    for (int i = 0; i < o->rank; i++) out->sym[i] = a->sym[i];
+    const char *s = a->sym[ax];
+    int64_t sv = a->t.dims[ax];
+    bool any = s != NULL;
+    for (int k = 1; k < c->nin; k++) {
+      any |= c->in[k].sym[ax] != NULL;
+      s = sym_join(x, s, sv, c->in[k].sym[ax], c->in[k].t.dims[ax], '+');
+      sv += c->in[k].t.dims[ax];
+    }
+    out->sym[ax] = any ? s : NULL;
+    return;
+  }
+  case OP_SLICE:
+  case OP_SPLIT:
+  case OP_PAD:
+    for (int i = 0; i < o->rank; i++)
+      if (o->dims[i] == a->t.dims[i]) out->sym[i] = a->sym[i];
+    return;
+  case OP_MATMUL: {
+    const Term *b = &c->in[1];
+    int ra = a->t.rank, rb = b->t.rank, ro = o->rank;
+    if (ra >= 2 && ro >= 2) out->sym[ro - 2] = a->sym[ra - 2];
+    else if (ra == 2 && ro == 1) out->sym[0] = a->sym[0];
+    if (rb >= 2 && ro >= 1) out->sym[ro - 1] = b->sym[rb - 1];
+    for (int i = 0; i < ro - 2; i++) {
+      int ka = i - (ro - ra), kb = i - (ro - rb);
+      if (ka >= 0 && a->sym[ka] && a->t.dims[ka] == o->dims[i]) out->sym[i] = a->sym[ka];
+      else if (kb >= 0 && b->sym[kb] && b->t.dims[kb] == o->dims[i]) out->sym[i] = b->sym[kb];
+    }
+    return;
+  }
+  default:
+    break;
+  }
+  if (c->op->cls == OC_ELEMENTWISE) { /* numpy broadcasting */
+    for (int i = 0; i < o->rank; i++)
+      for (int k = 0; k < c->nin && !out->sym[i]; k++) {
+        int j = i - (o->rank - c->in[k].t.rank);
+        if (j >= 0 && c->in[k].sym[j] && c->in[k].t.dims[j] == o->dims[i])
+          out->sym[i] = c->in[k].sym[j];
+      }
+    return;
+  }
+  /* reductions, norms, convolutions, pools: a dim keeps its expression
+   * where it keeps its place and its size; a reduced axis drops out */
+  int drop = c->op->cls == OC_REDUCTION && o->rank == a->t.rank - 1
+                 ? (int)c->args.axis : -1;
+  for (int i = 0, k = 0; i < o->rank && k < a->t.rank; k++) {
+    if (k == drop) continue;
+    if (a->t.dims[k] == o->dims[i] && (c->op->cls != OC_CONTRACTION || i == 0))
+      out->sym[i] = a->sym[k];
+    i++;
+  }
+}
+
+/* Sizes the call and gives its text; false (the node's error) when the
+ * op's shape rule refuses it. */
+static bool apply(X *x, Call *c, Term *out) {
+  memset(out, 0, sizeof *out);
+  TensorType in[CALL_MAX_IN];
+  Loc locs[CALL_MAX_IN];
+  for (int i = 0; i < c->nin; i++) in[i] = c->in[i].t, locs[i] = LOC_NONE;
+  DiagSink sink;
+  diag_sink_init(&sink);
+  TensorType declared;
+  memset(&declared, 0, sizeof declared);
+  ShapeCtx ctx = {&sink,  LOC_NONE, locs,     x->a, LOC_NONE, LOC_NONE,
+                  c->list, c->nlist, &declared, 1,    c->result, c->nresults};
+  bool ok = c->op->shape(c->op, in, c->nin, &c->args, &out->t, &ctx);
+  if (ok && c->args.out_dtype != DT_NONE) out->t.dtype = c->args.out_dtype;
+  if (!ok) {
+    fail(x, "%s", sink.n > 0 ? sink.items[0]->msg : "its shape does not check");
+    diag_sink_free(&sink);
+    sb_free(&c->kw);
+    return false;
+  }
+  diag_sink_free(&sink);
+  StrBuf sb = {0};
+  sb_printf(&sb, "%s(", c->op->name);
+  int npos = c->nin - (c->bias ? 1 : 0);
+  bool list_form = c->op->form == FORM_TENSOR_LIST;
+  if (list_form) sb_putc(&sb, '[');
+  for (int i = 0; i < npos; i++) {
+    if (i) sb_puts(&sb, ", ");
+    sb_puts(&sb, c->in[i].text);
+  }
+  if (list_form) sb_putc(&sb, ']');
+  if (c->pos_text) sb_printf(&sb, ", %s", c->pos_text);
+  if (c->op->form == FORM_DIMS || c->op->form == FORM_PERM ||
+      c->op->form == FORM_PADS || (c->op->form == FORM_SPLIT && c->nlist > 0)) {
+    sb_puts(&sb, ", ");
+    put_list(&sb, c->list, c->list_sym, c->nlist);
+  } else if (c->op->form == FORM_SPLIT) {
+    sb_printf(&sb, ", %d", -c->nlist);
+  }
+  if (c->bias) sb_printf(&sb, ", bias=%s", c->in[c->nin - 1].text);
+  sb_puts(&sb, sb_str(&c->kw));
+  sb_putc(&sb, ')');
+  out->text = arena_strdup(x->a, sb_str(&sb));
+  sb_free(&sb);
+  sb_free(&c->kw);
+  sym_of(x, c, out);
+  return true;
+}
+
+/* ---------------------------------------------------- writing a node */
+
+/* Output `i` of n gets the tensor `t`: its line `NAME = TEXT  # onnx ...`. */
+static void comment_of(StrBuf *sb, const OnnxNode *n, int index) {
+  sb_printf(sb, "  # onnx #%d %s", index, n->op_type);
+  if (n->name && n->name[0]) {
+    sb_putc(sb, ' ');
+    put_quoted(sb, n->name);
+  }
+}
+
+static Val *bind_output(X *x, const OnnxNode *n, int i) {
+  if (i >= n->noutputs || !n->outputs[i][0]) return NULL;
+  Val *v = val_get(x, n->outputs[i]);
+  if (!v) v = val_new(x, n->outputs[i]);
+  return v;
+}
+
+static void set_tensor(X *x, Val *v, const Term *t) {
+  v->tensor = true;
+  v->t = t->t;
+  memcpy(v->sym, t->sym, sizeof v->sym);
+  if (!v->ident) v->ident = ident_for(x, v->onnx, "t");
+}
+
+/* The one statement of node n: `names = text`. */
+static bool emit(X *x, const OnnxNode *n, Term *results, int nresults,
+                 const char *text) {
+  StrBuf sb = {0};
+  sb_puts(&sb, "  ");
+  for (int i = 0; i < nresults; i++) {
+    Val *v = bind_output(x, n, i);
+    if (!v) { /* an omitted output still needs a name in a split */
+      v = val_new(x, arena_printf(x->a, "%s:unused%d", n->outputs[0], i));
+    }
+    set_tensor(x, v, &results[i]);
+    if (i) sb_puts(&sb, ", ");
+    sb_puts(&sb, v->ident);
+  }
+  sb_printf(&sb, " = %s", text);
+  comment_of(&sb, n, x->node_index);
+  lines_add(&x->body, xstrdup(sb_str(&sb)), node_origin(n, x->node_index));
+  sb_free(&sb);
+  return true;
+}
+
+static bool emit1(X *x, const OnnxNode *n, Term *t) {
+  return emit(x, n, t, 1, t->text);
+}
+
+/* A node that writes no kernel: a comment line, so every node is found. */
+static void emit_folded(X *x, const OnnxNode *n, const char *what) {
+  StrBuf sb = {0};
+  comment_of(&sb, n, x->node_index);
+  sb_printf(&sb, ": %s", what);
+  lines_add(&x->body, xstrdup(sb_str(&sb)), node_origin(n, x->node_index));
+  sb_free(&sb);
+}
+
+/* ------------------------------------------------------- attributes */
+
+static int64_t attr_int(const OnnxNode *n, const char *name, int64_t def) {
+  const OnnxAttr *a = onnx_attr(n, name);
+  return a && a->type == ONNX_ATTR_INT ? a->i : def;
+}
+
+static double attr_float(const OnnxNode *n, const char *name, double def) {
+  const OnnxAttr *a = onnx_attr(n, name);
+  return a && a->type == ONNX_ATTR_FLOAT ? a->f : def;
+}
+
+static const char *attr_str(const OnnxNode *n, const char *name,
+                            const char *def) {
+  const OnnxAttr *a = onnx_attr(n, name);
+  return a && a->type == ONNX_ATTR_STRING ? a->s : def;
+}
+
+/* An INTS attribute (n elements), or NULL. */
+static const int64_t *attr_ints(const OnnxNode *n, const char *name, int *cnt) {
+  const OnnxAttr *a = onnx_attr(n, name);
+  if (!a || a->type != ONNX_ATTR_INTS) {
+    *cnt = 0;
+    return NULL;
+  }
+  *cnt = a->n;
+  return a->ints;
+}
+
+/* Integer list from an attribute (older opsets) or a constant input. */
+static bool ints_from(X *x, const OnnxNode *n, const char *attr, int input,
+                      const int64_t **v, int *cnt) {
+  *v = attr_ints(n, attr, cnt);
+  if (*v || !has_input(n, input)) return true;
+  Val *k = known_in(x, n, input, attr);
+  if (!k) return false;
+  if (!k->is_int) return fail(x, "its %s are not integers", attr);
+  *v = k->iv;
+  *cnt = (int)k->n;
+  return true;
+}
+
+static int64_t norm_ax(int64_t a, int rank) { return a < 0 ? a + rank : a; }
+
+/* ------------------------------------------------------- known values */
+
+static Val *known_new(X *x, const OnnxNode *n, int i, bool is_int, int64_t cnt,
+                      const TensorType *t) {
+  Val *v = bind_output(x, n, i);
+  if (!v) return NULL;
+  v->known = true;
+  v->is_int = is_int;
+  v->n = cnt;
+  v->t = *t;
+  if (is_int) {
+    v->iv = arena_alloc(x->a, (size_t)(cnt + 1) * sizeof *v->iv);
+    v->isym = arena_alloc(x->a, (size_t)(cnt + 1) * sizeof *v->isym);
+  } else {
+    v->rv = arena_alloc(x->a, (size_t)(cnt + 1) * sizeof *v->rv);
+  }
+  char *o = node_origin(n, x->node_index);
+  v->decl_origin = arena_strdup(x->a, o);
+  free(o);
+  return v;
+}
+
+static bool is_int_type(int32_t t) {
+  return t == ONNX_INT64 || t == ONNX_INT32 || t == ONNX_INT8 ||
+         t == ONNX_UINT8 || t == ONNX_INT16 || t == ONNX_UINT16 ||
+         t == ONNX_UINT32 || t == ONNX_UINT64 || t == ONNX_BOOL;
+}
+
+/* A TensorProto's values (a Constant or a small initializer) into v. */
+static void tensor_values(X *x, Val *v, const OnnxTensor *t) {
+  if (!t->ints && !t->reals) return;
+  v->known = true;
+  v->is_int = t->ints != NULL;
+  v->n = t->nvalues;
+  if (v->is_int) {
+    v->iv = arena_memdup(x->a, t->ints, (size_t)(t->nvalues + 1) * sizeof *t->ints);
+    v->isym = arena_alloc(x->a, (size_t)(t->nvalues + 1) * sizeof *v->isym);
+  } else {
+    v->rv = arena_memdup(x->a, t->reals, (size_t)(t->nvalues + 1) * sizeof *t->reals);
+  }
+}
+
+static bool tensor_type(X *x, const OnnxTensor *t, TensorType *out) {
+  memset(out, 0, sizeof *out);
+  if (!dtype_or_fail(x, t->data_type, t->name, &out->dtype)) return false;
+  if (t->ndims > MAX_RANK)
+    return fail(x, "tensor '%s' has rank %d, more than rooflint's %d", t->name,
+                t->ndims, MAX_RANK);
+  out->rank = t->ndims;
+  for (int i = 0; i < t->ndims; i++) {
+    if (t->dims[i] < 1)
+      return fail(x, "tensor '%s' has a dim of %lld; rooflint's dims are "
+                     "positive", t->name, (long long)t->dims[i]);
+    out->dims[i] = t->dims[i];
+  }
+  return true;
+}
+
+/* Every input known: fold an elementwise op on them (shape arithmetic).
+ * Returns true when it folded. */
+static bool all_known(X *x, const OnnxNode *n, int from, int to) {
+  for (int i = from; i < to && i < n->ninputs; i++) {
+    Val *v = val_get(x, n->inputs[i]);
+    if (n->inputs[i][0] && (!v || !v->known)) return false;
+  }
+  return true;
+}
+
+static int64_t known_count(const TensorType *t) {
+  int64_t e = 1;
+  for (int i = 0; i < t->rank; i++) e *= t->dims[i];
+  return e;
+}
+
+/* Broadcast index of output element `i` into an input of type `in`. */
+static int64_t bcast_index(const TensorType *out, const TensorType *in,
+                           int64_t i) {
+  int64_t idx = 0, mul = 1;
+  for (int d = out->rank - 1; d >= 0; d--) {
+    int64_t c = i % out->dims[d];
+    i /= out->dims[d];
+    int k = d - (out->rank - in->rank);
+    if (k < 0) continue;
+    idx += (in->dims[k] == 1 ? 0 : c) * mul;
+    mul *= in->dims[k];
+  }
+  return idx;
+}
+
+static bool bcast_type(const TensorType *a, const TensorType *b, TensorType *o) {
+  int r = a->rank > b->rank ? a->rank : b->rank;
+  *o = *a;
+  o->rank = r;
+  for (int d = 0; d < r; d++) {
+    int ka = d - (r - a->rank), kb = d - (r - b->rank);
+    int64_t da = ka >= 0 ? a->dims[ka] : 1, db = kb >= 0 ? b->dims[kb] : 1;
+    if (da != db && da != 1 && db != 1) return false;
+    o->dims[d] = da == 1 ? db : da;
+  }
+  return true;
+}
+
+static bool fold_elementwise(X *x, const OnnxNode *n) {
+  const char *op = n->op_type;
+  int nin = strcmp(op, "Where") == 0 ? 3 : n->ninputs;
+  if (nin < 1 || !all_known(x, n, 0, nin)) return false;
+  Val *in[3];
+  TensorType ot;
+  for (int i = 0; i < nin && i < 3; i++) in[i] = val_get(x, n->inputs[i]);
+  ot = in[0]->t;
+  for (int i = 1; i < nin && i < 3; i++)
+    if (!bcast_type(&ot, &in[i]->t, &ot)) return false;
+  int64_t cnt = known_count(&ot);
+  if (cnt > ONNX_SMALL_ELEMS) return false;
+  bool cmp = strcmp(op, "Equal") == 0 || strcmp(op, "Less") == 0 ||
+             strcmp(op, "Greater") == 0 || strcmp(op, "Not") == 0;
+  int vi = strcmp(op, "Where") == 0 ? 1 : 0;
+  bool is_int = cmp || (in[vi]->is_int && (nin < 2 || in[nin - 1]->is_int));
+  if (strcmp(op, "Cast") == 0) {
+    int32_t to = (int32_t)attr_int(n, "to", ONNX_FLOAT);
+    is_int = is_int_type(to);
+    DType d = dtype_of(to);
+    if (d == DT_NONE) return false;
+    ot.dtype = d;
+  } else if (cmp) {
+    ot.dtype = DT_BOOL;
+  } else if (vi == 1) {
+    ot.dtype = in[1]->t.dtype;
+  }
+  Val *v = known_new(x, n, 0, is_int, cnt, &ot);
+  if (!v) return true;
+  for (int64_t i = 0; i < cnt; i++) {
+    int64_t k[3];
+    double a[3];
+    const char *s[3] = {NULL, NULL, NULL};
+    for (int j = 0; j < nin && j < 3; j++) {
+      k[j] = bcast_index(&ot, &in[j]->t, i);
+      a[j] = known_at(in[j], k[j]);
+      if (in[j]->is_int && in[j]->isym) s[j] = in[j]->isym[k[j]];
+    }
+    double r = a[0];
+    const char *rs = NULL;
+    char c = strcmp(op, "Add") == 0   ? '+'
+             : strcmp(op, "Sub") == 0 ? '-'
+             : strcmp(op, "Mul") == 0 ? '*'
+             : strcmp(op, "Div") == 0 ? '/'
+                                      : 0;
+    if (c) {
+      if (c == '/' && a[1] == 0) return fail(x, "it divides by zero");
+      r = c == '+' ? a[0] + a[1] : c == '-' ? a[0] - a[1] : c == '*' ? a[0] * a[1]
+          : is_int ? (double)((int64_t)a[0] / (int64_t)a[1]) : a[0] / a[1];
+      if (is_int) rs = sym_join(x, s[0], (int64_t)a[0], s[1], (int64_t)a[1], c);
+    } else if (strcmp(op, "Equal") == 0) {
+      r = a[0] == a[1];
+      if (s[0] || s[1]) { /* a let compared: only -1 sentinels are sure */
+        if ((s[0] && a[1] != -1 && !s[1]) || (s[1] && a[0] != -1 && !s[0]))
+          if (!(s[0] && s[1] && strcmp(s[0], s[1]) == 0))
+            return fail(x, "it compares a symbolic dim (%s) with a number",
+                        s[0] ? s[0] : s[1]);
+        r = s[0] && s[1] ? strcmp(s[0], s[1]) == 0 : 0;
+      }
+    } else if (strcmp(op, "Less") == 0) {
+      r = a[0] < a[1];
+    } else if (strcmp(op, "Greater") == 0) {
+      r = a[0] > a[1];
+    } else if (strcmp(op, "Not") == 0) {
+      r = a[0] == 0;
+    } else if (strcmp(op, "Where") == 0) {
+      r = a[0] != 0 ? a[1] : a[2];
+      rs = a[0] != 0 ? s[1] : s[2];
+    } else if (strcmp(op, "Neg") == 0) {
+      r = -a[0];
+      if (s[0]) rs = arena_printf(x->a, "-(%s)", s[0]);
+    } else if (strcmp(op, "Max") == 0 || strcmp(op, "Min") == 0) {
+      bool mx = op[1] == 'a';
+      r = mx ? (a[0] > a[1] ? a[0] : a[1]) : (a[0] < a[1] ? a[0] : a[1]);
+      if (s[0] || s[1]) {
+        StrBuf sb = {0};
+        sb_puts(&sb, mx ? "max(" : "min(");
+        put_dim(&sb, s[0], (int64_t)a[0]);
+        sb_puts(&sb, ", ");
+        put_dim(&sb, s[1], (int64_t)a[1]);
+        sb_putc(&sb, ')');
+        rs = arena_strdup(x->a, sb_str(&sb));
+        sb_free(&sb);
+      }
+    } else if (strcmp(op, "Cast") == 0 || strcmp(op, "Identity") == 0) {
+      rs = s[0];
+    } else if (strcmp(op, "Sqrt") == 0) {
+      r = sqrt(a[0]);
+    } else {
+      return false;
+    }
+    if (is_int) {
+      v->iv[i] = (int64_t)r;
+      v->isym[i] = rs;
+    } else {
+      v->rv[i] = r;
+    }
+  }
+  emit_folded(x, n, "folded");
+  return true;
+}
+
+/* A view of known values (Reshape, Unsqueeze, Squeeze, Flatten, Gather,
+ * Slice, Concat of constants): the same values in a new order. */
+static Val *fold_copy(X *x, const OnnxNode *n, const Val *src,
+                      const TensorType *t, const int64_t *pick, int64_t cnt) {
+  Val *v = known_new(x, n, 0, src->is_int, cnt, t);
+  if (!v) return NULL;
+  for (int64_t i = 0; i < cnt; i++) {
+    int64_t k = pick ? pick[i] : i;
+    if (src->is_int) {
+      v->iv[i] = src->iv[k];
+      v->isym[i] = src->isym ? src->isym[k] : NULL;
+    } else {
+      v->rv[i] = src->rv[k];
+    }
+  }
+  emit_folded(x, n, "folded");
+  return v;
+}
+
+/* -------------------------------------------------------- the mapping */
+
+static bool map_unary(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  if (fold_elementwise(x, n)) return !x->error;
+  Call c;
+  call_init(&c, row->roof);
+  Term t;
+  if (!tensor_in(x, n, 0, &t)) return false;
+  call_in(&c, t);
+  Term out;
+  return apply(x, &c, &out) && emit1(x, n, &out);
+}
+
+static bool map_binary(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  if (fold_elementwise(x, n)) return !x->error;
+  if (n->ninputs != 2)
+    return fail(x, "%s takes 2 operands here, got %d", n->op_type, n->ninputs);
+  Call c;
+  call_init(&c, row->roof);
+  Term a, b;
+  if (!scalar_or_tensor_in(x, n, 0, &a) || !scalar_or_tensor_in(x, n, 1, &b))
+    return false;
+  if (a.t.dtype == DT_NONE && b.t.dtype == DT_NONE)
+    return fail(x, "both operands are constants it could not fold");
+  call_in(&c, a);
+  call_in(&c, b);
+  Term out;
+  return apply(x, &c, &out) && emit1(x, n, &out);
+}
+
+static bool map_reciprocal(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  Call c;
+  call_init(&c, "div");
+  Term t;
+  if (!tensor_in(x, n, 0, &t)) return false;
+  call_in(&c, number_term(x, 1));
+  call_in(&c, t);
+  Term out;
+  return apply(x, &c, &out) && emit1(x, n, &out);
+}
+
+static bool map_alias(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  Val *src = val_get(x, n->inputs[0]);
+  if (src && !src->tensor && n->noutputs > 0 && n->outputs[0][0]) {
+    /* a constant, or a declaration not yet written (torch's Identity of
+     * a shared initializer): the output is the same value */
+    strmap_put(&x->vals, arena_strdup(x->a, n->outputs[0]), src);
+    emit_folded(x, n, "an alias");
+    return true;
+  }
+  Term t;
+  if (!tensor_in(x, n, 0, &t)) return false;
+  Val *v = bind_output(x, n, 0);
+  if (!v) return true;
+  Term out = t;
+  set_tensor(x, v, &out);
+  StrBuf sb = {0};
+  sb_printf(&sb, "  %s = %s", v->ident, t.text);
+  comment_of(&sb, n, x->node_index);
+  lines_add(&x->body, xstrdup(sb_str(&sb)), node_origin(n, x->node_index));
+  sb_free(&sb);
+  return true;
+}
+
+/* n's line: cast(t, to). */
+static bool emit_cast(X *x, const OnnxNode *n, Term t, DType to) {
+  Call c;
+  call_init(&c, "cast");
+  call_in(&c, t);
+  c.args.cast_to = to;
+  c.pos_text = dtype_str(to);
+  Term out;
+  return apply(x, &c, &out) && emit1(x, n, &out);
+}
+
+static bool map_cast(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  if (fold_elementwise(x, n)) return !x->error;
+  DType to;
+  if (!dtype_or_fail(x, (int32_t)attr_int(n, "to", 0), "its 'to'", &to))
+    return false;
+  Term t;
+  if (!tensor_in(x, n, 0, &t)) return false;
+  if (t.t.dtype == to) return map_alias(x, n, row);
+  return emit_cast(x, n, t, to);
+}
+
+static bool map_gelu(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  Call c;
+  call_init(&c, "gelu");
+  Term t;
+  if (!tensor_in(x, n, 0, &t)) return false;
+  call_in(&c, t);
+  bool tanh_form = strcmp(attr_str(n, "approximate", "none"), "tanh") == 0;
+  c.args.approximate = tanh_form ? 0 : 1;
+  call_kw(&c, "approximate=\"%s\"", tanh_form ? "tanh" : "none");
+  Term out;
+  return apply(x, &c, &out) && emit1(x, n, &out);
+}
+
+/* A bound of Clip: an attribute before opset 11, a constant input since. */
+static bool clip_bound(X *x, const OnnxNode *n, const char *attr, int input,
+                       double *v, bool *has) {
+  const OnnxAttr *a = onnx_attr(n, attr);
+  *has = false;
+  if (a && a->type == ONNX_ATTR_FLOAT) {
+    *v = a->f;
+    *has = true;
+  } else if (has_input(n, input)) {
+    Val *k = known_in(x, n, input, attr);
+    if (!k) return false;
+    *v = known_at(k, 0);
+    *has = true;
+  }
+  return true;
+}
+
+static bool map_clip(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  double lo = 0, hi = 0;
+  bool has_lo, has_hi;
+  if (!clip_bound(x, n, "min", 1, &lo, &has_lo) ||
+      !clip_bound(x, n, "max", 2, &hi, &has_hi))
+    return false;
+  if (!has_lo && !has_hi) return map_alias(x, n, row);
+  Call c;
+  call_init(&c, "clip");
+  Term t;
+  if (!tensor_in(x, n, 0, &t)) return false;
+  call_in(&c, t);
+  if (has_lo) {
+    c.args.clip_min = lo;
+    call_kw(&c, "min=%s", number_term(x, lo).text);
+  }
+  if (has_hi) {
+    c.args.clip_max = hi;
+    call_kw(&c, "max=%s", number_term(x, hi).text);
+  }
+  Term out;
+  return apply(x, &c, &out) && emit1(x, n, &out);
+}
+
+static bool map_where(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  if (fold_elementwise(x, n)) return !x->error;
+  Call c;
+  call_init(&c, "where");
+  Term t[3];
+  if (!tensor_in(x, n, 0, &t[0]) || !scalar_or_tensor_in(x, n, 1, &t[1]) ||
+      !scalar_or_tensor_in(x, n, 2, &t[2]))
+    return false;
+  for (int i = 0; i < 3; i++) call_in(&c, t[i]);
+  Term out;
+  return apply(x, &c, &out) && emit1(x, n, &out);
+}
+
+static bool map_compare(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  if (fold_elementwise(x, n)) return !x->error;
+  return fail(x, "%s is imported only on values rooflint knows (shape "
+                 "arithmetic); here it compares tensors",
+              n->op_type);
+}
+
+/* ---- contractions */
+
+/* Conv's and the pools' pads: symmetric ones as padding=, asymmetric
+ * ones by a pad() around x; auto_pad from the input size. */
+typedef struct Window {
+  int nsp;                   /* spatial axes */
+  int64_t kernel[3], stride[3], dil[3], pad_lo[3], pad_hi[3];
+} Window;
+
+static bool window_of(X *x, const OnnxNode *n, const TensorType *xt,
+                      const int64_t *kernel, int nsp, Window *w) {
+  memset(w, 0, sizeof *w);
+  w->nsp = nsp;
+  int cnt;
+  const int64_t *s = attr_ints(n, "strides", &cnt);
+  for (int i = 0; i < nsp; i++) w->stride[i] = s && i < cnt ? s[i] : 1;
+  const int64_t *d = attr_ints(n, "dilations", &cnt);
+  for (int i = 0; i < nsp; i++) w->dil[i] = d && i < cnt ? d[i] : 1;
+  for (int i = 0; i < nsp; i++) w->kernel[i] = kernel[i];
+  const int64_t *p = attr_ints(n, "pads", &cnt);
+  if (p && cnt != 2 * nsp) return fail(x, "its pads have %d entries, not %d", cnt, 2 * nsp);
+  for (int i = 0; i < nsp; i++) {
+    w->pad_lo[i] = p ? p[i] : 0;
+    w->pad_hi[i] = p ? p[nsp + i] : 0;
+  }
+  const char *ap = attr_str(n, "auto_pad", "NOTSET");
+  if (strcmp(ap, "SAME_UPPER") == 0 || strcmp(ap, "SAME_LOWER") == 0) {
+    for (int i = 0; i < nsp; i++) {
+      int64_t in = xt->dims[2 + i], st = w->stride[i];
+      int64_t out = (in + st - 1) / st;
+      int64_t total = (out - 1) * st + (w->kernel[i] - 1) * w->dil[i] + 1 - in;
+      if (total < 0) total = 0;
+      int64_t small = total / 2, big = total - small;
+      w->pad_lo[i] = ap[5] == 'U' ? small : big;
+      w->pad_hi[i] = ap[5] == 'U' ? big : small;
+    }
+  } else if (strcmp(ap, "VALID") == 0) {
+    for (int i = 0; i < nsp; i++) w->pad_lo[i] = w->pad_hi[i] = 0;
+  }
+  return true;
+}
+
+static bool window_symmetric(const Window *w) {
+  for (int i = 0; i < w->nsp; i++)
+    if (w->pad_lo[i] != w->pad_hi[i]) return false;
+  return true;
+}
+
+/* `[a, b]` or `a` for 1-D. */
+static const char *win_text(X *x, const int64_t *v, int nsp) {
+  StrBuf sb = {0};
+  bool same = true;
+  for (int i = 1; i < nsp; i++) same &= v[i] == v[0];
+  if (same) sb_printf(&sb, "%lld", (long long)v[0]);
+  else put_list(&sb, v, NULL, nsp);
+  const char *s = arena_strdup(x->a, sb_str(&sb));
+  sb_free(&sb);
+  return s;
+}
+
+/* x padded asymmetrically: pad(x, [0, 0, lo..., 0, 0, hi...]) as a term. */
+static bool pad_term(X *x, Term *xt, const Window *w, double value) {
+  Call c;
+  call_init(&c, "pad");
+  call_in(&c, *xt);
+  int r = xt->t.rank;
+  c.nlist = 2 * r;
+  for (int i = 0; i < r; i++) {
+    int k = i - (r - w->nsp);
+    c.list[i] = k >= 0 ? w->pad_lo[k] : 0;
+    c.list[r + i] = k >= 0 ? w->pad_hi[k] : 0;
+  }
+  c.args.value = value;
+  if (value != 0) call_kw(&c, "value=%s", number_term(x, value).text);
+  return apply(x, &c, xt);
+}
+
+/* conv1d/2d/3d(x, w, ...) with the window of n. */
+static bool conv_call(X *x, const OnnxNode *n, Term xt, Term wt, Term *bias,
+                      const char *out_dtype, Term *out) {
+  int nsp = wt.t.rank - 2;
+  if (nsp < 1 || nsp > 3)
+    return fail(x, "its weight has rank %d; rooflint has 1-, 2- and 3-D "
+                   "convolutions", wt.t.rank);
+  static const char *const names[] = {"", "conv1d", "conv2d", "conv3d"};
+  Window w;
+  if (!window_of(x, n, &xt.t, &wt.t.dims[2], nsp, &w)) return false;
+  if (!window_symmetric(&w)) {
+    if (!pad_term(x, &xt, &w, 0)) return false;
+    for (int i = 0; i < nsp; i++) w.pad_lo[i] = w.pad_hi[i] = 0;
+  }
+  Call c;
+  call_init(&c, names[nsp]);
+  call_in(&c, xt);
+  call_in(&c, wt);
+  int64_t group = attr_int(n, "group", 1);
+  for (int i = 0; i < nsp; i++) {
+    c.args.stride[i] = w.stride[i];
+    c.args.padding[i] = w.pad_lo[i];
+    c.args.dilation[i] = w.dil[i];
+  }
+  c.args.groups = group;
+  bool any_s = false, any_p = false, any_d = false;
+  for (int i = 0; i < nsp; i++)
+    any_s |= w.stride[i] != 1, any_p |= w.pad_lo[i] != 0, any_d |= w.dil[i] != 1;
+  if (any_s) call_kw(&c, "stride=%s", win_text(x, w.stride, nsp));
+  if (any_p) call_kw(&c, "padding=%s", win_text(x, w.pad_lo, nsp));
+  if (any_d) call_kw(&c, "dilation=%s", win_text(x, w.dil, nsp));
+  if (group != 1) call_kw(&c, "groups=%lld", (long long)group);
+  if (out_dtype) {
+    c.args.out_dtype = dtype_parse(out_dtype);
+    call_kw(&c, "out=%s", out_dtype);
+  }
+  if (bias) {
+    call_in(&c, *bias);
+    c.args.bias = true;
+    c.bias = true;
+  }
+  return apply(x, &c, out);
+}
+
+/* A convolution node: x, w and the bias (-1: none) at these inputs. */
+static bool conv_node(X *x, const OnnxNode *n, int xi, int wi, int bi,
+                      const char *out_dtype) {
+  Term xt, wt, bt;
+  if (!tensor_in(x, n, xi, &xt) || !tensor_in(x, n, wi, &wt)) return false;
+  bool has_b = bi >= 0 && has_input(n, bi);
+  if (has_b && !tensor_in(x, n, bi, &bt)) return false;
+  Term out;
+  return conv_call(x, n, xt, wt, has_b ? &bt : NULL, out_dtype, &out) &&
+         emit1(x, n, &out);
+}
+
+static bool map_conv(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  return conv_node(x, n, 0, 1, 2, NULL);
+}
+
+static bool map_conv_transpose(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  Term xt, wt, bt;
+  if (!tensor_in(x, n, 0, &xt) || !tensor_in(x, n, 1, &wt)) return false;
+  if (wt.t.rank != 4)
+    return fail(x, "rooflint has 2-D transposed convolutions; its weight has "
+                   "rank %d", wt.t.rank);
+  Window w;
+  if (!window_of(x, n, &xt.t, &wt.t.dims[2], 2, &w)) return false;
+  if (!window_symmetric(&w))
+    return fail(x, "its pads are not symmetric");
+  Call c;
+  call_init(&c, "conv_transpose2d");
+  call_in(&c, xt);
+  call_in(&c, wt);
+  int cnt;
+  const int64_t *op = attr_ints(n, "output_padding", &cnt);
+  int64_t opad[2] = {op && cnt > 0 ? op[0] : 0, op && cnt > 1 ? op[1] : 0};
+  for (int i = 0; i < 2; i++) {
+    c.args.stride[i] = w.stride[i];
+    c.args.padding[i] = w.pad_lo[i];
+    c.args.dilation[i] = w.dil[i];
+    c.args.output_padding[i] = opad[i];
+  }
+  c.args.groups = attr_int(n, "group", 1);
+  call_kw(&c, "stride=%s", win_text(x, w.stride, 2));
+  call_kw(&c, "padding=%s", win_text(x, w.pad_lo, 2));
+  if (opad[0] || opad[1]) call_kw(&c, "output_padding=%s", win_text(x, opad, 2));
+  if (w.dil[0] != 1 || w.dil[1] != 1) call_kw(&c, "dilation=%s", win_text(x, w.dil, 2));
+  if (c.args.groups != 1) call_kw(&c, "groups=%lld", (long long)c.args.groups);
+  if (has_input(n, 2)) {
+    if (!tensor_in(x, n, 2, &bt)) return false;
+    call_in(&c, bt);
+    c.args.bias = c.bias = true;
+  }
+  Term out;
+  return apply(x, &c, &out) && emit1(x, n, &out);
+}
+
+static bool transpose_term(X *x, Term *t, const int64_t *perm, int r) {
+  Call c;
+  call_init(&c, "transpose");
+  call_in(&c, *t);
+  c.nlist = r;
+  for (int i = 0; i < r; i++) c.list[i] = perm[i];
+  return apply(x, &c, t);
+}
+
+static bool mul_term(X *x, Term *t, double k) {
+  Call c;
+  call_init(&c, "mul");
+  call_in(&c, *t);
+  call_in(&c, number_term(x, k));
+  return apply(x, &c, t);
+}
+
+static bool map_gemm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  Term a, b, cterm;
+  if (!tensor_in(x, n, 0, &a) || !tensor_in(x, n, 1, &b)) return false;
+  static const int64_t swap[2] = {1, 0};
+  if (attr_int(n, "transA", 0) && !transpose_term(x, &a, swap, 2)) return false;
+  if (attr_int(n, "transB", 0) && !transpose_term(x, &b, swap, 2)) return false;
+  double alpha = attr_float(n, "alpha", 1), beta = attr_float(n, "beta", 1);
+  bool has_c = has_input(n, 2) && beta != 0;
+  Call c;
+  call_init(&c, "matmul");
+  call_in(&c, a);
+  call_in(&c, b);
+  if (has_c && alpha == 1 && beta == 1) {
+    if (!tensor_in(x, n, 2, &cterm)) return false;
+    call_in(&c, cterm);
+    c.args.bias = c.bias = true;
+  }
+  Term out;
+  if (!apply(x, &c, &out)) return false;
+  if (alpha != 1 && !mul_term(x, &out, alpha)) return false;
+  if (has_c && !(alpha == 1 && beta == 1)) {
+    if (!scalar_or_tensor_in(x, n, 2, &cterm)) return false;
+    if (beta != 1 && cterm.t.dtype != DT_NONE && !mul_term(x, &cterm, beta))
+      return false;
+    Call add;
+    call_init(&add, "add");
+    call_in(&add, out);
+    call_in(&add, cterm);
+    if (!apply(x, &add, &out)) return false;
+  }
+  return emit1(x, n, &out);
+}
+
+static bool matmul_call(X *x, Term a, Term b, const char *out_dtype, Term *out) {
+  Call c;
+  call_init(&c, "matmul");
+  call_in(&c, a);
+  call_in(&c, b);
+  if (out_dtype) {
+    c.args.out_dtype = dtype_parse(out_dtype);
+    call_kw(&c, "out=%s", out_dtype);
+  }
+  return apply(x, &c, out);
+}
+
+/* A matmul node: its operands at inputs ai and bi. */
+static bool matmul_node(X *x, const OnnxNode *n, int ai, int bi,
+                        const char *out_dtype) {
+  Term a, b, out;
+  return tensor_in(x, n, ai, &a) && tensor_in(x, n, bi, &b) &&
+         matmul_call(x, a, b, out_dtype, &out) && emit1(x, n, &out);
+}
+
+static bool map_matmul(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  return matmul_node(x, n, 0, 1, NULL);
+}
+
+/* ---- norms and reductions */
+
+static bool map_softmax(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  Term t;
+  if (!tensor_in(x, n, 0, &t)) return false;
+  int64_t axis = attr_int(n, "axis", x->opset < 13 ? 1 : -1);
+  int64_t ax = norm_ax(axis, t.t.rank);
+  if (x->opset < 13 && ax != t.t.rank - 1)
+    return fail(x, "%s before opset 13 normalises over the dims from axis "
+                   "%lld on, flattened; rooflint's softmax takes one axis",
+                n->op_type, (long long)axis);
+  Call c;
+  call_init(&c, row->roof);
+  call_in(&c, t);
+  c.args.axis = axis;
+  call_kw(&c, "axis=%lld", (long long)axis);
+  Term out;
+  return apply(x, &c, &out) && emit1(x, n, &out);
+}
+
+static void epsilon_kw(X *x, Call *c, const OnnxNode *n, double def) {
+  double eps = attr_float(n, "epsilon", def);
+  c->args.epsilon = eps;
+  call_kw(c, "epsilon=%s", number_term(x, eps).text);
+}
+
+static bool map_layernorm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  Call c;
+  call_init(&c, "layernorm");
+  for (int i = 0; i < 3 && i < n->ninputs; i++) {
+    if (!has_input(n, i)) continue;
+    Term t;
+    if (!tensor_in(x, n, i, &t)) return false;
+    call_in(&c, t);
+  }
+  int64_t axis = attr_int(n, "axis", -1);
+  c.args.axis = axis;
+  if (axis != -1) call_kw(&c, "axis=%lld", (long long)axis);
+  Term out;
+  return apply(x, &c, &out) && emit1(x, n, &out);
+}
+
+static bool map_batchnorm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  if (attr_int(n, "training_mode", 0))
+    return fail(x, "training_mode=1: rooflint imports inference graphs");
+  Call c;
+  call_init(&c, "batchnorm");
+  for (int i = 0; i < 5; i++) {
+    Val *v = val_get(x, i < n->ninputs ? n->inputs[i] : NULL);
+    if (i >= 3 && v && v->decl == VD_WEIGHT && !v->declared)
+      v->decl = VD_BUFFER; /* running statistics are no parameters */
+    Term t;
+    if (!tensor_in(x, n, i, &t)) return false;
+    call_in(&c, t);
+  }
+  epsilon_kw(x, &c, n, 1e-5);
+  Term out;
+  return apply(x, &c, &out) && emit1(x, n, &out);
+}
+
+static bool map_instancenorm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  Call c;
+  call_init(&c, "instancenorm");
+  for (int i = 0; i < 3; i++) {
+    Term t;
+    if (!tensor_in(x, n, i, &t)) return false;
+    call_in(&c, t);
+  }
+  epsilon_kw(x, &c, n, 1e-5);
+  Term out;
+  return apply(x, &c, &out) && emit1(x, n, &out);
+}
+
+static int cmp_desc(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static bool map_reduce(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  Term t;
+  if (!tensor_in(x, n, 0, &t)) return false;
+  const int64_t *axes;
+  int cnt;
+  if (!ints_from(x, n, "axes", 1, &axes, &cnt)) return false;
+  int r = t.t.rank;
+  int64_t ax[MAX_RANK];
+  int na = 0;
+  if (cnt == 0) {
+    if (attr_int(n, "noop_with_empty_axes", 0)) return map_alias(x, n, row);
+    for (int i = 0; i < r; i++) ax[na++] = i;
+  } else {
+    if (cnt > MAX_RANK) return fail(x, "it reduces %d axes", cnt);
+    for (int i = 0; i < cnt; i++) ax[na++] = norm_ax(axes[i], r);
+  }
+  bool keep = attr_int(n, "keepdims", 1) != 0;
+  qsort(ax, (size_t)na, sizeof *ax, cmp_desc); /* the last axis first */
+  for (int i = 0; i < na; i++) {
+    Call c;
+    call_init(&c, row->roof);
+    call_in(&c, t);
+    c.args.axis = ax[i];
+    c.args.keepdims = keep;
+    call_kw(&c, "axis=%lld", (long long)ax[i]);
+    if (keep) call_kw(&c, "keepdims=true");
+    if (!apply(x, &c, &t)) return false;
+  }
+  return emit1(x, n, &t);
+}
+
+/* ---- pools */
+
+static bool pool_call(X *x, const OnnxNode *n, const char *op, Term xt,
+                      const int64_t *kernel, Term *out) {
+  if (xt.t.rank != 4)
+    return fail(x, "rooflint's pools are 2-D (NCHW); x has rank %d", xt.t.rank);
+  Window w;
+  if (!window_of(x, n, &xt.t, kernel, 2, &w)) return false;
+  int cnt;
+  if (!attr_ints(n, "strides", &cnt)) w.stride[0] = w.stride[1] = 1;
+  if (!window_symmetric(&w)) {
+    if (!pad_term(x, &xt, &w, op[0] == 'm' ? -INFINITY : 0)) return false;
+    w.pad_lo[0] = w.pad_lo[1] = 0;
+  }
+  Call c;
+  call_init(&c, op);
+  call_in(&c, xt);
+  for (int i = 0; i < 2; i++) {
+    c.args.kernel[i] = w.kernel[i];
+    c.args.stride[i] = w.stride[i];
+    c.args.padding[i] = w.pad_lo[i];
+  }
+  call_kw(&c, "kernel=%s", win_text(x, w.kernel, 2));
+  call_kw(&c, "stride=%s", win_text(x, w.stride, 2));
+  if (w.pad_lo[0] || w.pad_lo[1]) call_kw(&c, "padding=%s", win_text(x, w.pad_lo, 2));
+  if (attr_int(n, "ceil_mode", 0)) {
+    c.args.ceil_mode = true;
+    call_kw(&c, "ceil_mode=true");
+  }
+  return apply(x, &c, out);
+}
+
+static bool map_pool(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  Term xt;
+  if (!tensor_in(x, n, 0, &xt)) return false;
+  int cnt;
+  const int64_t *k = attr_ints(n, "kernel_shape", &cnt);
+  if (!k || cnt != 2)
+    return fail(x, "rooflint's pools are 2-D: kernel_shape has %d entries", cnt);
+  if (attr_int(n, "dilations", 1) != 1) return fail(x, "a dilated pool");
+  Term out;
+  return pool_call(x, n, row->roof, xt, k, &out) && emit1(x, n, &out);
+}
+
+static bool map_global_pool(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  Term xt;
+  if (!tensor_in(x, n, 0, &xt)) return false;
+  if (xt.t.rank != 4)
+    return fail(x, "rooflint's pools are 2-D (NCHW); x has rank %d", xt.t.rank);
+  Term out;
+  return pool_call(x, n, row->roof, xt, &xt.t.dims[2], &out) &&
+         emit1(x, n, &out);
+}
+
+/* ---- views and movement */
+
+/* A list of dims from known integer values, with their let expressions. */
+static bool dims_list(X *x, Val *k, Call *c, const char *what) {
+  if (!k->is_int) return fail(x, "its %s are not integers", what);
+  if (k->n > 2 * MAX_RANK) return fail(x, "its %s have %lld entries", what, (long long)k->n);
+  c->nlist = (int)k->n;
+  for (int i = 0; i < c->nlist; i++) {
+    c->list[i] = k->iv[i];
+    c->list_sym[i] = k->isym ? k->isym[i] : NULL;
+  }
+  return true;
+}
+
+static bool map_reshape(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  Val *src = val_get(x, n->inputs[0]);
+  Val *shape = known_in(x, n, 1, "shape");
+  if (!shape) return false;
+  Call c;
+  call_init(&c, "reshape");
+  if (!dims_list(x, shape, &c, "shape")) return false;
+  TensorType st = src ? src->t : (TensorType){0};
+  bool allowzero = attr_int(n, "allowzero", 0) != 0;
+  for (int i = 0; i < c.nlist; i++)
+    if (c.list[i] == 0 && !allowzero && src) {
+      if (i >= st.rank) return fail(x, "its shape copies dim %d of a rank-%d tensor", i, st.rank);
+      c.list[i] = st.dims[i];
+      c.list_sym[i] = src->sym[i];
+    }
+  if (src && src->known && !src->tensor) {
+    TensorType t = st;
+    t.rank = c.nlist;
+    int64_t have = src->n, rest = 1;
+    int infer = -1;
+    for (int i = 0; i < c.nlist; i++)
+      if (c.list[i] == -1) infer = i;
+      else rest *= c.list[i] ? c.list[i] : 1, t.dims[i] = c.list[i];
+    if (infer >= 0) t.dims[infer] = rest ? have / rest : 0;
+    fold_copy(x, n, src, &t, NULL, src->n);
+    return !x->error;
+  }
+  Term t;
+  if (!tensor_in(x, n, 0, &t)) return false;
+  call_in(&c, t);
+  Term out;
+  return apply(x, &c, &out) && emit1(x, n, &out);
+}
+
+static bool map_transpose(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  Term t;
+  if (!tensor_in(x, n, 0, &t)) return false;
+  int cnt;
+  const int64_t *p = attr_ints(n, "perm", &cnt);
+  int64_t perm[MAX_RANK];
+  int r = t.t.rank;
+  for (int i = 0; i < r; i++) perm[i] = p && i < cnt ? p[i] : r - 1 - i;
+  if (p && cnt != r) return fail(x, "its perm has %d entries for rank %d", cnt, r);
+  Term out = t;
+  return transpose_term(x, &out, perm, r) && emit1(x, n, &out);
+}
+
+static bool flatten_term(X *x, Term *t, int64_t start, int64_t end) {
+  Call c;
+  call_init(&c, "flatten");
+  call_in(&c, *t);
+  c.args.start = start;
+  c.args.end = end;
+  if (start != 0) call_kw(&c, "start=%lld", (long long)start);
+  if (end != -1) call_kw(&c, "end=%lld", (long long)end);
+  return apply(x, &c, t);
+}
+
+/* op(t, axis=AXIS) in place of t: unsqueeze, squeeze. */
+static bool axis_term(X *x, const char *op, Term *t, int64_t axis) {
+  Call c;
+  call_init(&c, op);
+  call_in(&c, *t);
+  c.args.axis = axis;
+  call_kw(&c, "axis=%lld", (long long)axis);
+  return apply(x, &c, t);
+}
+
+static bool unsqueeze_term(X *x, Term *t, int64_t axis) {
+  return axis_term(x, "unsqueeze", t, axis);
+}
+
+static bool squeeze_term(X *x, Term *t, int64_t axis) {
+  return axis_term(x, "squeeze", t, axis);
+}
+
+/* Flatten(axis=k): [d0*..*d(k-1), dk*..*d(r-1)]. */
+static bool map_flatten(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  Term t;
+  if (!tensor_in(x, n, 0, &t)) return false;
+  int r = t.t.rank;
+  int64_t k = norm_ax(attr_int(n, "axis", 1), r);
+  if (k == 0) {
+    if (!flatten_term(x, &t, 0, -1) || !unsqueeze_term(x, &t, 0)) return false;
+  } else if (k == r) {
+    if (!flatten_term(x, &t, 0, -1) || !unsqueeze_term(x, &t, 1)) return false;
+  } else {
+    if (k < r - 1 && !flatten_term(x, &t, k, -1)) return false;
+    if (k > 1 && !flatten_term(x, &t, 0, k - 1)) return false;
+  }
+  if (!strchr(t.text, '(')) return map_alias(x, n, row);
+  return emit1(x, n, &t);
+}
+
+static bool map_squeeze(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  Val *src = val_get(x, n->inputs[0]);
+  const int64_t *axes;
+  int cnt;
+  if (!ints_from(x, n, "axes", 1, &axes, &cnt)) return false;
+  TensorType st = src ? src->t : (TensorType){0};
+  int64_t ax[MAX_RANK];
+  int na = 0;
+  if (cnt == 0) {
+    for (int i = 0; i < st.rank; i++)
+      if (st.dims[i] == 1 && !(src && src->sym[i])) ax[na++] = i;
+  } else {
+    for (int i = 0; i < cnt && na < MAX_RANK; i++) ax[na++] = norm_ax(axes[i], st.rank);
+  }
+  qsort(ax, (size_t)na, sizeof *ax, cmp_desc);
+  if (src && src->known && !src->tensor) {
+    TensorType t = st;
+    for (int i = 0; i < na; i++) {
+      for (int k = (int)ax[i]; k + 1 < t.rank; k++) t.dims[k] = t.dims[k + 1];
+      t.rank--;
+    }
+    fold_copy(x, n, src, &t, NULL, src->n);
+    return !x->error;
+  }
+  if (na == 0) return map_alias(x, n, row);
+  Term t;
+  if (!tensor_in(x, n, 0, &t)) return false;
+  for (int i = 0; i < na; i++)
+    if (!squeeze_term(x, &t, ax[i])) return false;
+  return emit1(x, n, &t);
+}
+
+static int cmp_asc(const void *a, const void *b) { return -cmp_desc(a, b); }
+
+static bool map_unsqueeze(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  Val *src = val_get(x, n->inputs[0]);
+  const int64_t *axes;
+  int cnt;
+  if (!ints_from(x, n, "axes", 1, &axes, &cnt)) return false;
+  TensorType st = src ? src->t : (TensorType){0};
+  int r = st.rank + cnt;
+  if (cnt < 1 || r > MAX_RANK) return fail(x, "it unsqueezes %d axes of a rank-%d tensor", cnt, st.rank);
+  int64_t ax[MAX_RANK];
+  for (int i = 0; i < cnt; i++) ax[i] = norm_ax(axes[i], r);
+  qsort(ax, (size_t)cnt, sizeof *ax, cmp_asc);
+  if (src && src->known && !src->tensor) {
+    TensorType t = st;
+    for (int i = 0; i < cnt; i++) {
+      for (int k = t.rank; k > ax[i]; k--) t.dims[k] = t.dims[k - 1];
+      t.dims[ax[i]] = 1;
+      t.rank++;
+    }
+    fold_copy(x, n, src, &t, NULL, src->n);
+    return !x->error;
+  }
+  Term t;
+  if (!tensor_in(x, n, 0, &t)) return false;
+  for (int i = 0; i < cnt; i++)
+    if (!unsqueeze_term(x, &t, ax[i])) return false;
+  return emit1(x, n, &t);
+}
+
+/* Slice's constants, from inputs (opset >= 10) or attributes. */
+static bool slice_args(X *x, const OnnxNode *n, const int64_t **st,
+                       const int64_t **en, const int64_t **ax,
+                       const int64_t **sp, int *cnt) {
+  int c1, c2, c3 = 0, c4 = 0;
+  *ax = *sp = NULL;
+  if (!ints_from(x, n, "starts", 1, st, &c1) || !ints_from(x, n, "ends", 2, en, &c2))
+    return false;
+  if (!ints_from(x, n, "axes", 3, ax, &c3)) return false;
+  if (has_input(n, 4) && !ints_from(x, n, "steps", 4, sp, &c4)) return false;
+  if (c1 != c2 || (*ax && c3 != c1) || (*sp && c4 != c1))
+    return fail(x, "its starts, ends, axes and steps differ in length");
+  *cnt = c1;
+  return true;
+}
+
+static bool map_slice(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  const int64_t *st, *en, *ax, *sp;
+  int cnt = 0;
+  if (!slice_args(x, n, &st, &en, &ax, &sp, &cnt)) return false;
+  Val *src = val_get(x, n->inputs[0]);
+  if (src && src->known && !src->tensor && src->t.rank == 1 && cnt == 1) {
+    int64_t size = src->n, s = st[0], e = en[0], step = sp ? sp[0] : 1;
+    if (step != 1) return fail(x, "a strided slice of a shape");
+    if (s < 0) s += size;
+    if (e < 0) e += size;
+    s = s < 0 ? 0 : s > size ? size : s;
+    e = e < 0 ? 0 : e > size ? size : e;
+    if (e < s) e = s;
+    int64_t pick[2 * MAX_RANK + 1];
+    TensorType t = src->t;
+    t.dims[0] = e - s;
+    if (e - s > 2 * MAX_RANK) goto tensor;
+    for (int64_t i = s; i < e; i++) pick[i - s] = i;
+    if (e == s) return fail(x, "it slices a shape to nothing");
+    fold_copy(x, n, src, &t, pick, e - s);
+    return !x->error;
+  }
+tensor:;
+  Term t;
+  if (!tensor_in(x, n, 0, &t)) return false;
+  /* starts and ends from shape arithmetic keep their lets: end=sequence */
+  Val *sv = has_input(n, 1) ? val_get(x, n->inputs[1]) : NULL;
+  Val *ev = has_input(n, 2) ? val_get(x, n->inputs[2]) : NULL;
+  const char *const *ss = sv && sv->is_int ? sv->isym : NULL;
+  const char *const *es = ev && ev->is_int ? ev->isym : NULL;
+  for (int i = 0; i < cnt; i++) {
+    int64_t a = ax ? norm_ax(ax[i], t.t.rank) : i, step = sp ? sp[i] : 1;
+    if (step < 1)
+      return fail(x, "its step %lld on axis %lld: rooflint's slices step "
+                     "forward", (long long)step, (long long)a);
+    int64_t size = a >= 0 && a < t.t.rank ? t.t.dims[a] : 0;
+    bool full_start = st[i] == 0 || st[i] <= -size;
+    bool full_end = en[i] >= size;
+    if (full_start && full_end && step == 1) continue;
+    Call c;
+    call_init(&c, "slice");
+    call_in(&c, t);
+    c.args.axis = a;
+    c.args.start = st[i];
+    c.args.end = full_end ? INT64_MAX : en[i];
+    c.args.step = step;
+    call_kw(&c, "axis=%lld", (long long)a);
+    if (!full_start && ss && ss[i]) call_kw(&c, "start=%s", ss[i]);
+    else if (!full_start) call_kw(&c, "start=%lld", (long long)st[i]);
+    if (!full_end && es && es[i]) call_kw(&c, "end=%s", es[i]);
+    else if (!full_end) call_kw(&c, "end=%lld", (long long)en[i]);
+    if (step != 1) call_kw(&c, "step=%lld", (long long)step);
+    if (!apply(x, &c, &t)) return false;
+  }
+  if (!strchr(t.text, '(')) return map_alias(x, n, row);
+  return emit1(x, n, &t);
+}
+
+static bool map_split(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  Term t;
+  if (!tensor_in(x, n, 0, &t)) return false;
+  const int64_t *sizes;
+  int cnt;
+  if (!ints_from(x, n, "split", 1, &sizes, &cnt)) return false;
+  int parts = cnt ? cnt : n->noutputs;
+  if (parts > MAX_RANK * 2 && cnt)
+    return fail(x, "it splits into %d parts given as sizes; rooflint's lists "
+                   "hold %d", parts, 2 * MAX_RANK);
+  int64_t axis = attr_int(n, "axis", 0);
+  Term res[64];
+  if (parts > 64) return fail(x, "it splits into %d parts", parts);
+  for (int r = 0; r < parts; r++) {
+    Call c;
+    call_init(&c, "split");
+    call_in(&c, t);
+    c.args.axis = axis;
+    if (cnt) {
+      c.nlist = cnt;
+      for (int i = 0; i < cnt; i++) c.list[i] = sizes[i];
+    } else {
+      c.nlist = -parts;
+    }
+    if (axis != 0) call_kw(&c, "axis=%lld", (long long)axis);
+    c.result = r;
+    c.nresults = parts;
+    if (!apply(x, &c, &res[r])) return false;
+  }
+  return emit(x, n, res, parts, res[0].text);
+}
+
+static bool map_concat(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  int64_t axis = attr_int(n, "axis", 0);
+  if (all_known(x, n, 0, n->ninputs)) { /* shape lists */
+    int64_t total = 0;
+    for (int i = 0; i < n->ninputs; i++) {
+      Val *v = val_get(x, n->inputs[i]);
+      if (!v->is_int || v->t.rank != 1) goto tensors;
+      total += v->n;
+    }
+    if (total > ONNX_SMALL_ELEMS) goto tensors;
+    Val *first = val_get(x, n->inputs[0]);
+    TensorType t = first->t;
+    t.dims[0] = total;
+    Val *v = known_new(x, n, 0, true, total, &t);
+    if (!v) return true;
+    int64_t at = 0;
+    for (int i = 0; i < n->ninputs; i++) {
+      Val *s = val_get(x, n->inputs[i]);
+      for (int64_t k = 0; k < s->n; k++, at++) {
+        v->iv[at] = s->iv[k];
+        v->isym[at] = s->isym ? s->isym[k] : NULL;
+      }
+    }
+    emit_folded(x, n, "folded");
+    return true;
+  }
+tensors:;
+  Call c;
+  call_init(&c, "concat");
+  if (n->ninputs > CALL_MAX_IN)
+    return fail(x, "it concatenates %d tensors; rooflint imports at most %d",
+                n->ninputs, CALL_MAX_IN);
+  for (int i = 0; i < n->ninputs; i++) {
+    Term t;
+    if (!tensor_in(x, n, i, &t)) return false;
+    call_in(&c, t);
+  }
+  c.args.axis = axis;
+  call_kw(&c, "axis=%lld", (long long)axis);
+  Term out;
+  return apply(x, &c, &out) && emit1(x, n, &out);
+}
+
+static bool map_gather(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  Val *data = val_get(x, n->inputs[0]);
+  Val *idx = n->ninputs > 1 ? val_get(x, n->inputs[1]) : NULL;
+  int64_t axis = attr_int(n, "axis", 0);
+  if (data && data->known && !data->tensor && idx && idx->known && idx->is_int &&
+      data->t.rank == 1) { /* Shape -> Gather */
+    int64_t pick[ONNX_SMALL_ELEMS];
+    if (idx->n > ONNX_SMALL_ELEMS) return fail(x, "too many indices");
+    for (int64_t i = 0; i < idx->n; i++) {
+      int64_t k = idx->iv[i] < 0 ? idx->iv[i] + data->n : idx->iv[i];
+      if (k < 0 || k >= data->n) return fail(x, "index %lld is out of range", (long long)idx->iv[i]);
+      pick[i] = k;
+    }
+    TensorType t = idx->t;
+    t.dtype = data->t.dtype;
+    fold_copy(x, n, data, &t, pick, idx->n);
+    return !x->error;
+  }
+  Term d;
+  if (!tensor_in(x, n, 0, &d)) return false;
+  if (idx && idx->known && !idx->tensor && idx->n == 1 && idx->t.rank == 0 && idx->is_int) {
+    Call c; /* x[:, i]: a view */
+    call_init(&c, "select");
+    call_in(&c, d);
+    c.args.axis = axis;
+    c.args.index = idx->iv[0];
+    call_kw(&c, "axis=%lld, index=%lld", (long long)axis, (long long)idx->iv[0]);
+    Term out;
+    return apply(x, &c, &out) && emit1(x, n, &out);
+  }
+  Term it;
+  if (!tensor_in(x, n, 1, &it)) return false;
+  Call c;
+  call_init(&c, "gather");
+  call_in(&c, d);
+  call_in(&c, it);
+  c.args.axis = axis;
+  if (axis != 0) call_kw(&c, "axis=%lld", (long long)axis);
+  Term out;
+  return apply(x, &c, &out) && emit1(x, n, &out);
+}
+
+static bool map_expand(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  Val *shape = known_in(x, n, 1, "shape");
+  if (!shape) return false;
+  Term t;
+  if (!tensor_in(x, n, 0, &t)) return false;
+  Call c;
+  call_init(&c, "expand");
+  if (!dims_list(x, shape, &c, "shape")) return false;
+  /* ONNX broadcasts both ways: a 1 (or a shorter list) keeps x's dim */
+  int r = t.t.rank > c.nlist ? t.t.rank : c.nlist;
+  int64_t l[2 * MAX_RANK];
+  const char *ls[2 * MAX_RANK];
+  bool same = r == t.t.rank;
+  for (int i = 0; i < r; i++) {
+    int k = i - (r - c.nlist), j = i - (r - t.t.rank);
+    int64_t want = k >= 0 ? c.list[k] : 1;
+    const char *ws = k >= 0 ? c.list_sym[k] : NULL;
+    bool keep = j >= 0 && (want == 1 || want == t.t.dims[j]) && !(ws && !t.sym[j]);
+    l[i] = keep && j >= 0 ? -1 : want;
+    ls[i] = keep ? NULL : ws;
+    same &= keep;
+  }
+  if (same) return map_alias(x, n, row);
+  c.nlist = r;
+  memcpy(c.list, l, sizeof l);
+  memcpy(c.list_sym, ls, sizeof ls);
+  call_in(&c, t);
+  Term out;
+  return apply(x, &c, &out) && emit1(x, n, &out);
+}
+
+static bool map_pad(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  const char *mode = attr_str(n, "mode", "constant");
+  if (strcmp(mode, "constant") != 0)
+    return fail(x, "mode \"%s\": rooflint's pad is constant", mode);
+  const int64_t *pads;
+  int cnt;
+  if (!ints_from(x, n, "pads", 1, &pads, &cnt)) return false;
+  double value = attr_float(n, "value", 0);
+  if (has_input(n, 2)) {
+    Val *k = known_in(x, n, 2, "constant_value");
+    if (!k) return false;
+    value = known_at(k, 0);
+  }
+  if (has_input(n, 3)) return fail(x, "its axes input: rooflint pads every axis");
+  Term t;
+  if (!tensor_in(x, n, 0, &t)) return false;
+  bool zero = true;
+  for (int i = 0; i < cnt; i++) zero &= pads[i] == 0;
+  if (zero) return map_alias(x, n, row);
+  Call c;
+  call_init(&c, "pad");
+  call_in(&c, t);
+  if (cnt > 2 * MAX_RANK) return fail(x, "it has %d pads", cnt);
+  c.nlist = cnt;
+  for (int i = 0; i < cnt; i++) c.list[i] = pads[i];
+  c.args.value = value;
+  if (value != 0) call_kw(&c, "value=%s", number_term(x, value).text);
+  Term out;
+  return apply(x, &c, &out) && emit1(x, n, &out);
+}
+
+static bool map_resize(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  Term t;
+  if (!tensor_in(x, n, 0, &t)) return false;
+  const char *mode = attr_str(n, "mode", "nearest");
+  bool linear = strcmp(mode, "linear") == 0 || strcmp(mode, "bilinear") == 0;
+  if (!linear && strcmp(mode, "nearest") != 0)
+    return fail(x, "mode \"%s\": rooflint interpolates nearest or linear", mode);
+  /* scales: input 2 (Resize 11+), 1 (Resize 10, Upsample 9), or sizes */
+  int si = strcmp(n->op_type, "Upsample") == 0 || x->opset < 11 ? 1 : 2;
+  Val *sc = has_input(n, si) ? val_get(x, n->inputs[si]) : NULL;
+  int64_t scale = 0;
+  if (sc && sc->known && sc->n == t.t.rank) {
+    double s = known_at(sc, 2);
+    scale = (int64_t)s;
+    if ((double)scale != s) scale = 0;
+  } else if (has_input(n, 3)) {
+    Val *sz = known_in(x, n, 3, "sizes");
+    if (!sz) return false;
+    if (sz->n == t.t.rank && t.t.rank >= 3 && known_at(sz, 2) > 0)
+      scale = (int64_t)known_at(sz, 2) / t.t.dims[2];
+  }
+  if (scale < 1) return fail(x, "its scale is not a constant integer");
+  Call c;
+  call_init(&c, "interpolate");
+  call_in(&c, t);
+  c.args.scale = scale;
+  c.args.mode = linear;
+  call_kw(&c, "scale=%lld", (long long)scale);
+  if (linear) call_kw(&c, "mode=\"linear\"");
+  Term out;
+  return apply(x, &c, &out) && emit1(x, n, &out);
+}
+
+/* ---- shape arithmetic */
+
+static bool map_constant(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  Val *v = bind_output(x, n, 0);
+  if (!v) return true;
+  const OnnxAttr *a = n->nattrs > 0 ? &n->attrs[0] : NULL;
+  TensorType t;
+  memset(&t, 0, sizeof t);
+  if (a && a->type == ONNX_ATTR_TENSOR && a->t) {
+    if (!tensor_type(x, a->t, &t)) return false;
+    v->t = t;
+    tensor_values(x, v, a->t);
+    if (!v->known && a->t->ndims == 0) return fail(x, "its value could not be read");
+  } else if (a && (a->type == ONNX_ATTR_FLOAT || a->type == ONNX_ATTR_INT)) {
+    t.dtype = a->type == ONNX_ATTR_FLOAT ? DT_FP32 : DT_INT64;
+    v->t = t;
+    v->known = true;
+    v->is_int = a->type == ONNX_ATTR_INT;
+    v->n = 1;
+    if (v->is_int) {
+      v->iv = arena_alloc(x->a, 2 * sizeof *v->iv);
+      v->isym = arena_alloc(x->a, 2 * sizeof *v->isym);
+      v->iv[0] = a->i;
+    } else {
+      v->rv = arena_alloc(x->a, 2 * sizeof *v->rv);
+      v->rv[0] = a->f;
+    }
+  } else if (a && (a->type == ONNX_ATTR_INTS || a->type == ONNX_ATTR_FLOATS)) {
+    t.dtype = a->type == ONNX_ATTR_FLOATS ? DT_FP32 : DT_INT64;
+    t.rank = 1;
+    t.dims[0] = a->n;
+    v->t = t;
+    v->known = true;
+    v->is_int = a->type == ONNX_ATTR_INTS;
+    v->n = a->n;
+    if (v->is_int) {
+      v->iv = arena_memdup(x->a, a->ints, (size_t)(a->n + 1) * sizeof *a->ints);
+      v->isym = arena_alloc(x->a, (size_t)(a->n + 1) * sizeof *v->isym);
+    } else {
+      v->rv = arena_memdup(x->a, a->floats, (size_t)(a->n + 1) * sizeof *a->floats);
+    }
+  } else {
+    return fail(x, "its value attribute is not one rooflint reads");
+  }
+  char *o = node_origin(n, x->node_index);
+  v->decl_origin = arena_strdup(x->a, o);
+  free(o);
+  if (!v->known) v->decl = VD_BUFFER; /* too large to keep: data */
+  emit_folded(x, n, "a constant");
+  return true;
+}
+
+static bool map_shape(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  Val *src = val_get(x, n->inputs[0]);
+  if (!src) return fail(x, "its input is not defined before it");
+  int r = src->t.rank;
+  int64_t s = norm_ax(attr_int(n, "start", 0), r), e = norm_ax(attr_int(n, "end", r), r);
+  if (s < 0) s = 0;
+  if (e > r) e = r;
+  if (e < s) e = s;
+  TensorType t = {DT_INT64, 1, {e - s}};
+  Val *v = known_new(x, n, 0, true, e - s, &t);
+  if (!v) return true;
+  for (int64_t i = s; i < e; i++) {
+    v->iv[i - s] = src->t.dims[i];
+    v->isym[i - s] = src->sym[i];
+  }
+  emit_folded(x, n, "folded");
+  return true;
+}
+
+static bool map_size(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  Val *src = val_get(x, n->inputs[0]);
+  if (!src) return fail(x, "its input is not defined before it");
+  TensorType t = {DT_INT64, 0, {0}};
+  Val *v = known_new(x, n, 0, true, 1, &t);
+  if (!v) return true;
+  const char *s = NULL;
+  int64_t p = 1;
+  for (int i = 0; i < src->t.rank; i++) {
+    s = sym_join(x, s, p, src->sym[i], src->t.dims[i], '*');
+    p *= src->t.dims[i];
+  }
+  v->iv[0] = p;
+  v->isym[0] = s;
+  emit_folded(x, n, "folded");
+  return true;
+}
+
+static bool map_constant_of_shape(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  Val *shape = known_in(x, n, 0, "shape");
+  if (!shape) return false;
+  if (!shape->is_int || shape->n > MAX_RANK) return fail(x, "its shape is not a list of dims");
+  const OnnxAttr *a = onnx_attr(n, "value");
+  double value = 0;
+  TensorType t;
+  memset(&t, 0, sizeof t);
+  t.dtype = DT_FP32;
+  bool is_int = false;
+  if (a && a->t) {
+    if (!dtype_or_fail(x, a->t->data_type, "its value", &t.dtype)) return false;
+    is_int = is_int_type(a->t->data_type);
+    if (a->t->ints) value = (double)a->t->ints[0];
+    if (a->t->reals) value = a->t->reals[0];
+  }
+  t.rank = (int)shape->n;
+  int64_t cnt = 1;
+  for (int i = 0; i < t.rank; i++) {
+    if (shape->iv[i] < 1)
+      return fail(x, "its shape has a dim of %lld", (long long)shape->iv[i]);
+    t.dims[i] = shape->iv[i];
+    cnt *= t.dims[i];
+  }
+  bool sym = false;
+  for (int i = 0; i < t.rank; i++) sym |= shape->isym && shape->isym[i];
+  if (cnt <= ONNX_SMALL_ELEMS && !sym) {
+    Val *v = known_new(x, n, 0, is_int, cnt, &t);
+    if (!v) return true;
+    for (int64_t i = 0; i < cnt; i++) {
+      if (is_int) v->iv[i] = (int64_t)value;
+      else v->rv[i] = value;
+    }
+  } else {
+    Val *v = bind_output(x, n, 0);
+    if (!v) return true;
+    v->t = t;
+    for (int i = 0; i < t.rank; i++) v->sym[i] = shape->isym ? shape->isym[i] : NULL;
+    v->decl = VD_BUFFER;
+    char *o = node_origin(n, x->node_index);
+    v->decl_origin = arena_strdup(x->a, o);
+    free(o);
+  }
+  emit_folded(x, n, "folded");
+  return true;
+}
+
+static bool map_range(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  Val *s = known_in(x, n, 0, "start"), *l = s ? known_in(x, n, 1, "limit") : NULL;
+  Val *d = l ? known_in(x, n, 2, "delta") : NULL;
+  if (!d) return false;
+  double a = known_at(s, 0), b = known_at(l, 0), st = known_at(d, 0);
+  if (st == 0) return fail(x, "its delta is 0");
+  double cntd = ceil((b - a) / st);
+  if (cntd < 1) return fail(x, "its range is empty");
+  if (l->is_int && l->isym && l->isym[0] && s->is_int && a == 0 && st == 1) {
+    /* arange(S): data of a symbolic length, a buffer */
+    Val *v = bind_output(x, n, 0);
+    if (!v) return true;
+    v->t = (TensorType){dtype_of(ONNX_INT64), 1, {(int64_t)b}};
+    v->sym[0] = l->isym[0];
+    v->decl = VD_BUFFER;
+    char *o = node_origin(n, x->node_index);
+    v->decl_origin = arena_strdup(x->a, o);
+    free(o);
+    emit_folded(x, n, "folded");
+    return true;
+  }
+  if (cntd > ONNX_SMALL_ELEMS) return fail(x, "its range has %g elements", cntd);
+  int64_t cnt = (int64_t)cntd;
+  TensorType t = {s->is_int ? DT_INT64 : DT_FP32, 1, {cnt}};
+  Val *v = known_new(x, n, 0, s->is_int, cnt, &t);
+  if (!v) return true;
+  for (int64_t i = 0; i < cnt; i++) {
+    if (s->is_int) v->iv[i] = (int64_t)(a + (double)i * st);
+    else v->rv[i] = a + (double)i * st;
+  }
+  emit_folded(x, n, "folded");
+  return true;
+}
+
+/* ---- quantized */
+
+static bool map_quantize(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  Term t;
+  return tensor_in(x, n, 0, &t) && emit_cast(x, n, t, DT_INT8);
+}
+
+static bool map_dequantize(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  Term t;
+  if (!tensor_in(x, n, 0, &t)) return false;
+  Val *scale = has_input(n, 1) ? val_get(x, n->inputs[1]) : NULL;
+  DType to = scale && scale->t.dtype != DT_NONE ? scale->t.dtype : DT_FP32;
+  return emit_cast(x, n, t, to);
+}
+
+static bool map_qlinear_conv(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  return conv_node(x, n, 0, 3, 8, NULL); /* x, x_scale, x_zp, w, ..., B */
+}
+
+static bool map_conv_integer(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  return conv_node(x, n, 0, 1, -1, "int32");
+}
+
+static bool map_qlinear_matmul(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  return matmul_node(x, n, 0, 3, NULL); /* a, a_scale, a_zp, b, ... */
+}
+
+static bool map_matmul_integer(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  return matmul_node(x, n, 0, 1, "int32");
+}
+
+/* ---- control flow */
+
+static bool translate_nodes(X *x, const OnnxGraph *g, bool top);
+
+static bool map_if(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  Val *cond = known_in(x, n, 0, "condition");
+  if (!cond) return false;
+  const OnnxAttr *br = onnx_attr(n, known_at(cond, 0) != 0 ? "then_branch" : "else_branch");
+  if (!br || !br->g) return fail(x, "its branch is missing");
+  const OnnxGraph *g = br->g;
+  if (g->noutputs != n->noutputs)
+    return fail(x, "its branch has %d outputs for %d", g->noutputs, n->noutputs);
+  emit_folded(x, n, known_at(cond, 0) != 0 ? "then_branch inlined"
+                                           : "else_branch inlined");
+  const OnnxNode *keep = x->node;
+  int keep_index = x->node_index;
+  for (int i = 0; i < g->ninitializers; i++) {
+    Val *v = val_new(x, g->initializers[i].name);
+    if (!tensor_type(x, &g->initializers[i], &v->t)) return false;
+    tensor_values(x, v, &g->initializers[i]);
+    v->decl = VD_WEIGHT;
+  }
+  if (!translate_nodes(x, g, false)) return false;
+  x->node = keep;
+  x->node_index = keep_index;
+  for (int i = 0; i < n->noutputs; i++) {
+    Val *src = val_get(x, g->outputs[i].name);
+    if (!src) return fail(x, "its branch output '%s' is not computed", g->outputs[i].name);
+    if (n->outputs[i][0]) strmap_put(&x->vals, arena_strdup(x->a, n->outputs[i]), src);
+  }
+  return true;
+}
+
+/* ---------------------------------------------------------- the table */
+
+static const OnnxOpRow op_rows[] = {
+#define ONNX_OP(op_type, domain, handler, roof, doc) {op_type, domain, handler, roof, doc},
+#include "onnx_ops.def"
+#undef ONNX_OP
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static const OnnxOpRow *row_for(const OnnxNode *n) {
+  const char *dom = n->domain ? n->domain : "";
+  if (strcmp(dom, "ai.onnx") == 0) dom = "";
+  for (const OnnxOpRow *r = op_rows; r->op_type; r++)
+    if (strcmp(r->op_type, n->op_type) == 0 && strcmp(r->domain, dom) == 0) return r;
+  return NULL;
+}
+
+/* --unknown-ops=custom: custom(inputs..., flops=0, bytes=inputs+output,
+ * out=TYPE) with its output typed by value_info. */
+static const OnnxValueInfo *value_info_of(X *x, const char *name);
+
+static bool map_custom(X *x, const OnnxNode *n) {
+  const OnnxValueInfo *vi = n->noutputs ? value_info_of(x, n->outputs[0]) : NULL;
+  if (!vi || vi->ndims < 0)
+    return fail(x, "op %s%s%s is not one rooflint maps, and its output has no "
+                   "shape in value_info to make a custom() of it",
+                n->domain && n->domain[0] ? n->domain : "",
+                n->domain && n->domain[0] ? "." : "", n->op_type);
+  TensorType t;
+  memset(&t, 0, sizeof t);
+  if (!dtype_or_fail(x, vi->elem_type, vi->name, &t.dtype)) return false;
+  t.rank = vi->ndims;
+  const char *sym[MAX_RANK] = {0};
+  for (int i = 0; i < vi->ndims && i < MAX_RANK; i++) {
+    t.dims[i] = vi->dims[i].has_value ? vi->dims[i].value : 1;
+    if (!vi->dims[i].has_value && vi->dims[i].param)
+      for (int k = 0; k < x->nlets; k++)
+        if (strcmp(x->let_keys[k], vi->dims[i].param) == 0) sym[i] = x->lets[k];
+  }
+  StrBuf sb = {0};
+  sb_puts(&sb, "custom(");
+  double bytes = 0;
+  for (int i = 0; i < n->ninputs; i++) {
+    if (!has_input(n, i)) continue;
+    Val *v = val_get(x, n->inputs[i]);
+    if (v && v->known && !v->tensor && v->decl == VD_NONE) continue;
+    Term in;
+    if (!tensor_in(x, n, i, &in)) {
+      sb_free(&sb);
+      return false;
+    }
+    sb_printf(&sb, "%s, ", in.text);
+    bytes += op_tensor_bytes(&in.t);
+  }
+  bytes += op_tensor_bytes(&t);
+  sb_printf(&sb, "flops=0, bytes=%.17g, out=", bytes);
+  put_type(x, &sb, &t, sym);
+  sb_putc(&sb, ')');
+  Term out;
+  memset(&out, 0, sizeof out);
+  out.t = t;
+  memcpy(out.sym, sym, sizeof sym);
+  out.text = arena_strdup(x->a, sb_str(&sb));
+  sb_free(&sb);
+  if (!strmap_get(&x->warned_ops, n->op_type)) {
+    strmap_put(&x->warned_ops, arena_strdup(x->a, n->op_type), (void *)1);
+    note(x, &x->body, x->body.n, SEV_WARNING,
+         "op %s is not one rooflint maps: --unknown-ops=custom makes each a "
+         "custom() whose FLOPs are unknown (counted as 0) and whose bytes are "
+         "its inputs and output",
+         n->op_type);
+  }
+  return emit1(x, n, &out);
+}
+
+/* ------------------------------------------------------- cross-checks */
+
+static const OnnxValueInfo *value_info_of(X *x, const char *name) {
+  const OnnxGraph *g = x->m->graph;
+  for (int i = 0; i < g->nvalue_info; i++)
+    if (strcmp(g->value_info[i].name, name) == 0) return &g->value_info[i];
+  for (int i = 0; i < g->noutputs; i++)
+    if (strcmp(g->outputs[i].name, name) == 0) return &g->outputs[i];
+  return NULL;
+}
+
+/* value_info is a cross-check: a dim it states as a number that the
+ * shape rules size otherwise is a warning on the node's line. */
+static void cross_check(X *x, const OnnxNode *n, StrMap *vi) {
+  for (int i = 0; i < n->noutputs; i++) {
+    Val *v = val_get(x, n->outputs[i]);
+    const OnnxValueInfo *info = n->outputs[i][0] ? strmap_get(vi, n->outputs[i]) : NULL;
+    if (!v || !info || info->ndims < 0 || !v->tensor) continue;
+    bool differ = info->ndims != v->t.rank;
+    for (int k = 0; !differ && k < info->ndims; k++)
+      differ = info->dims[k].has_value && info->dims[k].value != v->t.dims[k] &&
+               !v->sym[k];
+    if (!differ) continue;
+    StrBuf a = {0}, b = {0};
+    put_dims(&a, &v->t, v->sym);
+    sb_putc(&b, '[');
+    for (int k = 0; k < info->ndims; k++) {
+      if (k) sb_puts(&b, ", ");
+      if (info->dims[k].has_value) sb_printf(&b, "%lld", (long long)info->dims[k].value);
+      else sb_puts(&b, info->dims[k].param ? info->dims[k].param : "?");
+    }
+    sb_putc(&b, ']');
+    note(x, &x->body, x->body.n - 1, SEV_WARNING,
+         "value_info gives '%s' the shape %s; rooflint's shape rules give %s",
+         n->outputs[i], sb_str(&b), sb_str(&a));
+    sb_free(&a);
+    sb_free(&b);
+  }
+}
+
+/* --------------------------------------------------------------- graph */
+
+static bool translate_nodes(X *x, const OnnxGraph *g, bool top) {
+  StrMap vi;
+  strmap_init(&vi);
+  if (top)
+    for (int i = 0; i < g->nvalue_info; i++)
+      strmap_put(&vi, g->value_info[i].name, (void *)&g->value_info[i]);
+  for (int i = 0; i < g->nnodes && !x->error; i++) {
+    const OnnxNode *n = &g->nodes[i];
+    x->node = n;
+    if (top) x->node_index = n->index;
+    const OnnxOpRow *row = row_for(n);
+    size_t before = x->body.n;
+    bool ok;
+    if (row) ok = row->map(x, n, row);
+    else if (x->o && x->o->unknown_ops_custom) ok = map_custom(x, n);
+    else
+      ok = fail(x, "op %s%s%s is not one rooflint maps (its FLOPs would be "
+                   "unknown); --unknown-ops=custom imports it as a custom() "
+                   "costing its bytes only",
+                n->domain && n->domain[0] ? n->domain : "",
+                n->domain && n->domain[0] ? "." : "", n->op_type);
+    if (!ok) break;
+    if (top && x->body.n > before) cross_check(x, n, &vi);
+  }
+  strmap_free(&vi);
+  return !x->error;
+}
+
+/* A dim_param (or an unknown dim) as a let; its value from -D or 1. */
+static const char *let_for(X *x, const char *param, int input, int dim) {
+  const char *key = param ? param : arena_printf(x->a, "%d:%d", input, dim);
+  for (int i = 0; i < x->nlets; i++)
+    if (strcmp(x->let_keys[i], key) == 0) return x->lets[i];
+  if (x->nlets == x->cap_lets) {
+    x->cap_lets = x->cap_lets ? 2 * x->cap_lets : 8;
+    x->lets = xrealloc(x->lets, (size_t)x->cap_lets * sizeof *x->lets);
+    x->let_keys = xrealloc(x->let_keys, (size_t)x->cap_lets * sizeof *x->let_keys);
+    x->let_values = xrealloc(x->let_values, (size_t)x->cap_lets * sizeof *x->let_values);
+    x->let_origins = xrealloc(x->let_origins, (size_t)x->cap_lets * sizeof *x->let_origins);
+  }
+  x->let_keys[x->nlets] = arena_strdup(x->a, key);
+  x->let_origins[x->nlets] =
+      param ? arena_printf(x->a, "dim_param \"%s\"", param)
+            : arena_printf(x->a, "input %d \"%s\"", input, x->m->graph->inputs[input].name);
+  const char *name = param ? ident_for(x, param, "d")
+                           : ident_for(x, arena_printf(x->a, "dim_%d_%d", input, dim), "d");
+  static const int64_t primes[] = {11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53};
+  enum { NPRIMES = sizeof primes / sizeof *primes };
+  int64_t value = !x->probe ? 1
+                  : x->nlets < NPRIMES ? primes[x->nlets]
+                                       : 59 + 2 * (int64_t)x->nlets;
+  for (int i = 0; x->o && i < x->o->noverrides; i++)
+    if (strcmp(x->o->overrides[i].name, name) == 0 && !x->o->overrides[i].value.is_real)
+      value = x->o->overrides[i].value.i;
+  x->lets[x->nlets] = name;
+  x->let_values[x->nlets++] = value;
+  return name;
+}
+
+static int64_t let_value(X *x, const char *name) {
+  for (int i = 0; i < x->nlets; i++)
+    if (x->lets[i] == name) return x->let_values[i];
+  return 1;
+}
+
+/* The dominant float dtype: the most elements among the float
+ * initializers and inputs (fp32 when there are none). */
+static DType plan_of(const OnnxGraph *g) {
+  double count[DT__COUNT] = {0};
+  for (int i = 0; i < g->ninitializers; i++) {
+    const OnnxTensor *t = &g->initializers[i];
+    DType d = dtype_of(t->data_type);
+    if (d == DT_NONE || !dtype_info(d)->is_float) continue;
+    double e = 1;
+    for (int k = 0; k < t->ndims; k++) e *= (double)t->dims[k];
+    count[d] += e;
+  }
+  for (int i = 0; i < g->ninputs; i++) {
+    DType d = dtype_of(g->inputs[i].elem_type);
+    if (d != DT_NONE && dtype_info(d)->is_float) count[d] += 1;
+  }
+  DType best = DT_FP32;
+  for (int d = 0; d < DT__COUNT; d++)
+    if (count[d] > count[best]) best = (DType)d;
+  return best;
+}
+
+static bool declare_inputs(X *x, const OnnxGraph *g) {
+  for (int i = 0; i < g->ninitializers; i++) {
+    const OnnxTensor *t = &g->initializers[i];
+    Val *v = val_new(x, t->name);
+    if (!tensor_type(x, t, &v->t)) return false;
+    tensor_values(x, v, t);
+    v->decl = VD_WEIGHT;
+    StrBuf sb = {0};
+    sb_printf(&sb, "initializer %d ", i);
+    put_quoted(&sb, t->name);
+    v->decl_origin = arena_strdup(x->a, sb_str(&sb));
+    sb_free(&sb);
+    if (t->external) v->decl_note = "onnx external data (not opened)";
+  }
+  for (int i = 0; i < g->ninputs; i++) {
+    const OnnxValueInfo *in = &g->inputs[i];
+    if (val_get(x, in->name)) continue; /* an initializer listed as an input */
+    Val *v = val_new(x, in->name);
+    TensorType t;
+    memset(&t, 0, sizeof t);
+    if (!dtype_or_fail(x, in->elem_type, in->name, &t.dtype)) return false;
+    if (in->ndims < 0)
+      return fail(x, "graph input '%s' has no shape; rooflint needs its dims",
+                  in->name);
+    if (in->ndims > MAX_RANK)
+      return fail(x, "graph input '%s' has rank %d", in->name, in->ndims);
+    t.rank = in->ndims;
+    for (int k = 0; k < in->ndims; k++) {
+      const OnnxDim *d = &in->dims[k];
+      if (d->has_value && d->value >= 1) {
+        t.dims[k] = d->value;
+      } else {
+        v->sym[k] = let_for(x, d->param, i, k);
+        t.dims[k] = let_value(x, v->sym[k]);
+      }
+    }
+    v->t = t;
+    v->ident = ident_for(x, in->name, "x");
+    StrBuf sb = {0};
+    sb_printf(&sb, "input %d ", i);
+    put_quoted(&sb, in->name);
+    v->decl_origin = arena_strdup(x->a, sb_str(&sb));
+    sb_free(&sb);
+    bool fixed = true;
+    for (int k = 0; k < t.rank; k++) fixed &= v->sym[k] == NULL;
+    if (x->o && x->o->weights_as_inputs && i > 0 && fixed) {
+      /* --weights-as-inputs: an input of fixed shape after the first is a
+       * weight, declared when a kernel first reads it */
+      v->decl = VD_WEIGHT;
+    } else {
+      v->decl = VD_INPUT;
+      declare(x, v);
+    }
+  }
+  return true;
+}
+
+static bool translate(X *x) {
+  const OnnxGraph *g = x->m->graph;
+  if (!g) return fail(x, "the model has no graph");
+  x->opset = 0;
+  for (int i = 0; i < x->m->nopsets; i++) {
+    const char *d = x->m->opsets[i].domain;
+    if (!d || !d[0] || strcmp(d, "ai.onnx") == 0) x->opset = x->m->opsets[i].version;
+  }
+  x->plan = plan_of(g);
+  if (!declare_inputs(x, g)) return false;
+  if (!translate_nodes(x, g, true)) return false;
+  x->node = NULL;
+  /* outputs */
+  StrBuf sb = {0};
+  for (int i = 0; i < g->noutputs; i++) {
+    Val *v = val_get(x, g->outputs[i].name);
+    if (!v) {
+      sb_free(&sb);
+      return fail(x, "graph output '%s' is computed by no node", g->outputs[i].name);
+    }
+    if (!v->tensor) {
+      if (v->decl == VD_NONE) v->decl = VD_BUFFER;
+      declare(x, v);
+    }
+    sb_printf(&sb, "%s%s", sb.len ? ", " : "  output ", v->ident);
+  }
+  if (sb.len) lines_add(&x->body, xstrdup(sb_str(&sb)), NULL);
+  sb_free(&sb);
+  return true;
+}
+
+/* The model's name: the graph's, else the file's stem. */
+static const char *model_name(X *x) {
+  const char *g = x->m->graph && x->m->graph->name ? x->m->graph->name : "";
+  if (g[0]) return ident_for(x, g, "model");
+  const char *base = strrchr(x->path, '/');
+  base = base ? base + 1 : x->path;
+  const char *dot = strrchr(base, '.');
+  return ident_for(x, arena_strndup(x->a, base, dot ? (size_t)(dot - base) : strlen(base)),
+                   "model");
+}
+
+/* Joins the sections into the text and its origins. */
+static void assemble(X *x, const char *name, Imported *out) {
+  StrBuf sb = {0};
+  size_t nlines = x->head.n + x->decls.n + x->body.n + 8;
+  char **origins = xcalloc(nlines, sizeof *origins);
+  size_t line = 0;
+  Lines *secs[3] = {&x->head, &x->decls, &x->body};
+  size_t first[3];
+  for (int s = 0; s < 3; s++) {
+    if (s == 1) {
+      sb_printf(&sb, "model %s {\n", name);
+      line++;
+      sb_printf(&sb, "  dtype %s\n", dtype_str(x->plan));
+      line++;
+    }
+    first[s] = line;
+    for (size_t i = 0; i < secs[s]->n; i++) {
+      sb_puts(&sb, secs[s]->v[i].text);
+      sb_putc(&sb, '\n');
+      origins[line++] = secs[s]->v[i].origin;
+      secs[s]->v[i].origin = NULL;
+    }
+  }
+  sb_puts(&sb, "}\n");
+  line++;
+  out->diags = xcalloc(x->ndiags + 1, sizeof *out->diags);
+  for (size_t i = 0; i < x->ndiags; i++) {
+    struct Pending *p = &x->diags[i];
+    int s = p->sec == &x->head ? 0 : p->sec == &x->decls ? 1 : 2;
+    out->diags[i] = (ImportDiag){(int)(first[s] + p->index + 1), p->sev, p->msg};
+    p->msg = NULL;
+  }
+  out->ndiags = x->ndiags;
+  out->text = xstrdup(sb_str(&sb));
+  out->len = sb.len;
+  out->origins = origins;
+  out->norigins = line;
+  sb_free(&sb);
+}
+
+static void x_init(X *x, const OnnxModel *m, const ImportOptions *o,
+                   const char *path, bool probe) {
+  memset(x, 0, sizeof *x);
+  x->a = arena_new();
+  x->m = m;
+  x->o = o;
+  x->path = path;
+  x->probe = probe;
+  strmap_init(&x->vals);
+  strmap_init(&x->idents);
+  strmap_init(&x->warned_ops);
+  x->plan = DT_FP32;
+}
+
+static void x_free(X *x) {
+  for (size_t i = 0; i < x->ndiags; i++) free(x->diags[i].msg);
+  free(x->diags);
+  free(x->error);
+  lines_free(&x->head);
+  lines_free(&x->decls);
+  lines_free(&x->body);
+  free(x->lets);
+  free(x->let_keys);
+  free(x->let_origins);
+  free(x->let_values);
+  strmap_free(&x->vals);
+  strmap_free(&x->idents);
+  strmap_free(&x->warned_ops);
+  arena_free(x->a);
+}
+
+int onnx_translate_model(const OnnxModel *m, const char *path,
+                                  const ImportOptions *o, Imported *out) {
+  memset(out, 0, sizeof *out);
+  X x;
+  x_init(&x, m, o, path, true);
+  bool ok = translate(&x);
+  if (!ok) { /* shapes that check only at 1 */
+    x_free(&x);
+    x_init(&x, m, o, path, false);
+    ok = translate(&x);
+  }
+  ImportStatus st = IMPORT_OK;
+  if (ok) {
+    const char *name = model_name(&x);
+    StrBuf sb = {0};
+    sb_printf(&sb, "# %s: imported from ONNX by rooflint", path);
+    if (m->producer_name && m->producer_name[0])
+      sb_printf(&sb, " (exported by %s%s%s)", m->producer_name,
+                m->producer_version && m->producer_version[0] ? " " : "",
+                m->producer_version ? m->producer_version : "");
+    sb_printf(&sb, ", IR version %lld, opset %lld", (long long)m->ir_version,
+              (long long)x.opset);
+    /* the header goes first; lets after it */
+    Lines head = x.head;
+    x.head = (Lines){0};
+    lines_add(&x.head, xstrdup(sb_str(&sb)), NULL);
+    sb_free(&sb);
+    if (x.nlets > 0) {
+      StrBuf names = {0};
+      for (int i = 0; i < x.nlets; i++)
+        sb_printf(&names, "%s%s", i ? ", " : "", x.lets[i]);
+      note(&x, &x.head, x.head.n, SEV_REMARK,
+           "the model's symbolic dims are lets, each 1 unless -D NAME=VALUE "
+           "binds it (or --sweep NAME=V1,V2 sweeps it): %s",
+           sb_str(&names));
+      sb_free(&names);
+    }
+    for (int i = 0; i < x.nlets; i++)
+      lines_add(&x.head, xprintf("let %s = 1", x.lets[i]),
+                xstrdup(x.let_origins[i]));
+    for (size_t i = 0; i < head.n; i++) lines_add(&x.head, head.v[i].text, head.v[i].origin);
+    free(head.v);
+    assemble(&x, name, out);
+  } else {
+    out->error = x.error;
+    x.error = NULL;
+    st = IMPORT_INVALID;
+  }
+  x_free(&x);
+  return st;
+}
+
+/* ------------------------------------------------------- the importer */
+
+bool onnx_recognises(const char *path, const unsigned char *head, size_t n) {
+  (void)head, (void)n;
+  size_t len = strlen(path);
+  return len > 5 && (strcmp(path + len - 5, ".onnx") == 0 ||
+                     strcmp(path + len - 5, ".ONNX") == 0);
+}
+
+int onnx_translate(const char *path, const ImportOptions *o,
+                            Imported *out) {
+  memset(out, 0, sizeof *out);
+  char err[512];
+  OnnxFile f;
+  if (!onnx_map(path, &f, err, sizeof err)) {
+    out->error = xprintf("cannot open '%s': %s", path, err);
+    return IMPORT_UNREADABLE;
+  }
+  Arena *a = arena_new();
+  OnnxModel m;
+  ImportStatus st;
+  if (!onnx_read(a, f.bytes, f.len, &m, err, sizeof err)) {
+    out->error = xprintf("%s: not a valid ONNX model: %s", path, err);
+    st = IMPORT_INVALID;
+  } else {
+    st = onnx_translate_model(&m, path, o, out);
+  }
+  arena_free(a);
+  onnx_unmap(&f);
+  return st;
+}
