@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define IMPORTER(name, describes, recognises, translate)                      \
   bool recognises(const char *path, const unsigned char *head, size_t n);     \
@@ -32,7 +33,10 @@ const Importer *importer_for(const char *path) {
   if (strcmp(path, "-") == 0 || importer_table[0].name == NULL) return NULL;
   unsigned char head[HEAD_BYTES];
   size_t n = 0;
-  FILE *f = fopen(path, "rb");
+  /* Only a regular file is peeked at: reading a FIFO's first bytes would
+   * take them from the reader that loads it (and block without a writer). */
+  struct stat st;
+  FILE *f = stat(path, &st) == 0 && S_ISREG(st.st_mode) ? fopen(path, "rb") : NULL;
   if (f) {
     n = fread(head, 1, sizeof head, f);
     fclose(f);
