@@ -86,6 +86,7 @@ typedef struct Options {
   double fail_pct;      /* diff --fail-on-regression PCT */
   bool has_fail;
   const char *output;   /* import -o FILE (NULL: standard output) */
+  const char *phase;    /* --phase (a Hugging Face config), or NULL */
 } Options;
 
 /* The names of a fixed list of values, read off the table that defines
@@ -531,6 +532,8 @@ static const OptDesc options[] = {
      "stop keeping errors after N (default 20, 0 = no limit)", IN_LINT},
     {"--output", "-o", "FILE", STRING(output), NULL,
      "import: write the .roof text to FILE (default standard output)", IN_IMPORT},
+    {"--phase", NULL, "prefill|decode|train", STRING(phase), NULL,
+     "a Hugging Face config's phase (default prefill)", IN_IMPORT | IN_LINT},
     {"--version", NULL, NULL, FLAG(version), NULL, "print the version", IN_LINT},
     {"--help", "-h", NULL, FLAG(help), NULL, "print this help", IN_ALL},
 };
@@ -1091,10 +1094,12 @@ static void buffer_stdout(size_t input_bytes) {
 }
 
 /* What the importers (import.h) are told of the command line. */
-static ImportOptions import_options(const Cli *c) {
+static ImportOptions import_options(Cli *c) {
   ImportOptions io = {0};
   io.overrides = c->o.overrides;
   io.noverrides = c->o.noverrides;
+  io.phase = c->o.phase;
+  io.warnings = c->o.policy.no_warnings ? NULL : &c->errs;
   return io;
 }
 
