@@ -62,54 +62,55 @@ typedef struct Family {
   const char *arch;     /* architectures[0] starts with it: LlamaForCausalLM */
   unsigned features;
   const char *act;      /* hidden_act when the config has none */
+  const char *act_field; /* the field the code reads it from (NULL: hidden_act) */
   const char *qkv_name; /* the checkpoint's fused q/k/v weight, if any */
   const char *doc;
 } Family;
 
 #define LLAMA_LIKE (F_ROPE | F_RMSNORM | F_GATED)
 static const Family families[] = {
-    {"llama", "Llama", LLAMA_LIKE, "silu", NULL,
+    {"llama", "Llama", LLAMA_LIKE, "silu", NULL, NULL,
      "Llama 1, 2, 3, 3.1: RMSNorm, rotary, SwiGLU, grouped-query attention"},
-    {"mistral", "Mistral", LLAMA_LIKE | F_SLIDING, "silu", NULL,
+    {"mistral", "Mistral", LLAMA_LIKE | F_SLIDING, "silu", NULL, NULL,
      "Mistral: Llama's layer with a sliding-window KV cache"},
-    {"mixtral", "Mixtral", LLAMA_LIKE | F_SLIDING | F_MOE, "silu", NULL,
+    {"mixtral", "Mixtral", LLAMA_LIKE | F_SLIDING | F_MOE, "silu", NULL, NULL,
      "Mixtral: Mistral's attention, top-k of routed SwiGLU experts"},
     {"qwen2", "Qwen2", LLAMA_LIKE | F_QKV_BIAS | F_SLIDING | F_USE_SLIDING,
-     "silu", NULL, "Qwen2, Qwen2.5: Llama's layer with q/k/v biases"},
+     "silu", NULL, NULL, "Qwen2, Qwen2.5: Llama's layer with q/k/v biases"},
     {"qwen2_moe", "Qwen2Moe",
      LLAMA_LIKE | F_QKV_BIAS | F_MOE | F_SHARED_EXPERT | F_SHARED_GATE |
          F_SLIDING | F_USE_SLIDING,
-     "silu", NULL, "Qwen1.5/Qwen2 MoE: routed experts and a gated shared expert"},
+     "silu", NULL, NULL, "Qwen1.5/Qwen2 MoE: routed experts and a gated shared expert"},
     {"qwen3", "Qwen3", LLAMA_LIKE | F_QK_NORM | F_SLIDING | F_USE_SLIDING,
-     "silu", NULL, "Qwen3: RMSNorm of each head of q and k"},
+     "silu", NULL, NULL, "Qwen3: RMSNorm of each head of q and k"},
     {"qwen3_moe", "Qwen3Moe",
-     LLAMA_LIKE | F_QK_NORM | F_MOE | F_SLIDING | F_USE_SLIDING, "silu", NULL,
+     LLAMA_LIKE | F_QK_NORM | F_MOE | F_SLIDING | F_USE_SLIDING, "silu", NULL, NULL,
      "Qwen3 MoE: Qwen3's attention, routed experts"},
     {"gemma", "Gemma", LLAMA_LIKE | F_EMBED_SCALE | F_TIED,
-     "gelu_pytorch_tanh", NULL,
+     "gelu_pytorch_tanh", "hidden_activation", NULL,
      "Gemma: GeGLU, embeddings scaled by sqrt(hidden_size), tied head"},
     {"gemma2", "Gemma2",
      LLAMA_LIKE | F_EMBED_SCALE | F_TIED | F_SANDWICH | F_SOFTCAP |
          F_ALT_SLIDING,
-     "gelu_pytorch_tanh", NULL,
+     "gelu_pytorch_tanh", "hidden_activation", NULL,
      "Gemma 2: Gemma with four norms a layer, soft-capped logits, "
      "sliding window on every other layer"},
     {"phi3", "Phi3", LLAMA_LIKE | F_SLIDING | F_FUSED_QKV | F_FUSED_GATE_UP,
-     "silu", "qkv_proj", "Phi-3: Llama's layer with fused qkv and gate_up weights"},
+     "silu", NULL, "qkv_proj", "Phi-3: Llama's layer with fused qkv and gate_up weights"},
     {"gpt2", "GPT2", F_LEARNED_POS | F_ALL_BIAS | F_TIED | F_FUSED_QKV,
-     "gelu_new", "c_attn",
+     "gelu_new", NULL, "c_attn",
      "GPT-2: LayerNorm, learned positions, GELU MLP, biases, tied head"},
     {"gpt_neox", "GPTNeoX",
      F_ROPE | F_PARTIAL_ROPE | F_ALL_BIAS | F_FUSED_QKV | F_PARALLEL_RESID,
-     "gelu", "query_key_value",
+     "gelu", NULL, "query_key_value",
      "GPT-NeoX, Pythia: partial rotary, parallel attention and MLP"},
     {"deepseek_v2", "DeepseekV2",
-     LLAMA_LIKE | F_MLA | F_MOE | F_SHARED_EXPERT, "silu", NULL,
+     LLAMA_LIKE | F_MLA | F_MOE | F_SHARED_EXPERT, "silu", NULL, NULL,
      "DeepSeek-V2: multi-head latent attention, shared and routed experts"},
     {"deepseek_v3", "DeepseekV3",
-     LLAMA_LIKE | F_MLA | F_MOE | F_SHARED_EXPERT | F_SIGMOID_ROUTER, "silu",
+     LLAMA_LIKE | F_MLA | F_MOE | F_SHARED_EXPERT | F_SIGMOID_ROUTER, "silu", NULL,
      NULL, "DeepSeek-V3, R1: DeepSeek-V2 with a sigmoid router"},
-    {"bert", "Bert", F_LEARNED_POS | F_ALL_BIAS | F_ENCODER, "gelu", NULL,
+    {"bert", "Bert", F_LEARNED_POS | F_ALL_BIAS | F_ENCODER, "gelu", NULL, NULL,
      "BERT: encoder, post-LayerNorm, token types, pooler"},
 };
 enum { NFAMILIES = sizeof families / sizeof *families };
@@ -1097,13 +1098,14 @@ static void emit_lets(Gen *g) {
       leti(g, "intermediate_size", "moe_intermediate_size", m->moe_inter,
            "intermediate_size: one expert's width");
     if (m->f & F_SHARED_EXPERT) {
-      if (spelled(g->cfg, "n_shared_experts"))
+      if (spelled(g->cfg, "n_shared_experts")) {
+        int64_t n = m->shared_inter / m->moe_inter;
+        if (n > 1) leti(g, "n_shared_experts", "n_shared_experts", n, NULL);
         let(g, "n_shared_experts", "shared_intermediate_size",
-            json_integer_value(json_object_get(g->cfg->root, "n_shared_experts")) == 1
-                ? "moe_intermediate_size"
-                : "n_shared_experts * moe_intermediate_size",
+            n == 1 ? "moe_intermediate_size"
+                   : "n_shared_experts * moe_intermediate_size",
             "n_shared_experts of moe_intermediate_size, as one MLP");
-      else
+      } else
         leti(g, "shared_expert_intermediate_size", "shared_intermediate_size",
              m->shared_inter, "shared_expert_intermediate_size");
     }
@@ -1265,8 +1267,10 @@ static void read_model(Cfg *c, const ImportOptions *o, Config *m) {
       if (use) m->window = v;
     }
   }
-  m->act_key = spelled(c, "hidden_act");
-  const char *act = cfg_str(c, "hidden_act", fam->act);
+  /* Gemma's code reads hidden_activation and ignores hidden_act */
+  const char *af = fam->act_field ? fam->act_field : "hidden_act";
+  m->act_key = spelled(c, af);
+  const char *act = cfg_str(c, af, fam->act);
   m->act = act_op(act);
   if (!m->act) {
     cfg_fail(c, m->act_key, "hidden_act '%s' is not an activation rooflint "
@@ -1410,8 +1414,15 @@ static void emit_header(Gen *g) {
     line(g, NULL, "%.*s", (int)(e - p), p);
     p = e + 1;
   }
-  line(g, NULL, "# Plan dtype %s, from torch_dtype (`rooflint --dtype DT` for another).",
-       m->dtype);
+  if (!m->act_key)
+    line(g, NULL, "# Activation %s: the family's default (the config has no %s).",
+         m->fam->act, m->fam->act_field ? m->fam->act_field : "hidden_act");
+  if (spelled(g->cfg, "torch_dtype"))
+    line(g, NULL, "# Plan dtype %s, from torch_dtype (`rooflint --dtype DT` for another).",
+         m->dtype);
+  else
+    line(g, NULL, "# Plan dtype %s: the config has no torch_dtype (`rooflint --dtype DT` "
+         "for another).", m->dtype);
   if (tp(m) > 1)
     line(g, "tensor", "# Tensor parallel over `tensor` GPUs: each weight is one GPU's slice "
          "(shard=tensor), the row-parallel projections all-reduce.");

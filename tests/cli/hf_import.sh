@@ -77,11 +77,13 @@ if cmp -s "$T/l.roof" "$HF/llama2_7b.roof"; then ok; else bad "-o output differs
 #   Phi-3-mini  2 x 32064 x 3072 + 32 x (3072 x 9216 + 3072^2 + 3072 x 16384
 #               + 8192 x 3072 + 6144) + 3072 = 3,821,079,552
 #   GPT-NeoX-20B 2 x 50432 x 6144 + 44 x 453,064,704 + 12288 = 20,554,567,680
+#   Gemma-7B    256000 x 3072 (tied) + 28 x (4 x 3072 x 4096 + 3 x 3072 x
+#               24576 + 2 x 3072) + 3072 = 8,537,680,896
 #   BERT-base   (BertModel with its pooler) 109,482,240
 for pair in llama2_7b:6738415616 llama3_8b:8030261248 mistral_7b:7241732096 \
             gpt2:124439808 qwen2_7b:7615616512 qwen3_8b:8190735360 \
             gemma2_9b:9241705984 phi3_mini:3821079552 \
-            gpt_neox_20b:20554567680 bert_base:109482240; do
+            gpt_neox_20b:20554567680 bert_base:109482240 gemma_7b:8537680896; do
   name=${pair%%:*}
   run --format json "$HF/$name.json"
   expect_status 0
@@ -99,7 +101,19 @@ done
 #                 18432 + 14336) + 58 x (187,107,328 + 256 x 7168 router +
 #                 256 bias + 257 x 3 x 7168 x 2048 + 14336) + 7168
 #                 = 671,026,419,200 (without the MTP module)
-for pair in mixtral_8x7b:46702792704 deepseek_v3:671026419200; do
+#   Qwen1.5-MoE-A2.7B  2 x 151936 x 2048 + 24 x (4 x 2048^2 + 6144 q/k/v
+#                 biases + 60 x 2048 router + 60 x 3 x 2048 x 1408 + 3 x 2048
+#                 x 5632 shared + 2048 shared gate + 4096) + 2048 = 14,315,784,192
+#   Qwen3-30B-A3B 2 x 151936 x 2048 + 48 x (18,874,368 attention + 256 q/k
+#                 norms + 128 x 2048 + 128 x 3 x 2048 x 768 + 4096) + 2048
+#                 = 30,532,122,624
+#   DeepSeek-V2-Lite (q_lora_rank null: a full-rank q_proj) 2 x 102400 x 2048
+#                 + (13,763,072 MLA + 3 x 2048 x 10944 + 4096) + 26 x
+#                 (13,763,072 + 64 x 2048 + 64 x 3 x 2048 x 1408 + 3 x 2048 x
+#                 2816 shared + 4096) + 2048 = 15,706,484,224
+for pair in mixtral_8x7b:46702792704 deepseek_v3:671026419200 \
+            qwen2_moe_a2_7b:14315784192 qwen3_moe_30b_a3b:30532122624 \
+            deepseek_v2_lite:15706484224; do
   name=${pair%%:*}
   sed -e 's/^\( *\)experts \([a-z_]*\) top [a-z_]* {/\1repeat \2 {/' -e '/= topk(/d' \
     "$HF/$name.roof" >"$T/$name.roof"
@@ -146,6 +160,24 @@ run -w --phase train "$HF/llama2_7b.json"
 expect_status 1
 expect_grep "$T/err" "needs 117.7 GB but H100 SXM has 85.9 GB"
 expect_grep "$T/err" "[-Wcapacity]"
+
+# A decode step reads the weights and the KV cache (R-HF-008).  By hand,
+# Llama-2-7B in fp16 at batch 1 over a 2048-token cache: the weights
+# 6,738,415,616 x 2 = 13,476,831,232 B less the embedding table, of which
+# one row is gathered (32000 x 4096 x 2 = 262,144,000 B), plus the cache,
+# 32 layers x K and V x 32 heads x 2048 x 128 x 2 B = 1,073,741,824 B:
+# 14,288,429,056 B.  The rest (this token's activations, its k and v
+# appended) is about 0.1% (examples/llama2_7b_decode.roof, the same step
+# with its cache as an input: 14,304,918,020 B), so within 1%.
+# `cache` and `append` are issue 19's spellings (branch moe): until they are
+# in the language this is skipped, and it checks itself once they are.
+run -w --format json --phase decode "$HF/llama2_7b.json"
+if [ "$status" -eq 0 ]; then
+  expect_eq "decode bytes within 1% of weights + cache" \
+    "$(json_field "$T/out" "abs(d['models'][0]['summary']['bytes'] - 14288429056) < 14288429056e-2")" True
+else
+  echo "skip: decode needs cache/append (issue 19)"
+fi
 
 # --- warnings (R-HF-006): a field that changes the cost and is not modelled
 run import "$HF/deepseek_v3.json"
