@@ -748,7 +748,7 @@ static void attention_out(Gen *g) {
 static void mlp_body(Gen *g, const char *prefix, const char *width,
                      const char *out, bool add_residual) {
   const Config *m = g->m;
-  char act[96], gv[32];
+  char act[96], gv[32], region[64];
   snprintf(gv, sizeof gv, "%sg", prefix); /* distinct per MLP: a later */
   snprintf(act, sizeof act, m->act, gv);  /* repeat would carry it */
   const char *bk = m->f & F_ALL_BIAS ? NULL : "mlp_bias";
@@ -773,7 +773,8 @@ static void mlp_body(Gen *g, const char *prefix, const char *width,
            sharded(g, s, sizeof s, width, NULL, 0));
       line(g, bk, "weight %sdown_proj_bias : [hidden_size]", prefix);
     }
-    open_block(g, NULL, "fused gate_up");
+    snprintf(region, sizeof region, "fused %sgate_up", prefix);
+    open_block(g, NULL, region);
     if (m->f & F_FUSED_GATE_UP) {
       line(g, NULL, "gu = matmul(h, gate_up_proj)");
     } else {
@@ -784,11 +785,13 @@ static void mlp_body(Gen *g, const char *prefix, const char *width,
     }
     close_block(g);
     if (m->f & F_FUSED_GATE_UP) line(g, NULL, "g, u = split(gu, 2, axis=-1)");
-    open_block(g, NULL, "fused act_mul");
+    snprintf(region, sizeof region, "fused %sact_mul", prefix);
+    open_block(g, NULL, region);
     line(g, m->act_key, "%s = %s", gv, act);
     line(g, NULL, "%sg = mul(%sg, %su)", prefix, prefix, prefix);
     close_block(g);
-    open_block(g, NULL, "fused down");
+    snprintf(region, sizeof region, "fused %sdown", prefix);
+    open_block(g, NULL, region);
     line(g, NULL, "%s = matmul(%sg, %sdown_proj)", out, prefix, prefix);
     if (m->mlp_bias && tp(m) == 1)
       line(g, NULL, "%s = add(%s, %sdown_proj_bias)", out, out, prefix);
@@ -802,12 +805,14 @@ static void mlp_body(Gen *g, const char *prefix, const char *width,
     }
     weight(g, NULL, "down_proj", width, "hidden_size", 0, NULL);
     if (m->mlp_bias) line(g, bk, "weight down_proj_bias : [hidden_size]");
-    open_block(g, NULL, "fused up");
+    snprintf(region, sizeof region, "fused %sup", prefix);
+    open_block(g, NULL, region);
     line(g, NULL, "g = matmul(h, up_proj)");
     if (m->mlp_bias) line(g, NULL, "g = add(g, up_proj_bias)");
     line(g, m->act_key, "g = %s", act);
     close_block(g);
-    open_block(g, NULL, "fused down");
+    snprintf(region, sizeof region, "fused %sdown", prefix);
+    open_block(g, NULL, region);
     line(g, NULL, "%s = matmul(g, down_proj)", out);
     if (m->mlp_bias && tp(m) == 1) line(g, NULL, "%s = add(%s, down_proj_bias)", out, out);
     if (add_residual) residual(g, out);

@@ -179,6 +179,14 @@ else
   echo "skip: decode needs cache/append (issue 19)"
 fi
 
+# README's "Linting a Hugging Face model" shows these runs as they print.
+run -w "$HF/llama3_8b.json"
+expect_grep README.md "$(cat "$T/out")"
+run -w -D batch=8 "$HF/mistral_7b.json"
+expect_grep README.md "$(cat "$T/out")"
+run -w --phase train "$HF/gpt2.json"
+expect_grep README.md "$(cat "$T/out")"
+
 # --- warnings (R-HF-006): a field that changes the cost and is not modelled
 run import "$HF/deepseek_v3.json"
 expect_status 0
