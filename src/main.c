@@ -532,8 +532,9 @@ static const OptDesc options[] = {
      "stop keeping errors after N (default 20, 0 = no limit)", IN_LINT},
     {"--output", "-o", "FILE", STRING(output), NULL,
      "import: write the .roof text to FILE (default standard output)", IN_IMPORT},
-    {"--phase", NULL, "prefill|decode|train", STRING(phase), NULL,
-     "a Hugging Face config's phase (default prefill)", IN_IMPORT | IN_LINT},
+    {"--phase", NULL, "PHASE", STRING(phase), NULL,
+     "a Hugging Face config's phase: prefill (default), decode or train",
+     IN_IMPORT | IN_LINT},
     {"--version", NULL, NULL, FLAG(version), NULL, "print the version", IN_LINT},
     {"--help", "-h", NULL, FLAG(help), NULL, "print this help", IN_ALL},
 };
