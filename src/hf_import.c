@@ -129,9 +129,10 @@ static const char *const aliases[][4] = {
     {"torch_dtype", "dtype", NULL, NULL},
 };
 
-/* Fields that change no cost figure, read by no generator: ids, epsilons,
- * initialisation, rotary frequencies, dropout, serving hints. */
-static const char *const cost_neutral[] = {
+/* The fields the importer knows, and so says nothing of (R-HF-006): those
+ * the generators read, and those that change no cost figure (ids,
+ * epsilons, initialisation, rotary frequencies, dropout, serving hints). */
+static const char *const known_fields[] = {
     "_name_or_path", "architectures", "model_type", "transformers_version",
     "bos_token_id", "eos_token_id", "pad_token_id", "sep_token_id",
     "decoder_start_token_id", "initializer_range", "initializer_factor",
@@ -149,7 +150,7 @@ static const char *const cost_neutral[] = {
     "topk_group", "topk_method", "ep_size", "query_pre_attn_scalar",
     "max_window_layers", "use_parallel_residual", "auto_map", "id2label",
     "label2id", "num_labels", "problem_type", "is_decoder",
-    "tokenizer_class", "vocab_file", "embd_pdrop", "reorder_and_upcast_attn",
+    "tokenizer_class", "vocab_file", "reorder_and_upcast_attn",
     "scale_attn_by_inverse_layer_idx", "resid_dropout", "embed_dropout",
     "hidden_dropout_rate", "cache_implementation", "attn_implementation",
     "rope_type", "head_dim", "use_sliding_window", "sliding_window",
@@ -166,7 +167,20 @@ static const char *const cost_neutral[] = {
     "num_hidden_layers", "num_attention_heads", "intermediate_size",
     "max_position_embeddings", "num_experts", "num_local_experts",
     "n_routed_experts", "torch_dtype", "dtype", "tie_encoder_decoder",
-    "bias", "embed_scale", "sliding_window_size", NULL,
+    "bias", "embed_scale", "sliding_window_size",
+    /* PretrainedConfig's and generation's defaults, dumped by older
+     * transformers into every config */
+    "return_dict", "output_hidden_states", "output_attentions", "torchscript",
+    "use_bfloat16", "tf_legacy_loss", "pruned_heads", "chunk_size_feed_forward",
+    "is_encoder_decoder", "add_cross_attention", "cross_attention_hidden_size",
+    "finetuning_task", "prefix", "max_length", "min_length", "do_sample",
+    "early_stopping", "num_beams", "num_beam_groups", "diversity_penalty",
+    "temperature", "top_k", "top_p", "typical_p", "repetition_penalty",
+    "length_penalty", "no_repeat_ngram_size", "encoder_no_repeat_ngram_size",
+    "bad_words_ids", "num_return_sequences", "output_scores",
+    "return_dict_in_generate", "forced_bos_token_id", "forced_eos_token_id",
+    "remove_invalid_values", "exponential_decay_length_penalty",
+    "suppress_tokens", "begin_suppress_tokens", "use_mrope", NULL,
 };
 
 /* Fields that would change the cost, which the importer does not model:
@@ -1356,7 +1370,7 @@ static void warn_fields(Cfg *c, const ImportOptions *o) {
     for (size_t i = 0; i < sizeof cost_unmodelled / sizeof *cost_unmodelled; i++)
       if (strcmp(cost_unmodelled[i][0], key) == 0) why = cost_unmodelled[i][1];
     bool known = false;
-    for (int i = 0; !why && cost_neutral[i]; i++) known = known || strcmp(cost_neutral[i], key) == 0;
+    for (int i = 0; !why && known_fields[i]; i++) known = known || strcmp(known_fields[i], key) == 0;
     if (known) continue;
     if (strcmp(key, "num_nextn_predict_layers") == 0 && json_integer_value(v) == 0)
       continue;
