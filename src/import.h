@@ -20,6 +20,7 @@ typedef struct ImportOptions {
   const LetOverride *overrides; /* -D NAME=VALUE, as given */
   int noverrides;
   const char *phase;            /* --phase (Hugging Face configs), or NULL */
+  DiagSink *warnings;           /* where an importer's warnings go, or NULL */
   bool unknown_ops_custom;      /* --unknown-ops=custom (ONNX) */
   bool weights_as_inputs;       /* --weights-as-inputs (ONNX) */
 } ImportOptions;

@@ -90,6 +90,7 @@ typedef struct Options {
   const char *output;   /* import -o FILE (NULL: standard output) */
   int unknown_ops;      /* index into unknown_ops_names */
   bool weights_as_inputs; /* --weights-as-inputs */
+  const char *phase;    /* --phase (a Hugging Face config), or NULL */
 } Options;
 
 /* The names of a fixed list of values, read off the table that defines
@@ -541,6 +542,9 @@ static const OptDesc options[] = {
     {"--weights-as-inputs", NULL, NULL, FLAG(weights_as_inputs), NULL,
      "ONNX: inputs of fixed shape after the first are weights",
      IN_LINT | IN_DIFF | IN_IMPORT},
+    {"--phase", NULL, "PHASE", STRING(phase), NULL,
+     "a Hugging Face config's phase: prefill (default), decode or train",
+     IN_IMPORT | IN_LINT},
     {"--version", NULL, NULL, FLAG(version), NULL, "print the version", IN_LINT},
     {"--help", "-h", NULL, FLAG(help), NULL, "print this help", IN_ALL},
 };
@@ -1144,12 +1148,14 @@ static void buffer_stdout(size_t input_bytes) {
 }
 
 /* What the importers (import.h) are told of the command line. */
-static ImportOptions import_options(const Cli *c) {
+static ImportOptions import_options(Cli *c) {
   ImportOptions io = {0};
   io.overrides = c->o.overrides;
   io.noverrides = c->o.noverrides;
   io.unknown_ops_custom = c->o.unknown_ops == 1;
   io.weights_as_inputs = c->o.weights_as_inputs;
+  io.phase = c->o.phase;
+  io.warnings = c->o.policy.no_warnings ? NULL : &c->errs;
   return io;
 }
 

@@ -1,0 +1,1592 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hf_import.c: a Hugging Face config.json as a .roof model (import.h;
+ * specs/language.md section 20, R-HF-*).
+ *
+ * A config names a family (model_type) and its sizes; the family decides
+ * the layer's structure.  The families are ONE table, `families`: one row
+ * each, the features its modelling code has (rotary embeddings, a gated
+ * MLP, q/k norms, mixtures of experts, multi-head latent attention, ...).
+ * The text is written by one generator per feature (emit_attention,
+ * emit_mla, emit_mlp, emit_moe, emit_head, ...), each reading the row's
+ * features and the config's fields, never the family's name.
+ *
+ * The config's fields are read through `Cfg`, which remembers every key it
+ * consulted, so the header comment lists exactly the fields the model
+ * came from, and a field that changes the cost but is not understood is a
+ * warning (R-HF-006) rather than silently dropped.
+ */
+#include "import.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* ------------------------------------------------------------ families */
+
+/* What a family's modelling code does, one bit per generator choice. */
+enum {
+  F_ROPE = 1u << 0,          /* rotary embeddings on q and k */
+  F_PARTIAL_ROPE = 1u << 1,  /* on the first rotary_pct of each head (neox) */
+  F_LEARNED_POS = 1u << 2,   /* a position embedding table (gpt2, bert) */
+  F_RMSNORM = 1u << 3,       /* RMSNorm (weight only); else LayerNorm + bias */
+  F_GATED = 1u << 4,         /* act(gate) * up, then down (SwiGLU, GeGLU) */
+  F_QKV_BIAS = 1u << 5,      /* biases on q, k, v whatever attention_bias */
+  F_ALL_BIAS = 1u << 6,      /* biases on every projection */
+  F_QK_NORM = 1u << 7,       /* RMSNorm of each head of q and k (qwen3) */
+  F_SANDWICH = 1u << 8,      /* norms after attention and MLP too (gemma2) */
+  F_EMBED_SCALE = 1u << 9,   /* embeddings times sqrt(hidden_size) (gemma) */
+  F_SOFTCAP = 1u << 10,      /* cap * tanh(x / cap) on the logits (gemma2) */
+  F_TIED = 1u << 11,         /* tie_word_embeddings defaults to true */
+  F_PARALLEL_RESID = 1u << 12, /* x + attn(ln1 x) + mlp(ln2 x) (neox) */
+  F_ENCODER = 1u << 13,      /* bidirectional, post-norm, pooler (bert) */
+  F_MOE = 1u << 14,          /* routed experts */
+  F_SHARED_EXPERT = 1u << 15, /* plus always-on shared experts */
+  F_SHARED_GATE = 1u << 16,  /* the shared expert's sigmoid gate (qwen2_moe) */
+  F_MLA = 1u << 17,          /* multi-head latent attention (deepseek) */
+  F_SLIDING = 1u << 18,      /* honours sliding_window, every layer */
+  F_ALT_SLIDING = 1u << 19,  /* sliding_window on every other layer */
+  F_FUSED_QKV = 1u << 20,    /* one q/k/v weight in the checkpoint */
+  F_FUSED_GATE_UP = 1u << 21, /* one gate/up weight in the checkpoint */
+  F_USE_SLIDING = 1u << 22,  /* sliding_window only with use_sliding_window */
+  F_SIGMOID_ROUTER = 1u << 23, /* sigmoid scores plus a correction bias */
+};
+
+typedef struct Family {
+  const char *model_type;
+  const char *arch;     /* architectures[0] starts with it: LlamaForCausalLM */
+  unsigned features;
+  const char *act;      /* hidden_act when the config has none */
+  const char *act_field; /* the field the code reads it from (NULL: hidden_act) */
+  const char *qkv_name; /* the checkpoint's fused q/k/v weight, if any */
+  const char *doc;
+} Family;
+
+#define LLAMA_LIKE (F_ROPE | F_RMSNORM | F_GATED)
+static const Family families[] = {
+    {"llama", "Llama", LLAMA_LIKE, "silu", NULL, NULL,
+     "Llama 1, 2, 3, 3.1: RMSNorm, rotary, SwiGLU, grouped-query attention"},
+    {"mistral", "Mistral", LLAMA_LIKE | F_SLIDING, "silu", NULL, NULL,
+     "Mistral: Llama's layer with a sliding-window KV cache"},
+    {"mixtral", "Mixtral", LLAMA_LIKE | F_SLIDING | F_MOE, "silu", NULL, NULL,
+     "Mixtral: Mistral's attention, top-k of routed SwiGLU experts"},
+    {"qwen2", "Qwen2", LLAMA_LIKE | F_QKV_BIAS | F_SLIDING | F_USE_SLIDING,
+     "silu", NULL, NULL, "Qwen2, Qwen2.5: Llama's layer with q/k/v biases"},
+    {"qwen2_moe", "Qwen2Moe",
+     LLAMA_LIKE | F_QKV_BIAS | F_MOE | F_SHARED_EXPERT | F_SHARED_GATE |
+         F_SLIDING | F_USE_SLIDING,
+     "silu", NULL, NULL, "Qwen1.5/Qwen2 MoE: routed experts and a gated shared expert"},
+    {"qwen3", "Qwen3", LLAMA_LIKE | F_QK_NORM | F_SLIDING | F_USE_SLIDING,
+     "silu", NULL, NULL, "Qwen3: RMSNorm of each head of q and k"},
+    {"qwen3_moe", "Qwen3Moe",
+     LLAMA_LIKE | F_QK_NORM | F_MOE | F_SLIDING | F_USE_SLIDING, "silu", NULL, NULL,
+     "Qwen3 MoE: Qwen3's attention, routed experts"},
+    {"gemma", "Gemma", LLAMA_LIKE | F_EMBED_SCALE | F_TIED,
+     "gelu_pytorch_tanh", "hidden_activation", NULL,
+     "Gemma: GeGLU, embeddings scaled by sqrt(hidden_size), tied head"},
+    {"gemma2", "Gemma2",
+     LLAMA_LIKE | F_EMBED_SCALE | F_TIED | F_SANDWICH | F_SOFTCAP |
+         F_ALT_SLIDING,
+     "gelu_pytorch_tanh", "hidden_activation", NULL,
+     "Gemma 2: Gemma with four norms a layer, soft-capped logits, "
+     "sliding window on every other layer"},
+    {"phi3", "Phi3", LLAMA_LIKE | F_SLIDING | F_FUSED_QKV | F_FUSED_GATE_UP,
+     "silu", NULL, "qkv_proj", "Phi-3: Llama's layer with fused qkv and gate_up weights"},
+    {"gpt2", "GPT2", F_LEARNED_POS | F_ALL_BIAS | F_TIED | F_FUSED_QKV,
+     "gelu_new", NULL, "c_attn",
+     "GPT-2: LayerNorm, learned positions, GELU MLP, biases, tied head"},
+    {"gpt_neox", "GPTNeoX",
+     F_ROPE | F_PARTIAL_ROPE | F_ALL_BIAS | F_FUSED_QKV | F_PARALLEL_RESID,
+     "gelu", NULL, "query_key_value",
+     "GPT-NeoX, Pythia: partial rotary, parallel attention and MLP"},
+    {"deepseek_v2", "DeepseekV2",
+     LLAMA_LIKE | F_MLA | F_MOE | F_SHARED_EXPERT, "silu", NULL, NULL,
+     "DeepSeek-V2: multi-head latent attention, shared and routed experts"},
+    {"deepseek_v3", "DeepseekV3",
+     LLAMA_LIKE | F_MLA | F_MOE | F_SHARED_EXPERT | F_SIGMOID_ROUTER, "silu", NULL,
+     NULL, "DeepSeek-V3, R1: DeepSeek-V2 with a sigmoid router"},
+    {"bert", "Bert", F_LEARNED_POS | F_ALL_BIAS | F_ENCODER, "gelu", NULL, NULL,
+     "BERT: encoder, post-LayerNorm, token types, pooler"},
+};
+enum { NFAMILIES = sizeof families / sizeof *families };
+
+/* Another family's spelling of a canonical field (GPT-2's n_embd is
+ * hidden_size), as transformers' attribute_map has them.  The first
+ * present wins; the canonical name is tried first. */
+static const char *const aliases[][4] = {
+    {"hidden_size", "n_embd", "d_model", NULL},
+    {"num_hidden_layers", "n_layer", "num_layers", NULL},
+    {"num_attention_heads", "n_head", NULL, NULL},
+    {"intermediate_size", "n_inner", "ffn_dim", NULL},
+    {"max_position_embeddings", "n_positions", "n_ctx", NULL},
+    {"hidden_act", "hidden_activation", "activation_function", NULL},
+    {"num_experts", "num_local_experts", "n_routed_experts", NULL},
+    {"torch_dtype", "dtype", NULL, NULL},
+};
+
+/* The fields the importer knows, and so says nothing of (R-HF-006): those
+ * the generators read, and those that change no cost figure (ids,
+ * epsilons, initialisation, rotary frequencies, dropout, serving hints). */
+static const char *const known_fields[] = {
+    "_name_or_path", "architectures", "model_type", "transformers_version",
+    "bos_token_id", "eos_token_id", "pad_token_id", "sep_token_id",
+    "decoder_start_token_id", "initializer_range", "initializer_factor",
+    "rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon", "rope_theta",
+    "rotary_emb_base", "rope_scaling", "rope_interleave", "use_cache",
+    "attention_dropout", "hidden_dropout", "hidden_dropout_prob",
+    "attention_probs_dropout_prob", "resid_pdrop", "embd_pdrop", "attn_pdrop",
+    "summary_type", "summary_use_proj", "summary_activation",
+    "summary_proj_to_labels", "summary_first_dropout", "scale_attn_weights",
+    "task_specific_params", "pretraining_tp", "tie_word_embeddings",
+    "classifier_dropout", "position_embedding_type", "gradient_checkpointing",
+    "original_max_position_embeddings", "router_aux_loss_coef",
+    "output_router_logits", "router_jitter_noise", "aux_loss_alpha",
+    "seq_aux", "routed_scaling_factor", "norm_topk_prob", "n_group",
+    "topk_group", "topk_method", "ep_size", "query_pre_attn_scalar",
+    "max_window_layers", "use_parallel_residual", "auto_map", "id2label",
+    "label2id", "num_labels", "problem_type", "is_decoder",
+    "tokenizer_class", "vocab_file", "reorder_and_upcast_attn",
+    "scale_attn_by_inverse_layer_idx", "resid_dropout", "embed_dropout",
+    "hidden_dropout_rate", "cache_implementation", "attn_implementation",
+    "rope_type", "head_dim", "use_sliding_window", "sliding_window",
+    "mlp_bias", "attention_bias", "qkv_bias", "rotary_pct",
+    "partial_rotary_factor", "num_key_value_heads", "vocab_size",
+    "type_vocab_size", "moe_intermediate_size", "num_experts_per_tok",
+    "n_shared_experts", "first_k_dense_replace", "moe_layer_freq",
+    "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
+    "v_head_dim", "shared_expert_intermediate_size", "decoder_sparse_step",
+    "mlp_only_layers", "scoring_func", "attn_logit_softcapping",
+    "final_logit_softcapping", "hidden_act", "hidden_activation",
+    "activation_function", "num_nextn_predict_layers", "n_embd", "n_layer",
+    "n_head", "n_inner", "n_positions", "n_ctx", "hidden_size",
+    "num_hidden_layers", "num_attention_heads", "intermediate_size",
+    "max_position_embeddings", "num_experts", "num_local_experts",
+    "n_routed_experts", "torch_dtype", "dtype", "tie_encoder_decoder",
+    "bias", "embed_scale", "sliding_window_size",
+    /* PretrainedConfig's and generation's defaults, dumped by older
+     * transformers into every config */
+    "return_dict", "output_hidden_states", "output_attentions", "torchscript",
+    "use_bfloat16", "tf_legacy_loss", "pruned_heads", "chunk_size_feed_forward",
+    "is_encoder_decoder", "add_cross_attention", "cross_attention_hidden_size",
+    "finetuning_task", "prefix", "max_length", "min_length", "do_sample",
+    "early_stopping", "num_beams", "num_beam_groups", "diversity_penalty",
+    "temperature", "top_k", "top_p", "typical_p", "repetition_penalty",
+    "length_penalty", "no_repeat_ngram_size", "encoder_no_repeat_ngram_size",
+    "bad_words_ids", "num_return_sequences", "output_scores",
+    "return_dict_in_generate", "forced_bos_token_id", "forced_eos_token_id",
+    "remove_invalid_values", "exponential_decay_length_penalty",
+    "suppress_tokens", "begin_suppress_tokens", "use_mrope", NULL,
+};
+
+/* Fields that would change the cost, which the importer does not model:
+ * each is a warning naming it (R-HF-006). */
+static const char *const cost_unmodelled[][2] = {
+    {"quantization_config", "the weights' storage dtype"},
+    {"num_nextn_predict_layers",
+     "the multi-token-prediction module: not written, as the published "
+     "parameter counts leave it out"},
+    {"layer_types", "a per-layer attention kind"},
+    {"attention_chunk_size", "chunked attention"},
+    {"no_rope_layers", "layers without rotary embeddings"},
+};
+
+/* ---------------------------------------------------------- the config */
+
+typedef struct Cfg {
+  const char *path;
+  const char *text; /* the file's bytes, for key positions */
+  size_t len;
+  json_t *root;
+  const Family *fam;
+  StrBuf read;      /* "  key value\n" for each field consulted, in order */
+  const char *seen[64]; /* the keys consulted, to list each once */
+  int nseen;
+  char *error;      /* the first error (malloc'd) */
+} Cfg;
+
+/* Where top-level `key` is written: its line and column (1-based), found
+ * by scanning the text for a string at depth 1 followed by ':'. */
+static bool key_pos(const Cfg *c, const char *key, int *line, int *col) {
+  int depth = 0, ln = 1;
+  size_t klen = strlen(key), bol = 0;
+  for (size_t i = 0; i < c->len; i++) {
+    char ch = c->text[i];
+    if (ch == '\n') ln++, bol = i + 1;
+    else if (ch == '{' || ch == '[') depth++;
+    else if (ch == '}' || ch == ']') depth--;
+    else if (ch == '"') {
+      size_t start = i++;
+      while (i < c->len && c->text[i] != '"') i += c->text[i] == '\\' ? 2 : 1;
+      if (i >= c->len) return false;
+      size_t j = i + 1;
+      while (j < c->len && strchr(" \t\r\n", c->text[j])) j++;
+      if (depth == 1 && j < c->len && c->text[j] == ':' &&
+          i - start - 1 == klen && memcmp(c->text + start + 1, key, klen) == 0) {
+        *line = ln;
+        *col = (int)(start - bol) + 1;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+/* "PATH:LINE:COL: " for `key`, or "PATH: " when it is not written. */
+static void where(const Cfg *c, const char *key, StrBuf *sb) {
+  int line, col;
+  if (key && key_pos(c, key, &line, &col))
+    sb_printf(sb, "%s:%d:%d: ", c->path, line, col);
+  else
+    sb_printf(sb, "%s: ", c->path);
+}
+
+static void cfg_fail(Cfg *c, const char *key, const char *fmt, ...)
+    PRINTF_LIKE(3, 4);
+static void cfg_fail(Cfg *c, const char *key, const char *fmt, ...) {
+  if (c->error) return;
+  StrBuf sb = {0};
+  where(c, key, &sb);
+  va_list ap;
+  va_start(ap, fmt);
+  sb_vprintf(&sb, fmt, ap);
+  va_end(ap);
+  c->error = xstrdup(sb_str(&sb));
+  sb_free(&sb);
+}
+
+/* The key under which canonical field `name` is written, or NULL. */
+static const char *spelled(const Cfg *c, const char *name) {
+  for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
+    if (strcmp(aliases[i][0], name) == 0) {
+      for (int j = 0; j < 4 && aliases[i][j]; j++) {
+        json_t *v = json_object_get(c->root, aliases[i][j]);
+        if (v && !json_is_null(v)) return aliases[i][j];
+      }
+      return NULL;
+    }
+  json_t *v = json_object_get(c->root, name);
+  return v && !json_is_null(v) ? name : NULL;
+}
+
+static void note_read(Cfg *c, const char *key, const json_t *v) {
+  for (int i = 0; i < c->nseen; i++)
+    if (strcmp(c->seen[i], key) == 0) return;
+  if (c->nseen < (int)(sizeof c->seen / sizeof *c->seen))
+    c->seen[c->nseen++] = key;
+  char *val = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+  sb_printf(&c->read, "#   %-34s %s\n", key, val ? val : "?");
+  free(val);
+}
+
+/* The value of canonical field `name` (noted as read), or NULL when the
+ * config does not have it; *key is the spelling it has. */
+static json_t *cfg_get(Cfg *c, const char *name, const char **key) {
+  *key = spelled(c, name);
+  if (!*key) return NULL;
+  json_t *v = json_object_get(c->root, *key);
+  note_read(c, *key, v);
+  return v;
+}
+
+/* An integer field: its value, or `dflt` when absent (dflt < 0: required).
+ * `min` is the least value it may have. */
+static int64_t cfg_int(Cfg *c, const char *name, int64_t dflt, int64_t min) {
+  const char *key;
+  json_t *v = cfg_get(c, name, &key);
+  if (!v) {
+    if (dflt < 0)
+      cfg_fail(c, NULL, "missing key '%s' (a %s config needs it)", name,
+               c->fam->model_type);
+    return dflt < 0 ? 1 : dflt;
+  }
+  double r = json_is_real(v) ? json_real_value(v) : 0;
+  if (json_is_integer(v) || (json_is_real(v) && r == floor(r) && fabs(r) < 9e15)) {
+    int64_t i = json_is_integer(v) ? (int64_t)json_integer_value(v) : (int64_t)r;
+    if (i >= min) return i;
+  }
+  char *val = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+  cfg_fail(c, key, "'%s' must be an integer of at least %lld, got %s", key,
+           (long long)min, val ? val : "?");
+  free(val);
+  return dflt < 0 ? 1 : dflt;
+}
+
+static bool is_bool(const json_t *v) { return json_is_boolean(v); }
+static bool is_real(const json_t *v) {
+  return json_is_number(v) && json_number_value(v) >= 0;
+}
+static bool is_string(const json_t *v) { return json_is_string(v); }
+
+/* Field `name` when it is of the kind `ok` accepts; NULL when absent or,
+ * an error, of another kind (`want` says which). */
+static json_t *cfg_kind(Cfg *c, const char *name, bool (*ok)(const json_t *),
+                        const char *want) {
+  const char *key;
+  json_t *v = cfg_get(c, name, &key);
+  if (v && !ok(v)) {
+    cfg_fail(c, key, "'%s' must be %s", key, want);
+    return NULL;
+  }
+  return v;
+}
+
+static bool cfg_bool(Cfg *c, const char *name, bool dflt) {
+  json_t *v = cfg_kind(c, name, is_bool, "true or false");
+  return v ? json_is_true(v) : dflt;
+}
+
+static double cfg_real(Cfg *c, const char *name, double dflt) {
+  json_t *v = cfg_kind(c, name, is_real, "a number of at least 0");
+  return v ? json_number_value(v) : dflt;
+}
+
+static const char *cfg_str(Cfg *c, const char *name, const char *dflt) {
+  json_t *v = cfg_kind(c, name, is_string, "a string");
+  return v ? json_string_value(v) : dflt;
+}
+
+/* ------------------------------------------------------------- the model */
+
+typedef enum Phase { PH_PREFILL, PH_DECODE, PH_TRAIN } Phase;
+static const char *const phase_names[] = {"prefill", "decode", "train", NULL};
+
+/* -D names the importer reads (R-HF-003); parallel ones in parallel{}
+ * key order. */
+static const char *const par_keys[] = {"nodes", "gpus_per_node", "data",
+                                        "tensor", "pipeline", "expert",
+                                        "microbatches", "zero", NULL};
+enum { NPAR = 8 };
+
+/* Everything the generators read, resolved once. */
+typedef struct Config {
+  const Family *fam;
+  unsigned f;
+  Phase phase;
+  int64_t batch, seq, ctx;
+  int64_t par[NPAR]; /* 0: not given */
+  int64_t hidden, layers, heads, kv_heads, head_dim, inter, vocab, max_pos,
+      type_vocab, rotary_dim;
+  bool tied, qkv_bias, o_bias, mlp_bias;
+  int64_t window;      /* 0: none */
+  const char *act;     /* the op text: "silu", "gelu", ... */
+  const char *act_key; /* what the config said */
+  const char *dtype;
+  /* experts */
+  int64_t experts, top_k, moe_inter, shared_inter, first_dense, sparse_step;
+  json_t *mlp_only;
+  /* multi-head latent attention */
+  int64_t q_lora, kv_lora, nope, rope_dim, v_dim;
+  double final_cap, attn_cap;
+  const char *name;
+} Config;
+
+static int64_t par(const Config *m, const char *key) {
+  for (int i = 0; i < NPAR; i++)
+    if (strcmp(par_keys[i], key) == 0) return m->par[i];
+  return 0;
+}
+static int64_t tp(const Config *m) {
+  int64_t t = par(m, "tensor");
+  return t > 0 ? t : 1;
+}
+
+/* The op hidden_act names (R-HF-005). */
+static const char *act_op(const char *act) {
+  static const char *const map[][2] = {
+      {"silu", "silu(%s)"},           {"swish", "silu(%s)"},
+      /* gelu's default is erf (R-KW-010, as PyTorch's); HF's gelu_new,
+       * gelu_pytorch_tanh and gelu_fast are the tanh approximation */
+      {"gelu", "gelu(%s)"},           {"gelu_python", "gelu(%s)"},
+      {"gelu_new", "gelu(%s, approximate=\"tanh\")"},
+      {"gelu_pytorch_tanh", "gelu(%s, approximate=\"tanh\")"},
+      {"gelu_fast", "gelu(%s, approximate=\"tanh\")"},
+      {"relu", "relu(%s)"},           {"tanh", "tanh(%s)"},
+      {"sigmoid", "sigmoid(%s)"},
+  };
+  for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+    if (strcmp(map[i][0], act) == 0) return map[i][1];
+  return NULL;
+}
+
+static const char *dtype_of(const char *torch) {
+  static const char *const map[][2] = {
+      {"float16", "fp16"}, {"bfloat16", "bf16"}, {"float32", "fp32"},
+      {"float8_e4m3fn", "fp8"}, {"float", "fp32"}, {"half", "fp16"},
+  };
+  for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+    if (strcmp(map[i][0], torch) == 0) return map[i][1];
+  return NULL;
+}
+
+/* Whether layer i (0-based) has routed experts, as the family's code
+ * decides it: DeepSeek's first_k_dense_replace, Qwen's
+ * decoder_sparse_step and mlp_only_layers. */
+static bool layer_moe(const Config *m, int64_t i) {
+  if (!(m->f & F_MOE) || m->experts == 0) return false;
+  if (i < m->first_dense) return false;
+  if (m->sparse_step > 1 && (i + 1) % m->sparse_step != 0) return false;
+  size_t k;
+  json_t *v;
+  json_array_foreach(m->mlp_only, k, v) if (json_integer_value(v) == i) return false;
+  return true;
+}
+
+static bool layer_sliding(const Config *m, int64_t i) {
+  if (!m->window) return false;
+  if (m->f & F_ALT_SLIDING) return i % 2 == 0;
+  return true;
+}
+
+/* ---------------------------------------------------------- the writer */
+
+typedef struct Gen {
+  const Config *m;
+  const Cfg *cfg;
+  StrBuf text;
+  char **origins;
+  size_t nlines, cap;
+  int indent;
+} Gen;
+
+/* One line of text, indented, with its origin: the config key it comes
+ * from (NULL: none). */
+static void line(Gen *g, const char *key, const char *fmt, ...)
+    PRINTF_LIKE(3, 4);
+static void line(Gen *g, const char *key, const char *fmt, ...) {
+  if (g->nlines == g->cap) {
+    g->cap = g->cap ? 2 * g->cap : 256;
+    g->origins = xrealloc(g->origins, g->cap * sizeof *g->origins);
+  }
+  char *origin = NULL;
+  if (key) {
+    StrBuf sb = {0};
+    where(g->cfg, key, &sb);
+    sb_printf(&sb, "%s", key);
+    origin = xstrdup(sb_str(&sb));
+    sb_free(&sb);
+  }
+  g->origins[g->nlines++] = origin;
+  size_t at = g->text.len;
+  for (int i = 0; i < g->indent; i++) sb_puts(&g->text, "  ");
+  va_list ap;
+  va_start(ap, fmt);
+  sb_vprintf(&g->text, fmt, ap);
+  va_end(ap);
+  /* no trailing blanks: an empty line is empty */
+  while (g->text.len > at && g->text.data[g->text.len - 1] == ' ')
+    g->text.data[--g->text.len] = '\0';
+  sb_putc(&g->text, '\n');
+}
+
+static void blank(Gen *g) { line(g, NULL, "%s", ""); }
+
+static void open_block(Gen *g, const char *key, const char *head) {
+  line(g, key, "%s {", head);
+  g->indent++;
+}
+static void close_block(Gen *g) {
+  g->indent--;
+  line(g, NULL, "}");
+}
+
+/* A weight's shape text, divided by the tensor degree on axis `split`
+ * (-1: replicated), and its shard=tensor tag. */
+static const char *sharded(const Gen *g, char *buf, size_t n,
+                           const char *rows, const char *cols, int split) {
+  bool t = tp(g->m) > 1 && split >= 0;
+  if (!cols)
+    snprintf(buf, n, "[%s%s]%s", rows, t ? " / tensor" : "",
+             t ? " shard=tensor" : "");
+  else
+    snprintf(buf, n, "[%s%s, %s%s]%s", rows, t && split == 0 ? " / tensor" : "",
+             cols, t && split == 1 ? " / tensor" : "", t ? " shard=tensor" : "");
+  return buf;
+}
+
+/* "weight NAME : [rows, cols]", column- (split 1) or row-parallel (0). */
+static void weight(Gen *g, const char *key, const char *name,
+                   const char *rows, const char *cols, int split,
+                   const char *comment) {
+  char shape[256];
+  sharded(g, shape, sizeof shape, rows, cols, split);
+  if (comment)
+    line(g, key, "weight %s : %s  # %s", name, shape, comment);
+  else
+    line(g, key, "weight %s : %s", name, shape);
+}
+
+/* The norm of `x` into `y` with weight `w` (and its bias for LayerNorm). */
+static void norm(Gen *g, const char *y, const char *x, const char *w,
+                 const char *dim) {
+  if (g->m->f & F_RMSNORM) {
+    line(g, NULL, "weight %s : [%s]", w, dim);
+    line(g, NULL, "%s = rmsnorm(%s, %s)", y, x, w);
+  } else {
+    line(g, NULL, "weight %s, %s_bias : [%s]", w, w, dim);
+    line(g, NULL, "%s = layernorm(%s, %s, %s_bias)", y, x, w, w);
+  }
+}
+
+/* [batch, seq, HEADS, DIM] -> [batch, HEADS, seq, DIM], and back. */
+static void heads_out(Gen *g, const char *v, const char *heads,
+                      const char *dim) {
+  line(g, NULL, "%s = transpose(reshape(%s, [batch, seq, %s, %s]), [0, 2, 1, 3])",
+       v, v, heads, dim);
+}
+
+/* The heads on one GPU: "num_attention_heads" or "... / tensor". */
+static const char *per_gpu(const Gen *g, char *buf, size_t n, const char *x) {
+  snprintf(buf, n, tp(g->m) > 1 ? "%s / tensor" : "%s", x);
+  return buf;
+}
+
+/* A row-parallel projection's partial sums, summed over the tensor group
+ * (R-HF-011); nothing without tensor parallelism. */
+static void tp_allreduce(Gen *g, const char *v) {
+  if (tp(g->m) > 1) line(g, "tensor", "%s = allreduce(%s, group=tensor)", v, v);
+}
+
+/* x = add(x, o), or for the parallel residual (neox) nothing yet. */
+static void residual(Gen *g, const char *o) {
+  if ((g->m->f & F_PARALLEL_RESID) && strcmp(o, "e") == 0)
+    line(g, "use_parallel_residual", "x = add(x, attn_out)  # parallel residual");
+  line(g, NULL, "x = add(x, %s)", o);
+}
+
+/* The KV cache of one layer in decode (R-HF-008): its declaration and the
+ * appends of this step's keys and values.  `len` is the cached length. */
+static void kv_cache(Gen *g, bool sliding, const char *heads) {
+  const char *len = sliding ? "window_ctx" : "ctx";
+  line(g, sliding ? "sliding_window" : NULL,
+       "cache k_cache, v_cache : [batch, %s, %s, head_dim]", heads, len);
+  /* distinct names: a sliding layer's keys are shorter than a global one's */
+  const char *kv = sliding ? "win" : "all";
+  line(g, NULL, "k_%s = append(k_cache, k, axis=2)  # [batch, %s, %s + seq, head_dim]",
+       kv, heads, len);
+  line(g, NULL, "v_%s = append(v_cache, v, axis=2)", kv);
+}
+
+static const char *attention_call(const Gen *g, bool sliding) {
+  if (g->m->f & F_ENCODER) return "attention(q, k, v)";
+  /* A decode step's new tokens follow the whole cache. */
+  if (g->m->phase == PH_DECODE)
+    return sliding ? "attention(q, k_win, v_win)" : "attention(q, k_all, v_all)";
+  return "attention(q, k, v, causal=true)";
+}
+
+/* Rotary embeddings on q and k: whole heads, or the first rotary_dim of
+ * each (gpt_neox's rotary_pct). */
+static void rotary(Gen *g) {
+  const Config *m = g->m;
+  if (!(m->f & F_ROPE)) return;
+  if (m->rotary_dim == m->head_dim) {
+    line(g, NULL, "q = rope(q, cos, sin)");
+    line(g, NULL, "k = rope(k, cos, sin)");
+    return;
+  }
+  const char *key = spelled(g->cfg, "rotary_pct") ? "rotary_pct"
+                                                  : "partial_rotary_factor";
+  for (int i = 0; i < 2; i++) {
+    const char *v = i ? "k" : "q";
+    line(g, key, "%s_rot, %s_pass = split(%s, [rotary_dim, head_dim - rotary_dim], axis=-1)",
+         v, v, v);
+    line(g, NULL, "%s = concat([rope(%s_rot, cos, sin), %s_pass], axis=-1)", v,
+         v, v);
+  }
+}
+
+/* Multi-head attention with grouped KV heads: norms, projections, rotary,
+ * the cache, the attention kernel and the output projection. */
+static void emit_attention(Gen *g, bool sliding) {
+  const Config *m = g->m;
+  char h[64], kvh[64];
+  per_gpu(g, h, sizeof h, "num_attention_heads");
+  per_gpu(g, kvh, sizeof kvh, "num_key_value_heads");
+  /* the biases come from attention_bias unless the family always has them */
+  const char *bias_key =
+      m->f & (F_ALL_BIAS | F_QKV_BIAS) ? NULL : spelled(g->cfg, "attention_bias");
+  if (m->f & F_FUSED_QKV) {
+    line(g, NULL, "# q, k and v: one weight (%s)", m->fam->qkv_name);
+    weight(g, "num_key_value_heads", "qkv_proj", "hidden_size",
+           "(num_attention_heads + 2 * num_key_value_heads) * head_dim", 1,
+           NULL);
+    if (m->qkv_bias)
+      line(g, bias_key, "weight qkv_proj_bias : [(num_attention_heads + 2 * "
+                        "num_key_value_heads) * head_dim%s]%s",
+           tp(m) > 1 ? " / tensor" : "", tp(m) > 1 ? " shard=tensor" : "");
+    open_block(g, NULL, "fused qkv");
+    line(g, NULL, "qkv = matmul(h, qkv_proj)");
+    if (m->qkv_bias) line(g, NULL, "qkv = add(qkv, qkv_proj_bias)");
+    close_block(g);
+    line(g, NULL,
+         "q, k, v = split(qkv, [%s * head_dim, %s * head_dim, %s * head_dim], "
+         "axis=-1)",
+         h, kvh, kvh);
+  } else {
+    weight(g, "num_attention_heads", "q_proj", "hidden_size",
+           "num_attention_heads * head_dim", 1, NULL);
+    weight(g, "num_key_value_heads", "k_proj", "hidden_size",
+           "num_key_value_heads * head_dim", 1, NULL);
+    weight(g, "num_key_value_heads", "v_proj", "hidden_size",
+           "num_key_value_heads * head_dim", 1, NULL);
+    if (m->qkv_bias) {
+      char s[128];
+      line(g, bias_key, "weight q_proj_bias : %s",
+           sharded(g, s, sizeof s, "num_attention_heads * head_dim", NULL, 0));
+      line(g, bias_key, "weight k_proj_bias, v_proj_bias : %s",
+           sharded(g, s, sizeof s, "num_key_value_heads * head_dim", NULL, 0));
+    }
+    open_block(g, NULL, "fused qkv");
+    const char *v3[3] = {"q", "k", "v"};
+    for (int i = 0; i < 3; i++) {
+      line(g, NULL, "%s = matmul(h, %s_proj)", v3[i], v3[i]);
+      if (m->qkv_bias) line(g, NULL, "%s = add(%s, %s_proj_bias)", v3[i], v3[i], v3[i]);
+    }
+    close_block(g);
+  }
+  heads_out(g, "q", h, "head_dim");
+  heads_out(g, "k", kvh, "head_dim");
+  heads_out(g, "v", kvh, "head_dim");
+  if (m->f & F_QK_NORM) {
+    line(g, NULL, "weight q_norm, k_norm : [head_dim]  # RMSNorm of each head");
+    line(g, NULL, "q = rmsnorm(q, q_norm)");
+    line(g, NULL, "k = rmsnorm(k, k_norm)");
+  }
+  rotary(g);
+  if (m->phase == PH_DECODE) kv_cache(g, sliding, kvh);
+  if (m->window && m->phase != PH_DECODE)
+    line(g, "sliding_window",
+         "# sliding_window %lld%s: a query sees at most that many keys; the "
+         "attention op has no window, so this is full causal attention "
+         "(more than the kernel does when seq > sliding_window)",
+         (long long)m->window, m->f & F_ALT_SLIDING ? " on every other layer" : "");
+  if (m->attn_cap > 0)
+    line(g, "attn_logit_softcapping",
+         "# attn_logit_softcapping %g: cap * tanh(score / cap) inside the "
+         "attention kernel (3 FLOPs a score, not counted)",
+         m->attn_cap);
+  line(g, NULL, "a = %s", attention_call(g, sliding));
+  line(g, NULL, "a = reshape(transpose(a, [0, 2, 1, 3]), [batch, seq, %s * head_dim])", h);
+  weight(g, NULL, "o_proj", "num_attention_heads * head_dim", "hidden_size", 0,
+         NULL);
+  if (m->o_bias) line(g, NULL, "weight o_proj_bias : [hidden_size]");
+}
+
+/* Multi-head latent attention (DeepSeek-V2/V3, R-HF-010): q through the
+ * q_lora_rank bottleneck, k and v from one compressed latent of
+ * kv_lora_rank plus a shared rotary key of qk_rope_head_dim.  Prefill and
+ * train expand the latent to per-head keys and values (kv_b_proj); decode
+ * caches the latent and absorbs kv_b_proj into q and the output, as
+ * serving engines (vLLM, SGLang) run it. */
+static void emit_mla(Gen *g) {
+  const Config *m = g->m;
+  char h[64];
+  per_gpu(g, h, sizeof h, "num_attention_heads");
+  if (m->q_lora) {
+    weight(g, "q_lora_rank", "q_a_proj", "hidden_size", "q_lora_rank", -1, NULL);
+    line(g, NULL, "cq = matmul(h, q_a_proj)");
+    norm(g, "cq", "cq", "q_a_layernorm", "q_lora_rank");
+    weight(g, NULL, "q_b_proj", "q_lora_rank",
+           "num_attention_heads * (qk_nope_head_dim + qk_rope_head_dim)", 1, NULL);
+    line(g, NULL, "q = matmul(cq, q_b_proj)");
+  } else {
+    weight(g, "q_lora_rank", "q_proj", "hidden_size",
+           "num_attention_heads * (qk_nope_head_dim + qk_rope_head_dim)", 1,
+           "q_lora_rank null: a full-rank q");
+    line(g, NULL, "q = matmul(h, q_proj)");
+  }
+  heads_out(g, "q", h, "qk_nope_head_dim + qk_rope_head_dim");
+  line(g, NULL, "q_nope, q_pe = split(q, [qk_nope_head_dim, qk_rope_head_dim], axis=-1)");
+  weight(g, "kv_lora_rank", "kv_a_proj_with_mqa", "hidden_size",
+         "kv_lora_rank + qk_rope_head_dim", -1, NULL);
+  line(g, NULL, "kv = matmul(h, kv_a_proj_with_mqa)");
+  line(g, NULL, "ckv, k_pe = split(kv, [kv_lora_rank, qk_rope_head_dim], axis=-1)");
+  norm(g, "ckv", "ckv", "kv_a_layernorm", "kv_lora_rank");
+  line(g, NULL, "k_pe = unsqueeze(k_pe, axis=1)  # [batch, 1, seq, qk_rope_head_dim]: one key for all heads");
+  line(g, NULL, "q_pe = rope(q_pe, cos, sin)");
+  line(g, NULL, "k_pe = rope(k_pe, cos, sin)");
+  weight(g, NULL, "kv_b_proj", "kv_lora_rank",
+         "num_attention_heads * (qk_nope_head_dim + v_head_dim)", 1, NULL);
+  if (m->phase != PH_DECODE) {
+    line(g, NULL, "kvh = matmul(ckv, kv_b_proj)");
+    heads_out(g, "kvh", h, "qk_nope_head_dim + v_head_dim");
+    line(g, NULL, "k_nope, v = split(kvh, [qk_nope_head_dim, v_head_dim], axis=-1)");
+    line(g, NULL, "k = concat([k_nope, expand(k_pe, [-1, %s, -1, -1])], axis=-1)", h);
+    line(g, NULL, "q = concat([q_nope, q_pe], axis=-1)");
+    line(g, NULL, "a = %s  # [batch, heads, seq, v_head_dim]", attention_call(g, false));
+  } else {
+    line(g, NULL, "# decode: the cache holds the latent, kv_b_proj is absorbed");
+    line(g, "kv_lora_rank",
+         "cache kv_cache : [batch, 1, ctx, kv_lora_rank + qk_rope_head_dim]");
+    line(g, NULL, "c = concat([unsqueeze(ckv, axis=1), k_pe], axis=-1)");
+    line(g, NULL, "c = append(kv_cache, c, axis=2)  # [batch, 1, ctx + seq, kv_lora_rank + qk_rope_head_dim]");
+    line(g, NULL, "w_kv = reshape(kv_b_proj, [kv_lora_rank, %s, qk_nope_head_dim + v_head_dim])", h);
+    line(g, NULL, "w_uk, w_uv = split(w_kv, [qk_nope_head_dim, v_head_dim], axis=-1)");
+    line(g, NULL, "q_lat = matmul(q_nope, transpose(w_uk, [1, 2, 0]))  # [batch, heads, seq, kv_lora_rank]");
+    line(g, NULL, "q = concat([q_lat, q_pe], axis=-1)");
+    line(g, NULL, "c_v = slice(c, axis=-1, start=0, end=kv_lora_rank)");
+    line(g, NULL, "a = attention(q, c, c_v)  # [batch, heads, seq, kv_lora_rank]");
+    line(g, NULL, "a = matmul(a, transpose(w_uv, [1, 0, 2]))  # [batch, heads, seq, v_head_dim]");
+  }
+  line(g, NULL, "a = reshape(transpose(a, [0, 2, 1, 3]), [batch, seq, %s * v_head_dim])", h);
+  weight(g, NULL, "o_proj", "num_attention_heads * v_head_dim", "hidden_size", 0,
+         NULL);
+}
+
+/* The attention block's output projection and residual: o = a W_o (+ b),
+ * summed over the tensor group, added to x (later, for the parallel
+ * residual), or normed after (the encoder's post-norm, gemma2's
+ * post_attention_layernorm). */
+static void attention_out(Gen *g) {
+  const Config *m = g->m;
+  bool later = m->f & F_PARALLEL_RESID;
+  bool tail = !later && tp(m) == 1 && !(m->f & F_SANDWICH);
+  open_block(g, NULL, tail ? "fused attn_out" : "fused o_proj");
+  line(g, NULL, "o = matmul(a, o_proj)");
+  if (m->o_bias && tp(m) == 1) line(g, NULL, "o = add(o, o_proj_bias)");
+  if (tail) residual(g, "o");
+  close_block(g);
+  tp_allreduce(g, "o");
+  if (m->o_bias && tp(m) > 1) line(g, NULL, "o = add(o, o_proj_bias)");
+  if (m->f & F_SANDWICH) norm(g, "o", "o", "post_attention_layernorm", "hidden_size");
+  if (!tail && !later) residual(g, "o");
+  if (later) line(g, NULL, "attn_out = o");
+  if (m->f & F_ENCODER) norm(g, "x", "x", "attention_layernorm", "hidden_size");
+}
+
+/* A dense MLP of width `width` on `h` into `out`, weights named with
+ * `prefix` (the shared expert's "shared_"), sharded over the tensor
+ * group. */
+static void mlp_body(Gen *g, const char *prefix, const char *width,
+                     const char *out, bool add_residual) {
+  const Config *m = g->m;
+  char act[96], gv[32], region[64];
+  snprintf(gv, sizeof gv, "%sg", prefix); /* distinct per MLP: a later */
+  snprintf(act, sizeof act, m->act, gv);  /* repeat would carry it */
+  const char *bk = m->f & F_ALL_BIAS ? NULL : "mlp_bias";
+  if (m->f & F_GATED) {
+    if (m->f & F_FUSED_GATE_UP) {
+      char w2[128];
+      snprintf(w2, sizeof w2, "2 * %s", width);
+      weight(g, NULL, "gate_up_proj", "hidden_size", w2, 1, "gate and up, one weight");
+    } else {
+      char n1[64], n2[64];
+      snprintf(n1, sizeof n1, "%sgate_proj", prefix);
+      snprintf(n2, sizeof n2, "%sup_proj", prefix);
+      weight(g, NULL, n1, "hidden_size", width, 1, NULL);
+      weight(g, NULL, n2, "hidden_size", width, 1, NULL);
+    }
+    char dn[64];
+    snprintf(dn, sizeof dn, "%sdown_proj", prefix);
+    weight(g, NULL, dn, width, "hidden_size", 0, NULL);
+    if (m->mlp_bias) {
+      char s[128];
+      line(g, bk, "weight %sgate_proj_bias, %sup_proj_bias : %s", prefix, prefix,
+           sharded(g, s, sizeof s, width, NULL, 0));
+      line(g, bk, "weight %sdown_proj_bias : [hidden_size]", prefix);
+    }
+    snprintf(region, sizeof region, "fused %sgate_up", prefix);
+    open_block(g, NULL, region);
+    if (m->f & F_FUSED_GATE_UP) {
+      line(g, NULL, "gu = matmul(h, gate_up_proj)");
+    } else {
+      line(g, NULL, "%sg = matmul(h, %sgate_proj)", prefix, prefix);
+      if (m->mlp_bias) line(g, NULL, "%sg = add(%sg, %sgate_proj_bias)", prefix, prefix, prefix);
+      line(g, NULL, "%su = matmul(h, %sup_proj)", prefix, prefix);
+      if (m->mlp_bias) line(g, NULL, "%su = add(%su, %sup_proj_bias)", prefix, prefix, prefix);
+    }
+    close_block(g);
+    if (m->f & F_FUSED_GATE_UP) line(g, NULL, "g, u = split(gu, 2, axis=-1)");
+    snprintf(region, sizeof region, "fused %sact_mul", prefix);
+    open_block(g, NULL, region);
+    line(g, m->act_key, "%s = %s", gv, act);
+    line(g, NULL, "%sg = mul(%sg, %su)", prefix, prefix, prefix);
+    close_block(g);
+    snprintf(region, sizeof region, "fused %sdown", prefix);
+    open_block(g, NULL, region);
+    line(g, NULL, "%s = matmul(%sg, %sdown_proj)", out, prefix, prefix);
+    if (m->mlp_bias && tp(m) == 1)
+      line(g, NULL, "%s = add(%s, %sdown_proj_bias)", out, out, prefix);
+    if (add_residual) residual(g, out);
+    close_block(g);
+  } else {
+    weight(g, NULL, "up_proj", "hidden_size", width, 1, NULL);
+    if (m->mlp_bias) {
+      char s[128];
+      line(g, bk, "weight up_proj_bias : %s", sharded(g, s, sizeof s, width, NULL, 0));
+    }
+    weight(g, NULL, "down_proj", width, "hidden_size", 0, NULL);
+    if (m->mlp_bias) line(g, bk, "weight down_proj_bias : [hidden_size]");
+    snprintf(region, sizeof region, "fused %sup", prefix);
+    open_block(g, NULL, region);
+    line(g, NULL, "g = matmul(h, up_proj)");
+    if (m->mlp_bias) line(g, NULL, "g = add(g, up_proj_bias)");
+    line(g, m->act_key, "g = %s", act);
+    close_block(g);
+    snprintf(region, sizeof region, "fused %sdown", prefix);
+    open_block(g, NULL, region);
+    line(g, NULL, "%s = matmul(g, down_proj)", out);
+    if (m->mlp_bias && tp(m) == 1) line(g, NULL, "%s = add(%s, down_proj_bias)", out, out);
+    if (add_residual) residual(g, out);
+    close_block(g);
+  }
+}
+
+/* Routed experts (R-HF-009): the router, then one expert written on all the
+ * tokens inside `experts E top K { }`, and the shared experts beside. */
+static void emit_moe(Gen *g) {
+  const Config *m = g->m;
+  weight(g, "num_experts", "gate", "hidden_size", "num_experts", -1, "the router");
+  line(g, NULL, "router_logits = matmul(h, gate)");
+  if (m->f & F_SIGMOID_ROUTER) {
+    line(g, "scoring_func", "weight e_score_correction_bias : [num_experts]");
+    line(g, NULL, "scores = add(sigmoid(router_logits), e_score_correction_bias)");
+  } else {
+    line(g, NULL, "scores = softmax(router_logits, axis=-1)");
+  }
+  line(g, "num_experts_per_tok",
+       "topk_weights, topk_idx = topk(scores, num_experts_per_tok, axis=-1)");
+  open_block(g, "num_experts", "experts num_experts top num_experts_per_tok");
+  mlp_body(g, "expert_", "moe_intermediate_size", "e", false);
+  close_block(g);
+  if (m->f & F_SHARED_EXPERT) {
+    mlp_body(g, "shared_", "shared_intermediate_size", "s", false);
+    if (m->f & F_SHARED_GATE) {
+      line(g, NULL, "weight shared_expert_gate : [hidden_size, 1]");
+      line(g, NULL, "s = mul(s, sigmoid(matmul(h, shared_expert_gate)))");
+    }
+    line(g, NULL, "e = add(e, s)");
+  }
+}
+
+/* The MLP block: its norm, the dense MLP or the experts, the residual. */
+static void emit_mlp_block(Gen *g, bool moe) {
+  const Config *m = g->m;
+  if (m->f & F_ENCODER) line(g, NULL, "h = x");
+  else
+    norm(g, "h", "x", m->f & F_SANDWICH ? "pre_feedforward_layernorm"
+                                        : "post_attention_layernorm",
+         "hidden_size");  /* neox: x is still the layer's input */
+  bool tail = !moe && tp(m) == 1 && !(m->f & F_SANDWICH);
+  if (moe) emit_moe(g);
+  else mlp_body(g, "", "intermediate_size", "e", tail);
+  tp_allreduce(g, "e");
+  if (m->mlp_bias && !moe && tp(m) > 1) line(g, NULL, "e = add(e, down_proj_bias)");
+  if (m->f & F_SANDWICH) norm(g, "e", "e", "post_feedforward_layernorm", "hidden_size");
+  if (!tail) residual(g, "e");
+  if (m->f & F_ENCODER) norm(g, "x", "x", "output_layernorm", "hidden_size");
+}
+
+/* One decoder (or encoder) layer. */
+static void emit_layer(Gen *g, bool moe, bool sliding) {
+  const Config *m = g->m;
+  if (m->f & F_ENCODER) line(g, NULL, "h = x");
+  else {
+    norm(g, "h", "x", "input_layernorm", "hidden_size");
+  }
+  if (m->f & F_MLA) emit_mla(g);
+  else emit_attention(g, sliding);
+  attention_out(g);
+  blank(g);
+  emit_mlp_block(g, moe);
+}
+
+/* The layers as repeats (R-HF-007): one per run of identical layers, or,
+ * when two kinds alternate (gemma2's sliding and global layers), one
+ * repeat of a pair. */
+static void emit_layers(Gen *g) {
+  const Config *m = g->m;
+  int64_t n = m->layers;
+  bool alternate = n >= 2 && n % 2 == 0 && layer_sliding(m, 0) != layer_sliding(m, 1);
+  for (int64_t i = 2; alternate && i < n; i++)
+    alternate = layer_sliding(m, i) == layer_sliding(m, i - 2) &&
+                layer_moe(m, i) == layer_moe(m, i % 2);
+  if (alternate && m->phase == PH_DECODE) {
+    open_block(g, "num_hidden_layers", "repeat num_hidden_layers / 2");
+    for (int i = 0; i < 2; i++) {
+      bool s = layer_sliding(m, i);
+      line(g, NULL, "# %s attention", s ? "sliding-window" : "global");
+      open_block(g, NULL, "repeat 1");
+      emit_layer(g, layer_moe(m, i), s);
+      close_block(g);
+    }
+    close_block(g);
+    return;
+  }
+  int64_t start = 0;
+  while (start < n) {
+    int64_t end = start + 1;
+    bool moe = layer_moe(m, start), s = m->phase == PH_DECODE && layer_sliding(m, start);
+    while (end < n && layer_moe(m, end) == moe &&
+           (m->phase == PH_DECODE ? layer_sliding(m, end) : false) == s)
+      end++;
+    if (start == 0 && end == n) {
+      open_block(g, "num_hidden_layers", "repeat num_hidden_layers");
+    } else if (start == 0 && end == m->first_dense && !moe) {
+      line(g, "first_k_dense_replace", "# layers 0 .. %lld: a dense MLP",
+           (long long)end - 1);
+      open_block(g, "first_k_dense_replace", "repeat first_k_dense_replace");
+    } else if (start == m->first_dense && end == n && start > 0) {
+      line(g, NULL, "# layers %lld .. %lld: experts", (long long)start,
+           (long long)n - 1);
+      open_block(g, "first_k_dense_replace",
+                 "repeat num_hidden_layers - first_k_dense_replace");
+    } else {
+      line(g, NULL, "# layers %lld .. %lld", (long long)start, (long long)end - 1);
+      char head[64];
+      snprintf(head, sizeof head, "repeat %lld", (long long)(end - start));
+      open_block(g, NULL, head);
+    }
+    emit_layer(g, moe, s);
+    close_block(g);
+    start = end;
+  }
+}
+
+/* Token (and position, type) embeddings into x. */
+static void emit_embeddings(Gen *g) {
+  const Config *m = g->m;
+  line(g, NULL, "input ids : int32[batch, seq]");
+  if (tp(m) > 1)
+    line(g, "vocab_size", "weight embed_tokens : [cdiv(vocab_size, tensor), "
+         "hidden_size] shard=tensor  # a vocabulary slice per GPU");
+  else
+    line(g, "vocab_size", "weight embed_tokens : [vocab_size, hidden_size]");
+  line(g, NULL, "x = embedding(ids, embed_tokens)  # [batch, seq, hidden_size]");
+  tp_allreduce(g, "x");
+  if (m->f & F_EMBED_SCALE)
+    line(g, NULL, "x = mul(x, %.6g)  # times sqrt(hidden_size)",
+         sqrt((double)m->hidden));
+  if (m->f & F_LEARNED_POS) {
+    line(g, NULL, "input positions : int32[seq]");
+    line(g, "max_position_embeddings",
+         "weight embed_positions : [max_position_embeddings, hidden_size]");
+    if (m->f & F_ENCODER) {
+      line(g, NULL, "input token_type_ids : int32[batch, seq]");
+      line(g, "type_vocab_size",
+           "weight token_type_embeddings : [type_vocab_size, hidden_size]");
+      open_block(g, NULL, "fused embed_sum");
+      line(g, NULL, "x = add(x, embedding(positions, embed_positions))");
+      line(g, NULL, "x = add(x, embedding(token_type_ids, token_type_embeddings))");
+      close_block(g);
+      norm(g, "x", "x", "embed_layernorm", "hidden_size");
+    } else {
+      line(g, NULL, "x = add(x, embedding(positions, embed_positions))");
+    }
+  }
+  if (m->f & F_ROPE) {
+    const char *d = m->f & F_MLA ? "qk_rope_head_dim"
+                    : m->rotary_dim != m->head_dim ? "rotary_dim" : "head_dim";
+    line(g, NULL, "input cos, sin : [seq, %s]  # rotary tables of this step's positions", d);
+  }
+}
+
+/* The final norm, the head, soft-capping, the loss or the logits. */
+static void emit_head(Gen *g) {
+  const Config *m = g->m;
+  blank(g);
+  if (m->f & F_ENCODER) {
+    weight(g, NULL, "pooler", "hidden_size", "hidden_size", -1, "tanh of the first token's dense");
+    line(g, NULL, "weight pooler_bias : [hidden_size]");
+    line(g, NULL, "cls = select(x, axis=1, index=0)  # [batch, hidden_size]");
+    open_block(g, NULL, "fused pool");
+    line(g, NULL, "pooled = matmul(cls, pooler)");
+    line(g, NULL, "pooled = add(pooled, pooler_bias)");
+    line(g, NULL, "pooled = tanh(pooled)");
+    close_block(g);
+    line(g, NULL, "output x, pooled");
+    return;
+  }
+  norm(g, "x", "x", "norm", "hidden_size");
+  if (m->phase == PH_PREFILL)
+    line(g, NULL, "x = slice(x, axis=1, start=seq - 1, end=seq)  # logits of the last position only");
+  if (m->tied) {
+    line(g, "tie_word_embeddings",
+         "logits = matmul(x, transpose(embed_tokens, [1, 0]))  # tied: the embedding, no new weight");
+  } else {
+    if (tp(m) > 1)
+      line(g, "tie_word_embeddings",
+           "weight lm_head : [hidden_size, cdiv(vocab_size, tensor)] shard=tensor");
+    else
+      line(g, "tie_word_embeddings", "weight lm_head : [hidden_size, vocab_size]");
+    line(g, NULL, "logits = matmul(x, lm_head)");
+  }
+  if (tp(m) > 1) line(g, "tensor", "logits = allgather(logits, group=tensor)");
+  if (m->final_cap > 0) {
+    open_block(g, "final_logit_softcapping", "fused softcap");
+    line(g, NULL, "logits = div(logits, %g)", m->final_cap);
+    line(g, NULL, "logits = tanh(logits)");
+    line(g, NULL, "logits = mul(logits, %g)", m->final_cap);
+    close_block(g);
+  }
+  if (m->phase == PH_TRAIN) {
+    line(g, NULL, "input labels : int32[batch, seq]");
+    line(g, NULL, "loss = cross_entropy(logits, labels)");
+    line(g, NULL, "output loss");
+  } else {
+    line(g, NULL, "output logits");
+  }
+}
+
+static void let(Gen *g, const char *key, const char *name, const char *value,
+                const char *comment) {
+  const char *k = key ? spelled(g->cfg, key) : NULL;
+  char lhs[160];
+  snprintf(lhs, sizeof lhs, "let %s = %s", name, value);
+  if (comment)
+    line(g, k, "%-40s # %s", lhs, comment);
+  else if (k && strcmp(k, name) != 0)
+    line(g, k, "%-40s # %s", lhs, k);
+  else
+    line(g, k, "%s", lhs);
+}
+
+static void leti(Gen *g, const char *key, const char *name, int64_t v,
+                 const char *comment) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%lld", (long long)v);
+  let(g, key, name, buf, comment);
+}
+
+static void emit_lets(Gen *g) {
+  const Config *m = g->m;
+  static const char *const phase_doc[] = {
+      "prompts in the batch (-D batch=N)", "sequences decoding (-D batch=N)",
+      "sequences per step (-D batch=N)"};
+  static const char *const seq_doc[] = {
+      "prompt tokens (-D seq=N)", "new tokens this step (-D seq=N)",
+      "tokens per sequence (-D seq=N)"};
+  leti(g, NULL, "batch", m->batch, phase_doc[m->phase]);
+  leti(g, NULL, "seq", m->seq, seq_doc[m->phase]);
+  if (m->phase == PH_DECODE)
+    leti(g, NULL, "ctx", m->ctx, "tokens already in the KV cache (-D ctx=N)");
+  for (int i = 0; i < NPAR; i++)
+    if (m->par[i]) {
+      char c[64];
+      snprintf(c, sizeof c, "-D %s=N", par_keys[i]);
+      leti(g, NULL, par_keys[i], m->par[i], c);
+    }
+  blank(g);
+  leti(g, "hidden_size", "hidden_size", m->hidden, NULL);
+  leti(g, "num_hidden_layers", "num_hidden_layers", m->layers, NULL);
+  leti(g, "num_attention_heads", "num_attention_heads", m->heads, NULL);
+  if (!(m->f & F_MLA)) {
+    leti(g, "num_key_value_heads", "num_key_value_heads", m->kv_heads,
+         spelled(g->cfg, "num_key_value_heads") ? NULL
+                                                : "absent: num_attention_heads");
+    if (spelled(g->cfg, "head_dim"))
+      leti(g, "head_dim", "head_dim", m->head_dim, NULL);
+    else
+      let(g, NULL, "head_dim", "hidden_size / num_attention_heads", NULL);
+    if (m->rotary_dim != m->head_dim)
+      leti(g, spelled(g->cfg, "rotary_pct") ? "rotary_pct" : "partial_rotary_factor",
+           "rotary_dim", m->rotary_dim, "head_dim times rotary_pct");
+  }
+  bool dense = false;
+  for (int64_t i = 0; i < m->layers; i++) dense = dense || !layer_moe(m, i);
+  if (dense) {
+    if (spelled(g->cfg, "intermediate_size"))
+      leti(g, "intermediate_size", "intermediate_size", m->inter, NULL);
+    else
+      let(g, NULL, "intermediate_size", "4 * hidden_size", "absent: 4 * hidden_size");
+  }
+  leti(g, "vocab_size", "vocab_size", m->vocab, NULL);
+  if (m->f & F_LEARNED_POS)
+    leti(g, "max_position_embeddings", "max_position_embeddings", m->max_pos, NULL);
+  if (m->f & F_ENCODER) leti(g, "type_vocab_size", "type_vocab_size", m->type_vocab, NULL);
+  if (m->phase == PH_DECODE && m->window) {
+    leti(g, "sliding_window", "sliding_window", m->window, NULL);
+    let(g, "sliding_window", "window_ctx", "min(ctx, sliding_window)",
+        "a sliding-window layer caches at most sliding_window tokens");
+  }
+  if (m->f & F_MLA) {
+    if (m->q_lora) leti(g, "q_lora_rank", "q_lora_rank", m->q_lora, NULL);
+    leti(g, "kv_lora_rank", "kv_lora_rank", m->kv_lora, NULL);
+    leti(g, "qk_nope_head_dim", "qk_nope_head_dim", m->nope, NULL);
+    leti(g, "qk_rope_head_dim", "qk_rope_head_dim", m->rope_dim, NULL);
+    leti(g, "v_head_dim", "v_head_dim", m->v_dim, NULL);
+  }
+  if ((m->f & F_MOE) && m->experts) {
+    leti(g, "num_experts", "num_experts", m->experts, NULL);
+    leti(g, "num_experts_per_tok", "num_experts_per_tok", m->top_k, NULL);
+    if (spelled(g->cfg, "moe_intermediate_size"))
+      leti(g, "moe_intermediate_size", "moe_intermediate_size", m->moe_inter, NULL);
+    else
+      leti(g, "intermediate_size", "moe_intermediate_size", m->moe_inter,
+           "intermediate_size: one expert's width");
+    if (m->f & F_SHARED_EXPERT) {
+      if (spelled(g->cfg, "n_shared_experts")) {
+        int64_t n = m->shared_inter / m->moe_inter;
+        if (n > 1) leti(g, "n_shared_experts", "n_shared_experts", n, NULL);
+        let(g, "n_shared_experts", "shared_intermediate_size",
+            n == 1 ? "moe_intermediate_size"
+                   : "n_shared_experts * moe_intermediate_size",
+            "n_shared_experts of moe_intermediate_size, as one MLP");
+      } else
+        leti(g, "shared_expert_intermediate_size", "shared_intermediate_size",
+             m->shared_inter, "shared_expert_intermediate_size");
+    }
+    if (m->first_dense)
+      leti(g, "first_k_dense_replace", "first_k_dense_replace", m->first_dense, NULL);
+  }
+}
+
+/* ------------------------------------------------------------- reading */
+
+/* The family of the config: its model_type, or its first architecture. */
+static const Family *family_of(Cfg *c) {
+  json_t *mt = json_object_get(c->root, "model_type");
+  json_t *ar = json_object_get(c->root, "architectures");
+  const char *names[NFAMILIES + 1];
+  for (int i = 0; i < NFAMILIES; i++) names[i] = families[i].model_type;
+  names[NFAMILIES] = NULL;
+  if (json_is_string(mt)) {
+    const char *t = json_string_value(mt);
+    for (int i = 0; i < NFAMILIES; i++)
+      if (strcmp(families[i].model_type, t) == 0) return &families[i];
+    StrBuf list = {0};
+    for (int i = 0; i < NFAMILIES; i++)
+      sb_printf(&list, "%s%s", i ? ", " : "", names[i]);
+    const char *s = util_suggest(t, names);
+    StrBuf hint = {0};
+    if (s) sb_printf(&hint, "; did you mean '%s'?", s);
+    cfg_fail(c, "model_type",
+             "unknown model_type '%s'%s (rooflint imports %s)", t,
+             sb_str(&hint), sb_str(&list));
+    sb_free(&list);
+    sb_free(&hint);
+    return NULL;
+  }
+  if (mt) {
+    cfg_fail(c, "model_type", "'model_type' must be a string");
+    return NULL;
+  }
+  const char *a = json_string_value(json_array_get(ar, 0));
+  for (int i = 0; a && i < NFAMILIES; i++) {
+    size_t n = strlen(families[i].arch);
+    if (strncmp(a, families[i].arch, n) == 0 &&
+        (strncmp(a + n, "For", 3) == 0 || strncmp(a + n, "Config", 5) == 0 ||
+         strncmp(a + n, "LMHead", 6) == 0))
+      return &families[i];
+  }
+  cfg_fail(c, "architectures",
+           "no model_type, and architectures '%s' is not a family rooflint "
+           "imports",
+           a ? a : "?");
+  return NULL;
+}
+
+static int64_t override_of(const ImportOptions *o, const char *name,
+                           int64_t dflt, Cfg *c, bool *given) {
+  for (int i = o->noverrides - 1; i >= 0; i--)
+    if (strcmp(o->overrides[i].name, name) == 0) {
+      const LetValue *v = &o->overrides[i].value;
+      int64_t x = v->is_real ? (int64_t)v->r : v->i;
+      bool zero_ok = strcmp(name, "zero") == 0;
+      if ((v->is_real && v->r != floor(v->r)) || x < (zero_ok ? 0 : 1)) {
+        if (!c->error) {
+          StrBuf sb = {0};
+          sb_printf(&sb, "-D %s must be an integer of at least %d", name,
+                    zero_ok ? 0 : 1);
+          c->error = xstrdup(sb_str(&sb));
+          sb_free(&sb);
+        }
+        return dflt;
+      }
+      if (given) *given = true;
+      return x;
+    }
+  return dflt;
+}
+
+/* Checks that `a` is a multiple of `b`, the config keys named. */
+static void multiple(Cfg *c, const char *ka, int64_t a, const char *kb,
+                     int64_t b) {
+  if (b > 0 && a % b != 0)
+    cfg_fail(c, ka, "'%s' %lld is not a multiple of '%s' %lld", ka,
+             (long long)a, kb, (long long)b);
+}
+
+static void read_model(Cfg *c, const ImportOptions *o, Config *m) {
+  const Family *fam = c->fam;
+  m->fam = fam;
+  m->f = fam->features;
+  if ((m->f & F_PARALLEL_RESID) && !cfg_bool(c, "use_parallel_residual", true))
+    m->f &= ~(unsigned)F_PARALLEL_RESID;
+  m->phase = PH_PREFILL;
+  if (o->phase) {
+    int i = 0;
+    while (phase_names[i] && strcmp(phase_names[i], o->phase) != 0) i++;
+    if (!phase_names[i]) {
+      StrBuf sb = {0};
+      const char *s = util_suggest(o->phase, phase_names);
+      sb_printf(&sb, "unknown --phase '%s'", o->phase);
+      if (s) sb_printf(&sb, "; did you mean '%s'?", s);
+      sb_printf(&sb, " (prefill, decode or train)");
+      c->error = xstrdup(sb_str(&sb));
+      sb_free(&sb);
+      return;
+    }
+    m->phase = (Phase)i;
+  }
+  if ((m->f & F_ENCODER) && m->phase == PH_DECODE) {
+    cfg_fail(c, "model_type", "a %s model is an encoder: it has no decode phase "
+             "(use --phase prefill or train)", fam->model_type);
+    return;
+  }
+  m->hidden = cfg_int(c, "hidden_size", -1, 1);
+  m->layers = cfg_int(c, "num_hidden_layers", -1, 1);
+  m->heads = cfg_int(c, "num_attention_heads", -1, 1);
+  m->vocab = cfg_int(c, "vocab_size", -1, 1);
+  if (c->error) return;
+  if (m->f & F_MLA) {
+    m->q_lora = cfg_int(c, "q_lora_rank", 0, 1);
+    m->kv_lora = cfg_int(c, "kv_lora_rank", -1, 1);
+    m->nope = cfg_int(c, "qk_nope_head_dim", -1, 1);
+    m->rope_dim = cfg_int(c, "qk_rope_head_dim", -1, 2);
+    m->v_dim = cfg_int(c, "v_head_dim", -1, 1);
+    m->head_dim = m->nope + m->rope_dim;
+    m->kv_heads = m->heads;
+  } else {
+    m->kv_heads = cfg_int(c, "num_key_value_heads", m->heads, 1);
+    if (c->error) return;
+    multiple(c, spelled(c, "num_attention_heads"), m->heads,
+             "num_key_value_heads", m->kv_heads);
+    if (!spelled(c, "head_dim"))
+      multiple(c, spelled(c, "hidden_size"), m->hidden,
+               spelled(c, "num_attention_heads"), m->heads);
+    m->head_dim = cfg_int(c, "head_dim", m->heads ? m->hidden / m->heads : 1, 2);
+    if (c->error) return;
+    double pct = 1;
+    if (m->f & F_PARTIAL_ROPE) {
+      pct = cfg_real(c, "rotary_pct", 1);
+      if (!spelled(c, "rotary_pct")) pct = cfg_real(c, "partial_rotary_factor", 1);
+    }
+    m->rotary_dim = (int64_t)(m->head_dim * pct);
+    m->rotary_dim -= m->rotary_dim % 2;
+  }
+  bool dense_needed = !(m->f & F_MOE);
+  m->inter = cfg_int(c, "intermediate_size", dense_needed && !(m->f & F_LEARNED_POS) ? -1 : 4 * m->hidden, 1);
+  if (m->f & F_LEARNED_POS) m->max_pos = cfg_int(c, "max_position_embeddings", -1, 1);
+  if (m->f & F_ENCODER) m->type_vocab = cfg_int(c, "type_vocab_size", 2, 1);
+  m->tied = cfg_bool(c, "tie_word_embeddings", (m->f & F_TIED) != 0);
+  bool ab = cfg_bool(c, "attention_bias", false);
+  if (!spelled(c, "attention_bias")) ab = cfg_bool(c, "qkv_bias", ab);
+  m->qkv_bias = ab || (m->f & (F_QKV_BIAS | F_ALL_BIAS));
+  m->o_bias = ab || (m->f & F_ALL_BIAS);
+  m->mlp_bias = cfg_bool(c, "mlp_bias", false) || (m->f & F_ALL_BIAS);
+  if (m->f & (F_SLIDING | F_ALT_SLIDING)) {
+    bool use = true;
+    if (m->f & F_USE_SLIDING) use = cfg_bool(c, "use_sliding_window", false);
+    json_t *w = json_object_get(c->root, "sliding_window");
+    if (w && !json_is_null(w)) {
+      int64_t v = cfg_int(c, "sliding_window", 0, 1);
+      if (use) m->window = v;
+    }
+  }
+  /* Gemma's code reads hidden_activation and ignores hidden_act */
+  const char *af = fam->act_field ? fam->act_field : "hidden_act";
+  m->act_key = spelled(c, af);
+  const char *act = cfg_str(c, af, fam->act);
+  m->act = act_op(act);
+  if (!m->act) {
+    cfg_fail(c, m->act_key, "hidden_act '%s' is not an activation rooflint "
+             "knows (silu, gelu, gelu_new, gelu_pytorch_tanh, relu, ...)", act);
+    return;
+  }
+  if (m->f & F_SOFTCAP) {
+    m->final_cap = cfg_real(c, "final_logit_softcapping", 0);
+    m->attn_cap = cfg_real(c, "attn_logit_softcapping", 0);
+  }
+  if (m->f & F_MOE) {
+    m->experts = cfg_int(c, "num_experts", -1, 1);
+    m->top_k = cfg_int(c, "num_experts_per_tok", -1, 1);
+    if (!c->error && m->top_k > m->experts)
+      cfg_fail(c, "num_experts_per_tok",
+               "'num_experts_per_tok' %lld is more than the %lld experts",
+               (long long)m->top_k, (long long)m->experts);
+    m->moe_inter = cfg_int(c, "moe_intermediate_size", m->inter, 1);
+    if (m->f & F_SHARED_EXPERT) {
+      if (spelled(c, "n_shared_experts"))
+        m->shared_inter = cfg_int(c, "n_shared_experts", 1, 1) * m->moe_inter;
+      else
+        m->shared_inter = cfg_int(c, "shared_expert_intermediate_size", -1, 1);
+    }
+    m->first_dense = cfg_int(c, "first_k_dense_replace", 0, 0);
+    m->sparse_step = cfg_int(c, "decoder_sparse_step", 1, 1);
+    if (spelled(c, "moe_layer_freq") && cfg_int(c, "moe_layer_freq", 1, 1) != 1)
+      cfg_fail(c, "moe_layer_freq", "'moe_layer_freq' other than 1 is not "
+               "supported");
+    m->mlp_only = json_object_get(c->root, "mlp_only_layers");
+    if (m->mlp_only) {
+      note_read(c, "mlp_only_layers", m->mlp_only);
+      if (!json_is_array(m->mlp_only))
+        cfg_fail(c, "mlp_only_layers", "'mlp_only_layers' must be a list of layer numbers");
+    }
+    if (m->first_dense > m->layers)
+      cfg_fail(c, "first_k_dense_replace", "'first_k_dense_replace' %lld is "
+               "more than the %lld layers", (long long)m->first_dense,
+               (long long)m->layers);
+  }
+  const char *dt = cfg_str(c, "torch_dtype", NULL);
+  m->dtype = dt ? dtype_of(dt) : "bf16";
+  if (!m->dtype) {
+    cfg_fail(c, spelled(c, "torch_dtype"), "torch_dtype '%s' is not a dtype "
+             "rooflint knows (float16, bfloat16, float32)", dt);
+    return;
+  }
+  /* the command line */
+  int64_t def_seq = m->phase == PH_DECODE ? 1 : 2048;
+  if (m->max_pos && def_seq > m->max_pos) def_seq = m->max_pos;
+  m->batch = override_of(o, "batch", 1, c, NULL);
+  m->seq = override_of(o, "seq", def_seq, c, NULL);
+  m->ctx = override_of(o, "ctx", 2048, c, NULL);
+  for (int i = 0; i < NPAR; i++) m->par[i] = override_of(o, par_keys[i], 0, c, NULL);
+  int64_t t = tp(m);
+  if (!c->error && t > 1) {
+    static const char *const what[] = {"num_attention_heads", "num_key_value_heads",
+                                       "intermediate_size", "moe_intermediate_size"};
+    int64_t vals[] = {m->heads, (m->f & F_MLA) ? m->heads : m->kv_heads,
+                      m->inter, (m->f & F_MOE) ? m->moe_inter : t};
+    for (int i = 0; i < 4 && !c->error; i++)
+      if (vals[i] % t != 0)
+        cfg_fail(c, spelled(c, what[i]) ? spelled(c, what[i]) : what[i],
+                 "-D tensor=%lld does not divide '%s' %lld: each GPU holds "
+                 "whole heads and equal slices",
+                 (long long)t, what[i], (long long)vals[i]);
+  }
+}
+
+/* A warning for each field that changes the cost and is not modelled, or
+ * that the importer does not know at all (R-HF-006). */
+static void warn_fields(Cfg *c, const ImportOptions *o) {
+  const char *key;
+  json_t *v;
+  json_object_foreach(c->root, key, v) {
+    if (json_is_null(v)) continue;
+    const char *why = NULL;
+    for (size_t i = 0; i < sizeof cost_unmodelled / sizeof *cost_unmodelled; i++)
+      if (strcmp(cost_unmodelled[i][0], key) == 0) why = cost_unmodelled[i][1];
+    bool known = false;
+    for (int i = 0; !why && known_fields[i]; i++) known = known || strcmp(known_fields[i], key) == 0;
+    if (known) continue;
+    if (strcmp(key, "num_nextn_predict_layers") == 0 && json_integer_value(v) == 0)
+      continue;
+    StrBuf sb = {0};
+    where(c, key, &sb);
+    if (why)
+      sb_printf(&sb, "'%s' changes the cost (%s) and is not modelled", key, why);
+    else
+      sb_printf(&sb, "'%s' is not a field the %s importer knows; if it "
+                "changes the cost, edit the generated model",
+                key, c->fam->model_type);
+    if (o->warnings)
+      diag_report(o->warnings, SEV_WARNING, NULL, LOC_NONE, "%s", sb_str(&sb));
+    sb_free(&sb);
+  }
+}
+
+/* A model name from the file's: "llama2_7b.json" -> llama2_7b; a file
+ * named config.json is named after its model_type. */
+static char *model_name(const char *path, const Family *fam) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  size_t n = strcspn(base, ".");
+  StrBuf sb = {0};
+  if (n == 0 || strncmp(base, "config", n) == 0) sb_puts(&sb, fam->model_type);
+  else {
+    if (!((base[0] >= 'a' && base[0] <= 'z') || (base[0] >= 'A' && base[0] <= 'Z') || base[0] == '_'))
+      sb_putc(&sb, 'm');
+    for (size_t i = 0; i < n; i++) {
+      char ch = base[i];
+      bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                (ch >= '0' && ch <= '9') || ch == '_';
+      sb_putc(&sb, ok ? ch : '_');
+    }
+  }
+  char *s = xstrdup(sb_str(&sb));
+  sb_free(&sb);
+  return s;
+}
+
+static void emit_header(Gen *g) {
+  const Config *m = g->m;
+  static const char *const phase_doc[] = {
+      "prefill: one forward pass over a prompt of `seq` tokens, causal "
+      "attention,\n#   the logits of its last position",
+      "decode: one step of `seq` new tokens (1) over a KV cache of `ctx` "
+      "tokens\n#   (`cache`, `append`)",
+      "train: forward and backward of `seq`-token sequences with the "
+      "optimizer\n#   state (mode train), a cross-entropy loss"};
+  line(g, NULL, "# Generated by `rooflint import` from %s (a Hugging Face config.json).",
+       g->cfg->path);
+  line(g, NULL, "# model_type %s: %s.", m->fam->model_type, m->fam->doc);
+  line(g, NULL, "# Phase %s.", phase_doc[m->phase]);
+  line(g, NULL, "#");
+  line(g, NULL, "# The config's fields this model is written from (each let below names");
+  line(g, NULL, "# its field; weights use the checkpoint's module names):");
+  const char *p = sb_str(&g->cfg->read);
+  while (*p) {
+    const char *e = strchr(p, '\n');
+    line(g, NULL, "%.*s", (int)(e - p), p);
+    p = e + 1;
+  }
+  if (!m->act_key)
+    line(g, NULL, "# Activation %s: the family's default (the config has no %s).",
+         m->fam->act, m->fam->act_field ? m->fam->act_field : "hidden_act");
+  if (spelled(g->cfg, "torch_dtype"))
+    line(g, NULL, "# Plan dtype %s, from torch_dtype (`rooflint --dtype DT` for another).",
+         m->dtype);
+  else
+    line(g, NULL, "# Plan dtype %s: the config has no torch_dtype (`rooflint --dtype DT` "
+         "for another).", m->dtype);
+  if (tp(m) > 1)
+    line(g, "tensor", "# Tensor parallel over `tensor` GPUs: each weight is one GPU's slice "
+         "(shard=tensor), the row-parallel projections all-reduce.");
+  line(g, NULL, "# Ordinary rooflint text: edit it freely.");
+  blank(g);
+}
+
+static void emit_model(Gen *g) {
+  const Config *m = g->m;
+  emit_header(g);
+  emit_lets(g);
+  blank(g);
+  open_block(g, NULL, m->name);
+  line(g, "torch_dtype", "dtype %s", m->dtype);
+  line(g, NULL, "mode %s", m->phase == PH_TRAIN ? "train" : "inference");
+  bool any = false;
+  for (int i = 0; i < NPAR; i++) any = any || m->par[i];
+  if (any) {
+    StrBuf sb = {0};
+    int n = 0;
+    if (!par(m, "gpus_per_node")) {
+      sb_puts(&sb, "gpus_per_node = ");
+      const char *f[] = {"tensor", "pipeline", "data"};
+      int k = 0;
+      for (int i = 0; i < 3; i++)
+        if (par(m, f[i])) sb_printf(&sb, "%s%s", k++ ? " * " : "", f[i]);
+      if (!k) sb_puts(&sb, "1");
+      n++;
+    }
+    for (int i = 0; i < NPAR; i++)
+      if (m->par[i])
+        sb_printf(&sb, "%s%s = %s", n++ ? "; " : "", par_keys[i], par_keys[i]);
+    line(g, NULL, "parallel { %s }", sb_str(&sb));
+    sb_free(&sb);
+  }
+  blank(g);
+  emit_embeddings(g);
+  blank(g);
+  emit_layers(g);
+  emit_head(g);
+  close_block(g);
+}
+
+/* -------------------------------------------------------- the importer */
+
+bool hf_recognises(const char *path, const unsigned char *head, size_t n);
+ImportStatus hf_translate(const char *path, const ImportOptions *o,
+                          Imported *out);
+
+/* Reads the whole file (a config is a few kB; 16 MiB at most). */
+static char *slurp(const char *path, size_t *len, int *err) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    *err = errno;
+    return NULL;
+  }
+  StrBuf sb = {0};
+  char buf[4096];
+  size_t k;
+  while ((k = fread(buf, 1, sizeof buf, f)) > 0 && sb.len < (16u << 20))
+    sb_putn(&sb, buf, k);
+  int bad = ferror(f);
+  fclose(f);
+  if (bad) {
+    sb_free(&sb);
+    *err = EIO;
+    return NULL;
+  }
+  *len = sb.len;
+  if (!sb.data) return xstrdup("");
+  return sb.data;
+}
+
+bool hf_recognises(const char *path, const unsigned char *head, size_t n) {
+  (void)head, (void)n;
+  size_t len = strlen(path);
+  if (len < 5 || strcmp(path + len - 5, ".json") != 0) return false;
+  struct stat st; /* a FIFO is read once, by the importer: judged by name */
+  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return true;
+  int err = 0;
+  size_t sz = 0;
+  char *text = slurp(path, &sz, &err);
+  if (!text) return true; /* ours to report: it is named .json */
+  json_t *root = json_loadb(text, sz, 0, NULL);
+  bool ours = !root || (json_is_object(root) &&
+                        (json_object_get(root, "model_type") ||
+                         json_object_get(root, "architectures")));
+  json_decref(root);
+  free(text);
+  return ours;
+}
+
+ImportStatus hf_translate(const char *path, const ImportOptions *o,
+                          Imported *out) {
+  int err = 0;
+  Cfg c = {.path = path};
+  char *text = slurp(path, &c.len, &err);
+  if (!text) {
+    StrBuf sb = {0};
+    sb_printf(&sb, "cannot open '%s': %s", path, strerror(err));
+    out->error = xstrdup(sb_str(&sb));
+    sb_free(&sb);
+    return IMPORT_UNREADABLE;
+  }
+  c.text = text;
+  json_error_t je;
+  c.root = json_loadb(text, c.len, JSON_REJECT_DUPLICATES, &je);
+  ImportStatus status = IMPORT_INVALID;
+  if (!c.root) {
+    StrBuf sb = {0};
+    sb_printf(&sb, "%s:%d:%d: invalid JSON: %s", path, je.line, je.column, je.text);
+    c.error = xstrdup(sb_str(&sb));
+    sb_free(&sb);
+  } else if (!json_is_object(c.root)) {
+    StrBuf sb = {0};
+    sb_printf(&sb, "%s: a Hugging Face config is a JSON object", path);
+    c.error = xstrdup(sb_str(&sb));
+    sb_free(&sb);
+  } else if ((c.fam = family_of(&c)) != NULL) {
+    Config m = {0};
+    read_model(&c, o, &m);
+    if (!c.error) {
+      warn_fields(&c, o);
+      char *name = model_name(path, c.fam);
+      StrBuf head = {0};
+      sb_printf(&head, "model %s", name);
+      m.name = sb_str(&head);
+      Gen g = {.m = &m, .cfg = &c};
+      emit_model(&g);
+      out->text = g.text.data ? g.text.data : xstrdup("");
+      out->len = g.text.len;
+      out->origins = g.origins;
+      out->norigins = g.nlines;
+      sb_free(&head);
+      free(name);
+      status = IMPORT_OK;
+    }
+  }
+  if (status != IMPORT_OK) out->error = c.error, c.error = NULL;
+  free(c.error);
+  sb_free(&c.read);
+  json_decref(c.root);
+  free(text);
+  return status;
+}

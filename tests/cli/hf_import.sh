@@ -1,0 +1,229 @@
+#!/bin/sh
+# hf_import.sh: `rooflint import config.json` and `rooflint config.json`
+# (src/hf_import.c, R-HF-001 .. R-HF-012).  The configs in tests/hf/ are
+# the published config.json of each checkpoint on the Hugging Face hub.
+. tests/cli/driver_lib.inc
+HF=tests/hf
+
+# json_field FILE EXPR: a figure of the --format json document in FILE.
+json_field() {
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+expect_eq() { # WHAT GOT WANT
+  if [ "$2" = "$3" ]; then ok; else what=$1; bad "got $2, expected $3"; fi
+}
+
+# --- golden text (R-HF-007, R-HF-012): NAME[-decode][-train][-tp8][-ep8].roof
+# is `rooflint import` of NAME.json with --phase decode|train, -D tensor=8,
+# -D data=8 -D expert=8; re-running it is byte-identical.
+for want in "$HF"/*.roof; do
+  base=$(basename "$want" .roof)
+  name=${base%%-*}
+  set -- import "$HF/$name.json"
+  case $base in *-decode*) set -- "$@" --phase decode ;; esac
+  case $base in *-train*) set -- "$@" --phase train ;; esac
+  case $base in *-tp8*) set -- "$@" -D tensor=8 ;; esac
+  case $base in *-ep8*) set -- "$@" -D data=8 -D expert=8 ;; esac
+  run "$@"
+  expect_status 0
+  if cmp -s "$want" "$T/out"; then ok; else bad "differs from $want"; diff -u "$want" "$T/out" | head -n 20; fi
+  cp "$T/out" "$T/first"
+  run "$@"
+  if cmp -s "$T/first" "$T/out"; then ok; else bad "a second import differs"; fi
+done
+
+# The spellings of issue 19 (SYNTAX19: branches par and moe), as generated:
+# R-HF-008 a decode layer's KV cache, appended and attended over whole
+expect_grep "$HF/llama2_7b-decode.roof" "    cache k_cache, v_cache : [batch, num_key_value_heads, ctx, head_dim]"
+expect_grep "$HF/llama2_7b-decode.roof" "    k_all = append(k_cache, k, axis=2)"
+expect_grep "$HF/llama2_7b-decode.roof" "    a = attention(q, k_all, v_all)"
+expect_grep "$HF/mistral_7b-decode.roof" "let window_ctx = min(ctx, sliding_window)"
+expect_grep "$HF/gemma2_9b-decode.roof" "  repeat num_hidden_layers / 2 {"
+# R-HF-009 routed experts beside their router, shared experts after them
+expect_grep "$HF/mixtral_8x7b.roof" "    experts num_experts top num_experts_per_tok {"
+expect_grep "$HF/mixtral_8x7b.roof" "    topk_weights, topk_idx = topk(scores, num_experts_per_tok, axis=-1)"
+expect_grep "$HF/deepseek_v3.roof" "    scores = add(sigmoid(router_logits), e_score_correction_bias)"
+expect_grep "$HF/deepseek_v3.roof" "  repeat num_hidden_layers - first_k_dense_replace {"
+# R-HF-010 MLA: the latent cached in decode, kv_b_proj absorbed
+expect_grep "$HF/deepseek_v3-decode-ep8.roof" "    cache kv_cache : [batch, 1, ctx, kv_lora_rank + qk_rope_head_dim]"
+expect_grep "$HF/deepseek_v3-decode-ep8.roof" "  parallel { gpus_per_node = data; data = data; expert = expert }"
+# R-HF-011 tensor parallel: one GPU's slices, all-reduces after row-parallel
+expect_grep "$HF/llama3_8b-decode-tp8.roof" "  parallel { gpus_per_node = tensor; tensor = tensor }"
+expect_grep "$HF/llama3_8b-decode-tp8.roof" "    weight q_proj : [hidden_size, num_attention_heads * head_dim / tensor] shard=tensor"
+expect_grep "$HF/llama3_8b-decode-tp8.roof" "    o = allreduce(o, group=tensor)"
+expect_grep "$HF/llama3_8b-decode-tp8.roof" "  logits = allgather(logits, group=tensor)"
+
+# -o FILE writes what standard output gets.
+run import "$HF/llama2_7b.json" -o "$T/l.roof"
+expect_status 0
+expect_empty "$T/out"
+if cmp -s "$T/l.roof" "$HF/llama2_7b.roof"; then ok; else bad "-o output differs"; fi
+
+# --- parameter counts (R-HF-004): the published figures, each family linted
+# with no error on the default target.  By hand:
+#   Llama-2-7B  2 x 32000 x 4096 (embed, untied head) + 32 x (4 x 4096^2
+#               + 3 x 4096 x 11008 + 2 x 4096) + 4096 = 6,738,415,616
+#   Llama-3-8B  2 x 128256 x 4096 + 32 x (2 x 4096^2 + 2 x 4096 x 1024
+#               + 3 x 4096 x 14336 + 8192) + 4096 = 8,030,261,248
+#   Mistral-7B  2 x 32000 x 4096 + 32 x 218,112,000 + 4096 = 7,241,732,096
+#   GPT-2       50257 x 768 (tied) + 1024 x 768 + 12 x 7,087,872 + 1536
+#               = 124,439,808
+#   Qwen2-7B    2 x 152064 x 3584 + 28 x (2 x 3584^2 + 2 x 3584 x 512
+#               + 4608 biases + 3 x 3584 x 18944 + 7168) + 3584 = 7,615,616,512
+#   Qwen3-8B    2 x 151936 x 4096 + 36 x (41,943,040 + 256 q/k norms
+#               + 3 x 4096 x 12288 + 8192) + 4096 = 8,190,735,360
+#   Gemma-2-9B  256000 x 3584 (tied) + 42 x (2 x 3584 x 4096 + 2 x 3584
+#               x 2048 + 3 x 3584 x 14336 + 4 x 3584) + 3584 = 9,241,705,984
+#   Phi-3-mini  2 x 32064 x 3072 + 32 x (3072 x 9216 + 3072^2 + 3072 x 16384
+#               + 8192 x 3072 + 6144) + 3072 = 3,821,079,552
+#   GPT-NeoX-20B 2 x 50432 x 6144 + 44 x 453,064,704 + 12288 = 20,554,567,680
+#   Gemma-7B    256000 x 3072 (tied) + 28 x (4 x 3072 x 4096 + 3 x 3072 x
+#               24576 + 2 x 3072) + 3072 = 8,537,680,896
+#   BERT-base   (BertModel with its pooler) 109,482,240
+for pair in llama2_7b:6738415616 llama3_8b:8030261248 mistral_7b:7241732096 \
+            gpt2:124439808 qwen2_7b:7615616512 qwen3_8b:8190735360 \
+            gemma2_9b:9241705984 phi3_mini:3821079552 \
+            gpt_neox_20b:20554567680 bert_base:109482240 gemma_7b:8537680896; do
+  name=${pair%%:*}
+  run --format json "$HF/$name.json"
+  expect_status 0
+  expect_eq "$name params" "$(json_field "$T/out" "d['models'][0]['summary']['params']")" "${pair#*:}"
+  expect_eq "$name errors" "$(json_field "$T/out" "d['counts']['errors']")" 0
+done
+
+# Mixtures of experts: the `experts E top K { }` block and `topk` are the
+# spellings of branch moe (not in this language yet).  Until they lint, the
+# total is checked with the block written as `repeat E { }` and the router's
+# topk line dropped (the other errors: capacity, a model this large):
+#   Mixtral-8x7B  2 x 32000 x 4096 + 32 x (41,943,040 attention + 8 x 4096
+#                 router + 8 x 3 x 4096 x 14336 + 8192) + 4096 = 46,702,792,704
+#   DeepSeek-V3   2 x 129280 x 7168 + 3 dense x (187,107,328 MLA + 3 x 7168 x
+#                 18432 + 14336) + 58 x (187,107,328 + 256 x 7168 router +
+#                 256 bias + 257 x 3 x 7168 x 2048 + 14336) + 7168
+#                 = 671,026,419,200 (without the MTP module)
+#   Qwen1.5-MoE-A2.7B  2 x 151936 x 2048 + 24 x (4 x 2048^2 + 6144 q/k/v
+#                 biases + 60 x 2048 router + 60 x 3 x 2048 x 1408 + 3 x 2048
+#                 x 5632 shared + 2048 shared gate + 4096) + 2048 = 14,315,784,192
+#   Qwen3-30B-A3B 2 x 151936 x 2048 + 48 x (18,874,368 attention + 256 q/k
+#                 norms + 128 x 2048 + 128 x 3 x 2048 x 768 + 4096) + 2048
+#                 = 30,532,122,624
+#   DeepSeek-V2-Lite (q_lora_rank null: a full-rank q_proj) 2 x 102400 x 2048
+#                 + (13,763,072 MLA + 3 x 2048 x 10944 + 4096) + 26 x
+#                 (13,763,072 + 64 x 2048 + 64 x 3 x 2048 x 1408 + 3 x 2048 x
+#                 2816 shared + 4096) + 2048 = 15,706,484,224
+for pair in mixtral_8x7b:46702792704 deepseek_v3:671026419200 \
+            qwen2_moe_a2_7b:14315784192 qwen3_moe_30b_a3b:30532122624 \
+            deepseek_v2_lite:15706484224; do
+  name=${pair%%:*}
+  sed -e 's/^\( *\)experts \([a-z_]*\) top [a-z_]* {/\1repeat \2 {/' -e '/= topk(/d' \
+    "$HF/$name.roof" >"$T/$name.roof"
+  run -Wno-capacity --format json "$T/$name.roof"
+  expect_status 0
+  expect_eq "$name params" "$(json_field "$T/out" "d['models'][0]['summary']['params']")" "${pair#*:}"
+done
+
+# The summary line says it too; -D batch and -D seq reach the lets (R-HF-003).
+run -w -D batch=4 -D seq=512 "$HF/llama2_7b.json"
+expect_status 0
+expect_grep "$T/out" "llama2_7b: 28 ops, 6.74 G parameters,"
+run import -D batch=4 -D seq=512 "$HF/llama2_7b.json"
+expect_grep "$T/out" "let batch = 4 "
+expect_grep "$T/out" "let seq = 512 "
+
+# --- one Llama-2-7B layer by hand (prefill, batch 1, seq 2048, fp16), R-HF-007:
+#   qkv region: 3 x 2 x 2048 x 4096 x 4096 = 206,158,430,208 FLOPs; bytes: h
+#     read once 2048 x 4096 x 2 = 16,777,216, three weights 3 x 4096^2 x 2 =
+#     100,663,296, q, k, v written 3 x 16,777,216: 167,772,160 B
+#   attention (causal halves it): 4 x 32 x 2048 x 2048 x 128 / 2 =
+#     34,359,738,368 FLOPs; q, k, v, out 4 x 16,777,216 = 67,108,864 B
+#   the whole layer: norms 2 x 4 x 2048 x 4096, rope 2 x 3 x 2048 x 4096,
+#     qkv, attention, o 2 x 2048 x 4096^2 + add 2048 x 4096, gate_up
+#     2 x 2 x 2048 x 4096 x 11008, silu-and-mul 6 x 2048 x 11008, down
+#     2 x 2048 x 11008 x 4096 + add 2048 x 4096:
+#     117,440,512 + 206,158,430,208 + 34,359,738,368 + 68,727,865,344
+#     + 369,367,187,456 + 135,266,304 + 184,691,982,336 = 863,557,910,528 FLOPs
+run --format json "$HF/llama2_7b.json"
+k="[k for k in d['models'][0]['kernels'] if k['count'] == 32]"
+expect_eq "qkv flops" "$(json_field "$T/out" "[k['flops'] for k in $k if k['name'] == 'qkv'][0]")" 206158430208
+expect_eq "qkv bytes" "$(json_field "$T/out" "[k['bytes'] for k in $k if k['name'] == 'qkv'][0]")" 167772160
+expect_eq "attention flops" "$(json_field "$T/out" "[k['flops'] for k in $k if k['name'] == 'a'][0]")" 34359738368
+expect_eq "attention bytes" "$(json_field "$T/out" "[k['bytes'] for k in $k if k['name'] == 'a'][0]")" 67108864
+expect_eq "layer flops" "$(json_field "$T/out" "sum(k['flops'] for k in $k)")" 863557910528
+
+# Training (R-HF-002): GPT-2 fits an H100 with Adam; Llama-2-7B does not, and
+# its one error is the capacity check (13.5 GB weights, as many gradients,
+# 80.9 GB Adam state), not the language.
+run --phase train --format json "$HF/gpt2.json"
+expect_status 0
+expect_eq "gpt2 train mode" "$(json_field "$T/out" "d['models'][0]['mode']")" train
+run -w --phase train "$HF/llama2_7b.json"
+expect_status 1
+expect_grep "$T/err" "needs 117.7 GB but H100 SXM has 80 GiB = 85.9 GB"
+expect_grep "$T/err" "[-Wcapacity]"
+
+# A decode step reads the weights and the KV cache (R-HF-008).  By hand,
+# Llama-2-7B in fp16 at batch 1 over a 2048-token cache: the weights
+# 6,738,415,616 x 2 = 13,476,831,232 B less the embedding table, of which
+# one row is gathered (32000 x 4096 x 2 = 262,144,000 B), plus the cache,
+# 32 layers x K and V x 32 heads x 2048 x 128 x 2 B = 1,073,741,824 B:
+# 14,288,429,056 B.  The rest (this token's activations, its k and v
+# appended) is about 0.1% (examples/llama2_7b_decode.roof, the same step
+# with its cache as an input: 14,304,918,020 B), so within 1%.
+# `cache` and `append` are issue 19's spellings (branch moe): until they are
+# in the language this is skipped, and it checks itself once they are.
+run -w --format json --phase decode "$HF/llama2_7b.json"
+if [ "$status" -eq 0 ]; then
+  expect_eq "decode bytes within 1% of weights + cache" \
+    "$(json_field "$T/out" "abs(d['models'][0]['summary']['bytes'] - 14288429056) < 14288429056e-2")" True
+else
+  echo "skip: decode needs cache/append (issue 19)"
+fi
+
+# README's "Linting a Hugging Face model" shows these runs as they print.
+run -w "$HF/llama3_8b.json"
+expect_grep README.md "$(cat "$T/out")"
+run -w -D batch=8 "$HF/mistral_7b.json"
+expect_grep README.md "$(cat "$T/out")"
+run -w --phase train "$HF/gpt2.json"
+expect_grep README.md "$(cat "$T/out")"
+
+# --- warnings (R-HF-006): a field that changes the cost and is not modelled
+run import "$HF/deepseek_v3.json"
+expect_status 0
+expect_grep "$T/err" "rooflint: warning: tests/hf/deepseek_v3.json:33:3: 'quantization_config' changes the cost (the weights' storage dtype) and is not modelled"
+expect_grep "$T/err" "tests/hf/deepseek_v3.json:29:3: 'num_nextn_predict_layers' changes the cost"
+run import -w "$HF/deepseek_v3.json"
+expect_empty "$T/err"
+printf '{"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 1,\n "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100,\n "flux_capacitor": 3}\n' >"$T/odd.json"
+run import "$T/odd.json"
+expect_status 0
+expect_err "rooflint: warning: $T/odd.json:3:2: 'flux_capacitor' is not a field the llama importer knows; if it changes the cost, edit the generated model"
+
+# --- bad configs (R-HF-005): each one error naming the file and the key, at
+# the key's line:column; the same through import and through the lint.
+for f in "$HF"/bad/*.json; do
+  run import "$f"
+  expect_status 1
+  expect_err "$(cat "${f%.json}.err")"
+  run "$f"
+  expect_status 1
+  expect_err "$(cat "${f%.json}.err")"
+done
+run import --phase decod "$HF/gpt2.json"
+expect_status 1
+expect_err "rooflint: error: unknown --phase 'decod'; did you mean 'decode'? (prefill, decode or train)"
+run import --phase decode "$HF/bert_base.json"
+expect_status 1
+expect_err "rooflint: error: tests/hf/bert_base.json:14:3: a bert model is an encoder: it has no decode phase (use --phase prefill or train)"
+run import -D tensor=3 "$HF/llama2_7b.json"
+expect_status 1
+expect_err "rooflint: error: tests/hf/llama2_7b.json:14:3: -D tensor=3 does not divide 'num_attention_heads' 32: each GPU holds whole heads and equal slices"
+run import "$T/none.json"
+expect_status 2
+expect_err "rooflint: error: cannot open '$T/none.json': No such file or directory"
+# A .json file that is no Hugging Face config is not imported.
+printf '{"a": 1}\n' >"$T/plain.json"
+run import "$T/plain.json"
+expect_status 2
+expect_grep "$T/err" "is not a format rooflint imports"
+finish
