@@ -83,7 +83,7 @@ typedef struct Options {
   int color; /* ColorMode */
   int error_limit; /* -1: the default */
   bool plan;            /* --plan (plan.c) */
-  DType *dtypes;        /* --dtype what-if plans (arena) */
+  WhatIf *dtypes;       /* --dtype what-if plans (arena) */
   int ndtypes;
   double fail_pct;      /* diff --fail-on-regression PCT */
   bool has_fail;
@@ -509,7 +509,7 @@ static const OptDesc options[] = {
      "print the dtype plan: compute by precision, footprint by dtype, nodes "
      "off the plan", IN_LINT},
     {"--dtype", NULL, "DT[,DT...]", CALL(opt_dtype), NULL,
-     "what if the plan dtype were DT: totals side by side", IN_LINT},
+     "what if the plan dtype were DT (CLASS=DT: a recipe entry): totals side by side", IN_LINT},
     {"--fail-on-regression", NULL, "PCT", CALL(opt_fail), NULL,
      "diff: exit 1 when a step-time bound grows by more than PCT%", IN_DIFF},
     {"-W", NULL, "CHECK", CALL(opt_warn), "-W CHECK, -WCHECK",

@@ -484,8 +484,10 @@ void plan_print(FILE *out, const Analysis *an, const SourceSet *ss) {
 
 /* ---------------------------------------------------------------- what-if */
 
-bool plan_parse_dtypes(Arena *a, const char *list, DType **dtypes, int *n,
+bool plan_parse_dtypes(Arena *a, const char *list, WhatIf **dtypes, int *n,
                        const char **err) {
+  static const char *const classes[] = {"elementwise", "reduction", "contraction", NULL};
+  static const OpClass ids[] = {OC_ELEMENTWISE, OC_REDUCTION, OC_CONTRACTION};
   int cap = 1;
   for (const char *p = list; *p; p++) cap += *p == ',';
   *dtypes = arena_alloc(a, (size_t)cap * sizeof **dtypes);
@@ -493,6 +495,23 @@ bool plan_parse_dtypes(Arena *a, const char *list, DType **dtypes, int *n,
   for (const char *p = list;;) {
     size_t len = strcspn(p, ",");
     const char *name = arena_strndup(a, p, len);
+    int cls = -1;
+    const char *eq = strchr(name, '=');
+    if (eq) { /* CLASS=DT, a recipe entry (R-PLAN-007) */
+      const char *cname = arena_strndup(a, name, (size_t)(eq - name));
+      int k = 0;
+      while (classes[k] && strcmp(classes[k], cname) != 0) k++;
+      if (!classes[k]) {
+        const char *sug = util_suggest(cname, classes);
+        *err = sug ? arena_printf(a, "unknown op class '%s'; did you mean '%s'?", cname, sug)
+                   : arena_printf(a, "unknown op class '%s' (expected elementwise, "
+                                     "reduction or contraction)",
+                                  cname);
+        return false;
+      }
+      cls = ids[k];
+      name = eq + 1;
+    }
     DType d = dtype_parse(name);
     if (d == DT_NONE || d == DT_TF32) {
       const char *sug = d == DT_TF32 ? "fp32" : util_suggest(name, dtype_names());
@@ -504,26 +523,38 @@ bool plan_parse_dtypes(Arena *a, const char *list, DType **dtypes, int *n,
                           sug ? "'?" : "");
       return false;
     }
-    (*dtypes)[(*n)++] = d;
+    (*dtypes)[(*n)++] = (WhatIf){cls, d};
     if (p[len] == '\0') return true;
     p += len + 1;
   }
+}
+
+/* A what-if's column: "fp8", "contraction=fp8_e4m3". */
+static const char *whatif_label(Arena *a, WhatIf w) {
+  if (w.cls < 0) return dtype_str(w.dtype);
+  return arena_printf(a, "%s=%s", op_class_str((OpClass)w.cls), dtype_str(w.dtype));
 }
 
 /* One what-if: the unit of the file with every model's plan replaced by
  * `d`; NULL after recording errors.  R-PLAN-005: a plan that does not
  * type-check (mixed bf16 and fp16 in one op) is an error noting the dtype. */
 static const Unit *rerun(Arena *a, const Analysis *an, const Bindings *b,
-                         DType d, DiagSink *diags) {
+                         WhatIf w, DiagSink *diags) {
   Bindings *nb = bindings_with(a, b, NULL);
-  nb->what_if = true;
-  nb->plan_dtype = d;
+  if (w.cls < 0) {
+    nb->what_if = true;
+    nb->plan_dtype = w.dtype;
+  } else {
+    nb->what_if_recipe = true;
+    nb->recipe_class = (OpClass)w.cls;
+    nb->recipe_dtype = w.dtype;
+  }
   int errors = diags->nerrors;
   int first = diags->n;
   Unit *u = sema_analyze(a, an->tree.program, nb, diags);
   for (int i = first; i < diags->n; i++)
-    diag_note(diags->items[i], LOC_NONE, "with the plan dtype %s from --dtype",
-              dtype_str(d));
+    diag_note(diags->items[i], LOC_NONE, "with %s%s from --dtype",
+              w.cls < 0 ? "the plan dtype " : "", whatif_label(a, w));
   if (!u || diags->nerrors > errors) return NULL;
   /* Same program, same statements: the graph has the same nodes. */
   for (int mi = 0; mi < u->nmodels; mi++)
@@ -541,7 +572,7 @@ static const char *speedup_text(Arena *a, double base, double t) {
  * written first, then one column per --dtype. */
 static void whatif_model(FILE *out, Arena *a, const SourceSet *ss,
                          const Model *m, ModelCost *const *costs,
-                         const DType *dtypes, int n) {
+                         const WhatIf *dtypes, int n) {
   const ModelCost *base = costs[0];
   model_header(out, m, base, ss, "what if the plan dtype were ...");
   int ncols = n + 2;
@@ -552,7 +583,7 @@ static void whatif_model(FILE *out, Arena *a, const SourceSet *ss,
   const char **row = arena_alloc(a, (size_t)ncols * sizeof *row);
   row[0] = "";
   row[1] = arena_printf(a, "%s (as written)", plan_label(a, m));
-  for (int j = 0; j < n; j++) row[j + 2] = dtype_str(dtypes[j]);
+  for (int j = 0; j < n; j++) row[j + 2] = whatif_label(a, dtypes[j]);
   table_add(&t, row);
   static const char *const labels[] = {"step time", "speed-up", "FLOPs",
                                        "bytes", "memory-bound", "footprint"};
@@ -583,7 +614,7 @@ static void whatif_model(FILE *out, Arena *a, const SourceSet *ss,
   Table bt = {.ncols = ncols, .align = align};
   row[0] = "kernel";
   row[1] = dtype_str(m->dtype);
-  for (int j = 0; j < n; j++) row[j + 2] = dtype_str(dtypes[j]);
+  for (int j = 0; j < n; j++) row[j + 2] = whatif_label(a, dtypes[j]);
   table_add(&bt, row);
   int changed = 0;
   for (int k = 0; k < base->nkernels; k++) {
@@ -628,7 +659,7 @@ static void whatif_model(FILE *out, Arena *a, const SourceSet *ss,
   Table st = {.ncols = ncols, .align = align};
   row[0] = "kernel";
   row[1] = dtype_str(m->dtype);
-  for (int j = 0; j < n; j++) row[j + 2] = dtype_str(dtypes[j]);
+  for (int j = 0; j < n; j++) row[j + 2] = whatif_label(a, dtypes[j]);
   table_add(&st, row);
   for (int i = 0; i < nk; i++) {
     int k = order[i];
@@ -651,7 +682,7 @@ static void whatif_model(FILE *out, Arena *a, const SourceSet *ss,
 }
 
 int plan_whatif(FILE *out, Arena *a, const SourceSet *ss, const Analysis *an,
-                const Bindings *b, const DType *dtypes, int ndtypes,
+                const Bindings *b, const WhatIf *dtypes, int ndtypes,
                 DiagSink *diags) {
   if (!an || !an->unit || ndtypes <= 0) return 0;
   const Unit **units = arena_alloc(a, (size_t)ndtypes * sizeof *units);

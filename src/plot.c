@@ -879,7 +879,7 @@ static int draw_panel(FILE *out, const Analysis *an, int model, double top, cons
    * legend starts below it), else cut at 12 */
   int size = 19;
   double room = WIDTH - PLOT_LEFT - 12;
-  while (size > 12 && text_width(sb_str(&title)) * TITLE_W * size > room) size--;
+  while (size > 12 && text_width(sb_str(&title)) / CHAR_W * TITLE_W * size > room) size--;
   fit_text(&title, room, TITLE_W * size);
   char font[64];
   snprintf(font, sizeof font, "class=\"title\" font-size=\"%d\" font-weight=\"bold\"", size);

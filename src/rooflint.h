@@ -914,6 +914,12 @@ typedef struct Bindings {
    * Zero (no what-if) for any Bindings built field by field. */
   bool what_if;
   DType plan_dtype;
+  /* --dtype CLASS=DT (R-PLAN-007): the recipe entry of `recipe_class` is
+   * `recipe_dtype`, and the ops of that class that would compute at the
+   * plan dtype, naming no precision=, compute at it. */
+  bool what_if_recipe;
+  OpClass recipe_class;
+  DType recipe_dtype;
 } Bindings;
 
 /* A copy of b (NULL: none) from arena a, with `add` (NULL: nothing) in
@@ -1634,14 +1640,21 @@ void plan_print(FILE *out, const Analysis *an, const SourceSet *ss);
  * kernels whose bound changes and the slowest kernels.  `b` holds the -D
  * overrides (copied, never changed).  Errors of a what-if plan go to
  * `diags`; returns 1 when there were any, else 0. */
+/* One --dtype what-if: the plan dtype DT (cls < 0), or the recipe entry
+ * CLASS=DT (cls an OpClass). */
+typedef struct WhatIf {
+  int cls;
+  DType dtype;
+} WhatIf;
 int plan_whatif(FILE *out, Arena *a, const SourceSet *ss, const Analysis *an,
-                const Bindings *b, const DType *dtypes, int ndtypes,
+                const Bindings *b, const WhatIf *dtypes, int ndtypes,
                 DiagSink *diags);
 /* R-PLAN-006: the plan as written, "bf16" or "bf16, contraction fp8_e4m3". */
 const char *plan_label(Arena *a, const Model *m);
-/* "fp8,fp32" -> dtypes (storage dtypes only); false with a message in
- * *err (arena) when a name is unknown. */
-bool plan_parse_dtypes(Arena *a, const char *list, DType **dtypes, int *n,
+/* "fp8,fp32,contraction=fp8" -> what-ifs (storage dtypes only; a class
+ * of a recipe: elementwise, reduction, contraction); false with a message
+ * in *err (arena) when a name is unknown. */
+bool plan_parse_dtypes(Arena *a, const char *list, WhatIf **dtypes, int *n,
                        const char **err);
 
 typedef struct DiffOptions {

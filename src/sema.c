@@ -1481,6 +1481,12 @@ static int apply_node(Sema *s, const Stmt *st, const Expr *call,
   g->precision =
       g->precision_explicit ? args.precision
                             : widest(s->in, npositional, computed);
+  /* R-PLAN-007: --dtype CLASS=DT computes the class's ops that would
+   * compute at the plan dtype at DT; storage is unchanged */
+  const Bindings *wi = s->overrides;
+  if (wi && wi->what_if_recipe && op->cls == wi->recipe_class && !g->precision_explicit &&
+      g->precision == s->m->dtype)
+    g->precision = wi->recipe_dtype;
   g->inputs = arena_alloc(s->arena, (size_t)(nin ? nin : 1) * sizeof(int));
   /* Consumers are counted here, each op once per operand node, while the
    * operands are still in cache, not in a second pass over every node. A
@@ -2141,6 +2147,10 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
   model_settings(s, &st->def.body);
   /* --dtype what-if (plan.c): the plan changes, explicit dtypes stay. */
   if (s->overrides && s->overrides->what_if) m->dtype = s->overrides->plan_dtype;
+  if (s->overrides && s->overrides->what_if_recipe) { /* R-PLAN-007 */
+    m->class_given[s->overrides->recipe_class] = true;
+    m->class_dtype[s->overrides->recipe_class] = s->overrides->recipe_dtype;
+  }
   model_block(s, &st->def.body, true);
 
   /* apply() counted consumers and cleared is_output of what was read */
@@ -2214,6 +2224,9 @@ Bindings *bindings_with(Arena *a, const Bindings *b, const LetOverride *add) {
   if (b) { /* a --dtype what-if stays one */
     nb->what_if = b->what_if;
     nb->plan_dtype = b->plan_dtype;
+    nb->what_if_recipe = b->what_if_recipe;
+    nb->recipe_class = b->recipe_class;
+    nb->recipe_dtype = b->recipe_dtype;
   }
   return nb;
 }

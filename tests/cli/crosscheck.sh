@@ -8,8 +8,10 @@
 #   1. the exact parameter count of the architecture, which rooflint must
 #      reproduce exactly (integer equality), and which must also round to
 #      the publication's figure (within half a unit of its last digit);
-#   2. the FLOPs of the contractions (matmul, conv2d, attention) of one
-#      forward pass, counting a multiply-accumulate as 2 FLOPs, which the
+#   2. the FLOPs of the contractions (matmul, conv1d, conv2d,
+#      conv_transpose2d, attention) of one forward pass, counting a
+#      multiply-accumulate as 2 FLOPs (and, with bias=, one FLOP per output
+#      element, R-COST-020), which the
 #      sum of rooflint's contraction nodes (flops x count) must equal to
 #      1e-9 (floating point only);
 #   3. the forward FLOPs by the formula the literature uses (transformers:
@@ -57,7 +59,8 @@ figures() {
     in_nodes && /^ *"op":/ { op = $0; sub(/.*"op": "/, "", op); sub(/".*/, "", op) }
     in_nodes && /^ *"count":/ { count = value($0) }
     in_nodes && /^ *"flops":/ {
-      if (op == "matmul" || op == "conv2d" || op == "attention") contraction += count * value($0)
+      if (op == "matmul" || op == "conv2d" || op == "attention" || op == "conv1d" ||
+          op == "conv_transpose2d") contraction += count * value($0)
     }
     function value(line) { sub(/.*: /, "", line); sub(/,$/, "", line); return line + 0 }
     END {
@@ -154,6 +157,7 @@ check_case() {
 D=768 L=12 V=50257 NPOS=1024 B=8 S=1024
 P=$(calc "$V*$D + $NPOS*$D + $L*(12*$D*$D + 13*$D) + 2*$D")
 published "gpt2_small: parameters" "$P" 124000000 500000
+P_GPT2=$P
 C=$(calc "2*($L*12*$D*$D + $V*$D)*$B*$S + 2*$L*$S*$D*$B*$S")
 check_case gpt2_small_train "$P" "$C" 0.01 "$C" train examples/gpt2_small_train.roof
 
@@ -278,6 +282,96 @@ C=$(calc "2*($L*(2*$D*$D + 2*$D*$DKV + 3*$D*$F) + $D*$V)*$B*$S + 2*$L*$S*$D*$B*$
 check_case llama3_8b_train "$P" "$C" 0.01 "$C" train examples/llama3_8b_train.roof
 C8=$(calc "$C / 8")
 check_case llama3_8b_train_tp8 "$P" "$C8" 0.01 "$C8" train examples/llama3_8b_train.roof -D T=8 -D ZERO=0
+
+# ------------------------------------------ the issue-18 forms (bias=, views)
+# GPT-2 small again, inference, B 1 x S 1024, c_attn one [768, 2304] GEMM
+# with bias split into q, k, v.  Parameters as above.  One layer by hand:
+# c_attn 2*1024*768*2304 + 1024*2304 (bias) = 3,626,237,952 FLOPs; causal
+# attention 4*12*1024^2*64 / 2 = 1,610,612,736.  The contractions add each
+# GEMM's bias, S x (3d + d + 4d + d) = 9 d per token per layer, to Kaplan's
+# count (which has none): 272,320,954,368 + 84,934,656.
+D=768 L=12 V=50257 S=1024
+C=$(calc "2*($L*12*$D*$D + $V*$D)*$S + 2*$L*$S*$D*$S")
+check_case gpt2_small_split "$P_GPT2" "$C" 0.01 "$(calc "$C + $L*$S*9*$D")" inference \
+  examples/gpt2_small_split.roof
+
+# Llama-3-8B (Meta 2024; config: L 32, d 4096, 32 heads, 8 KV heads of 128,
+# F 14336, V 128256, untied), prefill of S 2048 with rope, the head on the
+# last position (select).  Published: 8.03B (+/- 0.005B).  One layer: the
+# q/k/v GEMM 2*2048*4096*6144 = 103,079,215,104 FLOPs; causal GQA attention
+# 4*32*2048^2*128 / 2 = 34,359,738,368.
+D=4096 L=32 F=14336 V=128256 DKV=1024 S=2048
+P=$(calc "2*$V*$D + $D + $L*(2*$D*$D + 2*$D*$DKV + 3*$D*$F + 2*$D)")
+published "llama3_8b: parameters" "$P" 8030000000 5000000
+C=$(calc "2*$L*(2*$D*$D + 2*$D*$DKV + 3*$D*$F)*$S + 2*$L*$S*$D*$S + 2*$D*$V")
+check_case llama3_8b_rope "$P" "$C" 0.01 "$C" inference examples/llama3_8b_rope.roof
+
+# ViT-L/16 (Dosovitskiy et al. 2021; timm vit_large_patch16_224: L 24,
+# d 1024, MLP 4096, 16 heads, 197 tokens, 1000 classes), batch 8, the class
+# token expanded and selected.  Published: 304.33M (timm, +/- 0.005M);
+# 61.6 GMACs per image (+/- 0.05G).  One layer, one image: qkv
+# 2*197*1024*3072 + 197*3072 = 1,240,023,040 FLOPs; attention
+# 4*16*197^2*64 = 158,961,664.  Biases: N d (patch conv) + L T (3d + d +
+# 4d + d) + C per image.
+D=1024 L=24 F=4096 T=197 N=196 PS=16 C=1000 B=8
+P=$(calc "$D*3*$PS*$PS + $D + $D + $T*$D + $L*(12*$D*$D + 13*$D) + 2*$D + $D*$C + $C")
+published "vit_l16: parameters" "$P" 304330000 5000
+MACS=$(calc "$N*$D*3*$PS*$PS + $L*($T*12*$D*$D + 2*$T*$T*$D) + $D*$C")
+published "vit_l16: multiply-accumulates per image" "$MACS" 61600000000 50000000
+CB=$(calc "2*$MACS*$B + $B*($N*$D + $L*$T*($D*3 + $D + $F + $D) + $C)")
+check_case vit_l16_cls "$P" "$(calc "2*$MACS*$B")" 0.01 "$CB" inference examples/vit_l16_cls.roof
+
+# Whisper small's encoder (Radford et al. 2022; whisper/model.py: n_mels 80,
+# 3000 frames, conv1 80 -> 768 k3, conv2 768 -> 768 k3 stride 2, 1500
+# positions, 12 layers of d 768, MLP 3072, key without bias, sinusoidal
+# positions a buffer).  Parameters: 87,002,112 (conv1 185,088, conv2
+# 1,770,240, 12 x (12 d^2 + 12 d) = 12 x 7,087,104, ln_post 1,536; no
+# published encoder-only count to round to).  Front end by hand: conv1
+# 2*80*3*768*3000 + 768*3000 = 1,108,224,000 FLOPs; conv2
+# 2*768*3*768*1500 + 768*1500 = 5,309,568,000.  One layer: the GEMMs
+# 2*12*768^2*1500 = 21,233,664,000; attention 4*1500^2*768 = 6,912,000,000.
+# Formula: the convolutions' MACs x 2 + Kaplan's 2N per position + the
+# non-causal 4 n_layer n_ctx d per position; the biases count in the
+# contractions only.
+D=768 L=12 F=3072 T=1500 M=80 FR=3000
+P=$(calc "$D*$M*3 + $D + $D*$D*3 + $D + $L*(12*$D*$D + 12*$D) + 2*$D")
+C=$(calc "2*$M*3*$D*$FR + 2*$D*3*$D*$T + 2*$L*12*$D*$D*$T + 4*$L*$T*$T*$D")
+CB=$(calc "$C + $D*$FR + $D*$T + $L*$T*(4*$D + $F)")
+check_case whisper_small_encoder "$P" "$C" 0.01 "$CB" inference examples/whisper_small_encoder.roof
+
+# Stable Diffusion v1.5's UNet blocks at 320 channels (diffusers
+# ResnetBlock2D, Downsample2D, Upsample2D; config: norm_num_groups 32, time
+# embedding 1280): 64 -> 32 -> 16 and back, up by a 4x4 stride-2
+# transposed conv and by nearest x2 + 3x3 conv, skips concatenated.
+# Parameters by hand: a ResnetBlock2D C -> C' has 2C (GroupNorm) + 9 C C' +
+# C' (conv1) + 1280 C' + C' (time projection) + 2 C' + 9 C'^2 + C' (conv2)
+# (+ C C' + C' for the 1x1 shortcut when C != C'): 2,255,040 at 320 -> 320
+# (diffusers' down_blocks.0.resnets.0), 3,382,400 at 640 -> 320; the
+# samplers 9 C^2 + C = 921,920 each and the transposed conv 16 C^2 + C =
+# 1,638,720: 17,934,400 in all.  The convolutions by hand, each 2 x MACs +
+# its output elements (bias): r1's first conv at 64 x 64 is
+# 2*64^2*320*320*9 + 64^2*320 = 7,551,057,920; the transposed conv
+# 2*16^2*320*320*16 (each input position into C' k^2 outputs) + 32^2*320.
+# Formula: 2 x MACs of every conv and the time projections; the GroupNorms,
+# SiLUs and adds are the 0.2% over it.
+unet() {
+  awk -v what="$1" 'BEGIN {
+    C = 320; TE = 1280
+    split("64 32 16 32 64", hw); split("1 1 1 2 2", k)
+    p = 0; f = 0; b = 0
+    for (i = 1; i <= 5; i++) {
+      ci = k[i] * C; co = C; s = hw[i] * hw[i]
+      p += 2*ci + 9*co*ci + co + TE*co + co + 2*co + 9*co*co + co
+      f += 2*s*co*ci*9 + 2*TE*co + 2*s*co*co*9
+      b += s*co + co + s*co
+      if (ci != co) { p += co*ci + co; f += 2*s*co*ci; b += s*co }
+    }
+    p += 2*(9*C*C + C) + 16*C*C + C + 9*C*C + C
+    f += 2*32*32*C*C*9 + 2*16*16*C*C*9 + 2*16*16*C*C*16 + 2*64*64*C*C*9
+    b += 32*32*C + 16*16*C + 32*32*C + 64*64*C
+    printf "%.0f\n", what == "params" ? p : what == "flops" ? f : f + b }'
+}
+check_case unet_sd15_level "$(unet params)" "$(unet flops)" 0.01 "$(unet bias)" inference examples/unet_sd15_level.roof
 
 if [ "$failures" -gt 0 ]; then
   echo "crosscheck: $failures mismatches in $cases models" >&2

@@ -45,6 +45,11 @@ run 0 examples/vit_b16.roof
 run 0 examples/bert_base.roof
 run 0 examples/dtype_plan_review.roof
 run 0 examples/dtype_plan_fp8.roof
+run 0 examples/gpt2_small_split.roof
+run 0 examples/llama3_8b_rope.roof
+run 0 examples/vit_l16_cls.roof
+run 0 examples/whisper_small_encoder.roof
+run 0 examples/unet_sd15_level.roof
 
 # Llama-2-70B in bf16 is 138 GB of weights: one 80 GB GPU cannot hold it,
 # at batch 1 or 64; the error is the capacity check's, nothing else.

@@ -116,6 +116,8 @@ if case == "one":
                                    "fp32 vector (used for bf16): 10.0 TFLOP/s"], roof_labels
     assert not any("bf16 vector" in t for t in p.itertext()), "an invented bf16 vector roof"
     assert texts(p, "ridge-label") == ["ridge 10.0 FLOP/B", "ridge 100.0 FLOP/B"], texts(p, "ridge-label")
+    # a short title keeps the full 19 units
+    assert [t.get("font-size") for t in p.iter(NS + "text") if t.get("class") == "title"] == ["19"]
 elif case == "two":
     mem = [l.get("stroke") for l in p.iter(NS + "line") if l.get("class") == "memory-roof"]
     assert mem == ["#222222", "#8e44ad"], mem
@@ -135,6 +137,9 @@ elif case == "two":
 else:
     title = texts(p, "title")[0]
     assert title == "Roofline: llama2_7b_decode on NVIDIA H100 SXM, NVIDIA H200 SXM, AMD Instinct MI300X and NVIDIA B200", title
+    # 99 characters in 980 - 112 - 12 = 856 units at 0.66 em: 13 units
+    # (849.4) fits, 14 (914.8) does not
+    assert [t.get("font-size") for t in p.iter(NS + "text") if t.get("class") == "title"] == ["13"]
     strokes = {e.get("stroke") for g in p.iter(NS + "g") if g.get("class") == "kernels" for e in g}
     assert strokes == {"#222222", "#8e44ad", "#138d75", "#b9770e"}, strokes
 print("ok")

@@ -77,14 +77,30 @@ END_TEST
 
 START_TEST(parse_dtypes) {
   Arena *a = arena_new();
-  DType *d;
+  WhatIf *d;
   int n;
   const char *err = NULL;
   ck_assert(plan_parse_dtypes(a, "fp8,fp32,bf16", &d, &n, &err));
   ck_assert_int_eq(n, 3);
-  ck_assert_int_eq(d[0], DT_FP8_E4M3);
-  ck_assert_int_eq(d[1], DT_FP32);
-  ck_assert_int_eq(d[2], DT_BF16);
+  ck_assert_int_eq(d[0].dtype, DT_FP8_E4M3);
+  ck_assert_int_eq(d[1].dtype, DT_FP32);
+  ck_assert_int_eq(d[2].dtype, DT_BF16);
+  ck_assert_int_eq(d[2].cls, -1);
+  /* R-PLAN-007: CLASS=DT, a recipe entry */
+  ck_assert(plan_parse_dtypes(a, "bf16,contraction=fp8", &d, &n, &err));
+  ck_assert_int_eq(n, 2);
+  ck_assert_int_eq(d[0].cls, -1);
+  ck_assert_int_eq(d[1].cls, OC_CONTRACTION);
+  ck_assert_int_eq(d[1].dtype, DT_FP8_E4M3);
+  ck_assert(!plan_parse_dtypes(a, "contractions=fp8", &d, &n, &err));
+  ck_assert_str_eq(err, "unknown op class 'contractions'; did you mean 'contraction'?");
+  ck_assert(!plan_parse_dtypes(a, "movement=fp8", &d, &n, &err));
+  ck_assert_str_eq(err, "unknown op class 'movement' (expected elementwise, reduction or "
+                        "contraction)");
+  ck_assert(!plan_parse_dtypes(a, "contraction=tf32", &d, &n, &err));
+  ck_assert_str_eq(err,
+                   "tf32 is a compute precision, not a plan dtype; did you "
+                   "mean 'fp32'?");
   ck_assert(!plan_parse_dtypes(a, "fp8,fp9", &d, &n, &err));
   ck_assert_str_eq(err, "unknown dtype 'fp9'; did you mean 'fp8'?");
   ck_assert(!plan_parse_dtypes(a, "tf32", &d, &n, &err));
@@ -192,15 +208,26 @@ START_TEST(whatif_figures_and_errors) {
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
-  DType d[] = {DT_FP8_E4M3};
+  WhatIf d[] = {{-1, DT_FP8_E4M3}, {OC_CONTRACTION, DT_FP8_E4M3}};
   DiagSink sink;
   diag_sink_init(&sink);
-  ck_assert_int_eq(plan_whatif(f, tc->arena, &tc->ss, an, NULL, d, 1, &sink), 0);
+  ck_assert_int_eq(plan_whatif(f, tc->arena, &tc->ss, an, NULL, d, 2, &sink), 0);
   fclose(f);
   ck_assert_int_eq(sink.n, 0);
-  /* y in fp8: 137.4 GFLOP at 1979e12 = 69.4 us; z stays fp32. */
-  ck_assert_msg(strstr(buf, "y (matmul)   139 us compute  69.4 us compute"), "%s", buf);
-  ck_assert_msg(strstr(buf, "z (matmul)  2.05 ms compute  2.05 ms compute"), "%s", buf);
+  /* y in fp8: 137.4 GFLOP at 1979e12 = 69.4 us; z stays fp32.  Under
+   * contraction=fp8 (R-PLAN-007) y, a bf16 GEMM on the plan, computes at
+   * the fp8 rate too, 69.4 us, but its storage stays bf16, so the bytes are
+   * the plan's as written: y reads x, w and writes y, 3 x 33.6 MB; z reads
+   * y 33.6 MB and w32 67.1 MB and writes fp32 67.1 MB; c reads y and writes
+   * fp16, 2 x 33.6 MB: 335.5 MB (the fp8 plan, with x, w, y fp8: 251.7 MB).
+   * z computes in fp32, off the plan, and stays at the fp32 rate. */
+  ck_assert_msg(strstr(buf, "  y (matmul)   139 us compute  69.4 us compute       69.4 us compute"),
+                "%s", buf);
+  ck_assert_msg(strstr(buf, "  z (matmul)  2.05 ms compute  2.05 ms compute       2.05 ms compute"),
+                "%s", buf);
+  ck_assert_msg(strstr(buf, "bf16 (as written)     fp8_e4m3  contraction=fp8_e4m3"), "%s", buf);
+  ck_assert_msg(strstr(buf, "  bytes                  335.5 MB     251.7 MB              335.5 MB"),
+                "%s", buf);
   free(buf);
   diag_sink_free(&sink);
   tc_free(tc);
@@ -211,7 +238,7 @@ START_TEST(whatif_figures_and_errors) {
   char *buf2 = NULL;
   size_t len2 = 0;
   f = open_memstream(&buf2, &len2);
-  DType h[] = {DT_FP16};
+  WhatIf h[] = {{-1, DT_FP16}};
   diag_sink_init(&sink);
   ck_assert_int_eq(plan_whatif(f, tc->arena, &tc->ss, an, NULL, h, 1, &sink), 1);
   fclose(f);

@@ -1,0 +1,1 @@
+--report examples/gpt2_small_split.roof

@@ -1,0 +1,1 @@
+--report examples/llama3_8b_rope.roof

@@ -1,0 +1,1 @@
+--report examples/unet_sd15_level.roof

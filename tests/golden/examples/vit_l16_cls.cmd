@@ -1,0 +1,1 @@
+--report examples/vit_l16_cls.roof

@@ -1,0 +1,1 @@
+--report examples/whisper_small_encoder.roof

@@ -1,0 +1,1 @@
+--dtype contractions=fp8 tests/golden/diff/inputs/recipe_old.roof

@@ -1,0 +1,1 @@
+-w --dtype fp8,contraction=fp8 tests/golden/diff/inputs/recipe_old.roof
