@@ -703,7 +703,11 @@ static bool rd_value(Rd *r, size_t start, size_t end, OnnxValueInfo *v) {
     if (f.num == 1) {
       STR(v->name, true);
     } else if (f.num == 2) {
-      if (!want(r, m, &f, WT_LEN) || !rd_type(r, f.start, f.end, v)) return false;
+      if (!want(r, m, &f, WT_LEN)) return false;
+      v->elem_type = 0; /* a second type replaces the first whole */
+      v->dims = NULL;
+      v->ndims = -1;
+      if (!rd_type(r, f.start, f.end, v)) return false;
     } else if (f.num == 3 && !want(r, m, &f, WT_LEN)) {
       return false;
     }

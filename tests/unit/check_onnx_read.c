@@ -767,6 +767,16 @@ START_TEST(test_value_info) {
   put_str(&v, 1, "scalar");
   put_msg(&v, 2, &type);
   put_msg(&graph, 13, &v);
+  /* a type given twice: the second, a sequence, replaces the first whole */
+  v.n = type.n = tt.n = 0;
+  put_int(&tt, 1, ONNX_INT64);
+  put_msg(&type, 1, &tt);
+  put_str(&v, 1, "twice");
+  put_msg(&v, 2, &type);
+  type.n = 0;
+  put_msg(&type, 4, &tt);
+  put_msg(&v, 2, &type);
+  put_msg(&graph, 13, &v);
   put_msg(&model, 7, &graph);
   Read *r = rd(model.b, model.n);
   ck_assert_msg(r->ok, "%s", r->err);
@@ -785,7 +795,9 @@ START_TEST(test_value_info) {
   ck_assert_str_eq(x->dims[3].param, "seq");
   ck_assert_int_eq(g->outputs[0].elem_type, 0);
   ck_assert_int_eq(g->outputs[0].ndims, -1);
-  ck_assert_int_eq(g->nvalue_info, 2);
+  ck_assert_int_eq(g->nvalue_info, 3);
+  ck_assert_int_eq(g->value_info[2].elem_type, 0);
+  ck_assert_int_eq(g->value_info[2].ndims, -1);
   ck_assert_int_eq(g->value_info[0].ndims, -1);
   ck_assert_int_eq(g->value_info[0].elem_type, ONNX_INT64);
   ck_assert_int_eq(g->value_info[1].ndims, 0);
