@@ -197,9 +197,138 @@ Footprint cost_footprint_sharded(const Footprint *whole, int64_t zero,
   return f;
 }
 
+/* R-PAR-009: with a pipeline, the step is (m + p - 1) slots of the
+ * slowest stage plus the gradient synchronisation, or the longer of the
+ * two with overlap. */
 double cost_step_time(const ModelCost *mc) {
+  if (mc->pipe.stages > 1) {
+    double sync = 0;
+    for (int i = 0; i < mc->ncollectives; i++)
+      if (mc->collectives[i].node < 0) sync += mc->collectives[i].time_s;
+    double pipe = mc->pipe.step_time;
+    if (mc->model->parallel.overlap) return pipe > sync ? pipe : sync;
+    return pipe + sync;
+  }
   return mc->model->parallel.overlap ? mc->overlap_time : mc->time_s;
 }
+
+/* ------------------------------------------------------------ pipeline */
+
+enum { PART_PRE, PART_BODY, PART_POST, PART__COUNT };
+
+/* Which part of a pipelined model node i is: the split repeat's body,
+ * or what stands before or after it. */
+static int pipe_part(const Model *m, int i, int scope, int first) {
+  int sc = m->nodes[i].scope;
+  while (sc >= 0 && m->scopes[sc].parent >= 0) sc = m->scopes[sc].parent;
+  if (sc == scope) return PART_BODY;
+  return i < first ? PART_PRE : PART_POST;
+}
+
+/* A stage kind's share of the parts: the first stage runs what stands
+ * before the repeat, the last what stands after, each 1/p of its copies. */
+static double stage_share(const double *part, int kind, double p) {
+  double v = part[PART_BODY] / p;
+  if (kind == PIPE_FIRST) v += part[PART_PRE];
+  if (kind == PIPE_LAST) v += part[PART_POST];
+  return v;
+}
+
+/* R-PAR-009: per-stage footprints (1F1B keeps p - s microbatches of
+ * activations on stage s: p on the first, p - 1 on stage 1, 1 on the
+ * last; Narayanan et al. 2021, section 2.2.1) and the boundary send. */
+static void pipeline_memory(ModelCost *mc, const Model *m, const Target *t,
+                            const bool *leaves) {
+  PipelineCost *pc = &mc->pipe;
+  const Parallel *par = &m->parallel;
+  double p = (double)par->pipeline;
+  pc->stages = (int)par->pipeline;
+  pc->microbatches = (double)par->microbatches;
+  pc->scope = parallel_pipeline_scope(m);
+  pc->layers = (double)m->scopes[pc->scope].trips / p;
+  int first = -1;
+  for (int i = 0; i < m->nnodes && first < 0; i++)
+    if (pipe_part(m, i, pc->scope, m->nnodes) == PART_BODY) first = i;
+  pc->first_node = first;
+  double w[PART__COUNT] = {0}, prm[PART__COUNT] = {0}, buf[PART__COUNT] = {0},
+         act[PART__COUNT] = {0};
+  double carried = 0;
+  for (int i = 0; i < m->nnodes; i++) {
+    const GNode *g = &m->nodes[i];
+    int part = pipe_part(m, i, pc->scope, first);
+    double copies = model_weight_copies(m, g->scope);
+    if (g->role == ROLE_WEIGHT) {
+      w[part] += node_bytes(m, i) * copies;
+      prm[part] += op_tensor_elements(g->type) * copies;
+    }
+    if (g->role == ROLE_BUFFER) buf[part] += node_bytes(m, i) * copies;
+    bool saved = g->region < 0 || (leaves && leaves[i]);
+    if (m->train && ((g->role == ROLE_ACTIVATION && !is_alias(m, g) &&
+                      !is_op(g, OC_TRANSFER) && saved) ||
+                     g->role == ROLE_INPUT))
+      act[part] += node_bytes(m, i) * g->count;
+    /* the value a layer hands to the next: the body's loop-carried one */
+    if (part == PART_BODY && g->loop_carried && node_bytes(m, i) > carried)
+      carried = node_bytes(m, i);
+  }
+  pc->inflight[PIPE_FIRST] = p;
+  pc->inflight[PIPE_MIDDLE] = p - 1;
+  pc->inflight[PIPE_LAST] = 1;
+  int64_t ns = parallel_place(par, PG_SHARD).size;
+  double worst = -1;
+  for (int k = 0; k < PIPE__KINDS; k++) {
+    if (k == PIPE_MIDDLE && pc->stages < 3) continue;
+    Footprint f = {0};
+    f.weights = stage_share(w, k, p);
+    f.buffers = stage_share(buf, k, p);
+    f.activations = m->train ? stage_share(act, k, p) * pc->inflight[k]
+                             : mc->footprint.activations;
+    if (m->train) {
+      f.gradients = f.weights;
+      f.optimizer = stage_share(prm, k, p) * ADAM_BYTES_PER_PARAM;
+    }
+    f.total = f.weights + f.gradients + f.optimizer + f.activations + f.buffers;
+    pc->footprint[k] = m->train ? cost_footprint_sharded(&f, par->zero, ns) : f;
+    if (pc->footprint[k].total > worst) {
+      worst = pc->footprint[k].total;
+      pc->worst = k;
+      mc->unsharded = f;
+    }
+  }
+  GroupPlace pp = parallel_place(par, PG_PIPELINE);
+  pc->send_ib = pp.nodes > 1;
+  double nvbw = t->nvlink_bw > 0 ? t->nvlink_bw : t->pcie_bw;
+  double ibbw = t->ib_bw > 0 ? t->ib_bw : t->pcie_bw;
+  double bw = pc->send_ib ? ibbw : nvbw;
+  pc->send_bytes = carried;
+  pc->send_time = bw > 0 ? carried / bw : 0;
+  pc->bubble = (p - 1) / (pc->microbatches + p - 1);
+}
+
+/* R-PAR-009: per-stage time per microbatch, from the kernels' times, and
+ * the step: (m + p - 1) x the slowest stage. */
+static void pipeline_time(ModelCost *mc, const Model *m) {
+  PipelineCost *pc = &mc->pipe;
+  double p = (double)pc->stages;
+  int first = pc->first_node;
+  double tm[PART__COUNT] = {0};
+  for (int k = 0; k < mc->nkernels; k++) {
+    Kernel kn = cost_kernel(mc, k);
+    tm[pipe_part(m, kn.first_node, pc->scope, first)] += kn.time_s * kn.count;
+  }
+  double slowest = 0;
+  for (int k = 0; k < PIPE__KINDS; k++) {
+    if (k == PIPE_MIDDLE && pc->stages < 3) continue;
+    pc->compute[k] = stage_share(tm, k, p);
+    /* forward: every stage but the last sends its activations on; in
+     * train mode every stage but the first sends a gradient back */
+    double sends = (k != PIPE_LAST) + (m->train && k != PIPE_FIRST);
+    pc->time[k] = pc->compute[k] + sends * pc->send_time;
+    if (pc->time[k] > slowest) slowest = pc->time[k];
+  }
+  pc->step_time = (pc->microbatches + p - 1) * slowest;
+}
+
 
 /* ------------------------------------------------------------ footprint */
 
@@ -568,22 +697,32 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     for (int r = 0; r < m->nregions; r++)
       if (region_kernel[r] >= 0) fused_roofline(&mc->fused[r], t);
   }
+  bool piped = m->parallel.pipeline > 1 && parallel_pipeline_scope(m) >= 0;
+  if (piped) pipeline_memory(mc, m, t, leaves);
   free(leaves);
 
-  if (m->train) {
-    mc->footprint.gradients = mc->footprint.weights;
-    mc->footprint.optimizer = mc->gpu_params * ADAM_BYTES_PER_PARAM;
-    mc->ncollectives += cost_grad_sync(&m->parallel, t, mc->footprint.weights,
-                                       &mc->collectives[mc->ncollectives]);
+  if (piped) {
+    /* R-PAR-009: the GPU's footprint is its stage's, the worst one */
+    mc->footprint = mc->pipe.footprint[mc->pipe.worst];
+    if (m->train)
+      mc->ncollectives += cost_grad_sync(&m->parallel, t, mc->unsharded.weights,
+                                         &mc->collectives[mc->ncollectives]);
+  } else {
+    if (m->train) {
+      mc->footprint.gradients = mc->footprint.weights;
+      mc->footprint.optimizer = mc->gpu_params * ADAM_BYTES_PER_PARAM;
+      mc->ncollectives += cost_grad_sync(&m->parallel, t, mc->footprint.weights,
+                                         &mc->collectives[mc->ncollectives]);
+    }
+    mc->footprint.total = mc->footprint.weights + mc->footprint.gradients +
+                          mc->footprint.optimizer + mc->footprint.activations +
+                          mc->footprint.buffers;
+    mc->unsharded = mc->footprint;
+    if (m->train)
+      mc->footprint = cost_footprint_sharded(
+          &mc->unsharded, m->parallel.zero,
+          parallel_place(&m->parallel, PG_SHARD).size);
   }
-  mc->footprint.total = mc->footprint.weights + mc->footprint.gradients +
-                        mc->footprint.optimizer + mc->footprint.activations +
-                        mc->footprint.buffers;
-  mc->unsharded = mc->footprint;
-  if (m->train)
-    mc->footprint = cost_footprint_sharded(
-        &mc->unsharded, m->parallel.zero,
-        parallel_place(&m->parallel, PG_SHARD).size);
 
   /* Totals per step, in kernel order (without regions the per-node pass
    * has added them, in the same order). */
@@ -601,5 +740,6 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
    * and communication; without, their sum */
   double compute = mc->time_s - mc->collective_time;
   mc->overlap_time = compute > mc->collective_time ? compute : mc->collective_time;
+  if (piped) pipeline_time(mc, m);
   return mc;
 }

@@ -991,6 +991,10 @@ const char *group_link_str(GroupPlace gp);
 struct Model;
 /* R-PAR-008: errors for row-parallel partial sums read unreduced. */
 void parallel_check_partials(const struct Model *m, DiagSink *diags);
+/* R-PAR-009: the top-level repeat a pipeline splits (most trips, first on
+ * ties), -1 if none. */
+int parallel_pipeline_scope(const struct Model *m);
+void parallel_check_pipeline(const struct Model *m, DiagSink *diags);
 
 typedef struct Model {
   const char *name;
@@ -1177,6 +1181,28 @@ typedef struct Footprint {
   int64_t weight_shards, gradient_shards, optimizer_shards;
 } Footprint;
 
+/* R-PAR-009: a pipeline of `stages` stages over `microbatches`
+ * microbatches (1F1B, Narayanan et al. 2021).  Per stage kind: the
+ * first, a middle one (stage 1, the busiest of the middle ones) and the
+ * last; with 2 stages there is no middle one. */
+enum { PIPE_FIRST, PIPE_MIDDLE, PIPE_LAST, PIPE__KINDS };
+typedef struct PipelineCost {
+  int stages;
+  double microbatches;
+  int scope;                      /* the repeat split over the stages */
+  int first_node;                 /* its first node: before it, the first stage's */
+  double layers;                  /* its copies per stage */
+  double compute[PIPE__KINDS];    /* one microbatch, forward (+ backward) */
+  double time[PIPE__KINDS];       /* compute + the sends it waits for */
+  Footprint footprint[PIPE__KINDS]; /* per GPU, after sharding */
+  double inflight[PIPE__KINDS];   /* microbatches of activations kept */
+  double send_bytes, send_time;   /* one boundary send of one microbatch */
+  bool send_ib;                   /* stages on different nodes */
+  double bubble;                  /* (p - 1) / (m + p - 1) */
+  double step_time;               /* (m + p - 1) x the slowest stage */
+  int worst;                      /* the stage kind whose footprint is the GPU's */
+} PipelineCost;
+
 typedef struct Collective {
   int node;         /* -1 for the implicit gradient synchronisation of train mode */
   const char *kind; /* "allreduce", ... */
@@ -1212,6 +1238,7 @@ typedef struct ModelCost {
   double overlap_time;           /* max(compute, collectives) (R-PAR-007) */
   Footprint footprint;           /* per GPU, after sharding */
   Footprint unsharded;           /* per GPU, before ZeRO */
+  PipelineCost pipe;             /* stages == 0: no pipeline */
 } ModelCost;
 
 /* At most this many implicit collectives per train step (ZeRO-3 with

@@ -1985,7 +1985,6 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
   /* apply() counted consumers and cleared is_output of what was read */
   for (int i = 0; i < s->noutputs; i++) s->nodes[s->outputs[i]].is_output = true;
   s->noutputs = 0;
-  parallel_check_partials(m, s->diags); /* R-PAR-008 */
   m->scopes = m->nscopes ? arena_memdup(s->arena, s->scopes,
                                         (size_t)m->nscopes * sizeof *s->scopes)
                          : NULL;
@@ -1993,6 +1992,8 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
                    ? arena_memdup(s->arena, s->regions,
                                   (size_t)m->nregions * sizeof *s->regions)
                    : NULL;
+  parallel_check_partials(m, s->diags); /* R-PAR-008 */
+  parallel_check_pipeline(m, s->diags); /* R-PAR-009 */
   free(s->scopes);
   free(s->carried);
   free(s->regions);
