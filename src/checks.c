@@ -117,6 +117,7 @@ static const Block *body_of(const Stmt *s) {
   switch (s->kind) {
   case ST_MODEL:
   case ST_FUSED:
+  case ST_CHECKPOINT:
   case ST_TARGET_DEF:
   case ST_SECTION:
     return &s->def.body;

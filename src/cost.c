@@ -362,6 +362,36 @@ static bool *region_exits(const Model *m) {
   return leaves;
 }
 
+/* R-PAR-010: each node's checkpoint block, -1 outside (scratch, n ints,
+ * for the caller to free; NULL without blocks or outside train mode). */
+static int *checkpoint_blocks(const Model *m) {
+  if (!m->train || m->nckpts == 0) return NULL;
+  int *of = xmalloc(((size_t)m->nnodes + 1) * sizeof *of);
+  for (int i = 0; i < m->nnodes; i++) of[i] = -1;
+  for (int b = 0; b < m->nckpts; b++)
+    for (int i = m->ckpts[b].first; i < m->ckpts[b].end; i++) of[i] = b;
+  return of;
+}
+
+/* Which values of a checkpoint block leave it: model outputs, values
+ * carried to the next copy of a repeat, and what a node outside the
+ * block reads (through views, their storage). */
+static bool *checkpoint_keeps(const Model *m, const int *ckpt_of) {
+  int n = m->nnodes;
+  bool *keep = xcalloc((size_t)n + 1, sizeof *keep);
+  for (int i = n - 1; i >= 0; i--) {
+    const GNode *g = &m->nodes[i];
+    if (g->is_output || g->loop_carried) keep[i] = true;
+    bool alias = is_alias(m, g);
+    for (int k = 0; k < g->ninputs; k++) {
+      int src = g->inputs[k];
+      if (ckpt_of[src] >= 0 && (ckpt_of[src] != ckpt_of[i] || (alias && keep[i])))
+        keep[src] = true;
+    }
+  }
+  return keep;
+}
+
 /* What cost_model sizes its kernel and collective arrays by, counted by
  * activations() on its way over the nodes: one pass fewer over the node
  * array, the biggest block of a run. */
@@ -383,20 +413,34 @@ static void count_op(const GNode *g, OpCounts *oc) {
  * of a region only the values that leave it (`leaves`), since a fused
  * kernel saves its inputs and recomputes the rest (R-TRAIN-002). */
 static double activations(const Model *m, bool train, const bool *leaves,
-                          OpCounts *oc) {
+                          const int *ckpt_of, OpCounts *oc) {
   int n = m->nnodes;
   if (n == 0) return 0;
   if (train) {
-    double sum = 0;
+    /* R-PAR-010: a checkpoint block keeps only what leaves it (read
+     * after it, carried to the next copy, or an output); backward
+     * recomputes the rest, one block at a time: the largest block's own
+     * values, one copy, are live while it does */
+    bool *keep = ckpt_of ? checkpoint_keeps(m, ckpt_of) : NULL;
+    double *own = ckpt_of ? xcalloc((size_t)m->nckpts + 1, sizeof *own) : NULL;
+    double sum = 0, buffer = 0;
     for (int i = 0; i < n; i++) {
       const GNode *g = &m->nodes[i];
       count_op(g, oc);
       bool saved = g->region < 0 || leaves[i];
-      if ((g->role == ROLE_ACTIVATION && !is_alias(m, g) &&
-           !is_op(g, OC_TRANSFER) && saved) || g->role == ROLE_INPUT)
-        sum += node_bytes(m, i) * g->count;
+      bool op_act = g->role == ROLE_ACTIVATION && !is_alias(m, g) &&
+                    !is_op(g, OC_TRANSFER) && saved;
+      if (op_act && keep && ckpt_of[i] >= 0 && !keep[i]) {
+        own[ckpt_of[i]] += node_bytes(m, i);
+        continue;
+      }
+      if (op_act || g->role == ROLE_INPUT) sum += node_bytes(m, i) * g->count;
     }
-    return sum;
+    for (int b = 0; own && b < m->nckpts; b++)
+      if (own[b] > buffer) buffer = own[b];
+    free(keep);
+    free(own);
+    return sum + buffer;
   }
   /* Scratch, freed here: the result arena keeps only what outlives cost. */
   /* One pass, last node first: every consumer of a node comes after it,
@@ -452,7 +496,7 @@ static void fused_roofline(FusedCost *k, const Target *t) {
  * Its peak is that of its biggest node by FLOPs (the matmul of a matmul +
  * epilogue). */
 static void fuse_regions(const Model *m, const ModelCost *mc,
-                         const bool *leaves, bool train) {
+                         const bool *leaves, const int *ckpt_of, bool train) {
   /* One pass over the nodes for every region at once (a pass per region
    * would be quadratic in a model of many regions).  A region's nodes are
    * contiguous (regions do not nest; nodes are appended in source order),
@@ -480,7 +524,8 @@ static void fuse_regions(const Model *m, const ModelCost *mc,
     }
     if (is_alias(m, g)) continue;
     k->flops += mc->nodes[i].flops;
-    if (train && train_factor(g) > factor[region]) factor[region] = train_factor(g);
+    double tf = train_factor(g) + (ckpt_of && ckpt_of[i] >= 0);
+    if (train && tf > factor[region]) factor[region] = tf;
     if (mc->nodes[i].flops > best[region]) {
       best[region] = mc->nodes[i].flops;
       k->peak = mc->nodes[i].peak;
@@ -581,7 +626,8 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
    * figures are allocated, not stacked on top of them at the peak. */
   OpCounts counts = {0, 0}; /* at most one kernel per op */
   bool *leaves = region_exits(m); /* scratch, freed before returning */
-  mc->footprint.activations = activations(m, m->train, leaves, &counts);
+  int *ckpt_of = checkpoint_blocks(m); /* scratch too */
+  mc->footprint.activations = activations(m, m->train, leaves, ckpt_of, &counts);
   mc->model = m;
   mc->target = t;
   int n = m->nnodes;
@@ -620,7 +666,8 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     OpCost oc = {0};
     OpIn x = {g->op, m, g->inputs, g->ninputs, g->type, g->args};
     g->op->cost(&x, t, &oc);
-    double f = m->train ? train_factor(g) : 1;
+    /* R-PAR-010: a checkpointed op runs its forward once more */
+    double f = m->train ? train_factor(g) + (ckpt_of && ckpt_of[i] >= 0) : 1;
     nc->flops = oc.flops * f;
     nc->bytes = oc.bytes * f;
     bool contraction = g->op->cls == OC_CONTRACTION || g->op->cls == OC_OPAQUE;
@@ -693,13 +740,14 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     }
   }
   if (m->nregions > 0) {
-    fuse_regions(m, mc, leaves, m->train);
+    fuse_regions(m, mc, leaves, ckpt_of, m->train);
     for (int r = 0; r < m->nregions; r++)
       if (region_kernel[r] >= 0) fused_roofline(&mc->fused[r], t);
   }
   bool piped = m->parallel.pipeline > 1 && parallel_pipeline_scope(m) >= 0;
   if (piped) pipeline_memory(mc, m, t, leaves);
   free(leaves);
+  free(ckpt_of);
 
   if (piped) {
     /* R-PAR-009: the GPU's footprint is its stage's, the worst one */

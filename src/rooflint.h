@@ -440,6 +440,7 @@ typedef enum StmtKind {
   ST_REPEAT,     /* repeat expr { ... } */
   ST_LOOP,       /* loop expr { ... } */
   ST_FUSED,      /* fused NAME { ... } */
+  ST_CHECKPOINT, /* checkpoint { ... } (R-PAR-010; def.name is the keyword) */
   ST_OUTPUT,     /* output NAMES */
   ST_SECTION,    /* WORD NAME { ... }, e.g. `level hbm { ... }` in a target */
   ST_ERROR,      /* placeholder after a syntax error */
@@ -895,6 +896,13 @@ typedef struct Region {
   int scope; /* scope the region sits in */
 } Region;
 
+/* A `checkpoint { }` block: its nodes are first .. end - 1 (a block's
+ * nodes are contiguous; blocks do not nest). */
+typedef struct CheckpointBlock {
+  int first, end;
+  Loc loc;
+} CheckpointBlock;
+
 typedef struct GNode {
   /* Ordered widest first so a model of millions of nodes wastes no padding
    * (the node array is the biggest block of a run).  A node's id is its
@@ -1015,6 +1023,8 @@ typedef struct Model {
   int nscopes;
   Region *regions;
   int nregions;
+  CheckpointBlock *ckpts; /* R-PAR-010, in source order */
+  int nckpts;
 } Model;
 
 /* The dtype the plan gives ops of class c: the recipe's, else the plan

@@ -143,6 +143,7 @@ static void mark_block(const Block *b, bool *used, int nnames) {
         push_ptr(&blocks, &st->loop.body);
         break;
       case ST_FUSED:
+      case ST_CHECKPOINT:
       case ST_MODEL: push_ptr(&blocks, &st->def.body); break;
       case ST_PARALLEL: push_ptr(&blocks, &st->parallel); break;
       default: break;

@@ -730,6 +730,37 @@ START_TEST(parallel_pipeline) {
 }
 END_TEST
 
+/* R-PAR-010: checkpoint { } in train mode.  x is bf16 [1024, 1024]
+ * (2 MiB); each of the 4 copies runs h = matmul (2 x 1024^3 = 2147483648
+ * FLOPs forward), relu and add.  Checkpointed, each op runs its forward
+ * once more: the matmul 4 x its forward (3 + 1), relu and add 3 x (2 + 1).
+ * Kept for backward: the input x and each copy's carried x (5 x 2 MiB),
+ * plus one copy's own values while it is recomputed (h, h: 4 MiB): 14 MiB,
+ * against 2 + 4 x 6 = 26 MiB without the block. */
+START_TEST(parallel_checkpoint) {
+  const char *body = "   h = matmul(x, w)\n   h = relu(h)\n   x = add(x, h)\n";
+  char text[400];
+  snprintf(text, sizeof text,
+           "model m {\n mode train\n input x : [1024, 1024]\n repeat 4 {\n"
+           "  weight w : [1024, 1024]\n  checkpoint {\n%s  }\n }\n}\n", body);
+  Fx ck = run(text);
+  snprintf(text, sizeof text,
+           "model m {\n mode train\n input x : [1024, 1024]\n repeat 4 {\n"
+           "  weight w : [1024, 1024]\n%s }\n}\n", body);
+  Fx no = run(text);
+  const double MiB = 1048576, fwd = 2.0 * 1024 * 1024 * 1024;
+  /* nodes: x, w, h (matmul), h (relu), x (add) */
+  EQ(ck.c->nodes[2].flops, 4 * fwd);
+  EQ(no.c->nodes[2].flops, 3 * fwd);
+  EQ(ck.c->nodes[3].flops, 3 * MiB);
+  EQ(ck.c->nodes[4].bytes, 3 * 3 * 2 * MiB);
+  EQ(ck.c->footprint.activations, 14 * MiB);
+  EQ(no.c->footprint.activations, 26 * MiB);
+  tc_free(ck.tc);
+  tc_free(no.tc);
+}
+END_TEST
+
 /* R-COST-007: a transfer costs bytes over PCIe, times its count. */
 START_TEST(transfer_in_loop) {
   Fx fx = run("model m {\n dtype fp16\n host h : [4096, 4096]\n"
@@ -986,6 +1017,7 @@ Suite *cost_suite(void) {
   tcase_add_test(tc, parallel_zero);
   tcase_add_test(tc, parallel_overlap);
   tcase_add_test(tc, parallel_pipeline);
+  tcase_add_test(tc, parallel_checkpoint);
   suite_add_tcase(s, tc);
   return s;
 }
