@@ -214,6 +214,10 @@ double cost_step_time(const ModelCost *mc) {
 
 /* ------------------------------------------------------------ pipeline */
 
+static bool *checkpoint_keeps(const Model *m, const int *ckpt_of);
+static double kept_bytes(const Model *m, int i, const bool *leaves,
+                         const int *ckpt_of, const bool *keep, double *own);
+
 enum { PART_PRE, PART_BODY, PART_POST, PART__COUNT };
 
 /* Which part of a pipelined model node i is: the split repeat's body,
@@ -238,7 +242,7 @@ static double stage_share(const double *part, int kind, double p) {
  * activations on stage s: p on the first, p - 1 on stage 1, 1 on the
  * last; Narayanan et al. 2021, section 2.2.1) and the boundary send. */
 static void pipeline_memory(ModelCost *mc, const Model *m, const Target *t,
-                            const bool *leaves) {
+                            const bool *leaves, const int *ckpt_of) {
   PipelineCost *pc = &mc->pipe;
   const Parallel *par = &m->parallel;
   double p = (double)par->pipeline;
@@ -253,6 +257,8 @@ static void pipeline_memory(ModelCost *mc, const Model *m, const Target *t,
   double w[PART__COUNT] = {0}, prm[PART__COUNT] = {0}, buf[PART__COUNT] = {0},
          act[PART__COUNT] = {0};
   double carried = 0;
+  bool *keep = ckpt_of ? checkpoint_keeps(m, ckpt_of) : NULL;
+  double *own = ckpt_of ? xcalloc((size_t)m->nckpts + 1, sizeof *own) : NULL;
   for (int i = 0; i < m->nnodes; i++) {
     const GNode *g = &m->nodes[i];
     int part = pipe_part(m, i, pc->scope, first);
@@ -262,15 +268,17 @@ static void pipeline_memory(ModelCost *mc, const Model *m, const Target *t,
       prm[part] += op_tensor_elements(g->type) * copies;
     }
     if (g->role == ROLE_BUFFER) buf[part] += node_bytes(m, i) * copies;
-    bool saved = g->region < 0 || (leaves && leaves[i]);
-    if (m->train && ((g->role == ROLE_ACTIVATION && !is_alias(m, g) &&
-                      !is_op(g, OC_TRANSFER) && saved) ||
-                     g->role == ROLE_INPUT))
-      act[part] += node_bytes(m, i) * g->count;
+    if (m->train) act[part] += kept_bytes(m, i, leaves, ckpt_of, keep, own);
     /* the value a layer hands to the next: the body's loop-carried one */
     if (part == PART_BODY && g->loop_carried && node_bytes(m, i) > carried)
       carried = node_bytes(m, i);
   }
+  /* the recompute buffer of the largest block, once per stage */
+  double buffer = 0;
+  for (int b = 0; own && b < m->nckpts; b++)
+    if (own[b] > buffer) buffer = own[b];
+  free(keep);
+  free(own);
   pc->inflight[PIPE_FIRST] = p;
   pc->inflight[PIPE_MIDDLE] = p - 1;
   pc->inflight[PIPE_LAST] = 1;
@@ -281,7 +289,7 @@ static void pipeline_memory(ModelCost *mc, const Model *m, const Target *t,
     Footprint f = {0};
     f.weights = stage_share(w, k, p);
     f.buffers = stage_share(buf, k, p);
-    f.activations = m->train ? stage_share(act, k, p) * pc->inflight[k]
+    f.activations = m->train ? stage_share(act, k, p) * pc->inflight[k] + buffer
                              : mc->footprint.activations;
     if (m->train) {
       f.gradients = f.weights;
@@ -412,6 +420,22 @@ static void count_op(const GNode *g, OpCounts *oc) {
  * count: the inputs and the outputs of every op outside a fused region;
  * of a region only the values that leave it (`leaves`), since a fused
  * kernel saves its inputs and recomputes the rest (R-TRAIN-002). */
+/* R-TRAIN-002, R-PAR-010: the bytes node i keeps for the backward pass,
+ * times its count; a checkpointed value that does not leave its block
+ * keeps nothing and adds its bytes (one copy) to own[its block]. */
+static double kept_bytes(const Model *m, int i, const bool *leaves,
+                         const int *ckpt_of, const bool *keep, double *own) {
+  const GNode *g = &m->nodes[i];
+  bool saved = g->region < 0 || (leaves && leaves[i]);
+  bool op_act = g->role == ROLE_ACTIVATION && !is_alias(m, g) &&
+                !is_op(g, OC_TRANSFER) && saved;
+  if (op_act && keep && ckpt_of[i] >= 0 && !keep[i]) {
+    own[ckpt_of[i]] += node_bytes(m, i);
+    return 0;
+  }
+  return op_act || g->role == ROLE_INPUT ? node_bytes(m, i) * g->count : 0;
+}
+
 static double activations(const Model *m, bool train, const bool *leaves,
                           const int *ckpt_of, OpCounts *oc) {
   int n = m->nnodes;
@@ -425,16 +449,8 @@ static double activations(const Model *m, bool train, const bool *leaves,
     double *own = ckpt_of ? xcalloc((size_t)m->nckpts + 1, sizeof *own) : NULL;
     double sum = 0, buffer = 0;
     for (int i = 0; i < n; i++) {
-      const GNode *g = &m->nodes[i];
-      count_op(g, oc);
-      bool saved = g->region < 0 || leaves[i];
-      bool op_act = g->role == ROLE_ACTIVATION && !is_alias(m, g) &&
-                    !is_op(g, OC_TRANSFER) && saved;
-      if (op_act && keep && ckpt_of[i] >= 0 && !keep[i]) {
-        own[ckpt_of[i]] += node_bytes(m, i);
-        continue;
-      }
-      if (op_act || g->role == ROLE_INPUT) sum += node_bytes(m, i) * g->count;
+      count_op(&m->nodes[i], oc);
+      sum += kept_bytes(m, i, leaves, ckpt_of, keep, own);
     }
     for (int b = 0; own && b < m->nckpts; b++)
       if (own[b] > buffer) buffer = own[b];
@@ -745,7 +761,7 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
       if (region_kernel[r] >= 0) fused_roofline(&mc->fused[r], t);
   }
   bool piped = m->parallel.pipeline > 1 && parallel_pipeline_scope(m) >= 0;
-  if (piped) pipeline_memory(mc, m, t, leaves);
+  if (piped) pipeline_memory(mc, m, t, leaves, ckpt_of);
   free(leaves);
   free(ckpt_of);
 

@@ -727,6 +727,17 @@ START_TEST(parallel_pipeline) {
   EQ(g->buffer, 6 * MiB);
   EQ(cost_step_time(fx.c), pc->step_time + g->time_s);
   tc_free(fx.tc);
+  /* R-PAR-010 in a stage: with the layer checkpointed, a layer keeps only
+   * its carried x (8 MiB), and the stage one copy's h (8 MiB) while it
+   * recomputes: the first stage 4 x (16 + 2 x 8) MiB + 8 MiB = 136 MiB */
+  fx = run("model m {\n dtype bf16\n mode train\n"
+           " parallel { gpus_per_node = 8; pipeline = 4; data = 2; microbatches = 8 }\n"
+           " input x : [4096, 1024]\n weight emb : [1024, 1024]\n x = matmul(x, emb)\n"
+           " repeat 8 {\n  weight w : [1024, 1024]\n"
+           "  checkpoint {\n   h = matmul(x, w)\n   x = add(x, h)\n  }\n }\n"
+           " weight head : [1024, 4096]\n y = matmul(x, head)\n}\n");
+  EQ(fx.c->pipe.footprint[PIPE_FIRST].activations, 136 * MiB);
+  tc_free(fx.tc);
 }
 END_TEST
 
