@@ -2217,10 +2217,20 @@ void graph_dump(const Unit *u, const SourceSet *ss, FILE *out) {
     fprintf(out, "model %s: dtype %s, mode %s, %d nodes, %d scopes, %d regions",
             m->name, dtype_str(m->dtype), m->train ? "train" : "inference",
             m->nnodes, m->nscopes, m->nregions);
-    if (m->parallel.present)
+    if (m->parallel.present) {
       fprintf(out, ", parallel %lldx%lld data %lld",
               (long long)m->parallel.nodes, (long long)m->parallel.gpus_per_node,
               (long long)m->parallel.data);
+      /* the other keys when not at their default (R-PAR-001) */
+      for (int k = 3; k < parallel_nkeys; k++) {
+        const ParallelKey *pk = &parallel_keys[k];
+        const char *at = (const char *)&m->parallel + pk->offset;
+        int64_t v = pk->boolean ? *(const bool *)at
+                                : *(const int64_t *)(const void *)at;
+        if (v != pk->def) fprintf(out, " %s %lld", pk->name, (long long)v);
+      }
+    }
+    if (m->nckpts > 0) fprintf(out, ", %d checkpoint blocks", m->nckpts);
     fputc('\n', out);
     for (int i = 0; i < m->nscopes; i++) {
       const Scope *sc = &m->scopes[i];
