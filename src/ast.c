@@ -36,7 +36,7 @@ static const char *const stmt_kind_names[] = {
     [ST_DTYPE_CLASS] = "dtype-class",
     [ST_PARALLEL] = "parallel", [ST_DECL] = "decl",
     [ST_ASSIGN] = "assign",    [ST_REPEAT] = "repeat",
-    [ST_LOOP] = "loop",        [ST_FUSED] = "fused",
+    [ST_LOOP] = "loop",        [ST_FUSED] = "fused", [ST_CHECKPOINT] = "checkpoint",
     [ST_OUTPUT] = "output",    [ST_SECTION] = "section",
     [ST_ERROR] = "error",      [ST_UNPACK] = "unpack",
     [ST_EXPERTS] = "experts",
@@ -86,6 +86,7 @@ static const size_t stmt_sizes[] = {
     [ST_REPEAT] = NODE_SIZE(Stmt, loop),
     [ST_LOOP] = NODE_SIZE(Stmt, loop),
     [ST_FUSED] = NODE_SIZE(Stmt, def),
+    [ST_CHECKPOINT] = NODE_SIZE(Stmt, def),
     [ST_OUTPUT] = NODE_SIZE(Stmt, output),
     [ST_SECTION] = NODE_SIZE(Stmt, def),
     [ST_ERROR] = sizeof(Stmt),
@@ -440,6 +441,7 @@ static void dump_stmt(const Dump *d, const Stmt *s, int depth) {
   case ST_TARGET_DEF:
   case ST_MODEL:
   case ST_FUSED:
+  case ST_CHECKPOINT:
   case ST_SECTION: dump_block(d, &s->def.body, depth + 1); break;
   case ST_PARALLEL: dump_block(d, &s->parallel, depth + 1); break;
   case ST_DECL: dump_expr(d, s->decl.type, depth + 1); break;

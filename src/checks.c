@@ -117,6 +117,7 @@ static const Block *body_of(const Stmt *s) {
   switch (s->kind) {
   case ST_MODEL:
   case ST_FUSED:
+  case ST_CHECKPOINT:
   case ST_TARGET_DEF:
   case ST_SECTION:
     return &s->def.body;
@@ -464,6 +465,7 @@ static void mark_block(const Block *b, bool *used, int nnames) {
         push_ptr(&blocks, &st->loop.body);
         break;
       case ST_FUSED:
+      case ST_CHECKPOINT:
       case ST_MODEL: push_ptr(&blocks, &st->def.body); break;
       case ST_PARALLEL: push_ptr(&blocks, &st->parallel); break;
       default: break;

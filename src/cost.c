@@ -212,7 +212,18 @@ Footprint cost_footprint_sharded(const Footprint *whole, int64_t zero,
   return f;
 }
 
+/* R-PAR-009: with a pipeline, the step is (m + p - 1) slots of the
+ * slowest stage plus the gradient synchronisation, or the longer of the
+ * two with overlap. */
 double cost_step_time(const ModelCost *mc) {
+  if (mc->pipe.stages > 1) {
+    double sync = 0;
+    for (int i = 0; i < mc->ncollectives; i++)
+      if (mc->collectives[i].node < 0) sync += mc->collectives[i].time_s;
+    double pipe = mc->pipe.step_time;
+    if (mc->model->parallel.overlap) return pipe > sync ? pipe : sync;
+    return pipe + sync;
+  }
   return mc->model->parallel.overlap ? mc->overlap_time : mc->time_s;
 }
 
@@ -295,6 +306,132 @@ static void moe_op(const Model *m, const GNode *g, int s, const MoeScope *q,
   oc->blocks = ceil(oc->blocks * q->work);
 }
 
+/* ------------------------------------------------------------ pipeline */
+
+static bool *checkpoint_keeps(const Model *m, const int *ckpt_of);
+static double kept_bytes(const Model *m, int i, const bool *leaves,
+                         const int *ckpt_of, const bool *keep, double *own);
+
+enum { PART_PRE, PART_BODY, PART_POST, PART__COUNT };
+
+/* Which part of a pipelined model node i is: the split repeat's body,
+ * or what stands before or after it. */
+static int pipe_part(const Model *m, int i, int scope, int first) {
+  int sc = m->nodes[i].scope;
+  while (sc >= 0 && m->scopes[sc].parent >= 0) sc = m->scopes[sc].parent;
+  if (sc == scope) return PART_BODY;
+  return i < first ? PART_PRE : PART_POST;
+}
+
+/* A stage kind's share of the parts: the first stage runs what stands
+ * before the repeat, the last what stands after, each 1/p of its copies. */
+static double stage_share(const double *part, int kind, double p) {
+  double v = part[PART_BODY] / p;
+  if (kind == PIPE_FIRST) v += part[PART_PRE];
+  if (kind == PIPE_LAST) v += part[PART_POST];
+  return v;
+}
+
+/* R-PAR-009: per-stage footprints (1F1B keeps p - s microbatches of
+ * activations on stage s: p on the first, p - 1 on stage 1, 1 on the
+ * last; Narayanan et al. 2021, section 2.2.1) and the boundary send. */
+static void pipeline_memory(ModelCost *mc, const Model *m, const Target *t,
+                            const bool *leaves, const int *ckpt_of) {
+  PipelineCost *pc = &mc->pipe;
+  const Parallel *par = &m->parallel;
+  double p = (double)par->pipeline;
+  pc->stages = (int)par->pipeline;
+  pc->microbatches = (double)par->microbatches;
+  pc->scope = parallel_pipeline_scope(m);
+  pc->layers = (double)m->scopes[pc->scope].trips / p;
+  int first = -1;
+  for (int i = 0; i < m->nnodes && first < 0; i++)
+    if (pipe_part(m, i, pc->scope, m->nnodes) == PART_BODY) first = i;
+  pc->first_node = first;
+  double w[PART__COUNT] = {0}, prm[PART__COUNT] = {0}, buf[PART__COUNT] = {0},
+         act[PART__COUNT] = {0};
+  double carried = 0;
+  bool *keep = ckpt_of ? checkpoint_keeps(m, ckpt_of) : NULL;
+  double *own = ckpt_of ? xcalloc((size_t)m->nckpts + 1, sizeof *own) : NULL;
+  for (int i = 0; i < m->nnodes; i++) {
+    const GNode *g = &m->nodes[i];
+    int part = pipe_part(m, i, pc->scope, first);
+    double copies = model_weight_copies(m, g->scope);
+    if (g->role == ROLE_WEIGHT) {
+      w[part] += node_bytes(m, i) * copies;
+      prm[part] += op_tensor_elements(g->type) * copies;
+    }
+    if (g->role == ROLE_BUFFER) buf[part] += node_bytes(m, i) * copies;
+    if (m->train) act[part] += kept_bytes(m, i, leaves, ckpt_of, keep, own);
+    /* the value a layer hands to the next: the body's loop-carried one */
+    if (part == PART_BODY && g->loop_carried && node_bytes(m, i) > carried)
+      carried = node_bytes(m, i);
+  }
+  /* the recompute buffer of the largest block, once per stage */
+  double buffer = 0;
+  for (int b = 0; own && b < m->nckpts; b++)
+    if (own[b] > buffer) buffer = own[b];
+  free(keep);
+  free(own);
+  pc->inflight[PIPE_FIRST] = p;
+  pc->inflight[PIPE_MIDDLE] = p - 1;
+  pc->inflight[PIPE_LAST] = 1;
+  int64_t ns = parallel_place(par, PG_SHARD).size;
+  double worst = -1;
+  for (int k = 0; k < PIPE__KINDS; k++) {
+    if (k == PIPE_MIDDLE && pc->stages < 3) continue;
+    Footprint f = {0};
+    f.weights = stage_share(w, k, p);
+    f.buffers = stage_share(buf, k, p);
+    f.activations = m->train ? stage_share(act, k, p) * pc->inflight[k] + buffer
+                             : mc->footprint.activations;
+    if (m->train) {
+      f.gradients = f.weights;
+      f.optimizer = stage_share(prm, k, p) * ADAM_BYTES_PER_PARAM;
+    }
+    f.total = f.weights + f.gradients + f.optimizer + f.activations + f.buffers;
+    pc->footprint[k] = m->train ? cost_footprint_sharded(&f, par->zero, ns) : f;
+    if (pc->footprint[k].total > worst) {
+      worst = pc->footprint[k].total;
+      pc->worst = k;
+      mc->unsharded = f;
+    }
+  }
+  GroupPlace pp = parallel_place(par, PG_PIPELINE);
+  pc->send_ib = pp.nodes > 1;
+  double nvbw = t->nvlink_bw > 0 ? t->nvlink_bw : t->pcie_bw;
+  double ibbw = t->ib_bw > 0 ? t->ib_bw : t->pcie_bw;
+  double bw = pc->send_ib ? ibbw : nvbw;
+  pc->send_bytes = carried;
+  pc->send_time = bw > 0 ? carried / bw : 0;
+  pc->bubble = (p - 1) / (pc->microbatches + p - 1);
+}
+
+/* R-PAR-009: per-stage time per microbatch, from the kernels' times, and
+ * the step: (m + p - 1) x the slowest stage. */
+static void pipeline_time(ModelCost *mc, const Model *m) {
+  PipelineCost *pc = &mc->pipe;
+  double p = (double)pc->stages;
+  int first = pc->first_node;
+  double tm[PART__COUNT] = {0};
+  for (int k = 0; k < mc->nkernels; k++) {
+    Kernel kn = cost_kernel(mc, k);
+    tm[pipe_part(m, kn.first_node, pc->scope, first)] += kn.time_s * kn.count;
+  }
+  double slowest = 0;
+  for (int k = 0; k < PIPE__KINDS; k++) {
+    if (k == PIPE_MIDDLE && pc->stages < 3) continue;
+    pc->compute[k] = stage_share(tm, k, p);
+    /* forward: every stage but the last sends its activations on; in
+     * train mode every stage but the first sends a gradient back */
+    double sends = (k != PIPE_LAST) + (m->train && k != PIPE_FIRST);
+    pc->time[k] = pc->compute[k] + sends * pc->send_time;
+    if (pc->time[k] > slowest) slowest = pc->time[k];
+  }
+  pc->step_time = (pc->microbatches + p - 1) * slowest;
+}
+
+
 /* ------------------------------------------------------------ footprint */
 
 /* The node whose storage node `id` is: itself, or, for a view or a no-op
@@ -327,6 +464,36 @@ static bool *region_exits(const Model *m) {
   return leaves;
 }
 
+/* R-PAR-010: each node's checkpoint block, -1 outside (scratch, n ints,
+ * for the caller to free; NULL without blocks or outside train mode). */
+static int *checkpoint_blocks(const Model *m) {
+  if (!m->train || m->nckpts == 0) return NULL;
+  int *of = xmalloc(((size_t)m->nnodes + 1) * sizeof *of);
+  for (int i = 0; i < m->nnodes; i++) of[i] = -1;
+  for (int b = 0; b < m->nckpts; b++)
+    for (int i = m->ckpts[b].first; i < m->ckpts[b].end; i++) of[i] = b;
+  return of;
+}
+
+/* Which values of a checkpoint block leave it: model outputs, values
+ * carried to the next copy of a repeat, and what a node outside the
+ * block reads (through views, their storage). */
+static bool *checkpoint_keeps(const Model *m, const int *ckpt_of) {
+  int n = m->nnodes;
+  bool *keep = xcalloc((size_t)n + 1, sizeof *keep);
+  for (int i = n - 1; i >= 0; i--) {
+    const GNode *g = &m->nodes[i];
+    if (g->is_output || g->loop_carried) keep[i] = true;
+    bool alias = is_alias(m, g);
+    for (int k = 0; k < g->ninputs; k++) {
+      int src = g->inputs[k];
+      if (ckpt_of[src] >= 0 && (ckpt_of[src] != ckpt_of[i] || (alias && keep[i])))
+        keep[src] = true;
+    }
+  }
+  return keep;
+}
+
 /* What cost_model sizes its kernel and collective arrays by, counted by
  * activations() on its way over the nodes: one pass fewer over the node
  * array, the biggest block of a run. */
@@ -355,21 +522,43 @@ static double held_bytes(const Model *m, int id) {
          (g->role == ROLE_ACTIVATION ? model_experts_work(m, g->scope) : 1);
 }
 
+/* R-TRAIN-002, R-PAR-010: the bytes node i keeps for the backward pass,
+ * times its count; a checkpointed value that does not leave its block
+ * keeps nothing and adds its bytes (one copy) to own[its block]. */
+static double kept_bytes(const Model *m, int i, const bool *leaves,
+                         const int *ckpt_of, const bool *keep, double *own) {
+  const GNode *g = &m->nodes[i];
+  bool saved = g->region < 0 || (leaves && leaves[i]);
+  bool op_act = g->role == ROLE_ACTIVATION && !is_alias(m, g) &&
+                !is_op(g, OC_TRANSFER) && saved;
+  if (op_act && keep && ckpt_of[i] >= 0 && !keep[i]) {
+    own[ckpt_of[i]] += held_bytes(m, i);
+    return 0;
+  }
+  return op_act || g->role == ROLE_INPUT ? held_bytes(m, i) * g->count : 0;
+}
+
 static double activations(const Model *m, bool train, const bool *leaves,
-                          OpCounts *oc) {
+                          const int *ckpt_of, OpCounts *oc) {
   int n = m->nnodes;
   if (n == 0) return 0;
   if (train) {
-    double sum = 0;
+    /* R-PAR-010: a checkpoint block keeps only what leaves it (read
+     * after it, carried to the next copy, or an output); backward
+     * recomputes the rest, one block at a time: the largest block's own
+     * values, one copy, are live while it does */
+    bool *keep = ckpt_of ? checkpoint_keeps(m, ckpt_of) : NULL;
+    double *own = ckpt_of ? xcalloc((size_t)m->nckpts + 1, sizeof *own) : NULL;
+    double sum = 0, buffer = 0;
     for (int i = 0; i < n; i++) {
-      const GNode *g = &m->nodes[i];
-      count_op(g, oc);
-      bool saved = g->region < 0 || leaves[i];
-      if ((g->role == ROLE_ACTIVATION && !is_alias(m, g) &&
-           !is_op(g, OC_TRANSFER) && saved) || g->role == ROLE_INPUT)
-        sum += held_bytes(m, i) * g->count;
+      count_op(&m->nodes[i], oc);
+      sum += kept_bytes(m, i, leaves, ckpt_of, keep, own);
     }
-    return sum;
+    for (int b = 0; own && b < m->nckpts; b++)
+      if (own[b] > buffer) buffer = own[b];
+    free(keep);
+    free(own);
+    return sum + buffer;
   }
   /* Scratch, freed here: the result arena keeps only what outlives cost. */
   /* One pass, last node first: every consumer of a node comes after it,
@@ -456,7 +645,8 @@ static double region_moe(const Model *m, const MoeScope *moe, int region,
  * Its peak is that of its biggest node by FLOPs (the matmul of a matmul +
  * epilogue). */
 static void fuse_regions(const Model *m, const ModelCost *mc,
-                         const bool *leaves, const MoeScope *moe, bool train) {
+                         const bool *leaves, const MoeScope *moe,
+                         const int *ckpt_of, bool train) {
   /* One pass over the nodes for every region at once (a pass per region
    * would be quadratic in a model of many regions).  A region's nodes are
    * contiguous (regions do not nest; nodes are appended in source order),
@@ -484,7 +674,8 @@ static void fuse_regions(const Model *m, const ModelCost *mc,
     }
     if (is_alias(m, g)) continue;
     k->flops += mc->nodes[i].flops;
-    if (train && train_factor(g) > factor[region]) factor[region] = train_factor(g);
+    double tf = train_factor(g) + (ckpt_of && ckpt_of[i] >= 0);
+    if (train && tf > factor[region]) factor[region] = tf;
     if (mc->nodes[i].flops > best[region]) {
       best[region] = mc->nodes[i].flops;
       k->peak = mc->nodes[i].peak;
@@ -587,7 +778,8 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   bool *leaves = region_exits(m); /* scratch, freed before returning */
   MoeScope *moe = moe_scopes(m);  /* scratch too */
   mc->experts = moe != NULL;
-  mc->footprint.activations = activations(m, m->train, leaves, &counts);
+  int *ckpt_of = checkpoint_blocks(m); /* scratch too */
+  mc->footprint.activations = activations(m, m->train, leaves, ckpt_of, &counts);
   mc->model = m;
   mc->target = t;
   int n = m->nnodes;
@@ -635,7 +827,8 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     g->op->cost(&x, t, &oc);
     int es = moe ? model_experts_scope(m, g->scope) : -1;
     if (es >= 0) moe_op(m, g, es, &moe[es], &oc);
-    double f = m->train ? train_factor(g) : 1;
+    /* R-PAR-010: a checkpointed op runs its forward once more */
+    double f = m->train ? train_factor(g) + (ckpt_of && ckpt_of[i] >= 0) : 1;
     nc->flops = oc.flops * f;
     nc->bytes = oc.bytes * f;
     bool contraction = g->op->cls == OC_CONTRACTION || g->op->cls == OC_OPAQUE;
@@ -708,28 +901,39 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     }
   }
   if (m->nregions > 0) {
-    fuse_regions(m, mc, leaves, moe, m->train);
+    fuse_regions(m, mc, leaves, moe, ckpt_of, m->train);
     for (int r = 0; r < m->nregions; r++)
       if (region_kernel[r] >= 0) fused_roofline(&mc->fused[r], t);
   }
+  bool piped = m->parallel.pipeline > 1 && parallel_pipeline_scope(m) >= 0;
+  if (piped) pipeline_memory(mc, m, t, leaves, ckpt_of);
   free(leaves);
   free(moe);
+  free(ckpt_of);
   mc->footprint.kv_cache = cost_kv_cache(m, NULL);
 
-  if (m->train) {
-    mc->footprint.gradients = mc->footprint.weights;
-    mc->footprint.optimizer = mc->gpu_params * ADAM_BYTES_PER_PARAM;
-    mc->ncollectives += cost_grad_sync(&m->parallel, t, mc->footprint.weights,
-                                       &mc->collectives[mc->ncollectives]);
+  if (piped) {
+    /* R-PAR-009: the GPU's footprint is its stage's, the worst one */
+    mc->footprint = mc->pipe.footprint[mc->pipe.worst];
+    if (m->train)
+      mc->ncollectives += cost_grad_sync(&m->parallel, t, mc->unsharded.weights,
+                                         &mc->collectives[mc->ncollectives]);
+  } else {
+    if (m->train) {
+      mc->footprint.gradients = mc->footprint.weights;
+      mc->footprint.optimizer = mc->gpu_params * ADAM_BYTES_PER_PARAM;
+      mc->ncollectives += cost_grad_sync(&m->parallel, t, mc->footprint.weights,
+                                         &mc->collectives[mc->ncollectives]);
+    }
+    mc->footprint.total = mc->footprint.weights + mc->footprint.gradients +
+                          mc->footprint.optimizer + mc->footprint.activations +
+                          mc->footprint.buffers + mc->footprint.kv_cache;
+    mc->unsharded = mc->footprint;
+    if (m->train)
+      mc->footprint = cost_footprint_sharded(
+          &mc->unsharded, m->parallel.zero,
+          parallel_place(&m->parallel, PG_SHARD).size);
   }
-  mc->footprint.total = mc->footprint.weights + mc->footprint.gradients +
-                        mc->footprint.optimizer + mc->footprint.activations +
-                        mc->footprint.buffers + mc->footprint.kv_cache;
-  mc->unsharded = mc->footprint;
-  if (m->train)
-    mc->footprint = cost_footprint_sharded(
-        &mc->unsharded, m->parallel.zero,
-        parallel_place(&m->parallel, PG_SHARD).size);
 
   /* Totals per step, in kernel order (without regions the per-node pass
    * has added them, in the same order). */
@@ -747,5 +951,6 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
    * and communication; without, their sum */
   double compute = mc->time_s - mc->collective_time;
   mc->overlap_time = compute > mc->collective_time ? compute : mc->collective_time;
+  if (piped) pipeline_time(mc, m);
   return mc;
 }

@@ -751,6 +751,32 @@ static void write_model(JsonOut *w, const ModelCost *mc, Sources *src) {
   }
   json_out_close(w, ']');
   write_summary(w, mc);
+  if (mc->pipe.stages > 1) { /* R-PAR-009 */
+    const PipelineCost *pc = &mc->pipe;
+    static const char *const kinds[PIPE__KINDS] = {"first", "middle", "last"};
+    json_out_open(w, "pipeline", '{');
+    json_out_int(w, "stages", pc->stages);
+    json_out_num(w, "microbatches", pc->microbatches);
+    json_out_num(w, "layers_per_stage", pc->layers);
+    json_out_num(w, "bubble", pc->bubble);
+    json_out_num(w, "step_time_s", pc->step_time);
+    json_out_num(w, "send_bytes", pc->send_bytes);
+    json_out_num(w, "send_time_s", pc->send_time);
+    json_out_str(w, "send_link", pc->send_ib ? "InfiniBand" : "NVLink");
+    json_out_open(w, "stages_by_kind", '[');
+    for (int k = 0; k < PIPE__KINDS; k++) {
+      if (k == PIPE_MIDDLE && pc->stages < 3) continue;
+      json_out_open(w, NULL, '{');
+      json_out_str(w, "kind", kinds[k]);
+      json_out_num(w, "compute_s", pc->compute[k]);
+      json_out_num(w, "time_s", pc->time[k]);
+      json_out_num(w, "in_flight", pc->inflight[k]);
+      json_out_num(w, "footprint_bytes", pc->footprint[k].total);
+      json_out_close(w, '}');
+    }
+    json_out_close(w, ']');
+    json_out_close(w, '}');
+  }
   json_out_open(w, "collectives", '[');
   for (int k = 0; k < mc->ncollectives; k++) write_collective(w, m, &mc->collectives[k], src);
   json_out_close(w, ']');

@@ -750,6 +750,7 @@ static void collect_lets(const Block *b, const char ***names, int *n) {
     case ST_LET: push(names, n, s->let.name.name); break;
     case ST_MODEL:
     case ST_FUSED:
+    case ST_CHECKPOINT:
     case ST_TARGET_DEF:
     case ST_SECTION: collect_lets(&s->def.body, names, n); break;
     case ST_REPEAT:

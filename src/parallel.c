@@ -128,13 +128,6 @@ void parallel_resolve(Parallel *p, const bool *given, Loc at, DiagSink *diags) {
                 (long long)p->nodes, (long long)p->gpus_per_node);
     goto reset;
   }
-  if (p->pipeline > 1) { /* issue 19 item 3: stages are not costed yet */
-    diag_report(diags, SEV_ERROR, NULL, at,
-                "parallel 'pipeline' = %lld: pipeline stages are not costed "
-                "yet (the model would be priced as one stage)",
-                (long long)p->pipeline);
-    goto reset;
-  }
   if (p->data % p->expert != 0) {
     diag_report(diags, SEV_ERROR, NULL, at,
                 "parallel 'expert' = %lld does not divide data = %lld (the "
@@ -292,4 +285,36 @@ void parallel_check_partials(const Model *m, DiagSink *diags) {
     held[i] = split > 0 ? HELD_SPLIT : HELD_FULL;
   }
   free(held);
+}
+
+/* ------------------------------------------------------------ pipeline */
+
+int parallel_pipeline_scope(const Model *m) {
+  int best = -1;
+  for (int sc = 0; sc < m->nscopes; sc++) {
+    const Scope *x = &m->scopes[sc];
+    if (x->parent >= 0 || x->is_loop) continue;
+    if (best < 0 || x->trips > m->scopes[best].trips) best = sc;
+  }
+  return best;
+}
+
+/* R-PAR-009: the repeat the stages split must exist and divide evenly. */
+void parallel_check_pipeline(const Model *m, DiagSink *diags) {
+  const Parallel *p = &m->parallel;
+  if (p->pipeline <= 1) return;
+  int sc = parallel_pipeline_scope(m);
+  if (sc < 0) {
+    diag_report(diags, SEV_ERROR, NULL, p->loc,
+                "parallel 'pipeline' = %lld needs a repeat of layers to "
+                "split over the stages",
+                (long long)p->pipeline);
+    return;
+  }
+  const Scope *x = &m->scopes[sc];
+  if (x->trips % p->pipeline != 0)
+    diag_report(diags, SEV_ERROR, NULL, x->loc,
+                "repeat %lld does not split evenly over pipeline = %lld "
+                "stages",
+                (long long)x->trips, (long long)p->pipeline);
 }

@@ -55,7 +55,7 @@ static const struct {
     {"let", LET},       {"target", TARGET}, {"model", MODEL},
     {"dtype", DTYPE},   {"mode", MODE},     {"parallel", PARALLEL},
     {"input", INPUT},   {"weight", WEIGHT}, {"host", HOST},
-    {"repeat", REPEAT}, {"loop", LOOP},     {"fused", FUSED},
+    {"repeat", REPEAT}, {"loop", LOOP},     {"fused", FUSED}, {"checkpoint", CHECKPOINT},
     {"output", OUTPUT}, {"true", TRUE},     {"false", FALSE},
     {"buffer", BUFFER}, {"cache", CACHE},   {"experts", EXPERTS},
 };

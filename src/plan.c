@@ -296,9 +296,13 @@ static void plan_footprint(FILE *out, Arena *a, const Model *m,
   ROW("dtype", "parameters", "weights", "gradients", "optimizer",
       "activations", "buffers", "KV cache", "total");
   char p[NB], wb[NB], gb[NB], ob[NB], ab[NB], bb[NB], kb[NB], tb[NB];
+  /* per GPU, after ZeRO (R-PAR-004), as the total row */
+  double wdiv = fp->weight_shards > 1 ? (double)fp->weight_shards : 1;
+  double gdiv = fp->gradient_shards > 1 ? (double)fp->gradient_shards : 1;
   for (int d = 0; d < DT__COUNT; d++) {
     double opt = train && d == DT_FP32 ? fp->optimizer : 0;
-    double grads = train ? w[d] : 0;
+    double grads = train ? w[d] / gdiv : 0;
+    w[d] /= wdiv;
     if (w[d] == 0 && act[d] == 0 && opt == 0 && buf[d] == 0 && kv[d] == 0)
       continue;
     fmt_count(p, NB, params[d]);

@@ -248,6 +248,46 @@ static void report_parallel(FILE *out, const Model *m) {
                 : "");
 }
 
+/* R-PAR-009: the stages of a pipeline, the bubble and the step. */
+static void report_pipeline(FILE *out, const ModelCost *c) {
+  const PipelineCost *pc = &c->pipe;
+  if (pc->stages <= 1) return;
+  char b[NB], t1[NB], t2[NB];
+  double p = pc->stages, mb = pc->microbatches;
+  fprintf(out,
+          "\npipeline: %d stages of %s layers, %s microbatches (1F1B): bubble "
+          "(p-1)/(m+p-1) = %s\n",
+          pc->stages, fmt_fixed(b, sizeof b, pc->layers, 0),
+          fmt_fixed(t1, sizeof t1, mb, 0),
+          fmt_percent(t2, sizeof t2, pc->bubble, 1));
+  Table tb = {.ncols = 5, .align = "lrrrr"};
+  table_add(&tb, (const char *const[]){"stage", "compute/microbatch",
+                                       "with sends", "in flight",
+                                       "footprint/GPU"});
+  static const char *const kinds[PIPE__KINDS] = {"first", "middle (1)", "last"};
+  double slowest = 0;
+  for (int k = 0; k < PIPE__KINDS; k++) {
+    if (k == PIPE_MIDDLE && pc->stages < 3) continue;
+    char cells[4][NB];
+    fmt_time(cells[0], NB, pc->compute[k]);
+    fmt_time(cells[1], NB, pc->time[k]);
+    fmt_fixed(cells[2], NB, pc->inflight[k], 0);
+    fmt_bytes(cells[3], NB, pc->footprint[k].total);
+    table_add(&tb, (const char *const[]){kinds[k], cells[0], cells[1],
+                                         cells[2], cells[3]});
+    if (pc->time[k] > slowest) slowest = pc->time[k];
+  }
+  table_print(out, &tb, "  ");
+  fprintf(out, "  boundary send: %s per microbatch on %s, %s\n",
+          fmt_bytes(b, sizeof b, pc->send_bytes),
+          pc->send_ib ? "InfiniBand" : "NVLink",
+          fmt_time(t1, sizeof t1, pc->send_time));
+  fprintf(out, "  pipeline      >= (m + p - 1) x the slowest stage = %s x %s = %s\n",
+          fmt_fixed(b, sizeof b, mb + p - 1, 0),
+          fmt_time(t1, sizeof t1, slowest),
+          fmt_time(t2, sizeof t2, pc->step_time));
+}
+
 static void report_collectives(FILE *out, const Model *m, const ModelCost *c) {
   if (c->ncollectives == 0) return;
   const Target *t = c->target;
@@ -427,13 +467,16 @@ static void report_one_target(FILE *out, Arena *a, const SourceSet *ss,
   fprintf(out, "\ntotals per step (counts multiplied)\n");
   fprintf(out, "  FLOPs            %s\n", fmt_flop(f, sizeof f, c->flops));
   fprintf(out, "  bytes            %s\n", fmt_bytes(b, sizeof b, c->bytes));
-  if (m->parallel.overlap && c->collective_time > 0)
+  if (c->pipe.stages > 1)
+    fprintf(out, "  step time        >= %s (the pipeline below, and the gradient sync)\n",
+            fmt_time(tm, sizeof tm, cost_step_time(c)));
+  else if (m->parallel.overlap && c->collective_time > 0)
     fprintf(out, "  step time        >= %s (compute and collectives overlap)\n",
             fmt_time(tm, sizeof tm, cost_step_time(c)));
   else
     fprintf(out, "  step time        >= %s (sum of node times)\n",
             fmt_time(tm, sizeof tm, c->time_s));
-  if (c->collective_time > 0) { /* R-PAR-007 */
+  if (c->collective_time > 0 && c->pipe.stages <= 1) { /* R-PAR-007 */
     char lo[NB], hi[NB], cm[NB], cl[NB];
     fprintf(out,
             "  overlap          >= %s with overlap (max of compute %s and "
@@ -454,6 +497,7 @@ static void report_one_target(FILE *out, Arena *a, const SourceSet *ss,
   report_footprint(out, c);
   report_slowest(out, a, ss, m, c, &slow);
   report_parallel(out, m);
+  report_pipeline(out, c);
   report_collectives(out, m, c);
   report_transfers(out, m, c, transfers, ntransfers);
   free(transfers);

@@ -484,6 +484,7 @@ typedef enum StmtKind {
   ST_REPEAT,     /* repeat expr { ... } */
   ST_LOOP,       /* loop expr { ... } */
   ST_FUSED,      /* fused NAME { ... } */
+  ST_CHECKPOINT, /* checkpoint { ... } (R-PAR-010; def.name is the keyword) */
   ST_OUTPUT,     /* output NAMES */
   ST_SECTION,    /* WORD NAME { ... }, e.g. `level hbm { ... }` in a target */
   ST_ERROR,      /* placeholder after a syntax error */
@@ -971,6 +972,13 @@ typedef struct Region {
   int scope; /* scope the region sits in */
 } Region;
 
+/* A `checkpoint { }` block: its nodes are first .. end - 1 (a block's
+ * nodes are contiguous; blocks do not nest). */
+typedef struct CheckpointBlock {
+  int first, end;
+  Loc loc;
+} CheckpointBlock;
+
 typedef struct GNode {
   /* Ordered widest first so a model of millions of nodes wastes no padding
    * (the node array is the biggest block of a run).  A node's id is its
@@ -1067,6 +1075,10 @@ const char *group_link_str(GroupPlace gp);
 struct Model;
 /* R-PAR-008: errors for row-parallel partial sums read unreduced. */
 void parallel_check_partials(const struct Model *m, DiagSink *diags);
+/* R-PAR-009: the top-level repeat a pipeline splits (most trips, first on
+ * ties), -1 if none. */
+int parallel_pipeline_scope(const struct Model *m);
+void parallel_check_pipeline(const struct Model *m, DiagSink *diags);
 
 typedef struct Model {
   const char *name;
@@ -1087,6 +1099,8 @@ typedef struct Model {
   int nscopes;
   Region *regions;
   int nregions;
+  CheckpointBlock *ckpts; /* R-PAR-010, in source order */
+  int nckpts;
 } Model;
 
 /* The dtype the plan gives ops of class c: the recipe's, else the plan
@@ -1275,6 +1289,28 @@ typedef struct Footprint {
   int64_t weight_shards, gradient_shards, optimizer_shards;
 } Footprint;
 
+/* R-PAR-009: a pipeline of `stages` stages over `microbatches`
+ * microbatches (1F1B, Narayanan et al. 2021).  Per stage kind: the
+ * first, a middle one (stage 1, the busiest of the middle ones) and the
+ * last; with 2 stages there is no middle one. */
+enum { PIPE_FIRST, PIPE_MIDDLE, PIPE_LAST, PIPE__KINDS };
+typedef struct PipelineCost {
+  int stages;
+  double microbatches;
+  int scope;                      /* the repeat split over the stages */
+  int first_node;                 /* its first node: before it, the first stage's */
+  double layers;                  /* its copies per stage */
+  double compute[PIPE__KINDS];    /* one microbatch, forward (+ backward) */
+  double time[PIPE__KINDS];       /* compute + the sends it waits for */
+  Footprint footprint[PIPE__KINDS]; /* per GPU, after sharding */
+  double inflight[PIPE__KINDS];   /* microbatches of activations kept */
+  double send_bytes, send_time;   /* one boundary send of one microbatch */
+  bool send_ib;                   /* stages on different nodes */
+  double bubble;                  /* (p - 1) / (m + p - 1) */
+  double step_time;               /* (m + p - 1) x the slowest stage */
+  int worst;                      /* the stage kind whose footprint is the GPU's */
+} PipelineCost;
+
 typedef struct Collective {
   int node;         /* -1 for the implicit gradient synchronisation of train mode */
   const char *kind; /* "allreduce", ... */
@@ -1314,6 +1350,7 @@ typedef struct ModelCost {
   double overlap_time;           /* max(compute, collectives) (R-PAR-007) */
   Footprint footprint;           /* per GPU, after sharding */
   Footprint unsharded;           /* per GPU, before ZeRO */
+  PipelineCost pipe;             /* stages == 0: no pipeline */
 } ModelCost;
 
 /* At most this many implicit collectives per train step (ZeRO-3 with

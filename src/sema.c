@@ -102,7 +102,10 @@ typedef struct Sema {
   int cap_scopes;
   Region *regions;
   int cap_regions;
+  CheckpointBlock *ckpts;
+  int cap_ckpts;
   int scope, region; /* current; -1 = none */
+  int ckpt;          /* the checkpoint block being read; -1 = none */
   /* scratch for one op application, reused */
   TensorType *in;
   Loc *in_locs;
@@ -1517,7 +1520,7 @@ static const char *const stmt_word[] = {
     [ST_DTYPE_CLASS] = "dtype",
     [ST_PARALLEL] = "parallel", [ST_DECL] = "input",
     [ST_ASSIGN] = "=",      [ST_REPEAT] = "repeat",
-    [ST_LOOP] = "loop",     [ST_FUSED] = "fused",
+    [ST_LOOP] = "loop",     [ST_FUSED] = "fused", [ST_CHECKPOINT] = "checkpoint",
     [ST_OUTPUT] = "output", [ST_SECTION] = "section",
     [ST_ERROR] = "error",   [ST_UNPACK] = "=",
     [ST_EXPERTS] = "experts",
@@ -1800,6 +1803,30 @@ static void fused_stmt(Sema *s, const Stmt *st) {
   s->region = -1;
 }
 
+/* R-PAR-010: `checkpoint { }` marks the nodes of its body; blocks do not
+ * nest, nor stand inside a fused region (a fused kernel keeps nothing of
+ * its own to recompute). */
+static void checkpoint_stmt(Sema *s, const Stmt *st) {
+  Loc header = st->def.kind.loc;
+  if (s->ckpt >= 0 || s->region >= 0) {
+    Diag *d = diag_report(s->diags, SEV_ERROR, NULL, header,
+                          s->ckpt >= 0 ? "checkpoint blocks do not nest"
+                                       : "a checkpoint block cannot stand "
+                                         "inside a fused region");
+    diag_note(d, s->ckpt >= 0 ? s->ckpts[s->ckpt].loc : s->regions[s->region].loc,
+              "the enclosing block starts here");
+    return;
+  }
+  Model *m = s->m;
+  grow((void **)&s->ckpts, &s->cap_ckpts, m->nckpts + 1, sizeof *s->ckpts);
+  int id = m->nckpts++;
+  s->ckpts[id] = (CheckpointBlock){m->nnodes, m->nnodes, header};
+  s->ckpt = id;
+  model_block(s, &st->def.body, false);
+  s->ckpts[id].end = m->nnodes;
+  s->ckpt = -1;
+}
+
 static void misplaced(Sema *s, const Stmt *st, const char *fmt) {
   diag_report(s->diags, SEV_ERROR, NULL, st->loc, fmt, word_of(st));
 }
@@ -1848,6 +1875,9 @@ static void model_stmt(Sema *s, const Stmt *st, bool top) {
     return;
   case ST_FUSED:
     fused_stmt(s, st);
+    return;
+  case ST_CHECKPOINT:
+    checkpoint_stmt(s, st);
     return;
   case ST_OUTPUT:
     output(s, st);
@@ -2019,7 +2049,8 @@ static int64_t block_nodes(const Block *b) {
     case ST_REPEAT:
     case ST_LOOP:
     case ST_EXPERTS: n += block_nodes(&st->loop.body); break;
-    case ST_FUSED: n += block_nodes(&st->def.body); break;
+    case ST_FUSED:
+    case ST_CHECKPOINT: n += block_nodes(&st->def.body); break;
     default: break;
     }
   }
@@ -2142,7 +2173,9 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
   s->cap_scopes = 0;
   s->regions = NULL;
   s->cap_regions = 0;
-  s->scope = s->region = -1;
+  s->ckpts = NULL;
+  s->cap_ckpts = 0;
+  s->scope = s->region = s->ckpt = -1;
 
   model_settings(s, &st->def.body);
   /* --dtype what-if (plan.c): the plan changes, explicit dtypes stay. */
@@ -2156,7 +2189,6 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
   /* apply() counted consumers and cleared is_output of what was read */
   for (int i = 0; i < s->noutputs; i++) s->nodes[s->outputs[i]].is_output = true;
   s->noutputs = 0;
-  parallel_check_partials(m, s->diags); /* R-PAR-008 */
   m->scopes = m->nscopes ? arena_memdup(s->arena, s->scopes,
                                         (size_t)m->nscopes * sizeof *s->scopes)
                          : NULL;
@@ -2164,6 +2196,12 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
                    ? arena_memdup(s->arena, s->regions,
                                   (size_t)m->nregions * sizeof *s->regions)
                    : NULL;
+  m->ckpts = m->nckpts ? arena_memdup(s->arena, s->ckpts,
+                                      (size_t)m->nckpts * sizeof *s->ckpts)
+                       : NULL;
+  free(s->ckpts);
+  parallel_check_partials(m, s->diags); /* R-PAR-008 */
+  parallel_check_pipeline(m, s->diags); /* R-PAR-009 */
   free(s->scopes);
   free(s->carried);
   free(s->regions);
@@ -2355,10 +2393,20 @@ void graph_dump(const Unit *u, const SourceSet *ss, FILE *out) {
     fprintf(out, "model %s: dtype %s, mode %s, %d nodes, %d scopes, %d regions",
             m->name, dtype_str(m->dtype), m->train ? "train" : "inference",
             m->nnodes, m->nscopes, m->nregions);
-    if (m->parallel.present)
+    if (m->parallel.present) {
       fprintf(out, ", parallel %lldx%lld data %lld",
               (long long)m->parallel.nodes, (long long)m->parallel.gpus_per_node,
               (long long)m->parallel.data);
+      /* the other keys when not at their default (R-PAR-001) */
+      for (int k = 3; k < parallel_nkeys; k++) {
+        const ParallelKey *pk = &parallel_keys[k];
+        const char *at = (const char *)&m->parallel + pk->offset;
+        int64_t v = pk->boolean ? *(const bool *)at
+                                : *(const int64_t *)(const void *)at;
+        if (v != pk->def) fprintf(out, " %s %lld", pk->name, (long long)v);
+      }
+    }
+    if (m->nckpts > 0) fprintf(out, ", %d checkpoint blocks", m->nckpts);
     fputc('\n', out);
     for (int i = 0; i < m->nscopes; i++) {
       const Scope *sc = &m->scopes[i];

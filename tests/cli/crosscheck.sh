@@ -373,6 +373,19 @@ unet() {
 }
 check_case unet_sd15_level "$(unet params)" "$(unet flops)" 0.01 "$(unet bias)" inference examples/unet_sd15_level.roof
 
+# ------------------------------------------ GPT-3 175B, pipelined (issue 19)
+# Brown et al. 2020, table 2.1: L 96, d 12288, 96 heads, d_ff 4d, n_ctx
+# 2048; vocabulary padded to 51200 (Megatron-LM); tied head; biases and
+# LayerNorms (13 d per layer).  Published: 175B (+/- 0.5B).  One microbatch
+# (B 1 x S 2048) through all 96 layers on one GPU of the tensor group
+# (T 8): every contraction is 1/8 of the model's, the QKV and fc biases
+# add their output elements (R-COST-020), attention is causal.
+D=12288 L=96 V=51200 S=2048 T=8
+P=$(calc "$L*(12*$D*$D + 13*$D) + $V*$D + $S*$D + 2*$D")
+published "gpt3_175b: parameters" "$P" 175000000000 500000000
+C=$(calc "(2*$L*12*$D*$D*$S + 2*$L*$S*$S*$D + 2*$S*$D*$V + $L*$S*(3*$D + 4*$D)) / $T")
+check_case gpt3_175b_pipeline "$P" "$C" 0.01 "$C" train examples/gpt3_175b_pipeline.roof
+
 if [ "$failures" -gt 0 ]; then
   echo "crosscheck: $failures mismatches in $cases models" >&2
   exit 1

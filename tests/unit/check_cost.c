@@ -674,6 +674,104 @@ START_TEST(parallel_overlap) {
 }
 END_TEST
 
+/* R-PAR-009: 4 stages x 2 data ranks on one node of 8, 8 microbatches,
+ * bf16 in train mode.  Per microbatch, x is [4096, 1024] (8388608 bytes).
+ * Kernels: a [4096,1024]x[1024,1024] matmul is 3 x 8.59 GFLOP = 26.0 us
+ * (compute-bound); the add 2 x 3 x 8388608 bytes = 15.0 us; the head
+ * [4096,1024]x[1024,4096] 3 x 34.4 GFLOP = 104 us.  The 8 layers split 2
+ * per stage; emb goes to the first stage, head to the last:
+ *   first  = emb + 2 layers, middle = 2 layers, last = 2 layers + head;
+ * every stage but the last sends x forward, every one but the first a
+ * gradient back: 8388608 / 450e9 = 18.6 us each.  Step = (8 + 4 - 1) x
+ * the slowest (the last) + the gradient all-reduce; bubble 3 / 11.
+ * Memory (1F1B: the first stage holds 4 microbatches, stage 1 three, the
+ * last one): first = weights 3 x 2 MiB, gradients as much, Adam 12 x
+ * 3 x 1048576, activations 4 x (x, emb's x, and 2 layers of h and x:
+ * 6 x 8 MiB) = 201326592; last = 2 MiB x 2 + 8 MiB of head, ..., one
+ * microbatch of 2 layers and y ([4096, 4096], 32 MiB). */
+START_TEST(parallel_pipeline) {
+  Fx fx = run("model m {\n dtype bf16\n mode train\n"
+              " parallel { gpus_per_node = 8; pipeline = 4; data = 2; microbatches = 8 }\n"
+              " input x : [4096, 1024]\n weight emb : [1024, 1024]\n x = matmul(x, emb)\n"
+              " repeat 8 {\n  weight w : [1024, 1024]\n  h = matmul(x, w)\n  x = add(x, h)\n }\n"
+              " weight head : [1024, 4096]\n y = matmul(x, head)\n}\n");
+  const PipelineCost *pc = &fx.c->pipe;
+  ck_assert_int_eq(pc->stages, 4);
+  EQ(pc->layers, 2);
+  EQ(pc->bubble, 3.0 / 11);
+  double mm = 3 * 2.0 * 4096 * 1024 * 1024 / 990e12;
+  double add = 2 * 3 * 8388608.0 / 3.35e12;
+  double head = 3 * 2.0 * 4096 * 1024 * 4096 / 990e12;
+  double send = 8388608 / 450e9;
+  EQ(pc->send_bytes, 8388608);
+  EQ(pc->send_time, send);
+  ck_assert(!pc->send_ib);
+  EQ(pc->compute[PIPE_FIRST], mm + 8 * (mm + add) / 4);
+  EQ(pc->compute[PIPE_MIDDLE], 8 * (mm + add) / 4);
+  EQ(pc->compute[PIPE_LAST], 8 * (mm + add) / 4 + head);
+  EQ(pc->time[PIPE_FIRST], pc->compute[PIPE_FIRST] + send);
+  EQ(pc->time[PIPE_MIDDLE], pc->compute[PIPE_MIDDLE] + 2 * send);
+  EQ(pc->time[PIPE_LAST], pc->compute[PIPE_LAST] + send);
+  EQ(pc->step_time, 11 * pc->time[PIPE_LAST]);
+  const double MiB = 1048576;
+  EQ(pc->footprint[PIPE_FIRST].weights, 6 * MiB);
+  EQ(pc->footprint[PIPE_FIRST].optimizer, 12 * 3 * MiB);
+  EQ(pc->footprint[PIPE_FIRST].activations, 4 * 6 * 8 * MiB);
+  EQ(pc->footprint[PIPE_MIDDLE].activations, 3 * 4 * 8 * MiB);
+  EQ(pc->footprint[PIPE_LAST].weights, 12 * MiB);
+  EQ(pc->footprint[PIPE_LAST].activations, 4 * 8 * MiB + 32 * MiB);
+  ck_assert_int_eq(pc->worst, PIPE_FIRST);
+  EQ(fx.c->footprint.total, 6 * MiB + 6 * MiB + 36 * MiB + 192 * MiB);
+  /* the gradient all-reduce of the first stage's 6 MiB over 2 ranks */
+  const Collective *g = &fx.c->collectives[fx.c->ncollectives - 1];
+  EQ(g->buffer, 6 * MiB);
+  EQ(cost_step_time(fx.c), pc->step_time + g->time_s);
+  tc_free(fx.tc);
+  /* R-PAR-010 in a stage: with the layer checkpointed, a layer keeps only
+   * its carried x (8 MiB), and the stage one copy's h (8 MiB) while it
+   * recomputes: the first stage 4 x (16 + 2 x 8) MiB + 8 MiB = 136 MiB */
+  fx = run("model m {\n dtype bf16\n mode train\n"
+           " parallel { gpus_per_node = 8; pipeline = 4; data = 2; microbatches = 8 }\n"
+           " input x : [4096, 1024]\n weight emb : [1024, 1024]\n x = matmul(x, emb)\n"
+           " repeat 8 {\n  weight w : [1024, 1024]\n"
+           "  checkpoint {\n   h = matmul(x, w)\n   x = add(x, h)\n  }\n }\n"
+           " weight head : [1024, 4096]\n y = matmul(x, head)\n}\n");
+  EQ(fx.c->pipe.footprint[PIPE_FIRST].activations, 136 * MiB);
+  tc_free(fx.tc);
+}
+END_TEST
+
+/* R-PAR-010: checkpoint { } in train mode.  x is bf16 [1024, 1024]
+ * (2 MiB); each of the 4 copies runs h = matmul (2 x 1024^3 = 2147483648
+ * FLOPs forward), relu and add.  Checkpointed, each op runs its forward
+ * once more: the matmul 4 x its forward (3 + 1), relu and add 3 x (2 + 1).
+ * Kept for backward: the input x and each copy's carried x (5 x 2 MiB),
+ * plus one copy's own values while it is recomputed (h, h: 4 MiB): 14 MiB,
+ * against 2 + 4 x 6 = 26 MiB without the block. */
+START_TEST(parallel_checkpoint) {
+  const char *body = "   h = matmul(x, w)\n   h = relu(h)\n   x = add(x, h)\n";
+  char text[400];
+  snprintf(text, sizeof text,
+           "model m {\n mode train\n input x : [1024, 1024]\n repeat 4 {\n"
+           "  weight w : [1024, 1024]\n  checkpoint {\n%s  }\n }\n}\n", body);
+  Fx ck = run(text);
+  snprintf(text, sizeof text,
+           "model m {\n mode train\n input x : [1024, 1024]\n repeat 4 {\n"
+           "  weight w : [1024, 1024]\n%s }\n}\n", body);
+  Fx no = run(text);
+  const double MiB = 1048576, fwd = 2.0 * 1024 * 1024 * 1024;
+  /* nodes: x, w, h (matmul), h (relu), x (add) */
+  EQ(ck.c->nodes[2].flops, 4 * fwd);
+  EQ(no.c->nodes[2].flops, 3 * fwd);
+  EQ(ck.c->nodes[3].flops, 3 * MiB);
+  EQ(ck.c->nodes[4].bytes, 3 * 3 * 2 * MiB);
+  EQ(ck.c->footprint.activations, 14 * MiB);
+  EQ(no.c->footprint.activations, 26 * MiB);
+  tc_free(ck.tc);
+  tc_free(no.tc);
+}
+END_TEST
+
 /* R-COST-007: a transfer costs bytes over PCIe, times its count. */
 START_TEST(transfer_in_loop) {
   Fx fx = run("model m {\n dtype fp16\n host h : [4096, 4096]\n"
@@ -1030,6 +1128,8 @@ Suite *cost_suite(void) {
   tcase_add_test(tc, issue19_topk);
   tcase_add_test(tc, issue19_cache);
   tcase_add_test(tc, issue19_experts);
+  tcase_add_test(tc, parallel_pipeline);
+  tcase_add_test(tc, parallel_checkpoint);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -421,9 +421,13 @@ START_TEST(test_parallel) {
             "is sharded");
   one_error("model m {\n  parallel { nodes = 2; gpus_per_node = 8; zero = 3; shard = 3 }\n}\n", 2,
             "parallel 'shard' = 3 does not divide data = 16");
+  /* R-PAR-009 */
   one_error("model m {\n  parallel { nodes = 2; gpus_per_node = 8; pipeline = 2 }\n}\n", 2,
-            "parallel 'pipeline' = 2: pipeline stages are not costed yet (the "
-            "model would be priced as one stage)");
+            "parallel 'pipeline' = 2 needs a repeat of layers to split over "
+            "the stages");
+  one_error("model m {\n  parallel { gpus_per_node = 8; pipeline = 4 }\n"
+            "  input x : [4]\n  repeat 6 {\n    x = relu(x)\n  }\n}\n", 4,
+            "repeat 6 does not split evenly over pipeline = 4 stages");
 }
 END_TEST
 

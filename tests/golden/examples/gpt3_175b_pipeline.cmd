@@ -1,0 +1,1 @@
+--report examples/gpt3_175b_pipeline.roof

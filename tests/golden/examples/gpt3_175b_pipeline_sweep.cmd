@@ -1,0 +1,1 @@
+--sweep M=16,64,192 examples/gpt3_175b_pipeline.roof

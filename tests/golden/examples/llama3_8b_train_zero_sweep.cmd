@@ -1,0 +1,1 @@
+--sweep ZERO=0,1,2,3 examples/llama3_8b_train.roof
