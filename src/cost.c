@@ -382,6 +382,7 @@ double cost_kv_cache(const Model *m, double *by_dtype) {
     if (by_dtype) by_dtype[m->nodes[root].type->dtype] += more;
     *have = bytes;
   }
+  free(longest);
   return total;
 }
 
