@@ -783,6 +783,16 @@ START_TEST(issue19_cache) {
   EQ(fx.c->footprint.total, 33587200 + 16384);
   EQ(nc(&fx, "a")->bytes, 2 * 8396800.0 + 2 * 8192);
   tc_free(fx.tc);
+  /* mode train: caches are not trained (no gradients, no Adam state);
+   * an append costs 2x as movement does: 32768 bytes */
+  fx = run("model m {\n mode train\n input x : [4, 8, 1, 128]\n"
+           " cache kc : [4, 8, 1024, 128]\n k_all = append(kc, x, axis=2)\n}\n");
+  EQ(nc(&fx, "k_all")->bytes, 2 * 16384);
+  EQ(fx.c->footprint.kv_cache, 8396800);
+  EQ(fx.c->footprint.gradients, 0);
+  EQ(fx.c->footprint.optimizer, 0);
+  EQ(fx.c->params, 0);
+  tc_free(fx.tc);
 }
 END_TEST
 
