@@ -218,8 +218,11 @@ static MoeScope *moe_scopes(const Model *m) {
     q->work = model_experts_work(m, s);
     q->sharding = e;
     /* each of a GPU's E/e experts is missed by every one of the e*T tokens
-     * the expert group routes with probability 1 - K/E */
-    q->touched = E / e * (1 - pow(1 - K / E, e * q->tokens));
+     * the expert group routes with probability 1 - K/E; for a tiny K/E
+     * (1 - K/E rounds to 1) the same through log1p and expm1 */
+    double p = K / E, n = e * q->tokens;
+    double hit = p < 1e-6 ? -expm1(n * log1p(-p)) : 1 - pow(1 - p, n);
+    q->touched = E / e * hit;
   }
   return moe;
 }

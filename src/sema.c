@@ -1574,7 +1574,9 @@ static double experts_option(Sema *s, const Arg *a, double min,
   double d = v.is_real ? v.r : (double)v.i;
   if (d < min || d > MAX_KW_REAL) {
     diag_report(s->diags, SEV_ERROR, NULL, a->value->loc,
-                "%s must be at least %g (%s), got %g", a->name, min, why, d);
+                "%s must be at %s %g (%s), got %g", a->name,
+                d < min ? "least" : "most", d < min ? min : MAX_KW_REAL, why,
+                d);
     return -1;
   }
   return d;

@@ -833,6 +833,14 @@ START_TEST(issue19_experts) {
   fx = run(src);
   EQ(nc(&fx, "y")->flops, 3 * 16384);
   tc_free(fx.tc);
+  /* 10^12 experts, top 1, 4 tokens: 1 - 1/E rounds to 1 in a double, yet
+   * the 4 tokens touch E(1 - (1 - 1/E)^4) = 4 - 6e-12 experts: w2 [4, 4]
+   * (32 bytes) read 4 times plus h and y2 (32 + 32): 192 */
+  fx = run("model m {\n input h : [4, 4]\n experts 1000000000000 top 1 {\n"
+           "  weight w2 : [4, 4]\n  y2 = matmul(h, w2)\n }\n}\n");
+  ck_assert_msg(fabs(nc(&fx, "y2")->bytes - 192) < 1e-9, "%.17g",
+                nc(&fx, "y2")->bytes);
+  tc_free(fx.tc);
   snprintf(src, sizeof src, fmt, " mode train\n", 1, "");
   fx = run(src);
   EQ(nc(&fx, "y")->flops, 3 * 32768);
