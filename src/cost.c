@@ -304,14 +304,15 @@ static void count_op(const GNode *g, OpCounts *oc) {
  * kernel saves its inputs and recomputes the rest (R-TRAIN-002). */
 /* A value's bytes as the footprint holds them: an experts block's values
  * for the tokens it runs (R-MOE-002). */
-static double held_bytes(const Model *m, int id) {
+static double held_bytes(const Model *m, int id, bool experts) {
   const GNode *g = &m->nodes[id];
-  return node_bytes(m, id) *
-         (g->role == ROLE_ACTIVATION ? model_experts_work(m, g->scope) : 1);
+  return node_bytes(m, id) * (experts && g->role == ROLE_ACTIVATION
+                                  ? model_experts_work(m, g->scope)
+                                  : 1);
 }
 
 static double activations(const Model *m, bool train, const bool *leaves,
-                          OpCounts *oc) {
+                          bool experts, OpCounts *oc) {
   int n = m->nnodes;
   if (n == 0) return 0;
   if (train) {
@@ -322,7 +323,7 @@ static double activations(const Model *m, bool train, const bool *leaves,
       bool saved = g->region < 0 || leaves[i];
       if ((g->role == ROLE_ACTIVATION && !is_alias(m, g) &&
            !is_op(g, OC_TRANSFER) && saved) || g->role == ROLE_INPUT)
-        sum += held_bytes(m, i) * g->count;
+        sum += held_bytes(m, i, experts) * g->count;
     }
     return sum;
   }
@@ -354,7 +355,7 @@ static double activations(const Model *m, bool train, const bool *leaves,
       /* An input declared in a repeat is new data per copy and every
        * copy's is resident at once (a per-layer KV cache); in a loop only
        * the current trip's is live (R-COST-009). */
-      double bytes = held_bytes(m, i) *
+      double bytes = held_bytes(m, i, experts) *
                      (g->role == ROLE_INPUT ? model_weight_copies(m, g->scope) : 1);
       live += bytes;
       free_at[last[i] - 1] += bytes;
@@ -543,7 +544,7 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   bool *leaves = region_exits(m); /* scratch, freed before returning */
   MoeScope *moe = moe_scopes(m);  /* scratch too */
   mc->experts = moe != NULL;
-  mc->footprint.activations = activations(m, m->train, leaves, &counts);
+  mc->footprint.activations = activations(m, m->train, leaves, moe != NULL, &counts);
   mc->model = m;
   mc->target = t;
   int n = m->nnodes;
@@ -562,6 +563,7 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   /* Per node. */
   CostMemo memo = {.peak = {{0}}};
   double local_params = 0; /* on one GPU: an expert-parallel plan's share */
+  bool any_cache = false;
   for (int i = 0; i < n; i++) {
     const GNode *g = &m->nodes[i];
     NodeCost *nc = &mc->nodes[i];
@@ -580,6 +582,7 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     }
     /* R-COST-011: a buffer is resident like a weight (one per repeat copy)
      * but is no parameter: no gradient, no optimizer state */
+    any_cache |= g->role == ROLE_CACHE;
     if (g->role == ROLE_BUFFER)
       mc->footprint.buffers += node_bytes(m, i) * model_weight_copies(m, g->scope);
     if (!g->op) continue;
@@ -665,7 +668,8 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   }
   free(leaves);
   free(moe);
-  mc->footprint.kv_cache = cost_kv_cache(m, NULL);
+  /* a pass of its own only for a model that has a cache */
+  if (any_cache) mc->footprint.kv_cache = cost_kv_cache(m, NULL);
 
   if (m->train) {
     mc->footprint.gradients = mc->footprint.weights;
