@@ -214,12 +214,7 @@ static const char explain[] =
     "\n"
     "Fix: a narrower dtype, a smaller batch, sharding the optimizer state or\n"
     "the weights across GPUs, or a target with more memory.\n"
-    "\n"
-    "A model with a KV cache (`cache`) is a serving plan: the check also says\n"
-    "the largest batch that fits, \"fits up to B = 107 at S = 4096 on H200\n"
-    "SXM\", searching the first let that sizes the cache by doubling then\n"
-    "bisection (each at most 20 steps) on re-analyses of the model; a\n"
-    "remark when it fits, a note on the error when it does not.\n"
+
     "\n"
     "Example:\n"
     "    mode train\n"
