@@ -1410,7 +1410,8 @@ static int apply_node(Sema *s, const Stmt *st, const Expr *call,
   /* R-KW-008: the compute precision stays that of the operands (below);
    * out= sets only the dtype the result is stored in */
   DType computed = out.dtype;
-  if (args.out_dtype != DT_NONE) {
+  /* R-ROUTE-001: a later result (topk's indices) keeps its own dtype */
+  if (args.out_dtype != DT_NONE && !(result > 0 && (op->flags & OPF_RESULTS))) {
     out.dtype = args.out_dtype;
     dtype_loc = out_loc;
   }

@@ -755,6 +755,14 @@ START_TEST(issue19_topk) {
   EQ(nc(&tr, "scores")->bytes, 2 * 2304);
   tc_free(fx.tc);
   tc_free(tr.tc);
+  /* out=fp32 stores the values in fp32 (64*2*4 = 512 bytes); the indices
+   * stay int64: 1024 + 512 + 1024 */
+  fx = run("model m {\n input logits : [64, 8]\n"
+           " scores, idx = topk(logits, 2, out=fp32)\n}\n");
+  ck_assert_int_eq(tc_node(fx.tc, "scores")->type->dtype, DT_FP32);
+  ck_assert_int_eq(tc_node(fx.tc, "idx")->type->dtype, DT_INT64);
+  EQ(nc(&fx, "scores")->bytes, 1024 + 512 + 1024);
+  tc_free(fx.tc);
 }
 END_TEST
 
