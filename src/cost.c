@@ -276,7 +276,10 @@ static bool *region_exits(const Model *m) {
     for (int k = 0; k < g->ninputs; k++) {
       int src = g->inputs[k];
       int r = m->nodes[src].region;
-      if (r >= 0 && (g->region != r || (alias && leaves[i]))) leaves[src] = true;
+      /* an alias is its first input's storage (an append's second input
+       * is copied into it, not aliased) */
+      if (r >= 0 && (g->region != r || (alias && k == 0 && leaves[i])))
+        leaves[src] = true;
     }
   }
   return leaves;
@@ -438,6 +441,15 @@ static void fuse_regions(const Model *m, const ModelCost *mc,
     if (*first < 0) {
       *first = i;
       mc->kernel_count[region_kernel[region]] = g->count;
+    }
+    if (is_append(g)) { /* R-CACHE-002: new read (if from outside), written */
+      int src = storage_of(m, g->inputs[1]);
+      if (m->nodes[src].region != region && counted_by[src] != region + 1) {
+        counted_by[src] = region + 1;
+        k->bytes += node_bytes(m, src);
+      }
+      k->bytes += node_bytes(m, i) - node_bytes(m, g->inputs[0]);
+      continue;
     }
     if (is_alias(m, g)) continue;
     k->flops += mc->nodes[i].flops;

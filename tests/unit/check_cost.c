@@ -791,6 +791,15 @@ START_TEST(issue19_cache) {
   EQ(fx.c->footprint.total, 33587200 + 16384);
   EQ(nc(&fx, "a")->bytes, 2 * 8396800.0 + 2 * 8192);
   tc_free(fx.tc);
+  /* in a fused region with the rope that makes the new keys: x (8192), cos
+   * and sin (256 each) read, the new entries (8192) written; neither the
+   * cache nor k is read or written: 16896 */
+  fx = run("model m {\n input x : [4, 8, 1, 128]\n input c, s : [1, 128]\n"
+           " cache kc : [4, 8, 16, 128]\n fused r {\n  k = rope(x, c, s)\n"
+           "  k_all = append(kc, k, axis=2)\n }\n"
+           " a = attention(x, k_all, k_all)\n}\n");
+  EQ(fx.c->fused[0].bytes, 8192 + 256 + 256 + 8192);
+  tc_free(fx.tc);
   /* mode train: caches are not trained (no gradients, no Adam state);
    * an append costs 2x as movement does: 32768 bytes */
   fx = run("model m {\n mode train\n input x : [4, 8, 1, 128]\n"
