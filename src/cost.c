@@ -277,8 +277,11 @@ static MoeScope *moe_scopes(const Model *m) {
     q->work = model_experts_work(m, s);
     q->sharding = e;
     /* each of a GPU's E/e experts is missed by every one of the e*T tokens
-     * the expert group routes with probability 1 - K/E */
-    q->touched = E / e * (1 - pow(1 - K / E, e * q->tokens));
+     * the expert group routes with probability 1 - K/E; for a tiny K/E
+     * (1 - K/E rounds to 1) the same through log1p and expm1 */
+    double p = K / E, n = e * q->tokens;
+    double hit = p < 1e-6 ? -expm1(n * log1p(-p)) : 1 - pow(1 - p, n);
+    q->touched = E / e * hit;
   }
   return moe;
 }
@@ -310,7 +313,8 @@ static void moe_op(const Model *m, const GNode *g, int s, const MoeScope *q,
 
 static bool *checkpoint_keeps(const Model *m, const int *ckpt_of);
 static double kept_bytes(const Model *m, int i, const bool *leaves,
-                         const int *ckpt_of, const bool *keep, double *own);
+                         const int *ckpt_of, const bool *keep, double *own,
+                         bool experts);
 
 enum { PART_PRE, PART_BODY, PART_POST, PART__COUNT };
 
@@ -362,7 +366,7 @@ static void pipeline_memory(ModelCost *mc, const Model *m, const Target *t,
       prm[part] += op_tensor_elements(g->type) * copies;
     }
     if (g->role == ROLE_BUFFER) buf[part] += node_bytes(m, i) * copies;
-    if (m->train) act[part] += kept_bytes(m, i, leaves, ckpt_of, keep, own);
+    if (m->train) act[part] += kept_bytes(m, i, leaves, ckpt_of, keep, own, mc->experts);
     /* the value a layer hands to the next: the body's loop-carried one */
     if (part == PART_BODY && g->loop_carried && node_bytes(m, i) > carried)
       carried = node_bytes(m, i);
@@ -458,7 +462,10 @@ static bool *region_exits(const Model *m) {
     for (int k = 0; k < g->ninputs; k++) {
       int src = g->inputs[k];
       int r = m->nodes[src].region;
-      if (r >= 0 && (g->region != r || (alias && leaves[i]))) leaves[src] = true;
+      /* an alias is its first input's storage (an append's second input
+       * is copied into it, not aliased) */
+      if (r >= 0 && (g->region != r || (alias && k == 0 && leaves[i])))
+        leaves[src] = true;
     }
   }
   return leaves;
@@ -516,30 +523,32 @@ static void count_op(const GNode *g, OpCounts *oc) {
  * kernel saves its inputs and recomputes the rest (R-TRAIN-002). */
 /* A value's bytes as the footprint holds them: an experts block's values
  * for the tokens it runs (R-MOE-002). */
-static double held_bytes(const Model *m, int id) {
+static double held_bytes(const Model *m, int id, bool experts) {
   const GNode *g = &m->nodes[id];
-  return node_bytes(m, id) *
-         (g->role == ROLE_ACTIVATION ? model_experts_work(m, g->scope) : 1);
+  return node_bytes(m, id) * (experts && g->role == ROLE_ACTIVATION
+                                  ? model_experts_work(m, g->scope)
+                                  : 1);
 }
 
 /* R-TRAIN-002, R-PAR-010: the bytes node i keeps for the backward pass,
  * times its count; a checkpointed value that does not leave its block
  * keeps nothing and adds its bytes (one copy) to own[its block]. */
 static double kept_bytes(const Model *m, int i, const bool *leaves,
-                         const int *ckpt_of, const bool *keep, double *own) {
+                         const int *ckpt_of, const bool *keep, double *own,
+                         bool experts) {
   const GNode *g = &m->nodes[i];
   bool saved = g->region < 0 || (leaves && leaves[i]);
   bool op_act = g->role == ROLE_ACTIVATION && !is_alias(m, g) &&
                 !is_op(g, OC_TRANSFER) && saved;
   if (op_act && keep && ckpt_of[i] >= 0 && !keep[i]) {
-    own[ckpt_of[i]] += held_bytes(m, i);
+    own[ckpt_of[i]] += held_bytes(m, i, experts);
     return 0;
   }
-  return op_act || g->role == ROLE_INPUT ? held_bytes(m, i) * g->count : 0;
+  return op_act || g->role == ROLE_INPUT ? held_bytes(m, i, experts) * g->count : 0;
 }
 
 static double activations(const Model *m, bool train, const bool *leaves,
-                          const int *ckpt_of, OpCounts *oc) {
+                          const int *ckpt_of, bool experts, OpCounts *oc) {
   int n = m->nnodes;
   if (n == 0) return 0;
   if (train) {
@@ -552,7 +561,7 @@ static double activations(const Model *m, bool train, const bool *leaves,
     double sum = 0, buffer = 0;
     for (int i = 0; i < n; i++) {
       count_op(&m->nodes[i], oc);
-      sum += kept_bytes(m, i, leaves, ckpt_of, keep, own);
+      sum += kept_bytes(m, i, leaves, ckpt_of, keep, own, experts);
     }
     for (int b = 0; own && b < m->nckpts; b++)
       if (own[b] > buffer) buffer = own[b];
@@ -588,7 +597,7 @@ static double activations(const Model *m, bool train, const bool *leaves,
       /* An input declared in a repeat is new data per copy and every
        * copy's is resident at once (a per-layer KV cache); in a loop only
        * the current trip's is live (R-COST-009). */
-      double bytes = held_bytes(m, i) *
+      double bytes = held_bytes(m, i, experts) *
                      (g->role == ROLE_INPUT ? model_weight_copies(m, g->scope) : 1);
       live += bytes;
       free_at[last[i] - 1] += bytes;
@@ -619,6 +628,7 @@ double cost_kv_cache(const Model *m, double *by_dtype) {
     if (by_dtype) by_dtype[m->nodes[root].type->dtype] += more;
     *have = bytes;
   }
+  free(longest);
   return total;
 }
 
@@ -671,6 +681,15 @@ static void fuse_regions(const Model *m, const ModelCost *mc,
     if (*first < 0) {
       *first = i;
       mc->kernel_count[region_kernel[region]] = g->count;
+    }
+    if (is_append(g)) { /* R-CACHE-002: new read (if from outside), written */
+      int src = storage_of(m, g->inputs[1]);
+      if (m->nodes[src].region != region && counted_by[src] != region + 1) {
+        counted_by[src] = region + 1;
+        k->bytes += node_bytes(m, src);
+      }
+      k->bytes += node_bytes(m, i) - node_bytes(m, g->inputs[0]);
+      continue;
     }
     if (is_alias(m, g)) continue;
     k->flops += mc->nodes[i].flops;
@@ -779,7 +798,8 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   MoeScope *moe = moe_scopes(m);  /* scratch too */
   mc->experts = moe != NULL;
   int *ckpt_of = checkpoint_blocks(m); /* scratch too */
-  mc->footprint.activations = activations(m, m->train, leaves, ckpt_of, &counts);
+  mc->footprint.activations =
+      activations(m, m->train, leaves, ckpt_of, moe != NULL, &counts);
   mc->model = m;
   mc->target = t;
   int n = m->nnodes;
@@ -798,6 +818,7 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
 
   /* Per node. */
   CostMemo memo = {.peak = {{0}}};
+  bool any_cache = false;
   for (int i = 0; i < n; i++) {
     const GNode *g = &m->nodes[i];
     NodeCost *nc = &mc->nodes[i];
@@ -819,6 +840,7 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     }
     /* R-COST-011: a buffer is resident like a weight (one per repeat copy)
      * but is no parameter: no gradient, no optimizer state */
+    any_cache |= g->role == ROLE_CACHE;
     if (g->role == ROLE_BUFFER)
       mc->footprint.buffers += node_bytes(m, i) * model_weight_copies(m, g->scope);
     if (!g->op) continue;
@@ -910,7 +932,8 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   free(leaves);
   free(moe);
   free(ckpt_of);
-  mc->footprint.kv_cache = cost_kv_cache(m, NULL);
+  /* a pass of its own only for a model that has a cache */
+  if (any_cache) mc->footprint.kv_cache = cost_kv_cache(m, NULL);
 
   if (piped) {
     /* R-PAR-009: the GPU's footprint is its stage's, the worst one */

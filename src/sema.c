@@ -1454,7 +1454,8 @@ static int apply_node(Sema *s, const Stmt *st, const Expr *call,
   /* R-KW-008: the compute precision stays that of the operands (below);
    * out= sets only the dtype the result is stored in */
   DType computed = out.dtype;
-  if (args.out_dtype != DT_NONE) {
+  /* R-ROUTE-001: a later result (topk's indices) keeps its own dtype */
+  if (args.out_dtype != DT_NONE && !(result > 0 && (op->flags & OPF_RESULTS))) {
     out.dtype = args.out_dtype;
     dtype_loc = out_loc;
   }
@@ -1650,7 +1651,9 @@ static double experts_option(Sema *s, const Arg *a, double min,
   double d = v.is_real ? v.r : (double)v.i;
   if (d < min || d > MAX_KW_REAL) {
     diag_report(s->diags, SEV_ERROR, NULL, a->value->loc,
-                "%s must be at least %g (%s), got %g", a->name, min, why, d);
+                "%s must be at %s %g (%s), got %g", a->name,
+                d < min ? "least" : "most", d < min ? min : MAX_KW_REAL, why,
+                d);
     return -1;
   }
   return d;

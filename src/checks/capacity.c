@@ -253,6 +253,7 @@ static const char explain[] =
     "\n"
     "Fix: a narrower dtype, a smaller batch, sharding the optimizer state or\n"
     "the weights across GPUs, or a target with more memory.\n"
+
     "\n"
     "Example:\n"
     "    mode train\n"

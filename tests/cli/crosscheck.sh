@@ -190,6 +190,21 @@ for B in 1 64; do
   check_case "llama2_70b_decode B=$B" "$P" "$C" 0.01 "$C" inference examples/llama2_70b_decode.roof -D B=$B
 done
 
+# ---------------------------------------------------------------- Mixtral-8x7B
+# Jiang et al. 2024; config: L 32, d 4096, 32 query heads, 8 KV heads of
+# 128 (k/v width 1024), 8 SwiGLU experts of F 14336, top 2, V 32000,
+# RMSNorm, untied embedding and head.  Published: 46.7B (+/- 0.05B), of
+# which 12.9B active.  Decode against S 4096 cached positions plus this
+# step's (R-MOE-002): each token runs its 2 experts' three GEMMs, the
+# router 2 D E, attention 4 (S + 1) d per token per layer.  Tolerance 1%.
+D=4096 L=32 F=14336 V=32000 DKV=1024 E=8 K=2 S=4096
+P=$(calc "2*$V*$D + $D + $L*(2*$D*$D + 2*$D*$DKV + $D*$E + $E*3*$D*$F + 2*$D)")
+published "mixtral_8x7b: parameters" "$P" 46700000000 50000000
+for B in 1 64; do
+  C=$(calc "2*($L*(2*$D*$D + 2*$D*$DKV + $D*$E + $K*3*$D*$F) + $D*$V)*$B + 4*$L*($S+1)*$D*$B")
+  check_case "mixtral_8x7b_decode B=$B" "$P" "$C" 0.01 "$C" inference examples/mixtral_8x7b_decode.roof -D B=$B
+done
+
 # ---------------------------------------------------------------- ResNet-50
 # He et al. 2016, table 1, as torchvision's resnet50 (v1.5): stem 7x7/2 64
 # channels at 112x112; bottleneck stages (mid, out, blocks, stride) =

@@ -1013,6 +1013,14 @@ START_TEST(issue19_topk) {
   EQ(nc(&tr, "scores")->bytes, 2 * 2304);
   tc_free(fx.tc);
   tc_free(tr.tc);
+  /* out=fp32 stores the values in fp32 (64*2*4 = 512 bytes); the indices
+   * stay int64: 1024 + 512 + 1024 */
+  fx = run("model m {\n input logits : [64, 8]\n"
+           " scores, idx = topk(logits, 2, out=fp32)\n}\n");
+  ck_assert_int_eq(tc_node(fx.tc, "scores")->type->dtype, DT_FP32);
+  ck_assert_int_eq(tc_node(fx.tc, "idx")->type->dtype, DT_INT64);
+  EQ(nc(&fx, "scores")->bytes, 1024 + 512 + 1024);
+  tc_free(fx.tc);
 }
 END_TEST
 
@@ -1040,6 +1048,25 @@ START_TEST(issue19_cache) {
   EQ(fx.c->params, 0);
   EQ(fx.c->footprint.total, 33587200 + 16384);
   EQ(nc(&fx, "a")->bytes, 2 * 8396800.0 + 2 * 8192);
+  tc_free(fx.tc);
+  /* in a fused region with the rope that makes the new keys: x (8192), cos
+   * and sin (256 each) read, the new entries (8192) written; neither the
+   * cache nor k is read or written: 16896 */
+  fx = run("model m {\n input x : [4, 8, 1, 128]\n input c, s : [1, 128]\n"
+           " cache kc : [4, 8, 16, 128]\n fused r {\n  k = rope(x, c, s)\n"
+           "  k_all = append(kc, k, axis=2)\n }\n"
+           " a = attention(x, k_all, k_all)\n}\n");
+  EQ(fx.c->fused[0].bytes, 8192 + 256 + 256 + 8192);
+  tc_free(fx.tc);
+  /* mode train: caches are not trained (no gradients, no Adam state);
+   * an append costs 2x as movement does: 32768 bytes */
+  fx = run("model m {\n mode train\n input x : [4, 8, 1, 128]\n"
+           " cache kc : [4, 8, 1024, 128]\n k_all = append(kc, x, axis=2)\n}\n");
+  EQ(nc(&fx, "k_all")->bytes, 2 * 16384);
+  EQ(fx.c->footprint.kv_cache, 8396800);
+  EQ(fx.c->footprint.gradients, 0);
+  EQ(fx.c->footprint.optimizer, 0);
+  EQ(fx.c->params, 0);
   tc_free(fx.tc);
 }
 END_TEST
@@ -1080,6 +1107,14 @@ START_TEST(issue19_experts) {
   snprintf(src, sizeof src, fmt, "", 1, " capacity_factor=1.25 imbalance=1.2");
   fx = run(src);
   EQ(nc(&fx, "y")->flops, 3 * 16384);
+  tc_free(fx.tc);
+  /* 10^12 experts, top 1, 4 tokens: 1 - 1/E rounds to 1 in a double, yet
+   * the 4 tokens touch E(1 - (1 - 1/E)^4) = 4 - 6e-12 experts: w2 [4, 4]
+   * (32 bytes) read 4 times plus h and y2 (32 + 32): 192 */
+  fx = run("model m {\n input h : [4, 4]\n experts 1000000000000 top 1 {\n"
+           "  weight w2 : [4, 4]\n  y2 = matmul(h, w2)\n }\n}\n");
+  ck_assert_msg(fabs(nc(&fx, "y2")->bytes - 192) < 1e-9, "%.17g",
+                nc(&fx, "y2")->bytes);
   tc_free(fx.tc);
   snprintf(src, sizeof src, fmt, " mode train\n", 1, "");
   fx = run(src);
