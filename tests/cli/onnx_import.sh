@@ -170,6 +170,13 @@ run --unknown-ops=custom tests/onnx/ops/unknown_op.onnx
 expect_grep "$T/err" "tests/onnx/ops/unknown_op.onnx: node 1 \"/fancy\" (FancyNorm): warning: op FancyNorm is not one rooflint maps: --unknown-ops=custom makes each a custom() whose FLOPs are unknown (counted as 0) and whose bytes are its inputs and output"
 run import tests/onnx/ops/unknown_op.onnx
 expect_status 1
+# import prints the importer's findings as the lint would name them
+run import --unknown-ops=custom tests/onnx/ops/unknown_op.onnx
+expect_status 0
+expect_err "tests/onnx/ops/unknown_op.onnx: node 1 \"/fancy\" (FancyNorm): warning: op FancyNorm is not one rooflint maps: --unknown-ops=custom makes each a custom() whose FLOPs are unknown (counted as 0) and whose bytes are its inputs and output"
+run import -w --unknown-ops=custom tests/onnx/ops/unknown_op.onnx
+expect_status 0
+expect_empty "$T/err"
 
 # R-ONNX-003: value_info is a cross-check, a disagreement a warning.
 run tests/onnx/ops/value_info_mismatch.onnx
