@@ -2236,17 +2236,9 @@ static bool map_matmul_integer(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 
 static bool translate_nodes(X *x, const OnnxGraph *g, bool top);
 
-static bool map_if(X *x, const OnnxNode *n, const OnnxOpRow *row) {
-  (void)row;
-  Val *cond = known_in(x, n, 0, "condition");
-  if (!cond) return false;
-  const OnnxAttr *br = onnx_attr(n, known_at(cond, 0) != 0 ? "then_branch" : "else_branch");
-  if (!br || !br->g) return fail(x, "its branch is missing");
-  const OnnxGraph *g = br->g;
-  if (g->noutputs != n->noutputs)
-    return fail(x, "its branch has %d outputs for %d", g->noutputs, n->noutputs);
-  emit_folded(x, n, known_at(cond, 0) != 0 ? "then_branch inlined"
-                                           : "else_branch inlined");
+/* The nodes of a subgraph (an If's branch, a Loop's body) written where
+ * the node that holds it stands; its initializers are weights. */
+static bool inline_graph(X *x, const OnnxGraph *g) {
   const OnnxNode *keep = x->node;
   int keep_index = x->node_index;
   for (int i = 0; i < g->ninitializers; i++) {
@@ -2258,11 +2250,95 @@ static bool map_if(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (!translate_nodes(x, g, false)) return false;
   x->node = keep;
   x->node_index = keep_index;
+  return true;
+}
+
+static bool map_if(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  Val *cond = known_in(x, n, 0, "condition");
+  if (!cond) return false;
+  const OnnxAttr *br = onnx_attr(n, known_at(cond, 0) != 0 ? "then_branch" : "else_branch");
+  if (!br || !br->g) return fail(x, "its branch is missing");
+  const OnnxGraph *g = br->g;
+  if (g->noutputs != n->noutputs)
+    return fail(x, "its branch has %d outputs for %d", g->noutputs, n->noutputs);
+  emit_folded(x, n, known_at(cond, 0) != 0 ? "then_branch inlined"
+                                           : "else_branch inlined");
+  if (!inline_graph(x, g)) return false;
   for (int i = 0; i < n->noutputs; i++) {
     Val *src = val_get(x, g->outputs[i].name);
     if (!src) return fail(x, "its branch output '%s' is not computed", g->outputs[i].name);
     if (n->outputs[i][0]) strmap_put(&x->vals, arena_strdup(x->a, n->outputs[i]), src);
   }
+  return true;
+}
+
+/* A Loop whose trip count is a constant (or a let) and whose condition
+ * stays true: `loop M { body }`, the carried values rebound at the end of
+ * the body (R-SCOPE-003 checks they keep their types).  Scan outputs and
+ * a data-dependent condition are errors. */
+static bool map_loop(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  const OnnxAttr *ba = onnx_attr(n, "body");
+  if (!ba || !ba->g) return fail(x, "its body is missing");
+  const OnnxGraph *g = ba->g;
+  int ncarried = n->ninputs - 2;
+  if (ncarried < 0 || g->ninputs != ncarried + 2 || g->noutputs < ncarried + 1)
+    return fail(x, "its body's inputs and outputs do not match its %d carried values",
+                ncarried < 0 ? 0 : ncarried);
+  if (g->noutputs > ncarried + 1)
+    return fail(x, "it has scan outputs (per-iteration results stacked): "
+                   "rooflint imports a Loop whose results are its carried values");
+  Val *m = has_input(n, 0) ? val_get(x, n->inputs[0]) : NULL;
+  if (!m || !m->known || !m->is_int || m->n != 1 || m->iv[0] < 1)
+    return fail(x, "its trip count is not a constant: rooflint imports a Loop "
+                   "that runs a known number of times");
+  Val *c = has_input(n, 1) ? val_get(x, n->inputs[1]) : NULL;
+  if (c && !(c->known && known_at(c, 0) != 0))
+    return fail(x, "its condition is not a constant true");
+  /* the body's condition and carried inputs are the Loop's */
+  Val *t = arena_alloc(x->a, sizeof *t);
+  t->known = t->is_int = true;
+  t->n = 1;
+  t->t.dtype = DT_BOOL;
+  t->iv = arena_alloc(x->a, 2 * sizeof *t->iv);
+  t->isym = arena_alloc(x->a, 2 * sizeof *t->isym);
+  t->iv[0] = 1;
+  strmap_put(&x->vals, g->inputs[1].name, t);
+  Val **carried = arena_alloc(x->a, (size_t)(ncarried + 1) * sizeof *carried);
+  for (int i = 0; i < ncarried; i++) {
+    Term in;
+    if (!tensor_in(x, n, 2 + i, &in)) return false;
+    carried[i] = val_get(x, n->inputs[2 + i]);
+    strmap_put(&x->vals, g->inputs[2 + i].name, carried[i]);
+  }
+  StrBuf sb = {0};
+  sb_puts(&sb, "  loop ");
+  put_dim(&sb, m->isym ? m->isym[0] : NULL, m->iv[0]);
+  sb_puts(&sb, " {");
+  comment_of(&sb, n, x->node_index);
+  lines_add(&x->body, xstrdup(sb_str(&sb)), node_origin(n, x->node_index));
+  sb_free(&sb);
+  if (!inline_graph(x, g)) return false;
+  Val *cond = val_get(x, g->outputs[0].name);
+  if (!cond || !(cond->known && known_at(cond, 0) != 0))
+    return fail(x, "its body's condition is not a constant true: its trip "
+                   "count depends on the data");
+  for (int i = 0; i < ncarried; i++) {
+    Val *out = val_get(x, g->outputs[1 + i].name);
+    if (!out || !out->tensor)
+      return fail(x, "its body's output '%s' is no tensor", g->outputs[1 + i].name);
+    if (out != carried[i]) { /* the carried name rebound: loop-carried */
+      StrBuf line = {0};
+      sb_printf(&line, "  %s = %s", carried[i]->ident, out->ident);
+      comment_of(&line, n, x->node_index);
+      lines_add(&x->body, xstrdup(sb_str(&line)), node_origin(n, x->node_index));
+      sb_free(&line);
+    }
+    if (i < n->noutputs && n->outputs[i][0])
+      strmap_put(&x->vals, arena_strdup(x->a, n->outputs[i]), carried[i]);
+  }
+  lines_add(&x->body, xstrdup("  }"), NULL);
   return true;
 }
 

@@ -139,6 +139,9 @@ check positions 8 176
 check positions 128 2368 -D batch=2 -D sequence=8
 check unknown_dim 8 64      # [?, 8]: let dim_0_0 = 1
 check if_const 16 128       # the then branch, inlined
+# Loop of 3 trips carrying h [2, 8]: matmul with w [8, 8] 256 FLOPs (64 +
+# 256 + 64 bytes) and relu 16 (128), each 3 times.
+check loop_const 816 1536
 
 # Declarations (R-ONNX-006).
 check names 48 416          # add 16 (64+32+64), relu 16 (128), relu 16 (128)
@@ -170,6 +173,10 @@ run --unknown-ops=custom tests/onnx/ops/unknown_op.onnx
 expect_grep "$T/err" "tests/onnx/ops/unknown_op.onnx: node 1 \"/fancy\" (FancyNorm): warning: op FancyNorm is not one rooflint maps: --unknown-ops=custom makes each a custom() whose FLOPs are unknown (counted as 0) and whose bytes are its inputs and output"
 run import tests/onnx/ops/unknown_op.onnx
 expect_status 1
+# R-ONNX-002: a Loop runs a known number of times, or is an error.
+run tests/onnx/ops/loop_dynamic.onnx
+expect_status 1
+expect_err "rooflint: error: tests/onnx/ops/loop_dynamic.onnx: node 0 \"/loop\" (Loop): its trip count is not a constant: rooflint imports a Loop that runs a known number of times"
 # import prints the importer's findings as the lint would name them
 run import --unknown-ops=custom tests/onnx/ops/unknown_op.onnx
 expect_status 0
