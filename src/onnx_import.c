@@ -1540,7 +1540,11 @@ static bool map_pool(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   const int64_t *k = attr_ints(n, "kernel_shape", &cnt);
   if (!k || cnt != 2)
     return fail(x, "rooflint's pools are 2-D: kernel_shape has %d entries", cnt);
-  if (attr_int(n, "dilations", 1) != 1) return fail(x, "a dilated pool");
+  int nd;
+  const int64_t *dil = attr_ints(n, "dilations", &nd);
+  for (int i = 0; dil && i < nd; i++)
+    if (dil[i] != 1)
+      return fail(x, "its dilations: rooflint's pools are not dilated");
   Term out;
   return pool_call(x, n, row->roof, xt, k, &out) && emit1(x, n, &out);
 }

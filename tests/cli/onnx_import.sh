@@ -173,6 +173,10 @@ run --unknown-ops=custom tests/onnx/ops/unknown_op.onnx
 expect_grep "$T/err" "tests/onnx/ops/unknown_op.onnx: node 1 \"/fancy\" (FancyNorm): warning: op FancyNorm is not one rooflint maps: --unknown-ops=custom makes each a custom() whose FLOPs are unknown (counted as 0) and whose bytes are its inputs and output"
 run import tests/onnx/ops/unknown_op.onnx
 expect_status 1
+# R-ONNX-002: what the mapping cannot carry is an error naming the node.
+run tests/onnx/ops/maxpool_dilated.onnx
+expect_status 1
+expect_err "rooflint: error: tests/onnx/ops/maxpool_dilated.onnx: node 0 \"/MaxPool\" (MaxPool): its dilations: rooflint's pools are not dilated"
 # R-ONNX-002: a Loop runs a known number of times, or is an error.
 run tests/onnx/ops/loop_dynamic.onnx
 expect_status 1

@@ -137,6 +137,8 @@ def pools():
          [vi("x", [1, 2, 8, 8])], [vi("y", [1, 2, 4, 4])])
     save("averagepool_ceil", [node("AveragePool", ["x"], ["y"], kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1)],
          [vi("x", [1, 2, 7, 7])], [vi("y", [1, 2, 4, 4])])
+    save("maxpool_dilated", [node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], dilations=[2, 2])],
+         [vi("x", [1, 2, 8, 8])], [vi("y", [1, 2, 6, 6])])
     save("global_average_pool", [node("GlobalAveragePool", ["x"], ["y"])],
          [vi("x", [1, 2, 4, 4])], [vi("y", [1, 2, 1, 1])])
     save("global_max_pool", [node("GlobalMaxPool", ["x"], ["y"])],
