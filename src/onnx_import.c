@@ -444,11 +444,17 @@ typedef struct Call {
   bool bias;    /* the last input is bias= */
 } Call;
 
+/* Only the header is cleared: the operand array is large (a Concat's 256)
+ * and filled up to nin. */
 static void call_init(Call *c, const char *op) {
-  memset(c, 0, sizeof *c);
   c->op = op_lookup(op);
   op_default_args(c->op, &c->args);
+  c->nin = c->nlist = c->result = 0;
   c->nresults = 1;
+  memset(c->list_sym, 0, sizeof c->list_sym);
+  c->kw = (StrBuf){0};
+  c->pos_text = NULL;
+  c->bias = false;
 }
 
 static void call_in(Call *c, Term t) { c->in[c->nin++] = t; }
