@@ -93,6 +93,8 @@ typedef struct X {
   int node_index;         /* in the top graph (subgraph nodes: the If's) */
   char *error;
   StrMap warned_ops;      /* --unknown-ops=custom: one warning per op type */
+  StrMap ops;             /* rooflint op name -> struct OpStart */
+  StrMap rows;            /* ONNX op_type -> its first row in op_rows */
   struct Pending {        /* a diagnostic on line `index` of a section */
     Lines *sec;
     size_t index;
@@ -444,11 +446,24 @@ typedef struct Call {
   bool bias;    /* the last input is bias= */
 } Call;
 
+/* An op and its arguments at their defaults, looked up once per name. */
+struct OpStart {
+  const OpDesc *op;
+  OpArgs defaults;
+};
+
 /* Only the header is cleared: the operand array is large (a Concat's 256)
  * and filled up to nin. */
-static void call_init(Call *c, const char *op) {
-  c->op = op_lookup(op);
-  op_default_args(c->op, &c->args);
+static void call_init(X *x, Call *c, const char *op) {
+  struct OpStart *st = strmap_get(&x->ops, op);
+  if (!st) {
+    st = arena_alloc(x->a, sizeof *st);
+    st->op = op_lookup(op);
+    op_default_args(st->op, &st->defaults);
+    strmap_put(&x->ops, op, st);
+  }
+  c->op = st->op;
+  memcpy(&c->args, &st->defaults, sizeof c->args);
   c->nin = c->nlist = c->result = 0;
   c->nresults = 1;
   memset(c->list_sym, 0, sizeof c->list_sym);
@@ -982,7 +997,7 @@ static Val *fold_copy(X *x, const OnnxNode *n, const Val *src,
 static bool map_unary(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (fold_elementwise(x, n)) return !x->error;
   Call c;
-  call_init(&c, row->roof);
+  call_init(x, &c, row->roof);
   Term t;
   if (!tensor_in(x, n, 0, &t)) return false;
   call_in(&c, t);
@@ -995,7 +1010,7 @@ static bool map_binary(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (n->ninputs != 2)
     return fail(x, "%s takes 2 operands here, got %d", n->op_type, n->ninputs);
   Call c;
-  call_init(&c, row->roof);
+  call_init(x, &c, row->roof);
   Term a, b;
   if (!scalar_or_tensor_in(x, n, 0, &a) || !scalar_or_tensor_in(x, n, 1, &b))
     return false;
@@ -1010,7 +1025,7 @@ static bool map_binary(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 static bool map_reciprocal(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
   Call c;
-  call_init(&c, "div");
+  call_init(x, &c, "div");
   Term t;
   if (!tensor_in(x, n, 0, &t)) return false;
   call_in(&c, number_term(x, 1));
@@ -1046,7 +1061,7 @@ static bool map_alias(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 /* n's line: cast(t, to). */
 static bool emit_cast(X *x, const OnnxNode *n, Term t, DType to) {
   Call c;
-  call_init(&c, "cast");
+  call_init(x, &c, "cast");
   call_in(&c, t);
   c.args.cast_to = to;
   c.pos_text = dtype_str(to);
@@ -1068,7 +1083,7 @@ static bool map_cast(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 static bool map_gelu(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
   Call c;
-  call_init(&c, "gelu");
+  call_init(x, &c, "gelu");
   Term t;
   if (!tensor_in(x, n, 0, &t)) return false;
   call_in(&c, t);
@@ -1104,7 +1119,7 @@ static bool map_clip(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     return false;
   if (!has_lo && !has_hi) return map_alias(x, n, row);
   Call c;
-  call_init(&c, "clip");
+  call_init(x, &c, "clip");
   Term t;
   if (!tensor_in(x, n, 0, &t)) return false;
   call_in(&c, t);
@@ -1124,7 +1139,7 @@ static bool map_where(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
   if (fold_elementwise(x, n)) return !x->error;
   Call c;
-  call_init(&c, "where");
+  call_init(x, &c, "where");
   Term t[3];
   if (!tensor_in(x, n, 0, &t[0]) || !scalar_or_tensor_in(x, n, 1, &t[1]) ||
       !scalar_or_tensor_in(x, n, 2, &t[2]))
@@ -1205,7 +1220,7 @@ static const char *win_text(X *x, const int64_t *v, int nsp) {
 /* x padded asymmetrically: pad(x, [0, 0, lo..., 0, 0, hi...]) as a term. */
 static bool pad_term(X *x, Term *xt, const Window *w, double value) {
   Call c;
-  call_init(&c, "pad");
+  call_init(x, &c, "pad");
   call_in(&c, *xt);
   int r = xt->t.rank;
   c.nlist = 2 * r;
@@ -1234,7 +1249,7 @@ static bool conv_call(X *x, const OnnxNode *n, Term xt, Term wt, Term *bias,
     for (int i = 0; i < nsp; i++) w.pad_lo[i] = w.pad_hi[i] = 0;
   }
   Call c;
-  call_init(&c, names[nsp]);
+  call_init(x, &c, names[nsp]);
   call_in(&c, xt);
   call_in(&c, wt);
   int64_t group = attr_int(n, "group", 1);
@@ -1292,7 +1307,7 @@ static bool map_conv_transpose(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (!window_symmetric(&w))
     return fail(x, "its pads are not symmetric");
   Call c;
-  call_init(&c, "conv_transpose2d");
+  call_init(x, &c, "conv_transpose2d");
   call_in(&c, xt);
   call_in(&c, wt);
   int cnt;
@@ -1321,7 +1336,7 @@ static bool map_conv_transpose(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 
 static bool transpose_term(X *x, Term *t, const int64_t *perm, int r) {
   Call c;
-  call_init(&c, "transpose");
+  call_init(x, &c, "transpose");
   call_in(&c, *t);
   c.nlist = r;
   for (int i = 0; i < r; i++) c.list[i] = perm[i];
@@ -1330,7 +1345,7 @@ static bool transpose_term(X *x, Term *t, const int64_t *perm, int r) {
 
 static bool mul_term(X *x, Term *t, double k) {
   Call c;
-  call_init(&c, "mul");
+  call_init(x, &c, "mul");
   call_in(&c, *t);
   call_in(&c, number_term(x, k));
   return apply(x, &c, t);
@@ -1346,7 +1361,7 @@ static bool map_gemm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   double alpha = attr_float(n, "alpha", 1), beta = attr_float(n, "beta", 1);
   bool has_c = has_input(n, 2) && beta != 0;
   Call c;
-  call_init(&c, "matmul");
+  call_init(x, &c, "matmul");
   call_in(&c, a);
   call_in(&c, b);
   if (has_c && alpha == 1 && beta == 1) {
@@ -1362,7 +1377,7 @@ static bool map_gemm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     if (beta != 1 && cterm.t.dtype != DT_NONE && !mul_term(x, &cterm, beta))
       return false;
     Call add;
-    call_init(&add, "add");
+    call_init(x, &add, "add");
     call_in(&add, out);
     call_in(&add, cterm);
     if (!apply(x, &add, &out)) return false;
@@ -1372,7 +1387,7 @@ static bool map_gemm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 
 static bool matmul_call(X *x, Term a, Term b, const char *out_dtype, Term *out) {
   Call c;
-  call_init(&c, "matmul");
+  call_init(x, &c, "matmul");
   call_in(&c, a);
   call_in(&c, b);
   if (out_dtype) {
@@ -1407,7 +1422,7 @@ static bool map_softmax(X *x, const OnnxNode *n, const OnnxOpRow *row) {
                    "%lld on, flattened; rooflint's softmax takes one axis",
                 n->op_type, (long long)axis);
   Call c;
-  call_init(&c, row->roof);
+  call_init(x, &c, row->roof);
   call_in(&c, t);
   c.args.axis = axis;
   call_kw(&c, "axis=%lld", (long long)axis);
@@ -1424,7 +1439,7 @@ static void epsilon_kw(X *x, Call *c, const OnnxNode *n, double def) {
 static bool map_layernorm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
   Call c;
-  call_init(&c, "layernorm");
+  call_init(x, &c, "layernorm");
   for (int i = 0; i < 3 && i < n->ninputs; i++) {
     if (!has_input(n, i)) continue;
     Term t;
@@ -1443,7 +1458,7 @@ static bool map_batchnorm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (attr_int(n, "training_mode", 0))
     return fail(x, "training_mode=1: rooflint imports inference graphs");
   Call c;
-  call_init(&c, "batchnorm");
+  call_init(x, &c, "batchnorm");
   for (int i = 0; i < 5; i++) {
     Val *v = val_get(x, i < n->ninputs ? n->inputs[i] : NULL);
     if (i >= 3 && v && v->decl == VD_WEIGHT && !v->declared)
@@ -1460,7 +1475,7 @@ static bool map_batchnorm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 static bool map_instancenorm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
   Call c;
-  call_init(&c, "instancenorm");
+  call_init(x, &c, "instancenorm");
   for (int i = 0; i < 3; i++) {
     Term t;
     if (!tensor_in(x, n, i, &t)) return false;
@@ -1496,7 +1511,7 @@ static bool map_reduce(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   qsort(ax, (size_t)na, sizeof *ax, cmp_desc); /* the last axis first */
   for (int i = 0; i < na; i++) {
     Call c;
-    call_init(&c, row->roof);
+    call_init(x, &c, row->roof);
     call_in(&c, t);
     c.args.axis = ax[i];
     c.args.keepdims = keep;
@@ -1522,7 +1537,7 @@ static bool pool_call(X *x, const OnnxNode *n, const char *op, Term xt,
     w.pad_lo[0] = w.pad_lo[1] = 0;
   }
   Call c;
-  call_init(&c, op);
+  call_init(x, &c, op);
   call_in(&c, xt);
   for (int i = 0; i < 2; i++) {
     c.args.kernel[i] = w.kernel[i];
@@ -1585,7 +1600,7 @@ static bool map_reshape(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   Val *shape = known_in(x, n, 1, "shape");
   if (!shape) return false;
   Call c;
-  call_init(&c, "reshape");
+  call_init(x, &c, "reshape");
   if (!dims_list(x, shape, &c, "shape")) return false;
   TensorType st = src ? src->t : (TensorType){0};
   bool allowzero = attr_int(n, "allowzero", 0) != 0;
@@ -1630,7 +1645,7 @@ static bool map_transpose(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 
 static bool flatten_term(X *x, Term *t, int64_t start, int64_t end) {
   Call c;
-  call_init(&c, "flatten");
+  call_init(x, &c, "flatten");
   call_in(&c, *t);
   c.args.start = start;
   c.args.end = end;
@@ -1642,7 +1657,7 @@ static bool flatten_term(X *x, Term *t, int64_t start, int64_t end) {
 /* op(t, axis=AXIS) in place of t: unsqueeze, squeeze. */
 static bool axis_term(X *x, const char *op, Term *t, int64_t axis) {
   Call c;
-  call_init(&c, op);
+  call_init(x, &c, op);
   call_in(&c, *t);
   c.args.axis = axis;
   call_kw(&c, "axis=%lld", (long long)axis);
@@ -1796,7 +1811,7 @@ tensor:;
     bool full_end = en[i] >= size;
     if (full_start && full_end && step == 1) continue;
     Call c;
-    call_init(&c, "slice");
+    call_init(x, &c, "slice");
     call_in(&c, t);
     c.args.axis = a;
     c.args.start = st[i];
@@ -1830,7 +1845,7 @@ static bool map_split(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (parts > 64) return fail(x, "it splits into %d parts", parts);
   for (int r = 0; r < parts; r++) {
     Call c;
-    call_init(&c, "split");
+    call_init(x, &c, "split");
     call_in(&c, t);
     c.args.axis = axis;
     if (cnt) {
@@ -1876,7 +1891,7 @@ static bool map_concat(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   }
 tensors:;
   Call c;
-  call_init(&c, "concat");
+  call_init(x, &c, "concat");
   if (n->ninputs > CALL_MAX_IN)
     return fail(x, "it concatenates %d tensors; rooflint imports at most %d",
                 n->ninputs, CALL_MAX_IN);
@@ -1914,7 +1929,7 @@ static bool map_gather(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (!tensor_in(x, n, 0, &d)) return false;
   if (idx && idx->known && !idx->tensor && idx->n == 1 && idx->t.rank == 0 && idx->is_int) {
     Call c; /* x[:, i]: a view */
-    call_init(&c, "select");
+    call_init(x, &c, "select");
     call_in(&c, d);
     c.args.axis = axis;
     c.args.index = idx->iv[0];
@@ -1925,7 +1940,7 @@ static bool map_gather(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   Term it;
   if (!tensor_in(x, n, 1, &it)) return false;
   Call c;
-  call_init(&c, "gather");
+  call_init(x, &c, "gather");
   call_in(&c, d);
   call_in(&c, it);
   c.args.axis = axis;
@@ -1940,7 +1955,7 @@ static bool map_expand(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   Term t;
   if (!tensor_in(x, n, 0, &t)) return false;
   Call c;
-  call_init(&c, "expand");
+  call_init(x, &c, "expand");
   if (!dims_list(x, shape, &c, "shape")) return false;
   /* ONNX broadcasts both ways: a 1 (or a shorter list) keeps x's dim */
   int r = t.t.rank > c.nlist ? t.t.rank : c.nlist;
@@ -1985,7 +2000,7 @@ static bool map_pad(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   for (int i = 0; i < cnt; i++) zero &= pads[i] == 0;
   if (zero) return map_alias(x, n, row);
   Call c;
-  call_init(&c, "pad");
+  call_init(x, &c, "pad");
   call_in(&c, t);
   if (cnt > 2 * MAX_RANK) return fail(x, "it has %d pads", cnt);
   c.nlist = cnt;
@@ -2020,7 +2035,7 @@ static bool map_resize(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   }
   if (scale < 1) return fail(x, "its scale is not a constant integer");
   Call c;
-  call_init(&c, "interpolate");
+  call_init(x, &c, "interpolate");
   call_in(&c, t);
   c.args.scale = scale;
   c.args.mode = linear;
@@ -2361,11 +2376,15 @@ static const OnnxOpRow op_rows[] = {
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-static const OnnxOpRow *row_for(const OnnxNode *n) {
+static const OnnxOpRow *row_for(X *x, const OnnxNode *n) {
   const char *dom = n->domain ? n->domain : "";
   if (strcmp(dom, "ai.onnx") == 0) dom = "";
-  for (const OnnxOpRow *r = op_rows; r->op_type; r++)
-    if (strcmp(r->op_type, n->op_type) == 0 && strcmp(r->domain, dom) == 0) return r;
+  if (x->rows.len == 0) /* rows of one op_type are consecutive */
+    for (const OnnxOpRow *r = op_rows; r->op_type; r++)
+      if (!strmap_get(&x->rows, r->op_type)) strmap_put(&x->rows, r->op_type, (void *)r);
+  const OnnxOpRow *r = strmap_get(&x->rows, n->op_type);
+  for (; r && r->op_type && strcmp(r->op_type, n->op_type) == 0; r++)
+    if (strcmp(r->domain, dom) == 0) return r;
   return NULL;
 }
 
@@ -2479,7 +2498,7 @@ static bool translate_nodes(X *x, const OnnxGraph *g, bool top) {
     const OnnxNode *n = &g->nodes[i];
     x->node = n;
     if (top) x->node_index = n->index;
-    const OnnxOpRow *row = row_for(n);
+    const OnnxOpRow *row = row_for(x, n);
     size_t before = x->body.n;
     bool ok;
     if (row) ok = row->map(x, n, row);
@@ -2706,6 +2725,8 @@ static void x_init(X *x, const OnnxModel *m, const ImportOptions *o,
   strmap_init(&x->vals);
   strmap_init(&x->idents);
   strmap_init(&x->warned_ops);
+  strmap_init(&x->ops);
+  strmap_init(&x->rows);
   x->plan = DT_FP32;
 }
 
@@ -2723,6 +2744,8 @@ static void x_free(X *x) {
   strmap_free(&x->vals);
   strmap_free(&x->idents);
   strmap_free(&x->warned_ops);
+  strmap_free(&x->ops);
+  strmap_free(&x->rows);
   arena_free(x->a);
 }
 
