@@ -222,6 +222,23 @@ run --dtype fp32 -w tests/onnx/ops/names.onnx
 expect_status 0
 expect_grep "$T/out" "fp32"
 
+# R-ONNX-001: every output of a .roof file.  conv_bias in fp32 is 2240
+# bytes; --dtype bf16 follows the plan everywhere (no declaration names a
+# dtype), so the what-if moves 1120 bytes.
+run --plan -w tests/onnx/ops/conv_bias.onnx
+expect_status 0
+expect_grep "$T/out" "model conv_bias (tests/onnx/ops/conv_bias.onnx) on NVIDIA H100 SXM: dtype plan fp32"
+run --dtype bf16 -w tests/onnx/ops/conv_bias.onnx
+expect_status 0
+expect_grep "$T/out" "2.24 KB"
+expect_grep "$T/out" "1.12 KB"
+run -t a100_sxm,h100_sxm --report -w tests/onnx/ops/conv_bias.onnx
+expect_status 0
+expect_grep "$T/out" "model conv_bias (tests/onnx/ops/conv_bias.onnx) on 2 targets"
+run --plot "$T/c.svg" -w tests/onnx/ops/conv_bias.onnx
+expect_status 0
+expect_grep "$T/c.svg" "<svg"
+
 # import -o writes the file; an input is never its output.
 run import tests/onnx/ops/matmul.onnx -o "$T/m.roof"
 expect_status 0
