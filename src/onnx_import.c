@@ -345,6 +345,15 @@ static Val *val_get(X *x, const char *name) {
   return name && name[0] ? strmap_get(&x->vals, name) : NULL;
 }
 
+static bool has_input(const OnnxNode *n, int i) {
+  return i < n->ninputs && n->inputs[i][0];
+}
+
+/* What the importer knows of input i of n, or NULL (absent, unknown). */
+static Val *in_val(X *x, const OnnxNode *n, int i) {
+  return has_input(n, i) ? val_get(x, n->inputs[i]) : NULL;
+}
+
 static Val *val_new(X *x, const char *name) {
   Val *v = arena_alloc(x->a, sizeof *v);
   v->onnx = arena_strdup(x->a, name);
@@ -406,9 +415,7 @@ static bool scalar_or_tensor_in(X *x, const OnnxNode *n, int i, Term *out) {
   return tensor_in(x, n, i, out);
 }
 
-static bool has_input(const OnnxNode *n, int i) {
-  return i < n->ninputs && n->inputs[i][0];
-}
+
 
 /* Input i's known values (shape tensors, axes, pads). */
 static Val *known_in(X *x, const OnnxNode *n, int i, const char *what) {
@@ -699,7 +706,7 @@ static bool emit(X *x, const OnnxNode *n, Term *results, int nresults,
   for (int i = 0; i < nresults; i++) {
     Val *v = bind_output(x, n, i);
     if (!v) { /* an omitted output still needs a name in a split */
-      v = val_new(x, arena_printf(x->a, "%s:unused%d", n->outputs[0], i));
+      v = val_new(x, arena_printf(x->a, "%d:unused%d", x->node_index, i));
     }
     set_tensor(x, v, &results[i]);
     if (i) sb_puts(&sb, ", ");
@@ -874,10 +881,12 @@ static bool bcast_type(const TensorType *a, const TensorType *b, TensorType *o) 
 static bool fold_elementwise(X *x, const OnnxNode *n) {
   const char *op = n->op_type;
   int nin = strcmp(op, "Where") == 0 ? 3 : n->ninputs;
-  if (nin < 1 || !all_known(x, n, 0, nin)) return false;
+  if (nin < 1 || nin > 3 || n->ninputs < nin || !all_known(x, n, 0, nin))
+    return false;
   Val *in[3];
   TensorType ot;
-  for (int i = 0; i < nin && i < 3; i++) in[i] = val_get(x, n->inputs[i]);
+  for (int i = 0; i < nin; i++)
+    if (!(in[i] = in_val(x, n, i))) return false;
   ot = in[0]->t;
   for (int i = 1; i < nin && i < 3; i++)
     if (!bcast_type(&ot, &in[i]->t, &ot)) return false;
@@ -1036,7 +1045,7 @@ static bool map_reciprocal(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 
 static bool map_alias(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
-  Val *src = val_get(x, n->inputs[0]);
+  Val *src = in_val(x, n, 0);
   if (src && !src->tensor && n->noutputs > 0 && n->outputs[0][0]) {
     /* a constant, or a declaration not yet written (torch's Identity of
      * a shared initializer): the output is the same value */
@@ -1596,7 +1605,7 @@ static bool dims_list(X *x, Val *k, Call *c, const char *what) {
 
 static bool map_reshape(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
-  Val *src = val_get(x, n->inputs[0]);
+  Val *src = in_val(x, n, 0);
   Val *shape = known_in(x, n, 1, "shape");
   if (!shape) return false;
   Call c;
@@ -1692,7 +1701,7 @@ static bool map_flatten(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 }
 
 static bool map_squeeze(X *x, const OnnxNode *n, const OnnxOpRow *row) {
-  Val *src = val_get(x, n->inputs[0]);
+  Val *src = in_val(x, n, 0);
   const int64_t *axes;
   int cnt;
   if (!ints_from(x, n, "axes", 1, &axes, &cnt)) return false;
@@ -1727,7 +1736,7 @@ static int cmp_asc(const void *a, const void *b) { return -cmp_desc(a, b); }
 
 static bool map_unsqueeze(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
-  Val *src = val_get(x, n->inputs[0]);
+  Val *src = in_val(x, n, 0);
   const int64_t *axes;
   int cnt;
   if (!ints_from(x, n, "axes", 1, &axes, &cnt)) return false;
@@ -1775,7 +1784,7 @@ static bool map_slice(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   const int64_t *st, *en, *ax, *sp;
   int cnt = 0;
   if (!slice_args(x, n, &st, &en, &ax, &sp, &cnt)) return false;
-  Val *src = val_get(x, n->inputs[0]);
+  Val *src = in_val(x, n, 0);
   if (src && src->known && !src->tensor && src->t.rank == 1 && cnt == 1) {
     int64_t size = src->n, s = st[0], e = en[0], step = sp ? sp[0] : 1;
     if (step != 1) return fail(x, "a strided slice of a shape");
@@ -1837,6 +1846,7 @@ static bool map_split(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   int cnt;
   if (!ints_from(x, n, "split", 1, &sizes, &cnt)) return false;
   int parts = cnt ? cnt : n->noutputs;
+  if (parts < 1) return fail(x, "it splits into no parts");
   if (parts > MAX_RANK * 2 && cnt)
     return fail(x, "it splits into %d parts given as sizes; rooflint's lists "
                    "hold %d", parts, 2 * MAX_RANK);
@@ -1865,6 +1875,7 @@ static bool map_split(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 static bool map_concat(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
   int64_t axis = attr_int(n, "axis", 0);
+  if (n->ninputs < 1) return fail(x, "it has no inputs");
   if (all_known(x, n, 0, n->ninputs)) { /* shape lists */
     int64_t total = 0;
     for (int i = 0; i < n->ninputs; i++) {
@@ -1873,7 +1884,7 @@ static bool map_concat(X *x, const OnnxNode *n, const OnnxOpRow *row) {
       total += v->n;
     }
     if (total > ONNX_SMALL_ELEMS) goto tensors;
-    Val *first = val_get(x, n->inputs[0]);
+    Val *first = in_val(x, n, 0);
     TensorType t = first->t;
     t.dims[0] = total;
     Val *v = known_new(x, n, 0, true, total, &t);
@@ -1908,8 +1919,8 @@ tensors:;
 
 static bool map_gather(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
-  Val *data = val_get(x, n->inputs[0]);
-  Val *idx = n->ninputs > 1 ? val_get(x, n->inputs[1]) : NULL;
+  Val *data = in_val(x, n, 0);
+  Val *idx = in_val(x, n, 1);
   int64_t axis = attr_int(n, "axis", 0);
   if (data && data->known && !data->tensor && idx && idx->known && idx->is_int &&
       data->t.rank == 1) { /* Shape -> Gather */
@@ -2100,7 +2111,7 @@ static bool map_constant(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 
 static bool map_shape(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
-  Val *src = val_get(x, n->inputs[0]);
+  Val *src = in_val(x, n, 0);
   if (!src) return fail(x, "its input is not defined before it");
   int r = src->t.rank;
   int64_t s = norm_ax(attr_int(n, "start", 0), r), e = norm_ax(attr_int(n, "end", r), r);
@@ -2120,7 +2131,7 @@ static bool map_shape(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 
 static bool map_size(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
-  Val *src = val_get(x, n->inputs[0]);
+  Val *src = in_val(x, n, 0);
   if (!src) return fail(x, "its input is not defined before it");
   TensorType t = {DT_INT64, 0, {0}};
   Val *v = known_new(x, n, 0, true, 1, &t);
@@ -2314,7 +2325,7 @@ static bool map_loop(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (g->noutputs > ncarried + 1)
     return fail(x, "it has scan outputs (per-iteration results stacked): "
                    "rooflint imports a Loop whose results are its carried values");
-  Val *m = has_input(n, 0) ? val_get(x, n->inputs[0]) : NULL;
+  Val *m = in_val(x, n, 0);
   if (!m || !m->known || !m->is_int || m->n != 1 || m->iv[0] < 1)
     return fail(x, "its trip count is not a constant: rooflint imports a Loop "
                    "that runs a known number of times");
