@@ -521,7 +521,7 @@ static const OptDesc options[] = {
     {NULL, NULL, NULL, CALL(NULL), "-Wno-error=CHECK",
      "keep one check's warnings warnings under -Werror", IN_LINT | IN_DIFF},
     {"-w", NULL, NULL, FLAG(policy.no_warnings), NULL,
-     "drop all warnings and remarks", IN_LINT | IN_DIFF},
+     "drop all warnings and remarks", IN_LINT | IN_DIFF | IN_IMPORT},
     {"--verify", NULL, NULL, FLAG(verify), NULL,
      "check diagnostics against '# expect:' comments", IN_LINT},
     {"--color", NULL, NULL, CHOICE(color, NAMES_OF(color_names, )), NULL,
@@ -1295,6 +1295,21 @@ static int run_diff(Cli *c, DiagSink *diags) {
                   diags);
 }
 
+/* The importer's own findings (the lets it made, ops it imported as
+ * custom()), on standard error as a lint would name them: the origin of
+ * their line, or its number in the text written; -w drops them. */
+static void import_findings(Cli *c, const char *path, const Imported *im) {
+  for (size_t i = 0; i < im->ndiags; i++) {
+    const ImportDiag *d = &im->diags[i];
+    if (c->o.policy.no_warnings && d->sev != SEV_ERROR) continue;
+    size_t k = (size_t)d->line - 1;
+    const char *origin = d->line >= 1 && k < im->norigins ? im->origins[k] : NULL;
+    if (origin) fprintf(stderr, "%s: %s: ", path, origin);
+    else fprintf(stderr, "%s:%d: ", path, d->line);
+    fprintf(stderr, "%s: %s\n", severity_str((Severity)d->sev), d->msg);
+  }
+}
+
 /* `rooflint import FILE [-o OUT]`: the .roof text an importer makes of
  * FILE, written where the lint would have read it from. */
 static int run_import(Cli *c, DiagSink *diags) {
@@ -1323,8 +1338,10 @@ static int run_import(Cli *c, DiagSink *diags) {
     cli_error(c, "%s", im.error ? im.error : "cannot import the file");
     status = s == IMPORT_INVALID ? 1 : 2;
   } else if (!c->o.output || strcmp(c->o.output, "-") == 0) {
+    import_findings(c, path, &im);
     fwrite(im.text, 1, im.len, stdout);
   } else {
+    import_findings(c, path, &im);
     FILE *out = fopen(c->o.output, "wb");
     if (!out || fwrite(im.text, 1, im.len, out) != im.len ||
         fclose(out) != 0) {

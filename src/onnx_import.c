@@ -93,6 +93,8 @@ typedef struct X {
   int node_index;         /* in the top graph (subgraph nodes: the If's) */
   char *error;
   StrMap warned_ops;      /* --unknown-ops=custom: one warning per op type */
+  StrMap ops;             /* rooflint op name -> struct OpStart */
+  StrMap rows;            /* ONNX op_type -> its first row in op_rows */
   struct Pending {        /* a diagnostic on line `index` of a section */
     Lines *sec;
     size_t index;
@@ -343,6 +345,15 @@ static Val *val_get(X *x, const char *name) {
   return name && name[0] ? strmap_get(&x->vals, name) : NULL;
 }
 
+static bool has_input(const OnnxNode *n, int i) {
+  return i < n->ninputs && n->inputs[i][0];
+}
+
+/* What the importer knows of input i of n, or NULL (absent, unknown). */
+static Val *in_val(X *x, const OnnxNode *n, int i) {
+  return has_input(n, i) ? val_get(x, n->inputs[i]) : NULL;
+}
+
 static Val *val_new(X *x, const char *name) {
   Val *v = arena_alloc(x->a, sizeof *v);
   v->onnx = arena_strdup(x->a, name);
@@ -404,9 +415,7 @@ static bool scalar_or_tensor_in(X *x, const OnnxNode *n, int i, Term *out) {
   return tensor_in(x, n, i, out);
 }
 
-static bool has_input(const OnnxNode *n, int i) {
-  return i < n->ninputs && n->inputs[i][0];
-}
+
 
 /* Input i's known values (shape tensors, axes, pads). */
 static Val *known_in(X *x, const OnnxNode *n, int i, const char *what) {
@@ -444,11 +453,30 @@ typedef struct Call {
   bool bias;    /* the last input is bias= */
 } Call;
 
-static void call_init(Call *c, const char *op) {
-  memset(c, 0, sizeof *c);
-  c->op = op_lookup(op);
-  op_default_args(c->op, &c->args);
+/* An op and its arguments at their defaults, looked up once per name. */
+struct OpStart {
+  const OpDesc *op;
+  OpArgs defaults;
+};
+
+/* Only the header is cleared: the operand array is large (a Concat's 256)
+ * and filled up to nin. */
+static void call_init(X *x, Call *c, const char *op) {
+  struct OpStart *st = strmap_get(&x->ops, op);
+  if (!st) {
+    st = arena_alloc(x->a, sizeof *st);
+    st->op = op_lookup(op);
+    op_default_args(st->op, &st->defaults);
+    strmap_put(&x->ops, op, st);
+  }
+  c->op = st->op;
+  memcpy(&c->args, &st->defaults, sizeof c->args);
+  c->nin = c->nlist = c->result = 0;
   c->nresults = 1;
+  memset(c->list_sym, 0, sizeof c->list_sym);
+  c->kw = (StrBuf){0};
+  c->pos_text = NULL;
+  c->bias = false;
 }
 
 static void call_in(Call *c, Term t) { c->in[c->nin++] = t; }
@@ -678,7 +706,7 @@ static bool emit(X *x, const OnnxNode *n, Term *results, int nresults,
   for (int i = 0; i < nresults; i++) {
     Val *v = bind_output(x, n, i);
     if (!v) { /* an omitted output still needs a name in a split */
-      v = val_new(x, arena_printf(x->a, "%s:unused%d", n->outputs[0], i));
+      v = val_new(x, arena_printf(x->a, "%d:unused%d", x->node_index, i));
     }
     set_tensor(x, v, &results[i]);
     if (i) sb_puts(&sb, ", ");
@@ -853,10 +881,12 @@ static bool bcast_type(const TensorType *a, const TensorType *b, TensorType *o) 
 static bool fold_elementwise(X *x, const OnnxNode *n) {
   const char *op = n->op_type;
   int nin = strcmp(op, "Where") == 0 ? 3 : n->ninputs;
-  if (nin < 1 || !all_known(x, n, 0, nin)) return false;
+  if (nin < 1 || nin > 3 || n->ninputs < nin || !all_known(x, n, 0, nin))
+    return false;
   Val *in[3];
   TensorType ot;
-  for (int i = 0; i < nin && i < 3; i++) in[i] = val_get(x, n->inputs[i]);
+  for (int i = 0; i < nin; i++)
+    if (!(in[i] = in_val(x, n, i))) return false;
   ot = in[0]->t;
   for (int i = 1; i < nin && i < 3; i++)
     if (!bcast_type(&ot, &in[i]->t, &ot)) return false;
@@ -976,7 +1006,7 @@ static Val *fold_copy(X *x, const OnnxNode *n, const Val *src,
 static bool map_unary(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (fold_elementwise(x, n)) return !x->error;
   Call c;
-  call_init(&c, row->roof);
+  call_init(x, &c, row->roof);
   Term t;
   if (!tensor_in(x, n, 0, &t)) return false;
   call_in(&c, t);
@@ -989,7 +1019,7 @@ static bool map_binary(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (n->ninputs != 2)
     return fail(x, "%s takes 2 operands here, got %d", n->op_type, n->ninputs);
   Call c;
-  call_init(&c, row->roof);
+  call_init(x, &c, row->roof);
   Term a, b;
   if (!scalar_or_tensor_in(x, n, 0, &a) || !scalar_or_tensor_in(x, n, 1, &b))
     return false;
@@ -1004,7 +1034,7 @@ static bool map_binary(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 static bool map_reciprocal(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
   Call c;
-  call_init(&c, "div");
+  call_init(x, &c, "div");
   Term t;
   if (!tensor_in(x, n, 0, &t)) return false;
   call_in(&c, number_term(x, 1));
@@ -1015,7 +1045,7 @@ static bool map_reciprocal(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 
 static bool map_alias(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
-  Val *src = val_get(x, n->inputs[0]);
+  Val *src = in_val(x, n, 0);
   if (src && !src->tensor && n->noutputs > 0 && n->outputs[0][0]) {
     /* a constant, or a declaration not yet written (torch's Identity of
      * a shared initializer): the output is the same value */
@@ -1040,7 +1070,7 @@ static bool map_alias(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 /* n's line: cast(t, to). */
 static bool emit_cast(X *x, const OnnxNode *n, Term t, DType to) {
   Call c;
-  call_init(&c, "cast");
+  call_init(x, &c, "cast");
   call_in(&c, t);
   c.args.cast_to = to;
   c.pos_text = dtype_str(to);
@@ -1062,7 +1092,7 @@ static bool map_cast(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 static bool map_gelu(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
   Call c;
-  call_init(&c, "gelu");
+  call_init(x, &c, "gelu");
   Term t;
   if (!tensor_in(x, n, 0, &t)) return false;
   call_in(&c, t);
@@ -1098,7 +1128,7 @@ static bool map_clip(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     return false;
   if (!has_lo && !has_hi) return map_alias(x, n, row);
   Call c;
-  call_init(&c, "clip");
+  call_init(x, &c, "clip");
   Term t;
   if (!tensor_in(x, n, 0, &t)) return false;
   call_in(&c, t);
@@ -1118,7 +1148,7 @@ static bool map_where(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
   if (fold_elementwise(x, n)) return !x->error;
   Call c;
-  call_init(&c, "where");
+  call_init(x, &c, "where");
   Term t[3];
   if (!tensor_in(x, n, 0, &t[0]) || !scalar_or_tensor_in(x, n, 1, &t[1]) ||
       !scalar_or_tensor_in(x, n, 2, &t[2]))
@@ -1199,7 +1229,7 @@ static const char *win_text(X *x, const int64_t *v, int nsp) {
 /* x padded asymmetrically: pad(x, [0, 0, lo..., 0, 0, hi...]) as a term. */
 static bool pad_term(X *x, Term *xt, const Window *w, double value) {
   Call c;
-  call_init(&c, "pad");
+  call_init(x, &c, "pad");
   call_in(&c, *xt);
   int r = xt->t.rank;
   c.nlist = 2 * r;
@@ -1228,7 +1258,7 @@ static bool conv_call(X *x, const OnnxNode *n, Term xt, Term wt, Term *bias,
     for (int i = 0; i < nsp; i++) w.pad_lo[i] = w.pad_hi[i] = 0;
   }
   Call c;
-  call_init(&c, names[nsp]);
+  call_init(x, &c, names[nsp]);
   call_in(&c, xt);
   call_in(&c, wt);
   int64_t group = attr_int(n, "group", 1);
@@ -1286,7 +1316,7 @@ static bool map_conv_transpose(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (!window_symmetric(&w))
     return fail(x, "its pads are not symmetric");
   Call c;
-  call_init(&c, "conv_transpose2d");
+  call_init(x, &c, "conv_transpose2d");
   call_in(&c, xt);
   call_in(&c, wt);
   int cnt;
@@ -1315,7 +1345,7 @@ static bool map_conv_transpose(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 
 static bool transpose_term(X *x, Term *t, const int64_t *perm, int r) {
   Call c;
-  call_init(&c, "transpose");
+  call_init(x, &c, "transpose");
   call_in(&c, *t);
   c.nlist = r;
   for (int i = 0; i < r; i++) c.list[i] = perm[i];
@@ -1324,7 +1354,7 @@ static bool transpose_term(X *x, Term *t, const int64_t *perm, int r) {
 
 static bool mul_term(X *x, Term *t, double k) {
   Call c;
-  call_init(&c, "mul");
+  call_init(x, &c, "mul");
   call_in(&c, *t);
   call_in(&c, number_term(x, k));
   return apply(x, &c, t);
@@ -1340,7 +1370,7 @@ static bool map_gemm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   double alpha = attr_float(n, "alpha", 1), beta = attr_float(n, "beta", 1);
   bool has_c = has_input(n, 2) && beta != 0;
   Call c;
-  call_init(&c, "matmul");
+  call_init(x, &c, "matmul");
   call_in(&c, a);
   call_in(&c, b);
   if (has_c && alpha == 1 && beta == 1) {
@@ -1356,7 +1386,7 @@ static bool map_gemm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     if (beta != 1 && cterm.t.dtype != DT_NONE && !mul_term(x, &cterm, beta))
       return false;
     Call add;
-    call_init(&add, "add");
+    call_init(x, &add, "add");
     call_in(&add, out);
     call_in(&add, cterm);
     if (!apply(x, &add, &out)) return false;
@@ -1366,7 +1396,7 @@ static bool map_gemm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 
 static bool matmul_call(X *x, Term a, Term b, const char *out_dtype, Term *out) {
   Call c;
-  call_init(&c, "matmul");
+  call_init(x, &c, "matmul");
   call_in(&c, a);
   call_in(&c, b);
   if (out_dtype) {
@@ -1401,7 +1431,7 @@ static bool map_softmax(X *x, const OnnxNode *n, const OnnxOpRow *row) {
                    "%lld on, flattened; rooflint's softmax takes one axis",
                 n->op_type, (long long)axis);
   Call c;
-  call_init(&c, row->roof);
+  call_init(x, &c, row->roof);
   call_in(&c, t);
   c.args.axis = axis;
   call_kw(&c, "axis=%lld", (long long)axis);
@@ -1418,7 +1448,7 @@ static void epsilon_kw(X *x, Call *c, const OnnxNode *n, double def) {
 static bool map_layernorm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
   Call c;
-  call_init(&c, "layernorm");
+  call_init(x, &c, "layernorm");
   for (int i = 0; i < 3 && i < n->ninputs; i++) {
     if (!has_input(n, i)) continue;
     Term t;
@@ -1437,7 +1467,7 @@ static bool map_batchnorm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (attr_int(n, "training_mode", 0))
     return fail(x, "training_mode=1: rooflint imports inference graphs");
   Call c;
-  call_init(&c, "batchnorm");
+  call_init(x, &c, "batchnorm");
   for (int i = 0; i < 5; i++) {
     Val *v = val_get(x, i < n->ninputs ? n->inputs[i] : NULL);
     if (i >= 3 && v && v->decl == VD_WEIGHT && !v->declared)
@@ -1454,7 +1484,7 @@ static bool map_batchnorm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 static bool map_instancenorm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
   Call c;
-  call_init(&c, "instancenorm");
+  call_init(x, &c, "instancenorm");
   for (int i = 0; i < 3; i++) {
     Term t;
     if (!tensor_in(x, n, i, &t)) return false;
@@ -1490,7 +1520,7 @@ static bool map_reduce(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   qsort(ax, (size_t)na, sizeof *ax, cmp_desc); /* the last axis first */
   for (int i = 0; i < na; i++) {
     Call c;
-    call_init(&c, row->roof);
+    call_init(x, &c, row->roof);
     call_in(&c, t);
     c.args.axis = ax[i];
     c.args.keepdims = keep;
@@ -1516,7 +1546,7 @@ static bool pool_call(X *x, const OnnxNode *n, const char *op, Term xt,
     w.pad_lo[0] = w.pad_lo[1] = 0;
   }
   Call c;
-  call_init(&c, op);
+  call_init(x, &c, op);
   call_in(&c, xt);
   for (int i = 0; i < 2; i++) {
     c.args.kernel[i] = w.kernel[i];
@@ -1540,7 +1570,11 @@ static bool map_pool(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   const int64_t *k = attr_ints(n, "kernel_shape", &cnt);
   if (!k || cnt != 2)
     return fail(x, "rooflint's pools are 2-D: kernel_shape has %d entries", cnt);
-  if (attr_int(n, "dilations", 1) != 1) return fail(x, "a dilated pool");
+  int nd;
+  const int64_t *dil = attr_ints(n, "dilations", &nd);
+  for (int i = 0; dil && i < nd; i++)
+    if (dil[i] != 1)
+      return fail(x, "its dilations: rooflint's pools are not dilated");
   Term out;
   return pool_call(x, n, row->roof, xt, k, &out) && emit1(x, n, &out);
 }
@@ -1571,11 +1605,11 @@ static bool dims_list(X *x, Val *k, Call *c, const char *what) {
 
 static bool map_reshape(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
-  Val *src = val_get(x, n->inputs[0]);
+  Val *src = in_val(x, n, 0);
   Val *shape = known_in(x, n, 1, "shape");
   if (!shape) return false;
   Call c;
-  call_init(&c, "reshape");
+  call_init(x, &c, "reshape");
   if (!dims_list(x, shape, &c, "shape")) return false;
   TensorType st = src ? src->t : (TensorType){0};
   bool allowzero = attr_int(n, "allowzero", 0) != 0;
@@ -1620,7 +1654,7 @@ static bool map_transpose(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 
 static bool flatten_term(X *x, Term *t, int64_t start, int64_t end) {
   Call c;
-  call_init(&c, "flatten");
+  call_init(x, &c, "flatten");
   call_in(&c, *t);
   c.args.start = start;
   c.args.end = end;
@@ -1632,7 +1666,7 @@ static bool flatten_term(X *x, Term *t, int64_t start, int64_t end) {
 /* op(t, axis=AXIS) in place of t: unsqueeze, squeeze. */
 static bool axis_term(X *x, const char *op, Term *t, int64_t axis) {
   Call c;
-  call_init(&c, op);
+  call_init(x, &c, op);
   call_in(&c, *t);
   c.args.axis = axis;
   call_kw(&c, "axis=%lld", (long long)axis);
@@ -1667,7 +1701,7 @@ static bool map_flatten(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 }
 
 static bool map_squeeze(X *x, const OnnxNode *n, const OnnxOpRow *row) {
-  Val *src = val_get(x, n->inputs[0]);
+  Val *src = in_val(x, n, 0);
   const int64_t *axes;
   int cnt;
   if (!ints_from(x, n, "axes", 1, &axes, &cnt)) return false;
@@ -1702,7 +1736,7 @@ static int cmp_asc(const void *a, const void *b) { return -cmp_desc(a, b); }
 
 static bool map_unsqueeze(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
-  Val *src = val_get(x, n->inputs[0]);
+  Val *src = in_val(x, n, 0);
   const int64_t *axes;
   int cnt;
   if (!ints_from(x, n, "axes", 1, &axes, &cnt)) return false;
@@ -1750,7 +1784,7 @@ static bool map_slice(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   const int64_t *st, *en, *ax, *sp;
   int cnt = 0;
   if (!slice_args(x, n, &st, &en, &ax, &sp, &cnt)) return false;
-  Val *src = val_get(x, n->inputs[0]);
+  Val *src = in_val(x, n, 0);
   if (src && src->known && !src->tensor && src->t.rank == 1 && cnt == 1) {
     int64_t size = src->n, s = st[0], e = en[0], step = sp ? sp[0] : 1;
     if (step != 1) return fail(x, "a strided slice of a shape");
@@ -1786,7 +1820,7 @@ tensor:;
     bool full_end = en[i] >= size;
     if (full_start && full_end && step == 1) continue;
     Call c;
-    call_init(&c, "slice");
+    call_init(x, &c, "slice");
     call_in(&c, t);
     c.args.axis = a;
     c.args.start = st[i];
@@ -1812,6 +1846,7 @@ static bool map_split(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   int cnt;
   if (!ints_from(x, n, "split", 1, &sizes, &cnt)) return false;
   int parts = cnt ? cnt : n->noutputs;
+  if (parts < 1) return fail(x, "it splits into no parts");
   if (parts > MAX_RANK * 2 && cnt)
     return fail(x, "it splits into %d parts given as sizes; rooflint's lists "
                    "hold %d", parts, 2 * MAX_RANK);
@@ -1820,7 +1855,7 @@ static bool map_split(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (parts > 64) return fail(x, "it splits into %d parts", parts);
   for (int r = 0; r < parts; r++) {
     Call c;
-    call_init(&c, "split");
+    call_init(x, &c, "split");
     call_in(&c, t);
     c.args.axis = axis;
     if (cnt) {
@@ -1840,6 +1875,7 @@ static bool map_split(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 static bool map_concat(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
   int64_t axis = attr_int(n, "axis", 0);
+  if (n->ninputs < 1) return fail(x, "it has no inputs");
   if (all_known(x, n, 0, n->ninputs)) { /* shape lists */
     int64_t total = 0;
     for (int i = 0; i < n->ninputs; i++) {
@@ -1848,7 +1884,7 @@ static bool map_concat(X *x, const OnnxNode *n, const OnnxOpRow *row) {
       total += v->n;
     }
     if (total > ONNX_SMALL_ELEMS) goto tensors;
-    Val *first = val_get(x, n->inputs[0]);
+    Val *first = in_val(x, n, 0);
     TensorType t = first->t;
     t.dims[0] = total;
     Val *v = known_new(x, n, 0, true, total, &t);
@@ -1866,7 +1902,7 @@ static bool map_concat(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   }
 tensors:;
   Call c;
-  call_init(&c, "concat");
+  call_init(x, &c, "concat");
   if (n->ninputs > CALL_MAX_IN)
     return fail(x, "it concatenates %d tensors; rooflint imports at most %d",
                 n->ninputs, CALL_MAX_IN);
@@ -1883,8 +1919,8 @@ tensors:;
 
 static bool map_gather(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
-  Val *data = val_get(x, n->inputs[0]);
-  Val *idx = n->ninputs > 1 ? val_get(x, n->inputs[1]) : NULL;
+  Val *data = in_val(x, n, 0);
+  Val *idx = in_val(x, n, 1);
   int64_t axis = attr_int(n, "axis", 0);
   if (data && data->known && !data->tensor && idx && idx->known && idx->is_int &&
       data->t.rank == 1) { /* Shape -> Gather */
@@ -1904,7 +1940,7 @@ static bool map_gather(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (!tensor_in(x, n, 0, &d)) return false;
   if (idx && idx->known && !idx->tensor && idx->n == 1 && idx->t.rank == 0 && idx->is_int) {
     Call c; /* x[:, i]: a view */
-    call_init(&c, "select");
+    call_init(x, &c, "select");
     call_in(&c, d);
     c.args.axis = axis;
     c.args.index = idx->iv[0];
@@ -1915,7 +1951,7 @@ static bool map_gather(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   Term it;
   if (!tensor_in(x, n, 1, &it)) return false;
   Call c;
-  call_init(&c, "gather");
+  call_init(x, &c, "gather");
   call_in(&c, d);
   call_in(&c, it);
   c.args.axis = axis;
@@ -1930,7 +1966,7 @@ static bool map_expand(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   Term t;
   if (!tensor_in(x, n, 0, &t)) return false;
   Call c;
-  call_init(&c, "expand");
+  call_init(x, &c, "expand");
   if (!dims_list(x, shape, &c, "shape")) return false;
   /* ONNX broadcasts both ways: a 1 (or a shorter list) keeps x's dim */
   int r = t.t.rank > c.nlist ? t.t.rank : c.nlist;
@@ -1975,7 +2011,7 @@ static bool map_pad(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   for (int i = 0; i < cnt; i++) zero &= pads[i] == 0;
   if (zero) return map_alias(x, n, row);
   Call c;
-  call_init(&c, "pad");
+  call_init(x, &c, "pad");
   call_in(&c, t);
   if (cnt > 2 * MAX_RANK) return fail(x, "it has %d pads", cnt);
   c.nlist = cnt;
@@ -2010,7 +2046,7 @@ static bool map_resize(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   }
   if (scale < 1) return fail(x, "its scale is not a constant integer");
   Call c;
-  call_init(&c, "interpolate");
+  call_init(x, &c, "interpolate");
   call_in(&c, t);
   c.args.scale = scale;
   c.args.mode = linear;
@@ -2075,7 +2111,7 @@ static bool map_constant(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 
 static bool map_shape(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
-  Val *src = val_get(x, n->inputs[0]);
+  Val *src = in_val(x, n, 0);
   if (!src) return fail(x, "its input is not defined before it");
   int r = src->t.rank;
   int64_t s = norm_ax(attr_int(n, "start", 0), r), e = norm_ax(attr_int(n, "end", r), r);
@@ -2095,7 +2131,7 @@ static bool map_shape(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 
 static bool map_size(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
-  Val *src = val_get(x, n->inputs[0]);
+  Val *src = in_val(x, n, 0);
   if (!src) return fail(x, "its input is not defined before it");
   TensorType t = {DT_INT64, 0, {0}};
   Val *v = known_new(x, n, 0, true, 1, &t);
@@ -2236,17 +2272,9 @@ static bool map_matmul_integer(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 
 static bool translate_nodes(X *x, const OnnxGraph *g, bool top);
 
-static bool map_if(X *x, const OnnxNode *n, const OnnxOpRow *row) {
-  (void)row;
-  Val *cond = known_in(x, n, 0, "condition");
-  if (!cond) return false;
-  const OnnxAttr *br = onnx_attr(n, known_at(cond, 0) != 0 ? "then_branch" : "else_branch");
-  if (!br || !br->g) return fail(x, "its branch is missing");
-  const OnnxGraph *g = br->g;
-  if (g->noutputs != n->noutputs)
-    return fail(x, "its branch has %d outputs for %d", g->noutputs, n->noutputs);
-  emit_folded(x, n, known_at(cond, 0) != 0 ? "then_branch inlined"
-                                           : "else_branch inlined");
+/* The nodes of a subgraph (an If's branch, a Loop's body) written where
+ * the node that holds it stands; its initializers are weights. */
+static bool inline_graph(X *x, const OnnxGraph *g) {
   const OnnxNode *keep = x->node;
   int keep_index = x->node_index;
   for (int i = 0; i < g->ninitializers; i++) {
@@ -2258,11 +2286,95 @@ static bool map_if(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (!translate_nodes(x, g, false)) return false;
   x->node = keep;
   x->node_index = keep_index;
+  return true;
+}
+
+static bool map_if(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  Val *cond = known_in(x, n, 0, "condition");
+  if (!cond) return false;
+  const OnnxAttr *br = onnx_attr(n, known_at(cond, 0) != 0 ? "then_branch" : "else_branch");
+  if (!br || !br->g) return fail(x, "its branch is missing");
+  const OnnxGraph *g = br->g;
+  if (g->noutputs != n->noutputs)
+    return fail(x, "its branch has %d outputs for %d", g->noutputs, n->noutputs);
+  emit_folded(x, n, known_at(cond, 0) != 0 ? "then_branch inlined"
+                                           : "else_branch inlined");
+  if (!inline_graph(x, g)) return false;
   for (int i = 0; i < n->noutputs; i++) {
     Val *src = val_get(x, g->outputs[i].name);
     if (!src) return fail(x, "its branch output '%s' is not computed", g->outputs[i].name);
     if (n->outputs[i][0]) strmap_put(&x->vals, arena_strdup(x->a, n->outputs[i]), src);
   }
+  return true;
+}
+
+/* A Loop whose trip count is a constant (or a let) and whose condition
+ * stays true: `loop M { body }`, the carried values rebound at the end of
+ * the body (R-SCOPE-003 checks they keep their types).  Scan outputs and
+ * a data-dependent condition are errors. */
+static bool map_loop(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  const OnnxAttr *ba = onnx_attr(n, "body");
+  if (!ba || !ba->g) return fail(x, "its body is missing");
+  const OnnxGraph *g = ba->g;
+  int ncarried = n->ninputs - 2;
+  if (ncarried < 0 || g->ninputs != ncarried + 2 || g->noutputs < ncarried + 1)
+    return fail(x, "its body's inputs and outputs do not match its %d carried values",
+                ncarried < 0 ? 0 : ncarried);
+  if (g->noutputs > ncarried + 1)
+    return fail(x, "it has scan outputs (per-iteration results stacked): "
+                   "rooflint imports a Loop whose results are its carried values");
+  Val *m = in_val(x, n, 0);
+  if (!m || !m->known || !m->is_int || m->n != 1 || m->iv[0] < 1)
+    return fail(x, "its trip count is not a constant: rooflint imports a Loop "
+                   "that runs a known number of times");
+  Val *c = has_input(n, 1) ? val_get(x, n->inputs[1]) : NULL;
+  if (c && !(c->known && known_at(c, 0) != 0))
+    return fail(x, "its condition is not a constant true");
+  /* the body's condition and carried inputs are the Loop's */
+  Val *t = arena_alloc(x->a, sizeof *t);
+  t->known = t->is_int = true;
+  t->n = 1;
+  t->t.dtype = DT_BOOL;
+  t->iv = arena_alloc(x->a, 2 * sizeof *t->iv);
+  t->isym = arena_alloc(x->a, 2 * sizeof *t->isym);
+  t->iv[0] = 1;
+  strmap_put(&x->vals, g->inputs[1].name, t);
+  Val **carried = arena_alloc(x->a, (size_t)(ncarried + 1) * sizeof *carried);
+  for (int i = 0; i < ncarried; i++) {
+    Term in;
+    if (!tensor_in(x, n, 2 + i, &in)) return false;
+    carried[i] = val_get(x, n->inputs[2 + i]);
+    strmap_put(&x->vals, g->inputs[2 + i].name, carried[i]);
+  }
+  StrBuf sb = {0};
+  sb_puts(&sb, "  loop ");
+  put_dim(&sb, m->isym ? m->isym[0] : NULL, m->iv[0]);
+  sb_puts(&sb, " {");
+  comment_of(&sb, n, x->node_index);
+  lines_add(&x->body, xstrdup(sb_str(&sb)), node_origin(n, x->node_index));
+  sb_free(&sb);
+  if (!inline_graph(x, g)) return false;
+  Val *cond = val_get(x, g->outputs[0].name);
+  if (!cond || !(cond->known && known_at(cond, 0) != 0))
+    return fail(x, "its body's condition is not a constant true: its trip "
+                   "count depends on the data");
+  for (int i = 0; i < ncarried; i++) {
+    Val *out = val_get(x, g->outputs[1 + i].name);
+    if (!out || !out->tensor)
+      return fail(x, "its body's output '%s' is no tensor", g->outputs[1 + i].name);
+    if (out != carried[i]) { /* the carried name rebound: loop-carried */
+      StrBuf line = {0};
+      sb_printf(&line, "  %s = %s", carried[i]->ident, out->ident);
+      comment_of(&line, n, x->node_index);
+      lines_add(&x->body, xstrdup(sb_str(&line)), node_origin(n, x->node_index));
+      sb_free(&line);
+    }
+    if (i < n->noutputs && n->outputs[i][0])
+      strmap_put(&x->vals, arena_strdup(x->a, n->outputs[i]), carried[i]);
+  }
+  lines_add(&x->body, xstrdup("  }"), NULL);
   return true;
 }
 
@@ -2275,11 +2387,15 @@ static const OnnxOpRow op_rows[] = {
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-static const OnnxOpRow *row_for(const OnnxNode *n) {
+static const OnnxOpRow *row_for(X *x, const OnnxNode *n) {
   const char *dom = n->domain ? n->domain : "";
   if (strcmp(dom, "ai.onnx") == 0) dom = "";
-  for (const OnnxOpRow *r = op_rows; r->op_type; r++)
-    if (strcmp(r->op_type, n->op_type) == 0 && strcmp(r->domain, dom) == 0) return r;
+  if (x->rows.len == 0) /* rows of one op_type are consecutive */
+    for (const OnnxOpRow *r = op_rows; r->op_type; r++)
+      if (!strmap_get(&x->rows, r->op_type)) strmap_put(&x->rows, r->op_type, (void *)r);
+  const OnnxOpRow *r = strmap_get(&x->rows, n->op_type);
+  for (; r && r->op_type && strcmp(r->op_type, n->op_type) == 0; r++)
+    if (strcmp(r->domain, dom) == 0) return r;
   return NULL;
 }
 
@@ -2393,7 +2509,7 @@ static bool translate_nodes(X *x, const OnnxGraph *g, bool top) {
     const OnnxNode *n = &g->nodes[i];
     x->node = n;
     if (top) x->node_index = n->index;
-    const OnnxOpRow *row = row_for(n);
+    const OnnxOpRow *row = row_for(x, n);
     size_t before = x->body.n;
     bool ok;
     if (row) ok = row->map(x, n, row);
@@ -2620,6 +2736,8 @@ static void x_init(X *x, const OnnxModel *m, const ImportOptions *o,
   strmap_init(&x->vals);
   strmap_init(&x->idents);
   strmap_init(&x->warned_ops);
+  strmap_init(&x->ops);
+  strmap_init(&x->rows);
   x->plan = DT_FP32;
 }
 
@@ -2637,6 +2755,8 @@ static void x_free(X *x) {
   strmap_free(&x->vals);
   strmap_free(&x->idents);
   strmap_free(&x->warned_ops);
+  strmap_free(&x->ops);
+  strmap_free(&x->rows);
   arena_free(x->a);
 }
 

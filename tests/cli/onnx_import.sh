@@ -139,6 +139,9 @@ check positions 8 176
 check positions 128 2368 -D batch=2 -D sequence=8
 check unknown_dim 8 64      # [?, 8]: let dim_0_0 = 1
 check if_const 16 128       # the then branch, inlined
+# Loop of 3 trips carrying h [2, 8]: matmul with w [8, 8] 256 FLOPs (64 +
+# 256 + 64 bytes) and relu 16 (128), each 3 times.
+check loop_const 816 1536
 
 # Declarations (R-ONNX-006).
 check names 48 416          # add 16 (64+32+64), relu 16 (128), relu 16 (128)
@@ -170,6 +173,21 @@ run --unknown-ops=custom tests/onnx/ops/unknown_op.onnx
 expect_grep "$T/err" "tests/onnx/ops/unknown_op.onnx: node 1 \"/fancy\" (FancyNorm): warning: op FancyNorm is not one rooflint maps: --unknown-ops=custom makes each a custom() whose FLOPs are unknown (counted as 0) and whose bytes are its inputs and output"
 run import tests/onnx/ops/unknown_op.onnx
 expect_status 1
+# R-ONNX-002: what the mapping cannot carry is an error naming the node.
+run tests/onnx/ops/maxpool_dilated.onnx
+expect_status 1
+expect_err "rooflint: error: tests/onnx/ops/maxpool_dilated.onnx: node 0 \"/MaxPool\" (MaxPool): its dilations: rooflint's pools are not dilated"
+# R-ONNX-002: a Loop runs a known number of times, or is an error.
+run tests/onnx/ops/loop_dynamic.onnx
+expect_status 1
+expect_err "rooflint: error: tests/onnx/ops/loop_dynamic.onnx: node 0 \"/loop\" (Loop): its trip count is not a constant: rooflint imports a Loop that runs a known number of times"
+# import prints the importer's findings as the lint would name them
+run import --unknown-ops=custom tests/onnx/ops/unknown_op.onnx
+expect_status 0
+expect_err "tests/onnx/ops/unknown_op.onnx: node 1 \"/fancy\" (FancyNorm): warning: op FancyNorm is not one rooflint maps: --unknown-ops=custom makes each a custom() whose FLOPs are unknown (counted as 0) and whose bytes are its inputs and output"
+run import -w --unknown-ops=custom tests/onnx/ops/unknown_op.onnx
+expect_status 0
+expect_empty "$T/err"
 
 # R-ONNX-003: value_info is a cross-check, a disagreement a warning.
 run tests/onnx/ops/value_info_mismatch.onnx
@@ -204,6 +222,23 @@ run --dtype fp32 -w tests/onnx/ops/names.onnx
 expect_status 0
 expect_grep "$T/out" "fp32"
 
+# R-ONNX-001: every output of a .roof file.  conv_bias in fp32 is 2240
+# bytes; --dtype bf16 follows the plan everywhere (no declaration names a
+# dtype), so the what-if moves 1120 bytes.
+run --plan -w tests/onnx/ops/conv_bias.onnx
+expect_status 0
+expect_grep "$T/out" "model conv_bias (tests/onnx/ops/conv_bias.onnx) on NVIDIA H100 SXM: dtype plan fp32"
+run --dtype bf16 -w tests/onnx/ops/conv_bias.onnx
+expect_status 0
+expect_grep "$T/out" "2.24 KB"
+expect_grep "$T/out" "1.12 KB"
+run -t a100_sxm,h100_sxm --report -w tests/onnx/ops/conv_bias.onnx
+expect_status 0
+expect_grep "$T/out" "model conv_bias (tests/onnx/ops/conv_bias.onnx) on 2 targets"
+run --plot "$T/c.svg" -w tests/onnx/ops/conv_bias.onnx
+expect_status 0
+expect_grep "$T/c.svg" "<svg"
+
 # import -o writes the file; an input is never its output.
 run import tests/onnx/ops/matmul.onnx -o "$T/m.roof"
 expect_status 0
@@ -223,6 +258,31 @@ expect_grep "$T/out" "  - tests/onnx/ops/unary_relu.onnx: node 0 \"/Relu\" (Relu
 run diff tests/onnx/ops/matmul.onnx tests/onnx/ops/matmul.onnx
 expect_status 0
 expect_grep "$T/out" "no node changed"
+
+# Every op of the table on a node with no inputs, no outputs, too many,
+# or omitted ones: an error or a lint, never a crash (exit <= 2).
+if /usr/bin/python3 -c 'import onnx' 2>/dev/null; then
+  mkdir "$T/odd"
+  /usr/bin/python3 - "$T/odd" <<'PY'
+import re, sys
+from onnx import TensorProto, helper
+ops = re.findall(r'ONNX_OP\("([A-Za-z]+)"', open("src/onnx_ops.def").read())
+x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 8])
+y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 8])
+for op in ops:
+    for kind, ins, outs in (("noin", [], ["y"]), ("noout", ["x"], []), ("many", ["x"] * 9, ["y", "z"]),
+                            ("omitted", ["", "x", ""], ["", "y"])):
+        g = helper.make_graph([helper.make_node(op, ins, outs, name="n")], "g", [x], [y] if "y" in outs else [])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+        open(f"{sys.argv[1]}/{op}_{kind}.onnx", "wb").write(m.SerializeToString())
+PY
+  for f in "$T"/odd/*.onnx; do
+    what="rooflint $f"
+    "$ROOFLINT" -w "$f" >/dev/null 2>"$T/err" </dev/null
+    status=$?
+    [ $status -le 2 ] && ok || bad "exit $status"
+  done
+fi
 
 # R-ONNX-002: README's table lists every row of src/onnx_ops.def.
 what="README.md's table of mapped ONNX ops"

@@ -137,6 +137,8 @@ def pools():
          [vi("x", [1, 2, 8, 8])], [vi("y", [1, 2, 4, 4])])
     save("averagepool_ceil", [node("AveragePool", ["x"], ["y"], kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1)],
          [vi("x", [1, 2, 7, 7])], [vi("y", [1, 2, 4, 4])])
+    save("maxpool_dilated", [node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], dilations=[2, 2])],
+         [vi("x", [1, 2, 8, 8])], [vi("y", [1, 2, 6, 6])])
     save("global_average_pool", [node("GlobalAveragePool", ["x"], ["y"])],
          [vi("x", [1, 2, 4, 4])], [vi("y", [1, 2, 1, 1])])
     save("global_max_pool", [node("GlobalMaxPool", ["x"], ["y"])],
@@ -208,6 +210,18 @@ def shape_arithmetic():
     # If with a constant condition: the branch taken, inlined
     then_g = helper.make_graph([node("Relu", ["x"], ["t"], name="/then/Relu")], "then", [], [vi("t", [2, 8])])
     else_g = helper.make_graph([node("Neg", ["x"], ["e"], name="/else/Neg")], "else", [], [vi("e", [2, 8])])
+    # Loop with a constant trip count: `loop 3 { }`, h carried
+    body = helper.make_graph(
+        [node("MatMul", ["h_in", "w"], ["m"], name="/body/MatMul"),
+         node("Relu", ["m"], ["h_out"], name="/body/Relu"),
+         node("Identity", ["c_in"], ["c_out"], name="/body/Identity")],
+        "body", [vi("i", [], I64), vi("c_in", [], TensorProto.BOOL), vi("h_in", [2, 8])],
+        [vi("c_out", [], TensorProto.BOOL), vi("h_out", [2, 8])])
+    save("loop_const", [node("Loop", ["trips", "", "x"], ["y"], name="/loop", body=body)], X28, Y28,
+         [const("trips", np.int64(3)), const("w", np.zeros((8, 8), np.float32))])
+    # the same body, a trip count given at run time: an error
+    save("loop_dynamic", [node("Loop", ["n", "", "x"], ["y"], name="/loop", body=body)],
+         [vi("n", [], I64), vi("x", [2, 8])], Y28, [const("w", np.zeros((8, 8), np.float32))])
     save("if_const", [node("Constant", [], ["c"], value=helper.make_tensor("v", TensorProto.BOOL, [], [1])),
                       node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)], X28, Y28)
 
