@@ -56,13 +56,12 @@ typedef struct Val {
   bool declared;
 } Val;
 
-typedef struct Line {
-  char *text;
-  char *origin;
-} Line;
-
+/* A section of the text: its lines back to back, each ending in '\n', in
+ * one buffer (a node's line is written straight into it), and each line's
+ * origin (malloc'd, or NULL). */
 typedef struct Lines {
-  Line *v;
+  StrBuf text;
+  char **origins;
   size_t n, cap;
 } Lines;
 
@@ -115,17 +114,40 @@ struct OnnxOpRow {
 
 /* ---------------------------------------------------------------- util */
 
-static void lines_add(Lines *l, char *text, char *origin) {
+/* Ends the line written so far into l->text; l owns origin. */
+static void lines_end(Lines *l, char *origin) {
+  sb_putc(&l->text, '\n');
   if (l->n == l->cap) {
     l->cap = l->cap ? 2 * l->cap : 64;
-    l->v = xrealloc(l->v, l->cap * sizeof *l->v);
+    l->origins = xrealloc(l->origins, l->cap * sizeof *l->origins);
   }
-  l->v[l->n++] = (Line){text, origin};
+  l->origins[l->n++] = origin;
+}
+
+static void lines_add(Lines *l, const char *text, char *origin) {
+  sb_puts(&l->text, text);
+  lines_end(l, origin);
+}
+
+/* Moves src's lines to the end of dst. */
+static void lines_append(Lines *dst, Lines *src) {
+  sb_putn(&dst->text, sb_str(&src->text), src->text.len);
+  for (size_t i = 0; i < src->n; i++) {
+    if (dst->n == dst->cap) {
+      dst->cap = dst->cap ? 2 * dst->cap : 64;
+      dst->origins = xrealloc(dst->origins, dst->cap * sizeof *dst->origins);
+    }
+    dst->origins[dst->n++] = src->origins[i];
+  }
+  free(src->origins);
+  sb_free(&src->text);
+  *src = (Lines){0};
 }
 
 static void lines_free(Lines *l) {
-  for (size_t i = 0; i < l->n; i++) free(l->v[i].text), free(l->v[i].origin);
-  free(l->v);
+  sb_free(&l->text);
+  for (size_t i = 0; i < l->n; i++) free(l->origins[i]);
+  free(l->origins);
 }
 
 static char *vxprintf(const char *fmt, va_list ap) {
@@ -157,18 +179,29 @@ static void put_quoted(StrBuf *sb, const char *s) {
   sb_putc(sb, '"');
 }
 
+/* v in decimal, as "%lld" writes it (a node's lines need no printf). */
+static void put_int(StrBuf *sb, long long v) {
+  char buf[24], *p = buf + sizeof buf;
+  unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+  do *--p = (char)('0' + u % 10); while (u /= 10);
+  if (v < 0) *--p = '-';
+  sb_putn(sb, p, (size_t)(buf + sizeof buf - p));
+}
+
 /* `node 12 "/conv1/Conv" (Conv)`: import.h's origin grammar. */
 static char *node_origin(const OnnxNode *n, int index) {
   StrBuf sb = {0};
-  sb_printf(&sb, "node %d ", index);
+  sb_puts(&sb, "node ");
+  put_int(&sb, index);
+  sb_putc(&sb, ' ');
   if (n->name && n->name[0]) {
     put_quoted(&sb, n->name);
     sb_putc(&sb, ' ');
   }
-  sb_printf(&sb, "(%s)", n->op_type);
-  char *s = xstrdup(sb_str(&sb));
-  sb_free(&sb);
-  return s;
+  sb_putc(&sb, '(');
+  sb_puts(&sb, n->op_type);
+  sb_putc(&sb, ')');
+  return sb.data; /* never empty */
 }
 
 /* The error of the node being translated; returns false. */
@@ -372,14 +405,22 @@ static void declare(X *x, Val *v) {
   v->tensor = true;
   if (!v->ident) v->ident = ident_for(x, v->onnx, "t");
   static const char *const words[] = {"", "weight", "buffer", "input"};
-  StrBuf sb = {0};
-  sb_printf(&sb, "  %s %s : ", words[v->decl], v->ident);
-  put_type(x, &sb, &v->t, v->sym);
-  if (v->decl_origin) sb_printf(&sb, "  # onnx %s", v->decl_origin);
-  if (v->decl_note) sb_printf(&sb, "%s%s", v->decl_origin ? ", " : "  # ", v->decl_note);
-  lines_add(&x->decls, xstrdup(sb_str(&sb)),
-            v->decl_origin ? xstrdup(v->decl_origin) : NULL);
-  sb_free(&sb);
+  StrBuf *sb = &x->decls.text;
+  sb_puts(sb, "  ");
+  sb_puts(sb, words[v->decl]);
+  sb_putc(sb, ' ');
+  sb_puts(sb, v->ident);
+  sb_puts(sb, " : ");
+  put_type(x, sb, &v->t, v->sym);
+  if (v->decl_origin) {
+    sb_puts(sb, "  # onnx ");
+    sb_puts(sb, v->decl_origin);
+  }
+  if (v->decl_note) {
+    sb_puts(sb, v->decl_origin ? ", " : "  # ");
+    sb_puts(sb, v->decl_note);
+  }
+  lines_end(&x->decls, v->decl_origin ? xstrdup(v->decl_origin) : NULL);
 }
 
 /* Input i of n as a tensor operand. */
@@ -677,7 +718,10 @@ static bool apply(X *x, Call *c, Term *out) {
 
 /* Output `i` of n gets the tensor `t`: its line `NAME = TEXT  # onnx ...`. */
 static void comment_of(StrBuf *sb, const OnnxNode *n, int index) {
-  sb_printf(sb, "  # onnx #%d %s", index, n->op_type);
+  sb_puts(sb, "  # onnx #");
+  put_int(sb, index);
+  sb_putc(sb, ' ');
+  sb_puts(sb, n->op_type);
   if (n->name && n->name[0]) {
     sb_putc(sb, ' ');
     put_quoted(sb, n->name);
@@ -701,21 +745,21 @@ static void set_tensor(X *x, Val *v, const Term *t) {
 /* The one statement of node n: `names = text`. */
 static bool emit(X *x, const OnnxNode *n, Term *results, int nresults,
                  const char *text) {
-  StrBuf sb = {0};
-  sb_puts(&sb, "  ");
+  StrBuf *sb = &x->body.text; /* nothing below writes another line */
+  sb_puts(sb, "  ");
   for (int i = 0; i < nresults; i++) {
     Val *v = bind_output(x, n, i);
     if (!v) { /* an omitted output still needs a name in a split */
       v = val_new(x, arena_printf(x->a, "%d:unused%d", x->node_index, i));
     }
     set_tensor(x, v, &results[i]);
-    if (i) sb_puts(&sb, ", ");
-    sb_puts(&sb, v->ident);
+    if (i) sb_puts(sb, ", ");
+    sb_puts(sb, v->ident);
   }
-  sb_printf(&sb, " = %s", text);
-  comment_of(&sb, n, x->node_index);
-  lines_add(&x->body, xstrdup(sb_str(&sb)), node_origin(n, x->node_index));
-  sb_free(&sb);
+  sb_puts(sb, " = ");
+  sb_puts(sb, text);
+  comment_of(sb, n, x->node_index);
+  lines_end(&x->body, node_origin(n, x->node_index));
   return true;
 }
 
@@ -725,11 +769,10 @@ static bool emit1(X *x, const OnnxNode *n, Term *t) {
 
 /* A node that writes no kernel: a comment line, so every node is found. */
 static void emit_folded(X *x, const OnnxNode *n, const char *what) {
-  StrBuf sb = {0};
-  comment_of(&sb, n, x->node_index);
-  sb_printf(&sb, ": %s", what);
-  lines_add(&x->body, xstrdup(sb_str(&sb)), node_origin(n, x->node_index));
-  sb_free(&sb);
+  comment_of(&x->body.text, n, x->node_index);
+  sb_puts(&x->body.text, ": ");
+  sb_puts(&x->body.text, what);
+  lines_end(&x->body, node_origin(n, x->node_index));
 }
 
 /* ------------------------------------------------------- attributes */
@@ -1059,11 +1102,13 @@ static bool map_alias(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (!v) return true;
   Term out = t;
   set_tensor(x, v, &out);
-  StrBuf sb = {0};
-  sb_printf(&sb, "  %s = %s", v->ident, t.text);
-  comment_of(&sb, n, x->node_index);
-  lines_add(&x->body, xstrdup(sb_str(&sb)), node_origin(n, x->node_index));
-  sb_free(&sb);
+  StrBuf *sb = &x->body.text;
+  sb_puts(sb, "  ");
+  sb_puts(sb, v->ident);
+  sb_puts(sb, " = ");
+  sb_puts(sb, t.text);
+  comment_of(sb, n, x->node_index);
+  lines_end(&x->body, node_origin(n, x->node_index));
   return true;
 }
 
@@ -2353,7 +2398,7 @@ static bool map_loop(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   put_dim(&sb, m->isym ? m->isym[0] : NULL, m->iv[0]);
   sb_puts(&sb, " {");
   comment_of(&sb, n, x->node_index);
-  lines_add(&x->body, xstrdup(sb_str(&sb)), node_origin(n, x->node_index));
+  lines_add(&x->body, sb_str(&sb), node_origin(n, x->node_index));
   sb_free(&sb);
   if (!inline_graph(x, g)) return false;
   Val *cond = val_get(x, g->outputs[0].name);
@@ -2368,13 +2413,13 @@ static bool map_loop(X *x, const OnnxNode *n, const OnnxOpRow *row) {
       StrBuf line = {0};
       sb_printf(&line, "  %s = %s", carried[i]->ident, out->ident);
       comment_of(&line, n, x->node_index);
-      lines_add(&x->body, xstrdup(sb_str(&line)), node_origin(n, x->node_index));
+      lines_add(&x->body, sb_str(&line), node_origin(n, x->node_index));
       sb_free(&line);
     }
     if (i < n->noutputs && n->outputs[i][0])
       strmap_put(&x->vals, arena_strdup(x->a, n->outputs[i]), carried[i]);
   }
-  lines_add(&x->body, xstrdup("  }"), NULL);
+  lines_add(&x->body, "  }", NULL);
   return true;
 }
 
@@ -2669,7 +2714,7 @@ static bool translate(X *x) {
     }
     sb_printf(&sb, "%s%s", sb.len ? ", " : "  output ", v->ident);
   }
-  if (sb.len) lines_add(&x->body, xstrdup(sb_str(&sb)), NULL);
+  if (sb.len) lines_add(&x->body, sb_str(&sb), NULL);
   sb_free(&sb);
   return true;
 }
@@ -2687,25 +2732,31 @@ static const char *model_name(X *x) {
 
 /* Joins the sections into the text and its origins. */
 static void assemble(X *x, const char *name, Imported *out) {
-  StrBuf sb = {0};
+  Lines *secs[3] = {&x->head, &x->decls, &x->body};
   size_t nlines = x->head.n + x->decls.n + x->body.n + 8;
+  const char *dtype = dtype_str(x->plan);
+  /* one allocation of the text's size, with room for the two NULs the
+   * source keeps (src_add), so nothing is copied or grown after */
+  size_t size = strlen("model  {\n  dtype \n}\n") + strlen(name) + strlen(dtype) + 2;
+  for (int s = 0; s < 3; s++) size += secs[s]->text.len;
+  StrBuf sb = {xmalloc(size), 0, size};
   char **origins = xcalloc(nlines, sizeof *origins);
   size_t line = 0;
-  Lines *secs[3] = {&x->head, &x->decls, &x->body};
   size_t first[3];
   for (int s = 0; s < 3; s++) {
     if (s == 1) {
-      sb_printf(&sb, "model %s {\n", name);
-      line++;
-      sb_printf(&sb, "  dtype %s\n", dtype_str(x->plan));
-      line++;
+      sb_puts(&sb, "model ");
+      sb_puts(&sb, name);
+      sb_puts(&sb, " {\n  dtype ");
+      sb_puts(&sb, dtype);
+      sb_putc(&sb, '\n');
+      line += 2;
     }
     first[s] = line;
+    sb_putn(&sb, sb_str(&secs[s]->text), secs[s]->text.len);
     for (size_t i = 0; i < secs[s]->n; i++) {
-      sb_puts(&sb, secs[s]->v[i].text);
-      sb_putc(&sb, '\n');
-      origins[line++] = secs[s]->v[i].origin;
-      secs[s]->v[i].origin = NULL;
+      origins[line++] = secs[s]->origins[i];
+      secs[s]->origins[i] = NULL;
     }
   }
   sb_puts(&sb, "}\n");
@@ -2718,11 +2769,10 @@ static void assemble(X *x, const char *name, Imported *out) {
     p->msg = NULL;
   }
   out->ndiags = x->ndiags;
-  out->text = xstrdup(sb_str(&sb));
+  out->text = sb.data;
   out->len = sb.len;
   out->origins = origins;
   out->norigins = line;
-  sb_free(&sb);
 }
 
 static void x_init(X *x, const OnnxModel *m, const ImportOptions *o,
@@ -2785,7 +2835,7 @@ int onnx_translate_model(const OnnxModel *m, const char *path,
     /* the header goes first; lets after it */
     Lines head = x.head;
     x.head = (Lines){0};
-    lines_add(&x.head, xstrdup(sb_str(&sb)), NULL);
+    lines_add(&x.head, sb_str(&sb), NULL);
     sb_free(&sb);
     if (x.nlets > 0) {
       StrBuf names = {0};
@@ -2797,11 +2847,11 @@ int onnx_translate_model(const OnnxModel *m, const char *path,
            sb_str(&names));
       sb_free(&names);
     }
-    for (int i = 0; i < x.nlets; i++)
-      lines_add(&x.head, xprintf("let %s = 1", x.lets[i]),
-                xstrdup(x.let_origins[i]));
-    for (size_t i = 0; i < head.n; i++) lines_add(&x.head, head.v[i].text, head.v[i].origin);
-    free(head.v);
+    for (int i = 0; i < x.nlets; i++) {
+      sb_printf(&x.head.text, "let %s = 1", x.lets[i]);
+      lines_end(&x.head, xstrdup(x.let_origins[i]));
+    }
+    lines_append(&x.head, &head);
     assemble(&x, name, out);
   } else {
     out->error = x.error;
