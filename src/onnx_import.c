@@ -171,10 +171,15 @@ static char *xprintf(const char *fmt, ...) {
  * `\` escaped, anything else \xNN. */
 static void put_quoted(StrBuf *sb, const char *s) {
   sb_putc(sb, '"');
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+  const unsigned char *p = (const unsigned char *)s;
+  while (*p) {
+    const unsigned char *run = p; /* a run that needs no escape, put at once */
+    while (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\') p++;
+    sb_putn(sb, (const char *)run, (size_t)(p - run));
+    if (!*p) break;
     if (*p == '"' || *p == '\\') sb_printf(sb, "\\%c", *p);
-    else if (*p < 0x20 || *p >= 0x7f) sb_printf(sb, "\\x%02X", *p);
-    else sb_putc(sb, (char)*p);
+    else sb_printf(sb, "\\x%02X", *p);
+    p++;
   }
   sb_putc(sb, '"');
 }
@@ -248,23 +253,26 @@ static const char *const roof_keywords[] = {
  * runs of anything else one '_', torch's `_output_0` suffix dropped, a
  * keyword or a leading digit prefixed, a taken name numbered. */
 static const char *ident_for(X *x, const char *onnx, const char *fallback) {
-  StrBuf sb = {0};
-  for (const char *p = onnx ? onnx : ""; *p; p++) {
+  const char *src = onnx ? onnx : "";
+  char *kept = arena_alloc(x->a, strlen(src) + 1);
+  size_t len = 0;
+  for (const char *p = src; *p; p++) {
     unsigned char c = (unsigned char)*p;
-    if (isalnum(c) || c == '_') sb_putc(&sb, (char)c);
-    else if (sb.len > 0 && sb_str(&sb)[sb.len - 1] != '_') sb_putc(&sb, '_');
+    if (isalnum(c) || c == '_') kept[len++] = (char)c;
+    else if (len > 0 && kept[len - 1] != '_') kept[len++] = '_';
   }
-  const char *s = sb_str(&sb);
+  kept[len] = '\0';
+  const char *s = kept;
   while (*s == '_') s++;
-  size_t n = strlen(s);
+  size_t n = len - (size_t)(s - kept);
   while (n > 0 && s[n - 1] == '_') n--;
   static const char suffix[] = "_output_0";
   if (n > sizeof suffix - 1 &&
       memcmp(s + n - (sizeof suffix - 1), suffix, sizeof suffix - 1) == 0)
     n -= sizeof suffix - 1;
   if (n > 200) n = 200; /* far under the 1024-byte limit, numbered below */
-  char *base = arena_strndup(x->a, s, n);
-  sb_free(&sb);
+  char *base = (char *)s; /* kept is this name's own: cut it in place */
+  base[n] = '\0';
   if (!base[0]) base = arena_strdup(x->a, fallback);
   bool keyword = false;
   for (int i = 0; roof_keywords[i]; i++)
