@@ -75,6 +75,7 @@ typedef struct X {
   StrMap vals;    /* ONNX name -> Val */
   StrMap idents;  /* .roof names taken */
   Lines head, decls, body;
+  StrBuf scratch; /* a piece of text being built, copied to the arena */
   DType plan;
   /* dim_params: lets */
   const char **lets;
@@ -317,7 +318,7 @@ static bool dtype_or_fail(X *x, int32_t t, const char *what, DType *out) {
 /* The text of dim i of v: its let expression or its number. */
 static void put_dim(StrBuf *sb, const char *sym, int64_t v) {
   if (sym) sb_puts(sb, sym);
-  else sb_printf(sb, "%lld", (long long)v);
+  else put_int(sb, v);
 }
 
 static void put_dims(StrBuf *sb, const TensorType *t, const char *const *sym) {
@@ -694,8 +695,10 @@ static bool apply(X *x, Call *c, Term *out) {
     return false;
   }
   diag_sink_free(&sink);
-  StrBuf sb = {0};
-  sb_printf(&sb, "%s(", c->op->name);
+  StrBuf sb = x->scratch; /* nothing below builds another piece */
+  sb.len = 0;
+  sb_puts(&sb, c->op->name);
+  sb_putc(&sb, '(');
   int npos = c->nin - (c->bias ? 1 : 0);
   bool list_form = c->op->form == FORM_TENSOR_LIST;
   if (list_form) sb_putc(&sb, '[');
@@ -704,7 +707,10 @@ static bool apply(X *x, Call *c, Term *out) {
     sb_puts(&sb, c->in[i].text);
   }
   if (list_form) sb_putc(&sb, ']');
-  if (c->pos_text) sb_printf(&sb, ", %s", c->pos_text);
+  if (c->pos_text) {
+    sb_puts(&sb, ", ");
+    sb_puts(&sb, c->pos_text);
+  }
   if (c->op->form == FORM_DIMS || c->op->form == FORM_PERM ||
       c->op->form == FORM_PADS || (c->op->form == FORM_SPLIT && c->nlist > 0)) {
     sb_puts(&sb, ", ");
@@ -712,11 +718,14 @@ static bool apply(X *x, Call *c, Term *out) {
   } else if (c->op->form == FORM_SPLIT) {
     sb_printf(&sb, ", %d", -c->nlist);
   }
-  if (c->bias) sb_printf(&sb, ", bias=%s", c->in[c->nin - 1].text);
-  sb_puts(&sb, sb_str(&c->kw));
+  if (c->bias) {
+    sb_puts(&sb, ", bias=");
+    sb_puts(&sb, c->in[c->nin - 1].text);
+  }
+  sb_putn(&sb, sb_str(&c->kw), c->kw.len);
   sb_putc(&sb, ')');
-  out->text = arena_strdup(x->a, sb_str(&sb));
-  sb_free(&sb);
+  out->text = arena_strndup(x->a, sb.data, sb.len);
+  x->scratch = sb;
   sb_free(&c->kw);
   sym_of(x, c, out);
   return true;
@@ -2639,6 +2648,17 @@ static DType plan_of(const OnnxGraph *g) {
   return best;
 }
 
+/* `initializer 3 "w"`: a declaration's origin, in the arena. */
+static const char *decl_origin(X *x, const char *what, int i, const char *name) {
+  x->scratch.len = 0;
+  sb_puts(&x->scratch, what);
+  sb_putc(&x->scratch, ' ');
+  put_int(&x->scratch, i);
+  sb_putc(&x->scratch, ' ');
+  put_quoted(&x->scratch, name);
+  return arena_strndup(x->a, x->scratch.data, x->scratch.len);
+}
+
 static bool declare_inputs(X *x, const OnnxGraph *g) {
   for (int i = 0; i < g->ninitializers; i++) {
     const OnnxTensor *t = &g->initializers[i];
@@ -2646,11 +2666,7 @@ static bool declare_inputs(X *x, const OnnxGraph *g) {
     if (!tensor_type(x, t, &v->t)) return false;
     tensor_values(x, v, t);
     v->decl = VD_WEIGHT;
-    StrBuf sb = {0};
-    sb_printf(&sb, "initializer %d ", i);
-    put_quoted(&sb, t->name);
-    v->decl_origin = arena_strdup(x->a, sb_str(&sb));
-    sb_free(&sb);
+    v->decl_origin = decl_origin(x, "initializer", i, t->name);
     if (t->external) v->decl_note = "onnx external data (not opened)";
   }
   for (int i = 0; i < g->ninputs; i++) {
@@ -2677,11 +2693,7 @@ static bool declare_inputs(X *x, const OnnxGraph *g) {
     }
     v->t = t;
     v->ident = ident_for(x, in->name, "x");
-    StrBuf sb = {0};
-    sb_printf(&sb, "input %d ", i);
-    put_quoted(&sb, in->name);
-    v->decl_origin = arena_strdup(x->a, sb_str(&sb));
-    sb_free(&sb);
+    v->decl_origin = decl_origin(x, "input", i, in->name);
     bool fixed = true;
     for (int k = 0; k < t.rank; k++) fixed &= v->sym[k] == NULL;
     if (x->o && x->o->weights_as_inputs && i > 0 && fixed) {
@@ -2806,6 +2818,7 @@ static void x_free(X *x) {
   lines_free(&x->head);
   lines_free(&x->decls);
   lines_free(&x->body);
+  sb_free(&x->scratch);
   free(x->lets);
   free(x->let_keys);
   free(x->let_origins);
