@@ -407,7 +407,7 @@ static Val *in_val(X *x, const OnnxNode *n, int i) {
 
 static Val *val_new(X *x, const char *name) {
   Val *v = arena_alloc(x->a, sizeof *v);
-  v->onnx = arena_strdup(x->a, name);
+  v->onnx = name; /* the model's or the arena's: both outlive x */
   strmap_put(&x->vals, v->onnx, v);
   return v;
 }
@@ -2770,30 +2770,39 @@ static void assemble(X *x, const char *name, Imported *out) {
   Lines *secs[3] = {&x->head, &x->decls, &x->body};
   size_t nlines = x->head.n + x->decls.n + x->body.n + 8;
   const char *dtype = dtype_str(x->plan);
-  /* one allocation of the text's size, with room for the two NULs the
-   * source keeps (src_add), so nothing is copied or grown after */
-  size_t size = strlen("model  {\n  dtype \n}\n") + strlen(name) + strlen(dtype) + 2;
-  for (int s = 0; s < 3; s++) size += secs[s]->text.len;
-  StrBuf sb = {xmalloc(size), 0, size};
+  /* the head, the model line and the declarations, then the body, which
+   * is most of the text: its buffer becomes the text (grown once to the
+   * text's size plus the two NULs the source keeps, src_add, and moved up
+   * in place), so the body's bytes are never copied to fresh memory */
+  StrBuf pre = {0};
   char **origins = xcalloc(nlines, sizeof *origins);
   size_t line = 0;
   size_t first[3];
   for (int s = 0; s < 3; s++) {
     if (s == 1) {
-      sb_puts(&sb, "model ");
-      sb_puts(&sb, name);
-      sb_puts(&sb, " {\n  dtype ");
-      sb_puts(&sb, dtype);
-      sb_putc(&sb, '\n');
+      sb_puts(&pre, "model ");
+      sb_puts(&pre, name);
+      sb_puts(&pre, " {\n  dtype ");
+      sb_puts(&pre, dtype);
+      sb_putc(&pre, '\n');
       line += 2;
     }
     first[s] = line;
-    sb_putn(&sb, sb_str(&secs[s]->text), secs[s]->text.len);
+    if (s < 2) sb_putn(&pre, sb_str(&secs[s]->text), secs[s]->text.len);
     for (size_t i = 0; i < secs[s]->n; i++) {
       origins[line++] = secs[s]->origins[i];
       secs[s]->origins[i] = NULL;
     }
   }
+  StrBuf sb = x->body.text;
+  x->body.text = (StrBuf){0};
+  size_t size = pre.len + sb.len + strlen("}\n") + 2;
+  sb.data = xrealloc(sb.data, size);
+  sb.cap = size;
+  memmove(sb.data + pre.len, sb.data, sb.len);
+  memcpy(sb.data, sb_str(&pre), pre.len);
+  sb.len += pre.len;
+  sb_free(&pre);
   sb_puts(&sb, "}\n");
   line++;
   out->diags = xcalloc(x->ndiags + 1, sizeof *out->diags);
