@@ -314,7 +314,9 @@ static void report_collectives(FILE *out, const Model *m, const ModelCost *c) {
     fmt_time(cells[6], NB, k->time_s);
     fmt_percent(cells[7], NB, percent_of(k->ib_time, k->time_s), 0);
     const char *name = k->node >= 0 ? m->nodes[k->node].name
-                                    : arena_printf(a, "(%s)", k->what ? k->what : "gradients");
+                                    : k->count > 1
+                                          ? arena_printf(a, "(%s) x %.0f", k->what, k->count)
+                                          : arena_printf(a, "(%s)", k->what ? k->what : "gradients");
     const char *row[] = {name, k->kind, par_group_str(k->group), cells[0],
                          cells[1], cells[2], cells[3], cells[4], cells[5],
                          cells[6], cells[7]};
