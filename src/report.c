@@ -215,7 +215,8 @@ static void kernel_row(KernelRow *r, const SourceSet *ss, const Model *m,
 /* R-PAR-002: the plan's groups, each with its size, placement and link. */
 static void report_parallel(FILE *out, const Model *m) {
   const Parallel *p = &m->parallel;
-  if (!p->present) return;
+  /* a plan of one GPU (a -D variant's degrees all 1) has no groups */
+  if (!p->present || p->nodes * p->gpus_per_node == 1) return;
   fprintf(out,
           "\nparallel plan: %lld GPUs, %lld node%s x %lld (Megatron-Core rank "
           "order tp-cp-ep-dp-pp: tensor innermost)\n",
