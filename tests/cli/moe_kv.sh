@@ -143,6 +143,31 @@ out=$("$ROOFLINT" -t b200 -Wno-memory-bound -Wno-overhead-bound $L70 2>&1)
 echo "$out" | grep -q "remark: model 'llama2_70b_decode' fits up to B = 82 at T = 2048 on B200 (needs 138.6 GB of 193.3 GB at B = 1)" ||
   fail "Llama-2-70B on B200: $out"
 
+# Llama-2-70B served with TP 8 (examples/llama2_70b_serve_tp8.roof),
+# R-PAR-002, R-PAR-003, R-CACHE-003: the 68,976,648,192 parameters less the
+# 1,318,912 of the replicated norms (80 x 2 x 8192 + 8192) are 1/8 per GPU:
+# 2 x (68,975,329,280 / 8 + 1,318,912) = 17,246,470,144 bytes of weights.
+# The cache per GPU holds 1 of the 8 k/v heads: 80 x 2 x B x 1 x 2048 x 128
+# x 2 = 83,886,080 bytes a sequence; activations 72,000 a sequence (the
+# peak at the head: its 4000 logits, 8,000 bytes, and the 32000 gathered,
+# 64,000).  On an H100 SXM (80 GiB = 85,899,345,920):
+# 68,652,875,776 / 83,958,080 = 817.7, so B = 817 (85,840,221,504 bytes).
+# Collectives: 1 + 2 x 80 all-reduces of 16,384 bytes, 2 x 7/8 x 16,384 =
+# 28,672 on NVLink each, and the logits' all-gather of 64,000, 56,000:
+# (161 x 28,672 + 56,000) / 450e9 = 10.38 us.
+TP8=examples/llama2_70b_serve_tp8.roof
+exact "$("$ROOFLINT" --format json -w $TP8 2>/dev/null | awk '/"weights":/ { v = $2 } END { sub(/,$/, "", v); print v }')" \
+  17246470144 "Llama-2-70B TP 8 weights per GPU"
+exact "$("$ROOFLINT" --format json -w $TP8 2>/dev/null | awk '/"kv_cache":/ { v = $2 } END { sub(/,$/, "", v); print v }')" \
+  83886080 "Llama-2-70B TP 8 KV cache per GPU"
+exact "$("$ROOFLINT" --format json -w -D B=817 $TP8 2>/dev/null | awk '/"total":/ { v = $2 } END { sub(/,$/, "", v); print v }')" \
+  85840221504 "Llama-2-70B TP 8 footprint at B = 817"
+near "$("$ROOFLINT" --format json -w $TP8 2>/dev/null | awk '/"collective_time_s":/ { v = $2 } END { sub(/,$/, "", v); print v }')" \
+  "$(awk 'BEGIN { printf "%.17g", (161 * 28672 + 56000) / 450e9 }')" "Llama-2-70B TP 8 collectives"
+out=$("$ROOFLINT" -Wno-memory-bound -Wno-overhead-bound $TP8 2>&1)
+echo "$out" | grep -q "remark: model 'llama2_70b_serve_tp8' fits up to B = 817 at T = 2048 on H100 SXM (needs 17.3 GB of 85.9 GB at B = 1)" ||
+  fail "Llama-2-70B TP 8 fits-up-to: $out"
+
 # --plan: the KV cache has its column, and the rows add up (R-PLAN-002):
 # bf16 holds everything but the int64 router indices (2 x 8 bytes)
 out=$("$ROOFLINT" --plan -w $EX 2>/dev/null)
