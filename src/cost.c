@@ -219,7 +219,8 @@ double cost_step_time(const ModelCost *mc) {
   if (mc->pipe.stages > 1) {
     double sync = 0;
     for (int i = 0; i < mc->ncollectives; i++)
-      if (mc->collectives[i].node < 0) sync += mc->collectives[i].time_s;
+      if (mc->collectives[i].node < 0)
+        sync += mc->collectives[i].time_s * mc->collectives[i].count;
     double pipe = mc->pipe.step_time;
     if (mc->model->parallel.overlap) return pipe > sync ? pipe : sync;
     return pipe + sync;
@@ -242,6 +243,7 @@ typedef struct MoeScope {
   double work;     /* K x capacity_factor x imbalance: tokens run / T */
   double touched;  /* experts whose weights one GPU reads per step */
   double sharding; /* e: one GPU holds E / e experts */
+  double routed;   /* bytes of the tokens read, as T x width in their dtype */
 } MoeScope;
 
 /* Per scope (NULL without an experts block; scratch, the caller frees). */
@@ -265,6 +267,7 @@ static MoeScope *moe_scopes(const Model *m) {
         continue;
       moe[s].tokens = op_tensor_elements(in->type) /
                       (double)in->type->dims[in->type->rank - 1];
+      moe[s].routed = op_tensor_bytes(in->type);
     }
   }
   double e = expert_degree(m);
@@ -307,6 +310,33 @@ static void moe_op(const Model *m, const GNode *g, int s, const MoeScope *q,
   oc->flops *= q->work;
   oc->bytes = (oc->bytes - wb) * q->work + wb * q->touched;
   oc->blocks = ceil(oc->blocks * q->work);
+}
+
+/* R-MOE-006: with an expert group of e > 1 GPUs each layer copy of an
+ * experts block sends its routed tokens to their experts' GPUs and back,
+ * an all-to-all each way (dispatch and combine, as DeepSpeed-MoE and
+ * Megatron-Core's token dispatcher do): T x K rows of the block's input,
+ * times capacity_factor, priced as the all_to_all op is (R-COLL-001,
+ * (N-1)/N of the buffer per link); in train mode the backward sends the
+ * gradients the same two ways.  Into out; how many (at most 4 a block). */
+static int moe_all_to_alls(const Model *m, const Target *t, const MoeScope *moe,
+                           Collective *out) {
+  int n = 0;
+  if (!moe || parallel_place(&m->parallel, PG_EXPERT).size <= 1) return 0;
+  static const char *const what[] = {"dispatch", "combine",
+                                     "dispatch, backward", "combine, backward"};
+  for (int s = 0; s < m->nscopes; s++) {
+    const Scope *sc = &m->scopes[s];
+    if (!sc->experts) continue;
+    double buffer = moe[s].routed * (double)sc->top * sc->capacity_factor;
+    double copies = sc->parent >= 0 ? model_weight_copies(m, sc->parent) : 1;
+    for (int k = 0; k < (m->train ? 4 : 2); k++) {
+      implicit(&out[n], OP_ALL_TO_ALL, what[k], buffer, PG_EXPERT,
+               &m->parallel, t);
+      out[n++].count = copies;
+    }
+  }
+  return n;
 }
 
 /* ------------------------------------------------------------ pipeline */
@@ -806,7 +836,9 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   mc->nodes = arena_alloc(a, (size_t)(n ? n : 1) * sizeof *mc->nodes);
 
   int ncoll = counts.collectives, nops = counts.ops;
-  /* + the implicit gradient synchronisation: at most COST_MAX_SYNC */
+  /* + the implicit gradient synchronisation: at most COST_MAX_SYNC, and
+   * an experts block's all-to-alls: at most 4 */
+  for (int s = 0; s < m->nscopes; s++) ncoll += m->scopes[s].experts ? 4 : 0;
   mc->collectives = arena_alloc(
       a, (size_t)(ncoll + COST_MAX_SYNC) * sizeof *mc->collectives);
   mc->kernel_node = arena_alloc(a, (size_t)(nops + 1) * sizeof *mc->kernel_node);
@@ -929,6 +961,7 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   }
   bool piped = m->parallel.pipeline > 1 && parallel_pipeline_scope(m) >= 0;
   if (piped) pipeline_memory(mc, m, t, leaves, ckpt_of);
+  mc->ncollectives += moe_all_to_alls(m, t, moe, &mc->collectives[mc->ncollectives]);
   free(leaves);
   free(moe);
   free(ckpt_of);
@@ -967,8 +1000,9 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     }
   for (int i = 0; i < mc->ncollectives; i++)
     if (mc->collectives[i].node < 0) {
-      mc->collective_time += mc->collectives[i].time_s;
-      mc->time_s += mc->collectives[i].time_s;
+      double t_c = mc->collectives[i].time_s * mc->collectives[i].count;
+      mc->collective_time += t_c;
+      mc->time_s += t_c;
     }
   /* R-PAR-007: with overlap the step is at least the longer of compute
    * and communication; without, their sum */

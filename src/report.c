@@ -215,7 +215,8 @@ static void kernel_row(KernelRow *r, const SourceSet *ss, const Model *m,
 /* R-PAR-002: the plan's groups, each with its size, placement and link. */
 static void report_parallel(FILE *out, const Model *m) {
   const Parallel *p = &m->parallel;
-  if (!p->present) return;
+  /* a plan of one GPU (a -D variant's degrees all 1) has no groups */
+  if (!p->present || p->nodes * p->gpus_per_node == 1) return;
   fprintf(out,
           "\nparallel plan: %lld GPUs, %lld node%s x %lld (Megatron-Core rank "
           "order tp-cp-ep-dp-pp: tensor innermost)\n",
@@ -314,7 +315,9 @@ static void report_collectives(FILE *out, const Model *m, const ModelCost *c) {
     fmt_time(cells[6], NB, k->time_s);
     fmt_percent(cells[7], NB, percent_of(k->ib_time, k->time_s), 0);
     const char *name = k->node >= 0 ? m->nodes[k->node].name
-                                    : arena_printf(a, "(%s)", k->what ? k->what : "gradients");
+                                    : k->count > 1
+                                          ? arena_printf(a, "(%s) x %.0f", k->what, k->count)
+                                          : arena_printf(a, "(%s)", k->what ? k->what : "gradients");
     const char *row[] = {name, k->kind, par_group_str(k->group), cells[0],
                          cells[1], cells[2], cells[3], cells[4], cells[5],
                          cells[6], cells[7]};

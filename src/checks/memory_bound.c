@@ -54,6 +54,7 @@ typedef struct Memo {
   int64_t v;
   bool ok;
   double params; /* the model's parameter count at v */
+  int64_t gpus;  /* the parallel plan's GPU count at v */
   Probe *probes; /* ncand entries */
 } Memo;
 
@@ -77,7 +78,7 @@ struct Probe {
 /* Re-runs sema + cost with `name` = v; fills one Probe per candidate.
  * False when the budget is spent or the program has an error there. */
 static bool rerun(Search *s, const char *name, int64_t v, Probe *out,
-                  double *params) {
+                  double *params, int64_t *gpus) {
   const CheckCtx *ctx = s->ctx;
   if (s->reruns >= CHECK_CROSSOVER_RERUNS) return false;
   s->reruns++;
@@ -87,6 +88,7 @@ static bool rerun(Search *s, const char *name, int64_t v, Probe *out,
   if (c) {
     const Model *m = c->model;
     *params = c->params;
+    *gpus = m->parallel.nodes * m->parallel.gpus_per_node;
     for (int k = 0; k < s->ncand; k++) {
       int id = s->cand[k];
       const GNode *g = &m->nodes[id], *o = &ctx->model->nodes[id];
@@ -116,15 +118,20 @@ static const Probe *probe(Search *s, const char *name, int64_t v) {
   m->v = v;
   m->probes = xcalloc((size_t)s->ncand + 1, sizeof *m->probes);
   m->params = 0;
-  m->ok = rerun(s, name, v, m->probes, &m->params);
+  m->gpus = 0;
+  m->ok = rerun(s, name, v, m->probes, &m->params, &m->gpus);
   return m->ok ? m->probes : NULL;
 }
 
-/* The parameter count of a value probe() analysed. */
-static double memo_params(const Search *s, int64_t v) {
+/* Whether a value probe() analysed leaves the parameter count and the
+ * plan's GPU count as they are. */
+static bool memo_same_model(const Search *s, int64_t v) {
+  const Model *m = s->ctx->model;
   for (int i = 0; i < s->nmemo; i++)
-    if (s->memo[i].v == v) return s->memo[i].params;
-  return -1;
+    if (s->memo[i].v == v)
+      return s->memo[i].params == s->ctx->cost->params &&
+             s->memo[i].gpus == m->parallel.nodes * m->parallel.gpus_per_node;
+  return false;
 }
 
 static void forget(Search *s) {
@@ -183,8 +190,9 @@ static void crossovers(Search *s, const CheckLet *lets, int nlets,
       }
       if (first) {
         /* A let that sizes weights (the parameter count moves with it) is
-         * architecture, not workload: no crossover is proposed for it. */
-        if (memo_params(s, v) != s->ctx->cost->params) break;
+         * architecture, and one that sizes the GPU count is the plan, not
+         * workload: no crossover is proposed for either. */
+        if (!memo_same_model(s, v)) break;
         pending = 0;
         for (int k = 0; k < nc; k++) {
           dep[k] = p[k].flops != base[k].flops || p[k].bytes != base[k].bytes;

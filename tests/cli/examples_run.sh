@@ -40,6 +40,9 @@ run 0 examples/llama3_8b_fp8_prefill.roof
 run 0 examples/resnet50.roof
 run 0 examples/mixtral_8x7b_decode.roof
 run 0 -D B=64 examples/mixtral_8x7b_decode.roof
+run 0 -D EP=8 examples/mixtral_8x7b_decode.roof
+run 0 -D EP=8 -D B=64 examples/mixtral_8x7b_decode.roof
+run 0 examples/llama2_70b_serve_tp8.roof
 run 0 -D B=256 examples/resnet50.roof
 run 0 examples/vit_b16.roof
 run 0 examples/bert_base.roof

@@ -100,6 +100,36 @@ out=$("$ROOFLINT" -t h100_sxm -Wno-memory-bound -Wno-overhead-bound $EX 2>&1)
 echo "$out" | grep -q "note: does not fit on H100 SXM even at B = 1, S = 4096" ||
   fail "no does-not-fit note on H100: $out"
 
+# Expert parallelism, -D EP=8 (8 H200 of one node, data = expert = 8),
+# R-MOE-003 and R-MOE-006.  Per GPU: the 1,605,636,096 parameters outside
+# the experts (embed, head, norms, attention, routers) and 32 x 1 expert
+# x 176,160,768 = 5,637,144,576: 7,242,780,672 x 2 = 14,485,561,344 bytes
+# of weights.  The expert group routes 8 x B tokens, so at B = 1 the GPU's
+# one expert is touched with probability 1 - 0.75^8 = 1 - 6561/65536: the
+# down projection reads 73,728 + 117,440,512 - 1792 x 6561 = 105,756,928
+# bytes.  Dispatch and combine per layer: B x K x D bf16 = 1 x 2 x 4096 x 2
+# = 16,384 bytes, 7/8 of it (14,336) on NVLink, 14,336 / 450e9 = 31.86 ns;
+# 2 x 32 of them: 2 x 32 x 14,336 / 450e9 = 2.0389 us.  At B = 64: 1,048,576
+# bytes, 917,504 on NVLink, 2.039 us each, 130.5 us a step.  It fits up to
+# (151,397,597,184 - 14,485,561,344) / 537,182,228 = 254.87, B = 254.
+exact "$(summary weights -D EP=8)" 14485561344 "weights per GPU at EP = 8"
+exact "$(node y bytes -D EP=8)" 105756928 "y bytes at EP = 8, B = 1"
+near "$(summary collective_time_s -D EP=8)" \
+  "$(awk 'BEGIN { printf "%.17g", 2 * 32 * 14336 / 450e9 }')" "all-to-alls at B = 1"
+near "$(summary collective_time_s -D EP=8 -D B=64)" \
+  "$(awk 'BEGIN { printf "%.17g", 2 * 32 * 917504 / 450e9 }')" "all-to-alls at B = 64"
+out=$("$ROOFLINT" --format json -w -D EP=8 -D B=64 $EX 2>/dev/null)
+echo "$out" | grep -q '"what": "combine",' &&
+  echo "$out" | grep -q '"buffer_bytes": 1048576,' &&
+  echo "$out" | grep -q '"nvlink_bytes": 917504,' ||
+  fail "no combine all-to-all of 1048576 bytes at EP = 8, B = 64"
+out=$("$ROOFLINT" -D EP=8 -Wno-memory-bound -Wno-overhead-bound $EX 2>&1)
+echo "$out" | grep -q "remark: model 'mixtral_8x7b_decode' fits up to B = 254 at S = 4096 on H200 SXM (needs 15.0 GB of 151.4 GB at B = 1)" ||
+  fail "EP = 8 fits-up-to: $out"
+# R-CHK-032: EP sizes the GPU count, so no crossover is proposed for it
+out=$("$ROOFLINT" -D B=64 -D EP=8 $EX 2>&1)
+echo "$out" | grep -q "compute roof at EP" && fail "a crossover for EP: $out"
+
 # Llama-2-70B decode (examples/llama2_70b_decode.roof), R-CACHE-003: bf16
 # weights 2 x 68,976,648,192 = 137,953,296,384; per sequence the KV cache,
 # 80 x 2 x 8*2048*128*2 = 671,088,640, and activations 188,416 (the peak at
@@ -112,6 +142,31 @@ exact "$("$ROOFLINT" --format json -w $L70 2>/dev/null | awk '/"kv_cache":/ { v 
 out=$("$ROOFLINT" -t b200 -Wno-memory-bound -Wno-overhead-bound $L70 2>&1)
 echo "$out" | grep -q "remark: model 'llama2_70b_decode' fits up to B = 82 at T = 2048 on B200 (needs 138.6 GB of 193.3 GB at B = 1)" ||
   fail "Llama-2-70B on B200: $out"
+
+# Llama-2-70B served with TP 8 (examples/llama2_70b_serve_tp8.roof),
+# R-PAR-002, R-PAR-003, R-CACHE-003: the 68,976,648,192 parameters less the
+# 1,318,912 of the replicated norms (80 x 2 x 8192 + 8192) are 1/8 per GPU:
+# 2 x (68,975,329,280 / 8 + 1,318,912) = 17,246,470,144 bytes of weights.
+# The cache per GPU holds 1 of the 8 k/v heads: 80 x 2 x B x 1 x 2048 x 128
+# x 2 = 83,886,080 bytes a sequence; activations 72,000 a sequence (the
+# peak at the head: its 4000 logits, 8,000 bytes, and the 32000 gathered,
+# 64,000).  On an H100 SXM (80 GiB = 85,899,345,920):
+# 68,652,875,776 / 83,958,080 = 817.7, so B = 817 (85,840,221,504 bytes).
+# Collectives: 1 + 2 x 80 all-reduces of 16,384 bytes, 2 x 7/8 x 16,384 =
+# 28,672 on NVLink each, and the logits' all-gather of 64,000, 56,000:
+# (161 x 28,672 + 56,000) / 450e9 = 10.38 us.
+TP8=examples/llama2_70b_serve_tp8.roof
+exact "$("$ROOFLINT" --format json -w $TP8 2>/dev/null | awk '/"weights":/ { v = $2 } END { sub(/,$/, "", v); print v }')" \
+  17246470144 "Llama-2-70B TP 8 weights per GPU"
+exact "$("$ROOFLINT" --format json -w $TP8 2>/dev/null | awk '/"kv_cache":/ { v = $2 } END { sub(/,$/, "", v); print v }')" \
+  83886080 "Llama-2-70B TP 8 KV cache per GPU"
+exact "$("$ROOFLINT" --format json -w -D B=817 $TP8 2>/dev/null | awk '/"total":/ { v = $2 } END { sub(/,$/, "", v); print v }')" \
+  85840221504 "Llama-2-70B TP 8 footprint at B = 817"
+near "$("$ROOFLINT" --format json -w $TP8 2>/dev/null | awk '/"collective_time_s":/ { v = $2 } END { sub(/,$/, "", v); print v }')" \
+  "$(awk 'BEGIN { printf "%.17g", (161 * 28672 + 56000) / 450e9 }')" "Llama-2-70B TP 8 collectives"
+out=$("$ROOFLINT" -Wno-memory-bound -Wno-overhead-bound $TP8 2>&1)
+echo "$out" | grep -q "remark: model 'llama2_70b_serve_tp8' fits up to B = 817 at T = 2048 on H100 SXM (needs 17.3 GB of 85.9 GB at B = 1)" ||
+  fail "Llama-2-70B TP 8 fits-up-to: $out"
 
 # --plan: the KV cache has its column, and the rows add up (R-PLAN-002):
 # bf16 holds everything but the int64 router indices (2 x 8 bytes)

@@ -1125,6 +1125,62 @@ START_TEST(issue19_experts) {
 }
 END_TEST
 
+/* R-MOE-006: with an expert group of e > 1 GPUs each layer copy of an
+ * experts block dispatches its routed tokens and combines them back, two
+ * all-to-alls of T*K rows of the block's input times capacity_factor,
+ * priced as the all_to_all op (R-COLL-001: (N-1)/N per link).  2 nodes of
+ * 8 H100 SXM, expert = 16 (= data), `experts 16 top 2 capacity_factor=1.25`
+ * on h bf16 [64, 64] (8192 bytes) in repeat 4: buffer 8192 * 2 * 1.25 =
+ * 20480 bytes; 8 ranks per node on 2 nodes: NVLink 7/8 * 20480 = 17920
+ * bytes (17920 / 450e9 = 39.82 ns), InfiniBand 1/2 * 20480 / 8 = 1280
+ * bytes (1280 / 50e9 = 25.6 ns); count 4 (the repeat).  Inference: dispatch
+ * and combine, 2 * 4 * (17920 / 450e9 + 1280 / 50e9) = 523.4 ns of
+ * collectives.  Train: the two again for backward, then the gradient
+ * all-reduce over data.  Without the expert key: none. */
+START_TEST(moe_all_to_all) {
+  const char *fmt = "model m {\n dtype bf16\n%s"
+                    " parallel { nodes = 2; gpus_per_node = 8; expert = %d }\n"
+                    " input h : [64, 64]\n repeat 4 {\n"
+                    "  experts 16 top 2 capacity_factor=1.25 {\n"
+                    "   weight w1 : [64, 64]\n   y = matmul(h, w1)\n  }\n }\n}\n";
+  char src[512];
+  snprintf(src, sizeof src, fmt, "", 16);
+  Fx fx = run(src);
+  ck_assert_int_eq(fx.c->ncollectives, 2);
+  static const char *const what[] = {"dispatch", "combine", "dispatch, backward",
+                                     "combine, backward"};
+  for (int i = 0; i < 2; i++) {
+    const Collective *k = &fx.c->collectives[i];
+    ck_assert_int_eq(k->node, -1);
+    ck_assert_str_eq(k->kind, "all_to_all");
+    ck_assert_str_eq(k->what, what[i]);
+    ck_assert_int_eq(k->group, PG_EXPERT);
+    ck_assert_int_eq(k->ranks, 16);
+    EQ(k->buffer, 20480);
+    EQ(k->nvlink_bytes, 17920);
+    EQ(k->ib_bytes, 1280);
+    EQ(k->nvlink_time, 17920 / 450e9);
+    EQ(k->ib_time, 1280 / 50e9);
+    EQ(k->count, 4);
+  }
+  EQ(fx.c->collective_time, 2 * 4 * (17920 / 450e9 + 1280 / 50e9));
+  tc_free(fx.tc);
+  snprintf(src, sizeof src, fmt, " mode train\n", 16);
+  fx = run(src);
+  ck_assert_int_eq(fx.c->ncollectives, 5);
+  for (int i = 0; i < 4; i++) {
+    ck_assert_str_eq(fx.c->collectives[i].what, what[i]);
+    EQ(fx.c->collectives[i].buffer, 20480);
+  }
+  ck_assert_str_eq(fx.c->collectives[4].kind, "allreduce");
+  tc_free(fx.tc);
+  snprintf(src, sizeof src, fmt, "", 1);
+  fx = run(src);
+  ck_assert_int_eq(fx.c->ncollectives, 0);
+  tc_free(fx.tc);
+}
+END_TEST
+
 Suite *cost_suite(void) {
   Suite *s = suite_create("cost");
   TCase *tc = tcase_create("cost");
@@ -1163,6 +1219,7 @@ Suite *cost_suite(void) {
   tcase_add_test(tc, issue19_topk);
   tcase_add_test(tc, issue19_cache);
   tcase_add_test(tc, issue19_experts);
+  tcase_add_test(tc, moe_all_to_all);
   tcase_add_test(tc, parallel_pipeline);
   tcase_add_test(tc, parallel_checkpoint);
   suite_add_tcase(s, tc);

@@ -1,0 +1,1 @@
+--report examples/llama2_70b_serve_tp8.roof

@@ -1,0 +1,1 @@
+--report -D EP=8 examples/mixtral_8x7b_decode.roof
