@@ -75,6 +75,34 @@ expect_grep "$HF/llama3_8b-decode-tp8.roof" "    weight q_proj : [hidden_size, n
 expect_grep "$HF/llama3_8b-decode-tp8.roof" "    o = allreduce(o, group=tensor)"
 expect_grep "$HF/llama3_8b-decode-tp8.roof" "  logits = allgather(logits, axis=-1, group=tensor)  # the vocabulary slices"
 
+# Issue 21's done-when: a DeepSeek-V3 decode step on 8 H200s with expert
+# parallelism (-D data=8 -D expert=8, bf16 as torch_dtype says).  By hand:
+#   per GPU, the 58 MoE layers' 256 experts over 8 GPUs: the experts
+#     58 x 256 x 3 x 7168 x 2048 = 653,908,770,816 parameters, /8 =
+#     81,738,596,352 on a GPU, plus the other 671,026,419,200 - 653,908,770,816
+#     = 17,117,648,384 whole: 98,856,244,736 x 2 B = 197,712,489,472 B of
+#     weights, and the latent cache 61 x 2049 x 576 x 2 = 143,987,328 B;
+#     more than the H200's 141 GiB, the one error (capacity);
+#   the dispatch and combine all-to-alls, a token's 8 copies of 7168 bf16:
+#     114,688 B each, (8 - 1)/8 of it over NVLink = 100,352 B, 223 ns at
+#     450 GB/s, x 2 x 58 layers = 25.9 us on links (R-COLL-001);
+#   the active parameters 37,552,297,472, in bf16 75,104,594,944 B: what one
+#     token's step reads of the weights over the whole expert group.
+expect_grep "$HF/deepseek_v3-decode-ep8.roof" "    h_sent = all_to_all(h_sent, group=expert)  # dispatch"
+run -w -t h200_sxm --format json "$HF/deepseek_v3-decode-ep8.roof"
+expect_status 1
+m="d['models'][0]"
+expect_eq "ep8 weights per GPU" "$(json_field "$T/out" "int($m['summary']['footprint']['weights'])")" 197712489472
+expect_eq "ep8 KV cache per GPU" "$(json_field "$T/out" "int($m['summary']['footprint']['kv_cache'])")" 143987328
+expect_eq "ep8 all-to-alls" "$(json_field "$T/out" "[(c['name'], c['group'], c['buffer_bytes'], c['nvlink_bytes'], c['count']) for c in $m['collectives']]")" \
+  "[('h_sent', 'expert', 114688, 100352, 58), ('e_back', 'expert', 114688, 100352, 58)]"
+expect_eq "ep8 active params" "$(json_field "$T/out" "$m['summary']['active_params']")" 37552297472
+expect_eq "ep8 errors" "$(json_field "$T/out" "[x['check'] for x in d['diagnostics'] if x['severity'] == 'error']")" "['capacity']"
+run -w -t h200_sxm --report "$HF/deepseek_v3-decode-ep8.roof"
+expect_grep "$T/out" "  collectives      25.9 us on links"
+expect_grep "$T/out" "  weights        197.7 GB  130.6%"
+expect_grep "$T/out" "  h_sent  all_to_all  expert  114.7 KB      8    100.4 KB  223 ns     0 B   0 s  223 ns     0%"
+
 # -o FILE writes what standard output gets.
 run import "$HF/llama2_7b.json" -o "$T/l.roof"
 expect_status 0
