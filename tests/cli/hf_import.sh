@@ -97,9 +97,11 @@ expect_eq "ep8 KV cache per GPU" "$(json_field "$T/out" "int($m['summary']['foot
 expect_eq "ep8 all-to-alls" "$(json_field "$T/out" "[(c['name'], c['group'], c['buffer_bytes'], c['nvlink_bytes'], c['count']) for c in $m['collectives']]")" \
   "[('h_sent', 'expert', 114688, 100352, 58), ('e_back', 'expert', 114688, 100352, 58)]"
 expect_eq "ep8 active params" "$(json_field "$T/out" "$m['summary']['active_params']")" 37552297472
+expect_eq "ep8 active param bytes" "$(json_field "$T/out" "$m['summary']['active_param_bytes']")" 75104594944
 expect_eq "ep8 errors" "$(json_field "$T/out" "[x['check'] for x in d['diagnostics'] if x['severity'] == 'error']")" "['capacity']"
 run -w -t h200_sxm --report "$HF/deepseek_v3-decode-ep8.roof"
 expect_grep "$T/out" "  collectives      25.9 us on links"
+expect_grep "$T/out" "  active weights   75.1 GB read per token (37.6 G active parameters)"
 expect_grep "$T/out" "  weights        197.7 GB  130.6%"
 expect_grep "$T/out" "  h_sent  all_to_all  expert  114.7 KB      8    100.4 KB  223 ns     0 B   0 s  223 ns     0%"
 
