@@ -104,6 +104,12 @@ expect_grep "$T/out" "  collectives      25.9 us on links"
 expect_grep "$T/out" "  active weights   75.1 GB read per token (37.6 G active parameters)"
 expect_grep "$T/out" "  weights        197.7 GB  130.6%"
 expect_grep "$T/out" "  h_sent  all_to_all  expert  114.7 KB      8    100.4 KB  223 ns     0 B   0 s  223 ns     0%"
+# README shows the report's totals, footprint and collectives as printed.
+sed -n '/^totals per step/,/^$/p;/^footprint per GPU/,/^$/p;/^collectives (ring/,$p' "$T/out" | grep -v '^$' >"$T/lines"
+while IFS= read -r l; do expect_grep README.md "$l"; done <"$T/lines"
+run -w -t h200_sxm --dtype fp8 "$HF/deepseek_v3-decode-ep8.roof"
+expect_grep "$T/out" "  footprint              197.9 GB      98.9 GB"
+expect_grep README.md "  footprint              197.9 GB      98.9 GB"
 
 # -o FILE writes what standard output gets.
 run import "$HF/llama2_7b.json" -o "$T/l.roof"
