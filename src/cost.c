@@ -867,6 +867,8 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
       double whole = g->shard_tensor ? elems * (double)m->parallel.tensor : elems;
       mc->params += whole;
       mc->active_params += whole * active;
+      mc->active_param_bytes += node_bytes(m, i) * copies * active *
+          (g->shard_tensor ? (double)m->parallel.tensor : 1);
       mc->gpu_params += elems / e;
       mc->footprint.weights += node_bytes(m, i) * copies / e;
     }

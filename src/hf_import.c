@@ -763,7 +763,7 @@ static void attention_out(Gen *g) {
  * `prefix` (the shared expert's "shared_"), sharded over the tensor
  * group. */
 static void mlp_body(Gen *g, const char *prefix, const char *width,
-                     const char *out, bool add_residual) {
+                     const char *out, bool add_residual, const char *scale) {
   const Config *m = g->m;
   char act[96], gv[32], region[64];
   snprintf(gv, sizeof gv, "%sg", prefix); /* distinct per MLP: a later */
@@ -807,6 +807,7 @@ static void mlp_body(Gen *g, const char *prefix, const char *width,
     line(g, m->act_key, "%s = %s", gv, act);
     line(g, NULL, "%sg = mul(%sg, %su)", prefix, prefix, prefix);
     close_block(g);
+    if (scale) line(g, NULL, "%sg = mul(%sg, %s)", prefix, prefix, scale);
     snprintf(region, sizeof region, "fused %sdown", prefix);
     open_block(g, NULL, region);
     line(g, NULL, "%s = matmul(%sg, %sdown_proj)", out, prefix, prefix);
@@ -851,12 +852,38 @@ static void emit_moe(Gen *g) {
   }
   line(g, "num_experts_per_tok",
        "topk_weights, topk_idx = topk(scores, num_experts_per_tok, axis=-1)");
+  /* Expert parallelism: the dispatch and combine all-to-alls over the
+   * expert group, one copy of a token per expert it chose (Megatron-Core's
+   * all-to-all dispatcher); the block itself is written on h, its routed
+   * share costed by R-MOE-002/003. */
+  bool ep = par(m, "expert") > 1;
+  if (ep) {
+    line(g, "expert", "# expert parallelism: each token goes to the GPUs of its "
+         "num_experts_per_tok experts and their outputs come back");
+    line(g, NULL, "h_sent = expand(unsqueeze(h, axis=2), [-1, -1, num_experts_per_tok, -1])");
+    line(g, NULL, "h_sent = all_to_all(h_sent, group=expert)  # dispatch");
+  }
   open_block(g, "num_experts", "experts num_experts top num_experts_per_tok");
-  mlp_body(g, "expert_", "moe_intermediate_size", "e", false);
+  mlp_body(g, "expert_", "moe_intermediate_size", "e", false, NULL);
   close_block(g);
+  if (ep) {
+    line(g, NULL, "e_back = all_to_all(expand(unsqueeze(e, axis=2), "
+         "[-1, -1, num_experts_per_tok, -1]), group=expert)  # combine");
+    line(g, NULL, "e = sum(e_back, axis=2)  # the weighted sum of its experts' outputs");
+  }
   if (m->f & F_SHARED_EXPERT) {
-    mlp_body(g, "shared_", "shared_intermediate_size", "s", false);
-    if (m->f & F_SHARED_GATE) {
+    /* Under tensor parallelism s is a partial sum (R-PAR-008), so the
+     * gate, one scalar a token, scales the column-parallel activation
+     * before the down projection instead: the same product. */
+    bool gate = m->f & F_SHARED_GATE, early = gate && tp(m) > 1;
+    if (early) {
+      line(g, NULL, "weight shared_expert_gate : [hidden_size, 1]");
+      line(g, NULL, "# the gate scales the activation: s is this GPU's partial sum");
+      line(g, NULL, "shared_scale = sigmoid(matmul(h, shared_expert_gate))");
+    }
+    mlp_body(g, "shared_", "shared_intermediate_size", "s", false,
+             early ? "shared_scale" : NULL);
+    if (gate && !early) {
       line(g, NULL, "weight shared_expert_gate : [hidden_size, 1]");
       line(g, NULL, "s = mul(s, sigmoid(matmul(h, shared_expert_gate)))");
     }
@@ -874,7 +901,7 @@ static void emit_mlp_block(Gen *g, bool moe) {
          "hidden_size");  /* neox: x is still the layer's input */
   bool tail = !moe && tp(m) == 1 && !(m->f & F_SANDWICH);
   if (moe) emit_moe(g);
-  else mlp_body(g, "", "intermediate_size", "e", tail);
+  else mlp_body(g, "", "intermediate_size", "e", tail, NULL);
   tp_allreduce(g, "e");
   if (m->mlp_bias && !moe && tp(m) > 1) line(g, NULL, "e = add(e, down_proj_bias)");
   if (m->f & F_SANDWICH) norm(g, "e", "e", "post_feedforward_layernorm", "hidden_size");
@@ -1016,7 +1043,7 @@ static void emit_head(Gen *g) {
       line(g, "tie_word_embeddings", "weight lm_head : [hidden_size, vocab_size]");
     line(g, NULL, "logits = matmul(x, lm_head)");
   }
-  if (tp(m) > 1) line(g, "tensor", "logits = allgather(logits, group=tensor)");
+  if (tp(m) > 1) line(g, "tensor", "logits = allgather(logits, axis=-1, group=tensor)  # the vocabulary slices");
   if (m->final_cap > 0) {
     open_block(g, "final_logit_softcapping", "fused softcap");
     line(g, NULL, "logits = div(logits, %g)", m->final_cap);

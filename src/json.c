@@ -679,7 +679,10 @@ static void write_summary(JsonOut *w, const ModelCost *mc) {
     json_out_num(w, "step_time_s", cost_step_time(mc));
   }
   json_out_num(w, "params", mc->params);
-  if (mc->experts) json_out_num(w, "active_params", mc->active_params);
+  if (mc->experts) {
+    json_out_num(w, "active_params", mc->active_params);
+    json_out_num(w, "active_param_bytes", mc->active_param_bytes);
+  }
   json_out_num(w, "footprint_bytes", mc->footprint.total);
   json_out_open(w, "footprint", '{');
   json_out_num(w, "weights", mc->footprint.weights);

@@ -269,7 +269,11 @@ void parallel_check_partials(const Model *m, DiagSink *diags) {
     }
     if (g->op->cls == OC_CONTRACTION && g->ninputs >= 2 &&
         held[g->inputs[1]] == HELD_SHARD) {
-      held[i] = in0 == HELD_SPLIT ? HELD_PARTIAL : HELD_SPLIT;
+      /* a batched product by a weight of rank 3 or more (per head, as
+       * MLA's absorbed w_uk) contracts within each rank's heads */
+      const TensorType *w = m->nodes[g->inputs[1]].type;
+      bool batched = w && w->rank >= 3;
+      held[i] = in0 == HELD_SPLIT && !batched ? HELD_PARTIAL : HELD_SPLIT;
       continue;
     }
     /* a vocab-parallel lookup: rows outside this rank's part are zero */

@@ -470,6 +470,12 @@ static void report_one_target(FILE *out, Arena *a, const SourceSet *ss,
   fprintf(out, "\ntotals per step (counts multiplied)\n");
   fprintf(out, "  FLOPs            %s\n", fmt_flop(f, sizeof f, c->flops));
   fprintf(out, "  bytes            %s\n", fmt_bytes(b, sizeof b, c->bytes));
+  if (c->experts) { /* R-MOE-005 */
+    char ab[NB], ap[NB];
+    fprintf(out, "  active weights   %s read per token (%s active parameters)\n",
+            fmt_bytes(ab, sizeof ab, c->active_param_bytes),
+            fmt_count(ap, sizeof ap, c->active_params));
+  }
   if (c->pipe.stages > 1)
     fprintf(out, "  step time        >= %s (the pipeline below, and the gradient sync)\n",
             fmt_time(tm, sizeof tm, cost_step_time(c)));

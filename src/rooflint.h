@@ -1345,6 +1345,7 @@ typedef struct ModelCost {
   /* Parameters one token runs through: an experts block's weights count
    * K of their E copies (R-MOE-005); == params without one. */
   double active_params;
+  double active_param_bytes;     /* their bytes, each in its dtype */
   bool experts;                  /* the model has an experts block */
   double gpu_params;             /* parameters one GPU holds before ZeRO */
   double overlap_time;           /* max(compute, collectives) (R-PAR-007) */
