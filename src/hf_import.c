@@ -852,25 +852,15 @@ static void emit_moe(Gen *g) {
   }
   line(g, "num_experts_per_tok",
        "topk_weights, topk_idx = topk(scores, num_experts_per_tok, axis=-1)");
-  /* Expert parallelism: the dispatch and combine all-to-alls over the
-   * expert group, one copy of a token per expert it chose (Megatron-Core's
-   * all-to-all dispatcher); the block itself is written on h, its routed
-   * share costed by R-MOE-002/003. */
-  bool ep = par(m, "expert") > 1;
-  if (ep) {
-    line(g, "expert", "# expert parallelism: each token goes to the GPUs of its "
-         "num_experts_per_tok experts and their outputs come back");
-    line(g, NULL, "h_sent = expand(unsqueeze(h, axis=2), [-1, -1, num_experts_per_tok, -1])");
-    line(g, NULL, "h_sent = all_to_all(h_sent, group=expert)  # dispatch");
-  }
+  /* Expert parallelism: the experts block itself prices the dispatch and
+   * combine all-to-alls over the expert group (R-MOE-006), so they are not
+   * written here (they would be counted twice); a comment says so. */
+  if (par(m, "expert") > 1)
+    line(g, "expert", "# expert parallelism: the experts block's dispatch and combine "
+         "all-to-alls over the expert group are priced with it (R-MOE-006)");
   open_block(g, "num_experts", "experts num_experts top num_experts_per_tok");
   mlp_body(g, "expert_", "moe_intermediate_size", "e", false, NULL);
   close_block(g);
-  if (ep) {
-    line(g, NULL, "e_back = all_to_all(expand(unsqueeze(e, axis=2), "
-         "[-1, -1, num_experts_per_tok, -1]), group=expert)  # combine");
-    line(g, NULL, "e = sum(e_back, axis=2)  # the weighted sum of its experts' outputs");
-  }
   if (m->f & F_SHARED_EXPERT) {
     /* Under tensor parallelism s is a partial sum (R-PAR-008), so the
      * gate, one scalar a token, scales the column-parallel activation

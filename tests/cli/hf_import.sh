@@ -88,14 +88,16 @@ expect_grep "$HF/llama3_8b-decode-tp8.roof" "  logits = allgather(logits, axis=-
 #     450 GB/s, x 2 x 58 layers = 25.9 us on links (R-COLL-001);
 #   the active parameters 37,552,297,472, in bf16 75,104,594,944 B: what one
 #     token's step reads of the weights over the whole expert group.
-expect_grep "$HF/deepseek_v3-decode-ep8.roof" "    h_sent = all_to_all(h_sent, group=expert)  # dispatch"
+# (the experts block prices them itself, R-MOE-006: the generator writes a
+# comment, not all_to_all ops, which would count them twice)
+expect_grep "$HF/deepseek_v3-decode-ep8.roof" "    # expert parallelism: the experts block's dispatch and combine all-to-alls over the expert group are priced with it (R-MOE-006)"
 run -w -t h200_sxm --format json "$HF/deepseek_v3-decode-ep8.roof"
 expect_status 1
 m="d['models'][0]"
 expect_eq "ep8 weights per GPU" "$(json_field "$T/out" "int($m['summary']['footprint']['weights'])")" 197712489472
 expect_eq "ep8 KV cache per GPU" "$(json_field "$T/out" "int($m['summary']['footprint']['kv_cache'])")" 143987328
-expect_eq "ep8 all-to-alls" "$(json_field "$T/out" "[(c['name'], c['group'], c['buffer_bytes'], c['nvlink_bytes'], c['count']) for c in $m['collectives']]")" \
-  "[('h_sent', 'expert', 114688, 100352, 58), ('e_back', 'expert', 114688, 100352, 58)]"
+expect_eq "ep8 all-to-alls" "$(json_field "$T/out" "[(c['what'], c['group'], c['buffer_bytes'], c['nvlink_bytes'], c['count']) for c in $m['collectives']]")" \
+  "[('dispatch', 'expert', 114688, 100352, 58), ('combine', 'expert', 114688, 100352, 58)]"
 expect_eq "ep8 active params" "$(json_field "$T/out" "$m['summary']['active_params']")" 37552297472
 expect_eq "ep8 active param bytes" "$(json_field "$T/out" "$m['summary']['active_param_bytes']")" 75104594944
 expect_eq "ep8 errors" "$(json_field "$T/out" "[x['check'] for x in d['diagnostics'] if x['severity'] == 'error']")" "['capacity']"
@@ -103,7 +105,7 @@ run -w -t h200_sxm --report "$HF/deepseek_v3-decode-ep8.roof"
 expect_grep "$T/out" "  collectives      25.9 us on links"
 expect_grep "$T/out" "  active weights   75.1 GB read per token (37.6 G active parameters)"
 expect_grep "$T/out" "  weights        197.7 GB  130.6%"
-expect_grep "$T/out" "  h_sent  all_to_all  expert  114.7 KB      8    100.4 KB  223 ns     0 B   0 s  223 ns     0%"
+expect_grep "$T/out" "  (dispatch) x 58  all_to_all  expert  114.7 KB      8    100.4 KB  223 ns     0 B   0 s  223 ns     0%"
 # README shows the report's totals, footprint and collectives as printed.
 sed -n '/^totals per step/,/^$/p;/^footprint per GPU/,/^$/p;/^collectives (ring/,$p' "$T/out" | grep -v '^$' >"$T/lines"
 while IFS= read -r l; do expect_grep README.md "$l"; done <"$T/lines"
