@@ -366,7 +366,7 @@ static void same_str(JsonOut *w, const char *s) {
 
 /* The direct writer's scalars are jansson's text: reals as "%.17g" with
  * ".0" where needed and a bare exponent, json_base_number's integers,
- * strings escaped as dump.c does (controls as \uXXXX in upper case, '/'
+ * strings escaped as jansson's dump.c does (controls as \uXXXX in upper case, '/'
  * and DEL as they are, ill-formed UTF-8 as U+FFFD). */
 START_TEST(test_json_out_scalars) {
   JsonOut *w = calloc(1, sizeof *w);
