@@ -1373,6 +1373,9 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t);
 /* The KV cache footprint (R-CACHE-001), also split by the caches' storage
  * dtype into by_dtype[DT__COUNT] (NULL: not asked). */
 double cost_kv_cache(const Model *m, double *by_dtype);
+/* The activation footprint cost_model gives the model (before pipeline
+ * stages), also split by storage dtype into by_dtype[DT__COUNT]. */
+double cost_activations(const Model *m, double *by_dtype);
 
 /* The roofline figures that follow from a node's or a kernel's FLOPs, bytes,
  * peak and bound on the target.  Derived on demand rather than stored, so
