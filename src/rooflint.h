@@ -188,6 +188,12 @@ typedef struct SourceFile {
    * the text; analyze_file reports them with the file's diagnostics. */
   struct ImportDiag *import_diags;
   size_t nimport_diags;
+  /* An imported file, as SARIF's artifact describes it: the size of the
+   * file the user named (len is the generated text's; -1: unknown) and its
+   * language (NULL: none, a binary format).  Not set for .roof text. */
+  bool imported;
+  int64_t file_bytes;
+  const char *language;
 } SourceFile;
 
 typedef struct SourceSet {
