@@ -873,6 +873,44 @@ static void add_kernel(ModelCost *mc, const Kernel *k) {
   mc->time_s += t_k;
 }
 
+/* What weight node i counts for: its copies (repeat copies, E experts),
+ * their elements on one GPU, the whole parameter's (R-PAR-002: a
+ * shard=tensor weight is 1/tensor of it), the share a token uses and the
+ * GPUs the experts are sharded over (R-MOE-005: K of E copies per token,
+ * E/e per GPU), and the bytes one GPU holds. */
+typedef struct WeightCount {
+  double copies, elems, whole, active, sharding, gpu_bytes;
+} WeightCount;
+
+static WeightCount weight_count(const Model *m, const MoeScope *moe, int i) {
+  const GNode *g = &m->nodes[i];
+  WeightCount w = {model_weight_copies(m, g->scope), 0, 0, 1, 1, 0};
+  int es = moe ? model_experts_scope(m, g->scope) : -1;
+  if (es >= 0) {
+    w.sharding = moe[es].sharding;
+    w.active = (double)m->scopes[es].top / (double)m->scopes[es].experts;
+  }
+  w.elems = op_tensor_elements(g->type) * w.copies;
+  w.whole = g->shard_tensor ? w.elems * (double)m->parallel.tensor : w.elems;
+  w.gpu_bytes = node_bytes(m, i) * w.copies / w.sharding;
+  return w;
+}
+
+/* R-PLAN-002: the parameters (whole) and the weight bytes one GPU holds
+ * (before ZeRO), as cost_model counts them, added into params_by and
+ * bytes_by[DT__COUNT] by storage dtype. */
+void cost_weights(const Model *m, double *params_by, double *bytes_by) {
+  MoeScope *moe = moe_scopes(m);
+  for (int i = 0; i < m->nnodes; i++) {
+    DType dt = m->nodes[i].type->dtype;
+    if (m->nodes[i].role != ROLE_WEIGHT || dt == DT_NONE) continue;
+    WeightCount w = weight_count(m, moe, i);
+    params_by[dt] += w.whole;
+    bytes_by[dt] += w.gpu_bytes;
+  }
+  free(moe);
+}
+
 ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   ModelCost *mc = arena_alloc(a, sizeof *mc);
   /* First: its scratch (12 bytes a node) is freed before the per-node
@@ -910,21 +948,13 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     NodeCost *nc = &mc->nodes[i];
     nc->kernel = -1;
     if (g->role == ROLE_WEIGHT) { /* footprint and parameters */
-      double copies = model_weight_copies(m, g->scope), e = 1, active = 1;
-      int es = moe ? model_experts_scope(m, g->scope) : -1;
-      if (es >= 0) { /* R-MOE-005: K of E copies per token, E/e per GPU */
-        e = moe[es].sharding;
-        active = (double)m->scopes[es].top / (double)m->scopes[es].experts;
-      }
-      double elems = op_tensor_elements(g->type) * copies;
-      /* R-PAR-002: a shard=tensor weight is 1/tensor of the parameter */
-      double whole = g->shard_tensor ? elems * (double)m->parallel.tensor : elems;
-      mc->params += whole;
-      mc->active_params += whole * active;
-      mc->active_param_bytes += node_bytes(m, i) * copies * active *
+      WeightCount w = weight_count(m, moe, i);
+      mc->params += w.whole;
+      mc->active_params += w.whole * w.active;
+      mc->active_param_bytes += node_bytes(m, i) * w.copies * w.active *
           (g->shard_tensor ? (double)m->parallel.tensor : 1);
-      mc->gpu_params += elems / e;
-      mc->footprint.weights += node_bytes(m, i) * copies / e;
+      mc->gpu_params += w.elems / w.sharding;
+      mc->footprint.weights += w.gpu_bytes;
     }
     /* R-COST-011: a buffer is resident like a weight (one per repeat copy)
      * but is no parameter: no gradient, no optimizer state */

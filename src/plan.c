@@ -200,17 +200,11 @@ static void plan_footprint(FILE *out, Arena *a, const Model *m,
   double *buf = arena_alloc(a, DT__COUNT * sizeof *buf);
   for (int i = 0; i < m->nnodes; i++) {
     const GNode *g = &m->nodes[i];
-    if ((g->role != ROLE_WEIGHT && g->role != ROLE_BUFFER) ||
-        g->type->dtype == DT_NONE)
-      continue;
-    double copies = model_weight_copies(m, g->scope);
-    if (g->role == ROLE_BUFFER) {
-      buf[g->type->dtype] += op_tensor_bytes(g->type) * copies;
-      continue;
-    }
-    w[g->type->dtype] += op_tensor_bytes(g->type) * copies;
-    params[g->type->dtype] += op_tensor_elements(g->type) * copies;
+    if (g->role == ROLE_BUFFER && g->type->dtype != DT_NONE)
+      buf[g->type->dtype] +=
+          op_tensor_bytes(g->type) * model_weight_copies(m, g->scope);
   }
+  cost_weights(m, params, w);
   cost_activations(m, act);
   double *kv = arena_alloc(a, DT__COUNT * sizeof *kv);
   cost_kv_cache(m, kv);
@@ -269,6 +263,12 @@ static void plan_footprint(FILE *out, Arena *a, const Model *m,
 #undef ROW
   fprintf(out, "\nfootprint by storage dtype\n");
   table_print(out, &t, "  ");
+  /* R-PAR-009: the total is one GPU's, of the stage that holds most */
+  if (c->pipe.stages > 1)
+    fprintf(out, "  (a pipeline of %d stages: the dtype rows' weights, "
+                 "gradients and activations are every stage's, the total "
+                 "the fullest stage's)\n",
+            c->pipe.stages);
 }
 
 /* ------------------------------------------------------------- deviations */

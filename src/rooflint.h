@@ -1382,6 +1382,10 @@ double cost_kv_cache(const Model *m, double *by_dtype);
 /* The activation footprint cost_model gives the model (before pipeline
  * stages), also split by storage dtype into by_dtype[DT__COUNT]. */
 double cost_activations(const Model *m, double *by_dtype);
+/* The parameters (whole, as the summary counts them) and the weight bytes
+ * one GPU holds before ZeRO, added into params_by and bytes_by by storage
+ * dtype. */
+void cost_weights(const Model *m, double *params_by, double *bytes_by);
 
 /* The roofline figures that follow from a node's or a kernel's FLOPs, bytes,
  * peak and bound on the target.  Derived on demand rather than stored, so

@@ -15,7 +15,8 @@
 #   5. --plan's rows per precision and unit and per storage dtype
 #      (R-PLAN-001..003);
 #   7. the storage-dtype rows add up to the footprint: a per-copy input
-#      of a repeat, a fused region in train mode (R-PLAN-002).
+#      of a repeat, a fused region in train mode, tensor and expert
+#      parallelism (R-PLAN-002).
 set -u
 BUILD=${BUILD:-build}
 ROOFLINT=${ROOFLINT:-$BUILD/rooflint}
@@ -260,8 +261,30 @@ model tr {
   z = cast(b, fp32)
 }
 EOF
-for f in rep tr; do
-  "$ROOFLINT" -w --plan "$T/$f.roof" >"$T/$f.txt" 2>"$T/$f.err"
+# (c) Parameters are whole, weights one GPU's (R-PAR-002): w1 and w2 are
+# 1/4 of [1024, 4096] and [4096, 1024] on TP 4: 4,194,304 parameters
+# each (4.19 M), holding 1024 x 1024 x 2 = 2,097,152 B (bf16) and
+# x 4 = 4,194,304 B (fp32); 8.39 M and 6.29 MB in all.
+cat >"$T/tp.roof" <<'EOF'
+target h100_sxm
+model tp {
+  dtype bf16
+  parallel { gpus_per_node = 4; tensor = 4 }
+  input x : [8, 1024]
+  weight w1 : [1024, 4096 / 4] shard=tensor
+  weight w2 : fp32[4096 / 4, 1024] shard=tensor
+  h = matmul(x, w1)
+  y = matmul(h, w2)
+  y = allreduce(y, group=tensor)
+}
+EOF
+# (d) Expert parallelism (R-MOE-003): Mixtral on EP 8 holds 1,605,636,096
+# parameters outside the experts and 32 x 176,160,768 of its one expert:
+# 7,242,780,672 x 2 B = 14.49 GB of bf16 weights, of 46.7 G parameters.
+cp examples/mixtral_8x7b_decode.roof "$T/ep.roof"
+for f in rep tr tp ep; do
+  case $f in ep) set -- -D EP=8 ;; *) set -- ;; esac
+  "$ROOFLINT" -w --plan "$@" "$T/$f.roof" >"$T/$f.txt" 2>"$T/$f.err"
   st=$?
   [ "$st" -eq 0 ] && pass || fail "--plan $f: exit $st"
 done
@@ -274,7 +297,17 @@ rep|^  total +4\.19 M +8\.39 MB +180\.2 KB +8\.57 MB$
 tr|^  fp32 +0 +0 B +0 B +12\.6 MB +32\.8 KB +12\.6 MB$
 tr|^  bf16 +1\.05 M +2\.10 MB +2\.10 MB +0 B +49\.2 KB +4\.24 MB$
 tr|^  total +1\.05 M +2\.10 MB +2\.10 MB +12\.6 MB +81\.9 KB +16\.9 MB$
+tp|^  fp32 +4\.19 M +4\.19 MB +
+tp|^  bf16 +4\.19 M +2\.10 MB +
+tp|^  total +8\.39 M +6\.29 MB +
+ep|^  bf16 +46\.7 G +14\.5 GB +
+ep|^  total +46\.7 G +14\.5 GB +
 EOF
+# (e) With a pipeline the total is the fullest stage's (R-PAR-009), which
+# the rows cannot split: a line says so.
+"$ROOFLINT" -w --plan examples/gpt3_175b_pipeline.roof >"$T/pp.txt" 2>&1
+grep -qxF "  (a pipeline of 16 stages: the dtype rows' weights, gradients and activations are every stage's, the total the fullest stage's)" "$T/pp.txt" &&
+  pass || fail "--plan of a pipeline: no line saying what the total is"
 
 echo "plan_figures: $npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]
