@@ -560,6 +560,22 @@ static double held_bytes(const Model *m, int id, bool experts) {
                                   : 1);
 }
 
+/* Whether node i, in train mode, is an op's result the backward pass
+ * reads (R-TRAIN-002): one a kernel writes to HBM, outside a fused region
+ * or leaving it. */
+static bool saved_result(const Model *m, int i, const bool *leaves) {
+  const GNode *g = &m->nodes[i];
+  return g->role == ROLE_ACTIVATION && !is_alias(m, g) &&
+         !is_op(g, OC_TRANSFER) && (g->region < 0 || (leaves && leaves[i]));
+}
+
+/* R-PAR-010: a saved result of a checkpoint block that does not leave it:
+ * recomputed in backward, not kept. */
+static bool recomputed(const Model *m, int i, const bool *leaves,
+                       const int *ckpt_of, const bool *keep) {
+  return keep && ckpt_of[i] >= 0 && !keep[i] && saved_result(m, i, leaves);
+}
+
 /* R-TRAIN-002, R-PAR-010: the bytes node i keeps for the backward pass,
  * times its count; a checkpointed value that does not leave its block
  * keeps nothing and adds its bytes (one copy) to own[its block]. */
@@ -567,18 +583,37 @@ static double kept_bytes(const Model *m, int i, const bool *leaves,
                          const int *ckpt_of, const bool *keep, double *own,
                          bool experts) {
   const GNode *g = &m->nodes[i];
-  bool saved = g->region < 0 || (leaves && leaves[i]);
-  bool op_act = g->role == ROLE_ACTIVATION && !is_alias(m, g) &&
-                !is_op(g, OC_TRANSFER) && saved;
-  if (op_act && keep && ckpt_of[i] >= 0 && !keep[i]) {
+  if (recomputed(m, i, leaves, ckpt_of, keep)) {
     own[ckpt_of[i]] += held_bytes(m, i, experts);
     return 0;
   }
-  return op_act || g->role == ROLE_INPUT ? held_bytes(m, i, experts) * g->count : 0;
+  return saved_result(m, i, leaves) || g->role == ROLE_INPUT
+             ? held_bytes(m, i, experts) * g->count
+             : 0;
 }
 
+/* The bytes node i adds to the live set of an inference step (0 when it
+ * holds none: not an input or an activation, or an alias).  An input
+ * declared in a repeat is new data per copy and every copy's is resident
+ * at once (a per-layer KV cache); in a loop only the current trip's is
+ * live (R-COST-009). */
+static double live_bytes(const Model *m, int i, bool experts) {
+  const GNode *g = &m->nodes[i];
+  if ((g->role != ROLE_INPUT && g->role != ROLE_ACTIVATION) || is_alias(m, g))
+    return 0;
+  return held_bytes(m, i, experts) *
+         (g->role == ROLE_INPUT ? model_weight_copies(m, g->scope) : 1);
+}
+
+static void add_by_dtype(double *by_dtype, DType dt, double bytes) {
+  if (by_dtype && dt != DT_NONE) by_dtype[dt] += bytes;
+}
+
+/* by_dtype, when not NULL, gets the same bytes split by storage dtype
+ * (--plan's rows, R-PLAN-002). */
 static double activations(const Model *m, bool train, const bool *leaves,
-                          const int *ckpt_of, bool experts, OpCounts *oc) {
+                          const int *ckpt_of, bool experts, OpCounts *oc,
+                          double *by_dtype) {
   int n = m->nnodes;
   if (n == 0) return 0;
   if (train) {
@@ -589,12 +624,18 @@ static double activations(const Model *m, bool train, const bool *leaves,
     bool *keep = ckpt_of ? checkpoint_keeps(m, ckpt_of) : NULL;
     double *own = ckpt_of ? xcalloc((size_t)m->nckpts + 1, sizeof *own) : NULL;
     double sum = 0, buffer = 0;
+    int largest = -1;
     for (int i = 0; i < n; i++) {
       count_op(&m->nodes[i], oc);
-      sum += kept_bytes(m, i, leaves, ckpt_of, keep, own, experts);
+      double kept = kept_bytes(m, i, leaves, ckpt_of, keep, own, experts);
+      sum += kept;
+      add_by_dtype(by_dtype, m->nodes[i].type->dtype, kept);
     }
     for (int b = 0; own && b < m->nckpts; b++)
-      if (own[b] > buffer) buffer = own[b];
+      if (own[b] > buffer) buffer = own[b], largest = b;
+    for (int i = 0; by_dtype && largest >= 0 && i < n; i++)
+      if (ckpt_of[i] == largest && recomputed(m, i, leaves, ckpt_of, keep))
+        add_by_dtype(by_dtype, m->nodes[i].type->dtype, held_bytes(m, i, experts));
     free(keep);
     free(own);
     return sum + buffer;
@@ -618,26 +659,39 @@ static double activations(const Model *m, bool train, const bool *leaves,
     }
   }
   double live = 0, peak = 0;
+  int at = -1; /* the node at which the peak is reached */
   double *free_at = xcalloc((size_t)n + 1, sizeof *free_at);
   for (int i = 0; i < n; i++) {
-    const GNode *g = &m->nodes[i];
-    bool counts = (g->role == ROLE_INPUT || g->role == ROLE_ACTIVATION) &&
-                  !is_alias(m, g);
-    if (counts) {
-      /* An input declared in a repeat is new data per copy and every
-       * copy's is resident at once (a per-layer KV cache); in a loop only
-       * the current trip's is live (R-COST-009). */
-      double bytes = held_bytes(m, i, experts) *
-                     (g->role == ROLE_INPUT ? model_weight_copies(m, g->scope) : 1);
-      live += bytes;
-      free_at[last[i] - 1] += bytes;
-    }
-    if (live > peak) peak = live;
+    double bytes = live_bytes(m, i, experts);
+    live += bytes;
+    free_at[last[i] - 1] += bytes;
+    if (live > peak) peak = live, at = i;
     live -= free_at[i];
   }
+  /* what is live there: made by then, last used then or later */
+  for (int i = 0; by_dtype && i <= at; i++)
+    if (last[i] - 1 >= at)
+      add_by_dtype(by_dtype, m->nodes[i].type->dtype, live_bytes(m, i, experts));
   free(last);
   free(free_at);
   return peak;
+}
+
+/* R-PLAN-002: the activation footprint by storage dtype, added into
+ * by_dtype[DT__COUNT]; the same walk as cost_model's, so the rows add up
+ * to its figure.  Returns that figure. */
+double cost_activations(const Model *m, double *by_dtype) {
+  bool *leaves = region_exits(m);
+  int *ckpt_of = checkpoint_blocks(m);
+  bool experts = false;
+  for (int s = 0; s < m->nscopes && !experts; s++)
+    experts = m->scopes[s].experts > 0;
+  OpCounts counts = {0, 0};
+  double total =
+      activations(m, m->train, leaves, ckpt_of, experts, &counts, by_dtype);
+  free(leaves);
+  free(ckpt_of);
+  return total;
 }
 
 /* R-CACHE-001: a cache holds, once per repeat copy, the longest it gets:
@@ -819,6 +873,44 @@ static void add_kernel(ModelCost *mc, const Kernel *k) {
   mc->time_s += t_k;
 }
 
+/* What weight node i counts for: its copies (repeat copies, E experts),
+ * their elements on one GPU, the whole parameter's (R-PAR-002: a
+ * shard=tensor weight is 1/tensor of it), the share a token uses and the
+ * GPUs the experts are sharded over (R-MOE-005: K of E copies per token,
+ * E/e per GPU), and the bytes one GPU holds. */
+typedef struct WeightCount {
+  double copies, elems, whole, active, sharding, gpu_bytes;
+} WeightCount;
+
+static WeightCount weight_count(const Model *m, const MoeScope *moe, int i) {
+  const GNode *g = &m->nodes[i];
+  WeightCount w = {model_weight_copies(m, g->scope), 0, 0, 1, 1, 0};
+  int es = moe ? model_experts_scope(m, g->scope) : -1;
+  if (es >= 0) {
+    w.sharding = moe[es].sharding;
+    w.active = (double)m->scopes[es].top / (double)m->scopes[es].experts;
+  }
+  w.elems = op_tensor_elements(g->type) * w.copies;
+  w.whole = g->shard_tensor ? w.elems * (double)m->parallel.tensor : w.elems;
+  w.gpu_bytes = node_bytes(m, i) * w.copies / w.sharding;
+  return w;
+}
+
+/* R-PLAN-002: the parameters (whole) and the weight bytes one GPU holds
+ * (before ZeRO), as cost_model counts them, added into params_by and
+ * bytes_by[DT__COUNT] by storage dtype. */
+void cost_weights(const Model *m, double *params_by, double *bytes_by) {
+  MoeScope *moe = moe_scopes(m);
+  for (int i = 0; i < m->nnodes; i++) {
+    DType dt = m->nodes[i].type->dtype;
+    if (m->nodes[i].role != ROLE_WEIGHT || dt == DT_NONE) continue;
+    WeightCount w = weight_count(m, moe, i);
+    params_by[dt] += w.whole;
+    bytes_by[dt] += w.gpu_bytes;
+  }
+  free(moe);
+}
+
 ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   ModelCost *mc = arena_alloc(a, sizeof *mc);
   /* First: its scratch (12 bytes a node) is freed before the per-node
@@ -829,7 +921,7 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   mc->experts = moe != NULL;
   int *ckpt_of = checkpoint_blocks(m); /* scratch too */
   mc->footprint.activations =
-      activations(m, m->train, leaves, ckpt_of, moe != NULL, &counts);
+      activations(m, m->train, leaves, ckpt_of, moe != NULL, &counts, NULL);
   mc->model = m;
   mc->target = t;
   int n = m->nnodes;
@@ -856,21 +948,13 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     NodeCost *nc = &mc->nodes[i];
     nc->kernel = -1;
     if (g->role == ROLE_WEIGHT) { /* footprint and parameters */
-      double copies = model_weight_copies(m, g->scope), e = 1, active = 1;
-      int es = moe ? model_experts_scope(m, g->scope) : -1;
-      if (es >= 0) { /* R-MOE-005: K of E copies per token, E/e per GPU */
-        e = moe[es].sharding;
-        active = (double)m->scopes[es].top / (double)m->scopes[es].experts;
-      }
-      double elems = op_tensor_elements(g->type) * copies;
-      /* R-PAR-002: a shard=tensor weight is 1/tensor of the parameter */
-      double whole = g->shard_tensor ? elems * (double)m->parallel.tensor : elems;
-      mc->params += whole;
-      mc->active_params += whole * active;
-      mc->active_param_bytes += node_bytes(m, i) * copies * active *
+      WeightCount w = weight_count(m, moe, i);
+      mc->params += w.whole;
+      mc->active_params += w.whole * w.active;
+      mc->active_param_bytes += node_bytes(m, i) * w.copies * w.active *
           (g->shard_tensor ? (double)m->parallel.tensor : 1);
-      mc->gpu_params += elems / e;
-      mc->footprint.weights += node_bytes(m, i) * copies / e;
+      mc->gpu_params += w.elems / w.sharding;
+      mc->footprint.weights += w.gpu_bytes;
     }
     /* R-COST-011: a buffer is resident like a weight (one per repeat copy)
      * but is no parameter: no gradient, no optimizer state */

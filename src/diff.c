@@ -6,7 +6,8 @@
  * goes through analyze_file (language errors to the caller's sink, so they
  * render as usual); the checks run again per side into scratch sinks, with
  * suppressions applied, because a diff reports findings, not warnings.
- * Models pair up by name, nodes by sequence: the longest common
+ * Models pair up by name (the only model of each side with each other,
+ * whatever their names), nodes by sequence: the longest common
  * subsequence of (name, op), so an inserted `f = dropout(f)` is one
  * added node, not a rebinding chain shifted by one.  A fused region is an entry of its own ("fused
  * NAME") holding its kernel's figures; its members show which region they
@@ -347,19 +348,23 @@ static const ModelCost *first_cost(const Analysis *an, int mi) {
   return an->costs[mi * an->ntargets];
 }
 
-/* R-DIFF-001: models pair by name, the k-th of a name with the k-th. */
+/* R-DIFF-001: when each side holds one model, those two pair whatever
+ * their names (an importer names a model after its file, torch every ONNX
+ * graph `torch_jit`); otherwise models pair by name, the k-th of a name
+ * with the k-th. */
 static ModelPair *pair_models(Arena *a, const Side *o, const Side *n,
                               int *npairs) {
   const Unit *ou = o->an->unit, *nu = n->an->unit;
   ModelPair *ps = arena_alloc(a, (size_t)(ou->nmodels + nu->nmodels + 1) * sizeof *ps);
   bool *taken = arena_alloc(a, (size_t)(nu->nmodels + 1) * sizeof *taken);
+  bool only = ou->nmodels == 1 && nu->nmodels == 1;
   int k = 0;
   for (int i = 0; i < ou->nmodels; i++) {
     ModelPair *p = &ps[k++];
     p->om = &ou->models[i];
     p->oc = first_cost(o->an, i);
     for (int j = 0; j < nu->nmodels && !p->nm; j++)
-      if (!taken[j] && strcmp(nu->models[j].name, p->om->name) == 0) {
+      if (!taken[j] && (only || strcmp(nu->models[j].name, p->om->name) == 0)) {
         taken[j] = true;
         p->nm = &nu->models[j];
         p->nc = first_cost(n->an, j);
@@ -456,7 +461,10 @@ static void text_model(FILE *out, Arena *a, const SourceSet *ss,
             fmt_time(tb, NB, c->time_s));
     return;
   }
-  fprintf(out, "\nmodel %s: %d changed, %d added, %d removed\n", p->nm->name,
+  /* R-DIFF-001: a pair of differently named models names both */
+  bool renamed = strcmp(p->om->name, p->nm->name) != 0;
+  fprintf(out, "\nmodel %s%s%s: %d changed, %d added, %d removed\n",
+          renamed ? p->om->name : "", renamed ? " -> " : "", p->nm->name,
           p->changed, p->added, p->removed);
   /* R-DIFF-007: a changed plan (dtype or recipe) is said before the nodes */
   const char *op = plan_label(a, p->om), *np = plan_label(a, p->nm);
@@ -535,6 +543,7 @@ static json_t *model_json(const SourceSet *ss, const ModelPair *p) {
   json_t *o = json_object();
   const Model *m = p->nm ? p->nm : p->om;
   json_object_set_new(o, "name", json_safe_string(m->name));
+  json_object_set_new(o, "old_name", p->om ? json_safe_string(p->om->name) : json_null());
   json_object_set_new(o, "status", json_string(!p->om   ? "added"
                                                : !p->nm ? "removed"
                                                : p->changed + p->added + p->removed

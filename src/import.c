@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define IMPORTER(name, describes, recognises, translate)                      \
+#define IMPORTER(name, describes, language, recognises, translate)            \
   bool recognises(const char *path, const unsigned char *head, size_t n);     \
   ImportStatus translate(const char *path, const ImportOptions *o,            \
                          Imported *out);
@@ -19,11 +19,11 @@
 #undef IMPORTER
 
 const Importer importer_table[] = {
-#define IMPORTER(name, describes, recognises, translate)                      \
-  {name, describes, recognises, translate},
+#define IMPORTER(name, describes, language, recognises, translate)            \
+  {name, describes, language, recognises, translate},
 #include "importers.def"
 #undef IMPORTER
-    {NULL, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
 };
 
 /* Enough of a file's start to tell the formats apart by their magic. */
@@ -74,8 +74,13 @@ int import_load(SourceSet *ss, const char *path, const ImportOptions *o,
     return -1;
   }
   int file = src_add(ss, path, im.text, im.len);
-  src_set_origins(ss->files[file], im.origins, im.norigins);
-  src_set_import_diags(ss->files[file], im.diags, im.ndiags);
+  SourceFile *sf = ss->files[file];
+  struct stat st;
+  sf->imported = true;
+  sf->file_bytes = stat(path, &st) == 0 ? (int64_t)st.st_size : -1;
+  sf->language = imp->language;
+  src_set_origins(sf, im.origins, im.norigins);
+  src_set_import_diags(sf, im.diags, im.ndiags);
   im.text = NULL, im.origins = NULL, im.norigins = 0;
   im.diags = NULL, im.ndiags = 0;
   imported_free(&im);

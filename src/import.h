@@ -51,6 +51,7 @@ typedef struct Imported {
 typedef struct Importer {
   const char *name;     /* "onnx" */
   const char *describes; /* for --help: "ONNX model (FILE.onnx)" */
+  const char *language;  /* SARIF sourceLanguage ("json"), NULL: binary */
   /* Whether this importer reads `path`, judged by its name (and, where
    * the name says nothing, its first bytes `head`, n of them). */
   bool (*recognises)(const char *path, const unsigned char *head, size_t n);

@@ -189,64 +189,6 @@ static void plan_compute(FILE *out, Arena *a, const Model *m,
 
 /* ------------------------------------------------------------ footprint */
 
-/* Holds no bytes of its own: a view, or an append (the cache's storage). */
-static bool is_view(const GNode *g) {
-  return g->op && (g->op->cls == OC_VIEW || (g->op->flags & OPF_APPEND));
-}
-
-/* Bytes a value holds: an experts block's for the tokens it runs
- * (R-MOE-002), as cost.c counts them. */
-static double held(const Model *m, const GNode *g) {
-  return op_tensor_bytes(g->type) *
-         (g->role == ROLE_ACTIVATION ? model_experts_work(m, g->scope) : 1);
-}
-
-/* The live activations per dtype at the peak of cost.c's linear scan, so
- * the rows add up to its activation footprint. */
-static void activations_by_dtype(Arena *a, const Model *m, double *by) {
-  int n = m->nnodes;
-  if (n == 0) return;
-  if (m->train) {
-    for (int i = 0; i < n; i++) {
-      const GNode *g = &m->nodes[i];
-      bool op_act = g->role == ROLE_ACTIVATION && !is_view(g) &&
-                    !(g->op && g->op->cls == OC_TRANSFER);
-      if ((op_act || g->role == ROLE_INPUT) && g->type->dtype != DT_NONE)
-        by[g->type->dtype] += held(m, g) * g->count;
-    }
-    return;
-  }
-  int *last = arena_alloc(a, (size_t)n * sizeof *last);
-  for (int i = 0; i < n; i++) last[i] = m->nodes[i].is_output ? n : i;
-  for (int i = 0; i < n; i++)
-    for (int k = 0; k < m->nodes[i].ninputs; k++) {
-      int src = m->nodes[i].inputs[k];
-      if (last[src] < i) last[src] = i;
-    }
-  double *live = arena_alloc(a, DT__COUNT * sizeof *live);
-  double *free_at = arena_alloc(a, (size_t)(n + 1) * DT__COUNT * sizeof *free_at);
-  double total = 0, peak = 0;
-  for (int i = 0; i < n; i++) {
-    const GNode *g = &m->nodes[i];
-    bool counts = (g->role == ROLE_INPUT || g->role == ROLE_ACTIVATION) &&
-                  !is_view(g) && g->type->dtype != DT_NONE;
-    if (counts) {
-      double b = held(m, g);
-      live[g->type->dtype] += b;
-      total += b;
-      free_at[(size_t)last[i] * DT__COUNT + (size_t)g->type->dtype] += b;
-    }
-    if (total > peak) {
-      peak = total;
-      memcpy(by, live, DT__COUNT * sizeof *by);
-    }
-    for (int d = 0; d < DT__COUNT; d++) {
-      live[d] -= free_at[(size_t)i * DT__COUNT + (size_t)d];
-      total -= free_at[(size_t)i * DT__COUNT + (size_t)d];
-    }
-  }
-}
-
 /* R-PLAN-002: weights (with gradients in train mode) by their storage
  * dtype, activations by theirs at the live peak; Adam state is fp32;
  * buffers (R-COST-011), a column only in a model that has them. */
@@ -258,18 +200,12 @@ static void plan_footprint(FILE *out, Arena *a, const Model *m,
   double *buf = arena_alloc(a, DT__COUNT * sizeof *buf);
   for (int i = 0; i < m->nnodes; i++) {
     const GNode *g = &m->nodes[i];
-    if ((g->role != ROLE_WEIGHT && g->role != ROLE_BUFFER) ||
-        g->type->dtype == DT_NONE)
-      continue;
-    double copies = model_weight_copies(m, g->scope);
-    if (g->role == ROLE_BUFFER) {
-      buf[g->type->dtype] += op_tensor_bytes(g->type) * copies;
-      continue;
-    }
-    w[g->type->dtype] += op_tensor_bytes(g->type) * copies;
-    params[g->type->dtype] += op_tensor_elements(g->type) * copies;
+    if (g->role == ROLE_BUFFER && g->type->dtype != DT_NONE)
+      buf[g->type->dtype] +=
+          op_tensor_bytes(g->type) * model_weight_copies(m, g->scope);
   }
-  activations_by_dtype(a, m, act);
+  cost_weights(m, params, w);
+  cost_activations(m, act);
   double *kv = arena_alloc(a, DT__COUNT * sizeof *kv);
   cost_kv_cache(m, kv);
   bool train = m->train;
@@ -327,6 +263,12 @@ static void plan_footprint(FILE *out, Arena *a, const Model *m,
 #undef ROW
   fprintf(out, "\nfootprint by storage dtype\n");
   table_print(out, &t, "  ");
+  /* R-PAR-009: the total is one GPU's, of the stage that holds most */
+  if (c->pipe.stages > 1)
+    fprintf(out, "  (a pipeline of %d stages: the dtype rows' weights, "
+                 "gradients and activations are every stage's, the total "
+                 "the fullest stage's)\n",
+            c->pipe.stages);
 }
 
 /* ------------------------------------------------------------- deviations */

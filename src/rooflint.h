@@ -188,6 +188,12 @@ typedef struct SourceFile {
    * the text; analyze_file reports them with the file's diagnostics. */
   struct ImportDiag *import_diags;
   size_t nimport_diags;
+  /* An imported file, as SARIF's artifact describes it: the size of the
+   * file the user named (len is the generated text's; -1: unknown) and its
+   * language (NULL: none, a binary format).  Not set for .roof text. */
+  bool imported;
+  int64_t file_bytes;
+  const char *language;
 } SourceFile;
 
 typedef struct SourceSet {
@@ -1373,6 +1379,13 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t);
 /* The KV cache footprint (R-CACHE-001), also split by the caches' storage
  * dtype into by_dtype[DT__COUNT] (NULL: not asked). */
 double cost_kv_cache(const Model *m, double *by_dtype);
+/* The activation footprint cost_model gives the model (before pipeline
+ * stages), also split by storage dtype into by_dtype[DT__COUNT]. */
+double cost_activations(const Model *m, double *by_dtype);
+/* The parameters (whole, as the summary counts them) and the weight bytes
+ * one GPU holds before ZeRO, added into params_by and bytes_by by storage
+ * dtype. */
+void cost_weights(const Model *m, double *params_by, double *bytes_by);
 
 /* The roofline figures that follow from a node's or a kernel's FLOPs, bytes,
  * peak and bound on the target.  Derived on demand rather than stored, so

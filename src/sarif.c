@@ -65,8 +65,12 @@ static json_t *artifact_location(SarifCtx *cx, int file) {
   if (cx->artifact_of[file] < 0) {
     json_t *art = json_object();
     json_object_set_new(art, "location", file_uri(f));
-    json_object_set_new(art, "length", json_integer((json_int_t)f->len));
-    json_object_set_new(art, "sourceLanguage", json_string("rooflint"));
+    /* R-OUT-005: an imported file is described as the user's file (the
+     * .onnx, the config.json), not the .roof text it was translated to */
+    int64_t bytes = f->imported ? f->file_bytes : (int64_t)f->len;
+    const char *lang = f->imported ? f->language : "rooflint";
+    if (bytes >= 0) json_object_set_new(art, "length", json_integer((json_int_t)bytes));
+    if (lang) json_object_set_new(art, "sourceLanguage", json_string(lang));
     cx->artifact_of[file] = (int)json_array_size(cx->artifacts);
     json_array_append_new(cx->artifacts, art);
   }

@@ -91,4 +91,22 @@ for r in fixes:
         for rep in ch["replacements"]:
             assert "insertedContent" in rep and "deletedRegion" in rep, rep
 PY
+# R-OUT-005: an imported file's artifact is the file the user gave, not the
+# .roof text it was translated to: its byte length (wc -c) and its
+# language (none for an ONNX protobuf, "json" for a Hugging Face config);
+# a .roof file's is its own length and "rooflint".
+for f in tests/onnx/ops/conv_bias.onnx tests/hf/gpt2.json examples/llama2_7b_decode.roof; do
+  "$ROOFLINT" --format sarif "$f" > "$T/imp.sarif" 2> /dev/null
+  [ $? -le 1 ] || fail "$f: exit status"
+  $VALIDATE "$T/imp.sarif" || fail "$f: invalid SARIF"
+  case $f in *.onnx) lang=none ;; *.json) lang=json ;; *) lang=rooflint ;; esac
+  /usr/bin/python3 - "$T/imp.sarif" "$(wc -c < "$f")" "$lang" "$f" <<'PY' || fail "$f: artifact (above)"
+import json, sys
+log, size, lang, name = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+art = json.load(open(log))["runs"][0]["artifacts"][0]
+assert art["location"]["uri"] == name, art
+assert art["length"] == size, (name, art["length"], size)
+assert art.get("sourceLanguage", "none") == lang, (name, art)
+PY
+done
 echo "output_sarif: ok ($n files)"

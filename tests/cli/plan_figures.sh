@@ -13,7 +13,10 @@
 #   4. the what-if of a bf16 decode against fp8 (R-PLAN-004): the decode
 #      matmuls stay memory-bound and take half the time;
 #   5. --plan's rows per precision and unit and per storage dtype
-#      (R-PLAN-001..003).
+#      (R-PLAN-001..003);
+#   7. the storage-dtype rows add up to the footprint: a per-copy input
+#      of a repeat, a fused region in train mode, tensor and expert
+#      parallelism (R-PLAN-002).
 set -u
 BUILD=${BUILD:-build}
 ROOFLINT=${ROOFLINT:-$BUILD/rooflint}
@@ -216,6 +219,95 @@ BEGIN { bw = 3.35e12; r = 2 * 64 * 64 * 2; mm = 3 * 64 * 64 * 2
 sed -n '/^slowest kernels/,$p' "$T/t.txt" | tail -n +3 >"$T/t.got"
 if [ "$(wc -l <"$T/t.got")" -eq 5 ] && paste "$T/t.want" "$T/t.got" | awk -F'\t' '$2 !~ "^" $1 "$" { bad = 1 } END { exit bad }'; then pass
 else fail "what-if ties: slowest kernels not y, a, b, c, d in that order"; cat "$T/t.got"; fi
+
+# ------------------------ 7. footprint rows add up to the total (R-PLAN-002)
+# (a) An input declared in a repeat is resident once per copy
+# (R-COST-009): c is fp32 [8, 1024] = 32,768 B, x 4 copies = 131,072 B.
+# The live peak is at the add (h bf16 16,384 B, c, the add's fp32 result
+# 32,768 B; x's input is freed after the matmul): fp32 163,840 B =
+# 163.8 KB, bf16 16,384 B = 16.4 KB, total 180,224 B = 180.2 KB; the
+# weights 4 x 1024 x 1024 x 2 = 8,388,608 B, so bf16 8,404,992 = 8.40 MB.
+cat >"$T/rep.roof" <<'EOF'
+target h100_sxm
+model rep {
+  dtype bf16
+  input x : [8, 1024]
+  repeat 4 {
+    input c : fp32[8, 1024]
+    weight w : [1024, 1024]
+    h = matmul(x, w)
+    x = cast(add(h, c), bf16)
+  }
+  output x
+}
+EOF
+# (b) Train mode keeps what a kernel writes to HBM (R-TRAIN-002): x, y
+# and b (which leaves the fused region) in bf16, 3 x 16,384 = 49,152 B =
+# 49.2 KB, and z in fp32, 32,768 B = 32.8 KB; a, inside the region and
+# read only there, is not kept: 81,920 B = 81.9 KB in all.  bf16 also
+# holds w and its gradient, 2 x 2,097,152: 4,243,456 B = 4.24 MB.
+cat >"$T/tr.roof" <<'EOF'
+target h100_sxm
+model tr {
+  dtype bf16
+  mode train
+  input x : [8, 1024]
+  weight w : [1024, 1024]
+  y = matmul(x, w)
+  fused act {
+    a = gelu(y)
+    b = mul(a, y)
+  }
+  z = cast(b, fp32)
+}
+EOF
+# (c) Parameters are whole, weights one GPU's (R-PAR-002): w1 and w2 are
+# 1/4 of [1024, 4096] and [4096, 1024] on TP 4: 4,194,304 parameters
+# each (4.19 M), holding 1024 x 1024 x 2 = 2,097,152 B (bf16) and
+# x 4 = 4,194,304 B (fp32); 8.39 M and 6.29 MB in all.
+cat >"$T/tp.roof" <<'EOF'
+target h100_sxm
+model tp {
+  dtype bf16
+  parallel { gpus_per_node = 4; tensor = 4 }
+  input x : [8, 1024]
+  weight w1 : [1024, 4096 / 4] shard=tensor
+  weight w2 : fp32[4096 / 4, 1024] shard=tensor
+  h = matmul(x, w1)
+  y = matmul(h, w2)
+  y = allreduce(y, group=tensor)
+}
+EOF
+# (d) Expert parallelism (R-MOE-003): Mixtral on EP 8 holds 1,605,636,096
+# parameters outside the experts and 32 x 176,160,768 of its one expert:
+# 7,242,780,672 x 2 B = 14.49 GB of bf16 weights, of 46.7 G parameters.
+cp examples/mixtral_8x7b_decode.roof "$T/ep.roof"
+for f in rep tr tp ep; do
+  case $f in ep) set -- -D EP=8 ;; *) set -- ;; esac
+  "$ROOFLINT" -w --plan "$@" "$T/$f.roof" >"$T/$f.txt" 2>"$T/$f.err"
+  st=$?
+  [ "$st" -eq 0 ] && pass || fail "--plan $f: exit $st"
+done
+while IFS='|' read -r f re; do
+  grep -qE -- "$re" "$T/$f.txt" && pass || fail "--plan $f: no line matching $re"
+done <<'EOF'
+rep|^  fp32 +0 +0 B +163\.8 KB +163\.8 KB$
+rep|^  bf16 +4\.19 M +8\.39 MB +16\.4 KB +8\.40 MB$
+rep|^  total +4\.19 M +8\.39 MB +180\.2 KB +8\.57 MB$
+tr|^  fp32 +0 +0 B +0 B +12\.6 MB +32\.8 KB +12\.6 MB$
+tr|^  bf16 +1\.05 M +2\.10 MB +2\.10 MB +0 B +49\.2 KB +4\.24 MB$
+tr|^  total +1\.05 M +2\.10 MB +2\.10 MB +12\.6 MB +81\.9 KB +16\.9 MB$
+tp|^  fp32 +4\.19 M +4\.19 MB +
+tp|^  bf16 +4\.19 M +2\.10 MB +
+tp|^  total +8\.39 M +6\.29 MB +
+ep|^  bf16 +46\.7 G +14\.5 GB +
+ep|^  total +46\.7 G +14\.5 GB +
+EOF
+# (e) With a pipeline the total is the fullest stage's (R-PAR-009), which
+# the rows cannot split: a line says so.
+"$ROOFLINT" -w --plan examples/gpt3_175b_pipeline.roof >"$T/pp.txt" 2>&1
+grep -qxF "  (a pipeline of 16 stages: the dtype rows' weights, gradients and activations are every stage's, the total the fullest stage's)" "$T/pp.txt" &&
+  pass || fail "--plan of a pipeline: no line saying what the total is"
 
 echo "plan_figures: $npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "onnx.h"
+#include "test_util.h"
 
 /* ---------------------------------------------------------------- encoder */
 
@@ -827,12 +828,7 @@ START_TEST(test_helpers) {
   ck_assert_ptr_nonnull(f.copy);
   onnx_unmap(&f);
   /* A regular file is mapped. */
-  char path[] = "/tmp/check_onnx_read.XXXXXX";
-  int fd = mkstemp(path);
-  ck_assert_int_ge(fd, 0);
-  FILE *w = fdopen(fd, "wb");
-  fwrite("\x08\x07\x3A\x00", 1, 4, w);
-  fclose(w);
+  char *path = tc_temp_file("check_onnx_read", "\x08\x07\x3A\x00", 4);
   ck_assert(onnx_map(path, &f, err, sizeof err));
   ck_assert_ptr_nonnull(f.mapping);
   ck_assert_uint_eq(f.len, 4);
@@ -840,6 +836,7 @@ START_TEST(test_helpers) {
   ck_assert_int_eq(r->m.ir_version, 7);
   onnx_unmap(&f);
   remove(path);
+  free(path);
 }
 END_TEST
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "rooflint.h"
+#include "test_util.h"
 
 static int add(SourceSet *ss, const char *text) {
   size_t len = strlen(text);
@@ -95,17 +96,8 @@ START_TEST(test_many_lines_binary_search) {
 }
 END_TEST
 
-static char *write_temp(const char *text, size_t len) {
-  char *path = xstrdup("/tmp/check_source_XXXXXX");
-  int fd = mkstemp(path);
-  ck_assert_int_ge(fd, 0);
-  ck_assert_int_eq(write(fd, text, len), (long)len);
-  close(fd);
-  return path;
-}
-
 START_TEST(test_load_file_with_nul) {
-  char *path = write_temp("a\0b\n", 4);
+  char *path = tc_temp_file("check_source", "a\0b\n", 4);
   SourceSet ss;
   src_init(&ss);
   char *err = NULL;
@@ -139,7 +131,7 @@ START_TEST(test_load_errors) {
 END_TEST
 
 START_TEST(test_load_too_large) {
-  char *path = write_temp("x", 1);
+  char *path = tc_temp_file("check_source", "x", 1);
   ck_assert_int_eq(truncate(path, (off_t)65 << 20), 0); /* sparse */
   SourceSet ss;
   src_init(&ss);
@@ -162,7 +154,7 @@ END_TEST
 
 START_TEST(test_load_unreadable) {
   if (geteuid() == 0) return; /* root reads anything */
-  char *path = write_temp("x", 1);
+  char *path = tc_temp_file("check_source", "x", 1);
   chmod(path, 0);
   SourceSet ss;
   src_init(&ss);

@@ -2,8 +2,10 @@
 /* test_util.c: the unit-test fixture (see test_util.h). */
 #include "test_util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 TestCtx *tc_load(const char *text) {
   TestCtx *tc = xcalloc(1, sizeof *tc);
@@ -78,4 +80,17 @@ const GNode *tc_node(const TestCtx *tc, const char *name) {
   for (int i = m->nnodes - 1; i >= 0; i--)
     if (strcmp(m->nodes[i].name, name) == 0) return &m->nodes[i];
   return NULL;
+}
+
+char *tc_temp_file(const char *stem, const void *bytes, size_t len) {
+  const char *dir = getenv("TMPDIR");
+  if (!dir || !*dir) dir = "/tmp";
+  size_t n = strlen(dir) + strlen(stem) + 16;
+  char *path = xmalloc(n);
+  snprintf(path, n, "%s/%s.XXXXXX", dir, stem);
+  int fd = mkstemp(path);
+  ck_assert_msg(fd >= 0, "mkstemp in %s failed", dir);
+  ck_assert_int_eq(write(fd, bytes, len), (long)len);
+  close(fd);
+  return path;
 }

@@ -32,5 +32,9 @@ int tc_count(const TestCtx *tc, Severity sev);
 bool tc_has(const TestCtx *tc, Severity sev, int line, const char *substring);
 /* The first model's node named `name` (the last binding of it), or NULL. */
 const GNode *tc_node(const TestCtx *tc, const char *name);
+/* A new file holding bytes[0..len), made by mkstemp in $TMPDIR (/tmp when
+ * that is unset or empty), as the shell tests make theirs; the caller
+ * removes and frees it. */
+char *tc_temp_file(const char *stem, const void *bytes, size_t len);
 
 #endif

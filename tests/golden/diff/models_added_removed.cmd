@@ -1,1 +1,1 @@
-diff tests/golden/diff/inputs/stray_old.roof tests/golden/plan/inputs/decode.roof
+diff -w tests/golden/diff/inputs/two_models_old.roof tests/golden/diff/inputs/two_models_new.roof
