@@ -378,6 +378,7 @@ typedef struct Config {
   const char *dtype;
   /* experts */
   int64_t experts, top_k, moe_inter, shared_inter, first_dense, sparse_step;
+  int64_t n_group, topk_group; /* group-limited routing; 0: none */
   json_t *mlp_only;
   /* multi-head latent attention */
   int64_t q_lora, kv_lora, nope, rope_dim, v_dim;
@@ -858,7 +859,15 @@ static void emit_moe(Gen *g) {
   if (par(m, "expert") > 1)
     line(g, "expert", "# expert parallelism: the experts block's dispatch and combine "
          "all-to-alls over the expert group are priced with it (R-MOE-006)");
-  open_block(g, "num_experts", "experts num_experts top num_experts_per_tok");
+  if (m->n_group) {
+    line(g, "topk_group", "# group-limited routing: a token's experts lie in "
+         "topk_group of n_group groups, and the dispatch sends it once per GPU "
+         "they sit on (R-MOE-007)");
+    open_block(g, "num_experts", "experts num_experts top num_experts_per_tok "
+               "n_group=n_group topk_group=topk_group");
+  } else {
+    open_block(g, "num_experts", "experts num_experts top num_experts_per_tok");
+  }
   mlp_body(g, "expert_", "moe_intermediate_size", "e", false, NULL);
   close_block(g);
   if (m->f & F_SHARED_EXPERT) {
@@ -1131,6 +1140,10 @@ static void emit_lets(Gen *g) {
   if ((m->f & F_MOE) && m->experts) {
     leti(g, "num_experts", "num_experts", m->experts, NULL);
     leti(g, "num_experts_per_tok", "num_experts_per_tok", m->top_k, NULL);
+    if (m->n_group) {
+      leti(g, "n_group", "n_group", m->n_group, NULL);
+      leti(g, "topk_group", "topk_group", m->topk_group, NULL);
+    }
     if (spelled(g->cfg, "moe_intermediate_size"))
       leti(g, "moe_intermediate_size", "moe_intermediate_size", m->moe_inter, NULL);
     else
@@ -1333,6 +1346,20 @@ static void read_model(Cfg *c, const ImportOptions *o, Config *m) {
         m->shared_inter = cfg_int(c, "n_shared_experts", 1, 1) * m->moe_inter;
       else
         m->shared_inter = cfg_int(c, "shared_expert_intermediate_size", -1, 1);
+    }
+    /* DeepSeek's group-limited routing: topk_method greedy ignores the
+     * groups (DeepSeek-V2-Lite); group_limited_greedy and noaux_tc keep
+     * a token's experts within topk_group of n_group groups */
+    if (spelled(c, "n_group") && cfg_int(c, "n_group", 1, 1) > 1 &&
+        strcmp(cfg_str(c, "topk_method", "greedy"), "greedy") != 0) {
+      m->n_group = cfg_int(c, "n_group", 1, 1);
+      m->topk_group = cfg_int(c, "topk_group", -1, 1);
+      if (!c->error && (m->experts % m->n_group != 0 || m->topk_group > m->n_group ||
+                        m->topk_group * (m->experts / m->n_group) < m->top_k))
+        cfg_fail(c, "topk_group", "'n_group' %lld and 'topk_group' %lld do not "
+                 "fit %lld experts, %lld a token",
+                 (long long)m->n_group, (long long)m->topk_group,
+                 (long long)m->experts, (long long)m->top_k);
     }
     m->first_dense = cfg_int(c, "first_k_dense_replace", 0, 0);
     m->sparse_step = cfg_int(c, "decoder_sparse_step", 1, 1);

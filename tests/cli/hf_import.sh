@@ -83,29 +83,33 @@ expect_grep "$HF/llama3_8b-decode-tp8.roof" "  logits = allgather(logits, axis=-
 #     = 17,117,648,384 whole: 98,856,244,736 x 2 B = 197,712,489,472 B of
 #     weights, and the latent cache 61 x 2049 x 576 x 2 = 143,987,328 B;
 #     more than the H200's 141 GiB, the one error (capacity);
-#   the dispatch and combine all-to-alls, a token's 8 copies of 7168 bf16:
-#     114,688 B each, (8 - 1)/8 of it over NVLink = 100,352 B, 223 ns at
-#     450 GB/s, x 2 x 58 layers = 25.9 us on links (R-COLL-001);
+#   the dispatch and combine all-to-alls, a token's 7168 bf16 (14,336 B)
+#     once per GPU its 8 experts sit on (R-MOE-007): 32 experts a GPU, a
+#     group a GPU, the 8 experts within 4 of the 8 groups, so
+#     8 x 4/8 x (1 - C(96,8)/C(128,8)) = 4 x (1 - 0.0927473) = 3.62901 GPUs:
+#     52,025.5 B each, (8 - 1)/8 of it over NVLink = 45,522.3 B, 101 ns at
+#     450 GB/s, x 2 x 58 layers = 11.7 us on links (R-COLL-001);
 #   the active parameters 37,552,297,472, in bf16 75,104,594,944 B: what one
 #     token's step reads of the weights over the whole expert group.
 # (the experts block prices them itself, R-MOE-006: the generator writes a
 # comment, not all_to_all ops, which would count them twice)
+expect_grep "$HF/deepseek_v3-decode-ep8.roof" "    experts num_experts top num_experts_per_tok n_group=n_group topk_group=topk_group {"
 expect_grep "$HF/deepseek_v3-decode-ep8.roof" "    # expert parallelism: the experts block's dispatch and combine all-to-alls over the expert group are priced with it (R-MOE-006)"
 run -w -t h200_sxm --format json "$HF/deepseek_v3-decode-ep8.roof"
 expect_status 1
 m="d['models'][0]"
 expect_eq "ep8 weights per GPU" "$(json_field "$T/out" "int($m['summary']['footprint']['weights'])")" 197712489472
 expect_eq "ep8 KV cache per GPU" "$(json_field "$T/out" "int($m['summary']['footprint']['kv_cache'])")" 143987328
-expect_eq "ep8 all-to-alls" "$(json_field "$T/out" "[(c['what'], c['group'], c['buffer_bytes'], c['nvlink_bytes'], c['count']) for c in $m['collectives']]")" \
-  "[('dispatch', 'expert', 114688, 100352, 58), ('combine', 'expert', 114688, 100352, 58)]"
+expect_eq "ep8 all-to-alls" "$(json_field "$T/out" "[(c['what'], c['group'], round(c['buffer_bytes'], 1), round(c['nvlink_bytes'], 1), c['count']) for c in $m['collectives']]")" \
+  "[('dispatch', 'expert', 52025.5, 45522.3, 58), ('combine', 'expert', 52025.5, 45522.3, 58)]"
 expect_eq "ep8 active params" "$(json_field "$T/out" "$m['summary']['active_params']")" 37552297472
 expect_eq "ep8 active param bytes" "$(json_field "$T/out" "$m['summary']['active_param_bytes']")" 75104594944
 expect_eq "ep8 errors" "$(json_field "$T/out" "[x['check'] for x in d['diagnostics'] if x['severity'] == 'error']")" "['capacity']"
 run -w -t h200_sxm --report "$HF/deepseek_v3-decode-ep8.roof"
-expect_grep "$T/out" "  collectives      25.9 us on links"
+expect_grep "$T/out" "  collectives      11.7 us on links"
 expect_grep "$T/out" "  active weights   75.1 GB read per token (37.6 G active parameters)"
 expect_grep "$T/out" "  weights        197.7 GB  130.6%"
-expect_grep "$T/out" "  (dispatch) x 58  all_to_all  expert  114.7 KB      8    100.4 KB  223 ns     0 B   0 s  223 ns     0%"
+expect_grep "$T/out" "  (dispatch) x 58  all_to_all  expert  52.0 KB      8     45.5 KB  101 ns     0 B   0 s  101 ns     0%"
 # README shows the report's totals, footprint and collectives as printed.
 sed -n '/^totals per step/,/^$/p;/^footprint per GPU/,/^$/p;/^collectives (ring/,$p' "$T/out" | grep -v '^$' >"$T/lines"
 while IFS= read -r l; do expect_grep README.md "$l"; done <"$T/lines"
