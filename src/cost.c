@@ -916,8 +916,11 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     /* R-COST-011: a buffer is resident like a weight (one per repeat copy)
      * but is no parameter: no gradient, no optimizer state */
     any_cache |= g->role == ROLE_CACHE;
-    if (g->role == ROLE_BUFFER)
-      mc->footprint.buffers += node_bytes(m, i) * model_weight_copies(m, g->scope);
+    if (g->role == ROLE_BUFFER) { /* an expert's: E/e per GPU (R-MOE-003) */
+      int es = moe ? model_experts_scope(m, g->scope) : -1;
+      mc->footprint.buffers += node_bytes(m, i) * model_weight_copies(m, g->scope) /
+                               (es >= 0 ? moe[es].sharding : 1);
+    }
     if (!g->op) continue;
     OpCost oc = {0};
     OpIn x = {g->op, m, g->inputs, g->ninputs, g->type, g->args};
