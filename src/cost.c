@@ -312,13 +312,53 @@ static void moe_op(const Model *m, const GNode *g, int s, const MoeScope *q,
   oc->blocks = ceil(oc->blocks * q->work);
 }
 
+/* C(n - a, K) / C(n, K): that K of n items drawn without replacement
+ * miss a given a of them (0 when they cannot). */
+static double miss_all(double n, double a, int64_t K) {
+  double p = 1;
+  for (int64_t i = 0; i < K && p > 0; i++)
+    p *= n - a - (double)i > 0 ? (n - a - (double)i) / (n - (double)i) : 0;
+  return p;
+}
+
+/* R-MOE-007: the expert-group ranks one token is sent to, a copy per
+ * rank (DeepEP's dispatch, which sums a rank's experts' outputs before
+ * combining): the expected number of the e ranks (E/e experts each)
+ * holding at least one of its K experts, drawn uniformly; with DeepSeek's
+ * group-limited routing (n_group groups, a token's experts within
+ * topk_group of them, drawn uniformly) over groups that align with the
+ * ranks, within the chosen groups only.  At most one expert a rank: K. */
+static double moe_ranks_reached(const Scope *sc, double e) {
+  double E = (double)sc->experts, h = E / e;
+  int64_t K = sc->top, G = sc->n_group, M = sc->topk_group;
+  bool aligned = G > 1 && ((int64_t)e % G == 0 || G % (int64_t)e == 0);
+  if (!aligned) return h <= 1 ? (double)K : e * (1 - miss_all(E, h, K));
+  double x = E / (double)G, n = (double)M * x; /* experts a group, chosen */
+  if ((int64_t)e % G == 0) /* a rank within one group, chosen M/G */
+    return e * ((double)M / (double)G) * (1 - miss_all(n, h, K));
+  /* g = G/e whole groups a rank, j of them chosen: hypergeometric */
+  int64_t g = G / (int64_t)e;
+  double hit = 0;
+  for (int64_t j = 1; j <= g && j <= M; j++) {
+    if (M - j > G - g) continue; /* the other groups cannot hold the rest */
+    double pj = 1; /* C(g, j) C(G - g, M - j) / C(G, M) */
+    for (int64_t i = 0; i < j; i++) pj *= (double)(g - i) / (double)(j - i);
+    for (int64_t i = 0; i < M - j; i++)
+      pj *= (double)(G - g - i) / (double)(M - j - i);
+    for (int64_t i = 0; i < M; i++) pj /= (double)(G - i) / (double)(M - i);
+    hit += pj * (1 - miss_all(n, (double)j * x, K));
+  }
+  return e * hit;
+}
+
 /* R-MOE-006: with an expert group of e > 1 GPUs each layer copy of an
  * experts block sends its routed tokens to their experts' GPUs and back,
- * an all-to-all each way (dispatch and combine, as DeepSpeed-MoE and
- * Megatron-Core's token dispatcher do): T x K rows of the block's input,
- * times capacity_factor, priced as the all_to_all op is (R-COLL-001,
- * (N-1)/N of the buffer per link); in train mode the backward sends the
- * gradients the same two ways.  Into out; how many (at most 4 a block). */
+ * an all-to-all each way (dispatch and combine, as DeepEP and
+ * Megatron-Core's token dispatchers do): T rows of the block's input per
+ * rank a token reaches (R-MOE-007), times capacity_factor, priced as the
+ * all_to_all op is (R-COLL-001, (N-1)/N of the buffer per link); in train
+ * mode the backward sends the gradients the same two ways.  Into out; how
+ * many (at most 4 a block). */
 static int moe_all_to_alls(const Model *m, const Target *t, const MoeScope *moe,
                            Collective *out) {
   int n = 0;
@@ -328,7 +368,8 @@ static int moe_all_to_alls(const Model *m, const Target *t, const MoeScope *moe,
   for (int s = 0; s < m->nscopes; s++) {
     const Scope *sc = &m->scopes[s];
     if (!sc->experts) continue;
-    double buffer = moe[s].routed * (double)sc->top * sc->capacity_factor;
+    double buffer = moe[s].routed * moe_ranks_reached(sc, moe[s].sharding) *
+                    sc->capacity_factor;
     double copies = sc->parent >= 0 ? model_weight_copies(m, sc->parent) : 1;
     for (int k = 0; k < (m->train ? 4 : 2); k++) {
       implicit(&out[n], OP_ALL_TO_ALL, what[k], buffer, PG_EXPERT,
@@ -959,8 +1000,11 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     /* R-COST-011: a buffer is resident like a weight (one per repeat copy)
      * but is no parameter: no gradient, no optimizer state */
     any_cache |= g->role == ROLE_CACHE;
-    if (g->role == ROLE_BUFFER)
-      mc->footprint.buffers += node_bytes(m, i) * model_weight_copies(m, g->scope);
+    if (g->role == ROLE_BUFFER) { /* an expert's: E/e per GPU (R-MOE-003) */
+      int es = moe ? model_experts_scope(m, g->scope) : -1;
+      mc->footprint.buffers += node_bytes(m, i) * model_weight_copies(m, g->scope) /
+                               (es >= 0 ? moe[es].sharding : 1);
+    }
     if (!g->op) continue;
     OpCost oc = {0};
     OpIn x = {g->op, m, g->inputs, g->ninputs, g->type, g->args};

@@ -186,7 +186,6 @@ static const char *const known_fields[] = {
 /* Fields that would change the cost, which the importer does not model:
  * each is a warning naming it (R-HF-006). */
 static const char *const cost_unmodelled[][2] = {
-    {"quantization_config", "the weights' storage dtype"},
     {"num_nextn_predict_layers",
      "the multi-token-prediction module: not written, as the published "
      "parameter counts leave it out"},
@@ -378,11 +377,19 @@ typedef struct Config {
   const char *dtype;
   /* experts */
   int64_t experts, top_k, moe_inter, shared_inter, first_dense, sparse_step;
+  int64_t n_group, topk_group; /* group-limited routing; 0: none */
   json_t *mlp_only;
   /* multi-head latent attention */
   int64_t q_lora, kv_lora, nope, rope_dim, v_dim;
   double final_cap, attn_cap;
   const char *name;
+  /* quantization_config, when honoured (R-HF-013): the projections'
+   * weights in fp8, with one fp32 scale per block_out x block_in block
+   * (0: one a tensor), their GEMMs at the fp8 peak */
+  const char *qdtype;   /* fp8 (e4m3) or fp8_e5m2; NULL: not quantized */
+  int64_t block_out, block_in;
+  const char *qwarning; /* why quantization_config is not honoured */
+  const char *qtrain;   /* the fp8 storage the train phase leaves aside */
 } Config;
 
 static int64_t par(const Config *m, const char *key) {
@@ -520,6 +527,42 @@ static void weight(Gen *g, const char *key, const char *name,
     line(g, key, "weight %s : %s", name, shape);
 }
 
+/* A linear layer's weight, "[rows, cols]" as weight() writes it, stored
+ * as the checkpoint's quantization_config says (R-HF-013): fp8 with one
+ * fp32 scale per block_out x block_in block, in PyTorch's [out, in]
+ * layout (DeepSeek's weight_scale_inv), or one a tensor.  The scales are
+ * buffers: resident, no parameters. */
+static void proj(Gen *g, const char *key, const char *name, const char *rows,
+                 const char *cols, int split, const char *comment) {
+  const Config *m = g->m;
+  if (!m->qdtype) {
+    weight(g, key, name, rows, cols, split, comment);
+    return;
+  }
+  char shape[256], in[160], out[160];
+  sharded(g, shape, sizeof shape, rows, cols, split);
+  bool t = tp(m) > 1;
+  snprintf(in, sizeof in, "%s%s", rows, t && split == 0 ? " / tensor" : "");
+  snprintf(out, sizeof out, "%s%s", cols, t && split == 1 ? " / tensor" : "");
+  if (comment)
+    line(g, key, "weight %s : %s%s  # %s", name, m->qdtype, shape, comment);
+  else
+    line(g, key, "weight %s : %s%s", name, m->qdtype, shape);
+  if (m->block_out) {
+    line(g, "quantization_config",
+         "buffer %s_scale_inv : fp32[cdiv(%s, %lld), cdiv(%s, %lld)]", name,
+         out, (long long)m->block_out, in, (long long)m->block_in);
+  } else {
+    line(g, "quantization_config", "buffer %s_scale : fp32[1]  # one scale", name);
+  }
+}
+
+/* ", precision=fp8" on the GEMM of a quantized projection: fp8 weights
+ * times activations quantized on the fly (R-HF-013). */
+static const char *qp(const Gen *g) {
+  return g->m->qdtype ? ", precision=fp8" : "";
+}
+
 /* The norm of `x` into `y` with weight `w` (and its bias for LayerNorm). */
 static void norm(Gen *g, const char *y, const char *x, const char *w,
                  const char *dim) {
@@ -612,15 +655,15 @@ static void emit_attention(Gen *g, bool sliding) {
       m->f & (F_ALL_BIAS | F_QKV_BIAS) ? NULL : spelled(g->cfg, "attention_bias");
   if (m->f & F_FUSED_QKV) {
     line(g, NULL, "# q, k and v: one weight (%s)", m->fam->qkv_name);
-    weight(g, "num_key_value_heads", "qkv_proj", "hidden_size",
-           "(num_attention_heads + 2 * num_key_value_heads) * head_dim", 1,
-           NULL);
+    proj(g, "num_key_value_heads", "qkv_proj", "hidden_size",
+         "(num_attention_heads + 2 * num_key_value_heads) * head_dim", 1,
+         NULL);
     if (m->qkv_bias)
       line(g, bias_key, "weight qkv_proj_bias : [(num_attention_heads + 2 * "
                         "num_key_value_heads) * head_dim%s]%s",
            tp(m) > 1 ? " / tensor" : "", tp(m) > 1 ? " shard=tensor" : "");
     open_block(g, NULL, "fused qkv");
-    line(g, NULL, "qkv = matmul(h, qkv_proj)");
+    line(g, NULL, "qkv = matmul(h, qkv_proj%s)", qp(g));
     if (m->qkv_bias) line(g, NULL, "qkv = add(qkv, qkv_proj_bias)");
     close_block(g);
     line(g, NULL,
@@ -628,12 +671,12 @@ static void emit_attention(Gen *g, bool sliding) {
          "axis=-1)",
          h, kvh, kvh);
   } else {
-    weight(g, "num_attention_heads", "q_proj", "hidden_size",
-           "num_attention_heads * head_dim", 1, NULL);
-    weight(g, "num_key_value_heads", "k_proj", "hidden_size",
-           "num_key_value_heads * head_dim", 1, NULL);
-    weight(g, "num_key_value_heads", "v_proj", "hidden_size",
-           "num_key_value_heads * head_dim", 1, NULL);
+    proj(g, "num_attention_heads", "q_proj", "hidden_size",
+         "num_attention_heads * head_dim", 1, NULL);
+    proj(g, "num_key_value_heads", "k_proj", "hidden_size",
+         "num_key_value_heads * head_dim", 1, NULL);
+    proj(g, "num_key_value_heads", "v_proj", "hidden_size",
+         "num_key_value_heads * head_dim", 1, NULL);
     if (m->qkv_bias) {
       char s[128];
       line(g, bias_key, "weight q_proj_bias : %s",
@@ -644,7 +687,7 @@ static void emit_attention(Gen *g, bool sliding) {
     open_block(g, NULL, "fused qkv");
     const char *v3[3] = {"q", "k", "v"};
     for (int i = 0; i < 3; i++) {
-      line(g, NULL, "%s = matmul(h, %s_proj)", v3[i], v3[i]);
+      line(g, NULL, "%s = matmul(h, %s_proj%s)", v3[i], v3[i], qp(g));
       if (m->qkv_bias) line(g, NULL, "%s = add(%s, %s_proj_bias)", v3[i], v3[i], v3[i]);
     }
     close_block(g);
@@ -672,8 +715,8 @@ static void emit_attention(Gen *g, bool sliding) {
          m->attn_cap);
   line(g, NULL, "a = %s", attention_call(g, sliding));
   line(g, NULL, "a = reshape(transpose(a, [0, 2, 1, 3]), [batch, seq, %s * head_dim])", h);
-  weight(g, NULL, "o_proj", "num_attention_heads * head_dim", "hidden_size", 0,
-         NULL);
+  proj(g, NULL, "o_proj", "num_attention_heads * head_dim", "hidden_size", 0,
+       NULL);
   if (m->o_bias) line(g, NULL, "weight o_proj_bias : [hidden_size]");
 }
 
@@ -688,32 +731,32 @@ static void emit_mla(Gen *g) {
   char h[64];
   per_gpu(g, h, sizeof h, "num_attention_heads");
   if (m->q_lora) {
-    weight(g, "q_lora_rank", "q_a_proj", "hidden_size", "q_lora_rank", -1, NULL);
-    line(g, NULL, "cq = matmul(h, q_a_proj)");
+    proj(g, "q_lora_rank", "q_a_proj", "hidden_size", "q_lora_rank", -1, NULL);
+    line(g, NULL, "cq = matmul(h, q_a_proj%s)", qp(g));
     norm(g, "cq", "cq", "q_a_layernorm", "q_lora_rank");
-    weight(g, NULL, "q_b_proj", "q_lora_rank",
-           "num_attention_heads * (qk_nope_head_dim + qk_rope_head_dim)", 1, NULL);
-    line(g, NULL, "q = matmul(cq, q_b_proj)");
+    proj(g, NULL, "q_b_proj", "q_lora_rank",
+         "num_attention_heads * (qk_nope_head_dim + qk_rope_head_dim)", 1, NULL);
+    line(g, NULL, "q = matmul(cq, q_b_proj%s)", qp(g));
   } else {
-    weight(g, "q_lora_rank", "q_proj", "hidden_size",
-           "num_attention_heads * (qk_nope_head_dim + qk_rope_head_dim)", 1,
-           "q_lora_rank null: a full-rank q");
-    line(g, NULL, "q = matmul(h, q_proj)");
+    proj(g, "q_lora_rank", "q_proj", "hidden_size",
+         "num_attention_heads * (qk_nope_head_dim + qk_rope_head_dim)", 1,
+         "q_lora_rank null: a full-rank q");
+    line(g, NULL, "q = matmul(h, q_proj%s)", qp(g));
   }
   heads_out(g, "q", h, "qk_nope_head_dim + qk_rope_head_dim");
   line(g, NULL, "q_nope, q_pe = split(q, [qk_nope_head_dim, qk_rope_head_dim], axis=-1)");
-  weight(g, "kv_lora_rank", "kv_a_proj_with_mqa", "hidden_size",
-         "kv_lora_rank + qk_rope_head_dim", -1, NULL);
-  line(g, NULL, "kv = matmul(h, kv_a_proj_with_mqa)");
+  proj(g, "kv_lora_rank", "kv_a_proj_with_mqa", "hidden_size",
+       "kv_lora_rank + qk_rope_head_dim", -1, NULL);
+  line(g, NULL, "kv = matmul(h, kv_a_proj_with_mqa%s)", qp(g));
   line(g, NULL, "ckv, k_pe = split(kv, [kv_lora_rank, qk_rope_head_dim], axis=-1)");
   norm(g, "ckv", "ckv", "kv_a_layernorm", "kv_lora_rank");
   line(g, NULL, "k_pe = unsqueeze(k_pe, axis=1)  # [batch, 1, seq, qk_rope_head_dim]: one key for all heads");
   line(g, NULL, "q_pe = rope(q_pe, cos, sin)");
   line(g, NULL, "k_pe = rope(k_pe, cos, sin)");
-  weight(g, NULL, "kv_b_proj", "kv_lora_rank",
-         "num_attention_heads * (qk_nope_head_dim + v_head_dim)", 1, NULL);
+  proj(g, NULL, "kv_b_proj", "kv_lora_rank",
+       "num_attention_heads * (qk_nope_head_dim + v_head_dim)", 1, NULL);
   if (m->phase != PH_DECODE) {
-    line(g, NULL, "kvh = matmul(ckv, kv_b_proj)");
+    line(g, NULL, "kvh = matmul(ckv, kv_b_proj%s)", qp(g));
     heads_out(g, "kvh", h, "qk_nope_head_dim + v_head_dim");
     line(g, NULL, "k_nope, v = split(kvh, [qk_nope_head_dim, v_head_dim], axis=-1)");
     line(g, NULL, "k = concat([k_nope, expand(k_pe, [-1, %s, -1, -1])], axis=-1)", h);
@@ -725,6 +768,10 @@ static void emit_mla(Gen *g) {
          "cache kv_cache : [batch, 1, ctx, kv_lora_rank + qk_rope_head_dim]");
     line(g, NULL, "c = concat([unsqueeze(ckv, axis=1), k_pe], axis=-1)");
     line(g, NULL, "c = append(kv_cache, c, axis=2)  # [batch, 1, ctx + seq, kv_lora_rank + qk_rope_head_dim]");
+    if (m->qdtype)
+      line(g, "quantization_config", "# the absorbed products read kv_b_proj "
+           "at %s and run at the activations' peak, as DeepSeek's inference "
+           "code dequantizes it for them", m->qdtype);
     line(g, NULL, "w_kv = reshape(kv_b_proj, [kv_lora_rank, %s, qk_nope_head_dim + v_head_dim])", h);
     line(g, NULL, "w_uk, w_uv = split(w_kv, [qk_nope_head_dim, v_head_dim], axis=-1)");
     line(g, NULL, "q_lat = matmul(q_nope, transpose(w_uk, [1, 2, 0]))  # [batch, heads, seq, kv_lora_rank]");
@@ -734,8 +781,8 @@ static void emit_mla(Gen *g) {
     line(g, NULL, "a = matmul(a, transpose(w_uv, [1, 0, 2]))  # [batch, heads, seq, v_head_dim]");
   }
   line(g, NULL, "a = reshape(transpose(a, [0, 2, 1, 3]), [batch, seq, %s * v_head_dim])", h);
-  weight(g, NULL, "o_proj", "num_attention_heads * v_head_dim", "hidden_size", 0,
-         NULL);
+  proj(g, NULL, "o_proj", "num_attention_heads * v_head_dim", "hidden_size", 0,
+       NULL);
 }
 
 /* The attention block's output projection and residual: o = a W_o (+ b),
@@ -747,7 +794,7 @@ static void attention_out(Gen *g) {
   bool later = m->f & F_PARALLEL_RESID;
   bool tail = !later && tp(m) == 1 && !(m->f & F_SANDWICH);
   open_block(g, NULL, tail ? "fused attn_out" : "fused o_proj");
-  line(g, NULL, "o = matmul(a, o_proj)");
+  line(g, NULL, "o = matmul(a, o_proj%s)", qp(g));
   if (m->o_bias && tp(m) == 1) line(g, NULL, "o = add(o, o_proj_bias)");
   if (tail) residual(g, "o");
   close_block(g);
@@ -773,17 +820,17 @@ static void mlp_body(Gen *g, const char *prefix, const char *width,
     if (m->f & F_FUSED_GATE_UP) {
       char w2[128];
       snprintf(w2, sizeof w2, "2 * %s", width);
-      weight(g, NULL, "gate_up_proj", "hidden_size", w2, 1, "gate and up, one weight");
+      proj(g, NULL, "gate_up_proj", "hidden_size", w2, 1, "gate and up, one weight");
     } else {
       char n1[64], n2[64];
       snprintf(n1, sizeof n1, "%sgate_proj", prefix);
       snprintf(n2, sizeof n2, "%sup_proj", prefix);
-      weight(g, NULL, n1, "hidden_size", width, 1, NULL);
-      weight(g, NULL, n2, "hidden_size", width, 1, NULL);
+      proj(g, NULL, n1, "hidden_size", width, 1, NULL);
+      proj(g, NULL, n2, "hidden_size", width, 1, NULL);
     }
     char dn[64];
     snprintf(dn, sizeof dn, "%sdown_proj", prefix);
-    weight(g, NULL, dn, width, "hidden_size", 0, NULL);
+    proj(g, NULL, dn, width, "hidden_size", 0, NULL);
     if (m->mlp_bias) {
       char s[128];
       line(g, bk, "weight %sgate_proj_bias, %sup_proj_bias : %s", prefix, prefix,
@@ -793,11 +840,11 @@ static void mlp_body(Gen *g, const char *prefix, const char *width,
     snprintf(region, sizeof region, "fused %sgate_up", prefix);
     open_block(g, NULL, region);
     if (m->f & F_FUSED_GATE_UP) {
-      line(g, NULL, "gu = matmul(h, gate_up_proj)");
+      line(g, NULL, "gu = matmul(h, gate_up_proj%s)", qp(g));
     } else {
-      line(g, NULL, "%sg = matmul(h, %sgate_proj)", prefix, prefix);
+      line(g, NULL, "%sg = matmul(h, %sgate_proj%s)", prefix, prefix, qp(g));
       if (m->mlp_bias) line(g, NULL, "%sg = add(%sg, %sgate_proj_bias)", prefix, prefix, prefix);
-      line(g, NULL, "%su = matmul(h, %sup_proj)", prefix, prefix);
+      line(g, NULL, "%su = matmul(h, %sup_proj%s)", prefix, prefix, qp(g));
       if (m->mlp_bias) line(g, NULL, "%su = add(%su, %sup_proj_bias)", prefix, prefix, prefix);
     }
     close_block(g);
@@ -810,28 +857,28 @@ static void mlp_body(Gen *g, const char *prefix, const char *width,
     if (scale) line(g, NULL, "%sg = mul(%sg, %s)", prefix, prefix, scale);
     snprintf(region, sizeof region, "fused %sdown", prefix);
     open_block(g, NULL, region);
-    line(g, NULL, "%s = matmul(%sg, %sdown_proj)", out, prefix, prefix);
+    line(g, NULL, "%s = matmul(%sg, %sdown_proj%s)", out, prefix, prefix, qp(g));
     if (m->mlp_bias && tp(m) == 1)
       line(g, NULL, "%s = add(%s, %sdown_proj_bias)", out, out, prefix);
     if (add_residual) residual(g, out);
     close_block(g);
   } else {
-    weight(g, NULL, "up_proj", "hidden_size", width, 1, NULL);
+    proj(g, NULL, "up_proj", "hidden_size", width, 1, NULL);
     if (m->mlp_bias) {
       char s[128];
       line(g, bk, "weight up_proj_bias : %s", sharded(g, s, sizeof s, width, NULL, 0));
     }
-    weight(g, NULL, "down_proj", width, "hidden_size", 0, NULL);
+    proj(g, NULL, "down_proj", width, "hidden_size", 0, NULL);
     if (m->mlp_bias) line(g, bk, "weight down_proj_bias : [hidden_size]");
     snprintf(region, sizeof region, "fused %sup", prefix);
     open_block(g, NULL, region);
-    line(g, NULL, "g = matmul(h, up_proj)");
+    line(g, NULL, "g = matmul(h, up_proj%s)", qp(g));
     if (m->mlp_bias) line(g, NULL, "g = add(g, up_proj_bias)");
     line(g, m->act_key, "g = %s", act);
     close_block(g);
     snprintf(region, sizeof region, "fused %sdown", prefix);
     open_block(g, NULL, region);
-    line(g, NULL, "%s = matmul(g, down_proj)", out);
+    line(g, NULL, "%s = matmul(g, down_proj%s)", out, qp(g));
     if (m->mlp_bias && tp(m) == 1) line(g, NULL, "%s = add(%s, down_proj_bias)", out, out);
     if (add_residual) residual(g, out);
     close_block(g);
@@ -858,7 +905,15 @@ static void emit_moe(Gen *g) {
   if (par(m, "expert") > 1)
     line(g, "expert", "# expert parallelism: the experts block's dispatch and combine "
          "all-to-alls over the expert group are priced with it (R-MOE-006)");
-  open_block(g, "num_experts", "experts num_experts top num_experts_per_tok");
+  if (m->n_group) {
+    line(g, "topk_group", "# group-limited routing: a token's experts lie in "
+         "topk_group of n_group groups, and the dispatch sends it once per GPU "
+         "they sit on (R-MOE-007)");
+    open_block(g, "num_experts", "experts num_experts top num_experts_per_tok "
+               "n_group=n_group topk_group=topk_group");
+  } else {
+    open_block(g, "num_experts", "experts num_experts top num_experts_per_tok");
+  }
   mlp_body(g, "expert_", "moe_intermediate_size", "e", false, NULL);
   close_block(g);
   if (m->f & F_SHARED_EXPERT) {
@@ -1131,6 +1186,10 @@ static void emit_lets(Gen *g) {
   if ((m->f & F_MOE) && m->experts) {
     leti(g, "num_experts", "num_experts", m->experts, NULL);
     leti(g, "num_experts_per_tok", "num_experts_per_tok", m->top_k, NULL);
+    if (m->n_group) {
+      leti(g, "n_group", "n_group", m->n_group, NULL);
+      leti(g, "topk_group", "topk_group", m->topk_group, NULL);
+    }
     if (spelled(g->cfg, "moe_intermediate_size"))
       leti(g, "moe_intermediate_size", "moe_intermediate_size", m->moe_inter, NULL);
     else
@@ -1219,6 +1278,68 @@ static int64_t override_of(const ImportOptions *o, const char *name,
       return x;
     }
   return dflt;
+}
+
+/* quantization_config (R-HF-013): honoured for fp8 checkpoints (block
+ * or tensor scales, DeepSeek-V3's); for any other, m->qwarning says why
+ * it is not, and warn_fields warns. */
+static void read_quant(Cfg *c, Config *m) {
+  json_t *q = json_object_get(c->root, "quantization_config");
+  if (!q || json_is_null(q)) return;
+  note_read(c, "quantization_config", q);
+  if (!json_is_object(q)) {
+    cfg_fail(c, "quantization_config", "'quantization_config' must be an object");
+    return;
+  }
+  const char *method = json_string_value(json_object_get(q, "quant_method"));
+  if (!method) {
+    m->qwarning = "it names no quant_method";
+    return;
+  }
+  if (strcmp(method, "fp8") == 0) {
+    const char *fmt = json_string_value(json_object_get(q, "fmt"));
+    const char *act = json_string_value(json_object_get(q, "activation_scheme"));
+    if (fmt && strcmp(fmt, "e4m3") != 0 && strcmp(fmt, "e5m2") != 0) {
+      m->qwarning = "its fmt is neither e4m3 nor e5m2";
+      return;
+    }
+    if (act && strcmp(act, "dynamic") != 0 && strcmp(act, "static") != 0) {
+      m->qwarning = "its activation_scheme is neither dynamic nor static";
+      return;
+    }
+    json_t *b = json_object_get(q, "weight_block_size");
+    if (b && !json_is_null(b)) {
+      json_t *bo = json_array_get(b, 0), *bi = json_array_get(b, 1);
+      if (!json_is_array(b) || json_array_size(b) != 2 || !json_is_integer(bo) ||
+          !json_is_integer(bi) || json_integer_value(bo) < 1 ||
+          json_integer_value(bi) < 1) {
+        cfg_fail(c, "quantization_config", "'quantization_config' "
+                 "'weight_block_size' must be two integers of at least 1, "
+                 "like [128, 128]");
+        return;
+      }
+      m->block_out = (int64_t)json_integer_value(bo);
+      m->block_in = (int64_t)json_integer_value(bi);
+    }
+    size_t k;
+    json_t *v;
+    json_array_foreach(json_object_get(q, "modules_to_not_convert"), k, v) {
+      const char *mod = json_string_value(v);
+      if (!mod || (strcmp(mod, "lm_head") != 0 && strcmp(mod, "gate") != 0)) {
+        m->qwarning = "its modules_to_not_convert keeps layers in the plan "
+                      "dtype that the importer would write in fp8";
+        return;
+      }
+    }
+    m->qdtype = fmt && strcmp(fmt, "e5m2") == 0 ? "fp8_e5m2" : "fp8";
+  } else {
+    /* GPTQ's and AWQ's group scales and zeros (4-bit, groups of 128: 4%
+     * of the weights' bytes) are read by every GEMM, and a matmul has no
+     * operand for them */
+    m->qwarning = "rooflint prices fp8 checkpoints only (a GPTQ or AWQ "
+                  "GEMM also reads its group scales and zeros, which a "
+                  "matmul has no operand for)";
+  }
 }
 
 /* Checks that `a` is a multiple of `b`, the config keys named. */
@@ -1334,6 +1455,20 @@ static void read_model(Cfg *c, const ImportOptions *o, Config *m) {
       else
         m->shared_inter = cfg_int(c, "shared_expert_intermediate_size", -1, 1);
     }
+    /* DeepSeek's group-limited routing: topk_method greedy ignores the
+     * groups (DeepSeek-V2-Lite); group_limited_greedy and noaux_tc keep
+     * a token's experts within topk_group of n_group groups */
+    if (spelled(c, "n_group") && cfg_int(c, "n_group", 1, 1) > 1 &&
+        strcmp(cfg_str(c, "topk_method", "greedy"), "greedy") != 0) {
+      m->n_group = cfg_int(c, "n_group", 1, 1);
+      m->topk_group = cfg_int(c, "topk_group", -1, 1);
+      if (!c->error && (m->experts % m->n_group != 0 || m->topk_group > m->n_group ||
+                        m->topk_group * (m->experts / m->n_group) < m->top_k))
+        cfg_fail(c, "topk_group", "'n_group' %lld and 'topk_group' %lld do not "
+                 "fit %lld experts, %lld a token",
+                 (long long)m->n_group, (long long)m->topk_group,
+                 (long long)m->experts, (long long)m->top_k);
+    }
     m->first_dense = cfg_int(c, "first_k_dense_replace", 0, 0);
     m->sparse_step = cfg_int(c, "decoder_sparse_step", 1, 1);
     if (spelled(c, "moe_layer_freq") && cfg_int(c, "moe_layer_freq", 1, 1) != 1)
@@ -1357,6 +1492,10 @@ static void read_model(Cfg *c, const ImportOptions *o, Config *m) {
              "rooflint knows (float16, bfloat16, float32)", dt);
     return;
   }
+  read_quant(c, m);
+  /* training updates master weights in the plan dtype: the checkpoint's
+   * storage is the served model's (the header says so) */
+  if (m->phase == PH_TRAIN && m->qdtype) m->qtrain = m->qdtype, m->qdtype = NULL;
   /* the command line */
   int64_t def_seq = m->phase == PH_DECODE ? 1 : 2048;
   if (m->max_pos && def_seq > m->max_pos) def_seq = m->max_pos;
@@ -1381,7 +1520,7 @@ static void read_model(Cfg *c, const ImportOptions *o, Config *m) {
 
 /* A warning for each field that changes the cost and is not modelled, or
  * that the importer does not know at all (R-HF-006). */
-static void warn_fields(Cfg *c, const ImportOptions *o) {
+static void warn_fields(Cfg *c, const ImportOptions *o, const Config *m) {
   const char *key;
   json_t *v;
   json_object_foreach(c->root, key, v) {
@@ -1396,7 +1535,17 @@ static void warn_fields(Cfg *c, const ImportOptions *o) {
       continue;
     StrBuf sb = {0};
     where(c, key, &sb);
-    if (why)
+    if (strcmp(key, "quantization_config") == 0) {
+      if (!m->qwarning) {
+        sb_free(&sb);
+        continue;
+      }
+      const char *qm = json_string_value(json_object_get(v, "quant_method"));
+      sb_printf(&sb, "'quantization_config'");
+      if (qm) sb_printf(&sb, " (quant_method \"%s\")", qm);
+      sb_printf(&sb, " changes the cost (the weights' storage dtype) and is "
+                "not modelled: %s; the weights stay in the plan dtype", m->qwarning);
+    } else if (why)
       sb_printf(&sb, "'%s' changes the cost (%s) and is not modelled", key, why);
     else
       sb_printf(&sb, "'%s' is not a field the %s importer knows; if it "
@@ -1462,6 +1611,22 @@ static void emit_header(Gen *g) {
   else
     line(g, NULL, "# Plan dtype %s: the config has no torch_dtype (`rooflint --dtype DT` "
          "for another).", m->dtype);
+  if (m->qdtype) {
+    char per[96];
+    if (m->block_out)
+      snprintf(per, sizeof per, "an fp32 scale per %lld x %lld block of each "
+               "(`*_scale_inv`", (long long)m->block_out, (long long)m->block_in);
+    else
+      snprintf(per, sizeof per, "one fp32 scale each (`*_scale`");
+    line(g, "quantization_config", "# Quantized (quant_method fp8): the attention's and "
+         "MLPs' weights %s, %s buffers, no parameters), their GEMMs at the fp8 "
+         "peak on activations quantized on the fly; the router, embeddings, "
+         "norms and head stay %s.", m->qdtype, per, m->dtype);
+  }
+  if (m->qtrain)
+    line(g, "quantization_config", "# quantization_config (%s weights) is the served "
+         "checkpoint's storage: training keeps the weights, their gradients "
+         "and optimizer state in %s.", m->qtrain, m->dtype);
   if (tp(m) > 1)
     line(g, "tensor", "# Tensor parallel over `tensor` GPUs: each weight is one GPU's slice "
          "(shard=tensor), the row-parallel projections all-reduce.");
@@ -1584,7 +1749,7 @@ ImportStatus hf_translate(const char *path, const ImportOptions *o,
     Config m = {0};
     read_model(&c, o, &m);
     if (!c.error) {
-      warn_fields(&c, o);
+      warn_fields(&c, o, &m);
       char *name = model_name(path, c.fam);
       StrBuf head = {0};
       sb_printf(&head, "model %s", name);

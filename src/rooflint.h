@@ -970,6 +970,7 @@ typedef struct Scope {
    * K times. */
   int64_t experts, top;
   double capacity_factor, imbalance; /* 1 unless given */
+  int64_t n_group, topk_group; /* group-limited routing, 0: none (R-MOE-007) */
 } Scope;
 
 typedef struct Region {

@@ -1672,21 +1672,23 @@ static Scope experts_header(Sema *s, const Stmt *st, int64_t e) {
     else
       moe.top = k;
   }
-  static const char *const names[] = {"capacity_factor", "imbalance", NULL};
-  Loc seen[2] = {LOC_NONE, LOC_NONE};
+  static const char *const names[] = {"capacity_factor", "imbalance",
+                                      "n_group", "topk_group", NULL};
+  Loc seen[4] = {LOC_NONE, LOC_NONE, LOC_NONE, LOC_NONE};
   for (int i = 0; i < st->experts.nopts; i++) {
     const Arg *a = &st->experts.opts[i];
     Loc at = ast_arg_name_loc(a);
-    int which = strcmp(a->name, names[0]) == 0   ? 0
-                : strcmp(a->name, names[1]) == 0 ? 1
-                                                 : -1;
+    int which = -1;
+    for (int n = 0; names[n] && which < 0; n++)
+      if (strcmp(a->name, names[n]) == 0) which = n;
     if (which < 0) {
       const char *sug = util_suggest(a->name, names);
       Diag *d = diag_report(s->diags, SEV_ERROR, NULL, at,
                             sug ? "unknown experts option '%s'; did you mean "
                                   "'%s'?"
                                 : "unknown experts option '%s' (options: "
-                                  "capacity_factor=, imbalance=)",
+                                  "capacity_factor=, imbalance=, n_group=, "
+                                  "topk_group=)",
                             a->name, sug);
       if (sug) diag_fixit(d, at, sug);
       continue;
@@ -1698,6 +1700,20 @@ static Scope experts_header(Sema *s, const Stmt *st, int64_t e) {
       continue;
     }
     seen[which] = at;
+    if (which >= 2) { /* R-MOE-007: DeepSeek's group-limited routing */
+      int64_t g = 0;
+      s->numctx = "value";
+      if (!eval_int(s, a->value, &g)) continue;
+      if (g < 1 || g > e) {
+        diag_report(s->diags, SEV_ERROR, NULL, a->value->loc,
+                    "%s must be 1 to the %lld experts, got %lld", a->name,
+                    (long long)e, (long long)g);
+        continue;
+      }
+      if (which == 2) moe.n_group = g;
+      else moe.topk_group = g;
+      continue;
+    }
     double v = which == 0
                    ? experts_option(s, a, 1e-9, "a share of the mean load")
                    : experts_option(s, a, 1, "the busiest expert's load over "
@@ -1705,6 +1721,28 @@ static Scope experts_header(Sema *s, const Stmt *st, int64_t e) {
     if (v < 0) continue;
     if (which == 0) moe.capacity_factor = v;
     else moe.imbalance = v;
+  }
+  /* the groups: n_group of E / n_group experts, each token's K within
+   * topk_group of them */
+  if ((seen[2].file >= 0) != (seen[3].file >= 0)) {
+    diag_report(s->diags, SEV_ERROR, NULL, seen[2].file >= 0 ? seen[2] : seen[3],
+                "n_group= and topk_group= go together: a token's experts "
+                "lie in topk_group of the n_group groups");
+    moe.n_group = moe.topk_group = 0;
+  } else if (moe.n_group) {
+    const char *bad = NULL;
+    if (e % moe.n_group != 0) bad = "n_group must divide the expert count";
+    else if (moe.topk_group > moe.n_group) bad = "topk_group is more than n_group";
+    else if (moe.topk_group * (e / moe.n_group) < moe.top)
+      bad = "the topk_group groups a token chooses hold fewer experts than "
+            "it runs";
+    if (bad) {
+      diag_report(s->diags, SEV_ERROR, NULL, seen[3],
+                  "experts %lld top %lld n_group=%lld topk_group=%lld: %s",
+                  (long long)e, (long long)moe.top, (long long)moe.n_group,
+                  (long long)moe.topk_group, bad);
+      moe.n_group = moe.topk_group = 0;
+    }
   }
   return moe;
 }
@@ -1776,7 +1814,7 @@ static void scope_stmt(Sema *s, const Stmt *st) {
                                             ? st->experts.top->loc
                                             : st->loop.count->loc),
                           moe.experts, moe.top, moe.capacity_factor,
-                          moe.imbalance};
+                          moe.imbalance, moe.n_group, moe.topk_group};
   s->carried[id] = (CarriedList){0};
   int saved = s->scope;
   s->scope = id;

@@ -1181,6 +1181,40 @@ START_TEST(moe_all_to_all) {
 }
 END_TEST
 
+/* R-MOE-007: a token is sent once per rank its K experts sit on.  8
+ * experts top 2 on bf16 [64, 64] (8192 B of tokens), by hand:
+ *   e = 4 (2 experts a rank): 4 (1 - C(6,2)/C(8,2)) = 4 x 13/28 = 13/7 ranks;
+ *   e = 8 (1 a rank): 2, the K experts' own ranks;
+ *   n_group=4 topk_group=2 on e = 4 (a group a rank): the chosen 2 groups'
+ *     4 experts, 4 x 2/4 x (1 - C(2,2)/C(4,2)) = 2 x 5/6 = 5/3;
+ *   the same on e = 2 (2 groups a rank): j of a rank's groups chosen with
+ *     P(1) = C(2,1) C(2,1)/C(4,2) = 4/6, P(2) = 1/6, hit then 1 - C(2,2)/C(4,2)
+ *     = 5/6 and 1: 2 (4/6 x 5/6 + 1/6) = 13/9; without groups 2 (1 - C(4,2)/
+ *     C(8,2)) = 11/7. */
+START_TEST(moe_dispatch_per_rank) {
+  const char *fmt = "model m {\n dtype bf16\n"
+                    " parallel { gpus_per_node = %d; expert = %d }\n"
+                    " input h : [64, 64]\n"
+                    " experts 8 top 2 %s {\n"
+                    "  weight w1 : [64, 64]\n  y = matmul(h, w1)\n }\n}\n";
+  static const struct { int e; const char *opts; double ranks; } rows[] = {
+      {4, "", 13.0 / 7},
+      {8, "", 2},
+      {4, "n_group=4 topk_group=2", 5.0 / 3},
+      {2, "n_group=4 topk_group=2", 13.0 / 9},
+      {2, "", 11.0 / 7},
+  };
+  for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {
+    char src[512];
+    snprintf(src, sizeof src, fmt, rows[r].e, rows[r].e, rows[r].opts);
+    Fx fx = run(src);
+    ck_assert_int_eq(fx.c->ncollectives, 2);
+    for (int i = 0; i < 2; i++) EQ(fx.c->collectives[i].buffer, 8192 * rows[r].ranks);
+    tc_free(fx.tc);
+  }
+}
+END_TEST
+
 Suite *cost_suite(void) {
   Suite *s = suite_create("cost");
   TCase *tc = tcase_create("cost");
@@ -1220,6 +1254,7 @@ Suite *cost_suite(void) {
   tcase_add_test(tc, issue19_cache);
   tcase_add_test(tc, issue19_experts);
   tcase_add_test(tc, moe_all_to_all);
+  tcase_add_test(tc, moe_dispatch_per_rank);
   tcase_add_test(tc, parallel_pipeline);
   tcase_add_test(tc, parallel_checkpoint);
   suite_add_tcase(s, tc);
