@@ -684,6 +684,43 @@ START_TEST(capacity_note_counts_copies) {
 }
 END_TEST
 
+/* The largest weight as one GPU holds it (R-CHK-080): an expert's w1, bf16
+ * [16384, 65536] (2,147,483,648 bytes), in `repeat 40` of `experts 16`
+ * with expert = 8 is 40 x 16 / 8 = 80 copies per GPU, 171.8 GB (not the
+ * 640 copies, 1374.4 GB, of the whole expert group); under zero = 3 over
+ * 2 ranks a bf16 [200000, 100000] weight (40.0 GB) is 20.0 GB per GPU. */
+START_TEST(capacity_note_per_gpu) {
+  TestCtx *tc = run("model m {\n  dtype bf16\n"
+                    "  parallel { gpus_per_node = 8; expert = 8 }\n"
+                    "  input x : [1, 16384]\n"
+                    "  repeat 40 {\n"
+                    "    experts 16 top 2 {\n"
+                    "      weight w1 : [16384, 65536]\n"
+                    "      y = matmul(x, w1)\n"
+                    "    }\n"
+                    "  }\n"
+                    "}\n"
+                    "model z {\n  dtype bf16\n  mode train\n"
+                    "  parallel { gpus_per_node = 2; zero = 3 }\n"
+                    "  input x : [1, 200000]\n"
+                    "  weight w : [200000, 100000]\n"
+                    "  y = matmul(x, w)\n"
+                    "}\n",
+                    "capacity");
+  ck_assert_int_eq(tc->diags.n, 2);
+  ck_assert_int_eq(tc->diags.items[0]->nnotes, 1);
+  ck_assert_str_eq(tc->diags.items[0]->notes[0].msg,
+                   "the largest weight, 'w1', takes 171.8 GB per GPU (80 copies "
+                   "of 2.15 GB in nested repeats: 2 of the 16 experts on each of "
+                   "the expert group's 8 GPUs)");
+  ck_assert_int_eq(tc->diags.items[1]->nnotes, 1);
+  ck_assert_str_eq(tc->diags.items[1]->notes[0].msg,
+                   "the largest weight, 'w', takes 20.0 GB per GPU (sharded 2 "
+                   "ways by zero = 3)");
+  tc_free(tc);
+}
+END_TEST
+
 START_TEST(overhead_single_then_summary) {
   TestCtx *tc = run("model few {\n"
                     "  input x : [4]\n"
@@ -917,6 +954,7 @@ Suite *checks_suite(void) {
   tcase_add_test(c, cross_node_shard);
   tcase_add_test(c, capacity_error);
   tcase_add_test(c, capacity_note_counts_copies);
+  tcase_add_test(c, capacity_note_per_gpu);
   tcase_add_test(c, tc_alignment_traces_views);
   tcase_add_test(c, memory_bound_no_architecture_crossover);
   tcase_add_test(c, noop_cast_not_flagged);
