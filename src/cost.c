@@ -154,6 +154,7 @@ static void implicit(Collective *c, OpId op, const char *what, double buffer,
   const OpDesc *d = op_get(op);
   memset(c, 0, sizeof *c);
   c->node = -1;
+  c->experts = -1;
   c->kind = d->name;
   c->what = what;
   c->group = g;
@@ -214,12 +215,13 @@ Footprint cost_footprint_sharded(const Footprint *whole, int64_t zero,
 
 /* R-PAR-009: with a pipeline, the step is (m + p - 1) slots of the
  * slowest stage plus the gradient synchronisation, or the longer of the
- * two with overlap. */
+ * two with overlap; an experts block's dispatch and combine run in its
+ * stage, every microbatch (pipeline_time), not once a step. */
 double cost_step_time(const ModelCost *mc) {
   if (mc->pipe.stages > 1) {
     double sync = 0;
-    for (int i = 0; i < mc->ncollectives; i++)
-      if (mc->collectives[i].node < 0)
+    for (int i = 0; i < mc->ncollectives; i++) /* a stage's all-to-alls are its time */
+      if (mc->collectives[i].node < 0 && mc->collectives[i].experts < 0)
         sync += mc->collectives[i].time_s * mc->collectives[i].count;
     double pipe = mc->pipe.step_time;
     if (mc->model->parallel.overlap) return pipe > sync ? pipe : sync;
@@ -333,6 +335,7 @@ static int moe_all_to_alls(const Model *m, const Target *t, const MoeScope *moe,
     for (int k = 0; k < (m->train ? 4 : 2); k++) {
       implicit(&out[n], OP_ALL_TO_ALL, what[k], buffer, PG_EXPERT,
                &m->parallel, t);
+      out[n].experts = s;
       out[n++].count = copies;
     }
   }
@@ -391,9 +394,11 @@ static void pipeline_memory(ModelCost *mc, const Model *m, const Target *t,
     const GNode *g = &m->nodes[i];
     int part = pipe_part(m, i, pc->scope, first);
     double copies = model_weight_copies(m, g->scope);
-    if (g->role == ROLE_WEIGHT) {
-      w[part] += node_bytes(m, i) * copies;
-      prm[part] += op_tensor_elements(g->type) * copies;
+    if (g->role == ROLE_WEIGHT) { /* an expert's: E/e per GPU (R-MOE-003) */
+      double e = mc->experts && model_experts_scope(m, g->scope) >= 0
+                     ? expert_degree(m) : 1;
+      w[part] += node_bytes(m, i) * copies / e;
+      prm[part] += op_tensor_elements(g->type) * copies / e;
     }
     if (g->role == ROLE_BUFFER) buf[part] += node_bytes(m, i) * copies;
     if (m->train) act[part] += kept_bytes(m, i, leaves, ckpt_of, keep, own, mc->experts);
@@ -451,6 +456,16 @@ static void pipeline_time(ModelCost *mc, const Model *m) {
   for (int k = 0; k < mc->nkernels; k++) {
     Kernel kn = cost_kernel(mc, k);
     tm[pipe_part(m, kn.first_node, pc->scope, first)] += kn.time_s * kn.count;
+  }
+  /* R-MOE-006: an experts block's dispatch and combine are its layers',
+   * in the stage that runs them, as an explicit collective's time is */
+  for (int i = 0; i < mc->ncollectives; i++) {
+    const Collective *c = &mc->collectives[i];
+    if (c->experts < 0) continue;
+    int node = 0;
+    while (node < m->nnodes && m->nodes[node].scope != c->experts) node++;
+    if (node < m->nnodes)
+      tm[pipe_part(m, node, pc->scope, first)] += c->time_s * c->count;
   }
   double slowest = 0;
   for (int k = 0; k < PIPE__KINDS; k++) {
@@ -903,6 +918,7 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     case OC_COLLECTIVE: {
       Collective *c = &mc->collectives[mc->ncollectives++];
       c->node = i;
+      c->experts = -1;
       c->kind = g->op->name;
       c->buffer = oc.buffer;
       c->count = g->count;

@@ -1321,6 +1321,7 @@ typedef struct Collective {
   double nvlink_bytes, ib_bytes; /* per GPU per execution */
   double nvlink_time, ib_time, time_s;
   double count;
+  int experts; /* an implicit dispatch or combine: its experts block's scope (R-MOE-006); else -1 */
 } Collective;
 
 typedef struct ModelCost {

@@ -1181,6 +1181,49 @@ START_TEST(moe_all_to_all) {
 }
 END_TEST
 
+/* R-PAR-009 with R-MOE-003/006: pipeline 2 x expert 8 on 2 nodes of 8
+ * H100 SXM (data 8: the expert group ranks 0..7 of a stage, one node), 4
+ * microbatches, `repeat 4` of `experts 8 top 2` on bf16 h [64, 64].  Each
+ * layer's dispatch and combine (and their backward) send T x K = 128 rows
+ * of 128 bytes, 16384 bytes, 7/8 of it on NVLink: 14336 bytes, 14336 /
+ * 450e9 s each.  A stage runs 2 layers per microbatch, so 2 x 4 of them
+ * join its compute (not 4 x 4 once a step after the pipeline); the step
+ * is 5 x the slowest stage plus the gradient all-reduce alone.  Per GPU a
+ * stage holds 2 layers of 8 / 8 experts of w1 (8192 bytes) and the
+ * router (1024 bytes): 2 x (8192 + 1024) = 18432 bytes of weights, not
+ * 2 x (8 x 8192 + 1024) = 133120; Adam 12 x 9216 parameters. */
+START_TEST(moe_pipeline) {
+  Fx fx = run("model m {\n dtype bf16\n mode train\n"
+              " parallel { nodes = 2; gpus_per_node = 8; pipeline = 2; expert = 8;"
+              " microbatches = 4 }\n input h : [64, 64]\n repeat 4 {\n"
+              "  weight wr : [64, 8]\n  r = matmul(h, wr)\n"
+              "  experts 8 top 2 {\n   weight w1 : [64, 64]\n   y = matmul(h, w1)\n  }\n"
+              "  h = add(h, y)\n }\n}\n");
+  const PipelineCost *pc = &fx.c->pipe;
+  ck_assert_int_eq(pc->stages, 2);
+  double a2a = 14336 / 450e9;
+  const Collective *k = &fx.c->collectives[0];
+  ck_assert_int_eq(k->group, PG_EXPERT);
+  EQ(k->buffer, 16384);
+  EQ(k->nvlink_bytes, 14336);
+  EQ(k->ib_bytes, 0);
+  EQ(k->time_s, a2a);
+  EQ(k->count, 4);
+  double r = 3 * fmax(2.0 * 64 * 8 * 64 / 990e12, (8192 + 1024 + 1024) / 3.35e12);
+  double y = nc(&fx, "y")->time_s;
+  double add = 2 * (3 * 8192) / 3.35e12;
+  EQ(pc->compute[PIPE_FIRST], 4 * (r + y + add) / 2 + 2 * 4 * a2a);
+  EQ(pc->compute[PIPE_LAST], pc->compute[PIPE_FIRST]);
+  EQ(pc->footprint[PIPE_FIRST].weights, 18432);
+  EQ(pc->footprint[PIPE_FIRST].optimizer, 12 * 9216);
+  const Collective *g = &fx.c->collectives[fx.c->ncollectives - 1];
+  ck_assert_str_eq(g->what, "gradients");
+  EQ(g->buffer, 18432);
+  EQ(cost_step_time(fx.c), 5 * pc->time[PIPE_FIRST] + g->time_s);
+  tc_free(fx.tc);
+}
+END_TEST
+
 Suite *cost_suite(void) {
   Suite *s = suite_create("cost");
   TCase *tc = tcase_create("cost");
@@ -1220,6 +1263,7 @@ Suite *cost_suite(void) {
   tcase_add_test(tc, issue19_cache);
   tcase_add_test(tc, issue19_experts);
   tcase_add_test(tc, moe_all_to_all);
+  tcase_add_test(tc, moe_pipeline);
   tcase_add_test(tc, parallel_pipeline);
   tcase_add_test(tc, parallel_checkpoint);
   suite_add_tcase(s, tc);
