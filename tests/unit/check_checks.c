@@ -611,6 +611,55 @@ START_TEST(cross_node_tensor_span) {
 }
 END_TEST
 
+/* R-CHK-071, the expert group (issue 19 item 9): 2 nodes of 8 H100 SXM,
+ * data 16, expert 16, `experts 16 top 2 capacity_factor=1.25` on bf16
+ * h [64, 64] in `repeat 4`.  Each of the 8 all-to-alls a step (dispatch
+ * and combine, 4 layers) sends T x K x 1.25 = 160 rows of 128 bytes,
+ * 20480 bytes: 8 ranks a node, 7/8 x 20480 = 17920 on NVLink (39.82 ns
+ * at 450 GB/s) and 1/2 x 20480 / 8 = 1280 on InfiniBand (25.6 ns at
+ * 50 GB/s).  InfiniBand: 8 x 1280 = 10240 bytes, 204.8 ns; all of it
+ * 8 x 65.42 = 523.4 ns.  With expert = 8 the group is one node, 17920 on
+ * NVLink alone: 8 x 39.82 = 318.6 ns, 204.8 ns saved; each GPU holds 2 of
+ * the 16 experts, 4 x 2 x 8192 = 65536 bytes of weights plus 28672 of
+ * activations (h 8192, y for 2.5 x 64 rows 20480): 94208 bytes. */
+START_TEST(cross_node_expert_span) {
+  const char *fmt = "model m {\n  dtype bf16\n"
+                    "  parallel { nodes = 2; gpus_per_node = 8; expert = %d }\n"
+                    "  input h : [64, 64]\n  repeat 4 {\n"
+                    "    experts 16 top 2 capacity_factor=1.25 {\n"
+                    "      weight w1 : [64, 64]\n      y = matmul(h, w1)\n"
+                    "    }\n  }\n}\n";
+  char text[400];
+  snprintf(text, sizeof text, fmt, 16);
+  TestCtx *tc = run(text, "cross-node");
+  ck_assert_int_eq(tc->diags.n, 1);
+  const Diag *d = tc->diags.items[0];
+  ck_assert(tc_has(tc, SEV_WARNING, 3,
+                   "the expert group (16 GPUs) spans 2 nodes: its collectives "
+                   "put 10.2 KB and 205 ns per step on InfiniBand; with expert "
+                   "= 8 it stays in a node and they take 319 ns instead of 523 "
+                   "ns per step"));
+  ck_assert_double_eq_tol(figure(d, "ib_bytes"), 10240, 1e-6);
+  ck_assert_double_eq_tol(figure(d, "ib_time_s"), 8 * 1280 / 50e9, 1e-18);
+  ck_assert_double_eq_tol(figure(d, "collective_time_s"),
+                          8 * (17920 / 450e9 + 1280 / 50e9), 1e-18);
+  ck_assert_double_eq(figure(d, "expert_in_node"), 8);
+  ck_assert_double_eq_tol(figure(d, "expert_in_node_time_s"), 8 * 17920 / 450e9,
+                          1e-18);
+  ck_assert_double_eq_tol(figure(d, "expert_in_node_footprint"), 94208, 1e-6);
+  ck_assert_int_eq(d->nnotes, 1);
+  ck_assert_str_eq(d->notes[0].msg,
+                   "set 'expert = 8': each GPU holds 2 of the 16 experts "
+                   "(94.2 KB per GPU of 80 GiB = 85.9 GB), saving 205 ns per step");
+  tc_free(tc);
+  /* with expert = 8 the group is one node: nothing to flag */
+  snprintf(text, sizeof text, fmt, 8);
+  tc = run(text, "cross-node");
+  ck_assert_int_eq(tc->diags.n, 0);
+  tc_free(tc);
+}
+END_TEST
+
 /* R-CHK-072: ZeRO-3 over 16 data ranks on 2 x 8 of a 7e9-parameter bf16
  * model (S = 14.0 GB).  Its three collectives each put 1/2 x S/8 =
  * 0.875 GB on InfiniBand: 2.62 GB, 52.5 ms.  Sharded within a node
@@ -951,6 +1000,7 @@ Suite *checks_suite(void) {
   tcase_add_test(c, transfer_fresh_data_not_flagged);
   tcase_add_test(c, cross_node_seed);
   tcase_add_test(c, cross_node_tensor_span);
+  tcase_add_test(c, cross_node_expert_span);
   tcase_add_test(c, cross_node_shard);
   tcase_add_test(c, capacity_error);
   tcase_add_test(c, capacity_note_counts_copies);
