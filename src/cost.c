@@ -154,7 +154,7 @@ static void implicit(Collective *c, OpId op, const char *what, double buffer,
   const OpDesc *d = op_get(op);
   memset(c, 0, sizeof *c);
   c->node = -1;
-  c->experts = -1;
+  c->at = -1;
   c->kind = d->name;
   c->what = what;
   c->group = g;
@@ -221,7 +221,7 @@ double cost_step_time(const ModelCost *mc) {
   if (mc->pipe.stages > 1) {
     double sync = 0;
     for (int i = 0; i < mc->ncollectives; i++) /* a stage's all-to-alls are its time */
-      if (mc->collectives[i].node < 0 && mc->collectives[i].experts < 0)
+      if (mc->collectives[i].node < 0 && mc->collectives[i].at < 0)
         sync += mc->collectives[i].time_s * mc->collectives[i].count;
     double pipe = mc->pipe.step_time;
     if (mc->model->parallel.overlap) return pipe > sync ? pipe : sync;
@@ -332,11 +332,41 @@ static int moe_all_to_alls(const Model *m, const Target *t, const MoeScope *moe,
     if (!sc->experts) continue;
     double buffer = moe[s].routed * (double)sc->top * sc->capacity_factor;
     double copies = sc->parent >= 0 ? model_weight_copies(m, sc->parent) : 1;
+    int at = 0; /* the block's first node: its pipeline stage sends them */
+    while (at < m->nnodes - 1 && m->nodes[at].scope != s) at++;
     for (int k = 0; k < (m->train ? 4 : 2); k++) {
       implicit(&out[n], OP_ALL_TO_ALL, what[k], buffer, PG_EXPERT,
                &m->parallel, t);
-      out[n].experts = s;
+      out[n].at = at;
       out[n++].count = copies;
+    }
+  }
+  return n;
+}
+
+/* R-PAR-012: a cross_entropy of logits split over the tensor group
+ * (Megatron-LM's vocab_parallel_cross_entropy) all-reduces three fp32
+ * values per token over it: the logits' max, the target's logit and the
+ * sum of exp; its backward is local (softmax minus the one-hot, each rank
+ * on its own slice of the vocabulary).  Into out; how many. */
+static int vocab_all_reduces(const Model *m, const Target *t, Collective *out) {
+  int n = 0;
+  if (parallel_place(&m->parallel, PG_TENSOR).size <= 1) return 0;
+  static const char *const what[] = {"cross-entropy max", "cross-entropy target",
+                                     "cross-entropy sum"};
+  for (int i = 0; i < m->nnodes; i++) {
+    const GNode *g = &m->nodes[i];
+    if (!g->vocab_parallel || g->ninputs < 1) continue;
+    const TensorType *x = m->nodes[g->inputs[0]].type;
+    int axis = g->args->has_axis ? (int)g->args->axis : x->rank - 1;
+    double vocab = x->rank > 0 && axis >= 0 && axis < x->rank
+                       ? (double)x->dims[axis] : 1;
+    double tokens = op_tensor_elements(x) / vocab;
+    for (int k = 0; k < 3; k++) {
+      implicit(&out[n], OP_ALLREDUCE, what[k], tokens * 4, PG_TENSOR,
+               &m->parallel, t);
+      out[n].at = i;
+      out[n++].count = g->count;
     }
   }
   return n;
@@ -457,15 +487,12 @@ static void pipeline_time(ModelCost *mc, const Model *m) {
     Kernel kn = cost_kernel(mc, k);
     tm[pipe_part(m, kn.first_node, pc->scope, first)] += kn.time_s * kn.count;
   }
-  /* R-MOE-006: an experts block's dispatch and combine are its layers',
+  /* R-MOE-006, R-PAR-012: the collectives an op brings are its layers',
    * in the stage that runs them, as an explicit collective's time is */
   for (int i = 0; i < mc->ncollectives; i++) {
     const Collective *c = &mc->collectives[i];
-    if (c->experts < 0) continue;
-    int node = 0;
-    while (node < m->nnodes && m->nodes[node].scope != c->experts) node++;
-    if (node < m->nnodes)
-      tm[pipe_part(m, node, pc->scope, first)] += c->time_s * c->count;
+    if (c->at >= 0)
+      tm[pipe_part(m, c->at, pc->scope, first)] += c->time_s * c->count;
   }
   double slowest = 0;
   for (int k = 0; k < PIPE__KINDS; k++) {
@@ -554,7 +581,7 @@ typedef struct OpCounts {
 } OpCounts;
 
 static void count_op(const GNode *g, OpCounts *oc) {
-  oc->collectives += is_op(g, OC_COLLECTIVE);
+  oc->collectives += is_op(g, OC_COLLECTIVE) + 3 * g->vocab_parallel;
   oc->ops += g->op != NULL;
 }
 
@@ -918,7 +945,7 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     case OC_COLLECTIVE: {
       Collective *c = &mc->collectives[mc->ncollectives++];
       c->node = i;
-      c->experts = -1;
+      c->at = -1;
       c->kind = g->op->name;
       c->buffer = oc.buffer;
       c->count = g->count;
@@ -980,6 +1007,7 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   bool piped = m->parallel.pipeline > 1 && parallel_pipeline_scope(m) >= 0;
   if (piped) pipeline_memory(mc, m, t, leaves, ckpt_of);
   mc->ncollectives += moe_all_to_alls(m, t, moe, &mc->collectives[mc->ncollectives]);
+  mc->ncollectives += vocab_all_reduces(m, t, &mc->collectives[mc->ncollectives]);
   free(leaves);
   free(moe);
   free(ckpt_of);

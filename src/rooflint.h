@@ -1013,6 +1013,7 @@ typedef struct GNode {
                             one (declarations only when named) */
   bool loop_carried : 1; /* rebinding of a name bound outside its loop */
   bool shard_tensor : 1; /* weight ... shard=tensor: one GPU's 1/tensor (R-PAR-002) */
+  bool vocab_parallel : 1; /* cross_entropy of logits split over the tensor group (R-PAR-012) */
 } GNode;
 
 /* The parallel plan (R-PAR-001): how many GPUs run the model and how they
@@ -1074,7 +1075,7 @@ GroupPlace parallel_place(const Parallel *p, ParGroup g);
 const char *group_link_str(GroupPlace gp);
 struct Model;
 /* R-PAR-008: errors for row-parallel partial sums read unreduced. */
-void parallel_check_partials(const struct Model *m, DiagSink *diags);
+void parallel_check_partials(struct Model *m, DiagSink *diags);
 /* R-PAR-009: the top-level repeat a pipeline splits (most trips, first on
  * ties), -1 if none. */
 int parallel_pipeline_scope(const struct Model *m);
@@ -1321,7 +1322,11 @@ typedef struct Collective {
   double nvlink_bytes, ib_bytes; /* per GPU per execution */
   double nvlink_time, ib_time, time_s;
   double count;
-  int experts; /* an implicit dispatch or combine: its experts block's scope (R-MOE-006); else -1 */
+  /* An implicit collective an op brings (an experts block's dispatch and
+   * combine, R-MOE-006; a vocab-parallel cross_entropy's all-reduces,
+   * R-PAR-012): a node of it, whose pipeline stage runs it every
+   * microbatch.  -1: an explicit one, or the gradient synchronisation. */
+  int at;
 } Collective;
 
 typedef struct ModelCost {

@@ -11,17 +11,18 @@
 #include "checks.h"
 
 /* InfiniBand per step: bytes and time, of the collectives over group g
- * (PG__COUNT: all), or of the implicit ones only. */
+ * (PG__COUNT: all), or of the gradient synchronisation only (sync_only:
+ * not an op's, explicit or implied). */
 typedef struct IbSum {
   double bytes, time, nv_time, all_time;
 } IbSum;
 
-static IbSum ib_sum(const Collective *cs, int n, int group, bool implicit_only) {
+static IbSum ib_sum(const Collective *cs, int n, int group, bool sync_only) {
   IbSum s = {0, 0, 0, 0};
   for (int i = 0; i < n; i++) {
     const Collective *k = &cs[i];
     if (group < PG__COUNT && (int)k->group != group) continue;
-    if (implicit_only && k->node >= 0) continue;
+    if (sync_only && (k->node >= 0 || k->at >= 0)) continue;
     s.bytes += k->ib_bytes * k->count;
     s.time += k->ib_time * k->count;
     s.nv_time += k->nvlink_time * k->count;

@@ -1224,6 +1224,46 @@ START_TEST(moe_pipeline) {
 }
 END_TEST
 
+/* R-PAR-012: a cross_entropy of vocab-parallel logits on tensor 8 (one
+ * node of 8 H100 SXM): x bf16 [64, 1024] by a shard=tensor head
+ * [1024, 4000 / 8] gives each GPU 500 of the 4000 logits of 64 tokens;
+ * the loss all-reduces three fp32 values a token over the tensor group,
+ * 64 x 4 = 256 bytes each: 2 x 7/8 x 256 = 448 bytes on NVLink, 448 /
+ * 450e9 s, once a step even in train mode (the backward is local).
+ * Without the split (tensor 1) there are none. */
+START_TEST(vocab_parallel_cross_entropy) {
+  const char *fmt = "model m {\n dtype bf16\n mode train\n"
+                    " parallel { gpus_per_node = %d; tensor = %d }\n"
+                    " input x : [64, 1024]\n input labels : int64[64]\n"
+                    " weight head : [1024, 4000 / %d] shard=tensor\n"
+                    " logits = matmul(x, head)\n loss = cross_entropy(logits, labels)\n}\n";
+  char src[400];
+  snprintf(src, sizeof src, fmt, 8, 8, 8);
+  Fx fx = run(src);
+  ck_assert_int_eq(fx.c->ncollectives, 3);
+  static const char *const what[] = {"cross-entropy max", "cross-entropy target",
+                                     "cross-entropy sum"};
+  for (int i = 0; i < 3; i++) {
+    const Collective *k = &fx.c->collectives[i];
+    ck_assert_int_eq(k->node, -1);
+    ck_assert_str_eq(k->kind, "allreduce");
+    ck_assert_str_eq(k->what, what[i]);
+    ck_assert_int_eq(k->group, PG_TENSOR);
+    EQ(k->buffer, 256);
+    EQ(k->nvlink_bytes, 448);
+    EQ(k->ib_bytes, 0);
+    EQ(k->time_s, 448 / 450e9);
+    EQ(k->count, 1);
+  }
+  EQ(fx.c->collective_time, 3 * 448 / 450e9);
+  tc_free(fx.tc);
+  snprintf(src, sizeof src, fmt, 1, 1, 1);
+  fx = run(src);
+  ck_assert_int_eq(fx.c->ncollectives, 0);
+  tc_free(fx.tc);
+}
+END_TEST
+
 Suite *cost_suite(void) {
   Suite *s = suite_create("cost");
   TCase *tc = tcase_create("cost");
@@ -1264,6 +1304,7 @@ Suite *cost_suite(void) {
   tcase_add_test(tc, issue19_experts);
   tcase_add_test(tc, moe_all_to_all);
   tcase_add_test(tc, moe_pipeline);
+  tcase_add_test(tc, vocab_parallel_cross_entropy);
   tcase_add_test(tc, parallel_pipeline);
   tcase_add_test(tc, parallel_checkpoint);
   suite_add_tcase(s, tc);
