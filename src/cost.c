@@ -473,6 +473,24 @@ static void pipeline_memory(ModelCost *mc, const Model *m, const Target *t,
   double bw = pc->send_ib ? ibbw : nvbw;
   pc->send_bytes = carried;
   pc->send_time = bw > 0 ? carried / bw : 0;
+  /* R-PAR-011: across nodes, the t tensor ranks of a stage hold the same
+   * carried value: each sends 1/t of it over its own InfiniBand link and
+   * the next stage all-gathers it over NVLink (Megatron-LM's scatter/
+   * gather, Narayanan et al. 2021, section 4.1); not under sequence
+   * parallelism, whose carried value is already each rank's slice */
+  pc->send_split = 1;
+  double tg = (double)parallel_place(par, PG_TENSOR).size;
+  bool sequence_parallel = false;
+  for (int i = 0; i < m->nnodes && !sequence_parallel; i++) {
+    const GNode *g = &m->nodes[i];
+    sequence_parallel = g->op && g->op->cls == OC_COLLECTIVE &&
+                        g->args->group == PG_TENSOR && !(g->op->flags & OPF_ALLREDUCE);
+  }
+  if (pc->send_ib && tg > 1 && !sequence_parallel && parallel_place(par, PG_TENSOR).nodes <= 1) {
+    pc->send_split = tg;
+    pc->send_time = (ibbw > 0 ? carried / tg / ibbw : 0) +
+                    (nvbw > 0 ? (tg - 1) / tg * carried / nvbw : 0);
+  }
   pc->bubble = (p - 1) / (pc->microbatches + p - 1);
 }
 

@@ -766,6 +766,7 @@ static void write_model(JsonOut *w, const ModelCost *mc, Sources *src) {
     json_out_num(w, "send_bytes", pc->send_bytes);
     json_out_num(w, "send_time_s", pc->send_time);
     json_out_str(w, "send_link", pc->send_ib ? "InfiniBand" : "NVLink");
+    json_out_num(w, "send_split", pc->send_split);
     json_out_open(w, "stages_by_kind", '[');
     for (int k = 0; k < PIPE__KINDS; k++) {
       if (k == PIPE_MIDDLE && pc->stages < 3) continue;

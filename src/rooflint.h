@@ -1306,6 +1306,7 @@ typedef struct PipelineCost {
   Footprint footprint[PIPE__KINDS]; /* per GPU, after sharding */
   double inflight[PIPE__KINDS];   /* microbatches of activations kept */
   double send_bytes, send_time;   /* one boundary send of one microbatch */
+  double send_split;              /* tensor ranks it is scattered over (R-PAR-011); 1: none */
   bool send_ib;                   /* stages on different nodes */
   double bubble;                  /* (p - 1) / (m + p - 1) */
   double step_time;               /* (m + p - 1) x the slowest stage */

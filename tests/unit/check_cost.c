@@ -1264,6 +1264,39 @@ START_TEST(vocab_parallel_cross_entropy) {
 }
 END_TEST
 
+/* R-PAR-011: tensor 8 x pipeline 2 on 2 nodes of 8 H100 SXM: the stages
+ * are a node apart and x, bf16 [4096, 1024] (8,388,608 bytes), is whole
+ * on each of a stage's 8 tensor ranks.  Each sends 1/8 of it over its
+ * own InfiniBand link (1,048,576 bytes at 50 GB/s) and the next stage
+ * all-gathers the rest over NVLink (7/8 x 8,388,608 = 7,340,032 bytes at
+ * 450 GB/s).  With sequence parallelism (a reduce_scatter over the tensor
+ * group) x is each rank's slice already and goes as it is: 8,388,608 at
+ * 50 GB/s. */
+START_TEST(pipeline_scatter_gather) {
+  const char *fmt = "model m {\n dtype bf16\n mode train\n"
+                    " parallel { nodes = 2; gpus_per_node = 8; tensor = 8; pipeline = 2 }\n"
+                    " input x : [4096, 1024]\n repeat 2 {\n"
+                    "  weight w : [1024, 1024]\n  h = matmul(x, w)\n%s"
+                    "  x = add(x, h)\n }\n}\n";
+  char src[400];
+  snprintf(src, sizeof src, fmt, "");
+  Fx fx = run(src);
+  const PipelineCost *pc = &fx.c->pipe;
+  ck_assert(pc->send_ib);
+  EQ(pc->send_bytes, 8388608);
+  EQ(pc->send_split, 8);
+  EQ(pc->send_time, 1048576 / 50e9 + 7340032 / 450e9);
+  tc_free(fx.tc);
+  snprintf(src, sizeof src, fmt, "  h = reduce_scatter(h, axis=0, group=tensor)\n"
+                                 "  h = allgather(h, axis=0, group=tensor)\n");
+  fx = run(src);
+  pc = &fx.c->pipe;
+  EQ(pc->send_split, 1);
+  EQ(pc->send_time, 8388608 / 50e9);
+  tc_free(fx.tc);
+}
+END_TEST
+
 Suite *cost_suite(void) {
   Suite *s = suite_create("cost");
   TCase *tc = tcase_create("cost");
@@ -1305,6 +1338,7 @@ Suite *cost_suite(void) {
   tcase_add_test(tc, moe_all_to_all);
   tcase_add_test(tc, moe_pipeline);
   tcase_add_test(tc, vocab_parallel_cross_entropy);
+  tcase_add_test(tc, pipeline_scatter_gather);
   tcase_add_test(tc, parallel_pipeline);
   tcase_add_test(tc, parallel_checkpoint);
   suite_add_tcase(s, tc);
