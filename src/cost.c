@@ -208,9 +208,22 @@ Footprint cost_footprint_sharded(const Footprint *whole, int64_t zero,
   f.weights /= (double)f.weight_shards;
   f.gradients /= (double)f.gradient_shards;
   f.optimizer /= (double)f.optimizer_shards;
+  f.gathered = f.weight_shards > 1 ? f.units : 0; /* R-PAR-013 */
   f.total = f.weights + f.gradients + f.optimizer + f.activations + f.buffers +
-            f.kv_cache;
+            f.kv_cache + f.gathered;
   return f;
+}
+
+/* R-PAR-013: the FSDP units zero = 3 gathers are each copy of the layers'
+ * repeat (transformer_auto_wrap_policy wraps each block) and the root, the
+ * rest of the model's weights; with limit_all_gathers (PyTorch's default)
+ * two consecutive units are gathered at once: the two largest of a root of
+ * `root` bytes and `layers` units of `layer` bytes. */
+static double fsdp_units(double root, double layer, double layers) {
+  double a = root > layer ? root : layer, b = root > layer ? layer : root;
+  if (layers >= 2 && layer > b) b = layer;
+  if (layers < 1) b = 0, a = root;
+  return a + b;
 }
 
 /* R-PAR-009: with a pipeline, the step is (m + p - 1) slots of the
@@ -458,6 +471,10 @@ static void pipeline_memory(ModelCost *mc, const Model *m, const Target *t,
       f.gradients = f.weights;
       f.optimizer = stage_share(prm, k, p) * ADAM_BYTES_PER_PARAM;
     }
+    /* R-PAR-013: a stage's units, its layers and what else it runs */
+    f.units = fsdp_units(stage_share(w, k, p) - w[PART_BODY] / p,
+                         w[PART_BODY] / (double)m->scopes[pc->scope].trips,
+                         pc->layers);
     f.total = f.weights + f.gradients + f.optimizer + f.activations + f.buffers;
     pc->footprint[k] = m->train ? cost_footprint_sharded(&f, par->zero, ns) : f;
     if (pc->footprint[k].total > worst) {
@@ -911,6 +928,8 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   /* Per node. */
   CostMemo memo = {.peak = {{0}}};
   bool any_cache = false;
+  int layers = parallel_pipeline_scope(m); /* R-PAR-013: its copies are units */
+  double unit_root = 0, unit_layer = 0;
   for (int i = 0; i < n; i++) {
     const GNode *g = &m->nodes[i];
     NodeCost *nc = &mc->nodes[i];
@@ -931,6 +950,12 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
           (g->shard_tensor ? (double)m->parallel.tensor : 1);
       mc->gpu_params += elems / e;
       mc->footprint.weights += node_bytes(m, i) * copies / e;
+      int top = g->scope;
+      while (top >= 0 && m->scopes[top].parent >= 0) top = m->scopes[top].parent;
+      if (top >= 0 && top == layers)
+        unit_layer += node_bytes(m, i) * copies / e / (double)m->scopes[top].trips;
+      else
+        unit_root += node_bytes(m, i) * copies / e;
     }
     /* R-COST-011: a buffer is resident like a weight (one per repeat copy)
      * but is no parameter: no gradient, no optimizer state */
@@ -1048,6 +1073,8 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     mc->footprint.total = mc->footprint.weights + mc->footprint.gradients +
                           mc->footprint.optimizer + mc->footprint.activations +
                           mc->footprint.buffers + mc->footprint.kv_cache;
+    mc->footprint.units = fsdp_units(
+        unit_root, unit_layer, layers >= 0 ? (double)m->scopes[layers].trips : 0);
     mc->unsharded = mc->footprint;
     if (m->train)
       mc->footprint = cost_footprint_sharded(

@@ -376,6 +376,7 @@ static void report_footprint(FILE *out, const ModelCost *c) {
       {"activations", f->activations, true, 1},
       {"buffers", f->buffers, f->buffers > 0, 1},
       {"KV cache", f->kv_cache, f->kv_cache > 0, 1},
+      {"gathered", f->gathered, f->gathered > 0, 1}, /* R-PAR-013 */
       {"total", f->total, true, 1},
   };
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {

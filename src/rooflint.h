@@ -1285,6 +1285,10 @@ typedef struct Footprint {
   double weights, gradients, optimizer, activations; /* bytes, per GPU */
   double buffers; /* `buffer` declarations: no gradients, no optimizer state */
   double kv_cache; /* `cache` declarations at the length their appends reach */
+  /* R-PAR-013: zero = 3 gathers an FSDP unit's full weights while it runs,
+   * two units at once; units is what that holds of the whole weights (the
+   * two largest units, per GPU), gathered that part of the footprint */
+  double units, gathered;
   double total;
   /* ZeRO: how many GPUs share each part (R-PAR-004); 0 or 1: not sharded */
   int64_t weight_shards, gradient_shards, optimizer_shards;

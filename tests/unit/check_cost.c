@@ -1297,6 +1297,41 @@ START_TEST(pipeline_scatter_gather) {
 }
 END_TEST
 
+/* R-PAR-013: zero = 3 over 16 ranks (2 nodes of 8).  The units are each
+ * copy of `repeat 4` (w, bf16 [1024, 1536]: 3 MiB) and the root (emb and
+ * head, bf16 [1024, 1024] each: 4 MiB); two are gathered at once, the
+ * root and a layer: 7 MiB on top of the 1/16 shards.  Stage 2 gathers
+ * nothing (its weights are whole); shard = 8 gathers the same 7 MiB. */
+START_TEST(zero3_gathered_units) {
+  const char *fmt = "model m {\n dtype bf16\n mode train\n"
+                    " parallel { nodes = 2; gpus_per_node = 8; zero = %d%s }\n"
+                    " input x : [64, 1024]\n weight emb : [1024, 1024]\n"
+                    " x = matmul(x, emb)\n repeat 4 {\n  weight w : [1024, 1536]\n"
+                    "  h = matmul(x, w)\n  x = matmul(h, transpose(w, [1, 0]))\n }\n"
+                    " weight head : [1024, 1024]\n y = matmul(x, head)\n}\n";
+  const double MiB = 1048576;
+  char src[600];
+  snprintf(src, sizeof src, fmt, 3, "");
+  Fx fx = run(src);
+  const Footprint *f = &fx.c->footprint;
+  EQ(f->units, 7 * MiB);
+  EQ(f->gathered, 7 * MiB);
+  EQ(f->weights, 16 * MiB / 16);
+  EQ(f->total, f->weights + f->gradients + f->optimizer + f->activations +
+                   7 * MiB);
+  tc_free(fx.tc);
+  snprintf(src, sizeof src, fmt, 2, "");
+  fx = run(src);
+  EQ(fx.c->footprint.gathered, 0);
+  tc_free(fx.tc);
+  snprintf(src, sizeof src, fmt, 3, "; shard = 8");
+  fx = run(src);
+  EQ(fx.c->footprint.weights, 16 * MiB / 8);
+  EQ(fx.c->footprint.gathered, 7 * MiB);
+  tc_free(fx.tc);
+}
+END_TEST
+
 Suite *cost_suite(void) {
   Suite *s = suite_create("cost");
   TCase *tc = tcase_create("cost");
@@ -1339,6 +1374,7 @@ Suite *cost_suite(void) {
   tcase_add_test(tc, moe_pipeline);
   tcase_add_test(tc, vocab_parallel_cross_entropy);
   tcase_add_test(tc, pipeline_scatter_gather);
+  tcase_add_test(tc, zero3_gathered_units);
   tcase_add_test(tc, parallel_pipeline);
   tcase_add_test(tc, parallel_checkpoint);
   suite_add_tcase(s, tc);
