@@ -154,6 +154,7 @@ static void implicit(Collective *c, OpId op, const char *what, double buffer,
   const OpDesc *d = op_get(op);
   memset(c, 0, sizeof *c);
   c->node = -1;
+  c->at = -1;
   c->kind = d->name;
   c->what = what;
   c->group = g;
@@ -207,19 +208,33 @@ Footprint cost_footprint_sharded(const Footprint *whole, int64_t zero,
   f.weights /= (double)f.weight_shards;
   f.gradients /= (double)f.gradient_shards;
   f.optimizer /= (double)f.optimizer_shards;
+  f.gathered = f.weight_shards > 1 ? f.units : 0; /* R-PAR-013 */
   f.total = f.weights + f.gradients + f.optimizer + f.activations + f.buffers +
-            f.kv_cache;
+            f.kv_cache + f.gathered;
   return f;
+}
+
+/* R-PAR-013: the FSDP units zero = 3 gathers are each copy of the layers'
+ * repeat (transformer_auto_wrap_policy wraps each block) and the root, the
+ * rest of the model's weights; with limit_all_gathers (PyTorch's default)
+ * two consecutive units are gathered at once: the two largest of a root of
+ * `root` bytes and `layers` units of `layer` bytes. */
+static double fsdp_units(double root, double layer, double layers) {
+  double a = root > layer ? root : layer, b = root > layer ? layer : root;
+  if (layers >= 2 && layer > b) b = layer;
+  if (layers < 1) b = 0, a = root;
+  return a + b;
 }
 
 /* R-PAR-009: with a pipeline, the step is (m + p - 1) slots of the
  * slowest stage plus the gradient synchronisation, or the longer of the
- * two with overlap. */
+ * two with overlap; an experts block's dispatch and combine run in its
+ * stage, every microbatch (pipeline_time), not once a step. */
 double cost_step_time(const ModelCost *mc) {
   if (mc->pipe.stages > 1) {
     double sync = 0;
-    for (int i = 0; i < mc->ncollectives; i++)
-      if (mc->collectives[i].node < 0)
+    for (int i = 0; i < mc->ncollectives; i++) /* a stage's all-to-alls are its time */
+      if (mc->collectives[i].node < 0 && mc->collectives[i].at < 0)
         sync += mc->collectives[i].time_s * mc->collectives[i].count;
     double pipe = mc->pipe.step_time;
     if (mc->model->parallel.overlap) return pipe > sync ? pipe : sync;
@@ -371,10 +386,41 @@ static int moe_all_to_alls(const Model *m, const Target *t, const MoeScope *moe,
     double buffer = moe[s].routed * moe_ranks_reached(sc, moe[s].sharding) *
                     sc->capacity_factor;
     double copies = sc->parent >= 0 ? model_weight_copies(m, sc->parent) : 1;
+    int at = 0; /* the block's first node: its pipeline stage sends them */
+    while (at < m->nnodes - 1 && m->nodes[at].scope != s) at++;
     for (int k = 0; k < (m->train ? 4 : 2); k++) {
       implicit(&out[n], OP_ALL_TO_ALL, what[k], buffer, PG_EXPERT,
                &m->parallel, t);
+      out[n].at = at;
       out[n++].count = copies;
+    }
+  }
+  return n;
+}
+
+/* R-PAR-012: a cross_entropy of logits split over the tensor group
+ * (Megatron-LM's vocab_parallel_cross_entropy) all-reduces three fp32
+ * values per token over it: the logits' max, the target's logit and the
+ * sum of exp; its backward is local (softmax minus the one-hot, each rank
+ * on its own slice of the vocabulary).  Into out; how many. */
+static int vocab_all_reduces(const Model *m, const Target *t, Collective *out) {
+  int n = 0;
+  if (parallel_place(&m->parallel, PG_TENSOR).size <= 1) return 0;
+  static const char *const what[] = {"cross-entropy max", "cross-entropy target",
+                                     "cross-entropy sum"};
+  for (int i = 0; i < m->nnodes; i++) {
+    const GNode *g = &m->nodes[i];
+    if (!g->vocab_parallel || g->ninputs < 1) continue;
+    const TensorType *x = m->nodes[g->inputs[0]].type;
+    int axis = g->args->has_axis ? (int)g->args->axis : x->rank - 1;
+    double vocab = x->rank > 0 && axis >= 0 && axis < x->rank
+                       ? (double)x->dims[axis] : 1;
+    double tokens = op_tensor_elements(x) / vocab;
+    for (int k = 0; k < 3; k++) {
+      implicit(&out[n], OP_ALLREDUCE, what[k], tokens * 4, PG_TENSOR,
+               &m->parallel, t);
+      out[n].at = i;
+      out[n++].count = g->count;
     }
   }
   return n;
@@ -432,9 +478,11 @@ static void pipeline_memory(ModelCost *mc, const Model *m, const Target *t,
     const GNode *g = &m->nodes[i];
     int part = pipe_part(m, i, pc->scope, first);
     double copies = model_weight_copies(m, g->scope);
-    if (g->role == ROLE_WEIGHT) {
-      w[part] += node_bytes(m, i) * copies;
-      prm[part] += op_tensor_elements(g->type) * copies;
+    if (g->role == ROLE_WEIGHT) { /* an expert's: E/e per GPU (R-MOE-003) */
+      double e = mc->experts && model_experts_scope(m, g->scope) >= 0
+                     ? expert_degree(m) : 1;
+      w[part] += node_bytes(m, i) * copies / e;
+      prm[part] += op_tensor_elements(g->type) * copies / e;
     }
     if (g->role == ROLE_BUFFER) buf[part] += node_bytes(m, i) * copies;
     if (m->train) act[part] += kept_bytes(m, i, leaves, ckpt_of, keep, own, mc->experts);
@@ -464,6 +512,10 @@ static void pipeline_memory(ModelCost *mc, const Model *m, const Target *t,
       f.gradients = f.weights;
       f.optimizer = stage_share(prm, k, p) * ADAM_BYTES_PER_PARAM;
     }
+    /* R-PAR-013: a stage's units, its layers and what else it runs */
+    f.units = fsdp_units(stage_share(w, k, p) - w[PART_BODY] / p,
+                         w[PART_BODY] / (double)m->scopes[pc->scope].trips,
+                         pc->layers);
     f.total = f.weights + f.gradients + f.optimizer + f.activations + f.buffers;
     pc->footprint[k] = m->train ? cost_footprint_sharded(&f, par->zero, ns) : f;
     if (pc->footprint[k].total > worst) {
@@ -479,6 +531,24 @@ static void pipeline_memory(ModelCost *mc, const Model *m, const Target *t,
   double bw = pc->send_ib ? ibbw : nvbw;
   pc->send_bytes = carried;
   pc->send_time = bw > 0 ? carried / bw : 0;
+  /* R-PAR-011: across nodes, the t tensor ranks of a stage hold the same
+   * carried value: each sends 1/t of it over its own InfiniBand link and
+   * the next stage all-gathers it over NVLink (Megatron-LM's scatter/
+   * gather, Narayanan et al. 2021, section 4.1); not under sequence
+   * parallelism, whose carried value is already each rank's slice */
+  pc->send_split = 1;
+  double tg = (double)parallel_place(par, PG_TENSOR).size;
+  bool sequence_parallel = false;
+  for (int i = 0; i < m->nnodes && !sequence_parallel; i++) {
+    const GNode *g = &m->nodes[i];
+    sequence_parallel = g->op && g->op->cls == OC_COLLECTIVE &&
+                        g->args->group == PG_TENSOR && !(g->op->flags & OPF_ALLREDUCE);
+  }
+  if (pc->send_ib && tg > 1 && !sequence_parallel && parallel_place(par, PG_TENSOR).nodes <= 1) {
+    pc->send_split = tg;
+    pc->send_time = (ibbw > 0 ? carried / tg / ibbw : 0) +
+                    (nvbw > 0 ? (tg - 1) / tg * carried / nvbw : 0);
+  }
   pc->bubble = (p - 1) / (pc->microbatches + p - 1);
 }
 
@@ -492,6 +562,13 @@ static void pipeline_time(ModelCost *mc, const Model *m) {
   for (int k = 0; k < mc->nkernels; k++) {
     Kernel kn = cost_kernel(mc, k);
     tm[pipe_part(m, kn.first_node, pc->scope, first)] += kn.time_s * kn.count;
+  }
+  /* R-MOE-006, R-PAR-012: the collectives an op brings are its layers',
+   * in the stage that runs them, as an explicit collective's time is */
+  for (int i = 0; i < mc->ncollectives; i++) {
+    const Collective *c = &mc->collectives[i];
+    if (c->at >= 0)
+      tm[pipe_part(m, c->at, pc->scope, first)] += c->time_s * c->count;
   }
   double slowest = 0;
   for (int k = 0; k < PIPE__KINDS; k++) {
@@ -580,7 +657,7 @@ typedef struct OpCounts {
 } OpCounts;
 
 static void count_op(const GNode *g, OpCounts *oc) {
-  oc->collectives += is_op(g, OC_COLLECTIVE);
+  oc->collectives += is_op(g, OC_COLLECTIVE) + 3 * g->vocab_parallel;
   oc->ops += g->op != NULL;
 }
 
@@ -984,6 +1061,8 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   /* Per node. */
   CostMemo memo = {.peak = {{0}}};
   bool any_cache = false;
+  int layers = parallel_pipeline_scope(m); /* R-PAR-013: its copies are units */
+  double unit_root = 0, unit_layer = 0;
   for (int i = 0; i < n; i++) {
     const GNode *g = &m->nodes[i];
     NodeCost *nc = &mc->nodes[i];
@@ -996,6 +1075,12 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
           (g->shard_tensor ? (double)m->parallel.tensor : 1);
       mc->gpu_params += w.elems / w.sharding;
       mc->footprint.weights += w.gpu_bytes;
+      int top = g->scope;
+      while (top >= 0 && m->scopes[top].parent >= 0) top = m->scopes[top].parent;
+      if (top >= 0 && top == layers)
+        unit_layer += w.gpu_bytes / (double)m->scopes[top].trips;
+      else
+        unit_root += w.gpu_bytes;
     }
     /* R-COST-011: a buffer is resident like a weight (one per repeat copy)
      * but is no parameter: no gradient, no optimizer state */
@@ -1031,6 +1116,7 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     case OC_COLLECTIVE: {
       Collective *c = &mc->collectives[mc->ncollectives++];
       c->node = i;
+      c->at = -1;
       c->kind = g->op->name;
       c->buffer = oc.buffer;
       c->count = g->count;
@@ -1092,6 +1178,7 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   bool piped = m->parallel.pipeline > 1 && parallel_pipeline_scope(m) >= 0;
   if (piped) pipeline_memory(mc, m, t, leaves, ckpt_of);
   mc->ncollectives += moe_all_to_alls(m, t, moe, &mc->collectives[mc->ncollectives]);
+  mc->ncollectives += vocab_all_reduces(m, t, &mc->collectives[mc->ncollectives]);
   free(leaves);
   free(moe);
   free(ckpt_of);
@@ -1114,6 +1201,8 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
     mc->footprint.total = mc->footprint.weights + mc->footprint.gradients +
                           mc->footprint.optimizer + mc->footprint.activations +
                           mc->footprint.buffers + mc->footprint.kv_cache;
+    mc->footprint.units = fsdp_units(
+        unit_root, unit_layer, layers >= 0 ? (double)m->scopes[layers].trips : 0);
     mc->unsharded = mc->footprint;
     if (m->train)
       mc->footprint = cost_footprint_sharded(

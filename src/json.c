@@ -691,6 +691,7 @@ static void write_summary(JsonOut *w, const ModelCost *mc) {
   json_out_num(w, "activations", mc->footprint.activations);
   if (mc->footprint.buffers > 0) json_out_num(w, "buffers", mc->footprint.buffers);
   if (mc->footprint.kv_cache > 0) json_out_num(w, "kv_cache", mc->footprint.kv_cache);
+  if (mc->footprint.gathered > 0) json_out_num(w, "gathered", mc->footprint.gathered);
   json_out_num(w, "total", mc->footprint.total);
   json_out_close(w, '}');
   json_out_close(w, '}');
@@ -766,6 +767,7 @@ static void write_model(JsonOut *w, const ModelCost *mc, Sources *src) {
     json_out_num(w, "send_bytes", pc->send_bytes);
     json_out_num(w, "send_time_s", pc->send_time);
     json_out_str(w, "send_link", pc->send_ib ? "InfiniBand" : "NVLink");
+    json_out_num(w, "send_split", pc->send_split);
     json_out_open(w, "stages_by_kind", '[');
     for (int k = 0; k < PIPE__KINDS; k++) {
       if (k == PIPE_MIDDLE && pc->stages < 3) continue;

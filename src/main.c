@@ -763,10 +763,13 @@ static void collect_lets(const Block *b, const char ***names, int *n) {
 
 /* R-CLI-003: every -D (and each --sweep name) must name a let of some file;
  * sema marks the ones it used, the syntax tree covers files sema did not
- * reach. */
+ * reach.  A file that did not load (its import failed, with an error of
+ * its own) has lets no one knows: a -D may have been meant for it. */
 static bool overrides_named(Cli *c, FileRun *runs, int nruns) {
   const char **lets = NULL;
   int nlets = 0;
+  for (int i = 0; i < nruns; i++)
+    if (runs[i].file < 0) return true;
   for (int i = 0; i < nruns; i++)
     if (runs[i].an && runs[i].an->tree.program) /* kept: analyze_run */
       collect_lets(&runs[i].an->tree.program->top, &lets, &nlets);

@@ -218,7 +218,7 @@ static bool keeps_partial(const GNode *g, const Held *held) {
  * shard=tensor weight) gives each GPU a partial sum; the tensor group
  * must sum it (allreduce or reduce_scatter with group=tensor) before
  * anything but a view, a cast or another partial sum reads it. */
-void parallel_check_partials(const Model *m, DiagSink *diags) {
+void parallel_check_partials(Model *m, DiagSink *diags) {
   int n = m->nnodes;
   bool any = false;
   for (int i = 0; i < n && !any; i++) any = m->nodes[i].shard_tensor;
@@ -274,6 +274,14 @@ void parallel_check_partials(const Model *m, DiagSink *diags) {
       const TensorType *w = m->nodes[g->inputs[1]].type;
       bool batched = w && w->rank >= 3;
       held[i] = in0 == HELD_SPLIT && !batched ? HELD_PARTIAL : HELD_SPLIT;
+      continue;
+    }
+    /* R-PAR-012: a cross-entropy of vocab-parallel logits (Megatron's
+     * vocab_parallel_cross_entropy) sums its max, its exp sum and the
+     * target logit over the tensor group: its loss is whole */
+    if (is_op(g, OP_CROSS_ENTROPY) && in0 == HELD_SPLIT) {
+      m->nodes[i].vocab_parallel = true;
+      held[i] = HELD_FULL;
       continue;
     }
     /* a vocab-parallel lookup: rows outside this rank's part are zero */

@@ -279,10 +279,17 @@ static void report_pipeline(FILE *out, const ModelCost *c) {
     if (pc->time[k] > slowest) slowest = pc->time[k];
   }
   table_print(out, &tb, "  ");
-  fprintf(out, "  boundary send: %s per microbatch on %s, %s\n",
+  fprintf(out, "  boundary send: %s per microbatch on %s, ",
           fmt_bytes(b, sizeof b, pc->send_bytes),
-          pc->send_ib ? "InfiniBand" : "NVLink",
-          fmt_time(t1, sizeof t1, pc->send_time));
+          pc->send_ib ? "InfiniBand" : "NVLink");
+  if (pc->send_split > 1) /* R-PAR-011 */
+    fprintf(out, "%s from each of %s tensor ranks, all-gathered on NVLink "
+            "(%s): ",
+            fmt_bytes(b, sizeof b, pc->send_bytes / pc->send_split),
+            fmt_fixed(t2, sizeof t2, pc->send_split, 0),
+            fmt_bytes(t1, sizeof t1,
+                      (pc->send_split - 1) / pc->send_split * pc->send_bytes));
+  fprintf(out, "%s\n", fmt_time(t1, sizeof t1, pc->send_time));
   fprintf(out, "  pipeline      >= (m + p - 1) x the slowest stage = %s x %s = %s\n",
           fmt_fixed(b, sizeof b, mb + p - 1, 0),
           fmt_time(t1, sizeof t1, slowest),
@@ -369,6 +376,7 @@ static void report_footprint(FILE *out, const ModelCost *c) {
       {"activations", f->activations, true, 1},
       {"buffers", f->buffers, f->buffers > 0, 1},
       {"KV cache", f->kv_cache, f->kv_cache > 0, 1},
+      {"gathered", f->gathered, f->gathered > 0, 1}, /* R-PAR-013 */
       {"total", f->total, true, 1},
   };
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {

@@ -1020,6 +1020,7 @@ typedef struct GNode {
                             one (declarations only when named) */
   bool loop_carried : 1; /* rebinding of a name bound outside its loop */
   bool shard_tensor : 1; /* weight ... shard=tensor: one GPU's 1/tensor (R-PAR-002) */
+  bool vocab_parallel : 1; /* cross_entropy of logits split over the tensor group (R-PAR-012) */
 } GNode;
 
 /* The parallel plan (R-PAR-001): how many GPUs run the model and how they
@@ -1081,7 +1082,7 @@ GroupPlace parallel_place(const Parallel *p, ParGroup g);
 const char *group_link_str(GroupPlace gp);
 struct Model;
 /* R-PAR-008: errors for row-parallel partial sums read unreduced. */
-void parallel_check_partials(const struct Model *m, DiagSink *diags);
+void parallel_check_partials(struct Model *m, DiagSink *diags);
 /* R-PAR-009: the top-level repeat a pipeline splits (most trips, first on
  * ties), -1 if none. */
 int parallel_pipeline_scope(const struct Model *m);
@@ -1291,6 +1292,10 @@ typedef struct Footprint {
   double weights, gradients, optimizer, activations; /* bytes, per GPU */
   double buffers; /* `buffer` declarations: no gradients, no optimizer state */
   double kv_cache; /* `cache` declarations at the length their appends reach */
+  /* R-PAR-013: zero = 3 gathers an FSDP unit's full weights while it runs,
+   * two units at once; units is what that holds of the whole weights (the
+   * two largest units, per GPU), gathered that part of the footprint */
+  double units, gathered;
   double total;
   /* ZeRO: how many GPUs share each part (R-PAR-004); 0 or 1: not sharded */
   int64_t weight_shards, gradient_shards, optimizer_shards;
@@ -1312,6 +1317,7 @@ typedef struct PipelineCost {
   Footprint footprint[PIPE__KINDS]; /* per GPU, after sharding */
   double inflight[PIPE__KINDS];   /* microbatches of activations kept */
   double send_bytes, send_time;   /* one boundary send of one microbatch */
+  double send_split;              /* tensor ranks it is scattered over (R-PAR-011); 1: none */
   bool send_ib;                   /* stages on different nodes */
   double bubble;                  /* (p - 1) / (m + p - 1) */
   double step_time;               /* (m + p - 1) x the slowest stage */
@@ -1328,6 +1334,11 @@ typedef struct Collective {
   double nvlink_bytes, ib_bytes; /* per GPU per execution */
   double nvlink_time, ib_time, time_s;
   double count;
+  /* An implicit collective an op brings (an experts block's dispatch and
+   * combine, R-MOE-006; a vocab-parallel cross_entropy's all-reduces,
+   * R-PAR-012): a node of it, whose pipeline stage runs it every
+   * microbatch.  -1: an explicit one, or the gradient synchronisation. */
+  int at;
 } Collective;
 
 typedef struct ModelCost {

@@ -29,6 +29,7 @@ static int footprint_parts(const Footprint *f, Part *out) {
   out[n++] = (Part){"activations", "activations", f->activations, 1, true};
   out[n++] = (Part){"buffers", "buffers", f->buffers, 1, false};
   out[n++] = (Part){"KV cache", "kv_cache", f->kv_cache, 1, false};
+  out[n++] = (Part){"gathered", "gathered", f->gathered, 1, false}; /* R-PAR-013 */
   return n;
 }
 
@@ -204,22 +205,30 @@ static void run(const CheckCtx *ctx) {
                 (long long)z, (long long)ranks, fmt_bytes(b, sizeof b, sh.total));
       break;
     }
+  /* The largest weight as one GPU holds it (R-CHK-080): an expert's
+   * E/e of its E copies with an expert group of e, a 1/N_s slice of it
+   * under zero = 3. */
+  double zshards = f->weight_shards > 1 ? (double)f->weight_shards : 1;
   int big = -1;
-  double big_bytes = 0;
+  double big_bytes = 0, big_e = 1;
   for (int i = 0; i < m->nnodes; i++) {
     const GNode *g = &m->nodes[i];
     if (g->role != ROLE_WEIGHT) continue;
-    double bytes = op_tensor_bytes(g->type) * model_weight_copies(m, g->scope);
+    double e = p->expert > 1 && model_experts_scope(m, g->scope) >= 0
+                   ? (double)p->expert : 1;
+    double bytes = op_tensor_bytes(g->type) * model_weight_copies(m, g->scope) /
+                   e / zshards;
     if (bytes > big_bytes) {
       big_bytes = bytes;
       big = i;
+      big_e = e;
     }
   }
   if (big >= 0 && big_bytes >= 0.01 * f->total) {
     /* A weight in a repeat is one tensor per copy: say so, or the figure
      * reads as one 37.6 GB matrix (R-CHK-080). */
     const GNode *w = &m->nodes[big];
-    double n = model_weight_copies(m, w->scope);
+    double n = model_weight_copies(m, w->scope) / big_e;
     char each[32];
     StrBuf per = {0};
     int repeats = 0;
@@ -228,11 +237,24 @@ static void run(const CheckCtx *ctx) {
                  (m->scopes[sc].trips > 1 || m->scopes[sc].experts > 1);
     fmt_bytes(each, sizeof each, op_tensor_bytes(w->type));
     if (n > 1 && repeats == 1)
-      sb_printf(&per, " (%.0f copies of %s in repeat %.0f)", n, each, n);
+      sb_printf(&per, " (%.0f copies of %s in repeat %.0f", n, each, n);
     else if (n > 1)
-      sb_printf(&per, " (%.0f copies of %s in nested repeats)", n, each);
-    diag_note(d, w->loc, "the largest weight, '%s', takes %s%s", w->name,
-              fmt_bytes(b, sizeof b, big_bytes), sb_str(&per));
+      sb_printf(&per, " (%.0f copies of %s in nested repeats", n, each);
+    if (big_e > 1) {
+      int es = model_experts_scope(m, w->scope);
+      sb_printf(&per, "%s%lld of the %lld experts on each of the expert "
+                "group's %lld GPUs",
+                per.len ? ": " : " (", (long long)m->scopes[es].experts / p->expert,
+                (long long)m->scopes[es].experts, (long long)p->expert);
+    }
+    if (zshards > 1)
+      sb_printf(&per, "%ssharded %lld ways by zero = 3", per.len ? ", " : " (",
+                (long long)zshards);
+    if (per.len) sb_printf(&per, ")");
+    diag_note(d, w->loc, "the largest weight, '%s', takes %s%s%s", w->name,
+              fmt_bytes(b, sizeof b, big_bytes),
+              big_e > 1 || zshards > 1 ? " per GPU" : "",
+              sb_str(&per));
     sb_free(&per);
   }
   fits_up_to(ctx, d);

@@ -11,17 +11,18 @@
 #include "checks.h"
 
 /* InfiniBand per step: bytes and time, of the collectives over group g
- * (PG__COUNT: all), or of the implicit ones only. */
+ * (PG__COUNT: all), or of the gradient synchronisation only (sync_only:
+ * not an op's, explicit or implied). */
 typedef struct IbSum {
   double bytes, time, nv_time, all_time;
 } IbSum;
 
-static IbSum ib_sum(const Collective *cs, int n, int group, bool implicit_only) {
+static IbSum ib_sum(const Collective *cs, int n, int group, bool sync_only) {
   IbSum s = {0, 0, 0, 0};
   for (int i = 0; i < n; i++) {
     const Collective *k = &cs[i];
     if (group < PG__COUNT && (int)k->group != group) continue;
-    if (implicit_only && k->node >= 0) continue;
+    if (sync_only && (k->node >= 0 || k->at >= 0)) continue;
     s.bytes += k->ib_bytes * k->count;
     s.time += k->ib_time * k->count;
     s.nv_time += k->nvlink_time * k->count;
@@ -51,6 +52,73 @@ static bool group_spans(const CheckCtx *ctx, ParGroup g) {
             "with %s <= gpus_per_node (%lld) the group stays on NVLink "
             "(Megatron-Core places it innermost)",
             par_group_str(g), (long long)p->gpus_per_node);
+  return true;
+}
+
+/* The expert degree that keeps the expert group in one node: the largest
+ * e >= 2 dividing both the data ranks of a node (gpus_per_node / tensor)
+ * and data, and each experts block's count; 0 when none does. */
+static int64_t expert_in_node(const Model *m) {
+  const Parallel *p = &m->parallel;
+  int64_t slots = p->tensor < p->gpus_per_node ? p->gpus_per_node / p->tensor : 1;
+  for (int64_t e = slots; e >= 2; e--) {
+    bool ok = slots % e == 0 && p->data % e == 0;
+    for (int s = 0; s < m->nscopes && ok; s++)
+      ok = !m->scopes[s].experts || m->scopes[s].experts % e == 0;
+    if (ok) return e;
+  }
+  return 0;
+}
+
+/* R-CHK-071, the expert group: its dispatch and combine all-to-alls
+ * (R-MOE-006) and any collective with group=expert span nodes.  The same
+ * plan with the expert degree that stays in a node, priced again (a pure
+ * cost of the model with one key changed), says what it saves, when it
+ * fits the GPU and takes less time; otherwise the group is flagged as the
+ * tensor group is. */
+static bool expert_spans(const CheckCtx *ctx) {
+  const Model *m = ctx->model;
+  const Parallel *p = &m->parallel;
+  const ModelCost *c = ctx->cost;
+  GroupPlace gp = parallel_place(p, PG_EXPERT);
+  int64_t e = expert_in_node(m);
+  if (gp.nodes <= 1 || e < 2) return group_spans(ctx, PG_EXPERT);
+  IbSum now = ib_sum(c->collectives, c->ncollectives, PG_EXPERT, false);
+  if (now.time <= 0) return false;
+  Model q = *m;
+  q.parallel.expert = e;
+  Arena *a = arena_new();
+  const ModelCost *alt = cost_model(a, &q, ctx->target);
+  IbSum then = ib_sum(alt->collectives, alt->ncollectives, PG_EXPERT, false);
+  double need = alt->footprint.total;
+  arena_free(a);
+  if (need > ctx->target->memory || !(then.all_time < now.all_time))
+    return group_spans(ctx, PG_EXPERT);
+  int64_t experts = 0;
+  for (int s = 0; s < m->nscopes && !experts; s++) experts = m->scopes[s].experts;
+  char b[32], t1[32], t2[32], t3[32], t4[32], fp[32], cap[48];
+  Diag *d = checks_report(
+      ctx, "cross-node", p->loc,
+      "the expert group (%lld GPUs) spans %lld nodes: its collectives put %s "
+      "and %s per step on InfiniBand; with expert = %lld it stays in a node "
+      "and they take %s instead of %s per step",
+      (long long)gp.size, (long long)gp.nodes, fmt_bytes(b, sizeof b, now.bytes),
+      fmt_time(t1, sizeof t1, now.time), (long long)e,
+      fmt_time(t2, sizeof t2, then.all_time),
+      fmt_time(t3, sizeof t3, now.all_time));
+  diag_figure(d, "ib_bytes", now.bytes);
+  diag_figure(d, "ib_time_s", now.time);
+  diag_figure(d, "collective_time_s", now.all_time);
+  diag_figure(d, "expert_in_node", (double)e);
+  diag_figure(d, "expert_in_node_time_s", then.all_time);
+  diag_figure(d, "expert_in_node_footprint", need);
+  diag_note(d, p->loc,
+            "set 'expert = %lld': each GPU holds %lld of the %lld experts "
+            "(%s per GPU of %s), saving %s per step",
+            (long long)e, (long long)(experts / e), (long long)experts,
+            fmt_bytes(fp, sizeof fp, need),
+            fmt_capacity(cap, sizeof cap, ctx->target->memory),
+            fmt_time(t4, sizeof t4, now.all_time - then.all_time));
   return true;
 }
 
@@ -104,7 +172,7 @@ static void run(const CheckCtx *ctx) {
   const Parallel *p = &m->parallel;
   if (!p->present || p->nodes <= 1 || t->memory <= 0) return;
   bool fired = group_spans(ctx, PG_TENSOR);
-  fired |= group_spans(ctx, PG_EXPERT);
+  fired |= expert_spans(ctx);
   if (fired || shard_spans(ctx)) return;
   /* R-CHK-070, the seed's case: data-parallel across nodes for a model
    * that fits on one GPU as written (replicated, before any sharding: so
@@ -147,13 +215,14 @@ static const char explain[] =
     "nodes adds an InfiniBand leg that carries a fraction of the NVLink\n"
     "bytes and still takes most of the time.  This check flags InfiniBand\n"
     "traffic that a better placement would avoid: a tensor or expert group\n"
-    "that spans nodes; a ZeRO shard group that spans nodes when sharding\n"
-    "within a node would fit (it suggests `shard = N` and what it saves);\n"
-    "and data parallelism across nodes for a model that fits on one GPU as\n"
-    "written.  Seed figures: 2 nodes for a 14.0 GB model add 1.75 GB and\n"
-    "35.0 ms of InfiniBand per step.  \"Fits\" is judged with the plan's\n"
-    "own sharding confined to the smaller group, so it never contradicts\n"
-    "the capacity check.\n"
+    "that spans nodes (for experts, with the in-node expert degree and the\n"
+    "time it saves, when that plan fits); a ZeRO shard group that spans\n"
+    "nodes when sharding within a node would fit (it suggests `shard = N`\n"
+    "and what it saves); and data parallelism across nodes for a model that\n"
+    "fits on one GPU as written.  Seed figures: 2 nodes for a 14.0 GB model\n"
+    "add 1.75 GB and 35.0 ms of InfiniBand per step.  \"Fits\" is judged with\n"
+    "the plan's own sharding confined to the smaller group, so it never\n"
+    "contradicts the capacity check.\n"
     "\n"
     "Fix: keep tensor and expert groups inside a node, shard within a node\n"
     "(`shard = gpus_per_node`), keep a model that fits one GPU inside one\n"

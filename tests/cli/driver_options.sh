@@ -63,6 +63,11 @@ expect_no_grep "$T/err" "with B = 2"
 run --sweep Bx=1,2 "$T/s.roof"
 expect_status 2
 expect_err "rooflint: error: --sweep Bx: no let named 'Bx' in any file; did you mean 'B'?"
+# R-CLI-003: a -D that an import took and failed on is that file's one
+# error, not also "no let named": the failed file's lets are unknown.
+run -D tensor=8 tests/hf/bert_base.json
+expect_status 1
+expect_err "rooflint: error: tests/hf/bert_base.json:15:3: -D tensor=8 does not divide 'num_attention_heads' 12: each GPU holds whole heads and equal slices"
 
 # R-CLI-002: --target is repeatable and takes a,b,c; every name is resolved.
 run -t a100_sxm,h100_sxm -t v100_sxm2 "$T/b.roof"

@@ -611,10 +611,64 @@ START_TEST(cross_node_tensor_span) {
 }
 END_TEST
 
+/* R-CHK-071, the expert group (issue 19 item 9): 2 nodes of 8 H100 SXM,
+ * data 16, expert 16, `experts 16 top 2 capacity_factor=1.25` on bf16
+ * h [64, 64] in `repeat 4`.  Each of the 8 all-to-alls a step (dispatch
+ * and combine, 4 layers) sends T x K x 1.25 = 160 rows of 128 bytes,
+ * 20480 bytes: 8 ranks a node, 7/8 x 20480 = 17920 on NVLink (39.82 ns
+ * at 450 GB/s) and 1/2 x 20480 / 8 = 1280 on InfiniBand (25.6 ns at
+ * 50 GB/s).  InfiniBand: 8 x 1280 = 10240 bytes, 204.8 ns; all of it
+ * 8 x 65.42 = 523.4 ns.  With expert = 8 the group is one node and each
+ * GPU holds 2 experts, so a token reaches D = 8 (1 - C(14,2)/C(16,2)) =
+ * 8 x 29/120 = 1.9333 GPUs (R-MOE-007), not K = 2: 64 x 1.9333 x 1.25 =
+ * 154.67 rows, 19797.3 bytes, 7/8 of it, 17322.7, on NVLink alone (38.495
+ * ns): 8 x 38.495 = 307.96 ns, 215.4 ns saved; each GPU holds 2 of
+ * the 16 experts, 4 x 2 x 8192 = 65536 bytes of weights plus 28672 of
+ * activations (h 8192, y for 2.5 x 64 rows 20480): 94208 bytes. */
+START_TEST(cross_node_expert_span) {
+  const char *fmt = "model m {\n  dtype bf16\n"
+                    "  parallel { nodes = 2; gpus_per_node = 8; expert = %d }\n"
+                    "  input h : [64, 64]\n  repeat 4 {\n"
+                    "    experts 16 top 2 capacity_factor=1.25 {\n"
+                    "      weight w1 : [64, 64]\n      y = matmul(h, w1)\n"
+                    "    }\n  }\n}\n";
+  char text[400];
+  snprintf(text, sizeof text, fmt, 16);
+  TestCtx *tc = run(text, "cross-node");
+  ck_assert_int_eq(tc->diags.n, 1);
+  const Diag *d = tc->diags.items[0];
+  ck_assert(tc_has(tc, SEV_WARNING, 3,
+                   "the expert group (16 GPUs) spans 2 nodes: its collectives "
+                   "put 10.2 KB and 205 ns per step on InfiniBand; with expert "
+                   "= 8 it stays in a node and they take 308 ns instead of 523 "
+                   "ns per step"));
+  ck_assert_double_eq_tol(figure(d, "ib_bytes"), 10240, 1e-6);
+  ck_assert_double_eq_tol(figure(d, "ib_time_s"), 8 * 1280 / 50e9, 1e-18);
+  ck_assert_double_eq_tol(figure(d, "collective_time_s"),
+                          8 * (17920 / 450e9 + 1280 / 50e9), 1e-18);
+  ck_assert_double_eq(figure(d, "expert_in_node"), 8);
+  ck_assert_double_eq_tol(figure(d, "expert_in_node_time_s"),
+                          8 * (7.0 / 8 * 64 * (8 * 29.0 / 120) * 1.25 * 128) / 450e9,
+                          1e-18);
+  ck_assert_double_eq_tol(figure(d, "expert_in_node_footprint"), 94208, 1e-6);
+  ck_assert_int_eq(d->nnotes, 1);
+  ck_assert_str_eq(d->notes[0].msg,
+                   "set 'expert = 8': each GPU holds 2 of the 16 experts "
+                   "(94.2 KB per GPU of 80 GiB = 85.9 GB), saving 215 ns per step");
+  tc_free(tc);
+  /* with expert = 8 the group is one node: nothing to flag */
+  snprintf(text, sizeof text, fmt, 8);
+  tc = run(text, "cross-node");
+  ck_assert_int_eq(tc->diags.n, 0);
+  tc_free(tc);
+}
+END_TEST
+
 /* R-CHK-072: ZeRO-3 over 16 data ranks on 2 x 8 of a 7e9-parameter bf16
  * model (S = 14.0 GB).  Its three collectives each put 1/2 x S/8 =
  * 0.875 GB on InfiniBand: 2.62 GB, 52.5 ms.  Sharded within a node
- * (shard = 8) it needs (14 + 14 + 84) / 8 + 2.79 = 16.8 GB per GPU, fits,
+ * (shard = 8) it needs (14 + 14 + 84) / 8 + 2.79 = 16.8 GB per GPU and
+ * the 14.0 GB of its one FSDP unit gathered (R-PAR-013): 30.8 GB, fits,
  * and only the all-reduce of the S/8 = 1.75 GB gradient shards crosses:
  * 2 x 1/2 x 1.75 = 1.75 GB, 35.0 ms, saving 17.5 ms. */
 START_TEST(cross_node_shard) {
@@ -623,7 +677,7 @@ START_TEST(cross_node_shard) {
   const Diag *d = tc->diags.items[0];
   ck_assert(tc_has(tc, SEV_WARNING, 3,
                    "ZeRO-3 shards over 16 data ranks on 2 nodes, but sharding "
-                   "within a node fits (shard = 8: 16.8 GB per GPU of 85.9 GB): "
+                   "within a node fits (shard = 8: 30.8 GB per GPU of 85.9 GB): "
                    "InfiniBand would carry 1.75 GB instead of 2.62 GB per step, "
                    "35.0 ms instead of 52.5 ms"));
   ck_assert_double_eq_tol(figure(d, "ib_bytes"), 2.625e9, 1);
@@ -680,6 +734,43 @@ START_TEST(capacity_note_counts_copies) {
   ck_assert_str_eq(tc->diags.items[1]->notes[0].msg,
                    "the largest weight, 'w', takes 85.9 GB (160 copies of "
                    "536.9 MB in nested repeats)");
+  tc_free(tc);
+}
+END_TEST
+
+/* The largest weight as one GPU holds it (R-CHK-080): an expert's w1, bf16
+ * [16384, 65536] (2,147,483,648 bytes), in `repeat 40` of `experts 16`
+ * with expert = 8 is 40 x 16 / 8 = 80 copies per GPU, 171.8 GB (not the
+ * 640 copies, 1374.4 GB, of the whole expert group); under zero = 3 over
+ * 2 ranks a bf16 [200000, 100000] weight (40.0 GB) is 20.0 GB per GPU. */
+START_TEST(capacity_note_per_gpu) {
+  TestCtx *tc = run("model m {\n  dtype bf16\n"
+                    "  parallel { gpus_per_node = 8; expert = 8 }\n"
+                    "  input x : [1, 16384]\n"
+                    "  repeat 40 {\n"
+                    "    experts 16 top 2 {\n"
+                    "      weight w1 : [16384, 65536]\n"
+                    "      y = matmul(x, w1)\n"
+                    "    }\n"
+                    "  }\n"
+                    "}\n"
+                    "model z {\n  dtype bf16\n  mode train\n"
+                    "  parallel { gpus_per_node = 2; zero = 3 }\n"
+                    "  input x : [1, 200000]\n"
+                    "  weight w : [200000, 100000]\n"
+                    "  y = matmul(x, w)\n"
+                    "}\n",
+                    "capacity");
+  ck_assert_int_eq(tc->diags.n, 2);
+  ck_assert_int_eq(tc->diags.items[0]->nnotes, 1);
+  ck_assert_str_eq(tc->diags.items[0]->notes[0].msg,
+                   "the largest weight, 'w1', takes 171.8 GB per GPU (80 copies "
+                   "of 2.15 GB in nested repeats: 2 of the 16 experts on each of "
+                   "the expert group's 8 GPUs)");
+  ck_assert_int_eq(tc->diags.items[1]->nnotes, 1);
+  ck_assert_str_eq(tc->diags.items[1]->notes[0].msg,
+                   "the largest weight, 'w', takes 20.0 GB per GPU (sharded 2 "
+                   "ways by zero = 3)");
   tc_free(tc);
 }
 END_TEST
@@ -914,9 +1005,11 @@ Suite *checks_suite(void) {
   tcase_add_test(c, transfer_fresh_data_not_flagged);
   tcase_add_test(c, cross_node_seed);
   tcase_add_test(c, cross_node_tensor_span);
+  tcase_add_test(c, cross_node_expert_span);
   tcase_add_test(c, cross_node_shard);
   tcase_add_test(c, capacity_error);
   tcase_add_test(c, capacity_note_counts_copies);
+  tcase_add_test(c, capacity_note_per_gpu);
   tcase_add_test(c, tc_alignment_traces_views);
   tcase_add_test(c, memory_bound_no_architecture_crossover);
   tcase_add_test(c, noop_cast_not_flagged);

@@ -1215,6 +1215,157 @@ START_TEST(moe_dispatch_per_rank) {
 }
 END_TEST
 
+/* R-PAR-009 with R-MOE-003/006: pipeline 2 x expert 8 on 2 nodes of 8
+ * H100 SXM (data 8: the expert group ranks 0..7 of a stage, one node), 4
+ * microbatches, `repeat 4` of `experts 8 top 2` on bf16 h [64, 64].  Each
+ * layer's dispatch and combine (and their backward) send T x K = 128 rows
+ * of 128 bytes, 16384 bytes, 7/8 of it on NVLink: 14336 bytes, 14336 /
+ * 450e9 s each.  A stage runs 2 layers per microbatch, so 2 x 4 of them
+ * join its compute (not 4 x 4 once a step after the pipeline); the step
+ * is 5 x the slowest stage plus the gradient all-reduce alone.  Per GPU a
+ * stage holds 2 layers of 8 / 8 experts of w1 (8192 bytes) and the
+ * router (1024 bytes): 2 x (8192 + 1024) = 18432 bytes of weights, not
+ * 2 x (8 x 8192 + 1024) = 133120; Adam 12 x 9216 parameters. */
+START_TEST(moe_pipeline) {
+  Fx fx = run("model m {\n dtype bf16\n mode train\n"
+              " parallel { nodes = 2; gpus_per_node = 8; pipeline = 2; expert = 8;"
+              " microbatches = 4 }\n input h : [64, 64]\n repeat 4 {\n"
+              "  weight wr : [64, 8]\n  r = matmul(h, wr)\n"
+              "  experts 8 top 2 {\n   weight w1 : [64, 64]\n   y = matmul(h, w1)\n  }\n"
+              "  h = add(h, y)\n }\n}\n");
+  const PipelineCost *pc = &fx.c->pipe;
+  ck_assert_int_eq(pc->stages, 2);
+  double a2a = 14336 / 450e9;
+  const Collective *k = &fx.c->collectives[0];
+  ck_assert_int_eq(k->group, PG_EXPERT);
+  EQ(k->buffer, 16384);
+  EQ(k->nvlink_bytes, 14336);
+  EQ(k->ib_bytes, 0);
+  EQ(k->time_s, a2a);
+  EQ(k->count, 4);
+  double r = 3 * fmax(2.0 * 64 * 8 * 64 / 990e12, (8192 + 1024 + 1024) / 3.35e12);
+  double y = nc(&fx, "y")->time_s;
+  double add = 2 * (3 * 8192) / 3.35e12;
+  EQ(pc->compute[PIPE_FIRST], 4 * (r + y + add) / 2 + 2 * 4 * a2a);
+  EQ(pc->compute[PIPE_LAST], pc->compute[PIPE_FIRST]);
+  EQ(pc->footprint[PIPE_FIRST].weights, 18432);
+  EQ(pc->footprint[PIPE_FIRST].optimizer, 12 * 9216);
+  const Collective *g = &fx.c->collectives[fx.c->ncollectives - 1];
+  ck_assert_str_eq(g->what, "gradients");
+  EQ(g->buffer, 18432);
+  EQ(cost_step_time(fx.c), 5 * pc->time[PIPE_FIRST] + g->time_s);
+  tc_free(fx.tc);
+}
+END_TEST
+
+/* R-PAR-012: a cross_entropy of vocab-parallel logits on tensor 8 (one
+ * node of 8 H100 SXM): x bf16 [64, 1024] by a shard=tensor head
+ * [1024, 4000 / 8] gives each GPU 500 of the 4000 logits of 64 tokens;
+ * the loss all-reduces three fp32 values a token over the tensor group,
+ * 64 x 4 = 256 bytes each: 2 x 7/8 x 256 = 448 bytes on NVLink, 448 /
+ * 450e9 s, once a step even in train mode (the backward is local).
+ * Without the split (tensor 1) there are none. */
+START_TEST(vocab_parallel_cross_entropy) {
+  const char *fmt = "model m {\n dtype bf16\n mode train\n"
+                    " parallel { gpus_per_node = %d; tensor = %d }\n"
+                    " input x : [64, 1024]\n input labels : int64[64]\n"
+                    " weight head : [1024, 4000 / %d] shard=tensor\n"
+                    " logits = matmul(x, head)\n loss = cross_entropy(logits, labels)\n}\n";
+  char src[400];
+  snprintf(src, sizeof src, fmt, 8, 8, 8);
+  Fx fx = run(src);
+  ck_assert_int_eq(fx.c->ncollectives, 3);
+  static const char *const what[] = {"cross-entropy max", "cross-entropy target",
+                                     "cross-entropy sum"};
+  for (int i = 0; i < 3; i++) {
+    const Collective *k = &fx.c->collectives[i];
+    ck_assert_int_eq(k->node, -1);
+    ck_assert_str_eq(k->kind, "allreduce");
+    ck_assert_str_eq(k->what, what[i]);
+    ck_assert_int_eq(k->group, PG_TENSOR);
+    EQ(k->buffer, 256);
+    EQ(k->nvlink_bytes, 448);
+    EQ(k->ib_bytes, 0);
+    EQ(k->time_s, 448 / 450e9);
+    EQ(k->count, 1);
+  }
+  EQ(fx.c->collective_time, 3 * 448 / 450e9);
+  tc_free(fx.tc);
+  snprintf(src, sizeof src, fmt, 1, 1, 1);
+  fx = run(src);
+  ck_assert_int_eq(fx.c->ncollectives, 0);
+  tc_free(fx.tc);
+}
+END_TEST
+
+/* R-PAR-011: tensor 8 x pipeline 2 on 2 nodes of 8 H100 SXM: the stages
+ * are a node apart and x, bf16 [4096, 1024] (8,388,608 bytes), is whole
+ * on each of a stage's 8 tensor ranks.  Each sends 1/8 of it over its
+ * own InfiniBand link (1,048,576 bytes at 50 GB/s) and the next stage
+ * all-gathers the rest over NVLink (7/8 x 8,388,608 = 7,340,032 bytes at
+ * 450 GB/s).  With sequence parallelism (a reduce_scatter over the tensor
+ * group) x is each rank's slice already and goes as it is: 8,388,608 at
+ * 50 GB/s. */
+START_TEST(pipeline_scatter_gather) {
+  const char *fmt = "model m {\n dtype bf16\n mode train\n"
+                    " parallel { nodes = 2; gpus_per_node = 8; tensor = 8; pipeline = 2 }\n"
+                    " input x : [4096, 1024]\n repeat 2 {\n"
+                    "  weight w : [1024, 1024]\n  h = matmul(x, w)\n%s"
+                    "  x = add(x, h)\n }\n}\n";
+  char src[400];
+  snprintf(src, sizeof src, fmt, "");
+  Fx fx = run(src);
+  const PipelineCost *pc = &fx.c->pipe;
+  ck_assert(pc->send_ib);
+  EQ(pc->send_bytes, 8388608);
+  EQ(pc->send_split, 8);
+  EQ(pc->send_time, 1048576 / 50e9 + 7340032 / 450e9);
+  tc_free(fx.tc);
+  snprintf(src, sizeof src, fmt, "  h = reduce_scatter(h, axis=0, group=tensor)\n"
+                                 "  h = allgather(h, axis=0, group=tensor)\n");
+  fx = run(src);
+  pc = &fx.c->pipe;
+  EQ(pc->send_split, 1);
+  EQ(pc->send_time, 8388608 / 50e9);
+  tc_free(fx.tc);
+}
+END_TEST
+
+/* R-PAR-013: zero = 3 over 16 ranks (2 nodes of 8).  The units are each
+ * copy of `repeat 4` (w, bf16 [1024, 1536]: 3 MiB) and the root (emb and
+ * head, bf16 [1024, 1024] each: 4 MiB); two are gathered at once, the
+ * root and a layer: 7 MiB on top of the 1/16 shards.  Stage 2 gathers
+ * nothing (its weights are whole); shard = 8 gathers the same 7 MiB. */
+START_TEST(zero3_gathered_units) {
+  const char *fmt = "model m {\n dtype bf16\n mode train\n"
+                    " parallel { nodes = 2; gpus_per_node = 8; zero = %d%s }\n"
+                    " input x : [64, 1024]\n weight emb : [1024, 1024]\n"
+                    " x = matmul(x, emb)\n repeat 4 {\n  weight w : [1024, 1536]\n"
+                    "  h = matmul(x, w)\n  x = matmul(h, transpose(w, [1, 0]))\n }\n"
+                    " weight head : [1024, 1024]\n y = matmul(x, head)\n}\n";
+  const double MiB = 1048576;
+  char src[600];
+  snprintf(src, sizeof src, fmt, 3, "");
+  Fx fx = run(src);
+  const Footprint *f = &fx.c->footprint;
+  EQ(f->units, 7 * MiB);
+  EQ(f->gathered, 7 * MiB);
+  EQ(f->weights, 16 * MiB / 16);
+  EQ(f->total, f->weights + f->gradients + f->optimizer + f->activations +
+                   7 * MiB);
+  tc_free(fx.tc);
+  snprintf(src, sizeof src, fmt, 2, "");
+  fx = run(src);
+  EQ(fx.c->footprint.gathered, 0);
+  tc_free(fx.tc);
+  snprintf(src, sizeof src, fmt, 3, "; shard = 8");
+  fx = run(src);
+  EQ(fx.c->footprint.weights, 16 * MiB / 8);
+  EQ(fx.c->footprint.gathered, 7 * MiB);
+  tc_free(fx.tc);
+}
+END_TEST
+
 Suite *cost_suite(void) {
   Suite *s = suite_create("cost");
   TCase *tc = tcase_create("cost");
@@ -1255,6 +1406,10 @@ Suite *cost_suite(void) {
   tcase_add_test(tc, issue19_experts);
   tcase_add_test(tc, moe_all_to_all);
   tcase_add_test(tc, moe_dispatch_per_rank);
+  tcase_add_test(tc, moe_pipeline);
+  tcase_add_test(tc, vocab_parallel_cross_entropy);
+  tcase_add_test(tc, pipeline_scatter_gather);
+  tcase_add_test(tc, zero3_gathered_units);
   tcase_add_test(tc, parallel_pipeline);
   tcase_add_test(tc, parallel_checkpoint);
   suite_add_tcase(s, tc);
