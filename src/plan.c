@@ -269,6 +269,13 @@ static void plan_footprint(FILE *out, Arena *a, const Model *m,
                  "gradients and activations are every stage's, the total "
                  "the fullest stage's)\n",
             c->pipe.stages);
+  /* R-PAR-013: the gathered units are whole layers of mixed dtypes */
+  if (fp->gathered > 0) {
+    fmt_bytes(tb, NB, fp->gathered);
+    fprintf(out, "  (the total holds %s of gathered FSDP units, which the "
+                 "dtype rows leave out)\n",
+            tb);
+  }
 }
 
 /* ------------------------------------------------------------- deviations */

@@ -309,5 +309,13 @@ EOF
 grep -qxF "  (a pipeline of 16 stages: the dtype rows' weights, gradients and activations are every stage's, the total the fullest stage's)" "$T/pp.txt" &&
   pass || fail "--plan of a pipeline: no line saying what the total is"
 
+# (f) ZeRO-3's gathered units (R-PAR-013) are whole layers of mixed
+# dtypes, in the total only: Llama-3-8B on 16 ranks gathers its root
+# (2 x 128256 x 4096 x 2 + 8192 = 2,101,354,496 B) and one layer
+# (218,112,000 x 2 = 436,224,000 B), 2,537,578,496 B = 2.54 GB.
+"$ROOFLINT" -w --plan examples/llama3_8b_train.roof >"$T/z3.txt" 2>&1
+grep -qxF "  (the total holds 2.54 GB of gathered FSDP units, which the dtype rows leave out)" "$T/z3.txt" &&
+  pass || fail "--plan with zero = 3: no line giving the gathered units"
+
 echo "plan_figures: $npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]
