@@ -65,6 +65,8 @@ typedef struct Lines {
   size_t n, cap;
 } Lines;
 
+enum { NUM_CACHE = 64 }; /* X.numbers */
+
 /* The translation of one model. */
 typedef struct X {
   Arena *a;
@@ -95,6 +97,10 @@ typedef struct X {
   StrMap warned_ops;      /* --unknown-ops=custom: one warning per op type */
   StrMap ops;             /* rooflint op name -> struct OpStart */
   StrMap rows;            /* ONNX op_type -> its first row in op_rows */
+  struct NumText {        /* number_term's cache: a value's bits, its text */
+    uint64_t bits;
+    const char *text;     /* in the arena; NULL: an empty slot */
+  } numbers[NUM_CACHE];
   struct Pending {        /* a diagnostic on line `index` of a section */
     Lines *sec;
     size_t index;
@@ -116,8 +122,10 @@ struct OnnxOpRow {
 /* ---------------------------------------------------------------- util */
 
 /* Ends the line written so far into l->text; l owns origin. */
+static inline void put_char(StrBuf *sb, char c);
+
 static void lines_end(Lines *l, char *origin) {
-  sb_putc(&l->text, '\n');
+  put_char(&l->text, '\n');
   if (l->n == l->cap) {
     l->cap = l->cap ? 2 * l->cap : 64;
     l->origins = xrealloc(l->origins, l->cap * sizeof *l->origins);
@@ -177,46 +185,92 @@ static char *xprintf(const char *fmt, ...) {
   return s;
 }
 
+/* sb_putn, sb_putc and sb_puts with the common case (room in the
+ * buffer) inline: the node lines are written a few bytes at a time.  The
+ * same bytes and the same NUL after them. */
+static inline void put_bytes(StrBuf *sb, const char *s, size_t n) {
+  if (sb->len + n >= sb->cap) {
+    sb_putn(sb, s, n);
+    return;
+  }
+  memcpy(sb->data + sb->len, s, n);
+  sb->len += n;
+  sb->data[sb->len] = '\0';
+}
+
+static inline void put_char(StrBuf *sb, char c) {
+  if (sb->len + 1 >= sb->cap) {
+    sb_putc(sb, c);
+    return;
+  }
+  sb->data[sb->len++] = c;
+  sb->data[sb->len] = '\0';
+}
+
+static inline void put_str(StrBuf *sb, const char *s) { put_bytes(sb, s, strlen(s)); }
+
 /* A name as a comment or an origin quotes it: printable ASCII, `"` and
  * `\` escaped, anything else \xNN. */
 static void put_quoted(StrBuf *sb, const char *s) {
-  sb_putc(sb, '"');
+  put_char(sb, '"');
   const unsigned char *p = (const unsigned char *)s;
   while (*p) {
     const unsigned char *run = p; /* a run that needs no escape, put at once */
     while (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\') p++;
-    sb_putn(sb, (const char *)run, (size_t)(p - run));
+    put_bytes(sb, (const char *)run, (size_t)(p - run));
     if (!*p) break;
     if (*p == '"' || *p == '\\') sb_printf(sb, "\\%c", *p);
     else sb_printf(sb, "\\x%02X", *p);
     p++;
   }
-  sb_putc(sb, '"');
+  put_char(sb, '"');
 }
 
-/* v in decimal, as "%lld" writes it (a node's lines need no printf). */
-static void put_int(StrBuf *sb, long long v) {
-  char buf[24], *p = buf + sizeof buf;
+/* v in decimal, as "%lld" writes it (a node's lines need no printf):
+ * the digits end at buf[24]; returns where they start. */
+static char *int_text(char buf[24], long long v) {
+  char *p = buf + 24;
   unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
   do *--p = (char)('0' + u % 10); while (u /= 10);
   if (v < 0) *--p = '-';
-  sb_putn(sb, p, (size_t)(buf + sizeof buf - p));
+  return p;
 }
 
-/* `node 12 "/conv1/Conv" (Conv)`: import.h's origin grammar. */
-static char *node_origin(const OnnxNode *n, int index) {
-  StrBuf sb = {0};
-  sb_puts(&sb, "node ");
-  put_int(&sb, index);
-  sb_putc(&sb, ' ');
-  if (n->name && n->name[0]) {
-    put_quoted(&sb, n->name);
-    sb_putc(&sb, ' ');
+static void put_int(StrBuf *sb, long long v) {
+  char buf[24], *p = int_text(buf, v);
+  put_bytes(sb, p, (size_t)(buf + sizeof buf - p));
+}
+
+/* `node 12 "/conv1/Conv" (Conv)`, import.h's origin grammar, malloc'd in
+ * one piece, from the node's name already quoted (put_quoted): quoted[0,
+ * qlen), qlen 0 for a node without a name. */
+static char *origin_quoted(const OnnxNode *n, int index, const char *quoted, size_t qlen) {
+  char buf[24], *num = int_text(buf, index);
+  size_t nlen = (size_t)(buf + sizeof buf - num);
+  size_t olen = strlen(n->op_type);
+  size_t len = 5 + nlen + 1 + (qlen ? qlen + 1 : 0) + 1 + olen + 1;
+  char *s = xmalloc(len + 1), *p = s;
+  memcpy(p, "node ", 5), p += 5;
+  memcpy(p, num, nlen), p += nlen;
+  *p++ = ' ';
+  if (qlen) {
+    memcpy(p, quoted, qlen), p += qlen;
+    *p++ = ' ';
   }
-  sb_putc(&sb, '(');
-  sb_puts(&sb, n->op_type);
-  sb_putc(&sb, ')');
-  return sb.data; /* never empty */
+  *p++ = '(';
+  memcpy(p, n->op_type, olen), p += olen;
+  *p++ = ')';
+  *p = '\0';
+  return s; /* never empty */
+}
+
+static char *node_origin(const OnnxNode *n, int index) {
+  if (!n->name || !n->name[0]) return origin_quoted(n, index, NULL, 0);
+  StrBuf q = {0};
+  put_quoted(&q, n->name);
+  char *s = origin_quoted(n, index, q.data, q.len);
+  sb_free(&q);
+  return s;
 }
 
 /* The error of the node being translated; returns false. */
@@ -262,13 +316,17 @@ static const char *const roof_keywords[] = {
 /* An ONNX name as a .roof identifier, unused so far: [A-Za-z0-9_] kept,
  * runs of anything else one '_', torch's `_output_0` suffix dropped, a
  * keyword or a leading digit prefixed, a taken name numbered. */
+static bool ident_char(unsigned char c) { /* isalnum in the C locale, or '_' */
+  return (unsigned)((c | 0x20) - 'a') < 26 || (unsigned)(c - '0') < 10 || c == '_';
+}
+
 static const char *ident_for(X *x, const char *onnx, const char *fallback) {
   const char *src = onnx ? onnx : "";
   char *kept = arena_alloc(x->a, strlen(src) + 1);
   size_t len = 0;
   for (const char *p = src; *p; p++) {
     unsigned char c = (unsigned char)*p;
-    if (isalnum(c) || c == '_') kept[len++] = (char)c;
+    if (ident_char(c)) kept[len++] = (char)c;
     else if (len > 0 && kept[len - 1] != '_') kept[len++] = '_';
   }
   kept[len] = '\0';
@@ -285,15 +343,19 @@ static const char *ident_for(X *x, const char *onnx, const char *fallback) {
   base[n] = '\0';
   if (!base[0]) base = arena_strdup(x->a, fallback);
   bool keyword = false;
-  for (int i = 0; roof_keywords[i]; i++)
-    keyword |= strcmp(base, roof_keywords[i]) == 0;
+  if (n <= 8) /* the longest keyword, "parallel" */
+    for (int i = 0; roof_keywords[i] && !keyword; i++)
+      keyword = strcmp(base, roof_keywords[i]) == 0;
   if (isdigit((unsigned char)base[0]) || keyword)
     base = arena_printf(x->a, "%s_%s", isdigit((unsigned char)base[0]) ? "v" : base,
                         isdigit((unsigned char)base[0]) ? base : "");
   const char *name = base;
-  for (int k = 2; strmap_get(&x->idents, name); k++)
+  void **taken = strmap_ref(&x->idents, name); /* one probe finds or adds it */
+  for (int k = 2; *taken; k++) {
     name = arena_printf(x->a, "%s_%d", base, k);
-  strmap_put(&x->idents, name, (void *)1);
+    taken = strmap_ref(&x->idents, name);
+  }
+  *taken = (void *)1;
   return name;
 }
 
@@ -371,24 +433,36 @@ typedef struct Term {
   const char *sym[MAX_RANK];
 } Term;
 
-static Term number_term(X *x, double v) {
-  Term t;
-  memset(&t, 0, sizeof t);
-  t.t.dtype = DT_NONE;
-  t.text = arena_printf(x->a, "%.17g", v);
-  /* the shortest text that reads back the same; ONNX's attributes and
-   * float tensors are float32, so a float32 value reads back as float32
-   * (1e-05, not 9.999999747378752e-06) */
+/* The shortest text that reads back the same; ONNX's attributes and
+ * float tensors are float32, so a float32 value reads back as float32
+ * (1e-05, not 9.999999747378752e-06). */
+static const char *number_text(X *x, double v) {
   bool f32 = isfinite(v) && (double)(float)v == v;
   for (int p = 1; p <= 17; p++) {
     char buf[40];
     snprintf(buf, sizeof buf, "%.*g", p, v);
     double back = strtod(buf, NULL);
-    if (back == v || (f32 && (float)back == (float)v)) {
-      t.text = arena_strdup(x->a, buf);
-      break;
-    }
+    if (back == v || (f32 && (float)back == (float)v)) return arena_strdup(x->a, buf);
   }
+  return arena_printf(x->a, "%.17g", v);
+}
+
+static Term number_term(X *x, double v) {
+  Term t;
+  memset(&t, 0, sizeof t);
+  t.t.dtype = DT_NONE;
+  /* an export uses a few constants over and over (a GELU's sqrt(2) and
+   * 0.5 in every layer): each text is made once, found by the value's
+   * bits in a small direct-mapped cache */
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  uint64_t h = bits * 0x9E3779B97F4A7C15u;
+  struct NumText *slot = &x->numbers[(h >> 58) % NUM_CACHE];
+  if (!slot->text || slot->bits != bits) {
+    slot->bits = bits;
+    slot->text = number_text(x, v);
+  }
+  t.text = slot->text;
   return t;
 }
 
@@ -743,22 +817,49 @@ static bool apply(X *x, Call *c, Term *out) {
 /* ---------------------------------------------------- writing a node */
 
 /* Output `i` of n gets the tensor `t`: its line `NAME = TEXT  # onnx ...`. */
-static void comment_of(StrBuf *sb, const OnnxNode *n, int index) {
-  sb_puts(sb, "  # onnx #");
+/* Returns where in sb the quoted name starts (it ends the comment), or
+ * sb's length when the node has no name. */
+static size_t comment_at(StrBuf *sb, const OnnxNode *n, int index) {
+  put_str(sb, "  # onnx #");
   put_int(sb, index);
-  sb_putc(sb, ' ');
-  sb_puts(sb, n->op_type);
+  put_char(sb, ' ');
+  put_str(sb, n->op_type);
+  size_t at = sb->len;
   if (n->name && n->name[0]) {
-    sb_putc(sb, ' ');
+    put_char(sb, ' ');
+    at = sb->len;
     put_quoted(sb, n->name);
   }
+  return at;
+}
+
+static void comment_of(StrBuf *sb, const OnnxNode *n, int index) {
+  (void)comment_at(sb, n, index);
+}
+
+/* Writes n's comment, then `: what` when what is not NULL, and ends the
+ * body's line with n's origin, which quotes the name as the comment just
+ * did (its bytes). */
+static void end_node_line(X *x, const OnnxNode *n, const char *what) {
+  StrBuf *sb = &x->body.text;
+  size_t at = comment_at(sb, n, x->node_index);
+  char *origin = origin_quoted(n, x->node_index, sb->data + at, sb->len - at);
+  if (what) {
+    put_str(sb, ": ");
+    put_str(sb, what);
+  }
+  lines_end(&x->body, origin);
 }
 
 static Val *bind_output(X *x, const OnnxNode *n, int i) {
   if (i >= n->noutputs || !n->outputs[i][0]) return NULL;
-  Val *v = val_get(x, n->outputs[i]);
-  if (!v) v = val_new(x, n->outputs[i]);
-  return v;
+  void **slot = strmap_ref(&x->vals, n->outputs[i]); /* val_get or val_new */
+  if (!*slot) {
+    Val *v = arena_alloc(x->a, sizeof *v);
+    v->onnx = n->outputs[i];
+    *slot = v;
+  }
+  return *slot;
 }
 
 static void set_tensor(X *x, Val *v, const Term *t) {
@@ -772,20 +873,19 @@ static void set_tensor(X *x, Val *v, const Term *t) {
 static bool emit(X *x, const OnnxNode *n, Term *results, int nresults,
                  const char *text) {
   StrBuf *sb = &x->body.text; /* nothing below writes another line */
-  sb_puts(sb, "  ");
+  put_str(sb, "  ");
   for (int i = 0; i < nresults; i++) {
     Val *v = bind_output(x, n, i);
     if (!v) { /* an omitted output still needs a name in a split */
       v = val_new(x, arena_printf(x->a, "%d:unused%d", x->node_index, i));
     }
     set_tensor(x, v, &results[i]);
-    if (i) sb_puts(sb, ", ");
-    sb_puts(sb, v->ident);
+    if (i) put_str(sb, ", ");
+    put_str(sb, v->ident);
   }
-  sb_puts(sb, " = ");
-  sb_puts(sb, text);
-  comment_of(sb, n, x->node_index);
-  lines_end(&x->body, node_origin(n, x->node_index));
+  put_str(sb, " = ");
+  put_str(sb, text);
+  end_node_line(x, n, NULL);
   return true;
 }
 
@@ -795,10 +895,7 @@ static bool emit1(X *x, const OnnxNode *n, Term *t) {
 
 /* A node that writes no kernel: a comment line, so every node is found. */
 static void emit_folded(X *x, const OnnxNode *n, const char *what) {
-  comment_of(&x->body.text, n, x->node_index);
-  sb_puts(&x->body.text, ": ");
-  sb_puts(&x->body.text, what);
-  lines_end(&x->body, node_origin(n, x->node_index));
+  end_node_line(x, n, what);
 }
 
 /* ------------------------------------------------------- attributes */
