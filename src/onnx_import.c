@@ -837,19 +837,6 @@ static void comment_of(StrBuf *sb, const OnnxNode *n, int index) {
   (void)comment_at(sb, n, index);
 }
 
-/* Writes n's comment, then `: what` when what is not NULL, and ends the
- * body's line with n's origin, which quotes the name as the comment just
- * did (its bytes). */
-static void end_node_line(X *x, const OnnxNode *n, const char *what) {
-  StrBuf *sb = &x->body.text;
-  size_t at = comment_at(sb, n, x->node_index);
-  char *origin = origin_quoted(n, x->node_index, sb->data + at, sb->len - at);
-  if (what) {
-    put_str(sb, ": ");
-    put_str(sb, what);
-  }
-  lines_end(&x->body, origin);
-}
 
 static Val *bind_output(X *x, const OnnxNode *n, int i) {
   if (i >= n->noutputs || !n->outputs[i][0]) return NULL;
@@ -860,6 +847,14 @@ static Val *bind_output(X *x, const OnnxNode *n, int i) {
     *slot = v;
   }
   return *slot;
+}
+
+/* Ends node n's line in the body: its comment and its origin, which
+ * quotes the name as the comment just did (the comment's bytes). */
+static void end_node_line(X *x, const OnnxNode *n) {
+  StrBuf *sb = &x->body.text;
+  size_t at = comment_at(sb, n, x->node_index);
+  lines_end(&x->body, origin_quoted(n, x->node_index, sb->data + at, sb->len - at));
 }
 
 static void set_tensor(X *x, Val *v, const Term *t) {
@@ -885,7 +880,7 @@ static bool emit(X *x, const OnnxNode *n, Term *results, int nresults,
   }
   put_str(sb, " = ");
   put_str(sb, text);
-  end_node_line(x, n, NULL);
+  end_node_line(x, n);
   return true;
 }
 
@@ -895,7 +890,10 @@ static bool emit1(X *x, const OnnxNode *n, Term *t) {
 
 /* A node that writes no kernel: a comment line, so every node is found. */
 static void emit_folded(X *x, const OnnxNode *n, const char *what) {
-  end_node_line(x, n, what);
+  comment_of(&x->body.text, n, x->node_index);
+  sb_puts(&x->body.text, ": ");
+  sb_puts(&x->body.text, what);
+  lines_end(&x->body, node_origin(n, x->node_index));
 }
 
 /* ------------------------------------------------------- attributes */
