@@ -878,8 +878,8 @@ static bool emit(X *x, const OnnxNode *n, Term *results, int nresults,
     if (i) put_str(sb, ", ");
     put_str(sb, v->ident);
   }
-  put_str(sb, " = ");
-  put_str(sb, text);
+  sb_puts(sb, " = ");
+  sb_puts(sb, text);
   end_node_line(x, n);
   return true;
 }
