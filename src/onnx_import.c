@@ -95,7 +95,8 @@ typedef struct X {
   int node_index;         /* in the top graph (subgraph nodes: the If's) */
   char *error;
   StrMap warned_ops;      /* --unknown-ops=custom: one warning per op type */
-  StrMap ops;             /* rooflint op name -> struct OpStart */
+  PtrMap ops;             /* rooflint op name (by address: the callers'
+                             literals and op_rows') -> struct OpStart */
   StrMap rows;            /* ONNX op_type -> its first row in op_rows */
   struct NumText {        /* number_term's cache: a value's bits, its text */
     uint64_t bits;
@@ -388,23 +389,23 @@ static bool dtype_or_fail(X *x, int32_t t, const char *what, DType *out) {
 
 /* The text of dim i of v: its let expression or its number. */
 static void put_dim(StrBuf *sb, const char *sym, int64_t v) {
-  if (sym) sb_puts(sb, sym);
+  if (sym) put_str(sb, sym);
   else put_int(sb, v);
 }
 
 static void put_dims(StrBuf *sb, const TensorType *t, const char *const *sym) {
-  sb_putc(sb, '[');
+  put_char(sb, '[');
   for (int i = 0; i < t->rank; i++) {
-    if (i) sb_puts(sb, ", ");
+    if (i) put_str(sb, ", ");
     put_dim(sb, sym ? sym[i] : NULL, t->dims[i]);
   }
-  sb_putc(sb, ']');
+  put_char(sb, ']');
 }
 
 /* `[B, 3]` or `fp16[B, 3]`: a type that follows the plan names no dtype. */
 static void put_type(X *x, StrBuf *sb, const TensorType *t,
                      const char *const *sym) {
-  if (t->dtype != x->plan) sb_puts(sb, dtype_str(t->dtype));
+  if (t->dtype != x->plan) put_str(sb, dtype_str(t->dtype));
   put_dims(sb, t, sym);
 }
 
@@ -498,29 +499,35 @@ static void declare(X *x, Val *v) {
   if (!v->ident) v->ident = ident_for(x, v->onnx, "t");
   static const char *const words[] = {"", "weight", "buffer", "input"};
   StrBuf *sb = &x->decls.text;
-  sb_puts(sb, "  ");
-  sb_puts(sb, words[v->decl]);
-  sb_putc(sb, ' ');
-  sb_puts(sb, v->ident);
-  sb_puts(sb, " : ");
+  put_str(sb, "  ");
+  put_str(sb, words[v->decl]);
+  put_char(sb, ' ');
+  put_str(sb, v->ident);
+  put_str(sb, " : ");
   put_type(x, sb, &v->t, v->sym);
   if (v->decl_origin) {
-    sb_puts(sb, "  # onnx ");
-    sb_puts(sb, v->decl_origin);
+    put_str(sb, "  # onnx ");
+    put_str(sb, v->decl_origin);
   }
   if (v->decl_note) {
-    sb_puts(sb, v->decl_origin ? ", " : "  # ");
-    sb_puts(sb, v->decl_note);
+    put_str(sb, v->decl_origin ? ", " : "  # ");
+    put_str(sb, v->decl_note);
   }
   lines_end(&x->decls, v->decl_origin ? xstrdup(v->decl_origin) : NULL);
 }
 
 /* Input i of n as a tensor operand. */
+static bool tensor_of(X *x, const OnnxNode *n, int i, Val *v, Term *out);
+
 static bool tensor_in(X *x, const OnnxNode *n, int i, Term *out) {
   memset(out, 0, sizeof *out);
   if (i >= n->ninputs || !n->inputs[i][0])
     return fail(x, "input %d is missing", i);
-  Val *v = val_get(x, n->inputs[i]);
+  return tensor_of(x, n, i, val_get(x, n->inputs[i]), out);
+}
+
+/* tensor_in's rest, once input i (present) has been looked up: v. */
+static bool tensor_of(X *x, const OnnxNode *n, int i, Val *v, Term *out) {
   if (!v) return fail(x, "input %d '%s' is not defined before the node", i,
                       n->inputs[i]);
   if (!v->tensor && v->decl == VD_NONE) {
@@ -545,7 +552,9 @@ static bool scalar_or_tensor_in(X *x, const OnnxNode *n, int i, Term *out) {
     *out = number_term(x, known_at(v, 0));
     return true;
   }
-  return tensor_in(x, n, i, out);
+  if (i >= n->ninputs || !n->inputs[i][0]) return tensor_in(x, n, i, out);
+  memset(out, 0, sizeof *out);
+  return tensor_of(x, n, i, v, out); /* v: what tensor_in would look up */
 }
 
 
@@ -595,12 +604,13 @@ struct OpStart {
 /* Only the header is cleared: the operand array is large (a Concat's 256)
  * and filled up to nin. */
 static void call_init(X *x, Call *c, const char *op) {
-  struct OpStart *st = strmap_get(&x->ops, op);
+  void **slot = ptrmap_ref(&x->ops, op);
+  struct OpStart *st = *slot;
   if (!st) {
     st = arena_alloc(x->a, sizeof *st);
     st->op = op_lookup(op);
     op_default_args(st->op, &st->defaults);
-    strmap_put(&x->ops, op, st);
+    *slot = st;
   }
   c->op = st->op;
   memcpy(&c->args, &st->defaults, sizeof c->args);
@@ -624,12 +634,12 @@ static void call_kw(Call *c, const char *fmt, ...) {
 }
 
 static void put_list(StrBuf *sb, const int64_t *v, const char *const *sym, int n) {
-  sb_putc(sb, '[');
+  put_char(sb, '[');
   for (int i = 0; i < n; i++) {
-    if (i) sb_puts(sb, ", ");
+    if (i) put_str(sb, ", ");
     put_dim(sb, sym ? sym[i] : NULL, v[i]);
   }
-  sb_putc(sb, ']');
+  put_char(sb, ']');
 }
 
 /* The let expressions of a result, by the op's kind. */
@@ -780,33 +790,33 @@ static bool apply(X *x, Call *c, Term *out) {
   diag_sink_free(&sink);
   StrBuf sb = x->scratch; /* nothing below builds another piece */
   sb.len = 0;
-  sb_puts(&sb, c->op->name);
-  sb_putc(&sb, '(');
+  put_str(&sb, c->op->name);
+  put_char(&sb, '(');
   int npos = c->nin - (c->bias ? 1 : 0);
   bool list_form = c->op->form == FORM_TENSOR_LIST;
-  if (list_form) sb_putc(&sb, '[');
+  if (list_form) put_char(&sb, '[');
   for (int i = 0; i < npos; i++) {
-    if (i) sb_puts(&sb, ", ");
-    sb_puts(&sb, c->in[i].text);
+    if (i) put_str(&sb, ", ");
+    put_str(&sb, c->in[i].text);
   }
-  if (list_form) sb_putc(&sb, ']');
+  if (list_form) put_char(&sb, ']');
   if (c->pos_text) {
-    sb_puts(&sb, ", ");
-    sb_puts(&sb, c->pos_text);
+    put_str(&sb, ", ");
+    put_str(&sb, c->pos_text);
   }
   if (c->op->form == FORM_DIMS || c->op->form == FORM_PERM ||
       c->op->form == FORM_PADS || (c->op->form == FORM_SPLIT && c->nlist > 0)) {
-    sb_puts(&sb, ", ");
+    put_str(&sb, ", ");
     put_list(&sb, c->list, c->list_sym, c->nlist);
   } else if (c->op->form == FORM_SPLIT) {
     sb_printf(&sb, ", %d", -c->nlist);
   }
   if (c->bias) {
-    sb_puts(&sb, ", bias=");
-    sb_puts(&sb, c->in[c->nin - 1].text);
+    put_str(&sb, ", bias=");
+    put_str(&sb, c->in[c->nin - 1].text);
   }
-  sb_putn(&sb, sb_str(&c->kw), c->kw.len);
-  sb_putc(&sb, ')');
+  put_bytes(&sb, sb_str(&c->kw), c->kw.len);
+  put_char(&sb, ')');
   out->text = arena_strndup(x->a, sb.data, sb.len);
   x->scratch = sb;
   sb_free(&c->kw);
@@ -2827,6 +2837,12 @@ static bool translate(X *x) {
    * they are not grown and copied while the text is written */
   sb_reserve_to(&x->body.text, (size_t)g->nnodes * 160);
   sb_reserve_to(&x->decls.text, (size_t)(g->ninitializers + g->ninputs) * 100);
+  /* the maps at their final size: each value is named once, and so is
+   * each .roof name (a few more: lets, the model) */
+  size_t nvals = (size_t)g->ninitializers + (size_t)g->ninputs;
+  for (int i = 0; i < g->nnodes; i++) nvals += (size_t)g->nodes[i].noutputs;
+  strmap_reserve(&x->vals, nvals);
+  strmap_reserve(&x->idents, nvals + 16);
   if (!declare_inputs(x, g)) return false;
   if (!translate_nodes(x, g, true)) return false;
   x->node = NULL;
@@ -2925,7 +2941,7 @@ static void x_init(X *x, const OnnxModel *m, const ImportOptions *o,
   strmap_init(&x->vals);
   strmap_init(&x->idents);
   strmap_init(&x->warned_ops);
-  strmap_init(&x->ops);
+  ptrmap_init(&x->ops);
   strmap_init(&x->rows);
   x->plan = DT_FP32;
 }
@@ -2945,7 +2961,7 @@ static void x_free(X *x) {
   strmap_free(&x->vals);
   strmap_free(&x->idents);
   strmap_free(&x->warned_ops);
-  strmap_free(&x->ops);
+  ptrmap_free(&x->ops);
   strmap_free(&x->rows);
   arena_free(x->a);
 }

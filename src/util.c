@@ -195,6 +195,10 @@ void strmap_put(StrMap *m, const char *key, void *val) {
   strmap_insert(m, key, val, hash_str(key));
 }
 
+void strmap_reserve(StrMap *m, size_t n) {
+  while ((n + 1) * 4 > m->cap * 3) strmap_grow(m);
+}
+
 void **strmap_ref(StrMap *m, const char *key) {
   uint64_t h = hash_str(key);
   if ((m->len + 1) * 4 > m->cap * 3) strmap_grow(m);
