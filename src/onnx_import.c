@@ -122,9 +122,9 @@ struct OnnxOpRow {
 
 /* ---------------------------------------------------------------- util */
 
-/* Ends the line written so far into l->text; l owns origin. */
 static inline void put_char(StrBuf *sb, char c);
 
+/* Ends the line written so far into l->text; l owns origin. */
 static void lines_end(Lines *l, char *origin) {
   put_char(&l->text, '\n');
   if (l->n == l->cap) {
@@ -265,6 +265,7 @@ static char *origin_quoted(const OnnxNode *n, int index, const char *quoted, siz
   return s; /* never empty */
 }
 
+/* n's origin, `node 12 "/conv1/Conv" (Conv)`, malloc'd. */
 static char *node_origin(const OnnxNode *n, int index) {
   if (!n->name || !n->name[0]) return origin_quoted(n, index, NULL, 0);
   StrBuf q = {0};
@@ -516,9 +517,9 @@ static void declare(X *x, Val *v) {
   lines_end(&x->decls, v->decl_origin ? xstrdup(v->decl_origin) : NULL);
 }
 
-/* Input i of n as a tensor operand. */
 static bool tensor_of(X *x, const OnnxNode *n, int i, Val *v, Term *out);
 
+/* Input i of n as a tensor operand. */
 static bool tensor_in(X *x, const OnnxNode *n, int i, Term *out) {
   memset(out, 0, sizeof *out);
   if (i >= n->ninputs || !n->inputs[i][0])
@@ -826,9 +827,9 @@ static bool apply(X *x, Call *c, Term *out) {
 
 /* ---------------------------------------------------- writing a node */
 
-/* Output `i` of n gets the tensor `t`: its line `NAME = TEXT  # onnx ...`. */
-/* Returns where in sb the quoted name starts (it ends the comment), or
- * sb's length when the node has no name. */
+/* Output `i` of n gets the tensor `t`: its line `NAME = TEXT  # onnx ...`.
+ * comment_at appends the comment and returns where in sb the quoted name
+ * that ends it starts (sb's length when the node has no name). */
 static size_t comment_at(StrBuf *sb, const OnnxNode *n, int index) {
   put_str(sb, "  # onnx #");
   put_int(sb, index);
@@ -846,7 +847,6 @@ static size_t comment_at(StrBuf *sb, const OnnxNode *n, int index) {
 static void comment_of(StrBuf *sb, const OnnxNode *n, int index) {
   (void)comment_at(sb, n, index);
 }
-
 
 static Val *bind_output(X *x, const OnnxNode *n, int i) {
   if (i >= n->noutputs || !n->outputs[i][0]) return NULL;
