@@ -78,6 +78,10 @@ typedef struct X {
   StrMap idents;  /* .roof names taken */
   Lines head, decls, body;
   StrBuf scratch; /* a piece of text being built, copied to the arena */
+  struct NumText {        /* number_term's cache: a value's bits, its text */
+    uint64_t bits;
+    const char *text;     /* in the arena; NULL: an empty slot */
+  } numbers[NUM_CACHE];
   DType plan;
   /* dim_params: lets */
   const char **lets;
@@ -98,10 +102,6 @@ typedef struct X {
   PtrMap ops;             /* rooflint op name (by address: the callers'
                              literals and op_rows') -> struct OpStart */
   StrMap rows;            /* ONNX op_type -> its first row in op_rows */
-  struct NumText {        /* number_term's cache: a value's bits, its text */
-    uint64_t bits;
-    const char *text;     /* in the arena; NULL: an empty slot */
-  } numbers[NUM_CACHE];
   struct Pending {        /* a diagnostic on line `index` of a section */
     Lines *sec;
     size_t index;
