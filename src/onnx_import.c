@@ -65,6 +65,8 @@ typedef struct Lines {
   size_t n, cap;
 } Lines;
 
+enum { NUM_CACHE = 64 }; /* X.numbers */
+
 /* The translation of one model. */
 typedef struct X {
   Arena *a;
@@ -76,6 +78,10 @@ typedef struct X {
   StrMap idents;  /* .roof names taken */
   Lines head, decls, body;
   StrBuf scratch; /* a piece of text being built, copied to the arena */
+  struct NumText {        /* number_term's cache: a value's bits, its text */
+    uint64_t bits;
+    const char *text;     /* in the arena; NULL: an empty slot */
+  } numbers[NUM_CACHE];
   DType plan;
   /* dim_params: lets */
   const char **lets;
@@ -93,7 +99,8 @@ typedef struct X {
   int node_index;         /* in the top graph (subgraph nodes: the If's) */
   char *error;
   StrMap warned_ops;      /* --unknown-ops=custom: one warning per op type */
-  StrMap ops;             /* rooflint op name -> struct OpStart */
+  PtrMap ops;             /* rooflint op name (by address: the callers'
+                             literals and op_rows') -> struct OpStart */
   StrMap rows;            /* ONNX op_type -> its first row in op_rows */
   struct Pending {        /* a diagnostic on line `index` of a section */
     Lines *sec;
@@ -115,9 +122,11 @@ struct OnnxOpRow {
 
 /* ---------------------------------------------------------------- util */
 
+static inline void put_char(StrBuf *sb, char c);
+
 /* Ends the line written so far into l->text; l owns origin. */
 static void lines_end(Lines *l, char *origin) {
-  sb_putc(&l->text, '\n');
+  put_char(&l->text, '\n');
   if (l->n == l->cap) {
     l->cap = l->cap ? 2 * l->cap : 64;
     l->origins = xrealloc(l->origins, l->cap * sizeof *l->origins);
@@ -177,46 +186,93 @@ static char *xprintf(const char *fmt, ...) {
   return s;
 }
 
+/* sb_putn, sb_putc and sb_puts with the common case (room in the
+ * buffer) inline: the node lines are written a few bytes at a time.  The
+ * same bytes and the same NUL after them. */
+static inline void put_bytes(StrBuf *sb, const char *s, size_t n) {
+  if (sb->len + n >= sb->cap) {
+    sb_putn(sb, s, n);
+    return;
+  }
+  memcpy(sb->data + sb->len, s, n);
+  sb->len += n;
+  sb->data[sb->len] = '\0';
+}
+
+static inline void put_char(StrBuf *sb, char c) {
+  if (sb->len + 1 >= sb->cap) {
+    sb_putc(sb, c);
+    return;
+  }
+  sb->data[sb->len++] = c;
+  sb->data[sb->len] = '\0';
+}
+
+static inline void put_str(StrBuf *sb, const char *s) { put_bytes(sb, s, strlen(s)); }
+
 /* A name as a comment or an origin quotes it: printable ASCII, `"` and
  * `\` escaped, anything else \xNN. */
 static void put_quoted(StrBuf *sb, const char *s) {
-  sb_putc(sb, '"');
+  put_char(sb, '"');
   const unsigned char *p = (const unsigned char *)s;
   while (*p) {
     const unsigned char *run = p; /* a run that needs no escape, put at once */
     while (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\') p++;
-    sb_putn(sb, (const char *)run, (size_t)(p - run));
+    put_bytes(sb, (const char *)run, (size_t)(p - run));
     if (!*p) break;
     if (*p == '"' || *p == '\\') sb_printf(sb, "\\%c", *p);
     else sb_printf(sb, "\\x%02X", *p);
     p++;
   }
-  sb_putc(sb, '"');
+  put_char(sb, '"');
 }
 
-/* v in decimal, as "%lld" writes it (a node's lines need no printf). */
-static void put_int(StrBuf *sb, long long v) {
-  char buf[24], *p = buf + sizeof buf;
+/* v in decimal, as "%lld" writes it (a node's lines need no printf):
+ * the digits end at buf[24]; returns where they start. */
+static char *int_text(char buf[24], long long v) {
+  char *p = buf + 24;
   unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
   do *--p = (char)('0' + u % 10); while (u /= 10);
   if (v < 0) *--p = '-';
-  sb_putn(sb, p, (size_t)(buf + sizeof buf - p));
+  return p;
 }
 
-/* `node 12 "/conv1/Conv" (Conv)`: import.h's origin grammar. */
-static char *node_origin(const OnnxNode *n, int index) {
-  StrBuf sb = {0};
-  sb_puts(&sb, "node ");
-  put_int(&sb, index);
-  sb_putc(&sb, ' ');
-  if (n->name && n->name[0]) {
-    put_quoted(&sb, n->name);
-    sb_putc(&sb, ' ');
+static void put_int(StrBuf *sb, long long v) {
+  char buf[24], *p = int_text(buf, v);
+  put_bytes(sb, p, (size_t)(buf + sizeof buf - p));
+}
+
+/* `node 12 "/conv1/Conv" (Conv)`, import.h's origin grammar, malloc'd in
+ * one piece, from the node's name already quoted (put_quoted): quoted[0,
+ * qlen), qlen 0 for a node without a name. */
+static char *origin_quoted(const OnnxNode *n, int index, const char *quoted, size_t qlen) {
+  char buf[24], *num = int_text(buf, index);
+  size_t nlen = (size_t)(buf + sizeof buf - num);
+  size_t olen = strlen(n->op_type);
+  size_t len = 5 + nlen + 1 + (qlen ? qlen + 1 : 0) + 1 + olen + 1;
+  char *s = xmalloc(len + 1), *p = s;
+  memcpy(p, "node ", 5), p += 5;
+  memcpy(p, num, nlen), p += nlen;
+  *p++ = ' ';
+  if (qlen) {
+    memcpy(p, quoted, qlen), p += qlen;
+    *p++ = ' ';
   }
-  sb_putc(&sb, '(');
-  sb_puts(&sb, n->op_type);
-  sb_putc(&sb, ')');
-  return sb.data; /* never empty */
+  *p++ = '(';
+  memcpy(p, n->op_type, olen), p += olen;
+  *p++ = ')';
+  *p = '\0';
+  return s; /* never empty */
+}
+
+/* n's origin, `node 12 "/conv1/Conv" (Conv)`, malloc'd. */
+static char *node_origin(const OnnxNode *n, int index) {
+  if (!n->name || !n->name[0]) return origin_quoted(n, index, NULL, 0);
+  StrBuf q = {0};
+  put_quoted(&q, n->name);
+  char *s = origin_quoted(n, index, q.data, q.len);
+  sb_free(&q);
+  return s;
 }
 
 /* The error of the node being translated; returns false. */
@@ -262,13 +318,17 @@ static const char *const roof_keywords[] = {
 /* An ONNX name as a .roof identifier, unused so far: [A-Za-z0-9_] kept,
  * runs of anything else one '_', torch's `_output_0` suffix dropped, a
  * keyword or a leading digit prefixed, a taken name numbered. */
+static bool ident_char(unsigned char c) { /* isalnum in the C locale, or '_' */
+  return (unsigned)((c | 0x20) - 'a') < 26 || (unsigned)(c - '0') < 10 || c == '_';
+}
+
 static const char *ident_for(X *x, const char *onnx, const char *fallback) {
   const char *src = onnx ? onnx : "";
   char *kept = arena_alloc(x->a, strlen(src) + 1);
   size_t len = 0;
   for (const char *p = src; *p; p++) {
     unsigned char c = (unsigned char)*p;
-    if (isalnum(c) || c == '_') kept[len++] = (char)c;
+    if (ident_char(c)) kept[len++] = (char)c;
     else if (len > 0 && kept[len - 1] != '_') kept[len++] = '_';
   }
   kept[len] = '\0';
@@ -285,15 +345,19 @@ static const char *ident_for(X *x, const char *onnx, const char *fallback) {
   base[n] = '\0';
   if (!base[0]) base = arena_strdup(x->a, fallback);
   bool keyword = false;
-  for (int i = 0; roof_keywords[i]; i++)
-    keyword |= strcmp(base, roof_keywords[i]) == 0;
+  if (n <= 8) /* the longest keyword, "parallel" */
+    for (int i = 0; roof_keywords[i] && !keyword; i++)
+      keyword = strcmp(base, roof_keywords[i]) == 0;
   if (isdigit((unsigned char)base[0]) || keyword)
     base = arena_printf(x->a, "%s_%s", isdigit((unsigned char)base[0]) ? "v" : base,
                         isdigit((unsigned char)base[0]) ? base : "");
   const char *name = base;
-  for (int k = 2; strmap_get(&x->idents, name); k++)
+  void **taken = strmap_ref(&x->idents, name); /* one probe finds or adds it */
+  for (int k = 2; *taken; k++) {
     name = arena_printf(x->a, "%s_%d", base, k);
-  strmap_put(&x->idents, name, (void *)1);
+    taken = strmap_ref(&x->idents, name);
+  }
+  *taken = (void *)1;
   return name;
 }
 
@@ -326,23 +390,23 @@ static bool dtype_or_fail(X *x, int32_t t, const char *what, DType *out) {
 
 /* The text of dim i of v: its let expression or its number. */
 static void put_dim(StrBuf *sb, const char *sym, int64_t v) {
-  if (sym) sb_puts(sb, sym);
+  if (sym) put_str(sb, sym);
   else put_int(sb, v);
 }
 
 static void put_dims(StrBuf *sb, const TensorType *t, const char *const *sym) {
-  sb_putc(sb, '[');
+  put_char(sb, '[');
   for (int i = 0; i < t->rank; i++) {
-    if (i) sb_puts(sb, ", ");
+    if (i) put_str(sb, ", ");
     put_dim(sb, sym ? sym[i] : NULL, t->dims[i]);
   }
-  sb_putc(sb, ']');
+  put_char(sb, ']');
 }
 
 /* `[B, 3]` or `fp16[B, 3]`: a type that follows the plan names no dtype. */
 static void put_type(X *x, StrBuf *sb, const TensorType *t,
                      const char *const *sym) {
-  if (t->dtype != x->plan) sb_puts(sb, dtype_str(t->dtype));
+  if (t->dtype != x->plan) put_str(sb, dtype_str(t->dtype));
   put_dims(sb, t, sym);
 }
 
@@ -371,24 +435,36 @@ typedef struct Term {
   const char *sym[MAX_RANK];
 } Term;
 
-static Term number_term(X *x, double v) {
-  Term t;
-  memset(&t, 0, sizeof t);
-  t.t.dtype = DT_NONE;
-  t.text = arena_printf(x->a, "%.17g", v);
-  /* the shortest text that reads back the same; ONNX's attributes and
-   * float tensors are float32, so a float32 value reads back as float32
-   * (1e-05, not 9.999999747378752e-06) */
+/* The shortest text that reads back the same; ONNX's attributes and
+ * float tensors are float32, so a float32 value reads back as float32
+ * (1e-05, not 9.999999747378752e-06). */
+static const char *number_text(X *x, double v) {
   bool f32 = isfinite(v) && (double)(float)v == v;
   for (int p = 1; p <= 17; p++) {
     char buf[40];
     snprintf(buf, sizeof buf, "%.*g", p, v);
     double back = strtod(buf, NULL);
-    if (back == v || (f32 && (float)back == (float)v)) {
-      t.text = arena_strdup(x->a, buf);
-      break;
-    }
+    if (back == v || (f32 && (float)back == (float)v)) return arena_strdup(x->a, buf);
   }
+  return arena_printf(x->a, "%.17g", v);
+}
+
+static Term number_term(X *x, double v) {
+  Term t;
+  memset(&t, 0, sizeof t);
+  t.t.dtype = DT_NONE;
+  /* an export uses a few constants over and over (a GELU's sqrt(2) and
+   * 0.5 in every layer): each text is made once, found by the value's
+   * bits in a small direct-mapped cache */
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  uint64_t h = bits * 0x9E3779B97F4A7C15u;
+  struct NumText *slot = &x->numbers[(h >> 58) % NUM_CACHE];
+  if (!slot->text || slot->bits != bits) {
+    slot->bits = bits;
+    slot->text = number_text(x, v);
+  }
+  t.text = slot->text;
   return t;
 }
 
@@ -424,29 +500,35 @@ static void declare(X *x, Val *v) {
   if (!v->ident) v->ident = ident_for(x, v->onnx, "t");
   static const char *const words[] = {"", "weight", "buffer", "input"};
   StrBuf *sb = &x->decls.text;
-  sb_puts(sb, "  ");
-  sb_puts(sb, words[v->decl]);
-  sb_putc(sb, ' ');
-  sb_puts(sb, v->ident);
-  sb_puts(sb, " : ");
+  put_str(sb, "  ");
+  put_str(sb, words[v->decl]);
+  put_char(sb, ' ');
+  put_str(sb, v->ident);
+  put_str(sb, " : ");
   put_type(x, sb, &v->t, v->sym);
   if (v->decl_origin) {
-    sb_puts(sb, "  # onnx ");
-    sb_puts(sb, v->decl_origin);
+    put_str(sb, "  # onnx ");
+    put_str(sb, v->decl_origin);
   }
   if (v->decl_note) {
-    sb_puts(sb, v->decl_origin ? ", " : "  # ");
-    sb_puts(sb, v->decl_note);
+    put_str(sb, v->decl_origin ? ", " : "  # ");
+    put_str(sb, v->decl_note);
   }
   lines_end(&x->decls, v->decl_origin ? xstrdup(v->decl_origin) : NULL);
 }
+
+static bool tensor_of(X *x, const OnnxNode *n, int i, Val *v, Term *out);
 
 /* Input i of n as a tensor operand. */
 static bool tensor_in(X *x, const OnnxNode *n, int i, Term *out) {
   memset(out, 0, sizeof *out);
   if (i >= n->ninputs || !n->inputs[i][0])
     return fail(x, "input %d is missing", i);
-  Val *v = val_get(x, n->inputs[i]);
+  return tensor_of(x, n, i, val_get(x, n->inputs[i]), out);
+}
+
+/* tensor_in's rest, once input i (present) has been looked up: v. */
+static bool tensor_of(X *x, const OnnxNode *n, int i, Val *v, Term *out) {
   if (!v) return fail(x, "input %d '%s' is not defined before the node", i,
                       n->inputs[i]);
   if (!v->tensor && v->decl == VD_NONE) {
@@ -471,7 +553,9 @@ static bool scalar_or_tensor_in(X *x, const OnnxNode *n, int i, Term *out) {
     *out = number_term(x, known_at(v, 0));
     return true;
   }
-  return tensor_in(x, n, i, out);
+  if (i >= n->ninputs || !n->inputs[i][0]) return tensor_in(x, n, i, out);
+  memset(out, 0, sizeof *out);
+  return tensor_of(x, n, i, v, out); /* v: what tensor_in would look up */
 }
 
 
@@ -521,12 +605,13 @@ struct OpStart {
 /* Only the header is cleared: the operand array is large (a Concat's 256)
  * and filled up to nin. */
 static void call_init(X *x, Call *c, const char *op) {
-  struct OpStart *st = strmap_get(&x->ops, op);
+  void **slot = ptrmap_ref(&x->ops, op);
+  struct OpStart *st = *slot;
   if (!st) {
     st = arena_alloc(x->a, sizeof *st);
     st->op = op_lookup(op);
     op_default_args(st->op, &st->defaults);
-    strmap_put(&x->ops, op, st);
+    *slot = st;
   }
   c->op = st->op;
   memcpy(&c->args, &st->defaults, sizeof c->args);
@@ -550,12 +635,12 @@ static void call_kw(Call *c, const char *fmt, ...) {
 }
 
 static void put_list(StrBuf *sb, const int64_t *v, const char *const *sym, int n) {
-  sb_putc(sb, '[');
+  put_char(sb, '[');
   for (int i = 0; i < n; i++) {
-    if (i) sb_puts(sb, ", ");
+    if (i) put_str(sb, ", ");
     put_dim(sb, sym ? sym[i] : NULL, v[i]);
   }
-  sb_putc(sb, ']');
+  put_char(sb, ']');
 }
 
 /* The let expressions of a result, by the op's kind. */
@@ -706,33 +791,33 @@ static bool apply(X *x, Call *c, Term *out) {
   diag_sink_free(&sink);
   StrBuf sb = x->scratch; /* nothing below builds another piece */
   sb.len = 0;
-  sb_puts(&sb, c->op->name);
-  sb_putc(&sb, '(');
+  put_str(&sb, c->op->name);
+  put_char(&sb, '(');
   int npos = c->nin - (c->bias ? 1 : 0);
   bool list_form = c->op->form == FORM_TENSOR_LIST;
-  if (list_form) sb_putc(&sb, '[');
+  if (list_form) put_char(&sb, '[');
   for (int i = 0; i < npos; i++) {
-    if (i) sb_puts(&sb, ", ");
-    sb_puts(&sb, c->in[i].text);
+    if (i) put_str(&sb, ", ");
+    put_str(&sb, c->in[i].text);
   }
-  if (list_form) sb_putc(&sb, ']');
+  if (list_form) put_char(&sb, ']');
   if (c->pos_text) {
-    sb_puts(&sb, ", ");
-    sb_puts(&sb, c->pos_text);
+    put_str(&sb, ", ");
+    put_str(&sb, c->pos_text);
   }
   if (c->op->form == FORM_DIMS || c->op->form == FORM_PERM ||
       c->op->form == FORM_PADS || (c->op->form == FORM_SPLIT && c->nlist > 0)) {
-    sb_puts(&sb, ", ");
+    put_str(&sb, ", ");
     put_list(&sb, c->list, c->list_sym, c->nlist);
   } else if (c->op->form == FORM_SPLIT) {
     sb_printf(&sb, ", %d", -c->nlist);
   }
   if (c->bias) {
-    sb_puts(&sb, ", bias=");
-    sb_puts(&sb, c->in[c->nin - 1].text);
+    put_str(&sb, ", bias=");
+    put_str(&sb, c->in[c->nin - 1].text);
   }
-  sb_putn(&sb, sb_str(&c->kw), c->kw.len);
-  sb_putc(&sb, ')');
+  put_bytes(&sb, sb_str(&c->kw), c->kw.len);
+  put_char(&sb, ')');
   out->text = arena_strndup(x->a, sb.data, sb.len);
   x->scratch = sb;
   sb_free(&c->kw);
@@ -742,23 +827,44 @@ static bool apply(X *x, Call *c, Term *out) {
 
 /* ---------------------------------------------------- writing a node */
 
-/* Output `i` of n gets the tensor `t`: its line `NAME = TEXT  # onnx ...`. */
-static void comment_of(StrBuf *sb, const OnnxNode *n, int index) {
-  sb_puts(sb, "  # onnx #");
+/* Output `i` of n gets the tensor `t`: its line `NAME = TEXT  # onnx ...`.
+ * comment_at appends the comment and returns where in sb the quoted name
+ * that ends it starts (sb's length when the node has no name). */
+static size_t comment_at(StrBuf *sb, const OnnxNode *n, int index) {
+  put_str(sb, "  # onnx #");
   put_int(sb, index);
-  sb_putc(sb, ' ');
-  sb_puts(sb, n->op_type);
+  put_char(sb, ' ');
+  put_str(sb, n->op_type);
+  size_t at = sb->len;
   if (n->name && n->name[0]) {
-    sb_putc(sb, ' ');
+    put_char(sb, ' ');
+    at = sb->len;
     put_quoted(sb, n->name);
   }
+  return at;
+}
+
+static void comment_of(StrBuf *sb, const OnnxNode *n, int index) {
+  (void)comment_at(sb, n, index);
 }
 
 static Val *bind_output(X *x, const OnnxNode *n, int i) {
   if (i >= n->noutputs || !n->outputs[i][0]) return NULL;
-  Val *v = val_get(x, n->outputs[i]);
-  if (!v) v = val_new(x, n->outputs[i]);
-  return v;
+  void **slot = strmap_ref(&x->vals, n->outputs[i]); /* val_get or val_new */
+  if (!*slot) {
+    Val *v = arena_alloc(x->a, sizeof *v);
+    v->onnx = n->outputs[i];
+    *slot = v;
+  }
+  return *slot;
+}
+
+/* Ends node n's line in the body: its comment and its origin, which
+ * quotes the name as the comment just did (the comment's bytes). */
+static void end_node_line(X *x, const OnnxNode *n) {
+  StrBuf *sb = &x->body.text;
+  size_t at = comment_at(sb, n, x->node_index);
+  lines_end(&x->body, origin_quoted(n, x->node_index, sb->data + at, sb->len - at));
 }
 
 static void set_tensor(X *x, Val *v, const Term *t) {
@@ -772,20 +878,19 @@ static void set_tensor(X *x, Val *v, const Term *t) {
 static bool emit(X *x, const OnnxNode *n, Term *results, int nresults,
                  const char *text) {
   StrBuf *sb = &x->body.text; /* nothing below writes another line */
-  sb_puts(sb, "  ");
+  put_str(sb, "  ");
   for (int i = 0; i < nresults; i++) {
     Val *v = bind_output(x, n, i);
     if (!v) { /* an omitted output still needs a name in a split */
       v = val_new(x, arena_printf(x->a, "%d:unused%d", x->node_index, i));
     }
     set_tensor(x, v, &results[i]);
-    if (i) sb_puts(sb, ", ");
-    sb_puts(sb, v->ident);
+    if (i) put_str(sb, ", ");
+    put_str(sb, v->ident);
   }
   sb_puts(sb, " = ");
   sb_puts(sb, text);
-  comment_of(sb, n, x->node_index);
-  lines_end(&x->body, node_origin(n, x->node_index));
+  end_node_line(x, n);
   return true;
 }
 
@@ -2732,6 +2837,12 @@ static bool translate(X *x) {
    * they are not grown and copied while the text is written */
   sb_reserve_to(&x->body.text, (size_t)g->nnodes * 160);
   sb_reserve_to(&x->decls.text, (size_t)(g->ninitializers + g->ninputs) * 100);
+  /* the maps at their final size: each value is named once, and so is
+   * each .roof name (a few more: lets, the model) */
+  size_t nvals = (size_t)g->ninitializers + (size_t)g->ninputs;
+  for (int i = 0; i < g->nnodes; i++) nvals += (size_t)g->nodes[i].noutputs;
+  strmap_reserve(&x->vals, nvals);
+  strmap_reserve(&x->idents, nvals + 16);
   if (!declare_inputs(x, g)) return false;
   if (!translate_nodes(x, g, true)) return false;
   x->node = NULL;
@@ -2830,7 +2941,7 @@ static void x_init(X *x, const OnnxModel *m, const ImportOptions *o,
   strmap_init(&x->vals);
   strmap_init(&x->idents);
   strmap_init(&x->warned_ops);
-  strmap_init(&x->ops);
+  ptrmap_init(&x->ops);
   strmap_init(&x->rows);
   x->plan = DT_FP32;
 }
@@ -2850,7 +2961,7 @@ static void x_free(X *x) {
   strmap_free(&x->vals);
   strmap_free(&x->idents);
   strmap_free(&x->warned_ops);
-  strmap_free(&x->ops);
+  ptrmap_free(&x->ops);
   strmap_free(&x->rows);
   arena_free(x->a);
 }

@@ -115,7 +115,40 @@ typedef struct Rd {
   Arena *a;
   char *err;
   size_t errlen;
+  /* rd_alloc's block: [pool, pool + pool_left) is zeroed arena memory not
+   * handed out yet */
+  unsigned char *pool;
+  size_t pool_left;
 } Rd;
+
+/* What the reader allocates is many small pieces (a node's name, inputs,
+ * outputs and their arrays): they are cut from blocks of POOL_BLOCK bytes
+ * of the arena, so each costs a bump of a pointer; a piece over
+ * POOL_DIRECT bytes is its own arena allocation.  Zeroed, like
+ * arena_alloc's; `align` is 1 (strings) or 8. */
+enum { POOL_BLOCK = 16384, POOL_DIRECT = 2048 };
+
+static void *rd_alloc(Rd *r, size_t n, size_t align) {
+  if (n > POOL_DIRECT) return arena_alloc(r->a, n);
+  size_t pad = (size_t)(-(uintptr_t)r->pool & (align - 1));
+  if (!r->pool || pad + n > r->pool_left) {
+    r->pool = arena_alloc(r->a, POOL_BLOCK);
+    r->pool_left = POOL_BLOCK;
+    pad = 0;
+  }
+  void *p = r->pool + pad;
+  r->pool += pad + n;
+  r->pool_left -= pad + n;
+  return p;
+}
+
+/* A NUL-terminated copy of bytes [start, end) of the file. */
+static char *rd_strndup(Rd *r, size_t start, size_t end) {
+  size_t n = end - start;
+  char *p = rd_alloc(r, n + 1, 1); /* zeroed: p[n] is the NUL */
+  memcpy(p, r->b + start, n);
+  return p;
+}
 
 /* One field as next_field found it. */
 typedef struct Field {
@@ -226,8 +259,9 @@ static bool rd_tag(Rd *r, size_t *pos, size_t end, const Msg *m, Field *f) {
 
 /* The next field of the message [*pos, end): 1, 0 at its end, -1 on error.
  * A group is skipped whole (with a counter: groups nest without
- * recursion) and reported as a field of wire type SGROUP. */
-static int next_field(Rd *r, size_t *pos, size_t end, const Msg *m, Field *f) {
+ * recursion) and reported as a field of wire type SGROUP.  next_field
+ * below takes the common case inline and calls this for the rest. */
+static int next_field_slow(Rd *r, size_t *pos, size_t end, const Msg *m, Field *f) {
   if (*pos >= end) return 0;
   if (!rd_tag(r, pos, end, m, f)) return -1;
   if (f->wt == WT_EGROUP)
@@ -247,6 +281,60 @@ static int next_field(Rd *r, size_t *pos, size_t end, const Msg *m, Field *f) {
       return -1;
   }
   return 1;
+}
+
+/* next_field_slow's result for what nearly every field of an ONNX file
+ * is: a tag of one or two bytes and a varint of at most two bytes, or a
+ * length of at most three bytes whose payload fits in [*pos, end).
+ * Anything else (a longer tag or varint, a length that runs past the
+ * message, a group, another wire type, an invalid field number, the end)
+ * goes to next_field_slow, which reads the field from its tag as before,
+ * so its errors are the same.  Every byte read here is below end. */
+#if defined(__GNUC__)
+#define FIELD_INLINE __attribute__((always_inline)) inline
+#else
+#define FIELD_INLINE inline
+#endif
+static FIELD_INLINE int next_field(Rd *r, size_t *pos, size_t end, const Msg *m, Field *f) {
+  size_t p = *pos;
+  if (p < end && end - p >= 2) {
+    const unsigned char *b = r->b;
+    unsigned t = b[p];
+    size_t q = p + 1;
+    if (t >= 0x80) { /* a two-byte tag: fields 16 to 2047 */
+      if (b[q] >= 0x80) return next_field_slow(r, pos, end, m, f);
+      t = (t & 0x7f) | (unsigned)b[q++] << 7;
+    }
+    if (t < 8 || q >= end) return next_field_slow(r, pos, end, m, f);
+    uint64_t v = b[q++];
+    if (v >= 0x80) { /* a second byte */
+      if (q >= end) return next_field_slow(r, pos, end, m, f);
+      v = (v & 0x7f) | (uint64_t)(b[q] & 0x7f) << 7;
+      if (b[q++] >= 0x80) { /* a third, the last this takes */
+        if (q >= end || b[q] >= 0x80 || (t & 7) != WT_LEN)
+          return next_field_slow(r, pos, end, m, f);
+        v |= (uint64_t)b[q++] << 14;
+      }
+    }
+    if ((t & 7) == WT_LEN && v <= end - q) {
+      f->at = p;
+      f->num = t >> 3;
+      f->wt = WT_LEN;
+      f->start = q;
+      f->end = q + (size_t)v;
+      *pos = f->end;
+      return 1;
+    }
+    if ((t & 7) == WT_VARINT) {
+      f->at = p;
+      f->num = t >> 3;
+      f->wt = WT_VARINT;
+      f->v = v;
+      *pos = q;
+      return 1;
+    }
+  }
+  return next_field_slow(r, pos, end, m, f);
 }
 
 static bool want(Rd *r, const Msg *m, const Field *f, int wt) {
@@ -304,7 +392,7 @@ static const char *rd_string(Rd *r, const Msg *m, const Field *f, bool utf8) {
   }
   for (; p < f->end && r->b[p] != 0 && r->b[p] < 0x80; p++) continue;
   if (p == f->end)
-    return arena_strndup(r->a, (const char *)r->b + f->start, f->end - f->start);
+    return rd_strndup(r, f->start, f->end);
   const unsigned char *nul = memchr(r->b + p, 0, f->end - p);
   if (nul) {
     fail(r, (size_t)(nul - r->b), m, f->num, "NUL byte inside the string");
@@ -317,7 +405,7 @@ static const char *rd_string(Rd *r, const Msg *m, const Field *f, bool utf8) {
       return NULL;
     }
   }
-  return arena_strndup(r->a, (const char *)r->b + f->start, f->end - f->start);
+  return rd_strndup(r, f->start, f->end);
 }
 
 #define STR(dst, utf8)                                   \
@@ -472,8 +560,8 @@ static bool rd_values(Rd *r, size_t start, size_t end, OnnxTensor *t, int64_t ne
   size_t esize = raw_size(dt);
   bool real = is_real(dt);
   /* One element more than the values, left 0: onnx.h promises it. */
-  int64_t *ints = real ? NULL : arena_alloc(r->a, (size_t)(nelems + 1) * sizeof *ints);
-  double *reals = real ? arena_alloc(r->a, (size_t)(nelems + 1) * sizeof *reals) : NULL;
+  int64_t *ints = real ? NULL : rd_alloc(r, (size_t)(nelems + 1) * sizeof *ints, 8);
+  double *reals = real ? rd_alloc(r, (size_t)(nelems + 1) * sizeof *reals, 8) : NULL;
   int64_t k = 0;
   if (raw) {
     size_t n = raw->end - raw->start;
@@ -583,7 +671,7 @@ static bool rd_tensor(Rd *r, size_t start, size_t end, OnnxTensor *t) {
     }
   }
   if (got < 0) return false;
-  int64_t *dims = arena_alloc(r->a, (size_t)ndims * sizeof *dims);
+  int64_t *dims = rd_alloc(r, (size_t)ndims * sizeof *dims, 8);
   int k = 0;
   pos = start;
   while ((got = next_field(r, &pos, end, m, &f)) > 0)
@@ -641,7 +729,7 @@ static bool rd_shape(Rd *r, size_t start, size_t end, OnnxValueInfo *v) {
   while ((got = next_field(r, &pos, end, m, &f)) > 0)
     if (f.num == 1 && (!want(r, m, &f, WT_LEN) || !bump(r, m, &f, &n, 1))) return false;
   if (got < 0) return false;
-  OnnxDim *dims = arena_alloc(r->a, (size_t)n * sizeof *dims);
+  OnnxDim *dims = rd_alloc(r, (size_t)n * sizeof *dims, 8);
   int k = 0;
   pos = start;
   while ((got = next_field(r, &pos, end, m, &f)) > 0)
@@ -776,17 +864,17 @@ static bool rd_attr(Rd *r, size_t start, size_t end, OnnxAttr *at, int depth) {
              : has_t ? ONNX_ATTR_TENSOR : has_g ? ONNX_ATTR_GRAPH : nf ? ONNX_ATTR_FLOATS
              : ni ? ONNX_ATTR_INTS : ns ? ONNX_ATTR_STRINGS : nt ? ONNX_ATTR_TENSORS
              : ng ? ONNX_ATTR_GRAPHS : ONNX_ATTR_UNDEFINED;
-  int64_t *ints = arena_alloc(r->a, (size_t)ni * sizeof *ints);
-  double *floats = arena_alloc(r->a, (size_t)nf * sizeof *floats);
-  const char **strings = arena_alloc(r->a, (size_t)ns * sizeof *strings);
-  OnnxTensor *tensors = arena_alloc(r->a, (size_t)nt * sizeof *tensors);
-  const OnnxGraph **graphs = arena_alloc(r->a, (size_t)ng * sizeof *graphs);
+  int64_t *ints = rd_alloc(r, (size_t)ni * sizeof *ints, 8);
+  double *floats = rd_alloc(r, (size_t)nf * sizeof *floats, 8);
+  const char **strings = rd_alloc(r, (size_t)ns * sizeof *strings, 8);
+  OnnxTensor *tensors = rd_alloc(r, (size_t)nt * sizeof *tensors, 8);
+  const OnnxGraph **graphs = rd_alloc(r, (size_t)ng * sizeof *graphs, 8);
   int ki = 0, kf = 0, ks = 0, kt = 0, kg = 0;
   pos = start;
   while ((got = next_field(r, &pos, end, m, &f)) > 0) {
     switch (f.num) {
     case 5: {
-      OnnxTensor *t = arena_alloc(r->a, sizeof *t);
+      OnnxTensor *t = rd_alloc(r, sizeof *t, 8);
       if (!rd_tensor(r, f.start, f.end, t)) return false;
       at->t = t;
       break;
@@ -795,7 +883,7 @@ static bool rd_attr(Rd *r, size_t start, size_t end, OnnxAttr *at, int depth) {
     case 11: {
       if (depth >= ONNX_MAX_DEPTH)
         return fail(r, f.at, m, f.num, "graphs nested more than %d deep", ONNX_MAX_DEPTH);
-      OnnxGraph *sub = arena_alloc(r->a, sizeof *sub);
+      OnnxGraph *sub = rd_alloc(r, sizeof *sub, 8);
       if (!rd_graph(r, f.start, f.end, sub, depth + 1)) return false;
       if (f.num == 6) at->g = sub;
       else if (kg < ng) graphs[kg++] = sub;
@@ -864,9 +952,9 @@ static bool rd_node(Rd *r, size_t start, size_t end, OnnxNode *n, int depth) {
   }
   if (got < 0) return false;
   if (!n->op_type) return fail(r, start, m, 0, "no op_type (field 4)");
-  const char **in = arena_alloc(r->a, (size_t)ni * sizeof *in);
-  const char **out = arena_alloc(r->a, (size_t)no * sizeof *out);
-  OnnxAttr *attrs = arena_alloc(r->a, (size_t)na * sizeof *attrs);
+  const char **in = rd_alloc(r, (size_t)ni * sizeof *in, 8);
+  const char **out = rd_alloc(r, (size_t)no * sizeof *out, 8);
+  OnnxAttr *attrs = rd_alloc(r, (size_t)na * sizeof *attrs, 8);
   int ki = 0, ko = 0, ka = 0;
   pos = start;
   while ((got = next_field(r, &pos, end, m, &f)) > 0) {
@@ -903,11 +991,11 @@ static bool rd_graph(Rd *r, size_t start, size_t end, OnnxGraph *g, int depth) {
       return false;
   }
   if (got < 0) return false;
-  OnnxNode *nodes = arena_alloc(r->a, (size_t)nn * sizeof *nodes);
-  OnnxTensor *inits = arena_alloc(r->a, (size_t)nt * sizeof *inits);
-  OnnxValueInfo *ins = arena_alloc(r->a, (size_t)ni * sizeof *ins);
-  OnnxValueInfo *outs = arena_alloc(r->a, (size_t)no * sizeof *outs);
-  OnnxValueInfo *vis = arena_alloc(r->a, (size_t)nv * sizeof *vis);
+  OnnxNode *nodes = rd_alloc(r, (size_t)nn * sizeof *nodes, 8);
+  OnnxTensor *inits = rd_alloc(r, (size_t)nt * sizeof *inits, 8);
+  OnnxValueInfo *ins = rd_alloc(r, (size_t)ni * sizeof *ins, 8);
+  OnnxValueInfo *outs = rd_alloc(r, (size_t)no * sizeof *outs, 8);
+  OnnxValueInfo *vis = rd_alloc(r, (size_t)nv * sizeof *vis, 8);
   int kn = 0, kt = 0, ki = 0, ko = 0, kv = 0;
   pos = start;
   while ((got = next_field(r, &pos, end, m, &f)) > 0) {
@@ -964,7 +1052,7 @@ static bool rd_opset(Rd *r, size_t start, size_t end, OnnxOpset *o) {
  * functions = 25 (domain, model_version and the last four skipped). */
 bool onnx_read(Arena *a, const unsigned char *bytes, size_t len, OnnxModel *out,
                char *err, size_t errlen) {
-  Rd rd = {bytes, len, a, err, errlen}, *r = &rd;
+  Rd rd = {bytes, len, a, err, errlen, NULL, 0}, *r = &rd;
   const Msg *m = &M_MODEL;
   memset(out, 0, sizeof *out);
   out->producer_name = "";
