@@ -3,8 +3,9 @@
  * ast.c: the syntax tree's constructors, its enum names and the --dump ast
  * printer.  Grammar actions call one constructor each, so parser.y stays a
  * list of productions.  Every node lives in the Arena, allocated only as
- * large as its kind needs: an op statement was a 104-byte Stmt and 56-byte
- * Exprs whatever it held, now it is 48 + 48 + 24 per operand.  The lists
+ * large as its kind needs (a declaration without `shard=` ends before its
+ * option): an op statement is a 48-byte Stmt, a 48-byte call and 16 bytes
+ * per argument (a keyword's name is out of line) plus its value.  The lists
  * the constructors take were gathered on the parser's scratch stacks and
  * copied into the arena once, at their exact size (parse.c).
  */
@@ -81,7 +82,8 @@ static const size_t stmt_sizes[] = {
     [ST_MODE] = NODE_SIZE(Stmt, word),
     [ST_DTYPE_CLASS] = NODE_SIZE(Stmt, let),
     [ST_PARALLEL] = NODE_SIZE(Stmt, parallel),
-    [ST_DECL] = NODE_SIZE(Stmt, decl),
+    /* without its option; ast_stmt_decl allocates one with it whole */
+    [ST_DECL] = (offsetof(Stmt, decl.opt_key) + 7) & ~(size_t)7,
     [ST_ASSIGN] = NODE_SIZE(Stmt, assign),
     [ST_REPEAT] = NODE_SIZE(Stmt, loop),
     [ST_LOOP] = NODE_SIZE(Stmt, loop),
@@ -149,8 +151,7 @@ Expr *ast_call(Arena *a, Ident callee, Arg *args, int nargs, Loc loc) {
 }
 
 Loc ast_arg_name_loc(const Arg *arg) {
-  if (!arg->name) return LOC_NONE;
-  return (Loc){arg->value->loc.file, arg->name_start, arg->name_end};
+  return arg->key ? arg->key->loc : LOC_NONE;
 }
 
 Expr *ast_list(Arena *a, Expr **items, int n, Loc loc) {
@@ -212,8 +213,17 @@ Stmt *ast_stmt_parallel(Arena *a, Block body, Loc loc) {
 }
 
 Stmt *ast_stmt_decl(Arena *a, DeclKind k, Ident *names, int n, Expr *type,
-                    Loc loc) {
-  Stmt *s = ast_stmt(a, ST_DECL, loc);
+                    const Ident opt[2], Loc loc) {
+  Stmt *s;
+  if (opt) {
+    s = arena_alloc(a, NODE_SIZE(Stmt, decl));
+    s->kind = ST_DECL, s->loc = loc;
+    s->decl.has_opt = true;
+    s->decl.opt_key = opt[0];
+    s->decl.opt_value = opt[1];
+  } else {
+    s = ast_stmt(a, ST_DECL, loc);
+  }
   s->decl.kind = k;
   s->decl.names = names;
   s->decl.nnames = n;
@@ -386,9 +396,9 @@ static void dump_expr(const Dump *d, const Expr *e, int depth) {
   case EX_CALL:
     for (int i = 0; i < e->call.nargs; i++) {
       const Arg *arg = &e->call.args[i];
-      if (arg->name) {
+      if (arg->key) {
         indent(d, depth + 1);
-        fprintf(out, "kwarg %s", arg->name);
+        fprintf(out, "kwarg %s", arg->key->name);
         at(d, ast_arg_name_loc(arg));
         dump_expr(d, arg->value, depth + 2);
       } else {
@@ -456,7 +466,7 @@ static void dump_stmt(const Dump *d, const Stmt *s, int depth) {
     for (int i = 0; i < s->experts.nopts; i++) {
       const Arg *arg = &s->experts.opts[i];
       indent(d, depth + 1);
-      fprintf(out, "option %s", arg->name);
+      fprintf(out, "option %s", arg->key->name);
       at(d, ast_arg_name_loc(arg));
       dump_expr(d, arg->value, depth + 2);
     }

@@ -893,8 +893,12 @@ void parse_push_expr(ParseCtx *ctx, List *l, Expr *e) {
 
 void parse_push_arg(ParseCtx *ctx, List *l, const char *name, Loc name_loc,
                     Expr *value) {
-  *(Arg *)scratch_push(&ctx->args, l, sizeof(Arg)) =
-      (Arg){name, value, name_loc.start, name_loc.end};
+  Ident *key = NULL;
+  if (name) {
+    key = arena_alloc(ctx->arena, sizeof *key);
+    *key = ast_ident(name, NAME_NONE, name_loc);
+  }
+  *(Arg *)scratch_push(&ctx->args, l, sizeof(Arg)) = (Arg){key, value};
 }
 
 void parse_push_name(ParseCtx *ctx, List *l, Ident id) {

@@ -403,13 +403,13 @@ const char *expr_kind_str(ExprKind k);
 
 typedef struct Expr Expr;
 
-/* One per argument of every call, so it holds no Loc: the keyword's
- * location is in the value's file, and ast_arg_name_loc() builds it. */
+/* One per argument of every call, so it holds two pointers: the keyword,
+ * which few arguments have, is out of line. */
 typedef struct Arg {
-  const char *name;    /* keyword name, NULL for a positional argument */
+  /* The keyword as written and where (its id is NAME_NONE: keywords are
+   * matched by spelling); NULL for a positional argument. */
+  const struct Ident *key;
   Expr *value;
-  uint32_t name_start; /* the keyword's byte range (when name is set) */
-  uint32_t name_end;
 } Arg;
 
 /* A node is allocated only as large as its kind needs: the header (kind,
@@ -533,6 +533,8 @@ struct Stmt {
       int nnames;
       DeclKind kind;
       bool has_opt;            /* KEY=WORD after the type (shard=tensor) */
+      /* Only when has_opt: a declaration without an option is allocated
+       * without these (a big model declares hundreds of thousands). */
       Ident opt_key, opt_value;
     } decl;
     struct {
@@ -622,7 +624,9 @@ Stmt *ast_stmt_word(Arena *a, StmtKind k, Ident word, Loc loc);
 /* ST_TARGET_DEF, ST_MODEL, ST_FUSED, ST_SECTION */
 Stmt *ast_stmt_def(Arena *a, StmtKind k, Ident kind, Ident name, Block body, Loc loc);
 Stmt *ast_stmt_parallel(Arena *a, Block body, Loc loc);
-Stmt *ast_stmt_decl(Arena *a, DeclKind k, Ident *names, int n, Expr *type, Loc loc);
+/* opt: NULL, or the option's key and value (`shard=tensor`) */
+Stmt *ast_stmt_decl(Arena *a, DeclKind k, Ident *names, int n, Expr *type,
+                    const Ident opt[2], Loc loc);
 /* ST_REPEAT, ST_LOOP */
 Stmt *ast_stmt_loop(Arena *a, StmtKind k, Expr *count, Block body, Loc loc);
 Stmt *ast_stmt_experts(Arena *a, Expr *count, Expr *top, Arg *opts, int nopts,

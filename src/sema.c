@@ -346,7 +346,7 @@ static bool eval_call(Sema *s, const Expr *e, LetValue *out) {
   }
   int n = e->call.nargs;
   for (int i = 0; i < n; i++)
-    if (e->call.args[i].name) {
+    if (e->call.args[i].key) {
       diag_report(s->diags, SEV_ERROR, NULL, ast_arg_name_loc(&e->call.args[i]),
                   "%s() takes no keyword arguments", f);
       return false;
@@ -1270,7 +1270,7 @@ static void apply_inners(Sema *s, const Stmt *st, const OpDesc *op,
   bool first = true;
   for (int i = 0; i < call->call.nargs; i++) {
     const Expr *v = call->call.args[i].value;
-    if (call->call.args[i].name) continue;
+    if (call->call.args[i].key) continue;
     bool tensor = first || op->form == FORM_TENSORS || op->form == FORM_SCALAR_OK;
     first = false;
     if (!tensor) continue;
@@ -1353,12 +1353,12 @@ static int apply_node(Sema *s, const Stmt *st, const Expr *call,
   /* positional arguments, in order, before keywords */
   int npos = 0;
   for (int i = 0; i < call->call.nargs; i++)
-    if (!call->call.args[i].name) npos++;
+    if (!call->call.args[i].key) npos++;
   grow((void **)&s->pos, &s->cap_pos, npos + 1, sizeof *s->pos);
   const Expr **pos = s->pos;
   npos = 0;
   for (int i = 0; i < call->call.nargs; i++)
-    if (!call->call.args[i].name) pos[npos++] = call->call.args[i].value;
+    if (!call->call.args[i].key) pos[npos++] = call->call.args[i].value;
 
   int nin = 0, nlist = 0, npositional;
   int64_t list[2 * MAX_RANK]; /* pad's list is 2 x rank */
@@ -1376,11 +1376,11 @@ static int apply_node(Sema *s, const Stmt *st, const Expr *call,
   for (int i = 0; i < nkw; i++) seen[i] = LOC_NONE;
   for (int i = 0; i < call->call.nargs; i++) {
     const Arg *a = &call->call.args[i];
-    if (!a->name) continue;
+    if (!a->key) continue;
     Loc name_loc = ast_arg_name_loc(a);
     int k = 0;
-    while (k < nkw && strcmp(kws[k]->name, a->name) != 0) k++;
-    if (k == nkw && strcmp(a->name, "out") == 0) {
+    while (k < nkw && strcmp(kws[k]->name, a->key->name) != 0) k++;
+    if (k == nkw && strcmp(a->key->name, "out") == 0) {
       diag_report(s->diags, SEV_ERROR, NULL, name_loc,
                   op->flags & OPF_CAST
                       ? "%s takes no out=: its dtype is its second argument, "
@@ -1396,25 +1396,25 @@ static int apply_node(Sema *s, const Stmt *st, const Expr *call,
       const char *names[MAX_KW + 1];
       for (int j = 0; j < nkw; j++) names[j] = kws[j]->name;
       names[nkw] = NULL;
-      const char *sug = util_suggest(a->name, names);
+      const char *sug = util_suggest(a->key->name, names);
       /* R-KW-001: PyTorch's spellings that no edit distance reaches. */
       static const char *const synonyms[][2] = {
           {"dim", "axis"}, {"dims", "axis"}, {"kernel_size", "kernel"}};
       for (size_t y = 0; !sug && y < sizeof synonyms / sizeof *synonyms; y++)
-        for (int j = 0; j < nkw && strcmp(synonyms[y][0], a->name) == 0; j++)
+        for (int j = 0; j < nkw && strcmp(synonyms[y][0], a->key->name) == 0; j++)
           if (strcmp(names[j], synonyms[y][1]) == 0) sug = names[j];
       Diag *d = diag_report(s->diags, SEV_ERROR, NULL, name_loc,
                             sug ? "unknown keyword '%s' for %s; did you mean "
                                   "'%s'?"
                                 : "unknown keyword '%s' for %s",
-                            a->name, op->name, sug);
+                            a->key->name, op->name, sug);
       if (sug) diag_fixit(d, name_loc, sug);
       ok = false;
       continue;
     }
     if (seen[k].file >= 0) {
       Diag *d = diag_report(s->diags, SEV_ERROR, NULL, name_loc,
-                            "duplicate keyword '%s'", a->name);
+                            "duplicate keyword '%s'", a->key->name);
       diag_note(d, seen[k], "first given here");
       ok = false;
       continue;
@@ -1651,7 +1651,7 @@ static double experts_option(Sema *s, const Arg *a, double min,
   double d = v.is_real ? v.r : (double)v.i;
   if (d < min || d > MAX_KW_REAL) {
     diag_report(s->diags, SEV_ERROR, NULL, a->value->loc,
-                "%s must be at %s %g (%s), got %g", a->name,
+                "%s must be at %s %g (%s), got %g", a->key->name,
                 d < min ? "least" : "most", d < min ? min : MAX_KW_REAL, why,
                 d);
     return -1;
@@ -1677,23 +1677,23 @@ static Scope experts_header(Sema *s, const Stmt *st, int64_t e) {
   for (int i = 0; i < st->experts.nopts; i++) {
     const Arg *a = &st->experts.opts[i];
     Loc at = ast_arg_name_loc(a);
-    int which = strcmp(a->name, names[0]) == 0   ? 0
-                : strcmp(a->name, names[1]) == 0 ? 1
+    int which = strcmp(a->key->name, names[0]) == 0   ? 0
+                : strcmp(a->key->name, names[1]) == 0 ? 1
                                                  : -1;
     if (which < 0) {
-      const char *sug = util_suggest(a->name, names);
+      const char *sug = util_suggest(a->key->name, names);
       Diag *d = diag_report(s->diags, SEV_ERROR, NULL, at,
                             sug ? "unknown experts option '%s'; did you mean "
                                   "'%s'?"
                                 : "unknown experts option '%s' (options: "
                                   "capacity_factor=, imbalance=)",
-                            a->name, sug);
+                            a->key->name, sug);
       if (sug) diag_fixit(d, at, sug);
       continue;
     }
     if (seen[which].file >= 0) {
       Diag *d = diag_report(s->diags, SEV_ERROR, NULL, at,
-                            "duplicate experts option '%s'", a->name);
+                            "duplicate experts option '%s'", a->key->name);
       diag_note(d, seen[which], "first given here");
       continue;
     }
