@@ -177,7 +177,7 @@ static void yyerror(const Loc *loc, yyscan_t yyscanner, ParseCtx *ctx,
 
 /* The EX_NAME for an IDENT taken where an expr could stand (see expr). */
 static Expr *name_expr(ParseCtx *ctx, int id, Loc loc) {
-  return ast_name(ctx->arena, parse_name_text(ctx, id), id, loc);
+  return ast_name(ctx->arena, id, loc);
 }
 
 /* R-MOE-001: `experts E top K [opts] { }`; the word between E and K is

@@ -121,9 +121,8 @@ Expr *ast_bool(Arena *a, bool value, Loc loc) {
   return e;
 }
 
-Expr *ast_name(Arena *a, const char *name, int id, Loc loc) {
+Expr *ast_name(Arena *a, int id, Loc loc) {
   Expr *e = ast_expr(a, EX_NAME, loc);
-  e->name.str = name;
   e->name.id = id;
   return e;
 }
@@ -272,6 +271,7 @@ Stmt *ast_stmt_unpack(Arena *a, Ident *names, int n, Expr *value, Loc loc) {
 typedef struct Dump {
   FILE *out;
   const SourceFile *f; /* NULL: no line:col */
+  const char *const *names; /* Program.names */
 } Dump;
 
 static void at(const Dump *d, Loc loc) {
@@ -378,7 +378,7 @@ static void dump_expr(const Dump *d, const Expr *e, int depth) {
     fprintf(out, " (%s)", unit_kind_str(e->qty.kind));
     break;
   case EX_BOOL: fputs(e->ival ? " true" : " false", out); break;
-  case EX_NAME: fprintf(out, " %s", e->str); break;
+  case EX_NAME: fprintf(out, " %s", d->names[e->name.id]); break;
   case EX_BINARY: fprintf(out, " '%s'", ast_op_str(e->bin.op)); break;
   case EX_UNARY: fprintf(out, " '%c'", e->un.op); break;
   case EX_CALL: fprintf(out, " %s", e->call.callee); break;
@@ -429,7 +429,7 @@ static void dump_stmt(const Dump *d, const Stmt *s, int depth) {
   case ST_DTYPE:
   case ST_MODE: fprintf(out, " %s", s->word.name); break;
   case ST_DTYPE_CLASS:
-    fprintf(out, " %s = %s", s->let.name.name, s->let.value->str);
+    fprintf(out, " %s = %s", s->let.name.name, d->names[s->let.value->name.id]);
     break;
   case ST_TARGET_DEF:
   case ST_MODEL:
@@ -481,7 +481,8 @@ static void dump_block(const Dump *d, const Block *b, int depth) {
 }
 
 void ast_dump(const Program *p, const SourceSet *ss, FILE *out) {
-  Dump d = {out, ss && p->file >= 0 && p->file < ss->nfiles ? src_file(ss, p->file) : NULL};
+  Dump d = {out, ss && p->file >= 0 && p->file < ss->nfiles ? src_file(ss, p->file) : NULL,
+            p->names};
   fprintf(out, "program %s (%d statements, %d syntax errors)\n",
           d.f ? d.f->name : "?", p->top.n, p->nsyntax_errors);
   dump_block(&d, &p->top, 1);

@@ -423,7 +423,7 @@ struct Expr {
   union {
     int64_t ival;    /* EX_INT; EX_BOOL (0/1) */
     double rval;     /* EX_REAL */
-    const char *str; /* EX_STRING (decoded), EX_NAME (== name.str) */
+    const char *str; /* EX_STRING (decoded) */
     struct {
       double number;    /* as written: 3.35 */
       double value;     /* in base units: 3.35e12 */
@@ -431,9 +431,10 @@ struct Expr {
       UnitKind kind;
     } qty;
     struct {
-      const char *str; /* the same pointer as `str` */
-      int id;          /* the name's dense id (see Program.nnames) */
-    } name;            /* EX_NAME */
+      /* The name's dense id; its spelling is Program.names[id] (not kept
+       * here: a big model has millions of name nodes). */
+      int id;
+    } name; /* EX_NAME */
     struct {
       Expr *lhs, *rhs;
       int op; /* '+', '-', '*', '/', '%' */
@@ -571,6 +572,9 @@ typedef struct Program {
   /* Names get dense ids 0 .. nnames-1 in order of first appearance (one id
    * per spelling; keywords have none): sema indexes arrays by them. */
   int nnames;
+  /* names[id]: the spelling of name id, interned; the array and the
+   * strings are in ParseOptions.names, so they outlive the tree. */
+  const char *const *names;
 } Program;
 
 /* Parses one file of the set.  Never returns NULL; syntax errors go to the
@@ -605,7 +609,7 @@ Expr *ast_expr(Arena *a, ExprKind k, Loc loc);
 Stmt *ast_stmt(Arena *a, StmtKind k, Loc loc);
 Ident ast_ident(const char *name, int id, Loc loc);
 Expr *ast_bool(Arena *a, bool value, Loc loc);
-Expr *ast_name(Arena *a, const char *name, int id, Loc loc);
+Expr *ast_name(Arena *a, int id, Loc loc);
 /* A binary operator is its character ('+', '*', ...), but floor division
  * `//`, which is BINOP_FLOORDIV; ast_op_str spells either. */
 enum { BINOP_FLOORDIV = 'F' };

@@ -86,6 +86,7 @@ typedef struct Sema {
    * a file of many models stays linear. */
   Binding **byid;
   int nnames; /* Program.nnames: the ids byid has room for */
+  const char *const *names; /* Program.names */
   BoundName *bound;
   int nbound, cap_bound;
   /* Bindings live here, not in the result arena: they die with the model. */
@@ -148,6 +149,11 @@ static void grow(void **p, int *cap, int need, size_t size) {
 }
 
 static Loc span(Loc a, Loc b) { return (Loc){a.file, a.start, b.end}; }
+
+/* The spelling of an EX_NAME. */
+static const char *name_of(const Sema *s, const Expr *e) {
+  return s->names[e->name.id];
+}
 
 static bool same_type(const TensorType *a, const TensorType *b) {
   if (a->dtype != b->dtype || a->rank != b->rank) return false;
@@ -419,7 +425,7 @@ static bool eval_num(Sema *s, const Expr *e, LetValue *out) {
     }
     if (s->m && *binding_slot(s, e->name.id)) {
       diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                  "'%s' is a tensor, not a number", e->str);
+                  "'%s' is a tensor, not a number", name_of(s, e));
       return false;
     }
     /* R-LET-001: every top-level let by name, gathered at the first
@@ -438,11 +444,11 @@ static bool eval_num(Sema *s, const Expr *e, LetValue *out) {
       Diag *d = diag_report(s->diags, SEV_ERROR, NULL, e->loc,
                             "let '%s' is used before its definition; a let "
                             "may use only the lets above it",
-                            e->str);
-      diag_note(d, later->let.name.loc, "'%s' is defined here", e->str);
+                            name_of(s, e));
+      diag_note(d, later->let.name.loc, "'%s' is defined here", name_of(s, e));
       return false;
     }
-    unknown_name(s, e->loc, "name", e->str, s->nlets, let_candidates);
+    unknown_name(s, e->loc, "name", name_of(s, e), s->nlets, let_candidates);
     return false;
   }
   case EX_BINARY:
@@ -493,7 +499,7 @@ static bool eval_int(Sema *s, const Expr *e, int64_t *out) {
      * use, naming -D; the let's later uses fail silently. */
     if (l && l->from_d) {
       diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                  "expected an integer, got %g from -D %s=%g", v.r, e->str,
+                  "expected an integer, got %g from -D %s=%g", v.r, name_of(s, e),
                   v.r);
       l->ok = false;
       return false;
@@ -730,10 +736,10 @@ static const Binding *tensor_operand(Sema *s, const Expr *e, bool *poisoned) {
   }
   if (is_let_name(s, e->name.id)) {
     diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                "'%s' is a let (a number), not a tensor", e->str);
+                "'%s' is a let (a number), not a tensor", name_of(s, e));
     return NULL;
   }
-  unknown_name(s, e->loc, "name", e->str, s->nbound, bound_candidates);
+  unknown_name(s, e->loc, "name", name_of(s, e), s->nbound, bound_candidates);
   return NULL;
 }
 
@@ -922,7 +928,7 @@ static bool kw_set(Sema *s, const KwDesc *k, const KwField *f, const Expr *e,
       diag_report(s->diags, SEV_ERROR, NULL, e->loc,
                   "keyword '%s' takes true or false, got %s", k->name,
                   e->kind == EX_INT    ? arena_printf(s->arena, "%lld", (long long)e->ival)
-                  : e->kind == EX_NAME ? arena_printf(s->arena, "'%s'", e->str)
+                  : e->kind == EX_NAME ? arena_printf(s->arena, "'%s'", name_of(s, e))
                                        : expr_kind_str(e->kind));
       return false;
     }
@@ -935,7 +941,7 @@ static bool kw_set(Sema *s, const KwDesc *k, const KwField *f, const Expr *e,
       return false;
     }
     /* out= is a storage dtype; precision= may be tf32 */
-    return parse_dtype(s, e->str, e->loc, p == (char *)&args->out_dtype,
+    return parse_dtype(s, name_of(s, e), e->loc, p == (char *)&args->out_dtype,
                        (DType *)p);
   case KW_REAL: {
     LetValue v;
@@ -971,7 +977,7 @@ static bool kw_set(Sema *s, const KwDesc *k, const KwField *f, const Expr *e,
   }
   case KW_WORD: { /* R-PAR-003: a bare word, one of the choices */
     for (int i = 0; e->kind == EX_NAME && k->choices[i]; i++)
-      if (strcmp(e->str, k->choices[i]) == 0) {
+      if (strcmp(name_of(s, e), k->choices[i]) == 0) {
         *(int64_t *)p = i;
         return true;
       }
@@ -982,7 +988,7 @@ static bool kw_set(Sema *s, const KwDesc *k, const KwField *f, const Expr *e,
     Diag *d = diag_report(s->diags, SEV_ERROR, NULL, e->loc,
                           "keyword '%s' takes %s", k->name, sb_str(&want));
     sb_free(&want);
-    const char *sug = e->kind == EX_NAME ? util_suggest(e->str, k->choices) : NULL;
+    const char *sug = e->kind == EX_NAME ? util_suggest(name_of(s, e), k->choices) : NULL;
     if (sug) diag_fixit(d, e->loc, sug);
     return false;
   }
@@ -1182,7 +1188,7 @@ static bool positionals(Sema *s, const OpDesc *op, const Expr *call,
       return false;
     }
     *dtype_loc = e->loc;
-    ok &= parse_dtype(s, e->str, e->loc, true, &args->cast_to);
+    ok &= parse_dtype(s, name_of(s, e), e->loc, true, &args->cast_to);
   } else if (op->form == FORM_PADS) {
     ok &= int_list(s, op, e, list, nlist, LIST_PADS);
   } else if (op->form == FORM_SPLIT && e->kind != EX_LIST) {
@@ -2093,7 +2099,7 @@ static void dtype_class_stmt(Sema *s, const Stmt *st, Loc *first) {
   first[oc] = st->loc;
   const Expr *v = st->let.value;
   s->m->class_given[oc] =
-      parse_dtype(s, v->str, v->loc, true, &s->m->class_dtype[oc]);
+      parse_dtype(s, name_of(s, v), v->loc, true, &s->m->class_dtype[oc]);
 }
 
 static void model_settings(Sema *s, const Block *body) {
@@ -2290,6 +2296,7 @@ Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
   s.overrides = b;
   s.numctx = "value";
   s.nnames = p->nnames;
+  s.names = p->names;
   s.let_byid = xcalloc((size_t)p->nnames + 1, sizeof *s.let_byid);
   strmap_init(&s.ops);
   s.suggest_budget = SUGGEST_BUDGET;

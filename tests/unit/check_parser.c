@@ -184,7 +184,7 @@ START_TEST(test_name_ids) {
   const Expr *x = a->assign.value->call.args[0].value;
   ck_assert_int_eq(x->kind, EX_NAME);
   ck_assert_int_eq(x->name.id, 2);
-  ck_assert_ptr_eq(x->str, decl->decl.names[0].name);
+  ck_assert_ptr_eq(tc->prog->names[x->name.id], decl->decl.names[0].name);
   ck_assert_int_eq(b->items[5]->output.names[0].id, 4);
   ck_assert_int_eq(tc->prog->nnames, 13); /* + y a relu b f c d exp train data */
   tc_free(tc);
@@ -540,7 +540,11 @@ START_TEST(test_parse_options) {
   const Expr *call = model->def.body.items[0]->assign.value;
   const char *callee = call->call.callee, *key = call->call.args[1].key->name;
   const char *str = p->top.items[0]->let.value->str;
+  /* EX_NAME x: its spelling is in Program.names, which is in `names` */
+  const char *const *spelling = p->names;
+  int x = call->call.args[0].value->name.id;
   arena_free(tree); /* the names outlive the tree */
+  ck_assert_str_eq(spelling[x], "x");
   ck_assert_str_eq(callee, "f");
   ck_assert_str_eq(key, "k");
   ck_assert_str_eq(str, "s");
