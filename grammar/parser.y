@@ -177,7 +177,7 @@ static void yyerror(const Loc *loc, yyscan_t yyscanner, ParseCtx *ctx,
 
 /* The EX_NAME for an IDENT taken where an expr could stand (see expr). */
 static Expr *name_expr(ParseCtx *ctx, int id, Loc loc) {
-  return ast_name(ctx->arena, parse_name_text(ctx, id), id, loc);
+  return ast_name(ctx->arena, id, loc);
 }
 
 /* R-MOE-001: `experts E top K [opts] { }`; the word between E and K is
@@ -329,13 +329,11 @@ stmt
   | "dtype" IDENT '=' IDENT       { $$ = ast_stmt_bind(ctx->arena, ST_DTYPE_CLASS, parse_ident(ctx, $2, @2), name_expr(ctx, $4, @4), @$); }
   | "mode" IDENT                  { $$ = ast_stmt_word(ctx->arena, ST_MODE, parse_ident(ctx, $2, @2), @$); }
   | "parallel" block              { $$ = ast_stmt_parallel(ctx->arena, *$2, @$); }
-  | decl_kind name_list ':' expr  { $$ = ast_stmt_decl(ctx->arena, (DeclKind)$1, parse_names(ctx, $2), $2.n, $4, @$); }
+  | decl_kind name_list ':' expr  { $$ = ast_stmt_decl(ctx->arena, (DeclKind)$1, parse_names(ctx, $2), $2.n, $4, NULL, @$); }
   /* R-PAR-002: weight w : [D, D / T] shard=tensor */
   | decl_kind name_list ':' expr IDENT '=' IDENT {
-      $$ = ast_stmt_decl(ctx->arena, (DeclKind)$1, parse_names(ctx, $2), $2.n, $4, @$);
-      $$->decl.opt_key = parse_ident(ctx, $5, @5);
-      $$->decl.opt_value = parse_ident(ctx, $7, @7);
-      $$->decl.has_opt = true;
+      Ident opt[2] = {parse_ident(ctx, $5, @5), parse_ident(ctx, $7, @7)};
+      $$ = ast_stmt_decl(ctx->arena, (DeclKind)$1, parse_names(ctx, $2), $2.n, $4, opt, @$);
     }
   /* an op's several results (after the decl: ':' keeps its token number): q, k, v = split(qkv, 3, axis=-1) */
   | name_list ',' IDENT '=' nexpr {

@@ -3,8 +3,9 @@
  * ast.c: the syntax tree's constructors, its enum names and the --dump ast
  * printer.  Grammar actions call one constructor each, so parser.y stays a
  * list of productions.  Every node lives in the Arena, allocated only as
- * large as its kind needs: an op statement was a 104-byte Stmt and 56-byte
- * Exprs whatever it held, now it is 48 + 48 + 24 per operand.  The lists
+ * large as its kind needs (a declaration without `shard=` ends before its
+ * option): an op statement is a 48-byte Stmt, a 48-byte call and 16 bytes
+ * per argument (a keyword's name is out of line) plus its value.  The lists
  * the constructors take were gathered on the parser's scratch stacks and
  * copied into the arena once, at their exact size (parse.c).
  */
@@ -81,7 +82,8 @@ static const size_t stmt_sizes[] = {
     [ST_MODE] = NODE_SIZE(Stmt, word),
     [ST_DTYPE_CLASS] = NODE_SIZE(Stmt, let),
     [ST_PARALLEL] = NODE_SIZE(Stmt, parallel),
-    [ST_DECL] = NODE_SIZE(Stmt, decl),
+    /* without its option; ast_stmt_decl allocates one with it whole */
+    [ST_DECL] = (offsetof(Stmt, decl.opt_key) + 7) & ~(size_t)7,
     [ST_ASSIGN] = NODE_SIZE(Stmt, assign),
     [ST_REPEAT] = NODE_SIZE(Stmt, loop),
     [ST_LOOP] = NODE_SIZE(Stmt, loop),
@@ -119,9 +121,8 @@ Expr *ast_bool(Arena *a, bool value, Loc loc) {
   return e;
 }
 
-Expr *ast_name(Arena *a, const char *name, int id, Loc loc) {
+Expr *ast_name(Arena *a, int id, Loc loc) {
   Expr *e = ast_expr(a, EX_NAME, loc);
-  e->name.str = name;
   e->name.id = id;
   return e;
 }
@@ -149,8 +150,7 @@ Expr *ast_call(Arena *a, Ident callee, Arg *args, int nargs, Loc loc) {
 }
 
 Loc ast_arg_name_loc(const Arg *arg) {
-  if (!arg->name) return LOC_NONE;
-  return (Loc){arg->value->loc.file, arg->name_start, arg->name_end};
+  return arg->key ? arg->key->loc : LOC_NONE;
 }
 
 Expr *ast_list(Arena *a, Expr **items, int n, Loc loc) {
@@ -212,8 +212,17 @@ Stmt *ast_stmt_parallel(Arena *a, Block body, Loc loc) {
 }
 
 Stmt *ast_stmt_decl(Arena *a, DeclKind k, Ident *names, int n, Expr *type,
-                    Loc loc) {
-  Stmt *s = ast_stmt(a, ST_DECL, loc);
+                    const Ident opt[2], Loc loc) {
+  Stmt *s;
+  if (opt) {
+    s = arena_alloc(a, NODE_SIZE(Stmt, decl));
+    s->kind = ST_DECL, s->loc = loc;
+    s->decl.has_opt = true;
+    s->decl.opt_key = opt[0];
+    s->decl.opt_value = opt[1];
+  } else {
+    s = ast_stmt(a, ST_DECL, loc);
+  }
   s->decl.kind = k;
   s->decl.names = names;
   s->decl.nnames = n;
@@ -262,6 +271,7 @@ Stmt *ast_stmt_unpack(Arena *a, Ident *names, int n, Expr *value, Loc loc) {
 typedef struct Dump {
   FILE *out;
   const SourceFile *f; /* NULL: no line:col */
+  const char *const *names; /* Program.names */
 } Dump;
 
 static void at(const Dump *d, Loc loc) {
@@ -368,7 +378,7 @@ static void dump_expr(const Dump *d, const Expr *e, int depth) {
     fprintf(out, " (%s)", unit_kind_str(e->qty.kind));
     break;
   case EX_BOOL: fputs(e->ival ? " true" : " false", out); break;
-  case EX_NAME: fprintf(out, " %s", e->str); break;
+  case EX_NAME: fprintf(out, " %s", d->names[e->name.id]); break;
   case EX_BINARY: fprintf(out, " '%s'", ast_op_str(e->bin.op)); break;
   case EX_UNARY: fprintf(out, " '%c'", e->un.op); break;
   case EX_CALL: fprintf(out, " %s", e->call.callee); break;
@@ -386,9 +396,9 @@ static void dump_expr(const Dump *d, const Expr *e, int depth) {
   case EX_CALL:
     for (int i = 0; i < e->call.nargs; i++) {
       const Arg *arg = &e->call.args[i];
-      if (arg->name) {
+      if (arg->key) {
         indent(d, depth + 1);
-        fprintf(out, "kwarg %s", arg->name);
+        fprintf(out, "kwarg %s", arg->key->name);
         at(d, ast_arg_name_loc(arg));
         dump_expr(d, arg->value, depth + 2);
       } else {
@@ -419,7 +429,7 @@ static void dump_stmt(const Dump *d, const Stmt *s, int depth) {
   case ST_DTYPE:
   case ST_MODE: fprintf(out, " %s", s->word.name); break;
   case ST_DTYPE_CLASS:
-    fprintf(out, " %s = %s", s->let.name.name, s->let.value->str);
+    fprintf(out, " %s = %s", s->let.name.name, d->names[s->let.value->name.id]);
     break;
   case ST_TARGET_DEF:
   case ST_MODEL:
@@ -456,7 +466,7 @@ static void dump_stmt(const Dump *d, const Stmt *s, int depth) {
     for (int i = 0; i < s->experts.nopts; i++) {
       const Arg *arg = &s->experts.opts[i];
       indent(d, depth + 1);
-      fprintf(out, "option %s", arg->name);
+      fprintf(out, "option %s", arg->key->name);
       at(d, ast_arg_name_loc(arg));
       dump_expr(d, arg->value, depth + 2);
     }
@@ -471,7 +481,8 @@ static void dump_block(const Dump *d, const Block *b, int depth) {
 }
 
 void ast_dump(const Program *p, const SourceSet *ss, FILE *out) {
-  Dump d = {out, ss && p->file >= 0 && p->file < ss->nfiles ? src_file(ss, p->file) : NULL};
+  Dump d = {out, ss && p->file >= 0 && p->file < ss->nfiles ? src_file(ss, p->file) : NULL,
+            p->names};
   fprintf(out, "program %s (%d statements, %d syntax errors)\n",
           d.f ? d.f->name : "?", p->top.n, p->nsyntax_errors);
   dump_block(&d, &p->top, 1);

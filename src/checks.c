@@ -514,7 +514,7 @@ CheckLet *checks_lets(const CheckCtx *ctx, int model, int *n,
       lets[k--].used = on;
     if (on && st->let.value) mark_names(st->let.value, used, p->nnames);
   }
-  *sub = (Program){p->file, {0}, 0, p->nnames};
+  *sub = (Program){p->file, {0}, 0, p->nnames, p->names};
   sub->top.items = xmalloc(((size_t)u->nlets + 2) * sizeof *sub->top.items);
   for (int i = 0; i < top->n; i++) {
     Stmt *st = top->items[i];

@@ -80,9 +80,12 @@ enum { NKEYWORDS = sizeof keywords / sizeof keywords[0] };
 struct WordTable {
   Word *slots;
   size_t cap;         /* a power of two */
-  const char **text;  /* text[id - 1]: NUL-terminated; keywords come first */
+  /* text[id - 1]: NUL-terminated; keywords come first.  Past the keywords
+   * it is the Program's names[], so it is where the names are (names_arena):
+   * the tree's arena may free a chunk of it while sema still reads names. */
+  const char **text;
   size_t len, tcap;   /* words in the table; room in text */
-  bool heap;          /* memory from xmalloc (parse_file frees it), else arena */
+  bool heap;          /* slots from xmalloc (parse_file frees them), else arena */
 };
 
 static uint64_t load64(const char *s) {
@@ -165,22 +168,18 @@ static void words_grow(Arena *a, struct WordTable *t, size_t cap) {
 }
 
 /* Adds a word known to be absent, into `slot` (its empty slot). */
-static void word_add(Arena *a, struct WordTable *t, Word *slot,
+static void word_add(ParseCtx *ctx, struct WordTable *t, Word *slot,
                      const char *text, uint32_t h) {
-  if (t->len == t->tcap) {
+  if (t->len == t->tcap) { /* doubling: the outgrown copies are a third */
     size_t tcap = t->tcap * 2;
-    if (t->heap) {
-      t->text = xrealloc(t->text, tcap * sizeof *t->text);
-    } else {
-      const char **more = arena_alloc(a, tcap * sizeof *more);
-      memcpy(more, t->text, t->len * sizeof *more);
-      t->text = more;
-    }
+    const char **more = arena_alloc(names_arena(ctx), tcap * sizeof *more);
+    memcpy(more, t->text, t->len * sizeof *more);
+    t->text = more;
     t->tcap = tcap;
   }
   t->text[t->len++] = text;
   *slot = (Word){h, (uint32_t)t->len};
-  if (t->len * 4 > t->cap * 3) words_grow(a, t, t->cap * 2);
+  if (t->len * 4 > t->cap * 3) words_grow(ctx->arena, t, t->cap * 2);
 }
 
 static struct WordTable *words_of(ParseCtx *ctx) {
@@ -197,13 +196,12 @@ static struct WordTable *words_of(ParseCtx *ctx) {
     while (t->heap && cap < ctx->sf->len / 32) cap *= 2;
     words_grow(ctx->arena, t, cap);
     t->tcap = cap / 2;
-    t->text = t->heap ? xmalloc(t->tcap * sizeof *t->text)
-                      : arena_alloc(ctx->arena, t->tcap * sizeof *t->text);
+    t->text = arena_alloc(names_arena(ctx), t->tcap * sizeof *t->text);
     for (size_t i = 0; i < NKEYWORDS; i++) {
       const char *k = keywords[i].word;
       size_t n = strlen(k);
       uint32_t h = word_hash(k, n);
-      word_add(ctx->arena, t, word_slot(t, k, n, h), k, h);
+      word_add(ctx, t, word_slot(t, k, n, h), k, h);
     }
   }
   return ctx->words;
@@ -212,7 +210,6 @@ static struct WordTable *words_of(ParseCtx *ctx) {
 static void words_free(ParseCtx *ctx) {
   if (!ctx->words || !ctx->words->heap) return;
   free(ctx->words->slots);
-  free(ctx->words->text);
   free(ctx->words);
   ctx->words = NULL;
 }
@@ -230,7 +227,7 @@ static int word_rare(ParseCtx *ctx, struct WordTable *t, Word *w,
     return IDENT;
   }
   char *copy = arena_strndup(names_arena(ctx), text, len);
-  word_add(ctx->arena, t, w, copy, h); /* may move the slots */
+  word_add(ctx, t, w, copy, h); /* may move the slots */
   *out = (int)(t->len - 1 - NKEYWORDS);
   return IDENT;
 }
@@ -893,8 +890,12 @@ void parse_push_expr(ParseCtx *ctx, List *l, Expr *e) {
 
 void parse_push_arg(ParseCtx *ctx, List *l, const char *name, Loc name_loc,
                     Expr *value) {
-  *(Arg *)scratch_push(&ctx->args, l, sizeof(Arg)) =
-      (Arg){name, value, name_loc.start, name_loc.end};
+  Ident *key = NULL;
+  if (name) {
+    key = arena_alloc(ctx->arena, sizeof *key);
+    *key = ast_ident(name, NAME_NONE, name_loc);
+  }
+  *(Arg *)scratch_push(&ctx->args, l, sizeof(Arg)) = (Arg){key, value};
 }
 
 void parse_push_name(ParseCtx *ctx, List *l, Ident id) {
@@ -982,6 +983,7 @@ Program *parse_file_opts(Arena *a, SourceSet *ss, int file, DiagSink *diags,
 
   p->top.open = p->top.close = LOC_NONE;
   p->nnames = ctx->words ? (int)(ctx->words->len - NKEYWORDS) : 0;
+  p->names = ctx->words ? ctx->words->text + NKEYWORDS : NULL;
   words_free(ctx);
   free(ctx->stmts.items);
   free(ctx->exprs.items);

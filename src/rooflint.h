@@ -414,13 +414,13 @@ const char *expr_kind_str(ExprKind k);
 
 typedef struct Expr Expr;
 
-/* One per argument of every call, so it holds no Loc: the keyword's
- * location is in the value's file, and ast_arg_name_loc() builds it. */
+/* One per argument of every call, so it holds two pointers: the keyword,
+ * which few arguments have, is out of line. */
 typedef struct Arg {
-  const char *name;    /* keyword name, NULL for a positional argument */
+  /* The keyword as written and where (its id is NAME_NONE: keywords are
+   * matched by spelling); NULL for a positional argument. */
+  const struct Ident *key;
   Expr *value;
-  uint32_t name_start; /* the keyword's byte range (when name is set) */
-  uint32_t name_end;
 } Arg;
 
 /* A node is allocated only as large as its kind needs: the header (kind,
@@ -434,7 +434,7 @@ struct Expr {
   union {
     int64_t ival;    /* EX_INT; EX_BOOL (0/1) */
     double rval;     /* EX_REAL */
-    const char *str; /* EX_STRING (decoded), EX_NAME (== name.str) */
+    const char *str; /* EX_STRING (decoded) */
     struct {
       double number;    /* as written: 3.35 */
       double value;     /* in base units: 3.35e12 */
@@ -442,9 +442,10 @@ struct Expr {
       UnitKind kind;
     } qty;
     struct {
-      const char *str; /* the same pointer as `str` */
-      int id;          /* the name's dense id (see Program.nnames) */
-    } name;            /* EX_NAME */
+      /* The name's dense id; its spelling is Program.names[id] (not kept
+       * here: a big model has millions of name nodes). */
+      int id;
+    } name; /* EX_NAME */
     struct {
       Expr *lhs, *rhs;
       int op; /* '+', '-', '*', '/', '%' */
@@ -544,6 +545,8 @@ struct Stmt {
       int nnames;
       DeclKind kind;
       bool has_opt;            /* KEY=WORD after the type (shard=tensor) */
+      /* Only when has_opt: a declaration without an option is allocated
+       * without these (a big model declares hundreds of thousands). */
       Ident opt_key, opt_value;
     } decl;
     struct {
@@ -580,6 +583,9 @@ typedef struct Program {
   /* Names get dense ids 0 .. nnames-1 in order of first appearance (one id
    * per spelling; keywords have none): sema indexes arrays by them. */
   int nnames;
+  /* names[id]: the spelling of name id, interned; the array and the
+   * strings are in ParseOptions.names, so they outlive the tree. */
+  const char *const *names;
 } Program;
 
 /* Parses one file of the set.  Never returns NULL; syntax errors go to the
@@ -614,7 +620,7 @@ Expr *ast_expr(Arena *a, ExprKind k, Loc loc);
 Stmt *ast_stmt(Arena *a, StmtKind k, Loc loc);
 Ident ast_ident(const char *name, int id, Loc loc);
 Expr *ast_bool(Arena *a, bool value, Loc loc);
-Expr *ast_name(Arena *a, const char *name, int id, Loc loc);
+Expr *ast_name(Arena *a, int id, Loc loc);
 /* A binary operator is its character ('+', '*', ...), but floor division
  * `//`, which is BINOP_FLOORDIV; ast_op_str spells either. */
 enum { BINOP_FLOORDIV = 'F' };
@@ -633,7 +639,9 @@ Stmt *ast_stmt_word(Arena *a, StmtKind k, Ident word, Loc loc);
 /* ST_TARGET_DEF, ST_MODEL, ST_FUSED, ST_SECTION */
 Stmt *ast_stmt_def(Arena *a, StmtKind k, Ident kind, Ident name, Block body, Loc loc);
 Stmt *ast_stmt_parallel(Arena *a, Block body, Loc loc);
-Stmt *ast_stmt_decl(Arena *a, DeclKind k, Ident *names, int n, Expr *type, Loc loc);
+/* opt: NULL, or the option's key and value (`shard=tensor`) */
+Stmt *ast_stmt_decl(Arena *a, DeclKind k, Ident *names, int n, Expr *type,
+                    const Ident opt[2], Loc loc);
 /* ST_REPEAT, ST_LOOP */
 Stmt *ast_stmt_loop(Arena *a, StmtKind k, Expr *count, Block body, Loc loc);
 Stmt *ast_stmt_experts(Arena *a, Expr *count, Expr *top, Arg *opts, int nopts,

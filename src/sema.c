@@ -86,6 +86,7 @@ typedef struct Sema {
    * a file of many models stays linear. */
   Binding **byid;
   int nnames; /* Program.nnames: the ids byid has room for */
+  const char *const *names; /* Program.names */
   BoundName *bound;
   int nbound, cap_bound;
   /* Bindings live here, not in the result arena: they die with the model. */
@@ -148,6 +149,11 @@ static void grow(void **p, int *cap, int need, size_t size) {
 }
 
 static Loc span(Loc a, Loc b) { return (Loc){a.file, a.start, b.end}; }
+
+/* The spelling of an EX_NAME. */
+static const char *name_of(const Sema *s, const Expr *e) {
+  return s->names[e->name.id];
+}
 
 static bool same_type(const TensorType *a, const TensorType *b) {
   if (a->dtype != b->dtype || a->rank != b->rank) return false;
@@ -346,7 +352,7 @@ static bool eval_call(Sema *s, const Expr *e, LetValue *out) {
   }
   int n = e->call.nargs;
   for (int i = 0; i < n; i++)
-    if (e->call.args[i].name) {
+    if (e->call.args[i].key) {
       diag_report(s->diags, SEV_ERROR, NULL, ast_arg_name_loc(&e->call.args[i]),
                   "%s() takes no keyword arguments", f);
       return false;
@@ -419,7 +425,7 @@ static bool eval_num(Sema *s, const Expr *e, LetValue *out) {
     }
     if (s->m && *binding_slot(s, e->name.id)) {
       diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                  "'%s' is a tensor, not a number", e->str);
+                  "'%s' is a tensor, not a number", name_of(s, e));
       return false;
     }
     /* R-LET-001: every top-level let by name, gathered at the first
@@ -438,11 +444,11 @@ static bool eval_num(Sema *s, const Expr *e, LetValue *out) {
       Diag *d = diag_report(s->diags, SEV_ERROR, NULL, e->loc,
                             "let '%s' is used before its definition; a let "
                             "may use only the lets above it",
-                            e->str);
-      diag_note(d, later->let.name.loc, "'%s' is defined here", e->str);
+                            name_of(s, e));
+      diag_note(d, later->let.name.loc, "'%s' is defined here", name_of(s, e));
       return false;
     }
-    unknown_name(s, e->loc, "name", e->str, s->nlets, let_candidates);
+    unknown_name(s, e->loc, "name", name_of(s, e), s->nlets, let_candidates);
     return false;
   }
   case EX_BINARY:
@@ -493,7 +499,7 @@ static bool eval_int(Sema *s, const Expr *e, int64_t *out) {
      * use, naming -D; the let's later uses fail silently. */
     if (l && l->from_d) {
       diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                  "expected an integer, got %g from -D %s=%g", v.r, e->str,
+                  "expected an integer, got %g from -D %s=%g", v.r, name_of(s, e),
                   v.r);
       l->ok = false;
       return false;
@@ -730,10 +736,10 @@ static const Binding *tensor_operand(Sema *s, const Expr *e, bool *poisoned) {
   }
   if (is_let_name(s, e->name.id)) {
     diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                "'%s' is a let (a number), not a tensor", e->str);
+                "'%s' is a let (a number), not a tensor", name_of(s, e));
     return NULL;
   }
-  unknown_name(s, e->loc, "name", e->str, s->nbound, bound_candidates);
+  unknown_name(s, e->loc, "name", name_of(s, e), s->nbound, bound_candidates);
   return NULL;
 }
 
@@ -922,7 +928,7 @@ static bool kw_set(Sema *s, const KwDesc *k, const KwField *f, const Expr *e,
       diag_report(s->diags, SEV_ERROR, NULL, e->loc,
                   "keyword '%s' takes true or false, got %s", k->name,
                   e->kind == EX_INT    ? arena_printf(s->arena, "%lld", (long long)e->ival)
-                  : e->kind == EX_NAME ? arena_printf(s->arena, "'%s'", e->str)
+                  : e->kind == EX_NAME ? arena_printf(s->arena, "'%s'", name_of(s, e))
                                        : expr_kind_str(e->kind));
       return false;
     }
@@ -935,7 +941,7 @@ static bool kw_set(Sema *s, const KwDesc *k, const KwField *f, const Expr *e,
       return false;
     }
     /* out= is a storage dtype; precision= may be tf32 */
-    return parse_dtype(s, e->str, e->loc, p == (char *)&args->out_dtype,
+    return parse_dtype(s, name_of(s, e), e->loc, p == (char *)&args->out_dtype,
                        (DType *)p);
   case KW_REAL: {
     LetValue v;
@@ -971,7 +977,7 @@ static bool kw_set(Sema *s, const KwDesc *k, const KwField *f, const Expr *e,
   }
   case KW_WORD: { /* R-PAR-003: a bare word, one of the choices */
     for (int i = 0; e->kind == EX_NAME && k->choices[i]; i++)
-      if (strcmp(e->str, k->choices[i]) == 0) {
+      if (strcmp(name_of(s, e), k->choices[i]) == 0) {
         *(int64_t *)p = i;
         return true;
       }
@@ -982,7 +988,7 @@ static bool kw_set(Sema *s, const KwDesc *k, const KwField *f, const Expr *e,
     Diag *d = diag_report(s->diags, SEV_ERROR, NULL, e->loc,
                           "keyword '%s' takes %s", k->name, sb_str(&want));
     sb_free(&want);
-    const char *sug = e->kind == EX_NAME ? util_suggest(e->str, k->choices) : NULL;
+    const char *sug = e->kind == EX_NAME ? util_suggest(name_of(s, e), k->choices) : NULL;
     if (sug) diag_fixit(d, e->loc, sug);
     return false;
   }
@@ -1182,7 +1188,7 @@ static bool positionals(Sema *s, const OpDesc *op, const Expr *call,
       return false;
     }
     *dtype_loc = e->loc;
-    ok &= parse_dtype(s, e->str, e->loc, true, &args->cast_to);
+    ok &= parse_dtype(s, name_of(s, e), e->loc, true, &args->cast_to);
   } else if (op->form == FORM_PADS) {
     ok &= int_list(s, op, e, list, nlist, LIST_PADS);
   } else if (op->form == FORM_SPLIT && e->kind != EX_LIST) {
@@ -1270,7 +1276,7 @@ static void apply_inners(Sema *s, const Stmt *st, const OpDesc *op,
   bool first = true;
   for (int i = 0; i < call->call.nargs; i++) {
     const Expr *v = call->call.args[i].value;
-    if (call->call.args[i].name) continue;
+    if (call->call.args[i].key) continue;
     bool tensor = first || op->form == FORM_TENSORS || op->form == FORM_SCALAR_OK;
     first = false;
     if (!tensor) continue;
@@ -1353,12 +1359,12 @@ static int apply_node(Sema *s, const Stmt *st, const Expr *call,
   /* positional arguments, in order, before keywords */
   int npos = 0;
   for (int i = 0; i < call->call.nargs; i++)
-    if (!call->call.args[i].name) npos++;
+    if (!call->call.args[i].key) npos++;
   grow((void **)&s->pos, &s->cap_pos, npos + 1, sizeof *s->pos);
   const Expr **pos = s->pos;
   npos = 0;
   for (int i = 0; i < call->call.nargs; i++)
-    if (!call->call.args[i].name) pos[npos++] = call->call.args[i].value;
+    if (!call->call.args[i].key) pos[npos++] = call->call.args[i].value;
 
   int nin = 0, nlist = 0, npositional;
   int64_t list[2 * MAX_RANK]; /* pad's list is 2 x rank */
@@ -1376,11 +1382,11 @@ static int apply_node(Sema *s, const Stmt *st, const Expr *call,
   for (int i = 0; i < nkw; i++) seen[i] = LOC_NONE;
   for (int i = 0; i < call->call.nargs; i++) {
     const Arg *a = &call->call.args[i];
-    if (!a->name) continue;
+    if (!a->key) continue;
     Loc name_loc = ast_arg_name_loc(a);
     int k = 0;
-    while (k < nkw && strcmp(kws[k]->name, a->name) != 0) k++;
-    if (k == nkw && strcmp(a->name, "out") == 0) {
+    while (k < nkw && strcmp(kws[k]->name, a->key->name) != 0) k++;
+    if (k == nkw && strcmp(a->key->name, "out") == 0) {
       diag_report(s->diags, SEV_ERROR, NULL, name_loc,
                   op->flags & OPF_CAST
                       ? "%s takes no out=: its dtype is its second argument, "
@@ -1396,25 +1402,25 @@ static int apply_node(Sema *s, const Stmt *st, const Expr *call,
       const char *names[MAX_KW + 1];
       for (int j = 0; j < nkw; j++) names[j] = kws[j]->name;
       names[nkw] = NULL;
-      const char *sug = util_suggest(a->name, names);
+      const char *sug = util_suggest(a->key->name, names);
       /* R-KW-001: PyTorch's spellings that no edit distance reaches. */
       static const char *const synonyms[][2] = {
           {"dim", "axis"}, {"dims", "axis"}, {"kernel_size", "kernel"}};
       for (size_t y = 0; !sug && y < sizeof synonyms / sizeof *synonyms; y++)
-        for (int j = 0; j < nkw && strcmp(synonyms[y][0], a->name) == 0; j++)
+        for (int j = 0; j < nkw && strcmp(synonyms[y][0], a->key->name) == 0; j++)
           if (strcmp(names[j], synonyms[y][1]) == 0) sug = names[j];
       Diag *d = diag_report(s->diags, SEV_ERROR, NULL, name_loc,
                             sug ? "unknown keyword '%s' for %s; did you mean "
                                   "'%s'?"
                                 : "unknown keyword '%s' for %s",
-                            a->name, op->name, sug);
+                            a->key->name, op->name, sug);
       if (sug) diag_fixit(d, name_loc, sug);
       ok = false;
       continue;
     }
     if (seen[k].file >= 0) {
       Diag *d = diag_report(s->diags, SEV_ERROR, NULL, name_loc,
-                            "duplicate keyword '%s'", a->name);
+                            "duplicate keyword '%s'", a->key->name);
       diag_note(d, seen[k], "first given here");
       ok = false;
       continue;
@@ -1651,7 +1657,7 @@ static double experts_option(Sema *s, const Arg *a, double min,
   double d = v.is_real ? v.r : (double)v.i;
   if (d < min || d > MAX_KW_REAL) {
     diag_report(s->diags, SEV_ERROR, NULL, a->value->loc,
-                "%s must be at %s %g (%s), got %g", a->name,
+                "%s must be at %s %g (%s), got %g", a->key->name,
                 d < min ? "least" : "most", d < min ? min : MAX_KW_REAL, why,
                 d);
     return -1;
@@ -1680,22 +1686,22 @@ static Scope experts_header(Sema *s, const Stmt *st, int64_t e) {
     Loc at = ast_arg_name_loc(a);
     int which = -1;
     for (int n = 0; names[n] && which < 0; n++)
-      if (strcmp(a->name, names[n]) == 0) which = n;
+      if (strcmp(a->key->name, names[n]) == 0) which = n;
     if (which < 0) {
-      const char *sug = util_suggest(a->name, names);
+      const char *sug = util_suggest(a->key->name, names);
       Diag *d = diag_report(s->diags, SEV_ERROR, NULL, at,
                             sug ? "unknown experts option '%s'; did you mean "
                                   "'%s'?"
                                 : "unknown experts option '%s' (options: "
                                   "capacity_factor=, imbalance=, n_group=, "
                                   "topk_group=)",
-                            a->name, sug);
+                            a->key->name, sug);
       if (sug) diag_fixit(d, at, sug);
       continue;
     }
     if (seen[which].file >= 0) {
       Diag *d = diag_report(s->diags, SEV_ERROR, NULL, at,
-                            "duplicate experts option '%s'", a->name);
+                            "duplicate experts option '%s'", a->key->name);
       diag_note(d, seen[which], "first given here");
       continue;
     }
@@ -1706,7 +1712,7 @@ static Scope experts_header(Sema *s, const Stmt *st, int64_t e) {
       if (!eval_int(s, a->value, &g)) continue;
       if (g < 1 || g > e) {
         diag_report(s->diags, SEV_ERROR, NULL, a->value->loc,
-                    "%s must be 1 to the %lld experts, got %lld", a->name,
+                    "%s must be 1 to the %lld experts, got %lld", a->key->name,
                     (long long)e, (long long)g);
         continue;
       }
@@ -2131,7 +2137,7 @@ static void dtype_class_stmt(Sema *s, const Stmt *st, Loc *first) {
   first[oc] = st->loc;
   const Expr *v = st->let.value;
   s->m->class_given[oc] =
-      parse_dtype(s, v->str, v->loc, true, &s->m->class_dtype[oc]);
+      parse_dtype(s, name_of(s, v), v->loc, true, &s->m->class_dtype[oc]);
 }
 
 static void model_settings(Sema *s, const Block *body) {
@@ -2328,6 +2334,7 @@ Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
   s.overrides = b;
   s.numctx = "value";
   s.nnames = p->nnames;
+  s.names = p->names;
   s.let_byid = xcalloc((size_t)p->nnames + 1, sizeof *s.let_byid);
   strmap_init(&s.ops);
   s.suggest_budget = SUGGEST_BUDGET;

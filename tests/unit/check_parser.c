@@ -142,8 +142,8 @@ START_TEST(test_statement_forms) {
   const Expr *call = m->def.body.items[6]->assign.value;
   ck_assert_int_eq(call->kind, EX_CALL);
   ck_assert_int_eq(call->call.nargs, 6);
-  ck_assert_ptr_null(call->call.args[0].name);
-  ck_assert_str_eq(call->call.args[2].name, "precision");
+  ck_assert_ptr_null(call->call.args[0].key);
+  ck_assert_str_eq(call->call.args[2].key->name, "precision");
   ck_assert_int_eq(call->call.args[2].value->kind, EX_NAME);
   ck_assert_int_eq(call->call.args[3].value->kind, EX_TYPE);
   ck_assert_str_eq(call->call.args[3].value->type.dtype, "fp32");
@@ -184,7 +184,7 @@ START_TEST(test_name_ids) {
   const Expr *x = a->assign.value->call.args[0].value;
   ck_assert_int_eq(x->kind, EX_NAME);
   ck_assert_int_eq(x->name.id, 2);
-  ck_assert_ptr_eq(x->str, decl->decl.names[0].name);
+  ck_assert_ptr_eq(tc->prog->names[x->name.id], decl->decl.names[0].name);
   ck_assert_int_eq(b->items[5]->output.names[0].id, 4);
   ck_assert_int_eq(tc->prog->nnames, 13); /* + y a relu b f c d exp train data */
   tc_free(tc);
@@ -538,9 +538,13 @@ START_TEST(test_parse_options) {
   ck_assert_uint_gt(names_used, 0);
   const Stmt *model = p->top.items[1];
   const Expr *call = model->def.body.items[0]->assign.value;
-  const char *callee = call->call.callee, *key = call->call.args[1].name;
+  const char *callee = call->call.callee, *key = call->call.args[1].key->name;
   const char *str = p->top.items[0]->let.value->str;
+  /* EX_NAME x: its spelling is in Program.names, which is in `names` */
+  const char *const *spelling = p->names;
+  int x = call->call.args[0].value->name.id;
   arena_free(tree); /* the names outlive the tree */
+  ck_assert_str_eq(spelling[x], "x");
   ck_assert_str_eq(callee, "f");
   ck_assert_str_eq(key, "k");
   ck_assert_str_eq(str, "s");
