@@ -761,6 +761,20 @@ static Val *bind_output(X *x, const OnnxNode *n, int i) {
   return v;
 }
 
+/* Ends node n's line in the body: its comment and its origin. */
+static void end_node_line(X *x, const OnnxNode *n) {
+  comment_of(&x->body.text, n, x->node_index);
+  lines_end(&x->body, node_origin(n, x->node_index));
+}
+
+/* n's origin, kept in the arena (a declaration's or a known value's). */
+static const char *arena_origin(X *x, const OnnxNode *n) {
+  char *o = node_origin(n, x->node_index);
+  const char *s = arena_strdup(x->a, o);
+  free(o);
+  return s;
+}
+
 static void set_tensor(X *x, Val *v, const Term *t) {
   v->tensor = true;
   v->t = t->t;
@@ -784,13 +798,18 @@ static bool emit(X *x, const OnnxNode *n, Term *results, int nresults,
   }
   sb_puts(sb, " = ");
   sb_puts(sb, text);
-  comment_of(sb, n, x->node_index);
-  lines_end(&x->body, node_origin(n, x->node_index));
+  end_node_line(x, n);
   return true;
 }
 
 static bool emit1(X *x, const OnnxNode *n, Term *t) {
   return emit(x, n, t, 1, t->text);
+}
+
+/* The one statement of n: the call c, sized and written. */
+static bool emit_call(X *x, const OnnxNode *n, Call *c) {
+  Term out;
+  return apply(x, c, &out) && emit1(x, n, &out);
 }
 
 /* A node that writes no kernel: a comment line, so every node is found. */
@@ -861,9 +880,7 @@ static Val *known_new(X *x, const OnnxNode *n, int i, bool is_int, int64_t cnt,
   } else {
     v->rv = arena_alloc(x->a, (size_t)(cnt + 1) * sizeof *v->rv);
   }
-  char *o = node_origin(n, x->node_index);
-  v->decl_origin = arena_strdup(x->a, o);
-  free(o);
+  v->decl_origin = arena_origin(x, n);
   return v;
 }
 
@@ -1053,10 +1070,10 @@ static bool fold_elementwise(X *x, const OnnxNode *n) {
 
 /* A view of known values (Reshape, Unsqueeze, Squeeze, Flatten, Gather,
  * Slice, Concat of constants): the same values in a new order. */
-static Val *fold_copy(X *x, const OnnxNode *n, const Val *src,
+static bool fold_copy(X *x, const OnnxNode *n, const Val *src,
                       const TensorType *t, const int64_t *pick, int64_t cnt) {
   Val *v = known_new(x, n, 0, src->is_int, cnt, t);
-  if (!v) return NULL;
+  if (!v) return !x->error;
   for (int64_t i = 0; i < cnt; i++) {
     int64_t k = pick ? pick[i] : i;
     if (src->is_int) {
@@ -1067,7 +1084,7 @@ static Val *fold_copy(X *x, const OnnxNode *n, const Val *src,
     }
   }
   emit_folded(x, n, "folded");
-  return v;
+  return !x->error;
 }
 
 /* -------------------------------------------------------- the mapping */
@@ -1079,8 +1096,7 @@ static bool map_unary(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   Term t;
   if (!tensor_in(x, n, 0, &t)) return false;
   call_in(&c, t);
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 static bool map_binary(X *x, const OnnxNode *n, const OnnxOpRow *row) {
@@ -1096,8 +1112,7 @@ static bool map_binary(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     return fail(x, "both operands are constants it could not fold");
   call_in(&c, a);
   call_in(&c, b);
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 static bool map_reciprocal(X *x, const OnnxNode *n, const OnnxOpRow *row) {
@@ -1108,8 +1123,7 @@ static bool map_reciprocal(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (!tensor_in(x, n, 0, &t)) return false;
   call_in(&c, number_term(x, 1));
   call_in(&c, t);
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 static bool map_alias(X *x, const OnnxNode *n, const OnnxOpRow *row) {
@@ -1124,18 +1138,7 @@ static bool map_alias(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   }
   Term t;
   if (!tensor_in(x, n, 0, &t)) return false;
-  Val *v = bind_output(x, n, 0);
-  if (!v) return true;
-  Term out = t;
-  set_tensor(x, v, &out);
-  StrBuf *sb = &x->body.text;
-  sb_puts(sb, "  ");
-  sb_puts(sb, v->ident);
-  sb_puts(sb, " = ");
-  sb_puts(sb, t.text);
-  comment_of(sb, n, x->node_index);
-  lines_end(&x->body, node_origin(n, x->node_index));
-  return true;
+  return !bind_output(x, n, 0) || emit1(x, n, &t);
 }
 
 /* n's line: cast(t, to). */
@@ -1145,8 +1148,7 @@ static bool emit_cast(X *x, const OnnxNode *n, Term t, DType to) {
   call_in(&c, t);
   c.args.cast_to = to;
   c.pos_text = dtype_str(to);
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 static bool map_cast(X *x, const OnnxNode *n, const OnnxOpRow *row) {
@@ -1170,8 +1172,7 @@ static bool map_gelu(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   bool tanh_form = strcmp(attr_str(n, "approximate", "none"), "tanh") == 0;
   c.args.approximate = tanh_form ? 0 : 1;
   call_kw(&c, "approximate=\"%s\"", tanh_form ? "tanh" : "none");
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 /* A bound of Clip: an attribute before opset 11, a constant input since. */
@@ -1211,8 +1212,7 @@ static bool map_clip(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     c.args.clip_max = hi;
     call_kw(&c, "max=%s", number_term(x, hi).text);
   }
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 static bool map_where(X *x, const OnnxNode *n, const OnnxOpRow *row) {
@@ -1225,8 +1225,7 @@ static bool map_where(X *x, const OnnxNode *n, const OnnxOpRow *row) {
       !scalar_or_tensor_in(x, n, 2, &t[2]))
     return false;
   for (int i = 0; i < 3; i++) call_in(&c, t[i]);
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 static bool map_compare(X *x, const OnnxNode *n, const OnnxOpRow *row) {
@@ -1410,8 +1409,7 @@ static bool map_conv_transpose(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     call_in(&c, bt);
     c.args.bias = c.bias = true;
   }
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 static bool transpose_term(X *x, Term *t, const int64_t *perm, int r) {
@@ -1506,8 +1504,7 @@ static bool map_softmax(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   call_in(&c, t);
   c.args.axis = axis;
   call_kw(&c, "axis=%lld", (long long)axis);
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 static void epsilon_kw(X *x, Call *c, const OnnxNode *n, double def) {
@@ -1529,8 +1526,7 @@ static bool map_layernorm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   int64_t axis = attr_int(n, "axis", -1);
   c.args.axis = axis;
   if (axis != -1) call_kw(&c, "axis=%lld", (long long)axis);
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 static bool map_batchnorm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
@@ -1548,8 +1544,7 @@ static bool map_batchnorm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     call_in(&c, t);
   }
   epsilon_kw(x, &c, n, 1e-5);
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 static bool map_instancenorm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
@@ -1562,8 +1557,7 @@ static bool map_instancenorm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     call_in(&c, t);
   }
   epsilon_kw(x, &c, n, 1e-5);
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 static int cmp_desc(const void *a, const void *b) {
@@ -1699,14 +1693,12 @@ static bool map_reshape(X *x, const OnnxNode *n, const OnnxOpRow *row) {
       if (c.list[i] == -1) infer = i;
       else rest *= c.list[i] ? c.list[i] : 1, t.dims[i] = c.list[i];
     if (infer >= 0) t.dims[infer] = rest ? have / rest : 0;
-    fold_copy(x, n, src, &t, NULL, src->n);
-    return !x->error;
+    return fold_copy(x, n, src, &t, NULL, src->n);
   }
   Term t;
   if (!tensor_in(x, n, 0, &t)) return false;
   call_in(&c, t);
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 static bool map_transpose(X *x, const OnnxNode *n, const OnnxOpRow *row) {
@@ -1792,8 +1784,7 @@ static bool map_squeeze(X *x, const OnnxNode *n, const OnnxOpRow *row) {
       for (int k = (int)ax[i]; k + 1 < t.rank; k++) t.dims[k] = t.dims[k + 1];
       t.rank--;
     }
-    fold_copy(x, n, src, &t, NULL, src->n);
-    return !x->error;
+    return fold_copy(x, n, src, &t, NULL, src->n);
   }
   if (na == 0) return map_alias(x, n, row);
   Term t;
@@ -1824,8 +1815,7 @@ static bool map_unsqueeze(X *x, const OnnxNode *n, const OnnxOpRow *row) {
       t.dims[ax[i]] = 1;
       t.rank++;
     }
-    fold_copy(x, n, src, &t, NULL, src->n);
-    return !x->error;
+    return fold_copy(x, n, src, &t, NULL, src->n);
   }
   Term t;
   if (!tensor_in(x, n, 0, &t)) return false;
@@ -1870,8 +1860,7 @@ static bool map_slice(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     if (e - s > 2 * MAX_RANK) goto tensor;
     for (int64_t i = s; i < e; i++) pick[i - s] = i;
     if (e == s) return fail(x, "it slices a shape to nothing");
-    fold_copy(x, n, src, &t, pick, e - s);
-    return !x->error;
+    return fold_copy(x, n, src, &t, pick, e - s);
   }
 tensor:;
   Term t;
@@ -1984,8 +1973,7 @@ tensors:;
   }
   c.args.axis = axis;
   call_kw(&c, "axis=%lld", (long long)axis);
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 static bool map_gather(X *x, const OnnxNode *n, const OnnxOpRow *row) {
@@ -2004,8 +1992,7 @@ static bool map_gather(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     }
     TensorType t = idx->t;
     t.dtype = data->t.dtype;
-    fold_copy(x, n, data, &t, pick, idx->n);
-    return !x->error;
+    return fold_copy(x, n, data, &t, pick, idx->n);
   }
   Term d;
   if (!tensor_in(x, n, 0, &d)) return false;
@@ -2016,8 +2003,7 @@ static bool map_gather(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     c.args.axis = axis;
     c.args.index = idx->iv[0];
     call_kw(&c, "axis=%lld, index=%lld", (long long)axis, (long long)idx->iv[0]);
-    Term out;
-    return apply(x, &c, &out) && emit1(x, n, &out);
+    return emit_call(x, n, &c);
   }
   Term it;
   if (!tensor_in(x, n, 1, &it)) return false;
@@ -2027,8 +2013,7 @@ static bool map_gather(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   call_in(&c, it);
   c.args.axis = axis;
   if (axis != 0) call_kw(&c, "axis=%lld", (long long)axis);
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 static bool map_expand(X *x, const OnnxNode *n, const OnnxOpRow *row) {
@@ -2058,8 +2043,7 @@ static bool map_expand(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   memcpy(c.list, l, sizeof l);
   memcpy(c.list_sym, ls, sizeof ls);
   call_in(&c, t);
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 static bool map_pad(X *x, const OnnxNode *n, const OnnxOpRow *row) {
@@ -2089,8 +2073,7 @@ static bool map_pad(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   for (int i = 0; i < cnt; i++) c.list[i] = pads[i];
   c.args.value = value;
   if (value != 0) call_kw(&c, "value=%s", number_term(x, value).text);
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 static bool map_resize(X *x, const OnnxNode *n, const OnnxOpRow *row) {
@@ -2123,8 +2106,7 @@ static bool map_resize(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   c.args.mode = linear;
   call_kw(&c, "scale=%lld", (long long)scale);
   if (linear) call_kw(&c, "mode=\"linear\"");
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 /* ---- shape arithmetic */
@@ -2172,9 +2154,7 @@ static bool map_constant(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   } else {
     return fail(x, "its value attribute is not one rooflint reads");
   }
-  char *o = node_origin(n, x->node_index);
-  v->decl_origin = arena_strdup(x->a, o);
-  free(o);
+  v->decl_origin = arena_origin(x, n);
   if (!v->known) v->decl = VD_BUFFER; /* too large to keep: data */
   emit_folded(x, n, "a constant");
   return true;
@@ -2219,6 +2199,20 @@ static bool map_size(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   return true;
 }
 
+/* n's output is data a kernel may read (a buffer, declared when one
+ * does) of type t, its dims' let expressions sym; n writes no kernel. */
+static bool folded_buffer(X *x, const OnnxNode *n, const TensorType *t,
+                          const char *const *sym) {
+  Val *v = bind_output(x, n, 0);
+  if (!v) return true;
+  v->t = *t;
+  memcpy(v->sym, sym, sizeof v->sym);
+  v->decl = VD_BUFFER;
+  v->decl_origin = arena_origin(x, n);
+  emit_folded(x, n, "folded");
+  return true;
+}
+
 static bool map_constant_of_shape(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
   Val *shape = known_in(x, n, 0, "shape");
@@ -2253,18 +2247,12 @@ static bool map_constant_of_shape(X *x, const OnnxNode *n, const OnnxOpRow *row)
       if (is_int) v->iv[i] = (int64_t)value;
       else v->rv[i] = value;
     }
-  } else {
-    Val *v = bind_output(x, n, 0);
-    if (!v) return true;
-    v->t = t;
-    for (int i = 0; i < t.rank; i++) v->sym[i] = shape->isym ? shape->isym[i] : NULL;
-    v->decl = VD_BUFFER;
-    char *o = node_origin(n, x->node_index);
-    v->decl_origin = arena_strdup(x->a, o);
-    free(o);
+    emit_folded(x, n, "folded");
+    return true;
   }
-  emit_folded(x, n, "folded");
-  return true;
+  const char *sym_dims[MAX_RANK] = {0};
+  for (int i = 0; i < t.rank; i++) sym_dims[i] = shape->isym ? shape->isym[i] : NULL;
+  return folded_buffer(x, n, &t, sym_dims);
 }
 
 static bool map_range(X *x, const OnnxNode *n, const OnnxOpRow *row) {
@@ -2278,16 +2266,9 @@ static bool map_range(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (cntd < 1) return fail(x, "its range is empty");
   if (l->is_int && l->isym && l->isym[0] && s->is_int && a == 0 && st == 1) {
     /* arange(S): data of a symbolic length, a buffer */
-    Val *v = bind_output(x, n, 0);
-    if (!v) return true;
-    v->t = (TensorType){dtype_of(ONNX_INT64), 1, {(int64_t)b}};
-    v->sym[0] = l->isym[0];
-    v->decl = VD_BUFFER;
-    char *o = node_origin(n, x->node_index);
-    v->decl_origin = arena_strdup(x->a, o);
-    free(o);
-    emit_folded(x, n, "folded");
-    return true;
+    TensorType t = {dtype_of(ONNX_INT64), 1, {(int64_t)b}};
+    const char *sym_dims[MAX_RANK] = {l->isym[0]};
+    return folded_buffer(x, n, &t, sym_dims);
   }
   if (cntd > ONNX_SMALL_ELEMS) return fail(x, "its range has %g elements", cntd);
   int64_t cnt = (int64_t)cntd;
@@ -2419,13 +2400,10 @@ static bool map_loop(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     carried[i] = val_get(x, n->inputs[2 + i]);
     strmap_put(&x->vals, g->inputs[2 + i].name, carried[i]);
   }
-  StrBuf sb = {0};
-  sb_puts(&sb, "  loop ");
-  put_dim(&sb, m->isym ? m->isym[0] : NULL, m->iv[0]);
-  sb_puts(&sb, " {");
-  comment_of(&sb, n, x->node_index);
-  lines_add(&x->body, sb_str(&sb), node_origin(n, x->node_index));
-  sb_free(&sb);
+  sb_puts(&x->body.text, "  loop ");
+  put_dim(&x->body.text, m->isym ? m->isym[0] : NULL, m->iv[0]);
+  sb_puts(&x->body.text, " {");
+  end_node_line(x, n);
   if (!inline_graph(x, g)) return false;
   Val *cond = val_get(x, g->outputs[0].name);
   if (!cond || !(cond->known && known_at(cond, 0) != 0))
@@ -2436,11 +2414,8 @@ static bool map_loop(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     if (!out || !out->tensor)
       return fail(x, "its body's output '%s' is no tensor", g->outputs[1 + i].name);
     if (out != carried[i]) { /* the carried name rebound: loop-carried */
-      StrBuf line = {0};
-      sb_printf(&line, "  %s = %s", carried[i]->ident, out->ident);
-      comment_of(&line, n, x->node_index);
-      lines_add(&x->body, sb_str(&line), node_origin(n, x->node_index));
-      sb_free(&line);
+      sb_printf(&x->body.text, "  %s = %s", carried[i]->ident, out->ident);
+      end_node_line(x, n);
     }
     if (i < n->noutputs && n->outputs[i][0])
       strmap_put(&x->vals, arena_strdup(x->a, n->outputs[i]), carried[i]);
