@@ -95,6 +95,10 @@ typedef struct X {
   StrMap warned_ops;      /* --unknown-ops=custom: one warning per op type */
   StrMap ops;             /* rooflint op name -> struct OpStart */
   StrMap rows;            /* ONNX op_type -> its first row in op_rows */
+  const OnnxGraph *graph; /* the graph whose nodes are being translated */
+  StrMap uses;            /* value -> its readers, once a fold needs it */
+  bool uses_counted;
+  const OnnxNode *bias_add; /* an Add folded into the MatMul before it */
   struct Pending {        /* a diagnostic on line `index` of a section */
     Lines *sec;
     size_t index;
@@ -1100,6 +1104,10 @@ static bool map_unary(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 }
 
 static bool map_binary(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  if (n == x->bias_add) { /* map_matmul wrote it */
+    emit_folded(x, n, "the bias= of the MatMul before it");
+    return true;
+  }
   if (fold_elementwise(x, n)) return !x->error;
   if (n->ninputs != 2)
     return fail(x, "%s takes 2 operands here, got %d", n->op_type, n->ninputs);
@@ -1483,9 +1491,88 @@ static bool matmul_node(X *x, const OnnxNode *n, int ai, int bi,
          matmul_call(x, a, b, out_dtype, &out) && emit1(x, n, &out);
 }
 
+static void use(X *x, const char *name) {
+  intptr_t k = (intptr_t)strmap_get(&x->uses, name);
+  strmap_put(&x->uses, name, (void *)(k + 1));
+}
+
+/* Every reader of every value of g and of the graphs in its nodes'
+ * attributes (a graph's output is a reader too). */
+static void count_uses(X *x, const OnnxGraph *g) {
+  for (int i = 0; i < g->nnodes; i++) {
+    const OnnxNode *n = &g->nodes[i];
+    for (int k = 0; k < n->ninputs; k++)
+      if (n->inputs[k][0]) use(x, n->inputs[k]);
+    for (int k = 0; k < n->nattrs; k++) {
+      const OnnxAttr *a = &n->attrs[k];
+      if (a->type == ONNX_ATTR_GRAPH && a->g) count_uses(x, a->g);
+      for (int j = 0; a->type == ONNX_ATTR_GRAPHS && j < a->n; j++)
+        if (a->graphs[j]) count_uses(x, a->graphs[j]);
+    }
+  }
+  for (int i = 0; i < g->noutputs; i++) use(x, g->outputs[i].name);
+}
+
+/* torch exports nn.Linear on an input of rank > 2 as MatMul(x, W^T) and
+ * then Add(bias, that): y = x W^T + b, b [N] broadcast over the rows
+ * (ONNX's numpy broadcasting).  The GPU runs the two as one GEMM whose
+ * epilogue adds b (cuBLASLt's bias epilogue), so when the next node is
+ * such an Add, the only reader of the MatMul's result, and its other
+ * operand a weight [N] (or [1, ..., 1, N], no longer than the result) of
+ * the result's dtype, it is the matmul's bias=: the Add's input index of
+ * the bias in *bi, the Add returned. */
+static const OnnxNode *bias_add_after(X *x, const OnnxNode *n, const Term *a,
+                                      const Term *b, int *bi) {
+  const OnnxGraph *g = x->graph;
+  if (!g || n + 1 >= g->nodes + g->nnodes || n->noutputs < 1 || !n->outputs[0][0])
+    return NULL;
+  const OnnxNode *add = n + 1;
+  const char *dom = add->domain ? add->domain : "";
+  if (strcmp(add->op_type, "Add") != 0 || (dom[0] && strcmp(dom, "ai.onnx") != 0) ||
+      add->ninputs != 2 || add->noutputs < 1 || !add->outputs[0][0])
+    return NULL;
+  int k = strcmp(add->inputs[0], n->outputs[0]) == 0   ? 1
+          : strcmp(add->inputs[1], n->outputs[0]) == 0 ? 0
+                                                        : -1;
+  Val *bias = k >= 0 ? val_get(x, add->inputs[k]) : NULL;
+  int ro = a->t.rank > b->t.rank ? a->t.rank : b->t.rank;
+  if (!bias || bias->decl != VD_WEIGHT || a->t.rank < 2 || b->t.rank < 2 ||
+      bias->t.rank < 1 || bias->t.rank > ro ||
+      bias->t.dims[bias->t.rank - 1] != b->t.dims[b->t.rank - 1] ||
+      bias->t.dtype != dtype_wider(a->t.dtype, b->t.dtype))
+    return NULL;
+  for (int i = 0; i + 1 < bias->t.rank; i++)
+    if (bias->t.dims[i] != 1) return NULL;
+  if (!x->uses_counted) {
+    count_uses(x, x->m->graph);
+    x->uses_counted = true;
+  }
+  if (strmap_get(&x->uses, n->outputs[0]) != (void *)1) return NULL;
+  *bi = k;
+  return add;
+}
+
 static bool map_matmul(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
-  return matmul_node(x, n, 0, 1, NULL);
+  Term a, b, bias;
+  int bi;
+  if (!tensor_in(x, n, 0, &a) || !tensor_in(x, n, 1, &b)) return false;
+  const OnnxNode *add = bias_add_after(x, n, &a, &b, &bi);
+  if (!add) {
+    Term out;
+    return matmul_call(x, a, b, NULL, &out) && emit1(x, n, &out);
+  }
+  if (!tensor_in(x, add, bi, &bias)) return false;
+  Call c;
+  call_init(x, &c, "matmul");
+  call_in(&c, a);
+  call_in(&c, b);
+  call_in(&c, bias);
+  c.args.bias = c.bias = true;
+  /* the line's result is the Add's output */
+  strmap_put(&x->vals, n->outputs[0], bind_output(x, add, 0));
+  x->bias_add = add;
+  return emit_call(x, n, &c);
 }
 
 /* ---- norms and reductions */
@@ -2547,6 +2634,8 @@ static void cross_check(X *x, const OnnxNode *n, StrMap *vi) {
 /* --------------------------------------------------------------- graph */
 
 static bool translate_nodes(X *x, const OnnxGraph *g, bool top) {
+  const OnnxGraph *outer = x->graph;
+  x->graph = g;
   StrMap vi;
   strmap_init(&vi);
   if (top)
@@ -2571,6 +2660,7 @@ static bool translate_nodes(X *x, const OnnxGraph *g, bool top) {
     if (top && x->body.n > before) cross_check(x, n, &vi);
   }
   strmap_free(&vi);
+  x->graph = outer;
   return !x->error;
 }
 
@@ -2807,6 +2897,7 @@ static void x_init(X *x, const OnnxModel *m, const ImportOptions *o,
   strmap_init(&x->warned_ops);
   strmap_init(&x->ops);
   strmap_init(&x->rows);
+  strmap_init(&x->uses);
   x->plan = DT_FP32;
 }
 
@@ -2827,6 +2918,7 @@ static void x_free(X *x) {
   strmap_free(&x->warned_ops);
   strmap_free(&x->ops);
   strmap_free(&x->rows);
+  strmap_free(&x->uses);
   arena_free(x->a);
 }
 

@@ -84,6 +84,14 @@ check gemm_transb 54 116
 # mul(c, 2) 3 (12+12), add 6 (24+12+24).
 check gemm_alpha_beta 63 236
 check matmul 240 296       # [2,3,4] x [4,5]: 2*6*5*4; 96 + 80 + 120
+# torch's nn.Linear on [2,3,4]: MatMul, then Add(b [5], it), the Add the
+# MatMul's only reader: one matmul(x, w, bias=b), 30 x (2*4 + 1) = 270 (the
+# 30 adds now the epilogue's, R-COST-020); 96 + 80 + 20 + 120, the
+# intermediate's write and read (240) gone (R-ONNX-002).
+check matmul_add_bias 270 316
+# the MatMul's result also read by a Relu: matmul 240 (96+80+120), add 30
+# (20+120+120), relu 30 (120+120).
+check matmul_add_shared 300 796
 
 # Norms and reductions (FLOPs per input element: batchnorm 2, layernorm and
 # instancenorm 8, softmax 5, sum/mean/max 1).
@@ -146,7 +154,7 @@ check loop_const 816 1536
 # Declarations (R-ONNX-006).
 check names 48 416          # add 16 (64+32+64), relu 16 (128), relu 16 (128)
 check plan_fp16 256 288     # cast 0 (64+32), fp16 matmul 2*2*8*8 (32+128+32)
-check weights_as_inputs 136 416 --weights-as-inputs  # matmul 128 (32+256+32), add 8 (32x3)
+check weights_as_inputs 136 352 --weights-as-inputs  # matmul(bias=b) 8 x 17 (32+256+32+32)
 check value_info_mismatch 32 256
 # Quantized ops are int8 ops.
 check quantize 0 160        # cast(x, int8) 64+16, cast(q, fp32) 16+64

@@ -99,6 +99,15 @@ def contractions():
          [const("w", np.zeros((4, 3), np.float32)), const("c", np.zeros(3, np.float32))])
     save("matmul", [node("MatMul", ["x", "w"], ["y"])], [vi("x", [2, 3, 4])], [vi("y", [2, 3, 5])],
          [const("w", np.zeros((4, 5), np.float32))])
+    # torch's nn.Linear on [2, 3, 4]: MatMul(x, W^T), then Add(bias, that): one matmul(bias=)
+    save("matmul_add_bias", [node("MatMul", ["x", "w"], ["m"]), node("Add", ["b", "m"], ["y"])],
+         [vi("x", [2, 3, 4])], [vi("y", [2, 3, 5])],
+         [const("w", np.zeros((4, 5), np.float32)), const("b", np.zeros(5, np.float32))])
+    # the MatMul's result read twice: the Add stays an add
+    save("matmul_add_shared", [node("MatMul", ["x", "w"], ["m"]), node("Add", ["b", "m"], ["y"]),
+                               node("Relu", ["m"], ["r"])],
+         [vi("x", [2, 3, 4])], [vi("y", [2, 3, 5]), vi("r", [2, 3, 5])],
+         [const("w", np.zeros((4, 5), np.float32)), const("b", np.zeros(5, np.float32))])
 
 
 def norms():
