@@ -1685,29 +1685,36 @@ static bool map_reduce(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 
 /* ---- pools */
 
+/* maxpool/avgpool 1d, 2d or 3d by x's rank (N, C and 1 to 3 spatial
+ * dims). */
 static bool pool_call(X *x, const OnnxNode *n, const char *op, Term xt,
                       const int64_t *kernel, Term *out) {
-  if (xt.t.rank != 4)
-    return fail(x, "rooflint's pools are 2-D (NCHW); x has rank %d", xt.t.rank);
+  int nsp = xt.t.rank - 2;
+  if (nsp < 1 || nsp > 3)
+    return fail(x, "rooflint's pools are 1-, 2- and 3-D ([N, C, spatial...]); "
+                   "x has rank %d", xt.t.rank);
   Window w;
-  if (!window_of(x, n, &xt.t, kernel, 2, &w)) return false;
-  int cnt;
-  if (!attr_ints(n, "strides", &cnt)) w.stride[0] = w.stride[1] = 1;
+  if (!window_of(x, n, &xt.t, kernel, nsp, &w)) return false;
+  static const char *const names[2][3] = {
+      {"avgpool1d", "avgpool2d", "avgpool3d"}, {"maxpool1d", "maxpool2d", "maxpool3d"}};
+  bool max = op[0] == 'm';
   if (!window_symmetric(&w)) {
-    if (!pad_term(x, &xt, &w, op[0] == 'm' ? -INFINITY : 0)) return false;
-    w.pad_lo[0] = w.pad_lo[1] = 0;
+    if (!pad_term(x, &xt, &w, max ? -INFINITY : 0)) return false;
+    for (int i = 0; i < nsp; i++) w.pad_lo[i] = 0;
   }
   Call c;
-  call_init(x, &c, op);
+  call_init(x, &c, names[max][nsp - 1]);
   call_in(&c, xt);
-  for (int i = 0; i < 2; i++) {
+  bool any_p = false;
+  for (int i = 0; i < nsp; i++) {
     c.args.kernel[i] = w.kernel[i];
     c.args.stride[i] = w.stride[i];
     c.args.padding[i] = w.pad_lo[i];
+    any_p |= w.pad_lo[i] != 0;
   }
-  call_kw(&c, "kernel=%s", win_text(x, w.kernel, 2));
-  call_kw(&c, "stride=%s", win_text(x, w.stride, 2));
-  if (w.pad_lo[0] || w.pad_lo[1]) call_kw(&c, "padding=%s", win_text(x, w.pad_lo, 2));
+  call_kw(&c, "kernel=%s", win_text(x, w.kernel, nsp));
+  call_kw(&c, "stride=%s", win_text(x, w.stride, nsp));
+  if (any_p) call_kw(&c, "padding=%s", win_text(x, w.pad_lo, nsp));
   if (attr_int(n, "ceil_mode", 0)) {
     c.args.ceil_mode = true;
     call_kw(&c, "ceil_mode=true");
@@ -1720,8 +1727,8 @@ static bool map_pool(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (!tensor_in(x, n, 0, &xt)) return false;
   int cnt;
   const int64_t *k = attr_ints(n, "kernel_shape", &cnt);
-  if (!k || cnt != 2)
-    return fail(x, "rooflint's pools are 2-D: kernel_shape has %d entries", cnt);
+  if (!k || cnt != xt.t.rank - 2)
+    return fail(x, "its kernel_shape has %d entries for x of rank %d", cnt, xt.t.rank);
   int nd;
   const int64_t *dil = attr_ints(n, "dilations", &nd);
   for (int i = 0; dil && i < nd; i++)
@@ -1732,13 +1739,9 @@ static bool map_pool(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 }
 
 static bool map_global_pool(X *x, const OnnxNode *n, const OnnxOpRow *row) {
-  Term xt;
-  if (!tensor_in(x, n, 0, &xt)) return false;
-  if (xt.t.rank != 4)
-    return fail(x, "rooflint's pools are 2-D (NCHW); x has rank %d", xt.t.rank);
-  Term out;
-  return pool_call(x, n, row->roof, xt, &xt.t.dims[2], &out) &&
-         emit1(x, n, &out);
+  Term xt, out;
+  return tensor_in(x, n, 0, &xt) &&
+         pool_call(x, n, row->roof, xt, &xt.t.dims[2], &out) && emit1(x, n, &out);
 }
 
 /* ---- views and movement */

@@ -724,7 +724,7 @@ typedef struct OpArgs {
   int64_t axis;          /* normalised to 0..rank-1 */
   bool has_axis;
   /* windows: [h, w] for 2-D, [l] for 1-D, [d, h, w] for 3-D */
-  int64_t stride[3], padding[3], dilation[3], kernel[2];
+  int64_t stride[3], padding[3], dilation[3], kernel[3];
   int64_t output_padding[3]; /* conv_transpose2d */
   int64_t approximate;   /* gelu: 0 = none (erf, the default), 1 = tanh */
   double clip_min, clip_max; /* clip; NAN when not given */

@@ -114,6 +114,17 @@ check maxpool 288 640              # [1,2,4,4] 32 x 9; 512 + 128
 check averagepool_ceil 128 520     # 7 -> 4 with ceil_mode; 32 x 4; 392 + 128
 check global_average_pool 32 136   # kernel [4, 4]: 2 x 16; 128 + 8
 check global_max_pool 32 136
+# 1-D and 3-D windows (maxpool1d, avgpool3d): [1,4,10] kernel 3 stride 2
+# pad 1 -> [1,4,5]: 20 x 3; 160 + 80.
+check maxpool_1d 60 240
+# [1,2,4,8,8] kernel [2,3,3] stride [1,2,2] pads 0,1,1 -> [1,2,3,4,4]: 96 x 18;
+# 2048 + 384.
+check averagepool_3d 1728 2432
+# pads [0,0,0,1,1,1]: pad() to [1,1,4,4,4] (0 FLOPs, 108 + 256), then kernel 2
+# stride 2 -> [1,1,2,2,2]: 8 x 8; 256 + 32.
+check averagepool_3d_asym 64 652
+check global_max_pool_1d 30 144      # [2,3,5] -> [2,3,1]: 6 x 5; 120 + 24
+check global_average_pool_3d 48 200  # [1,2,2,3,4] -> [1,2,1,1,1]: 2 x 24; 192 + 8
 
 # Views cost nothing; the Relu after each shows the view's size
 # (elements, 8 x elements bytes).

@@ -152,6 +152,19 @@ def pools():
          [vi("x", [1, 2, 4, 4])], [vi("y", [1, 2, 1, 1])])
     save("global_max_pool", [node("GlobalMaxPool", ["x"], ["y"])],
          [vi("x", [1, 2, 4, 4])], [vi("y", [1, 2, 1, 1])])
+    # 1-D and 3-D windows: maxpool1d, avgpool3d
+    save("maxpool_1d", [node("MaxPool", ["x"], ["y"], kernel_shape=[3], strides=[2], pads=[1, 1])],
+         [vi("x", [1, 4, 10])], [vi("y", [1, 4, 5])])
+    save("averagepool_3d", [node("AveragePool", ["x"], ["y"], kernel_shape=[2, 3, 3], strides=[1, 2, 2],
+                                 pads=[0, 1, 1, 0, 1, 1])],
+         [vi("x", [1, 2, 4, 8, 8])], [vi("y", [1, 2, 3, 4, 4])])
+    save("averagepool_3d_asym", [node("AveragePool", ["x"], ["y"], kernel_shape=[2, 2, 2], strides=[2, 2, 2],
+                                      pads=[0, 0, 0, 1, 1, 1])],
+         [vi("x", [1, 1, 3, 3, 3])], [vi("y", [1, 1, 2, 2, 2])])
+    save("global_max_pool_1d", [node("GlobalMaxPool", ["x"], ["y"])],
+         [vi("x", [2, 3, 5])], [vi("y", [2, 3, 1])])
+    save("global_average_pool_3d", [node("GlobalAveragePool", ["x"], ["y"])],
+         [vi("x", [1, 2, 2, 3, 4])], [vi("y", [1, 2, 1, 1, 1])])
 
 
 def views():
