@@ -2166,6 +2166,12 @@ static bool map_pad(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   return emit_call(x, n, &c);
 }
 
+/* Resize (and Upsample): each output dim is floor(dim * scale) for the
+ * scales given, or the sizes given (ONNX's Resize: output_dimension =
+ * floor(input_dimension * scale); coordinate_transformation_mode moves
+ * the samples, not the shape), over every axis or opset 18's axes.  N and
+ * C keep their size; the spatial dims are interpolate(scale=K) when each is
+ * K times its input (a symbolic dim keeps its let), else size=[...]. */
 static bool map_resize(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
   Term t;
@@ -2174,27 +2180,67 @@ static bool map_resize(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   bool linear = strcmp(mode, "linear") == 0 || strcmp(mode, "bilinear") == 0;
   if (!linear && strcmp(mode, "nearest") != 0)
     return fail(x, "mode \"%s\": rooflint interpolates nearest or linear", mode);
-  /* scales: input 2 (Resize 11+), 1 (Resize 10, Upsample 9), or sizes */
+  int r = t.t.rank, na;
+  const int64_t *axes = attr_ints(n, "axes", &na);
+  if (!axes) na = r;
+  int64_t od[MAX_RANK];
+  memcpy(od, t.t.dims, sizeof od);
+  /* scales: input 2 (Resize 11+), 1 (Resize 10, Upsample 9), an attribute
+   * (Upsample 7); or sizes, input 3 */
   int si = strcmp(n->op_type, "Upsample") == 0 || x->opset < 11 ? 1 : 2;
-  Val *sc = has_input(n, si) ? val_get(x, n->inputs[si]) : NULL;
-  int64_t scale = 0;
-  if (sc && sc->known && sc->n == t.t.rank) {
-    double s = known_at(sc, 2);
-    scale = (int64_t)s;
-    if ((double)scale != s) scale = 0;
-  } else if (has_input(n, 3)) {
-    Val *sz = known_in(x, n, 3, "sizes");
-    if (!sz) return false;
-    if (sz->n == t.t.rank && t.t.rank >= 3 && known_at(sz, 2) > 0)
-      scale = (int64_t)known_at(sz, 2) / t.t.dims[2];
+  Val *sc = in_val(x, n, si);
+  const OnnxAttr *sa = onnx_attr(n, "scales");
+  bool sized = !(sc && sc->known && sc->n > 0) && has_input(n, 3) && si == 2;
+  Val *sz = sized ? known_in(x, n, 3, "sizes") : NULL;
+  if (sized && !sz) return false;
+  if (!sized && !(sc && sc->known && sc->n > 0) &&
+      !(sa && sa->type == ONNX_ATTR_FLOATS))
+    return fail(x, "its scales (input %d) are not a constant: rooflint imports "
+                   "only shapes it can compute", si);
+  int64_t cnt = sized ? sz->n : sc && sc->known ? sc->n : sa->n;
+  if (cnt != na)
+    return fail(x, "its %s have %lld entries for %d axes", sized ? "sizes" : "scales",
+                (long long)cnt, na);
+  if (sized && !sz->is_int) return fail(x, "its sizes are not integers");
+  if (sized && strcmp(attr_str(n, "keep_aspect_ratio_policy", "stretch"), "stretch") != 0)
+    return fail(x, "keep_aspect_ratio_policy \"%s\": rooflint imports \"stretch\"",
+                attr_str(n, "keep_aspect_ratio_policy", ""));
+  for (int k = 0; k < na; k++) {
+    int64_t ax = axes ? norm_ax(axes[k], r) : k;
+    if (ax < 0 || ax >= r) return fail(x, "its axis %lld is out of range", (long long)axes[k]);
+    double s = sized ? 0 : sc && sc->known ? known_at(sc, k) : sa->floats[k];
+    od[ax] = sized ? sz->iv[k] : (int64_t)floor((double)t.t.dims[ax] * s);
+    if (od[ax] < 1)
+      return fail(x, "it resizes dim %lld (%lld) to %lld", (long long)ax,
+                  (long long)t.t.dims[ax], (long long)od[ax]);
   }
-  if (scale < 1) return fail(x, "its scale is not a constant integer");
+  for (int i = 0; i < 2 && i < r; i++)
+    if (od[i] != t.t.dims[i])
+      return fail(x, "it resizes dim %d (N or C) from %lld to %lld: rooflint "
+                     "interpolates the spatial dims", i, (long long)t.t.dims[i],
+                  (long long)od[i]);
+  int64_t scale = r > 2 && od[2] % t.t.dims[2] == 0 ? od[2] / t.t.dims[2] : 0;
+  for (int i = 2; i < r; i++)
+    if (od[i] != t.t.dims[i] * scale) scale = 0;
   Call c;
   call_init(x, &c, "interpolate");
   call_in(&c, t);
-  c.args.scale = scale;
   c.args.mode = linear;
-  call_kw(&c, "scale=%lld", (long long)scale);
+  if (scale > 0 || r < 3) {
+    c.args.scale = scale > 0 ? scale : 1;
+    call_kw(&c, "scale=%lld", (long long)c.args.scale);
+  } else {
+    for (int i = 2; i < r; i++)
+      if (t.sym[i])
+        return fail(x, "it resizes the symbolic dim %s by a scale that is not "
+                       "an integer: rooflint's size= takes numbers", t.sym[i]);
+    c.args.scale = 0;
+    for (int i = 2; i < r; i++) c.args.size[i - 2] = od[i];
+    StrBuf sb = {0};
+    put_list(&sb, &od[2], NULL, r - 2);
+    call_kw(&c, "size=%s", sb_str(&sb));
+    sb_free(&sb);
+  }
   if (linear) call_kw(&c, "mode=\"linear\"");
   return emit_call(x, n, &c);
 }

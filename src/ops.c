@@ -1147,21 +1147,34 @@ static bool shape_pad(const OpDesc *op, const TensorType *in, int nin,
 }
 
 /* interpolate(x, scale=, mode=): x [N, C, spatial...], every spatial dim
- * times scale (an integer; PyTorch's scale_factor). */
+ * times scale (an integer; PyTorch's scale_factor); or size=[...], the
+ * spatial dims themselves (PyTorch's size), one of the two (R-MOVE-004). */
 static bool shape_interpolate(const OpDesc *op, const TensorType *in, int nin,
                               OpArgs *args, TensorType *out,
                               const ShapeCtx *ctx) {
   (void)nin;
-  if (in[0].rank < 3) {
-    char s[160];
+  char s[160];
+  if (in[0].rank < 3)
     return fail(ctx, ctx->arg_locs[0],
                 "%s expects [N, C, spatial...] of rank 3 or more, got %s",
                 op->name, op_type_str(s, sizeof s, &in[0]));
-  }
+  bool sized = args->size[0] != 0;
+  if (sized == (args->scale != 0))
+    return fail(ctx, ctx->call_loc, sized ? "%s takes scale= or size=, not both"
+                                          : "%s needs scale= or size=",
+                op->name);
   TensorType t = in[0];
-  for (int i = 2; i < t.rank; i++)
-    if (!util_mul_i64(t.dims[i], args->scale, &t.dims[i]))
+  int nsize = 0;
+  while (nsize < MAX_RANK && args->size[nsize] != 0) nsize++;
+  if (sized && nsize != t.rank - 2)
+    return fail(ctx, ctx->call_loc,
+                "%s size= has %d entries; x %s has %d spatial dims",
+                op->name, nsize, op_type_str(s, sizeof s, &in[0]), t.rank - 2);
+  for (int i = 2; i < t.rank; i++) {
+    if (sized) t.dims[i] = args->size[i - 2];
+    else if (!util_mul_i64(t.dims[i], args->scale, &t.dims[i]))
       return fail(ctx, ctx->call_loc, "dimension overflows 64 bits");
+  }
   *out = t;
   return true;
 }
@@ -1169,7 +1182,8 @@ static bool shape_interpolate(const OpDesc *op, const TensorType *in, int nin,
 static const KwDesc kw_pad[] = {{"value", KW_REAL, false, 0, NULL},
                                 {NULL, 0, false, 0, NULL}};
 static const char *const interpolate_modes[] = {"nearest", "linear", NULL};
-static const KwDesc kw_interpolate[] = {{"scale", KW_INT, true, 1, NULL},
+static const KwDesc kw_interpolate[] = {{"scale", KW_INT, false, 0, NULL},
+                                        {"size", KW_INT_LIST, false, 0, NULL},
                                         {"mode", KW_CHOICE, false, 0, interpolate_modes},
                                         {NULL, 0, false, 0, NULL}};
 

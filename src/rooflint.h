@@ -700,7 +700,7 @@ const char *op_class_str(OpClass c);
 typedef enum KwType {
   KW_INT,      /* integer expression */
   KW_INT_PAIR, /* one integer for both axes, or [h, w] */
-  KW_INT_LIST, /* [a, b, ...] */
+  KW_INT_LIST, /* [a, b, ...], at most MAX_RANK integers */
   KW_BOOL,
   KW_DTYPE,
   KW_REAL,     /* real or integer expression (custom flops=, bytes=) */
@@ -743,6 +743,8 @@ typedef struct OpArgs {
    * normalised by the shape rule (R-VIEW-001..006) */
   int64_t start, end, step, index;
   int64_t scale, mode;   /* interpolate scale= and mode= (0 nearest, 1 linear) */
+  int64_t size[MAX_RANK]; /* interpolate size=: the spatial dims, 0 after the
+                           * last given (none given: size[0] is 0) */
   double value;          /* pad value= */
   int64_t group;         /* collectives' group= (a ParGroup; data default) */
   int64_t k;             /* topk's K (R-ROUTE-001) */

@@ -144,6 +144,13 @@ check concat 0 128            # 24 + 40 read, 64 written
 check gather_embedding 0 240  # ids 48 + rows 96 + result 96
 check pad 0 272               # [1,2,3,3] -> [1,2,5,5]: 72 + 200
 check resize 0 360            # nearest, scale 2: 72 + 288
+# Resize's output dims are floor(dim * scale), or its sizes (R-ONNX-002):
+# [1,2,4,6] x 1.5 -> size=[6, 9]: 192 + 432.
+check resize_scales_float 0 624
+check resize_downscale 0 232  # [1,2,5,5] x 0.5: floor(2.5) = 2, [1,2,2,2]: 200 + 32
+# sizes [1,2,5,7] of [1,2,3,3], linear: 70 x 2 x 2^2 = 560; 72 + 280.
+check resize_sizes 560 352
+check resize_sizes_axes 0 360 # opset 18 axes [2, 3], sizes [6, 6]: scale=2 as resize
 
 # Shape arithmetic folds (R-ONNX-003): Shape -> Gather -> Unsqueeze ->
 # Concat -> Reshape is reshape(x, [batch, -1]); at batch 1 the relu is 24
@@ -196,6 +203,9 @@ expect_status 1
 run tests/onnx/ops/maxpool_dilated.onnx
 expect_status 1
 expect_err "rooflint: error: tests/onnx/ops/maxpool_dilated.onnx: node 0 \"/MaxPool\" (MaxPool): its dilations: rooflint's pools are not dilated"
+run tests/onnx/ops/resize_channels.onnx
+expect_status 1
+expect_err "rooflint: error: tests/onnx/ops/resize_channels.onnx: node 0 \"/Resize\" (Resize): it resizes dim 1 (N or C) from 2 to 4: rooflint interpolates the spatial dims"
 # R-ONNX-002: a Loop runs a known number of times, or is an error.
 run tests/onnx/ops/loop_dynamic.onnx
 expect_status 1

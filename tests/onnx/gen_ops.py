@@ -196,6 +196,17 @@ def movement():
          [vi("y", [1, 2, 5, 5])], [const("p", np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64))])
     save("resize", [node("Resize", ["x", "", "sc"], ["y"], mode="nearest")], [vi("x", [1, 2, 3, 3])],
          [vi("y", [1, 2, 6, 6])], [const("sc", np.array([1, 1, 2, 2], np.float32))])
+    # float scales: floor(dim * scale), a size=; sizes; opset 18's axes
+    save("resize_scales_float", [node("Resize", ["x", "", "sc"], ["y"], mode="nearest")], [vi("x", [1, 2, 4, 6])],
+         [vi("y", [1, 2, 6, 9])], [const("sc", np.array([1, 1, 1.5, 1.5], np.float32))])
+    save("resize_downscale", [node("Resize", ["x", "", "sc"], ["y"], mode="nearest")], [vi("x", [1, 2, 5, 5])],
+         [vi("y", [1, 2, 2, 2])], [const("sc", np.array([1, 1, 0.5, 0.5], np.float32))])
+    save("resize_sizes", [node("Resize", ["x", "", "", "sz"], ["y"], mode="linear")], [vi("x", [1, 2, 3, 3])],
+         [vi("y", [1, 2, 5, 7])], [const("sz", np.array([1, 2, 5, 7], np.int64))])
+    save("resize_sizes_axes", [node("Resize", ["x", "", "", "sz"], ["y"], axes=[2, 3])], [vi("x", [1, 2, 3, 3])],
+         [vi("y", [1, 2, 6, 6])], [const("sz", np.array([6, 6], np.int64))], opset=18)
+    save("resize_channels", [node("Resize", ["x", "", "sc"], ["y"])], [vi("x", [1, 2, 3, 3])],
+         [vi("y", [1, 4, 3, 3])], [const("sc", np.array([1, 2, 1, 1], np.float32))])
 
 
 def shape_arithmetic():

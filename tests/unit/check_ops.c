@@ -596,6 +596,18 @@ START_TEST(test_movement_ops) {
       "keyword 'mode' takes \"nearest\" or \"linear\"");
   bad("y = interpolate(x, scale=2)",
       "interpolate expects [N, C, spatial...] of rank 3 or more, got bf16[4, 8]");
+  /* size=: the spatial dims themselves */
+  ok_type("input im : [1, 4, 4, 6]\ny = interpolate(im, size=[6, 9])", "y",
+          "bf16[1, 4, 6, 9]");
+  ok_type("y = interpolate(x3, size=[2])", "y", "bf16[2, 3, 2]");
+  bad("y = interpolate(x3)", "interpolate needs scale= or size=");
+  bad("y = interpolate(x3, scale=2, size=[8])",
+      "interpolate takes scale= or size=, not both");
+  bad("y = interpolate(x3, size=[8, 8])",
+      "interpolate size= has 2 entries; x bf16[2, 3, 4] has 1 spatial dims");
+  bad("y = interpolate(x3, size=8)",
+      "keyword 'size' takes a list of 1 to 8 integers, like [64, 64]");
+  bad("y = interpolate(x3, size=[0])", "keyword 'size' must be at least 1, got 0");
 }
 END_TEST
 
