@@ -2497,10 +2497,105 @@ static bool map_if(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   return true;
 }
 
+/* Where a Loop's or a Scan's values are: the node's inputs from `in0`
+ * and the body's inputs from `body_in0` are the carried values, then the
+ * scan inputs (Scan) and their slices; the body's outputs from
+ * `body_out0` are the carried values' new values, then the scan outputs,
+ * and the node's outputs the final carried values, then the scan outputs
+ * stacked. */
+typedef struct Body {
+  const OnnxGraph *g;
+  int64_t trips;
+  const char *trips_sym; /* its let expression, or NULL */
+  int in0, body_in0, body_out0, ncarried, nscan_in, nscan_out;
+  const int64_t *in_axes, *out_axes; /* per scan input and output, or NULL: 0 */
+  bool loop_cond;        /* a Loop: the body's output 0 must stay true */
+} Body;
+
+/* `loop T {`, each scan input's slice (a view: every trip reads its own,
+ * select() says its size), the body inlined, the carried names rebound,
+ * `}`; then each scan output stacked along its axis, a view of [T] copies
+ * of the last trip's: each trip writes its slice where it stands, so the
+ * bytes are the body's, T times (R-COST-005). */
+static bool run_body(X *x, const OnnxNode *n, const Body *b) {
+  const OnnxGraph *g = b->g;
+  Val **carried = arena_alloc(x->a, (size_t)(b->ncarried + 1) * sizeof *carried);
+  for (int i = 0; i < b->ncarried; i++) {
+    Term in;
+    if (!tensor_in(x, n, b->in0 + i, &in)) return false;
+    carried[i] = val_get(x, n->inputs[b->in0 + i]);
+    strmap_put(&x->vals, g->inputs[b->body_in0 + i].name, carried[i]);
+  }
+  sb_puts(&x->body.text, "  loop ");
+  put_dim(&x->body.text, b->trips_sym, b->trips);
+  sb_puts(&x->body.text, " {");
+  end_node_line(x, n);
+  for (int i = 0; i < b->nscan_in; i++) {
+    Term in; /* (the index says the slice's size, not which) */
+    if (!tensor_in(x, n, b->in0 + b->ncarried + i, &in)) return false;
+    int64_t ax = norm_ax(b->in_axes ? b->in_axes[i] : 0, in.t.rank);
+    Call c;
+    call_init(x, &c, "select");
+    call_in(&c, in);
+    c.args.axis = ax;
+    c.args.index = 0;
+    call_kw(&c, "axis=%lld, index=0", (long long)ax);
+    Term slice;
+    if (!apply(x, &c, &slice)) return false;
+    Val *v = val_new(x, g->inputs[b->body_in0 + b->ncarried + i].name);
+    set_tensor(x, v, &slice);
+    sb_printf(&x->body.text, "  %s = %s", v->ident, slice.text);
+    end_node_line(x, n);
+  }
+  if (!inline_graph(x, g)) return false;
+  Val *cond = b->loop_cond ? val_get(x, g->outputs[0].name) : NULL;
+  if (b->loop_cond && !(cond && cond->known && known_at(cond, 0) != 0))
+    return fail(x, "its body's condition is not a constant true: its trip "
+                   "count depends on the data");
+  for (int i = 0; i < b->ncarried; i++) {
+    Val *out = val_get(x, g->outputs[b->body_out0 + i].name);
+    if (!out || !out->tensor)
+      return fail(x, "its body's output '%s' is no tensor", g->outputs[b->body_out0 + i].name);
+    if (out != carried[i]) { /* the carried name rebound: loop-carried */
+      sb_printf(&x->body.text, "  %s = %s", carried[i]->ident, out->ident);
+      end_node_line(x, n);
+    }
+    if (i < n->noutputs && n->outputs[i][0])
+      strmap_put(&x->vals, arena_strdup(x->a, n->outputs[i]), carried[i]);
+  }
+  lines_add(&x->body, "  }", NULL);
+  for (int j = 0; j < b->nscan_out; j++) {
+    const char *name = g->outputs[b->body_out0 + b->ncarried + j].name;
+    Val *sv = val_get(x, name);
+    if (!sv || !sv->tensor) return fail(x, "its body's scan output '%s' is no tensor", name);
+    Term t = {.text = sv->ident, .t = sv->t};
+    memcpy(t.sym, sv->sym, sizeof t.sym);
+    int64_t ax = norm_ax(b->out_axes ? b->out_axes[j] : 0, t.t.rank + 1);
+    if (!unsqueeze_term(x, &t, ax)) return false;
+    Call c;
+    call_init(x, &c, "expand");
+    c.nlist = t.t.rank;
+    for (int i = 0; i < c.nlist; i++) c.list[i] = i == ax ? b->trips : -1;
+    c.list_sym[ax] = b->trips_sym;
+    call_in(&c, t);
+    Term out;
+    if (!apply(x, &c, &out)) return false;
+    int k = b->ncarried + j;
+    if (k < n->noutputs && n->outputs[k][0]) {
+      Val *v = bind_output(x, n, k);
+      set_tensor(x, v, &out);
+      sb_printf(&x->body.text, "  %s = %s", v->ident, out.text);
+      end_node_line(x, n);
+    }
+  }
+  return true;
+}
+
 /* A Loop whose trip count is a constant (or a let) and whose condition
  * stays true: `loop M { body }`, the carried values rebound at the end of
- * the body (R-SCOPE-003 checks they keep their types).  Scan outputs and
- * a data-dependent condition are errors. */
+ * the body (R-SCOPE-003 checks they keep their types), its scan outputs
+ * stacked [M, ...].  A data-dependent trip count or condition is an
+ * error. */
 static bool map_loop(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
   const OnnxAttr *ba = onnx_attr(n, "body");
@@ -2510,9 +2605,6 @@ static bool map_loop(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (ncarried < 0 || g->ninputs != ncarried + 2 || g->noutputs < ncarried + 1)
     return fail(x, "its body's inputs and outputs do not match its %d carried values",
                 ncarried < 0 ? 0 : ncarried);
-  if (g->noutputs > ncarried + 1)
-    return fail(x, "it has scan outputs (per-iteration results stacked): "
-                   "rooflint imports a Loop whose results are its carried values");
   Val *m = in_val(x, n, 0);
   if (!m || !m->known || !m->is_int || m->n != 1 || m->iv[0] < 1)
     return fail(x, "its trip count is not a constant: rooflint imports a Loop "
@@ -2520,7 +2612,7 @@ static bool map_loop(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   Val *c = has_input(n, 1) ? val_get(x, n->inputs[1]) : NULL;
   if (c && !(c->known && known_at(c, 0) != 0))
     return fail(x, "its condition is not a constant true");
-  /* the body's condition and carried inputs are the Loop's */
+  /* the body's condition is the Loop's */
   Val *t = arena_alloc(x->a, sizeof *t);
   t->known = t->is_int = true;
   t->n = 1;
@@ -2529,35 +2621,53 @@ static bool map_loop(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   t->isym = arena_alloc(x->a, 2 * sizeof *t->isym);
   t->iv[0] = 1;
   strmap_put(&x->vals, g->inputs[1].name, t);
-  Val **carried = arena_alloc(x->a, (size_t)(ncarried + 1) * sizeof *carried);
-  for (int i = 0; i < ncarried; i++) {
-    Term in;
-    if (!tensor_in(x, n, 2 + i, &in)) return false;
-    carried[i] = val_get(x, n->inputs[2 + i]);
-    strmap_put(&x->vals, g->inputs[2 + i].name, carried[i]);
+  Body b = {.g = g, .trips = m->iv[0], .trips_sym = m->isym ? m->isym[0] : NULL,
+            .in0 = 2, .body_in0 = 2, .body_out0 = 1, .ncarried = ncarried,
+            .nscan_out = g->noutputs - ncarried - 1, .loop_cond = true};
+  return run_body(x, n, &b);
+}
+
+/* A Scan (opset 9 on): its body runs once per entry of the scan inputs'
+ * scan axis, `loop T { }` over their slices, its state carried, its scan
+ * outputs stacked along scan_output_axes. */
+static bool map_scan(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  if (x->opset < 9)
+    return fail(x, "Scan before opset 9 has a batch axis and sequence_lens: "
+                   "rooflint imports opset 9's");
+  const OnnxAttr *ba = onnx_attr(n, "body");
+  if (!ba || !ba->g) return fail(x, "its body is missing");
+  const OnnxGraph *g = ba->g;
+  int nscan = (int)attr_int(n, "num_scan_inputs", 0);
+  int nstate = n->ninputs - nscan;
+  if (nscan < 1 || nstate < 0 || g->ninputs != n->ninputs || g->noutputs != n->noutputs ||
+      g->noutputs < nstate)
+    return fail(x, "its body's inputs and outputs do not match its %d state "
+                   "values and %d scan inputs", nstate < 0 ? 0 : nstate, nscan);
+  int cnt;
+  const int64_t *in_axes = attr_ints(n, "scan_input_axes", &cnt);
+  if (in_axes && cnt != nscan) return fail(x, "its scan_input_axes have %d entries for %d scan inputs", cnt, nscan);
+  const int64_t *out_axes = attr_ints(n, "scan_output_axes", &cnt);
+  if (out_axes && cnt != g->noutputs - nstate)
+    return fail(x, "its scan_output_axes have %d entries for %d scan outputs", cnt,
+                g->noutputs - nstate);
+  int64_t trips = 0;
+  const char *trips_sym = NULL;
+  for (int i = 0; i < nscan; i++) {
+    Val *v = in_val(x, n, nstate + i);
+    if (!v) return fail(x, "its scan input %d is not defined before it", i);
+    int64_t ax = norm_ax(in_axes ? in_axes[i] : 0, v->t.rank);
+    if (ax < 0 || ax >= v->t.rank) return fail(x, "its scan axis %lld is out of range", (long long)ax);
+    if (i > 0 && v->t.dims[ax] != trips)
+      return fail(x, "its scan inputs have %lld and %lld entries on their scan axes",
+                  (long long)trips, (long long)v->t.dims[ax]);
+    trips = v->t.dims[ax];
+    if (i == 0) trips_sym = v->sym[ax];
   }
-  sb_puts(&x->body.text, "  loop ");
-  put_dim(&x->body.text, m->isym ? m->isym[0] : NULL, m->iv[0]);
-  sb_puts(&x->body.text, " {");
-  end_node_line(x, n);
-  if (!inline_graph(x, g)) return false;
-  Val *cond = val_get(x, g->outputs[0].name);
-  if (!cond || !(cond->known && known_at(cond, 0) != 0))
-    return fail(x, "its body's condition is not a constant true: its trip "
-                   "count depends on the data");
-  for (int i = 0; i < ncarried; i++) {
-    Val *out = val_get(x, g->outputs[1 + i].name);
-    if (!out || !out->tensor)
-      return fail(x, "its body's output '%s' is no tensor", g->outputs[1 + i].name);
-    if (out != carried[i]) { /* the carried name rebound: loop-carried */
-      sb_printf(&x->body.text, "  %s = %s", carried[i]->ident, out->ident);
-      end_node_line(x, n);
-    }
-    if (i < n->noutputs && n->outputs[i][0])
-      strmap_put(&x->vals, arena_strdup(x->a, n->outputs[i]), carried[i]);
-  }
-  lines_add(&x->body, "  }", NULL);
-  return true;
+  Body b = {.g = g, .trips = trips, .trips_sym = trips_sym, .in0 = 0, .body_in0 = 0,
+            .body_out0 = 0, .ncarried = nstate, .nscan_in = nscan,
+            .nscan_out = g->noutputs - nstate, .in_axes = in_axes, .out_axes = out_axes};
+  return run_body(x, n, &b);
 }
 
 /* ---------------------------------------------------------- the table */

@@ -168,6 +168,14 @@ check if_const 16 128       # the then branch, inlined
 # Loop of 3 trips carrying h [2, 8]: matmul with w [8, 8] 256 FLOPs (64 +
 # 256 + 64 bytes) and relu 16 (128), each 3 times.
 check loop_const 816 1536
+# The same Loop with a scan output, neg(m) [2, 8] per trip (16 FLOPs, 128 B):
+# 3 x (256 + 16 + 16) = 864 FLOPs, 3 x (384 + 128 + 128) = 1920 B; stacked
+# [3, 2, 8] as a view, the relu after it 48 (192 + 192) (R-ONNX-002).
+check loop_scan 912 2304
+# Scan of xs [2, 5, 4] on axis 1, state [2, 4]: 5 trips of a select() view,
+# add 8 (32 x 3) and relu 8 (32 + 32): 80 FLOPs, 800 B; the relu of the
+# stacked [2, 5, 4] 40 (160 + 160).
+check scan 120 1120
 
 # Declarations (R-ONNX-006).
 check names 48 416          # add 16 (64+32+64), relu 16 (128), relu 16 (128)

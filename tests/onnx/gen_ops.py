@@ -255,6 +255,27 @@ def shape_arithmetic():
     # the same body, a trip count given at run time: an error
     save("loop_dynamic", [node("Loop", ["n", "", "x"], ["y"], name="/loop", body=body)],
          [vi("n", [], I64), vi("x", [2, 8])], Y28, [const("w", np.zeros((8, 8), np.float32))])
+    # a Loop with a scan output: each trip's Neg stacked [3, 2, 8]
+    scan_body = helper.make_graph(
+        [node("MatMul", ["h_in", "w"], ["m"], name="/body/MatMul"),
+         node("Relu", ["m"], ["h_out"], name="/body/Relu"),
+         node("Neg", ["m"], ["s"], name="/body/Neg"),
+         node("Identity", ["c_in"], ["c_out"], name="/body/Identity")],
+        "body", [vi("i", [], I64), vi("c_in", [], TensorProto.BOOL), vi("h_in", [2, 8])],
+        [vi("c_out", [], TensorProto.BOOL), vi("h_out", [2, 8]), vi("s", [2, 8])])
+    save("loop_scan", [node("Loop", ["trips", "", "x"], ["y", "ys"], name="/loop", body=scan_body),
+                       node("Relu", ["ys"], ["r"], name="/Relu")], X28, [vi("y", [2, 8]), vi("r", [3, 2, 8])],
+         [const("trips", np.int64(3)), const("w", np.zeros((8, 8), np.float32))])
+    # a Scan over axis 1 of xs [2, 5, 4]: state s [2, 4] plus each slice, the
+    # running sums' relu stacked on axis 1
+    sum_body = helper.make_graph(
+        [node("Add", ["s_in", "x_t"], ["s_out"], name="/body/Add"),
+         node("Relu", ["s_out"], ["y_t"], name="/body/Relu")],
+        "body", [vi("s_in", [2, 4]), vi("x_t", [2, 4])], [vi("s_out", [2, 4]), vi("y_t", [2, 4])])
+    save("scan", [node("Scan", ["s0", "xs"], ["s", "ys"], name="/scan", body=sum_body, num_scan_inputs=1,
+                       scan_input_axes=[1], scan_output_axes=[1]),
+                  node("Relu", ["ys"], ["r"], name="/Relu")],
+         [vi("s0", [2, 4]), vi("xs", [2, 5, 4])], [vi("s", [2, 4]), vi("r", [2, 5, 4])])
     save("if_const", [node("Constant", [], ["c"], value=helper.make_tensor("v", TensorProto.BOOL, [], [1])),
                       node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)], X28, Y28)
 
