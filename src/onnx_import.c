@@ -771,6 +771,12 @@ static void end_node_line(X *x, const OnnxNode *n) {
   lines_end(&x->body, node_origin(n, x->node_index));
 }
 
+/* A line of node n binding `name = text`. */
+static void bind_line(X *x, const OnnxNode *n, const char *name, const char *text) {
+  sb_printf(&x->body.text, "  %s = %s", name, text);
+  end_node_line(x, n);
+}
+
 /* n's origin, kept in the arena (a declaration's or a known value's). */
 static const char *arena_origin(X *x, const OnnxNode *n) {
   char *o = node_origin(n, x->node_index);
@@ -2544,8 +2550,7 @@ static bool run_body(X *x, const OnnxNode *n, const Body *b) {
     if (!apply(x, &c, &slice)) return false;
     Val *v = val_new(x, g->inputs[b->body_in0 + b->ncarried + i].name);
     set_tensor(x, v, &slice);
-    sb_printf(&x->body.text, "  %s = %s", v->ident, slice.text);
-    end_node_line(x, n);
+    bind_line(x, n, v->ident, slice.text);
   }
   if (!inline_graph(x, g)) return false;
   Val *cond = b->loop_cond ? val_get(x, g->outputs[0].name) : NULL;
@@ -2557,8 +2562,7 @@ static bool run_body(X *x, const OnnxNode *n, const Body *b) {
     if (!out || !out->tensor)
       return fail(x, "its body's output '%s' is no tensor", g->outputs[b->body_out0 + i].name);
     if (out != carried[i]) { /* the carried name rebound: loop-carried */
-      sb_printf(&x->body.text, "  %s = %s", carried[i]->ident, out->ident);
-      end_node_line(x, n);
+      bind_line(x, n, carried[i]->ident, out->ident);
     }
     if (i < n->noutputs && n->outputs[i][0])
       strmap_put(&x->vals, arena_strdup(x->a, n->outputs[i]), carried[i]);
@@ -2584,8 +2588,7 @@ static bool run_body(X *x, const OnnxNode *n, const Body *b) {
     if (k < n->noutputs && n->outputs[k][0]) {
       Val *v = bind_output(x, n, k);
       set_tensor(x, v, &out);
-      sb_printf(&x->body.text, "  %s = %s", v->ident, out.text);
-      end_node_line(x, n);
+      bind_line(x, n, v->ident, out.text);
     }
   }
   return true;
