@@ -102,6 +102,10 @@ typedef struct X {
   PtrMap ops;             /* rooflint op name (by address: the callers'
                              literals and op_rows') -> struct OpStart */
   StrMap rows;            /* ONNX op_type -> its first row in op_rows */
+  const OnnxGraph *graph; /* the graph whose nodes are being translated */
+  StrMap uses;            /* value -> its readers, once a fold needs it */
+  bool uses_counted;
+  const OnnxNode *bias_add; /* an Add folded into the MatMul before it */
   struct Pending {        /* a diagnostic on line `index` of a section */
     Lines *sec;
     size_t index;
@@ -867,6 +871,20 @@ static void end_node_line(X *x, const OnnxNode *n) {
   lines_end(&x->body, origin_quoted(n, x->node_index, sb->data + at, sb->len - at));
 }
 
+/* A line of node n binding `name = text`. */
+static void bind_line(X *x, const OnnxNode *n, const char *name, const char *text) {
+  sb_printf(&x->body.text, "  %s = %s", name, text);
+  end_node_line(x, n);
+}
+
+/* n's origin, kept in the arena (a declaration's or a known value's). */
+static const char *arena_origin(X *x, const OnnxNode *n) {
+  char *o = node_origin(n, x->node_index);
+  const char *s = arena_strdup(x->a, o);
+  free(o);
+  return s;
+}
+
 static void set_tensor(X *x, Val *v, const Term *t) {
   v->tensor = true;
   v->t = t->t;
@@ -896,6 +914,12 @@ static bool emit(X *x, const OnnxNode *n, Term *results, int nresults,
 
 static bool emit1(X *x, const OnnxNode *n, Term *t) {
   return emit(x, n, t, 1, t->text);
+}
+
+/* The one statement of n: the call c, sized and written. */
+static bool emit_call(X *x, const OnnxNode *n, Call *c) {
+  Term out;
+  return apply(x, c, &out) && emit1(x, n, &out);
 }
 
 /* A node that writes no kernel: a comment line, so every node is found. */
@@ -966,9 +990,7 @@ static Val *known_new(X *x, const OnnxNode *n, int i, bool is_int, int64_t cnt,
   } else {
     v->rv = arena_alloc(x->a, (size_t)(cnt + 1) * sizeof *v->rv);
   }
-  char *o = node_origin(n, x->node_index);
-  v->decl_origin = arena_strdup(x->a, o);
-  free(o);
+  v->decl_origin = arena_origin(x, n);
   return v;
 }
 
@@ -1158,10 +1180,10 @@ static bool fold_elementwise(X *x, const OnnxNode *n) {
 
 /* A view of known values (Reshape, Unsqueeze, Squeeze, Flatten, Gather,
  * Slice, Concat of constants): the same values in a new order. */
-static Val *fold_copy(X *x, const OnnxNode *n, const Val *src,
+static bool fold_copy(X *x, const OnnxNode *n, const Val *src,
                       const TensorType *t, const int64_t *pick, int64_t cnt) {
   Val *v = known_new(x, n, 0, src->is_int, cnt, t);
-  if (!v) return NULL;
+  if (!v) return !x->error;
   for (int64_t i = 0; i < cnt; i++) {
     int64_t k = pick ? pick[i] : i;
     if (src->is_int) {
@@ -1172,7 +1194,7 @@ static Val *fold_copy(X *x, const OnnxNode *n, const Val *src,
     }
   }
   emit_folded(x, n, "folded");
-  return v;
+  return !x->error;
 }
 
 /* -------------------------------------------------------- the mapping */
@@ -1184,11 +1206,14 @@ static bool map_unary(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   Term t;
   if (!tensor_in(x, n, 0, &t)) return false;
   call_in(&c, t);
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 static bool map_binary(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  if (n == x->bias_add) { /* map_matmul wrote it */
+    emit_folded(x, n, "the bias= of the MatMul before it");
+    return true;
+  }
   if (fold_elementwise(x, n)) return !x->error;
   if (n->ninputs != 2)
     return fail(x, "%s takes 2 operands here, got %d", n->op_type, n->ninputs);
@@ -1201,8 +1226,7 @@ static bool map_binary(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     return fail(x, "both operands are constants it could not fold");
   call_in(&c, a);
   call_in(&c, b);
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 static bool map_reciprocal(X *x, const OnnxNode *n, const OnnxOpRow *row) {
@@ -1213,8 +1237,7 @@ static bool map_reciprocal(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (!tensor_in(x, n, 0, &t)) return false;
   call_in(&c, number_term(x, 1));
   call_in(&c, t);
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 static bool map_alias(X *x, const OnnxNode *n, const OnnxOpRow *row) {
@@ -1229,18 +1252,7 @@ static bool map_alias(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   }
   Term t;
   if (!tensor_in(x, n, 0, &t)) return false;
-  Val *v = bind_output(x, n, 0);
-  if (!v) return true;
-  Term out = t;
-  set_tensor(x, v, &out);
-  StrBuf *sb = &x->body.text;
-  sb_puts(sb, "  ");
-  sb_puts(sb, v->ident);
-  sb_puts(sb, " = ");
-  sb_puts(sb, t.text);
-  comment_of(sb, n, x->node_index);
-  lines_end(&x->body, node_origin(n, x->node_index));
-  return true;
+  return !bind_output(x, n, 0) || emit1(x, n, &t);
 }
 
 /* n's line: cast(t, to). */
@@ -1250,8 +1262,7 @@ static bool emit_cast(X *x, const OnnxNode *n, Term t, DType to) {
   call_in(&c, t);
   c.args.cast_to = to;
   c.pos_text = dtype_str(to);
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 static bool map_cast(X *x, const OnnxNode *n, const OnnxOpRow *row) {
@@ -1275,8 +1286,7 @@ static bool map_gelu(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   bool tanh_form = strcmp(attr_str(n, "approximate", "none"), "tanh") == 0;
   c.args.approximate = tanh_form ? 0 : 1;
   call_kw(&c, "approximate=\"%s\"", tanh_form ? "tanh" : "none");
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 /* A bound of Clip: an attribute before opset 11, a constant input since. */
@@ -1316,8 +1326,7 @@ static bool map_clip(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     c.args.clip_max = hi;
     call_kw(&c, "max=%s", number_term(x, hi).text);
   }
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 static bool map_where(X *x, const OnnxNode *n, const OnnxOpRow *row) {
@@ -1330,8 +1339,7 @@ static bool map_where(X *x, const OnnxNode *n, const OnnxOpRow *row) {
       !scalar_or_tensor_in(x, n, 2, &t[2]))
     return false;
   for (int i = 0; i < 3; i++) call_in(&c, t[i]);
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 static bool map_compare(X *x, const OnnxNode *n, const OnnxOpRow *row) {
@@ -1515,8 +1523,7 @@ static bool map_conv_transpose(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     call_in(&c, bt);
     c.args.bias = c.bias = true;
   }
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 static bool transpose_term(X *x, Term *t, const int64_t *perm, int r) {
@@ -1590,9 +1597,88 @@ static bool matmul_node(X *x, const OnnxNode *n, int ai, int bi,
          matmul_call(x, a, b, out_dtype, &out) && emit1(x, n, &out);
 }
 
+static void use(X *x, const char *name) {
+  intptr_t k = (intptr_t)strmap_get(&x->uses, name);
+  strmap_put(&x->uses, name, (void *)(k + 1));
+}
+
+/* Every reader of every value of g and of the graphs in its nodes'
+ * attributes (a graph's output is a reader too). */
+static void count_uses(X *x, const OnnxGraph *g) {
+  for (int i = 0; i < g->nnodes; i++) {
+    const OnnxNode *n = &g->nodes[i];
+    for (int k = 0; k < n->ninputs; k++)
+      if (n->inputs[k][0]) use(x, n->inputs[k]);
+    for (int k = 0; k < n->nattrs; k++) {
+      const OnnxAttr *a = &n->attrs[k];
+      if (a->type == ONNX_ATTR_GRAPH && a->g) count_uses(x, a->g);
+      for (int j = 0; a->type == ONNX_ATTR_GRAPHS && j < a->n; j++)
+        if (a->graphs[j]) count_uses(x, a->graphs[j]);
+    }
+  }
+  for (int i = 0; i < g->noutputs; i++) use(x, g->outputs[i].name);
+}
+
+/* torch exports nn.Linear on an input of rank > 2 as MatMul(x, W^T) and
+ * then Add(bias, that): y = x W^T + b, b [N] broadcast over the rows
+ * (ONNX's numpy broadcasting).  The GPU runs the two as one GEMM whose
+ * epilogue adds b (cuBLASLt's bias epilogue), so when the next node is
+ * such an Add, the only reader of the MatMul's result, and its other
+ * operand a weight [N] (or [1, ..., 1, N], no longer than the result) of
+ * the result's dtype, it is the matmul's bias=: the Add's input index of
+ * the bias in *bi, the Add returned. */
+static const OnnxNode *bias_add_after(X *x, const OnnxNode *n, const Term *a,
+                                      const Term *b, int *bi) {
+  const OnnxGraph *g = x->graph;
+  if (!g || n + 1 >= g->nodes + g->nnodes || n->noutputs < 1 || !n->outputs[0][0])
+    return NULL;
+  const OnnxNode *add = n + 1;
+  const char *dom = add->domain ? add->domain : "";
+  if (strcmp(add->op_type, "Add") != 0 || (dom[0] && strcmp(dom, "ai.onnx") != 0) ||
+      add->ninputs != 2 || add->noutputs < 1 || !add->outputs[0][0])
+    return NULL;
+  int k = strcmp(add->inputs[0], n->outputs[0]) == 0   ? 1
+          : strcmp(add->inputs[1], n->outputs[0]) == 0 ? 0
+                                                        : -1;
+  Val *bias = k >= 0 ? val_get(x, add->inputs[k]) : NULL;
+  int ro = a->t.rank > b->t.rank ? a->t.rank : b->t.rank;
+  if (!bias || bias->decl != VD_WEIGHT || a->t.rank < 2 || b->t.rank < 2 ||
+      bias->t.rank < 1 || bias->t.rank > ro ||
+      bias->t.dims[bias->t.rank - 1] != b->t.dims[b->t.rank - 1] ||
+      bias->t.dtype != dtype_wider(a->t.dtype, b->t.dtype))
+    return NULL;
+  for (int i = 0; i + 1 < bias->t.rank; i++)
+    if (bias->t.dims[i] != 1) return NULL;
+  if (!x->uses_counted) {
+    count_uses(x, x->m->graph);
+    x->uses_counted = true;
+  }
+  if (strmap_get(&x->uses, n->outputs[0]) != (void *)1) return NULL;
+  *bi = k;
+  return add;
+}
+
 static bool map_matmul(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
-  return matmul_node(x, n, 0, 1, NULL);
+  Term a, b, bias;
+  int bi;
+  if (!tensor_in(x, n, 0, &a) || !tensor_in(x, n, 1, &b)) return false;
+  const OnnxNode *add = bias_add_after(x, n, &a, &b, &bi);
+  if (!add) {
+    Term out;
+    return matmul_call(x, a, b, NULL, &out) && emit1(x, n, &out);
+  }
+  if (!tensor_in(x, add, bi, &bias)) return false;
+  Call c;
+  call_init(x, &c, "matmul");
+  call_in(&c, a);
+  call_in(&c, b);
+  call_in(&c, bias);
+  c.args.bias = c.bias = true;
+  /* the line's result is the Add's output */
+  strmap_put(&x->vals, n->outputs[0], bind_output(x, add, 0));
+  x->bias_add = add;
+  return emit_call(x, n, &c);
 }
 
 /* ---- norms and reductions */
@@ -1611,8 +1697,7 @@ static bool map_softmax(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   call_in(&c, t);
   c.args.axis = axis;
   call_kw(&c, "axis=%lld", (long long)axis);
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 static void epsilon_kw(X *x, Call *c, const OnnxNode *n, double def) {
@@ -1634,8 +1719,7 @@ static bool map_layernorm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   int64_t axis = attr_int(n, "axis", -1);
   c.args.axis = axis;
   if (axis != -1) call_kw(&c, "axis=%lld", (long long)axis);
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 static bool map_batchnorm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
@@ -1653,8 +1737,7 @@ static bool map_batchnorm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     call_in(&c, t);
   }
   epsilon_kw(x, &c, n, 1e-5);
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 static bool map_instancenorm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
@@ -1667,8 +1750,7 @@ static bool map_instancenorm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     call_in(&c, t);
   }
   epsilon_kw(x, &c, n, 1e-5);
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 static int cmp_desc(const void *a, const void *b) {
@@ -1709,29 +1791,36 @@ static bool map_reduce(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 
 /* ---- pools */
 
+/* maxpool/avgpool 1d, 2d or 3d by x's rank (N, C and 1 to 3 spatial
+ * dims). */
 static bool pool_call(X *x, const OnnxNode *n, const char *op, Term xt,
                       const int64_t *kernel, Term *out) {
-  if (xt.t.rank != 4)
-    return fail(x, "rooflint's pools are 2-D (NCHW); x has rank %d", xt.t.rank);
+  int nsp = xt.t.rank - 2;
+  if (nsp < 1 || nsp > 3)
+    return fail(x, "rooflint's pools are 1-, 2- and 3-D ([N, C, spatial...]); "
+                   "x has rank %d", xt.t.rank);
   Window w;
-  if (!window_of(x, n, &xt.t, kernel, 2, &w)) return false;
-  int cnt;
-  if (!attr_ints(n, "strides", &cnt)) w.stride[0] = w.stride[1] = 1;
+  if (!window_of(x, n, &xt.t, kernel, nsp, &w)) return false;
+  static const char *const names[2][3] = {
+      {"avgpool1d", "avgpool2d", "avgpool3d"}, {"maxpool1d", "maxpool2d", "maxpool3d"}};
+  bool max = op[0] == 'm';
   if (!window_symmetric(&w)) {
-    if (!pad_term(x, &xt, &w, op[0] == 'm' ? -INFINITY : 0)) return false;
-    w.pad_lo[0] = w.pad_lo[1] = 0;
+    if (!pad_term(x, &xt, &w, max ? -INFINITY : 0)) return false;
+    for (int i = 0; i < nsp; i++) w.pad_lo[i] = 0;
   }
   Call c;
-  call_init(x, &c, op);
+  call_init(x, &c, names[max][nsp - 1]);
   call_in(&c, xt);
-  for (int i = 0; i < 2; i++) {
+  bool any_p = false;
+  for (int i = 0; i < nsp; i++) {
     c.args.kernel[i] = w.kernel[i];
     c.args.stride[i] = w.stride[i];
     c.args.padding[i] = w.pad_lo[i];
+    any_p |= w.pad_lo[i] != 0;
   }
-  call_kw(&c, "kernel=%s", win_text(x, w.kernel, 2));
-  call_kw(&c, "stride=%s", win_text(x, w.stride, 2));
-  if (w.pad_lo[0] || w.pad_lo[1]) call_kw(&c, "padding=%s", win_text(x, w.pad_lo, 2));
+  call_kw(&c, "kernel=%s", win_text(x, w.kernel, nsp));
+  call_kw(&c, "stride=%s", win_text(x, w.stride, nsp));
+  if (any_p) call_kw(&c, "padding=%s", win_text(x, w.pad_lo, nsp));
   if (attr_int(n, "ceil_mode", 0)) {
     c.args.ceil_mode = true;
     call_kw(&c, "ceil_mode=true");
@@ -1744,8 +1833,8 @@ static bool map_pool(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (!tensor_in(x, n, 0, &xt)) return false;
   int cnt;
   const int64_t *k = attr_ints(n, "kernel_shape", &cnt);
-  if (!k || cnt != 2)
-    return fail(x, "rooflint's pools are 2-D: kernel_shape has %d entries", cnt);
+  if (!k || cnt != xt.t.rank - 2)
+    return fail(x, "its kernel_shape has %d entries for x of rank %d", cnt, xt.t.rank);
   int nd;
   const int64_t *dil = attr_ints(n, "dilations", &nd);
   for (int i = 0; dil && i < nd; i++)
@@ -1756,13 +1845,9 @@ static bool map_pool(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 }
 
 static bool map_global_pool(X *x, const OnnxNode *n, const OnnxOpRow *row) {
-  Term xt;
-  if (!tensor_in(x, n, 0, &xt)) return false;
-  if (xt.t.rank != 4)
-    return fail(x, "rooflint's pools are 2-D (NCHW); x has rank %d", xt.t.rank);
-  Term out;
-  return pool_call(x, n, row->roof, xt, &xt.t.dims[2], &out) &&
-         emit1(x, n, &out);
+  Term xt, out;
+  return tensor_in(x, n, 0, &xt) &&
+         pool_call(x, n, row->roof, xt, &xt.t.dims[2], &out) && emit1(x, n, &out);
 }
 
 /* ---- views and movement */
@@ -1804,14 +1889,12 @@ static bool map_reshape(X *x, const OnnxNode *n, const OnnxOpRow *row) {
       if (c.list[i] == -1) infer = i;
       else rest *= c.list[i] ? c.list[i] : 1, t.dims[i] = c.list[i];
     if (infer >= 0) t.dims[infer] = rest ? have / rest : 0;
-    fold_copy(x, n, src, &t, NULL, src->n);
-    return !x->error;
+    return fold_copy(x, n, src, &t, NULL, src->n);
   }
   Term t;
   if (!tensor_in(x, n, 0, &t)) return false;
   call_in(&c, t);
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 static bool map_transpose(X *x, const OnnxNode *n, const OnnxOpRow *row) {
@@ -1897,8 +1980,7 @@ static bool map_squeeze(X *x, const OnnxNode *n, const OnnxOpRow *row) {
       for (int k = (int)ax[i]; k + 1 < t.rank; k++) t.dims[k] = t.dims[k + 1];
       t.rank--;
     }
-    fold_copy(x, n, src, &t, NULL, src->n);
-    return !x->error;
+    return fold_copy(x, n, src, &t, NULL, src->n);
   }
   if (na == 0) return map_alias(x, n, row);
   Term t;
@@ -1929,8 +2011,7 @@ static bool map_unsqueeze(X *x, const OnnxNode *n, const OnnxOpRow *row) {
       t.dims[ax[i]] = 1;
       t.rank++;
     }
-    fold_copy(x, n, src, &t, NULL, src->n);
-    return !x->error;
+    return fold_copy(x, n, src, &t, NULL, src->n);
   }
   Term t;
   if (!tensor_in(x, n, 0, &t)) return false;
@@ -1975,8 +2056,7 @@ static bool map_slice(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     if (e - s > 2 * MAX_RANK) goto tensor;
     for (int64_t i = s; i < e; i++) pick[i - s] = i;
     if (e == s) return fail(x, "it slices a shape to nothing");
-    fold_copy(x, n, src, &t, pick, e - s);
-    return !x->error;
+    return fold_copy(x, n, src, &t, pick, e - s);
   }
 tensor:;
   Term t;
@@ -2089,8 +2169,7 @@ tensors:;
   }
   c.args.axis = axis;
   call_kw(&c, "axis=%lld", (long long)axis);
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 static bool map_gather(X *x, const OnnxNode *n, const OnnxOpRow *row) {
@@ -2109,8 +2188,7 @@ static bool map_gather(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     }
     TensorType t = idx->t;
     t.dtype = data->t.dtype;
-    fold_copy(x, n, data, &t, pick, idx->n);
-    return !x->error;
+    return fold_copy(x, n, data, &t, pick, idx->n);
   }
   Term d;
   if (!tensor_in(x, n, 0, &d)) return false;
@@ -2121,8 +2199,7 @@ static bool map_gather(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     c.args.axis = axis;
     c.args.index = idx->iv[0];
     call_kw(&c, "axis=%lld, index=%lld", (long long)axis, (long long)idx->iv[0]);
-    Term out;
-    return apply(x, &c, &out) && emit1(x, n, &out);
+    return emit_call(x, n, &c);
   }
   Term it;
   if (!tensor_in(x, n, 1, &it)) return false;
@@ -2132,8 +2209,7 @@ static bool map_gather(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   call_in(&c, it);
   c.args.axis = axis;
   if (axis != 0) call_kw(&c, "axis=%lld", (long long)axis);
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 static bool map_expand(X *x, const OnnxNode *n, const OnnxOpRow *row) {
@@ -2163,8 +2239,7 @@ static bool map_expand(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   memcpy(c.list, l, sizeof l);
   memcpy(c.list_sym, ls, sizeof ls);
   call_in(&c, t);
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 static bool map_pad(X *x, const OnnxNode *n, const OnnxOpRow *row) {
@@ -2194,10 +2269,15 @@ static bool map_pad(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   for (int i = 0; i < cnt; i++) c.list[i] = pads[i];
   c.args.value = value;
   if (value != 0) call_kw(&c, "value=%s", number_term(x, value).text);
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
+/* Resize (and Upsample): each output dim is floor(dim * scale) for the
+ * scales given, or the sizes given (ONNX's Resize: output_dimension =
+ * floor(input_dimension * scale); coordinate_transformation_mode moves
+ * the samples, not the shape), over every axis or opset 18's axes.  N and
+ * C keep their size; the spatial dims are interpolate(scale=K) when each is
+ * K times its input (a symbolic dim keeps its let), else size=[...]. */
 static bool map_resize(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
   Term t;
@@ -2206,30 +2286,69 @@ static bool map_resize(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   bool linear = strcmp(mode, "linear") == 0 || strcmp(mode, "bilinear") == 0;
   if (!linear && strcmp(mode, "nearest") != 0)
     return fail(x, "mode \"%s\": rooflint interpolates nearest or linear", mode);
-  /* scales: input 2 (Resize 11+), 1 (Resize 10, Upsample 9), or sizes */
+  int r = t.t.rank, na;
+  const int64_t *axes = attr_ints(n, "axes", &na);
+  if (!axes) na = r;
+  int64_t od[MAX_RANK];
+  memcpy(od, t.t.dims, sizeof od);
+  /* scales: input 2 (Resize 11+), 1 (Resize 10, Upsample 9), an attribute
+   * (Upsample 7); or sizes, input 3 */
   int si = strcmp(n->op_type, "Upsample") == 0 || x->opset < 11 ? 1 : 2;
-  Val *sc = has_input(n, si) ? val_get(x, n->inputs[si]) : NULL;
-  int64_t scale = 0;
-  if (sc && sc->known && sc->n == t.t.rank) {
-    double s = known_at(sc, 2);
-    scale = (int64_t)s;
-    if ((double)scale != s) scale = 0;
-  } else if (has_input(n, 3)) {
-    Val *sz = known_in(x, n, 3, "sizes");
-    if (!sz) return false;
-    if (sz->n == t.t.rank && t.t.rank >= 3 && known_at(sz, 2) > 0)
-      scale = (int64_t)known_at(sz, 2) / t.t.dims[2];
+  Val *sc = in_val(x, n, si);
+  const OnnxAttr *sa = onnx_attr(n, "scales");
+  bool sized = !(sc && sc->known && sc->n > 0) && has_input(n, 3) && si == 2;
+  Val *sz = sized ? known_in(x, n, 3, "sizes") : NULL;
+  if (sized && !sz) return false;
+  if (!sized && !(sc && sc->known && sc->n > 0) &&
+      !(sa && sa->type == ONNX_ATTR_FLOATS))
+    return fail(x, "its scales (input %d) are not a constant: rooflint imports "
+                   "only shapes it can compute", si);
+  int64_t cnt = sized ? sz->n : sc && sc->known ? sc->n : sa->n;
+  if (cnt != na)
+    return fail(x, "its %s have %lld entries for %d axes", sized ? "sizes" : "scales",
+                (long long)cnt, na);
+  if (sized && !sz->is_int) return fail(x, "its sizes are not integers");
+  if (sized && strcmp(attr_str(n, "keep_aspect_ratio_policy", "stretch"), "stretch") != 0)
+    return fail(x, "keep_aspect_ratio_policy \"%s\": rooflint imports \"stretch\"",
+                attr_str(n, "keep_aspect_ratio_policy", ""));
+  for (int k = 0; k < na; k++) {
+    int64_t ax = axes ? norm_ax(axes[k], r) : k;
+    if (ax < 0 || ax >= r) return fail(x, "its axis %lld is out of range", (long long)axes[k]);
+    double s = sized ? 0 : sc && sc->known ? known_at(sc, k) : sa->floats[k];
+    od[ax] = sized ? sz->iv[k] : (int64_t)floor((double)t.t.dims[ax] * s);
+    if (od[ax] < 1)
+      return fail(x, "it resizes dim %lld (%lld) to %lld", (long long)ax,
+                  (long long)t.t.dims[ax], (long long)od[ax]);
   }
-  if (scale < 1) return fail(x, "its scale is not a constant integer");
+  for (int i = 0; i < 2 && i < r; i++)
+    if (od[i] != t.t.dims[i])
+      return fail(x, "it resizes dim %d (N or C) from %lld to %lld: rooflint "
+                     "interpolates the spatial dims", i, (long long)t.t.dims[i],
+                  (long long)od[i]);
+  int64_t scale = r > 2 && od[2] % t.t.dims[2] == 0 ? od[2] / t.t.dims[2] : 0;
+  for (int i = 2; i < r; i++)
+    if (od[i] != t.t.dims[i] * scale) scale = 0;
   Call c;
   call_init(x, &c, "interpolate");
   call_in(&c, t);
-  c.args.scale = scale;
   c.args.mode = linear;
-  call_kw(&c, "scale=%lld", (long long)scale);
+  if (scale > 0 || r < 3) {
+    c.args.scale = scale > 0 ? scale : 1;
+    call_kw(&c, "scale=%lld", (long long)c.args.scale);
+  } else {
+    for (int i = 2; i < r; i++)
+      if (t.sym[i])
+        return fail(x, "it resizes the symbolic dim %s by a scale that is not "
+                       "an integer: rooflint's size= takes numbers", t.sym[i]);
+    c.args.scale = 0;
+    for (int i = 2; i < r; i++) c.args.size[i - 2] = od[i];
+    StrBuf sb = {0};
+    put_list(&sb, &od[2], NULL, r - 2);
+    call_kw(&c, "size=%s", sb_str(&sb));
+    sb_free(&sb);
+  }
   if (linear) call_kw(&c, "mode=\"linear\"");
-  Term out;
-  return apply(x, &c, &out) && emit1(x, n, &out);
+  return emit_call(x, n, &c);
 }
 
 /* ---- shape arithmetic */
@@ -2277,9 +2396,7 @@ static bool map_constant(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   } else {
     return fail(x, "its value attribute is not one rooflint reads");
   }
-  char *o = node_origin(n, x->node_index);
-  v->decl_origin = arena_strdup(x->a, o);
-  free(o);
+  v->decl_origin = arena_origin(x, n);
   if (!v->known) v->decl = VD_BUFFER; /* too large to keep: data */
   emit_folded(x, n, "a constant");
   return true;
@@ -2324,6 +2441,20 @@ static bool map_size(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   return true;
 }
 
+/* n's output is data a kernel may read (a buffer, declared when one
+ * does) of type t, its dims' let expressions sym; n writes no kernel. */
+static bool folded_buffer(X *x, const OnnxNode *n, const TensorType *t,
+                          const char *const *sym) {
+  Val *v = bind_output(x, n, 0);
+  if (!v) return true;
+  v->t = *t;
+  memcpy(v->sym, sym, sizeof v->sym);
+  v->decl = VD_BUFFER;
+  v->decl_origin = arena_origin(x, n);
+  emit_folded(x, n, "folded");
+  return true;
+}
+
 static bool map_constant_of_shape(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
   Val *shape = known_in(x, n, 0, "shape");
@@ -2358,18 +2489,12 @@ static bool map_constant_of_shape(X *x, const OnnxNode *n, const OnnxOpRow *row)
       if (is_int) v->iv[i] = (int64_t)value;
       else v->rv[i] = value;
     }
-  } else {
-    Val *v = bind_output(x, n, 0);
-    if (!v) return true;
-    v->t = t;
-    for (int i = 0; i < t.rank; i++) v->sym[i] = shape->isym ? shape->isym[i] : NULL;
-    v->decl = VD_BUFFER;
-    char *o = node_origin(n, x->node_index);
-    v->decl_origin = arena_strdup(x->a, o);
-    free(o);
+    emit_folded(x, n, "folded");
+    return true;
   }
-  emit_folded(x, n, "folded");
-  return true;
+  const char *sym_dims[MAX_RANK] = {0};
+  for (int i = 0; i < t.rank; i++) sym_dims[i] = shape->isym ? shape->isym[i] : NULL;
+  return folded_buffer(x, n, &t, sym_dims);
 }
 
 static bool map_range(X *x, const OnnxNode *n, const OnnxOpRow *row) {
@@ -2383,16 +2508,9 @@ static bool map_range(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (cntd < 1) return fail(x, "its range is empty");
   if (l->is_int && l->isym && l->isym[0] && s->is_int && a == 0 && st == 1) {
     /* arange(S): data of a symbolic length, a buffer */
-    Val *v = bind_output(x, n, 0);
-    if (!v) return true;
-    v->t = (TensorType){dtype_of(ONNX_INT64), 1, {(int64_t)b}};
-    v->sym[0] = l->isym[0];
-    v->decl = VD_BUFFER;
-    char *o = node_origin(n, x->node_index);
-    v->decl_origin = arena_strdup(x->a, o);
-    free(o);
-    emit_folded(x, n, "folded");
-    return true;
+    TensorType t = {dtype_of(ONNX_INT64), 1, {(int64_t)b}};
+    const char *sym_dims[MAX_RANK] = {l->isym[0]};
+    return folded_buffer(x, n, &t, sym_dims);
   }
   if (cntd > ONNX_SMALL_ELEMS) return fail(x, "its range has %g elements", cntd);
   int64_t cnt = (int64_t)cntd;
@@ -2485,10 +2603,102 @@ static bool map_if(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   return true;
 }
 
+/* Where a Loop's or a Scan's values are: the node's inputs from `in0`
+ * and the body's inputs from `body_in0` are the carried values, then the
+ * scan inputs (Scan) and their slices; the body's outputs from
+ * `body_out0` are the carried values' new values, then the scan outputs,
+ * and the node's outputs the final carried values, then the scan outputs
+ * stacked. */
+typedef struct Body {
+  const OnnxGraph *g;
+  int64_t trips;
+  const char *trips_sym; /* its let expression, or NULL */
+  int in0, body_in0, body_out0, ncarried, nscan_in, nscan_out;
+  const int64_t *in_axes, *out_axes; /* per scan input and output, or NULL: 0 */
+  bool loop_cond;        /* a Loop: the body's output 0 must stay true */
+} Body;
+
+/* `loop T {`, each scan input's slice (a view: every trip reads its own,
+ * select() says its size), the body inlined, the carried names rebound,
+ * `}`; then each scan output stacked along its axis, a view of [T] copies
+ * of the last trip's: each trip writes its slice where it stands, so the
+ * bytes are the body's, T times (R-COST-005). */
+static bool run_body(X *x, const OnnxNode *n, const Body *b) {
+  const OnnxGraph *g = b->g;
+  Val **carried = arena_alloc(x->a, (size_t)(b->ncarried + 1) * sizeof *carried);
+  for (int i = 0; i < b->ncarried; i++) {
+    Term in;
+    if (!tensor_in(x, n, b->in0 + i, &in)) return false;
+    carried[i] = val_get(x, n->inputs[b->in0 + i]);
+    strmap_put(&x->vals, g->inputs[b->body_in0 + i].name, carried[i]);
+  }
+  sb_puts(&x->body.text, "  loop ");
+  put_dim(&x->body.text, b->trips_sym, b->trips);
+  sb_puts(&x->body.text, " {");
+  end_node_line(x, n);
+  for (int i = 0; i < b->nscan_in; i++) {
+    Term in; /* (the index says the slice's size, not which) */
+    if (!tensor_in(x, n, b->in0 + b->ncarried + i, &in)) return false;
+    int64_t ax = norm_ax(b->in_axes ? b->in_axes[i] : 0, in.t.rank);
+    Call c;
+    call_init(x, &c, "select");
+    call_in(&c, in);
+    c.args.axis = ax;
+    c.args.index = 0;
+    call_kw(&c, "axis=%lld, index=0", (long long)ax);
+    Term slice;
+    if (!apply(x, &c, &slice)) return false;
+    Val *v = val_new(x, g->inputs[b->body_in0 + b->ncarried + i].name);
+    set_tensor(x, v, &slice);
+    bind_line(x, n, v->ident, slice.text);
+  }
+  if (!inline_graph(x, g)) return false;
+  Val *cond = b->loop_cond ? val_get(x, g->outputs[0].name) : NULL;
+  if (b->loop_cond && !(cond && cond->known && known_at(cond, 0) != 0))
+    return fail(x, "its body's condition is not a constant true: its trip "
+                   "count depends on the data");
+  for (int i = 0; i < b->ncarried; i++) {
+    Val *out = val_get(x, g->outputs[b->body_out0 + i].name);
+    if (!out || !out->tensor)
+      return fail(x, "its body's output '%s' is no tensor", g->outputs[b->body_out0 + i].name);
+    if (out != carried[i]) { /* the carried name rebound: loop-carried */
+      bind_line(x, n, carried[i]->ident, out->ident);
+    }
+    if (i < n->noutputs && n->outputs[i][0])
+      strmap_put(&x->vals, arena_strdup(x->a, n->outputs[i]), carried[i]);
+  }
+  lines_add(&x->body, "  }", NULL);
+  for (int j = 0; j < b->nscan_out; j++) {
+    const char *name = g->outputs[b->body_out0 + b->ncarried + j].name;
+    Val *sv = val_get(x, name);
+    if (!sv || !sv->tensor) return fail(x, "its body's scan output '%s' is no tensor", name);
+    Term t = {.text = sv->ident, .t = sv->t};
+    memcpy(t.sym, sv->sym, sizeof t.sym);
+    int64_t ax = norm_ax(b->out_axes ? b->out_axes[j] : 0, t.t.rank + 1);
+    if (!unsqueeze_term(x, &t, ax)) return false;
+    Call c;
+    call_init(x, &c, "expand");
+    c.nlist = t.t.rank;
+    for (int i = 0; i < c.nlist; i++) c.list[i] = i == ax ? b->trips : -1;
+    c.list_sym[ax] = b->trips_sym;
+    call_in(&c, t);
+    Term out;
+    if (!apply(x, &c, &out)) return false;
+    int k = b->ncarried + j;
+    if (k < n->noutputs && n->outputs[k][0]) {
+      Val *v = bind_output(x, n, k);
+      set_tensor(x, v, &out);
+      bind_line(x, n, v->ident, out.text);
+    }
+  }
+  return true;
+}
+
 /* A Loop whose trip count is a constant (or a let) and whose condition
  * stays true: `loop M { body }`, the carried values rebound at the end of
- * the body (R-SCOPE-003 checks they keep their types).  Scan outputs and
- * a data-dependent condition are errors. */
+ * the body (R-SCOPE-003 checks they keep their types), its scan outputs
+ * stacked [M, ...].  A data-dependent trip count or condition is an
+ * error. */
 static bool map_loop(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
   const OnnxAttr *ba = onnx_attr(n, "body");
@@ -2498,9 +2708,6 @@ static bool map_loop(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (ncarried < 0 || g->ninputs != ncarried + 2 || g->noutputs < ncarried + 1)
     return fail(x, "its body's inputs and outputs do not match its %d carried values",
                 ncarried < 0 ? 0 : ncarried);
-  if (g->noutputs > ncarried + 1)
-    return fail(x, "it has scan outputs (per-iteration results stacked): "
-                   "rooflint imports a Loop whose results are its carried values");
   Val *m = in_val(x, n, 0);
   if (!m || !m->known || !m->is_int || m->n != 1 || m->iv[0] < 1)
     return fail(x, "its trip count is not a constant: rooflint imports a Loop "
@@ -2508,7 +2715,7 @@ static bool map_loop(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   Val *c = has_input(n, 1) ? val_get(x, n->inputs[1]) : NULL;
   if (c && !(c->known && known_at(c, 0) != 0))
     return fail(x, "its condition is not a constant true");
-  /* the body's condition and carried inputs are the Loop's */
+  /* the body's condition is the Loop's */
   Val *t = arena_alloc(x->a, sizeof *t);
   t->known = t->is_int = true;
   t->n = 1;
@@ -2517,41 +2724,53 @@ static bool map_loop(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   t->isym = arena_alloc(x->a, 2 * sizeof *t->isym);
   t->iv[0] = 1;
   strmap_put(&x->vals, g->inputs[1].name, t);
-  Val **carried = arena_alloc(x->a, (size_t)(ncarried + 1) * sizeof *carried);
-  for (int i = 0; i < ncarried; i++) {
-    Term in;
-    if (!tensor_in(x, n, 2 + i, &in)) return false;
-    carried[i] = val_get(x, n->inputs[2 + i]);
-    strmap_put(&x->vals, g->inputs[2 + i].name, carried[i]);
+  Body b = {.g = g, .trips = m->iv[0], .trips_sym = m->isym ? m->isym[0] : NULL,
+            .in0 = 2, .body_in0 = 2, .body_out0 = 1, .ncarried = ncarried,
+            .nscan_out = g->noutputs - ncarried - 1, .loop_cond = true};
+  return run_body(x, n, &b);
+}
+
+/* A Scan (opset 9 on): its body runs once per entry of the scan inputs'
+ * scan axis, `loop T { }` over their slices, its state carried, its scan
+ * outputs stacked along scan_output_axes. */
+static bool map_scan(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  if (x->opset < 9)
+    return fail(x, "Scan before opset 9 has a batch axis and sequence_lens: "
+                   "rooflint imports opset 9's");
+  const OnnxAttr *ba = onnx_attr(n, "body");
+  if (!ba || !ba->g) return fail(x, "its body is missing");
+  const OnnxGraph *g = ba->g;
+  int nscan = (int)attr_int(n, "num_scan_inputs", 0);
+  int nstate = n->ninputs - nscan;
+  if (nscan < 1 || nstate < 0 || g->ninputs != n->ninputs || g->noutputs != n->noutputs ||
+      g->noutputs < nstate)
+    return fail(x, "its body's inputs and outputs do not match its %d state "
+                   "values and %d scan inputs", nstate < 0 ? 0 : nstate, nscan);
+  int cnt;
+  const int64_t *in_axes = attr_ints(n, "scan_input_axes", &cnt);
+  if (in_axes && cnt != nscan) return fail(x, "its scan_input_axes have %d entries for %d scan inputs", cnt, nscan);
+  const int64_t *out_axes = attr_ints(n, "scan_output_axes", &cnt);
+  if (out_axes && cnt != g->noutputs - nstate)
+    return fail(x, "its scan_output_axes have %d entries for %d scan outputs", cnt,
+                g->noutputs - nstate);
+  int64_t trips = 0;
+  const char *trips_sym = NULL;
+  for (int i = 0; i < nscan; i++) {
+    Val *v = in_val(x, n, nstate + i);
+    if (!v) return fail(x, "its scan input %d is not defined before it", i);
+    int64_t ax = norm_ax(in_axes ? in_axes[i] : 0, v->t.rank);
+    if (ax < 0 || ax >= v->t.rank) return fail(x, "its scan axis %lld is out of range", (long long)ax);
+    if (i > 0 && v->t.dims[ax] != trips)
+      return fail(x, "its scan inputs have %lld and %lld entries on their scan axes",
+                  (long long)trips, (long long)v->t.dims[ax]);
+    trips = v->t.dims[ax];
+    if (i == 0) trips_sym = v->sym[ax];
   }
-  StrBuf sb = {0};
-  sb_puts(&sb, "  loop ");
-  put_dim(&sb, m->isym ? m->isym[0] : NULL, m->iv[0]);
-  sb_puts(&sb, " {");
-  comment_of(&sb, n, x->node_index);
-  lines_add(&x->body, sb_str(&sb), node_origin(n, x->node_index));
-  sb_free(&sb);
-  if (!inline_graph(x, g)) return false;
-  Val *cond = val_get(x, g->outputs[0].name);
-  if (!cond || !(cond->known && known_at(cond, 0) != 0))
-    return fail(x, "its body's condition is not a constant true: its trip "
-                   "count depends on the data");
-  for (int i = 0; i < ncarried; i++) {
-    Val *out = val_get(x, g->outputs[1 + i].name);
-    if (!out || !out->tensor)
-      return fail(x, "its body's output '%s' is no tensor", g->outputs[1 + i].name);
-    if (out != carried[i]) { /* the carried name rebound: loop-carried */
-      StrBuf line = {0};
-      sb_printf(&line, "  %s = %s", carried[i]->ident, out->ident);
-      comment_of(&line, n, x->node_index);
-      lines_add(&x->body, sb_str(&line), node_origin(n, x->node_index));
-      sb_free(&line);
-    }
-    if (i < n->noutputs && n->outputs[i][0])
-      strmap_put(&x->vals, arena_strdup(x->a, n->outputs[i]), carried[i]);
-  }
-  lines_add(&x->body, "  }", NULL);
-  return true;
+  Body b = {.g = g, .trips = trips, .trips_sym = trips_sym, .in0 = 0, .body_in0 = 0,
+            .body_out0 = 0, .ncarried = nstate, .nscan_in = nscan,
+            .nscan_out = g->noutputs - nstate, .in_axes = in_axes, .out_axes = out_axes};
+  return run_body(x, n, &b);
 }
 
 /* ---------------------------------------------------------- the table */
@@ -2677,6 +2896,8 @@ static void cross_check(X *x, const OnnxNode *n, StrMap *vi) {
 /* --------------------------------------------------------------- graph */
 
 static bool translate_nodes(X *x, const OnnxGraph *g, bool top) {
+  const OnnxGraph *outer = x->graph;
+  x->graph = g;
   StrMap vi;
   strmap_init(&vi);
   if (top)
@@ -2701,6 +2922,7 @@ static bool translate_nodes(X *x, const OnnxGraph *g, bool top) {
     if (top && x->body.n > before) cross_check(x, n, &vi);
   }
   strmap_free(&vi);
+  x->graph = outer;
   return !x->error;
 }
 
@@ -2943,6 +3165,7 @@ static void x_init(X *x, const OnnxModel *m, const ImportOptions *o,
   strmap_init(&x->warned_ops);
   ptrmap_init(&x->ops);
   strmap_init(&x->rows);
+  strmap_init(&x->uses);
   x->plan = DT_FP32;
 }
 
@@ -2963,6 +3186,7 @@ static void x_free(X *x) {
   strmap_free(&x->warned_ops);
   ptrmap_free(&x->ops);
   strmap_free(&x->rows);
+  strmap_free(&x->uses);
   arena_free(x->a);
 }
 

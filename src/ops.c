@@ -346,11 +346,14 @@ static bool shape_conv2d(const OpDesc *op, const TensorType *in, int nin,
   return shape_conv(op, in, nin, args, out, ctx, 2);
 }
 
-static bool shape_pool(const OpDesc *op, const TensorType *in, int nin,
-                       OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
-  (void)nin;
-  if (!need_rank(ctx, op, &in[0], 0, 4, "input [N, C, H, W]")) return false;
-  for (int i = 0; i < 2; i++) {
+/* maxpool/avgpool 1d/2d/3d: x [N, C, *spatial], nsp spatial dims
+ * (R-SHAPE-010). */
+static bool shape_pool(const OpDesc *op, const TensorType *in, OpArgs *args,
+                       TensorType *out, const ShapeCtx *ctx, int nsp) {
+  static const char *const xs[3] = {"input [N, C, L]", "input [N, C, H, W]",
+                                    "input [N, C, D, H, W]"};
+  if (!need_rank(ctx, op, &in[0], 0, nsp + 2, xs[nsp - 1])) return false;
+  for (int i = 0; i < nsp; i++) {
     if (args->stride[i] == 0) args->stride[i] = args->kernel[i];
     args->dilation[i] = 1; /* pools have no dilation keyword */
     /* padding > kernel / 2 is padding * 2 > kernel without the overflow */
@@ -361,10 +364,28 @@ static bool shape_pool(const OpDesc *op, const TensorType *in, int nin,
                   (long long)args->kernel[i]);
   }
   TensorType t = in[0];
-  if (!spatial(op, &in[0], args, args->kernel, 2, args->ceil_mode, &t, ctx))
+  if (!spatial(op, &in[0], args, args->kernel, nsp, args->ceil_mode, &t, ctx))
     return false;
   *out = t;
   return true;
+}
+
+static bool shape_pool1d(const OpDesc *op, const TensorType *in, int nin,
+                         OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  (void)nin;
+  return shape_pool(op, in, args, out, ctx, 1);
+}
+
+static bool shape_pool2d(const OpDesc *op, const TensorType *in, int nin,
+                         OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  (void)nin;
+  return shape_pool(op, in, args, out, ctx, 2);
+}
+
+static bool shape_pool3d(const OpDesc *op, const TensorType *in, int nin,
+                         OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  (void)nin;
+  return shape_pool(op, in, args, out, ctx, 3);
 }
 
 /* A warning (no check of its own: a shape finding, as R-SHAPE-004 says)
@@ -621,6 +642,16 @@ static const KwDesc kw_pool[] = {{"kernel", KW_INT_PAIR, true, 0, NULL},
                                  {"padding", KW_INT_PAIR, false, 0, NULL},
                                  {"ceil_mode", KW_BOOL, false, 0, NULL},
                                  {NULL, 0, false, 0, NULL}};
+static const KwDesc kw_pool1d[] = {{"kernel", KW_INT, true, 0, NULL},
+                                   {"stride", KW_INT, false, 0, NULL},
+                                   {"padding", KW_INT, false, 0, NULL},
+                                   {"ceil_mode", KW_BOOL, false, 0, NULL},
+                                   {NULL, 0, false, 0, NULL}};
+static const KwDesc kw_pool3d[] = {{"kernel", KW_INT_TRIPLE, true, 0, NULL},
+                                   {"stride", KW_INT_TRIPLE, false, 0, NULL},
+                                   {"padding", KW_INT_TRIPLE, false, 0, NULL},
+                                   {"ceil_mode", KW_BOOL, false, 0, NULL},
+                                   {NULL, 0, false, 0, NULL}};
 static const KwDesc kw_attention[] = {{"causal", KW_BOOL, false, 0, NULL},
                                       {NULL, 0, false, 0, NULL}};
 static const KwDesc kw_custom[] = {{"flops", KW_REAL, true, 0, NULL},
@@ -978,11 +1009,19 @@ static void cost_reduction(const OpIn *x, const Target *t, OpCost *c) {
  * add) per window element. */
 static void cost_move(const OpIn *x, const Target *t, OpCost *c) {
   double out = op_tensor_elements(x->out);
-  const int64_t *k = x->args->kernel;
   c->blocks = ceil_div(out, t->elements_per_block);
   c->bytes = io_bytes(x);
-  c->flops = out * x->op->flops_per_element * (double)k[0] *
-             (double)(k[1] ? k[1] : k[0]);
+  c->flops = out * x->op->flops_per_element;
+}
+
+/* maxpool/avgpool: the row's weight (1) per element of each window, the
+ * window the kernel's volume over the spatial dims (all but N and C). */
+static void cost_pool(const OpIn *x, const Target *t, OpCost *c) {
+  cost_move(x, t, c);
+  double window = 1;
+  for (int i = 0; i + 2 < x->out->rank && i < 3; i++)
+    window *= (double)x->args->kernel[i];
+  c->flops *= window;
 }
 
 /* embedding, gather: only the gathered rows of the table are read (as
@@ -1108,21 +1147,34 @@ static bool shape_pad(const OpDesc *op, const TensorType *in, int nin,
 }
 
 /* interpolate(x, scale=, mode=): x [N, C, spatial...], every spatial dim
- * times scale (an integer; PyTorch's scale_factor). */
+ * times scale (an integer; PyTorch's scale_factor); or size=[...], the
+ * spatial dims themselves (PyTorch's size), one of the two (R-MOVE-004). */
 static bool shape_interpolate(const OpDesc *op, const TensorType *in, int nin,
                               OpArgs *args, TensorType *out,
                               const ShapeCtx *ctx) {
   (void)nin;
-  if (in[0].rank < 3) {
-    char s[160];
+  char s[160];
+  if (in[0].rank < 3)
     return fail(ctx, ctx->arg_locs[0],
                 "%s expects [N, C, spatial...] of rank 3 or more, got %s",
                 op->name, op_type_str(s, sizeof s, &in[0]));
-  }
+  bool sized = args->size[0] != 0;
+  if (sized == (args->scale != 0))
+    return fail(ctx, ctx->call_loc, sized ? "%s takes scale= or size=, not both"
+                                          : "%s needs scale= or size=",
+                op->name);
   TensorType t = in[0];
-  for (int i = 2; i < t.rank; i++)
-    if (!util_mul_i64(t.dims[i], args->scale, &t.dims[i]))
+  int nsize = 0;
+  while (nsize < MAX_RANK && args->size[nsize] != 0) nsize++;
+  if (sized && nsize != t.rank - 2)
+    return fail(ctx, ctx->call_loc,
+                "%s size= has %d entries; x %s has %d spatial dims",
+                op->name, nsize, op_type_str(s, sizeof s, &in[0]), t.rank - 2);
+  for (int i = 2; i < t.rank; i++) {
+    if (sized) t.dims[i] = args->size[i - 2];
+    else if (!util_mul_i64(t.dims[i], args->scale, &t.dims[i]))
       return fail(ctx, ctx->call_loc, "dimension overflows 64 bits");
+  }
   *out = t;
   return true;
 }
@@ -1130,7 +1182,8 @@ static bool shape_interpolate(const OpDesc *op, const TensorType *in, int nin,
 static const KwDesc kw_pad[] = {{"value", KW_REAL, false, 0, NULL},
                                 {NULL, 0, false, 0, NULL}};
 static const char *const interpolate_modes[] = {"nearest", "linear", NULL};
-static const KwDesc kw_interpolate[] = {{"scale", KW_INT, true, 1, NULL},
+static const KwDesc kw_interpolate[] = {{"scale", KW_INT, false, 0, NULL},
+                                        {"size", KW_INT_LIST, false, 0, NULL},
                                         {"mode", KW_CHOICE, false, 0, interpolate_modes},
                                         {NULL, 0, false, 0, NULL}};
 

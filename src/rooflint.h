@@ -719,7 +719,7 @@ const char *op_class_str(OpClass c);
 typedef enum KwType {
   KW_INT,      /* integer expression */
   KW_INT_PAIR, /* one integer for both axes, or [h, w] */
-  KW_INT_LIST, /* [a, b, ...] */
+  KW_INT_LIST, /* [a, b, ...], at most MAX_RANK integers */
   KW_BOOL,
   KW_DTYPE,
   KW_REAL,     /* real or integer expression (custom flops=, bytes=) */
@@ -743,7 +743,7 @@ typedef struct OpArgs {
   int64_t axis;          /* normalised to 0..rank-1 */
   bool has_axis;
   /* windows: [h, w] for 2-D, [l] for 1-D, [d, h, w] for 3-D */
-  int64_t stride[3], padding[3], dilation[3], kernel[2];
+  int64_t stride[3], padding[3], dilation[3], kernel[3];
   int64_t output_padding[3]; /* conv_transpose2d */
   int64_t approximate;   /* gelu: 0 = none (erf, the default), 1 = tanh */
   double clip_min, clip_max; /* clip; NAN when not given */
@@ -762,6 +762,8 @@ typedef struct OpArgs {
    * normalised by the shape rule (R-VIEW-001..006) */
   int64_t start, end, step, index;
   int64_t scale, mode;   /* interpolate scale= and mode= (0 nearest, 1 linear) */
+  int64_t size[MAX_RANK]; /* interpolate size=: the spatial dims, 0 after the
+                           * last given (none given: size[0] is 0) */
   double value;          /* pad value= */
   int64_t group;         /* collectives' group= (a ParGroup; data default) */
   int64_t k;             /* topk's K (R-ROUTE-001) */

@@ -780,6 +780,7 @@ static const KwField kw_fields[] = {
     {"step", offsetof(OpArgs, step), 1},
     {"index", offsetof(OpArgs, index), INT64_MIN},
     {"scale", offsetof(OpArgs, scale), 1},
+    {"size", offsetof(OpArgs, size), 1},
     {"mode", offsetof(OpArgs, mode), 0},
     {"value", offsetof(OpArgs, value), INT64_MIN}, /* a real, any sign */
     {"group", offsetof(OpArgs, group), 0},
@@ -992,9 +993,22 @@ static bool kw_set(Sema *s, const KwDesc *k, const KwField *f, const Expr *e,
     if (sug) diag_fixit(d, e->loc, sug);
     return false;
   }
+  case KW_INT_LIST: {
+    int64_t *v = (int64_t *)p;
+    if (e->kind != EX_LIST || e->list.n < 1 || e->list.n > MAX_RANK) {
+      diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+                  "keyword '%s' takes a list of 1 to %d integers, like [64, 64]",
+                  k->name, MAX_RANK);
+      return false;
+    }
+    for (int i = 0; i < e->list.n; i++)
+      if (!eval_int(s, e->list.items[i], &v[i]) ||
+          !kw_int_min(s, k, f, e->list.items[i], v[i]))
+        return false;
+    return true;
+  }
   case KW_TYPE:
-  case KW_TENSOR:
-  case KW_INT_LIST: break;
+  case KW_TENSOR: break;
   }
   unreachable();
 }

@@ -84,6 +84,14 @@ check gemm_transb 54 116
 # mul(c, 2) 3 (12+12), add 6 (24+12+24).
 check gemm_alpha_beta 63 236
 check matmul 240 296       # [2,3,4] x [4,5]: 2*6*5*4; 96 + 80 + 120
+# torch's nn.Linear on [2,3,4]: MatMul, then Add(b [5], it), the Add the
+# MatMul's only reader: one matmul(x, w, bias=b), 30 x (2*4 + 1) = 270 (the
+# 30 adds now the epilogue's, R-COST-020); 96 + 80 + 20 + 120, the
+# intermediate's write and read (240) gone (R-ONNX-002).
+check matmul_add_bias 270 316
+# the MatMul's result also read by a Relu: matmul 240 (96+80+120), add 30
+# (20+120+120), relu 30 (120+120).
+check matmul_add_shared 300 796
 
 # Norms and reductions (FLOPs per input element: batchnorm 2, layernorm and
 # instancenorm 8, softmax 5, sum/mean/max 1).
@@ -106,6 +114,17 @@ check maxpool 288 640              # [1,2,4,4] 32 x 9; 512 + 128
 check averagepool_ceil 128 520     # 7 -> 4 with ceil_mode; 32 x 4; 392 + 128
 check global_average_pool 32 136   # kernel [4, 4]: 2 x 16; 128 + 8
 check global_max_pool 32 136
+# 1-D and 3-D windows (maxpool1d, avgpool3d): [1,4,10] kernel 3 stride 2
+# pad 1 -> [1,4,5]: 20 x 3; 160 + 80.
+check maxpool_1d 60 240
+# [1,2,4,8,8] kernel [2,3,3] stride [1,2,2] pads 0,1,1 -> [1,2,3,4,4]: 96 x 18;
+# 2048 + 384.
+check averagepool_3d 1728 2432
+# pads [0,0,0,1,1,1]: pad() to [1,1,4,4,4] (0 FLOPs, 108 + 256), then kernel 2
+# stride 2 -> [1,1,2,2,2]: 8 x 8; 256 + 32.
+check averagepool_3d_asym 64 652
+check global_max_pool_1d 30 144      # [2,3,5] -> [2,3,1]: 6 x 5; 120 + 24
+check global_average_pool_3d 48 200  # [1,2,2,3,4] -> [1,2,1,1,1]: 2 x 24; 192 + 8
 
 # Views cost nothing; the Relu after each shows the view's size
 # (elements, 8 x elements bytes).
@@ -125,6 +144,13 @@ check concat 0 128            # 24 + 40 read, 64 written
 check gather_embedding 0 240  # ids 48 + rows 96 + result 96
 check pad 0 272               # [1,2,3,3] -> [1,2,5,5]: 72 + 200
 check resize 0 360            # nearest, scale 2: 72 + 288
+# Resize's output dims are floor(dim * scale), or its sizes (R-ONNX-002):
+# [1,2,4,6] x 1.5 -> size=[6, 9]: 192 + 432.
+check resize_scales_float 0 624
+check resize_downscale 0 232  # [1,2,5,5] x 0.5: floor(2.5) = 2, [1,2,2,2]: 200 + 32
+# sizes [1,2,5,7] of [1,2,3,3], linear: 70 x 2 x 2^2 = 560; 72 + 280.
+check resize_sizes 560 352
+check resize_sizes_axes 0 360 # opset 18 axes [2, 3], sizes [6, 6]: scale=2 as resize
 
 # Shape arithmetic folds (R-ONNX-003): Shape -> Gather -> Unsqueeze ->
 # Concat -> Reshape is reshape(x, [batch, -1]); at batch 1 the relu is 24
@@ -142,11 +168,19 @@ check if_const 16 128       # the then branch, inlined
 # Loop of 3 trips carrying h [2, 8]: matmul with w [8, 8] 256 FLOPs (64 +
 # 256 + 64 bytes) and relu 16 (128), each 3 times.
 check loop_const 816 1536
+# The same Loop with a scan output, neg(m) [2, 8] per trip (16 FLOPs, 128 B):
+# 3 x (256 + 16 + 16) = 864 FLOPs, 3 x (384 + 128 + 128) = 1920 B; stacked
+# [3, 2, 8] as a view, the relu after it 48 (192 + 192) (R-ONNX-002).
+check loop_scan 912 2304
+# Scan of xs [2, 5, 4] on axis 1, state [2, 4]: 5 trips of a select() view,
+# add 8 (32 x 3) and relu 8 (32 + 32): 80 FLOPs, 800 B; the relu of the
+# stacked [2, 5, 4] 40 (160 + 160).
+check scan 120 1120
 
 # Declarations (R-ONNX-006).
 check names 48 416          # add 16 (64+32+64), relu 16 (128), relu 16 (128)
 check plan_fp16 256 288     # cast 0 (64+32), fp16 matmul 2*2*8*8 (32+128+32)
-check weights_as_inputs 136 416 --weights-as-inputs  # matmul 128 (32+256+32), add 8 (32x3)
+check weights_as_inputs 136 352 --weights-as-inputs  # matmul(bias=b) 8 x 17 (32+256+32+32)
 check value_info_mismatch 32 256
 # Quantized ops are int8 ops.
 check quantize 0 160        # cast(x, int8) 64+16, cast(q, fp32) 16+64
@@ -177,6 +211,9 @@ expect_status 1
 run tests/onnx/ops/maxpool_dilated.onnx
 expect_status 1
 expect_err "rooflint: error: tests/onnx/ops/maxpool_dilated.onnx: node 0 \"/MaxPool\" (MaxPool): its dilations: rooflint's pools are not dilated"
+run tests/onnx/ops/resize_channels.onnx
+expect_status 1
+expect_err "rooflint: error: tests/onnx/ops/resize_channels.onnx: node 0 \"/Resize\" (Resize): it resizes dim 1 (N or C) from 2 to 4: rooflint interpolates the spatial dims"
 # R-ONNX-002: a Loop runs a known number of times, or is an error.
 run tests/onnx/ops/loop_dynamic.onnx
 expect_status 1

@@ -99,6 +99,15 @@ def contractions():
          [const("w", np.zeros((4, 3), np.float32)), const("c", np.zeros(3, np.float32))])
     save("matmul", [node("MatMul", ["x", "w"], ["y"])], [vi("x", [2, 3, 4])], [vi("y", [2, 3, 5])],
          [const("w", np.zeros((4, 5), np.float32))])
+    # torch's nn.Linear on [2, 3, 4]: MatMul(x, W^T), then Add(bias, that): one matmul(bias=)
+    save("matmul_add_bias", [node("MatMul", ["x", "w"], ["m"]), node("Add", ["b", "m"], ["y"])],
+         [vi("x", [2, 3, 4])], [vi("y", [2, 3, 5])],
+         [const("w", np.zeros((4, 5), np.float32)), const("b", np.zeros(5, np.float32))])
+    # the MatMul's result read twice: the Add stays an add
+    save("matmul_add_shared", [node("MatMul", ["x", "w"], ["m"]), node("Add", ["b", "m"], ["y"]),
+                               node("Relu", ["m"], ["r"])],
+         [vi("x", [2, 3, 4])], [vi("y", [2, 3, 5]), vi("r", [2, 3, 5])],
+         [const("w", np.zeros((4, 5), np.float32)), const("b", np.zeros(5, np.float32))])
 
 
 def norms():
@@ -143,6 +152,19 @@ def pools():
          [vi("x", [1, 2, 4, 4])], [vi("y", [1, 2, 1, 1])])
     save("global_max_pool", [node("GlobalMaxPool", ["x"], ["y"])],
          [vi("x", [1, 2, 4, 4])], [vi("y", [1, 2, 1, 1])])
+    # 1-D and 3-D windows: maxpool1d, avgpool3d
+    save("maxpool_1d", [node("MaxPool", ["x"], ["y"], kernel_shape=[3], strides=[2], pads=[1, 1])],
+         [vi("x", [1, 4, 10])], [vi("y", [1, 4, 5])])
+    save("averagepool_3d", [node("AveragePool", ["x"], ["y"], kernel_shape=[2, 3, 3], strides=[1, 2, 2],
+                                 pads=[0, 1, 1, 0, 1, 1])],
+         [vi("x", [1, 2, 4, 8, 8])], [vi("y", [1, 2, 3, 4, 4])])
+    save("averagepool_3d_asym", [node("AveragePool", ["x"], ["y"], kernel_shape=[2, 2, 2], strides=[2, 2, 2],
+                                      pads=[0, 0, 0, 1, 1, 1])],
+         [vi("x", [1, 1, 3, 3, 3])], [vi("y", [1, 1, 2, 2, 2])])
+    save("global_max_pool_1d", [node("GlobalMaxPool", ["x"], ["y"])],
+         [vi("x", [2, 3, 5])], [vi("y", [2, 3, 1])])
+    save("global_average_pool_3d", [node("GlobalAveragePool", ["x"], ["y"])],
+         [vi("x", [1, 2, 2, 3, 4])], [vi("y", [1, 2, 1, 1, 1])])
 
 
 def views():
@@ -174,6 +196,17 @@ def movement():
          [vi("y", [1, 2, 5, 5])], [const("p", np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64))])
     save("resize", [node("Resize", ["x", "", "sc"], ["y"], mode="nearest")], [vi("x", [1, 2, 3, 3])],
          [vi("y", [1, 2, 6, 6])], [const("sc", np.array([1, 1, 2, 2], np.float32))])
+    # float scales: floor(dim * scale), a size=; sizes; opset 18's axes
+    save("resize_scales_float", [node("Resize", ["x", "", "sc"], ["y"], mode="nearest")], [vi("x", [1, 2, 4, 6])],
+         [vi("y", [1, 2, 6, 9])], [const("sc", np.array([1, 1, 1.5, 1.5], np.float32))])
+    save("resize_downscale", [node("Resize", ["x", "", "sc"], ["y"], mode="nearest")], [vi("x", [1, 2, 5, 5])],
+         [vi("y", [1, 2, 2, 2])], [const("sc", np.array([1, 1, 0.5, 0.5], np.float32))])
+    save("resize_sizes", [node("Resize", ["x", "", "", "sz"], ["y"], mode="linear")], [vi("x", [1, 2, 3, 3])],
+         [vi("y", [1, 2, 5, 7])], [const("sz", np.array([1, 2, 5, 7], np.int64))])
+    save("resize_sizes_axes", [node("Resize", ["x", "", "", "sz"], ["y"], axes=[2, 3])], [vi("x", [1, 2, 3, 3])],
+         [vi("y", [1, 2, 6, 6])], [const("sz", np.array([6, 6], np.int64))], opset=18)
+    save("resize_channels", [node("Resize", ["x", "", "sc"], ["y"])], [vi("x", [1, 2, 3, 3])],
+         [vi("y", [1, 4, 3, 3])], [const("sc", np.array([1, 2, 1, 1], np.float32))])
 
 
 def shape_arithmetic():
@@ -222,6 +255,27 @@ def shape_arithmetic():
     # the same body, a trip count given at run time: an error
     save("loop_dynamic", [node("Loop", ["n", "", "x"], ["y"], name="/loop", body=body)],
          [vi("n", [], I64), vi("x", [2, 8])], Y28, [const("w", np.zeros((8, 8), np.float32))])
+    # a Loop with a scan output: each trip's Neg stacked [3, 2, 8]
+    scan_body = helper.make_graph(
+        [node("MatMul", ["h_in", "w"], ["m"], name="/body/MatMul"),
+         node("Relu", ["m"], ["h_out"], name="/body/Relu"),
+         node("Neg", ["m"], ["s"], name="/body/Neg"),
+         node("Identity", ["c_in"], ["c_out"], name="/body/Identity")],
+        "body", [vi("i", [], I64), vi("c_in", [], TensorProto.BOOL), vi("h_in", [2, 8])],
+        [vi("c_out", [], TensorProto.BOOL), vi("h_out", [2, 8]), vi("s", [2, 8])])
+    save("loop_scan", [node("Loop", ["trips", "", "x"], ["y", "ys"], name="/loop", body=scan_body),
+                       node("Relu", ["ys"], ["r"], name="/Relu")], X28, [vi("y", [2, 8]), vi("r", [3, 2, 8])],
+         [const("trips", np.int64(3)), const("w", np.zeros((8, 8), np.float32))])
+    # a Scan over axis 1 of xs [2, 5, 4]: state s [2, 4] plus each slice, the
+    # running sums' relu stacked on axis 1
+    sum_body = helper.make_graph(
+        [node("Add", ["s_in", "x_t"], ["s_out"], name="/body/Add"),
+         node("Relu", ["s_out"], ["y_t"], name="/body/Relu")],
+        "body", [vi("s_in", [2, 4]), vi("x_t", [2, 4])], [vi("s_out", [2, 4]), vi("y_t", [2, 4])])
+    save("scan", [node("Scan", ["s0", "xs"], ["s", "ys"], name="/scan", body=sum_body, num_scan_inputs=1,
+                       scan_input_axes=[1], scan_output_axes=[1]),
+                  node("Relu", ["ys"], ["r"], name="/Relu")],
+         [vi("s0", [2, 4]), vi("xs", [2, 5, 4])], [vi("s", [2, 4]), vi("r", [2, 5, 4])])
     save("if_const", [node("Constant", [], ["c"], value=helper.make_tensor("v", TensorProto.BOOL, [], [1])),
                       node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)], X28, Y28)
 

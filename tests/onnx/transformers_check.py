@@ -64,9 +64,18 @@ class Gpt2(nn.Module):
         return torch.matmul(self.ln_f(x), self.wte.weight.t())
 
 
+# torch exports nn.Linear on [b, s, D] as MatMul then Add of its bias, which
+# rooflint folds into the matmul's bias= (R-ONNX-002): one FLOP per output
+# element of each Linear with a bias (R-COST-020), 3D + D + 4D + D of them
+# per position in a GPT-2 or BERT layer.  Model totals are the same either
+# way (the add was one FLOP per element too).
+def linear_bias_flops(b, s):
+    return b * s * (3 * D + D + 4 * D + D)
+
+
 def gpt2_matmul_flops(b, s):
     per_layer = 2 * b * s * D * (3 * D + D + 4 * D + 4 * D) + 2 * 2 * b * H * s * s * (D // H)
-    return L * per_layer + 2 * b * s * D * V
+    return L * (per_layer + linear_bias_flops(b, s)) + 2 * b * s * D * V
 
 
 class Bert(nn.Module):
@@ -95,7 +104,8 @@ class Bert(nn.Module):
 
 
 def bert_matmul_flops(b, s):
-    return L * (2 * b * s * D * (3 * D + D + 4 * D + 4 * D) + 2 * 2 * b * H * s * s * (D // H))
+    return L * (2 * b * s * D * (3 * D + D + 4 * D + 4 * D) + 2 * 2 * b * H * s * s * (D // H)
+                + linear_bias_flops(b, s))
 
 
 class RmsNorm(nn.Module):

@@ -146,6 +146,23 @@ START_TEST(other_classes) {
 }
 END_TEST
 
+/* R-COST-003: a pool's FLOPs are its window's volume per output element,
+ * over 1, 2 or 3 spatial dims; bytes its input and output. */
+START_TEST(pool_windows) {
+  Fx fx = run("model m {\n dtype fp32\n input s : [1, 4, 10]\n"
+              " input v : [1, 2, 4, 8, 8]\n"
+              " p1 = maxpool1d(s, kernel=3, stride=2, padding=1)\n"
+              " p3 = avgpool3d(v, kernel=[2, 3, 3], stride=[1, 2, 2], padding=[0, 1, 1])\n}\n");
+  /* [1, 4, 5]: 20 x 3; 4 x (40 + 20) */
+  EQ(nc(&fx, "p1")->flops, 20.0 * 3);
+  EQ(nc(&fx, "p1")->bytes, 4.0 * (40 + 20));
+  /* [1, 2, 3, 4, 4]: 96 x 18; 4 x (512 + 96) */
+  EQ(nc(&fx, "p3")->flops, 96.0 * 18);
+  EQ(nc(&fx, "p3")->bytes, 4.0 * (512 + 96));
+  tc_free(fx.tc);
+}
+END_TEST
+
 /* R-COST-004: a fused region is one kernel: FLOPs add; bytes are the
  * inputs from outside plus the outputs used outside. */
 START_TEST(fused_region) {
@@ -1372,6 +1389,7 @@ Suite *cost_suite(void) {
   tcase_add_test(tc, six_ops);
   tcase_add_test(tc, precisions);
   tcase_add_test(tc, other_classes);
+  tcase_add_test(tc, pool_windows);
   tcase_add_test(tc, fused_region);
   tcase_add_test(tc, fused_region_view_edges);
   tcase_add_test(tc, new_views_free);

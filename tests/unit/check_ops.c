@@ -369,6 +369,25 @@ START_TEST(test_conv_pool) {
       "missing required keyword 'kernel' for maxpool2d");
   bad("input a : [1, 1, 5, 5]\ny = maxpool2d(a, kernel=2, padding=2)",
       "maxpool2d padding 2 is more than half the kernel 2");
+  /* 1-D and 3-D windows: (10 + 2 - 3) / 2 + 1 = 5 */
+  ok_type("input a : [1, 4, 10]\ny = maxpool1d(a, kernel=3, stride=2, padding=1)",
+          "y", "bf16[1, 4, 5]");
+  ok_type("input a : [2, 4, 10]\ny = avgpool1d(a, kernel=10)", "y",
+          "bf16[2, 4, 1]");
+  ok_type("input a : [1, 2, 4, 8, 8]\ny = avgpool3d(a, kernel=2)", "y",
+          "bf16[1, 2, 2, 4, 4]");
+  /* depth (4 - 2) + 1 = 3; height ceil((8 + 2 - 3) / 2) + 1 = 5 */
+  ok_type("input a : [1, 2, 4, 8, 8]\ny = maxpool3d(a, kernel=[2, 3, 3], "
+          "stride=[1, 2, 2], padding=[0, 1, 1], ceil_mode=true)",
+          "y", "bf16[1, 2, 3, 5, 5]");
+  bad("input a : [1, 4, 10, 3]\ny = maxpool1d(a, kernel=3)",
+      "maxpool1d expects input [N, C, L] of rank 3, got bf16[1, 4, 10, 3]");
+  bad("input a : [1, 2, 8, 8]\ny = avgpool3d(a, kernel=2)",
+      "avgpool3d expects input [N, C, D, H, W] of rank 5, got bf16[1, 2, 8, 8]");
+  bad("input a : [1, 2, 4, 8, 8]\ny = maxpool3d(a, kernel=[2, 2])",
+      "keyword 'kernel' takes one integer or [d, h, w], got a list of 2");
+  bad("input a : [1, 4, 10]\ny = avgpool1d(a, kernel=2, padding=2)",
+      "avgpool1d padding 2 is more than half the kernel 2");
 }
 END_TEST
 
@@ -577,6 +596,18 @@ START_TEST(test_movement_ops) {
       "keyword 'mode' takes \"nearest\" or \"linear\"");
   bad("y = interpolate(x, scale=2)",
       "interpolate expects [N, C, spatial...] of rank 3 or more, got bf16[4, 8]");
+  /* size=: the spatial dims themselves */
+  ok_type("input im : [1, 4, 4, 6]\ny = interpolate(im, size=[6, 9])", "y",
+          "bf16[1, 4, 6, 9]");
+  ok_type("y = interpolate(x3, size=[2])", "y", "bf16[2, 3, 2]");
+  bad("y = interpolate(x3)", "interpolate needs scale= or size=");
+  bad("y = interpolate(x3, scale=2, size=[8])",
+      "interpolate takes scale= or size=, not both");
+  bad("y = interpolate(x3, size=[8, 8])",
+      "interpolate size= has 2 entries; x bf16[2, 3, 4] has 1 spatial dims");
+  bad("y = interpolate(x3, size=8)",
+      "keyword 'size' takes a list of 1 to 8 integers, like [64, 64]");
+  bad("y = interpolate(x3, size=[0])", "keyword 'size' must be at least 1, got 0");
 }
 END_TEST
 
