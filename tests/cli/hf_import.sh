@@ -258,6 +258,124 @@ expect_eq "attention flops" "$(json_field "$T/out" "[k['flops'] for k in $k if k
 expect_eq "attention bytes" "$(json_field "$T/out" "[k['bytes'] for k in $k if k['name'] == 'a'][0]")" 67108864
 expect_eq "layer flops" "$(json_field "$T/out" "sum(k['flops'] for k in $k)")" 863557910528
 
+# --- one layer of every other family by hand (R-HF-007), prefill at batch 1
+# and `-D seq=1`, so T = 1 token: a projection in -> out is 2 x in x out
+# FLOPs (+ out for a bias, + out for a residual add in its epilogue) and
+# reads its input, weight and bias and writes its output (+ reads x for the
+# add); b bytes per element (2 for bf16/fp16 and configs without
+# torch_dtype, 4 for Gemma-2's float32).  hand_layer FAMILY LAYERS
+# KERNEL:FLOPS:BYTES...: the kernel of that name run LAYERS times.
+hand_layer() {
+  fam=$1; nl=$2; shift 2
+  run -w -Wno-capacity --format json -D seq=1 "$HF/$fam.json"
+  expect_status 0
+  for row; do
+    kn=${row%%:*}
+    expect_eq "$fam layer $kn flops:bytes" "$(json_field "$T/out" \
+      "['%d:%d' % (k['flops'], k['bytes']) for k in d['models'][0]['kernels'] if k['count'] == $nl and k['name'] == '$kn'][0]")" "${row#*:}"
+  done
+}
+# Llama-3-8B and Mistral-7B (H 4096, 32 q and 8 kv heads of 128, I 14336):
+#   qkv 4096 -> (32 + 2 x 8) x 128 = 6144: 2 x 4096 x 6144 = 50,331,648;
+#     2 x (4096 + 25,165,824 + 6144) = 50,352,128 B
+#   attn_out o 4096 -> 4096 + add: 33,554,432 + 4096 = 33,558,528;
+#     2 x (4096 + 16,777,216 + 2 x 4096) = 33,579,008 B
+#   gate_up 2 x (4096 -> 14336): 4 x 4096 x 14336 = 234,881,024;
+#     2 x (4096 + 117,440,512 + 2 x 14336) = 234,946,560 B
+#   down 14336 -> 4096 + add: 117,440,512 + 4096 = 117,444,608;
+#     2 x (14336 + 58,720,256 + 2 x 4096) = 117,485,568 B
+#   the attention of one query over one key (causal: half of 1 x 1):
+#     4 x 32 x 1 x 1 x 128 / 2 = 8192; q, k, v, out 2 x (4096 + 2 x 1024
+#     + 4096) = 20,480 B
+for fam in llama3_8b:32 mistral_7b:32; do
+  hand_layer "${fam%:*}" "${fam#*:}" qkv:50331648:50352128 attn_out:33558528:33579008 \
+    gate_up:234881024:234946560 down:117444608:117485568 a:8192:20480
+done
+# Qwen3-8B: the same attention (head_dim 128 given), I 12288:
+#   gate_up 4 x 4096 x 12288 = 201,326,592; 2 x (4096 + 100,663,296
+#     + 2 x 12288) = 201,383,936 B
+#   down 2 x 12288 x 4096 + 4096 = 100,667,392; 2 x (12288 + 50,331,648
+#     + 8192) = 100,704,256 B
+hand_layer qwen3_8b 36 qkv:50331648:50352128 attn_out:33558528:33579008 \
+  gate_up:201326592:201383936 down:100667392:100704256
+# Qwen2-7B (H 3584, 28 q and 4 kv heads of 128, q/k/v biases, I 18944):
+#   qkv 3584 -> (28 + 8) x 128 = 4608 + bias: 2 x 3584 x 4608 + 4608 =
+#     33,034,752; 2 x (3584 + 16,515,072 + 4608 + 4608) = 33,055,744 B
+#   attn_out 3584 -> 3584 + add: 25,690,112 + 3584 = 25,693,696;
+#     2 x (3584 + 12,845,056 + 2 x 3584) = 25,711,616 B
+#   gate_up 4 x 3584 x 18944 = 271,581,184; 2 x (3584 + 135,790,592
+#     + 2 x 18944) = 271,664,128 B
+#   down 2 x 18944 x 3584 + 3584 = 135,794,176; 2 x (18944 + 67,895,296
+#     + 7168) = 135,842,816 B
+hand_layer qwen2_7b 28 qkv:33034752:33055744 attn_out:25693696:25711616 \
+  gate_up:271581184:271664128 down:135794176:135842816
+# Phi-3-mini (H 3072, 32 heads of 96, I 8192):
+#   qkv 3072 -> 9216: 56,623,104; 2 x (3072 + 28,311,552 + 9216) =
+#     56,647,680 B
+#   attn_out 2 x 3072^2 + 3072 = 18,877,440; 2 x (3072 + 9,437,184 + 6144)
+#     = 18,892,800 B
+#   gate_up 4 x 3072 x 8192 = 100,663,296; 2 x (3072 + 50,331,648 + 16384)
+#     = 100,702,208 B
+#   down 2 x 8192 x 3072 + 3072 = 50,334,720; 2 x (8192 + 25,165,824
+#     + 6144) = 50,360,320 B
+hand_layer phi3_mini 32 qkv:56623104:56647680 attn_out:18877440:18892800 \
+  gate_up:100663296:100702208 down:50334720:50360320
+# Gemma-7B (H 3072, 16 heads of 256, I 24576, gelu_pytorch_tanh):
+#   qkv 3072 -> 3 x 4096: 2 x 3072 x 12288 = 75,497,472; 2 x (3072
+#     + 37,748,736 + 12288) = 75,528,192 B
+#   attn_out 4096 -> 3072 + add: 25,165,824 + 3072 = 25,168,896;
+#     2 x (4096 + 12,582,912 + 6144) = 25,186,304 B
+#   gate_up 4 x 3072 x 24576 = 301,989,888; 2 x (3072 + 150,994,944
+#     + 49152) = 302,094,336 B
+#   act_mul tanh gelu 9 + mul 1 per element: 10 x 24576 = 245,760;
+#     g, u, out 2 x 3 x 24576 = 147,456 B
+#   down 2 x 24576 x 3072 + 3072 = 150,998,016; 2 x (24576 + 75,497,472
+#     + 6144) = 151,056,384 B
+hand_layer gemma_7b 28 qkv:75497472:75528192 attn_out:25168896:25186304 \
+  gate_up:301989888:302094336 act_mul:245760:147456 down:150998016:151056384
+# Gemma-2-9B in float32, b = 4 (H 3584, 16 q and 8 kv heads of 256,
+# I 14336); o_proj and down have no add: their output is normed first
+# (post_attention_layernorm, post_feedforward_layernorm):
+#   qkv 3584 -> (16 + 16) x 256 = 8192: 2 x 3584 x 8192 = 58,720,256;
+#     4 x (3584 + 29,360,128 + 8192) = 117,487,616 B
+#   o_proj 4096 -> 3584: 29,360,128; 4 x (4096 + 14,680,064 + 3584) =
+#     58,750,976 B
+#   gate_up 4 x 3584 x 14336 = 205,520,896; 4 x (3584 + 102,760,448
+#     + 28672) = 411,170,816 B
+#   down 2 x 14336 x 3584 = 102,760,448; 4 x (14336 + 51,380,224 + 3584)
+#     = 205,592,576 B
+hand_layer gemma2_9b 42 qkv:58720256:117487616 o_proj:29360128:58750976 \
+  gate_up:205520896:411170816 down:102760448:205592576
+# GPT-2 and BERT-base (H 768, 12 heads of 64, I 3072, biases everywhere;
+# GPT-2's gelu_new is the tanh GELU, 9 per element, BERT's erf GELU 5):
+#   qkv 768 -> 2304 + bias: 2 x 768 x 2304 + 2304 = 3,541,248;
+#     2 x (768 + 1,769,472 + 2304 + 2304) = 3,549,696 B
+#   attn_out 768 -> 768 + bias + add: 1,179,648 + 1536 = 1,181,184;
+#     2 x (768 + 589,824 + 768 + 2 x 768) = 1,185,792 B
+#   up 768 -> 3072 + bias + GELU: 4,718,592 + 3072 x (1 + 9) = 4,749,312
+#     (GPT-2), + 3072 x (1 + 5) = 4,737,024 (BERT); 2 x (768 + 2,359,296
+#     + 3072 + 3072) = 4,732,416 B
+#   down 3072 -> 768 + bias + add: 4,718,592 + 1536 = 4,720,128;
+#     2 x (3072 + 2,359,296 + 768 + 2 x 768) = 4,729,344 B
+hand_layer gpt2 12 qkv:3541248:3549696 attn_out:1181184:1185792 \
+  up:4749312:4732416 down:4720128:4729344
+hand_layer bert_base 12 qkv:3541248:3549696 attn_out:1181184:1185792 \
+  up:4737024:4732416 down:4720128:4729344
+# GPT-NeoX-20B in fp16 (H 6144, 64 heads of 96, I 24576, biases,
+# gelu_fast = tanh GELU 9, use_parallel_residual: x + attn(ln1 x) +
+# mlp(ln2 x), so o_proj has no add and down adds both x and o_proj's output):
+#   qkv 6144 -> 18432 + bias: 226,492,416 + 18432 = 226,510,848;
+#     2 x (6144 + 113,246,208 + 2 x 18432) = 226,578,432 B
+#   o_proj 6144 -> 6144 + bias: 75,497,472 + 6144 = 75,503,616;
+#     2 x (6144 + 37,748,736 + 2 x 6144) = 75,534,336 B
+#   up 6144 -> 24576 + bias + GELU: 301,989,888 + 10 x 24576 = 302,235,648;
+#     2 x (6144 + 150,994,944 + 2 x 24576) = 302,100,480 B
+#   down 24576 -> 6144 + bias + 2 adds: 301,989,888 + 3 x 6144 =
+#     302,008,320; 2 x (24576 + 150,994,944 + 6144 + 3 x 6144) =
+#     302,088,192 B
+hand_layer gpt_neox_20b 44 qkv:226510848:226578432 o_proj:75503616:75534336 \
+  up:302235648:302100480 down:302008320:302088192
+
 # Training (R-HF-002): GPT-2 fits an H100 with Adam; Llama-2-7B does not, and
 # its one error is the capacity check (13.5 GB weights, as many gradients,
 # 80.9 GB Adam state), not the language.
