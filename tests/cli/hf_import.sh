@@ -275,6 +275,12 @@ hand_layer() {
       "['%d:%d' % (k['flops'], k['bytes']) for k in d['models'][0]['kernels'] if k['count'] == $nl and k['name'] == '$kn'][0]")" "${row#*:}"
   done
 }
+# hand_total LAYERS FLOPS:BYTES: the sum over the kernels run LAYERS times
+# (one whole layer) of the last hand_layer's run.
+hand_total() {
+  expect_eq "$fam layer flops:bytes" "$(json_field "$T/out" \
+    "'%d:%d' % tuple(sum(k[f] for k in d['models'][0]['kernels'] if k['count'] == $1) for f in ('flops', 'bytes'))")" "$2"
+}
 # Llama-3-8B and Mistral-7B (H 4096, 32 q and 8 kv heads of 128, I 14336):
 #   qkv 4096 -> (32 + 2 x 8) x 128 = 6144: 2 x 4096 x 6144 = 50,331,648;
 #     2 x (4096 + 25,165,824 + 6144) = 50,352,128 B
@@ -299,16 +305,24 @@ hand_layer() {
 for fam in llama3_8b:32 mistral_7b:32; do
   hand_layer "${fam%:*}" "${fam#*:}" qkv:50331648:50352128 attn_out:33558528:33579008 \
     gate_up:234881024:234946560 down:117444608:117485568 a:8192:20480
-  expect_eq "${fam%:*} layer flops:bytes" "$(json_field "$T/out" \
-    "'%d:%d' % tuple(sum(k[f] for k in d['models'][0]['kernels'] if k['count'] == 32) for f in ('flops', 'bytes'))")" 436358144:436540416
+  hand_total 32 436358144:436540416
 done
 # Qwen3-8B: the same attention (head_dim 128 given), I 12288:
 #   gate_up 4 x 4096 x 12288 = 201,326,592; 2 x (4096 + 100,663,296
 #     + 2 x 12288) = 201,383,936 B
 #   down 2 x 12288 x 4096 + 4096 = 100,667,392; 2 x (12288 + 50,331,648
 #     + 8192) = 100,704,256 B
+#   the whole layer: Llama-3's norms, rope and attention, Qwen3's q_norm
+#     and k_norm (rmsnorm over each head, 4 x (4096 + 1024) = 20,480;
+#     2 x (4096 + 128 + 4096) + 2 x (1024 + 128 + 1024) = 20,992 B) and
+#     silu-and-mul 6 x 12288 = 73,728 (2 x 3 x 12288 = 73,728 B):
+#     50,331,648 + 33,558,528 + 201,326,592 + 100,667,392 + 8192 + 32,768
+#     + 15,360 + 20,480 + 73,728 = 386,034,688 FLOPs; 50,352,128
+#     + 33,579,008 + 201,383,936 + 100,704,256 + 20,480 + 49,152 + 21,504
+#     + 20,992 + 73,728 = 386,205,184 B
 hand_layer qwen3_8b 36 qkv:50331648:50352128 attn_out:33558528:33579008 \
   gate_up:201326592:201383936 down:100667392:100704256
+hand_total 36 386034688:386205184
 # Qwen2-7B (H 3584, 28 q and 4 kv heads of 128, q/k/v biases, I 18944):
 #   qkv 3584 -> (28 + 8) x 128 = 4608 + bias: 2 x 3584 x 4608 + 4608 =
 #     33,034,752; 2 x (3584 + 16,515,072 + 4608 + 4608) = 33,055,744 B
@@ -318,8 +332,17 @@ hand_layer qwen3_8b 36 qkv:50331648:50352128 attn_out:33558528:33579008 \
 #     + 2 x 18944) = 271,664,128 B
 #   down 2 x 18944 x 3584 + 3584 = 135,794,176; 2 x (18944 + 67,895,296
 #     + 7168) = 135,842,816 B
+#   the whole layer: rmsnorms 2 x 4 x 3584 = 28,672 (2 x 2 x 3 x 3584 =
+#     43,008 B), rope 3 x (3584 + 512) = 12,288 (2 x (2 x 3584 + 256)
+#     + 2 x (2 x 512 + 256) = 17,408 B), attention 4 x 28 x 128 / 2 = 7168
+#     (2 x (3584 + 512 + 512 + 3584) = 16,384 B), silu-and-mul 6 x 18944 =
+#     113,664 (113,664 B): 33,034,752 + 25,693,696 + 271,581,184
+#     + 135,794,176 + 28,672 + 12,288 + 7168 + 113,664 = 466,265,600 FLOPs;
+#     33,055,744 + 25,711,616 + 271,664,128 + 135,842,816 + 43,008 + 17,408
+#     + 16,384 + 113,664 = 466,464,768 B
 hand_layer qwen2_7b 28 qkv:33034752:33055744 attn_out:25693696:25711616 \
   gate_up:271581184:271664128 down:135794176:135842816
+hand_total 28 466265600:466464768
 # Phi-3-mini (H 3072, 32 heads of 96, I 8192):
 #   qkv 3072 -> 9216: 56,623,104; 2 x (3072 + 28,311,552 + 9216) =
 #     56,647,680 B
@@ -329,8 +352,16 @@ hand_layer qwen2_7b 28 qkv:33034752:33055744 attn_out:25693696:25711616 \
 #     = 100,702,208 B
 #   down 2 x 8192 x 3072 + 3072 = 50,334,720; 2 x (8192 + 25,165,824
 #     + 6144) = 50,360,320 B
+#   the whole layer: rmsnorms 2 x 4 x 3072 = 24,576 (36,864 B), rope
+#     3 x 2 x 3072 = 18,432 (2 x 2 x (2 x 3072 + 2 x 96) = 25,344 B),
+#     attention 4 x 32 x 96 / 2 = 6144 (2 x 4 x 3072 = 24,576 B),
+#     silu-and-mul 6 x 8192 = 49,152 (49,152 B): 56,623,104 + 18,877,440
+#     + 100,663,296 + 50,334,720 + 24,576 + 18,432 + 6144 + 49,152 =
+#     226,596,864 FLOPs; 56,647,680 + 18,892,800 + 100,702,208 + 50,360,320
+#     + 36,864 + 25,344 + 24,576 + 49,152 = 226,738,944 B
 hand_layer phi3_mini 32 qkv:56623104:56647680 attn_out:18877440:18892800 \
   gate_up:100663296:100702208 down:50334720:50360320
+hand_total 32 226596864:226738944
 # Gemma-7B (H 3072, 16 heads of 256, I 24576, gelu_pytorch_tanh):
 #   qkv 3072 -> 3 x 4096: 2 x 3072 x 12288 = 75,497,472; 2 x (3072
 #     + 37,748,736 + 12288) = 75,528,192 B
@@ -342,8 +373,16 @@ hand_layer phi3_mini 32 qkv:56623104:56647680 attn_out:18877440:18892800 \
 #     g, u, out 2 x 3 x 24576 = 147,456 B
 #   down 2 x 24576 x 3072 + 3072 = 150,998,016; 2 x (24576 + 75,497,472
 #     + 6144) = 151,056,384 B
+#   the whole layer: rmsnorms 2 x 4 x 3072 = 24,576 (36,864 B), rope
+#     3 x 2 x 4096 = 24,576 (2 x 2 x (2 x 4096 + 2 x 256) = 34,816 B),
+#     attention 4 x 16 x 256 / 2 = 8192 (2 x 4 x 4096 = 32,768 B):
+#     75,497,472 + 25,168,896 + 301,989,888 + 245,760 + 150,998,016
+#     + 24,576 + 24,576 + 8192 = 553,957,376 FLOPs; 75,528,192 + 25,186,304
+#     + 302,094,336 + 147,456 + 151,056,384 + 36,864 + 34,816 + 32,768 =
+#     554,117,120 B
 hand_layer gemma_7b 28 qkv:75497472:75528192 attn_out:25168896:25186304 \
   gate_up:301989888:302094336 act_mul:245760:147456 down:150998016:151056384
+hand_total 28 553957376:554117120
 # Gemma-2-9B in float32, b = 4 (H 3584, 16 q and 8 kv heads of 256,
 # I 14336); o_proj and down have no add: their output is normed first
 # (post_attention_layernorm, post_feedforward_layernorm):
