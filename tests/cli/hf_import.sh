@@ -394,8 +394,19 @@ hand_total 28 553957376:554117120
 #     + 28672) = 411,170,816 B
 #   down 2 x 14336 x 3584 = 102,760,448; 4 x (14336 + 51,380,224 + 3584)
 #     = 205,592,576 B
+#   the whole layer: four rmsnorms 4 x 4 x 3584 = 57,344 (4 x 4 x 3 x 3584
+#     = 172,032 B), rope 3 x (4096 + 2048) = 18,432 (4 x (2 x 4096 + 512)
+#     + 4 x (2 x 2048 + 512) = 53,248 B), attention 4 x 16 x 256 / 2 = 8192
+#     (the soft cap is not counted, as the .roof says; 4 x (4096 + 2 x 2048
+#     + 4096) = 49,152 B), two residual adds 2 x 3584 = 7168 (2 x 4 x 3 x
+#     3584 = 86,016 B), tanh-GELU-and-mul 10 x 14336 = 143,360 (4 x 3 x
+#     14336 = 172,032 B): 58,720,256 + 29,360,128 + 205,520,896
+#     + 102,760,448 + 57,344 + 18,432 + 8192 + 7168 + 143,360 = 396,596,224
+#     FLOPs; 117,487,616 + 58,750,976 + 411,170,816 + 205,592,576 + 172,032
+#     + 53,248 + 49,152 + 86,016 + 172,032 = 793,534,464 B
 hand_layer gemma2_9b 42 qkv:58720256:117487616 o_proj:29360128:58750976 \
   gate_up:205520896:411170816 down:102760448:205592576
+hand_total 42 396596224:793534464
 # GPT-2 and BERT-base (H 768, 12 heads of 64, I 3072, biases everywhere;
 # GPT-2's gelu_new is the tanh GELU, 9 per element, BERT's erf GELU 5):
 #   qkv 768 -> 2304 + bias: 2 x 768 x 2304 + 2304 = 3,541,248;
@@ -407,10 +418,21 @@ hand_layer gemma2_9b 42 qkv:58720256:117487616 o_proj:29360128:58750976 \
 #     + 3072 + 3072) = 4,732,416 B
 #   down 3072 -> 768 + bias + add: 4,718,592 + 1536 = 4,720,128;
 #     2 x (3072 + 2,359,296 + 768 + 2 x 768) = 4,729,344 B
+#   the whole layer adds two layernorms, 8 per element, 2 x 8 x 768 =
+#     12,288 (x, weight, bias, out: 2 x 2 x 4 x 768 = 12,288 B) and the
+#     attention of one query, 4 x heads x head_dim: GPT-2's causal
+#     4 x 12 x 64 / 2 = 1536, BERT's bidirectional 4 x 12 x 64 = 3072
+#     (q, k, v, out 2 x 4 x 768 = 6144 B): GPT-2 3,541,248 + 1,181,184 + 4,749,312
+#     + 4,720,128 + 12,288 + 1536 = 14,205,696 FLOPs, BERT 3,541,248
+#     + 1,181,184 + 4,737,024 + 4,720,128 + 12,288 + 3072 = 14,194,944;
+#     both 3,549,696 + 1,185,792 + 4,732,416 + 4,729,344 + 12,288 + 6144 =
+#     14,215,680 B
 hand_layer gpt2 12 qkv:3541248:3549696 attn_out:1181184:1185792 \
-  up:4749312:4732416 down:4720128:4729344
+  up:4749312:4732416 down:4720128:4729344 a:1536:6144
+hand_total 12 14205696:14215680
 hand_layer bert_base 12 qkv:3541248:3549696 attn_out:1181184:1185792 \
-  up:4737024:4732416 down:4720128:4729344
+  up:4737024:4732416 down:4720128:4729344 a:3072:6144
+hand_total 12 14194944:14215680
 # GPT-NeoX-20B in fp16 (H 6144, 64 heads of 96, I 24576, biases,
 # gelu_fast = tanh GELU 9, use_parallel_residual: x + attn(ln1 x) +
 # mlp(ln2 x), so o_proj has no add and down adds both x and o_proj's output):
@@ -423,8 +445,18 @@ hand_layer bert_base 12 qkv:3541248:3549696 attn_out:1181184:1185792 \
 #   down 24576 -> 6144 + bias + 2 adds: 301,989,888 + 3 x 6144 =
 #     302,008,320; 2 x (24576 + 150,994,944 + 6144 + 3 x 6144) =
 #     302,088,192 B
+#   the whole layer: two layernorms 2 x 8 x 6144 = 98,304 (2 x 2 x 4 x 6144
+#     = 98,304 B); rope on rotary_pct 0.25 of each head, 24 of 96 dims, of q
+#     and of k: 2 x 3 x 64 x 24 = 9216 (2 x 2 x (1536 + 48 + 1536) = 12,480
+#     B), then each rotated part joined to the rest, 0 FLOPs, q or k read
+#     and written 2 x 2 x 2 x 6144 = 49,152 B; attention 4 x 64 x 96 / 2 =
+#     12,288 (2 x 4 x 6144 = 49,152 B): 226,510,848 + 75,503,616
+#     + 302,235,648 + 302,008,320 + 98,304 + 9216 + 12,288 = 906,378,240
+#     FLOPs; 226,578,432 + 75,534,336 + 302,100,480 + 302,088,192 + 98,304
+#     + 12,480 + 49,152 + 49,152 = 906,510,528 B
 hand_layer gpt_neox_20b 44 qkv:226510848:226578432 o_proj:75503616:75534336 \
-  up:302235648:302100480 down:302008320:302088192
+  up:302235648:302100480 down:302008320:302088192 a:12288:49152
+hand_total 44 906378240:906510528
 # The MoE layers (R-MOE-002): at T = 1 the K chosen experts' weights are
 # read, E x (1 - (1 - K/E)^1) = K, and each op of an expert runs K rows, so
 # an expert's projection in -> out is K x 2 x in x out FLOPs over
