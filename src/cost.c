@@ -296,10 +296,13 @@ static MoeScope *moe_scopes(const Model *m) {
     q->sharding = e;
     /* each of a GPU's E/e experts is missed by every one of the e*T tokens
      * the expert group routes with probability 1 - K/E; for a tiny K/E
-     * (1 - K/E rounds to 1) the same through log1p and expm1 */
-    double p = K / E, n = e * q->tokens;
-    double hit = p < 1e-6 ? -expm1(n * log1p(-p)) : 1 - pow(1 - p, n);
-    q->touched = E / e * hit;
+     * (1 - K/E rounds to 1) the same through log1p and expm1.  The
+     * experts missed are subtracted from the GPU's E/e rather than the
+     * hit probability multiplied by it, so one token touches exactly K
+     * (60 x (1 - (1 - 4/60)) is a hair under 4 in doubles, 60 - 56 is 4) */
+    double p = K / E, n = e * q->tokens, per_gpu = E / e;
+    q->touched = p < 1e-6 ? per_gpu * -expm1(n * log1p(-p))
+                          : per_gpu - per_gpu * pow(1 - p, n);
   }
   return moe;
 }
