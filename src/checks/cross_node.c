@@ -31,6 +31,13 @@ static IbSum ib_sum(const Collective *cs, int n, int group, bool sync_only) {
   return s;
 }
 
+/* The unit of an op's collectives: with a pipeline the model and its
+ * collectives are one microbatch through every stage (R-PAR-009); the
+ * gradient synchronisation stays once per step. */
+static const char *ops_unit(const ModelCost *c) {
+  return c->pipe.stages > 1 ? "per microbatch through every stage" : "per step";
+}
+
 /* R-CHK-071: a tensor or expert group that spans nodes. */
 static bool group_spans(const CheckCtx *ctx, ParGroup g) {
   const Parallel *p = &ctx->model->parallel;
@@ -43,9 +50,10 @@ static bool group_spans(const CheckCtx *ctx, ParGroup g) {
   Diag *d = checks_report(
       ctx, "cross-node", p->loc,
       "the %s group (%lld GPUs) spans %lld nodes: its collectives put %s and "
-      "%s per step on InfiniBand",
+      "%s %s on InfiniBand",
       par_group_str(g), (long long)gp.size, (long long)gp.nodes,
-      fmt_bytes(b, sizeof b, s.bytes), fmt_time(t1, sizeof t1, s.time));
+      fmt_bytes(b, sizeof b, s.bytes), fmt_time(t1, sizeof t1, s.time),
+      ops_unit(c));
   diag_figure(d, "ib_bytes", s.bytes);
   diag_figure(d, "ib_time_s", s.time);
   diag_note(d, p->loc,
@@ -100,12 +108,12 @@ static bool expert_spans(const CheckCtx *ctx) {
   Diag *d = checks_report(
       ctx, "cross-node", p->loc,
       "the expert group (%lld GPUs) spans %lld nodes: its collectives put %s "
-      "and %s per step on InfiniBand; with expert = %lld it stays in a node "
-      "and they take %s instead of %s per step",
+      "and %s %s on InfiniBand; with expert = %lld it stays in a node "
+      "and they take %s instead of %s %s",
       (long long)gp.size, (long long)gp.nodes, fmt_bytes(b, sizeof b, now.bytes),
-      fmt_time(t1, sizeof t1, now.time), (long long)e,
+      fmt_time(t1, sizeof t1, now.time), ops_unit(c), (long long)e,
       fmt_time(t2, sizeof t2, then.all_time),
-      fmt_time(t3, sizeof t3, now.all_time));
+      fmt_time(t3, sizeof t3, now.all_time), ops_unit(c));
   diag_figure(d, "ib_bytes", now.bytes);
   diag_figure(d, "ib_time_s", now.time);
   diag_figure(d, "collective_time_s", now.all_time);
@@ -114,11 +122,11 @@ static bool expert_spans(const CheckCtx *ctx) {
   diag_figure(d, "expert_in_node_footprint", need);
   diag_note(d, p->loc,
             "set 'expert = %lld': each GPU holds %lld of the %lld experts "
-            "(%s per GPU of %s), saving %s per step",
+            "(%s per GPU of %s), saving %s %s",
             (long long)e, (long long)(experts / e), (long long)experts,
             fmt_bytes(fp, sizeof fp, need),
             fmt_capacity(cap, sizeof cap, ctx->target->memory),
-            fmt_time(t4, sizeof t4, now.all_time - then.all_time));
+            fmt_time(t4, sizeof t4, now.all_time - then.all_time), ops_unit(c));
   return true;
 }
 

@@ -611,6 +611,30 @@ START_TEST(cross_node_tensor_span) {
 }
 END_TEST
 
+/* R-CHK-071 with a pipeline (R-PAR-009): tensor = 16 and pipeline = 2 on
+ * 4 nodes of 8, each stage's tensor group on 2 nodes.  The model is one
+ * microbatch through every stage, so its collectives are too: the 2
+ * layers' all-reduces of bf16 [1024, 1024], 262144 bytes and 5.24 us of
+ * InfiniBand each (as above), 524288 bytes and 10.49 us per microbatch. */
+START_TEST(cross_node_tensor_span_pipeline) {
+  TestCtx *tc = run("model m {\n  dtype bf16\n"
+                    "  parallel { nodes = 4; gpus_per_node = 8; tensor = 16; "
+                    "pipeline = 2; microbatches = 4 }\n"
+                    "  input x : [1024, 1024]\n"
+                    "  repeat 2 {\n    x = allreduce(x, group=tensor)\n  }\n}\n",
+                    "cross-node");
+  ck_assert_int_eq(tc->diags.n, 1);
+  ck_assert(tc_has(tc, SEV_WARNING, 3,
+                   "the tensor group (16 GPUs) spans 2 nodes: its collectives "
+                   "put 524.3 KB and 10.5 us per microbatch through every "
+                   "stage on InfiniBand"));
+  ck_assert_double_eq_tol(figure(tc->diags.items[0], "ib_bytes"), 524288, 1e-6);
+  ck_assert_double_eq_tol(figure(tc->diags.items[0], "ib_time_s"), 524288 / 50e9,
+                          1e-18);
+  tc_free(tc);
+}
+END_TEST
+
 /* R-CHK-071, the expert group (issue 19 item 9): 2 nodes of 8 H100 SXM,
  * data 16, expert 16, `experts 16 top 2 capacity_factor=1.25` on bf16
  * h [64, 64] in `repeat 4`.  Each of the 8 all-to-alls a step (dispatch
@@ -1005,6 +1029,7 @@ Suite *checks_suite(void) {
   tcase_add_test(c, transfer_fresh_data_not_flagged);
   tcase_add_test(c, cross_node_seed);
   tcase_add_test(c, cross_node_tensor_span);
+  tcase_add_test(c, cross_node_tensor_span_pipeline);
   tcase_add_test(c, cross_node_expert_span);
   tcase_add_test(c, cross_node_shard);
   tcase_add_test(c, capacity_error);
