@@ -14,6 +14,18 @@
  * Everything is allocated in the Arena given to onnx_read and freed with
  * it.  Strings are NUL-terminated copies (ONNX strings are bytes; a NUL
  * inside one is an error of the reader).
+ *
+ * Value names have ids.  Every name of a value that the reader keeps (a
+ * node's inputs and outputs, a tensor's name, a value's name: graph
+ * inputs, outputs, value_info) has an id in [0, OnnxModel.nnames): equal
+ * names have equal ids, across every graph of the model (ONNX's names are
+ * one namespace, a subgraph reads its outer graph's by name), different
+ * names different ids, and model.names[id] is the one copy of the name,
+ * which every field holding that name points to.  The empty name (an
+ * omitted optional input, an unnamed tensor) is id -1.  The reader gives
+ * them as it meets the names, one hash lookup per name it reads, so a
+ * translator keeps what it knows of a value in arrays indexed by id and
+ * compares names by id.
  */
 #ifndef ROOFLINT_ONNX_H
 #define ROOFLINT_ONNX_H
@@ -41,6 +53,7 @@ enum { ONNX_MAX_DEPTH = 64 };
 
 typedef struct OnnxTensor {
   const char *name;
+  int32_t id;            /* the name's id, -1 for "" */
   int32_t data_type;     /* OnnxDataType */
   const int64_t *dims;
   int ndims;
@@ -65,6 +78,7 @@ typedef struct OnnxDim {
 
 typedef struct OnnxValueInfo {
   const char *name;
+  int32_t id;            /* the name's id, -1 for "" */
   int32_t elem_type;     /* OnnxDataType; 0 when the type is not a tensor */
   const OnnxDim *dims;
   int ndims;             /* -1: no shape given */
@@ -103,8 +117,10 @@ typedef struct OnnxNode {
   const char *op_type;
   const char *domain;    /* "" is the default ONNX domain */
   const char **inputs;   /* "" for an omitted optional input */
+  const int32_t *input_ids; /* inputs[i]'s id (-1 for "") */
   int ninputs;
   const char **outputs;
+  const int32_t *output_ids;
   int noutputs;
   const OnnxAttr *attrs;
   int nattrs;
@@ -133,6 +149,8 @@ typedef struct OnnxModel {
   int nopsets;
   const char *producer_name, *producer_version;
   const OnnxGraph *graph;
+  const char *const *names; /* every value name, by id */
+  int32_t nnames;
 } OnnxModel;
 
 /* Reads a serialized ModelProto from bytes[0..len) (a memory-mapped file):

@@ -74,7 +74,10 @@ typedef struct X {
   const ImportOptions *o;
   const char *path;
   int64_t opset;
-  StrMap vals;    /* ONNX name -> Val */
+  /* What is known of each ONNX value, by its name's id (onnx.h): vals[id]
+   * (NULL until the value is defined; names bound to the same value, an
+   * alias, share one Val), uses[id] its readers once counted. */
+  Val **vals;
   StrMap idents;  /* .roof names taken */
   Lines head, decls, body;
   StrBuf scratch; /* a piece of text being built, copied to the arena */
@@ -103,8 +106,9 @@ typedef struct X {
                              literals and op_rows') -> struct OpStart */
   StrMap rows;            /* ONNX op_type -> its first row in op_rows */
   const OnnxGraph *graph; /* the graph whose nodes are being translated */
-  StrMap uses;            /* value -> its readers, once a fold needs it */
-  bool uses_counted;
+  int32_t *uses;          /* by id: the value's readers, once a fold needs it */
+  const OnnxValueInfo **vinfo; /* by id: the top graph's value_info (the last
+                                  one given for a name), or NULL */
   const OnnxNode *bias_add; /* an Add folded into the MatMul before it */
   struct Pending {        /* a diagnostic on line `index` of a section */
     Lines *sec;
@@ -472,8 +476,12 @@ static Term number_term(X *x, double v) {
   return t;
 }
 
-static Val *val_get(X *x, const char *name) {
-  return name && name[0] ? strmap_get(&x->vals, name) : NULL;
+/* The value named by id, or NULL (-1: no name; not defined yet). */
+static Val *val_at(X *x, int32_t id) { return id >= 0 ? x->vals[id] : NULL; }
+
+/* Binds the name `id` (-1: none) to v. */
+static void val_bind(X *x, int32_t id, Val *v) {
+  if (id >= 0) x->vals[id] = v;
 }
 
 static bool has_input(const OnnxNode *n, int i) {
@@ -482,13 +490,14 @@ static bool has_input(const OnnxNode *n, int i) {
 
 /* What the importer knows of input i of n, or NULL (absent, unknown). */
 static Val *in_val(X *x, const OnnxNode *n, int i) {
-  return has_input(n, i) ? val_get(x, n->inputs[i]) : NULL;
+  return has_input(n, i) ? val_at(x, n->input_ids[i]) : NULL;
 }
 
-static Val *val_new(X *x, const char *name) {
+/* A new value named `name`, bound to its id (-1: a value no name reads). */
+static Val *val_new(X *x, const char *name, int32_t id) {
   Val *v = arena_alloc(x->a, sizeof *v);
   v->onnx = name; /* the model's or the arena's: both outlive x */
-  strmap_put(&x->vals, v->onnx, v);
+  val_bind(x, id, v);
   return v;
 }
 
@@ -528,7 +537,7 @@ static bool tensor_in(X *x, const OnnxNode *n, int i, Term *out) {
   memset(out, 0, sizeof *out);
   if (i >= n->ninputs || !n->inputs[i][0])
     return fail(x, "input %d is missing", i);
-  return tensor_of(x, n, i, val_get(x, n->inputs[i]), out);
+  return tensor_of(x, n, i, val_at(x, n->input_ids[i]), out);
 }
 
 /* tensor_in's rest, once input i (present) has been looked up: v. */
@@ -551,7 +560,7 @@ static bool tensor_of(X *x, const OnnxNode *n, int i, Val *v, Term *out) {
 
 /* Input i as an operand of a binary op: a known scalar is a number. */
 static bool scalar_or_tensor_in(X *x, const OnnxNode *n, int i, Term *out) {
-  Val *v = i < n->ninputs ? val_get(x, n->inputs[i]) : NULL;
+  Val *v = i < n->ninputs ? val_at(x, n->input_ids[i]) : NULL;
   if (v && v->known && v->n == 1 && !v->tensor &&
       !(v->is_int && v->isym && v->isym[0])) {
     *out = number_term(x, known_at(v, 0));
@@ -566,7 +575,7 @@ static bool scalar_or_tensor_in(X *x, const OnnxNode *n, int i, Term *out) {
 
 /* Input i's known values (shape tensors, axes, pads). */
 static Val *known_in(X *x, const OnnxNode *n, int i, const char *what) {
-  Val *v = has_input(n, i) ? val_get(x, n->inputs[i]) : NULL;
+  Val *v = has_input(n, i) ? val_at(x, n->input_ids[i]) : NULL;
   if (!v || !v->known) {
     fail(x, "its %s (input %d) is not a constant: rooflint imports only "
             "shapes it can compute",
@@ -853,14 +862,9 @@ static void comment_of(StrBuf *sb, const OnnxNode *n, int index) {
 }
 
 static Val *bind_output(X *x, const OnnxNode *n, int i) {
-  if (i >= n->noutputs || !n->outputs[i][0]) return NULL;
-  void **slot = strmap_ref(&x->vals, n->outputs[i]); /* val_get or val_new */
-  if (!*slot) {
-    Val *v = arena_alloc(x->a, sizeof *v);
-    v->onnx = n->outputs[i];
-    *slot = v;
-  }
-  return *slot;
+  if (i >= n->noutputs || n->output_ids[i] < 0) return NULL;
+  Val *v = val_at(x, n->output_ids[i]);
+  return v ? v : val_new(x, n->outputs[i], n->output_ids[i]);
 }
 
 /* Ends node n's line in the body: its comment and its origin, which
@@ -900,7 +904,7 @@ static bool emit(X *x, const OnnxNode *n, Term *results, int nresults,
   for (int i = 0; i < nresults; i++) {
     Val *v = bind_output(x, n, i);
     if (!v) { /* an omitted output still needs a name in a split */
-      v = val_new(x, arena_printf(x->a, "%d:unused%d", x->node_index, i));
+      v = val_new(x, arena_printf(x->a, "%d:unused%d", x->node_index, i), -1);
     }
     set_tensor(x, v, &results[i]);
     if (i) put_str(sb, ", ");
@@ -1034,8 +1038,8 @@ static bool tensor_type(X *x, const OnnxTensor *t, TensorType *out) {
  * Returns true when it folded. */
 static bool all_known(X *x, const OnnxNode *n, int from, int to) {
   for (int i = from; i < to && i < n->ninputs; i++) {
-    Val *v = val_get(x, n->inputs[i]);
-    if (n->inputs[i][0] && (!v || !v->known)) return false;
+    Val *v = val_at(x, n->input_ids[i]);
+    if (n->input_ids[i] >= 0 && (!v || !v->known)) return false;
   }
   return true;
 }
@@ -1246,7 +1250,7 @@ static bool map_alias(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (src && !src->tensor && n->noutputs > 0 && n->outputs[0][0]) {
     /* a constant, or a declaration not yet written (torch's Identity of
      * a shared initializer): the output is the same value */
-    strmap_put(&x->vals, arena_strdup(x->a, n->outputs[0]), src);
+    val_bind(x, n->output_ids[0], src);
     emit_folded(x, n, "an alias");
     return true;
   }
@@ -1597,18 +1601,13 @@ static bool matmul_node(X *x, const OnnxNode *n, int ai, int bi,
          matmul_call(x, a, b, out_dtype, &out) && emit1(x, n, &out);
 }
 
-static void use(X *x, const char *name) {
-  intptr_t k = (intptr_t)strmap_get(&x->uses, name);
-  strmap_put(&x->uses, name, (void *)(k + 1));
-}
-
 /* Every reader of every value of g and of the graphs in its nodes'
  * attributes (a graph's output is a reader too). */
 static void count_uses(X *x, const OnnxGraph *g) {
   for (int i = 0; i < g->nnodes; i++) {
     const OnnxNode *n = &g->nodes[i];
     for (int k = 0; k < n->ninputs; k++)
-      if (n->inputs[k][0]) use(x, n->inputs[k]);
+      if (n->input_ids[k] >= 0) x->uses[n->input_ids[k]]++;
     for (int k = 0; k < n->nattrs; k++) {
       const OnnxAttr *a = &n->attrs[k];
       if (a->type == ONNX_ATTR_GRAPH && a->g) count_uses(x, a->g);
@@ -1616,7 +1615,8 @@ static void count_uses(X *x, const OnnxGraph *g) {
         if (a->graphs[j]) count_uses(x, a->graphs[j]);
     }
   }
-  for (int i = 0; i < g->noutputs; i++) use(x, g->outputs[i].name);
+  for (int i = 0; i < g->noutputs; i++)
+    if (g->outputs[i].id >= 0) x->uses[g->outputs[i].id]++;
 }
 
 /* torch exports nn.Linear on an input of rank > 2 as MatMul(x, W^T) and
@@ -1637,10 +1637,9 @@ static const OnnxNode *bias_add_after(X *x, const OnnxNode *n, const Term *a,
   if (strcmp(add->op_type, "Add") != 0 || (dom[0] && strcmp(dom, "ai.onnx") != 0) ||
       add->ninputs != 2 || add->noutputs < 1 || !add->outputs[0][0])
     return NULL;
-  int k = strcmp(add->inputs[0], n->outputs[0]) == 0   ? 1
-          : strcmp(add->inputs[1], n->outputs[0]) == 0 ? 0
-                                                        : -1;
-  Val *bias = k >= 0 ? val_get(x, add->inputs[k]) : NULL;
+  int32_t y = n->output_ids[0];
+  int k = add->input_ids[0] == y ? 1 : add->input_ids[1] == y ? 0 : -1;
+  Val *bias = k >= 0 ? val_at(x, add->input_ids[k]) : NULL;
   int ro = a->t.rank > b->t.rank ? a->t.rank : b->t.rank;
   if (!bias || bias->decl != VD_WEIGHT || a->t.rank < 2 || b->t.rank < 2 ||
       bias->t.rank < 1 || bias->t.rank > ro ||
@@ -1649,11 +1648,11 @@ static const OnnxNode *bias_add_after(X *x, const OnnxNode *n, const Term *a,
     return NULL;
   for (int i = 0; i + 1 < bias->t.rank; i++)
     if (bias->t.dims[i] != 1) return NULL;
-  if (!x->uses_counted) {
+  if (!x->uses) {
+    x->uses = xcalloc((size_t)x->m->nnames + 1, sizeof *x->uses);
     count_uses(x, x->m->graph);
-    x->uses_counted = true;
   }
-  if (strmap_get(&x->uses, n->outputs[0]) != (void *)1) return NULL;
+  if (x->uses[y] != 1) return NULL;
   *bi = k;
   return add;
 }
@@ -1676,7 +1675,7 @@ static bool map_matmul(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   call_in(&c, bias);
   c.args.bias = c.bias = true;
   /* the line's result is the Add's output */
-  strmap_put(&x->vals, n->outputs[0], bind_output(x, add, 0));
+  val_bind(x, n->output_ids[0], bind_output(x, add, 0));
   x->bias_add = add;
   return emit_call(x, n, &c);
 }
@@ -1729,7 +1728,7 @@ static bool map_batchnorm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   Call c;
   call_init(x, &c, "batchnorm");
   for (int i = 0; i < 5; i++) {
-    Val *v = val_get(x, i < n->ninputs ? n->inputs[i] : NULL);
+    Val *v = (i < n->ninputs ? val_at(x, n->input_ids[i]) : NULL);
     if (i >= 3 && v && v->decl == VD_WEIGHT && !v->declared)
       v->decl = VD_BUFFER; /* running statistics are no parameters */
     Term t;
@@ -2062,8 +2061,8 @@ tensor:;
   Term t;
   if (!tensor_in(x, n, 0, &t)) return false;
   /* starts and ends from shape arithmetic keep their lets: end=sequence */
-  Val *sv = has_input(n, 1) ? val_get(x, n->inputs[1]) : NULL;
-  Val *ev = has_input(n, 2) ? val_get(x, n->inputs[2]) : NULL;
+  Val *sv = has_input(n, 1) ? val_at(x, n->input_ids[1]) : NULL;
+  Val *ev = has_input(n, 2) ? val_at(x, n->input_ids[2]) : NULL;
   const char *const *ss = sv && sv->is_int ? sv->isym : NULL;
   const char *const *es = ev && ev->is_int ? ev->isym : NULL;
   for (int i = 0; i < cnt; i++) {
@@ -2135,7 +2134,7 @@ static bool map_concat(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (all_known(x, n, 0, n->ninputs)) { /* shape lists */
     int64_t total = 0;
     for (int i = 0; i < n->ninputs; i++) {
-      Val *v = val_get(x, n->inputs[i]);
+      Val *v = val_at(x, n->input_ids[i]);
       if (!v->is_int || v->t.rank != 1) goto tensors;
       total += v->n;
     }
@@ -2147,7 +2146,7 @@ static bool map_concat(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     if (!v) return true;
     int64_t at = 0;
     for (int i = 0; i < n->ninputs; i++) {
-      Val *s = val_get(x, n->inputs[i]);
+      Val *s = val_at(x, n->input_ids[i]);
       for (int64_t k = 0; k < s->n; k++, at++) {
         v->iv[at] = s->iv[k];
         v->isym[at] = s->isym ? s->isym[k] : NULL;
@@ -2537,7 +2536,7 @@ static bool map_dequantize(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
   Term t;
   if (!tensor_in(x, n, 0, &t)) return false;
-  Val *scale = has_input(n, 1) ? val_get(x, n->inputs[1]) : NULL;
+  Val *scale = has_input(n, 1) ? val_at(x, n->input_ids[1]) : NULL;
   DType to = scale && scale->t.dtype != DT_NONE ? scale->t.dtype : DT_FP32;
   return emit_cast(x, n, t, to);
 }
@@ -2572,7 +2571,7 @@ static bool inline_graph(X *x, const OnnxGraph *g) {
   const OnnxNode *keep = x->node;
   int keep_index = x->node_index;
   for (int i = 0; i < g->ninitializers; i++) {
-    Val *v = val_new(x, g->initializers[i].name);
+    Val *v = val_new(x, g->initializers[i].name, g->initializers[i].id);
     if (!tensor_type(x, &g->initializers[i], &v->t)) return false;
     tensor_values(x, v, &g->initializers[i]);
     v->decl = VD_WEIGHT;
@@ -2596,9 +2595,9 @@ static bool map_if(X *x, const OnnxNode *n, const OnnxOpRow *row) {
                                            : "else_branch inlined");
   if (!inline_graph(x, g)) return false;
   for (int i = 0; i < n->noutputs; i++) {
-    Val *src = val_get(x, g->outputs[i].name);
+    Val *src = val_at(x, g->outputs[i].id);
     if (!src) return fail(x, "its branch output '%s' is not computed", g->outputs[i].name);
-    if (n->outputs[i][0]) strmap_put(&x->vals, arena_strdup(x->a, n->outputs[i]), src);
+    val_bind(x, n->output_ids[i], src);
   }
   return true;
 }
@@ -2629,8 +2628,8 @@ static bool run_body(X *x, const OnnxNode *n, const Body *b) {
   for (int i = 0; i < b->ncarried; i++) {
     Term in;
     if (!tensor_in(x, n, b->in0 + i, &in)) return false;
-    carried[i] = val_get(x, n->inputs[b->in0 + i]);
-    strmap_put(&x->vals, g->inputs[b->body_in0 + i].name, carried[i]);
+    carried[i] = val_at(x, n->input_ids[b->in0 + i]);
+    val_bind(x, g->inputs[b->body_in0 + i].id, carried[i]);
   }
   sb_puts(&x->body.text, "  loop ");
   put_dim(&x->body.text, b->trips_sym, b->trips);
@@ -2648,29 +2647,30 @@ static bool run_body(X *x, const OnnxNode *n, const Body *b) {
     call_kw(&c, "axis=%lld, index=0", (long long)ax);
     Term slice;
     if (!apply(x, &c, &slice)) return false;
-    Val *v = val_new(x, g->inputs[b->body_in0 + b->ncarried + i].name);
+    const OnnxValueInfo *in_i = &g->inputs[b->body_in0 + b->ncarried + i];
+    Val *v = val_new(x, in_i->name, in_i->id);
     set_tensor(x, v, &slice);
     bind_line(x, n, v->ident, slice.text);
   }
   if (!inline_graph(x, g)) return false;
-  Val *cond = b->loop_cond ? val_get(x, g->outputs[0].name) : NULL;
+  Val *cond = b->loop_cond ? val_at(x, g->outputs[0].id) : NULL;
   if (b->loop_cond && !(cond && cond->known && known_at(cond, 0) != 0))
     return fail(x, "its body's condition is not a constant true: its trip "
                    "count depends on the data");
   for (int i = 0; i < b->ncarried; i++) {
-    Val *out = val_get(x, g->outputs[b->body_out0 + i].name);
+    Val *out = val_at(x, g->outputs[b->body_out0 + i].id);
     if (!out || !out->tensor)
       return fail(x, "its body's output '%s' is no tensor", g->outputs[b->body_out0 + i].name);
     if (out != carried[i]) { /* the carried name rebound: loop-carried */
       bind_line(x, n, carried[i]->ident, out->ident);
     }
-    if (i < n->noutputs && n->outputs[i][0])
-      strmap_put(&x->vals, arena_strdup(x->a, n->outputs[i]), carried[i]);
+    if (i < n->noutputs) val_bind(x, n->output_ids[i], carried[i]);
   }
   lines_add(&x->body, "  }", NULL);
   for (int j = 0; j < b->nscan_out; j++) {
-    const char *name = g->outputs[b->body_out0 + b->ncarried + j].name;
-    Val *sv = val_get(x, name);
+    const OnnxValueInfo *so = &g->outputs[b->body_out0 + b->ncarried + j];
+    const char *name = so->name;
+    Val *sv = val_at(x, so->id);
     if (!sv || !sv->tensor) return fail(x, "its body's scan output '%s' is no tensor", name);
     Term t = {.text = sv->ident, .t = sv->t};
     memcpy(t.sym, sv->sym, sizeof t.sym);
@@ -2712,7 +2712,7 @@ static bool map_loop(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (!m || !m->known || !m->is_int || m->n != 1 || m->iv[0] < 1)
     return fail(x, "its trip count is not a constant: rooflint imports a Loop "
                    "that runs a known number of times");
-  Val *c = has_input(n, 1) ? val_get(x, n->inputs[1]) : NULL;
+  Val *c = has_input(n, 1) ? val_at(x, n->input_ids[1]) : NULL;
   if (c && !(c->known && known_at(c, 0) != 0))
     return fail(x, "its condition is not a constant true");
   /* the body's condition is the Loop's */
@@ -2723,7 +2723,7 @@ static bool map_loop(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   t->iv = arena_alloc(x->a, 2 * sizeof *t->iv);
   t->isym = arena_alloc(x->a, 2 * sizeof *t->isym);
   t->iv[0] = 1;
-  strmap_put(&x->vals, g->inputs[1].name, t);
+  val_bind(x, g->inputs[1].id, t);
   Body b = {.g = g, .trips = m->iv[0], .trips_sym = m->isym ? m->isym[0] : NULL,
             .in0 = 2, .body_in0 = 2, .body_out0 = 1, .ncarried = ncarried,
             .nscan_out = g->noutputs - ncarried - 1, .loop_cond = true};
@@ -2821,7 +2821,7 @@ static bool map_custom(X *x, const OnnxNode *n) {
   double bytes = 0;
   for (int i = 0; i < n->ninputs; i++) {
     if (!has_input(n, i)) continue;
-    Val *v = val_get(x, n->inputs[i]);
+    Val *v = val_at(x, n->input_ids[i]);
     if (v && v->known && !v->tensor && v->decl == VD_NONE) continue;
     Term in;
     if (!tensor_in(x, n, i, &in)) {
@@ -2865,11 +2865,12 @@ static const OnnxValueInfo *value_info_of(X *x, const char *name) {
 
 /* value_info is a cross-check: a dim it states as a number that the
  * shape rules size otherwise is a warning on the node's line. */
-static void cross_check(X *x, const OnnxNode *n, StrMap *vi) {
+static void cross_check(X *x, const OnnxNode *n) {
   for (int i = 0; i < n->noutputs; i++) {
-    const OnnxValueInfo *info = n->outputs[i][0] ? strmap_get(vi, n->outputs[i]) : NULL;
+    int32_t id = n->output_ids[i];
+    const OnnxValueInfo *info = id >= 0 ? x->vinfo[id] : NULL;
     if (!info || info->ndims < 0) continue;
-    Val *v = val_get(x, n->outputs[i]);
+    Val *v = val_at(x, n->output_ids[i]);
     if (!v || !v->tensor) continue;
     bool differ = info->ndims != v->t.rank;
     for (int k = 0; !differ && k < info->ndims; k++)
@@ -2898,11 +2899,6 @@ static void cross_check(X *x, const OnnxNode *n, StrMap *vi) {
 static bool translate_nodes(X *x, const OnnxGraph *g, bool top) {
   const OnnxGraph *outer = x->graph;
   x->graph = g;
-  StrMap vi;
-  strmap_init(&vi);
-  if (top)
-    for (int i = 0; i < g->nvalue_info; i++)
-      strmap_put(&vi, g->value_info[i].name, (void *)&g->value_info[i]);
   for (int i = 0; i < g->nnodes && !x->error; i++) {
     const OnnxNode *n = &g->nodes[i];
     x->node = n;
@@ -2919,9 +2915,8 @@ static bool translate_nodes(X *x, const OnnxGraph *g, bool top) {
                 n->domain && n->domain[0] ? n->domain : "",
                 n->domain && n->domain[0] ? "." : "", n->op_type);
     if (!ok) break;
-    if (top && x->body.n > before) cross_check(x, n, &vi);
+    if (top && x->body.n > before) cross_check(x, n);
   }
-  strmap_free(&vi);
   x->graph = outer;
   return !x->error;
 }
@@ -2999,7 +2994,7 @@ static const char *decl_origin(X *x, const char *what, int i, const char *name) 
 static bool declare_inputs(X *x, const OnnxGraph *g) {
   for (int i = 0; i < g->ninitializers; i++) {
     const OnnxTensor *t = &g->initializers[i];
-    Val *v = val_new(x, t->name);
+    Val *v = val_new(x, t->name, t->id);
     if (!tensor_type(x, t, &v->t)) return false;
     tensor_values(x, v, t);
     v->decl = VD_WEIGHT;
@@ -3008,8 +3003,8 @@ static bool declare_inputs(X *x, const OnnxGraph *g) {
   }
   for (int i = 0; i < g->ninputs; i++) {
     const OnnxValueInfo *in = &g->inputs[i];
-    if (val_get(x, in->name)) continue; /* an initializer listed as an input */
-    Val *v = val_new(x, in->name);
+    if (val_at(x, in->id)) continue; /* an initializer listed as an input */
+    Val *v = val_new(x, in->name, in->id);
     TensorType t;
     memset(&t, 0, sizeof t);
     if (!dtype_or_fail(x, in->elem_type, in->name, &t.dtype)) return false;
@@ -3059,19 +3054,22 @@ static bool translate(X *x) {
    * they are not grown and copied while the text is written */
   sb_reserve_to(&x->body.text, (size_t)g->nnodes * 160);
   sb_reserve_to(&x->decls.text, (size_t)(g->ninitializers + g->ninputs) * 100);
-  /* the maps at their final size: each value is named once, and so is
-   * each .roof name (a few more: lets, the model) */
+  /* the .roof names' map at its final size: each value is named once
+   * (a few more: lets, the model); what is known of the values is by id */
   size_t nvals = (size_t)g->ninitializers + (size_t)g->ninputs;
   for (int i = 0; i < g->nnodes; i++) nvals += (size_t)g->nodes[i].noutputs;
-  strmap_reserve(&x->vals, nvals);
   strmap_reserve(&x->idents, nvals + 16);
+  x->vals = xcalloc((size_t)x->m->nnames + 1, sizeof *x->vals);
+  x->vinfo = xcalloc((size_t)x->m->nnames + 1, sizeof *x->vinfo);
+  for (int i = 0; i < g->nvalue_info; i++)
+    if (g->value_info[i].id >= 0) x->vinfo[g->value_info[i].id] = &g->value_info[i];
   if (!declare_inputs(x, g)) return false;
   if (!translate_nodes(x, g, true)) return false;
   x->node = NULL;
   /* outputs */
   StrBuf sb = {0};
   for (int i = 0; i < g->noutputs; i++) {
-    Val *v = val_get(x, g->outputs[i].name);
+    Val *v = val_at(x, g->outputs[i].id);
     if (!v) {
       sb_free(&sb);
       return fail(x, "graph output '%s' is computed by no node", g->outputs[i].name);
@@ -3160,12 +3158,10 @@ static void x_init(X *x, const OnnxModel *m, const ImportOptions *o,
   x->o = o;
   x->path = path;
   x->probe = probe;
-  strmap_init(&x->vals);
   strmap_init(&x->idents);
   strmap_init(&x->warned_ops);
   ptrmap_init(&x->ops);
   strmap_init(&x->rows);
-  strmap_init(&x->uses);
   x->plan = DT_FP32;
 }
 
@@ -3181,12 +3177,13 @@ static void x_free(X *x) {
   free(x->let_keys);
   free(x->let_origins);
   free(x->let_values);
-  strmap_free(&x->vals);
+  free(x->vals);
+  free(x->vinfo);
+  free(x->uses);
   strmap_free(&x->idents);
   strmap_free(&x->warned_ops);
   ptrmap_free(&x->ops);
   strmap_free(&x->rows);
-  strmap_free(&x->uses);
   arena_free(x->a);
 }
 
