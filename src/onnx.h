@@ -186,5 +186,8 @@ int onnx_translate(const char *path, const struct ImportOptions *o,
 /* Small helpers for the importer. */
 const OnnxAttr *onnx_attr(const OnnxNode *n, const char *name);
 const char *onnx_dtype_name(int32_t data_type); /* "FLOAT16", or "?" */
+/* A hash of bytes[0, n), the one the reader's table of names uses (a word
+ * at a time, mixed; every bit of the result depends on every byte). */
+uint64_t onnx_hash(const void *bytes, size_t n);
 
 #endif

@@ -65,6 +65,17 @@ typedef struct Lines {
   size_t n, cap;
 } Lines;
 
+/* The .roof names taken: an open-addressing set of them, at most half
+ * full.  A slot holds a name's hash in its high 32 bits and the name's
+ * index in names + 1 in its low 32 bits (0: an empty slot), so a probe
+ * reads one array and spells a name only when the hashes agree. */
+typedef struct Idents {
+  uint64_t *slots;
+  size_t cap;          /* a power of two, or 0 */
+  const char **names;  /* in the translation's arena */
+  size_t n, cap_names;
+} Idents;
+
 enum { NUM_CACHE = 64 }; /* X.numbers */
 
 /* The translation of one model. */
@@ -78,7 +89,7 @@ typedef struct X {
    * (NULL until the value is defined; names bound to the same value, an
    * alias, share one Val), uses[id] its readers once counted. */
   Val **vals;
-  StrMap idents;  /* .roof names taken */
+  Idents idents;  /* .roof names taken */
   Lines head, decls, body;
   StrBuf scratch; /* a piece of text being built, copied to the arena */
   struct NumText {        /* number_term's cache: a value's bits, its text */
@@ -330,6 +341,46 @@ static bool ident_char(unsigned char c) { /* isalnum in the C locale, or '_' */
   return (unsigned)((c | 0x20) - 'a') < 26 || (unsigned)(c - '0') < 10 || c == '_';
 }
 
+/* Room for n names in all without growing. */
+static void idents_reserve(Idents *t, size_t n) {
+  if (n > t->cap_names) {
+    t->cap_names = n;
+    t->names = xrealloc(t->names, n * sizeof *t->names);
+  }
+  if (2 * n <= t->cap) return;
+  size_t cap = t->cap ? t->cap : 64;
+  while (2 * n > cap) cap *= 2;
+  uint64_t *slots = xcalloc(cap, sizeof *slots);
+  for (size_t i = 0; i < t->cap; i++) {
+    uint64_t e = t->slots[i];
+    size_t k = (size_t)(e >> 32) & (cap - 1);
+    if (!e) continue;
+    while (slots[k]) k = (k + 1) & (cap - 1);
+    slots[k] = e;
+  }
+  free(t->slots);
+  t->slots = slots;
+  t->cap = cap;
+}
+
+/* Takes name (len bytes, in the arena): false when it was taken before. */
+static bool ident_take(Idents *t, const char *name, size_t len) {
+  if (t->n == t->cap_names) idents_reserve(t, 2 * t->n + 16);
+  uint64_t h = onnx_hash(name, len) & 0xFFFFFFFF00000000u;
+  size_t mask = t->cap - 1, k = (size_t)(h >> 32) & mask;
+  for (uint64_t e; (e = t->slots[k]) != 0; k = (k + 1) & mask)
+    if ((e & 0xFFFFFFFF00000000u) == h && strcmp(t->names[(uint32_t)e - 1], name) == 0)
+      return false;
+  t->names[t->n] = name;
+  t->slots[k] = h | (uint64_t)(++t->n);
+  return true;
+}
+
+static void idents_free(Idents *t) {
+  free(t->slots);
+  free(t->names);
+}
+
 static const char *ident_for(X *x, const char *onnx, const char *fallback) {
   const char *src = onnx ? onnx : "";
   char *kept = arena_alloc(x->a, strlen(src) + 1);
@@ -351,21 +402,21 @@ static const char *ident_for(X *x, const char *onnx, const char *fallback) {
   if (n > 200) n = 200; /* far under the 1024-byte limit, numbered below */
   char *base = (char *)s; /* kept is this name's own: cut it in place */
   base[n] = '\0';
-  if (!base[0]) base = arena_strdup(x->a, fallback);
+  if (!base[0]) base = arena_strdup(x->a, fallback), n = strlen(base);
   bool keyword = false;
   if (n <= 8) /* the longest keyword, "parallel" */
     for (int i = 0; roof_keywords[i] && !keyword; i++)
       keyword = strcmp(base, roof_keywords[i]) == 0;
-  if (isdigit((unsigned char)base[0]) || keyword)
+  if (isdigit((unsigned char)base[0]) || keyword) {
     base = arena_printf(x->a, "%s_%s", isdigit((unsigned char)base[0]) ? "v" : base,
                         isdigit((unsigned char)base[0]) ? base : "");
-  const char *name = base;
-  void **taken = strmap_ref(&x->idents, name); /* one probe finds or adds it */
-  for (int k = 2; *taken; k++) {
-    name = arena_printf(x->a, "%s_%d", base, k);
-    taken = strmap_ref(&x->idents, name);
+    n = strlen(base);
   }
-  *taken = (void *)1;
+  const char *name = base;
+  for (int k = 2; !ident_take(&x->idents, name, n); k++) {
+    name = arena_printf(x->a, "%s_%d", base, k);
+    n = strlen(name);
+  }
   return name;
 }
 
@@ -3058,7 +3109,7 @@ static bool translate(X *x) {
    * (a few more: lets, the model); what is known of the values is by id */
   size_t nvals = (size_t)g->ninitializers + (size_t)g->ninputs;
   for (int i = 0; i < g->nnodes; i++) nvals += (size_t)g->nodes[i].noutputs;
-  strmap_reserve(&x->idents, nvals + 16);
+  idents_reserve(&x->idents, nvals + 16);
   x->vals = xcalloc((size_t)x->m->nnames + 1, sizeof *x->vals);
   x->vinfo = xcalloc((size_t)x->m->nnames + 1, sizeof *x->vinfo);
   for (int i = 0; i < g->nvalue_info; i++)
@@ -3158,7 +3209,6 @@ static void x_init(X *x, const OnnxModel *m, const ImportOptions *o,
   x->o = o;
   x->path = path;
   x->probe = probe;
-  strmap_init(&x->idents);
   strmap_init(&x->warned_ops);
   ptrmap_init(&x->ops);
   strmap_init(&x->rows);
@@ -3180,7 +3230,7 @@ static void x_free(X *x) {
   free(x->vals);
   free(x->vinfo);
   free(x->uses);
-  strmap_free(&x->idents);
+  idents_free(&x->idents);
   strmap_free(&x->warned_ops);
   ptrmap_free(&x->ops);
   strmap_free(&x->rows);

@@ -418,8 +418,8 @@ static const char *rd_string(Rd *r, const Msg *m, const Field *f, bool utf8) {
   return rd_strndup(r, f->start, f->end);
 }
 
-/* A hash of the bytes p[0, n): a word at a time, mixed. */
-static uint64_t name_hash(const unsigned char *p, size_t n) {
+uint64_t onnx_hash(const void *bytes, size_t n) {
+  const unsigned char *p = bytes;
   uint64_t h = 0x9E3779B97F4A7C15u ^ n, w;
   for (; n >= 8; p += 8, n -= 8) {
     memcpy(&w, p, 8);
@@ -467,7 +467,7 @@ static const char *rd_name(Rd *r, const Msg *m, const Field *f, int32_t *id) {
     return NULL;
   }
   if (2 * ((size_t)r->nnames + 1) > r->cap_slots) names_grow(r);
-  uint64_t h = name_hash(p, n) & 0xFFFFFFFF00000000u;
+  uint64_t h = onnx_hash(p, n) & 0xFFFFFFFF00000000u;
   size_t mask = r->cap_slots - 1, k = (size_t)(h >> 32) & mask;
   for (uint64_t s; (s = r->slots[k]) != 0; k = (k + 1) & mask) {
     uint32_t i = (uint32_t)s - 1;
