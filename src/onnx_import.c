@@ -65,7 +65,7 @@ typedef struct Lines {
   size_t n, cap;
 } Lines;
 
-/* The .roof names taken: an open-addressing set of them, at most half
+/* The .roof names taken: an open-addressing set of them, at most 3/4
  * full.  A slot holds a name's hash in its high 32 bits and the name's
  * index in names + 1 in its low 32 bits (0: an empty slot), so a probe
  * reads one array and spells a name only when the hashes agree. */
@@ -347,9 +347,9 @@ static void idents_reserve(Idents *t, size_t n) {
     t->cap_names = n;
     t->names = xrealloc(t->names, n * sizeof *t->names);
   }
-  if (2 * n <= t->cap) return;
+  if (4 * n <= 3 * t->cap) return;
   size_t cap = t->cap ? t->cap : 64;
-  while (2 * n > cap) cap *= 2;
+  while (4 * n > 3 * cap) cap *= 2;
   uint64_t *slots = xcalloc(cap, sizeof *slots);
   for (size_t i = 0; i < t->cap; i++) {
     uint64_t e = t->slots[i];

@@ -121,7 +121,7 @@ typedef struct Rd {
   size_t pool_left;
   /* The value names met so far, each once (onnx.h: a name's id): names[id]
    * is its one copy in the arena, lens[id] its length; slots is an
-   * open-addressing table of ids by hash, at most half full (a slot holds
+   * open-addressing table of ids by hash, at most 3/4 full (a slot holds
    * the name's hash in its high half and id + 1 in its low, 0 = empty).
    * malloc'd; onnx_read frees them and leaves names in the arena. */
   const char **names;
@@ -466,7 +466,7 @@ static const char *rd_name(Rd *r, const Msg *m, const Field *f, int32_t *id) {
     fail(r, f->start, m, f->num, "a name of %zu bytes", n);
     return NULL;
   }
-  if (2 * ((size_t)r->nnames + 1) > r->cap_slots) names_grow(r);
+  if (4 * ((size_t)r->nnames + 1) > 3 * r->cap_slots) names_grow(r);
   uint64_t h = onnx_hash(p, n) & 0xFFFFFFFF00000000u;
   size_t mask = r->cap_slots - 1, k = (size_t)(h >> 32) & mask;
   for (uint64_t s; (s = r->slots[k]) != 0; k = (k + 1) & mask) {
