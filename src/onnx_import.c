@@ -35,26 +35,33 @@
 
 /* ------------------------------------------------------------- values */
 
-/* What the importer knows of an ONNX value. */
+/* What the importer knows of an ONNX value.  There is one per value of
+ * the model, so it is kept small: the dims' let expressions are an array
+ * of MAX_RANK in the arena only when one has any (val_set_sym), and the
+ * flags sit together. */
 typedef struct Val {
   const char *onnx;          /* its ONNX name */
   const char *ident;         /* its .roof name, once it has one */
   TensorType t;              /* dims at the lets' values */
-  const char *sym[MAX_RANK]; /* a dim's let expression, or NULL: a number */
-  bool tensor;               /* a .roof tensor (bound or declared) */
+  const char *const *sym;    /* [MAX_RANK]: a dim's let expression, or NULL:
+                                a number; no_sym when every dim is one */
   /* known values: shape arithmetic, scalars, small constants */
-  bool known;
-  bool is_int;
   int64_t n;
   int64_t *iv;               /* is_int */
   double *rv;                /* !is_int */
   const char **isym;         /* per element of iv: its let expression */
-  /* a declaration written when a kernel first reads the value */
-  enum { VD_NONE, VD_WEIGHT, VD_BUFFER, VD_INPUT } decl;
   const char *decl_origin;   /* the declaration line's origin */
   const char *decl_note;     /* its comment */
+  /* a declaration written when a kernel first reads the value */
+  enum { VD_NONE, VD_WEIGHT, VD_BUFFER, VD_INPUT } decl;
+  bool tensor;               /* a .roof tensor (bound or declared) */
+  bool known;
+  bool is_int;
   bool declared;
 } Val;
+
+/* The let expressions of a value whose dims are all numbers. */
+static const char *const no_sym[MAX_RANK];
 
 /* A section of the text: its lines back to back, each ending in '\n', in
  * one buffer (a node's line is written straight into it), and each line's
@@ -548,6 +555,7 @@ static Val *in_val(X *x, const OnnxNode *n, int i) {
 static Val *val_new(X *x, const char *name, int32_t id) {
   Val *v = arena_alloc(x->a, sizeof *v);
   v->onnx = name; /* the model's or the arena's: both outlive x */
+  v->sym = no_sym;
   val_bind(x, id, v);
   return v;
 }
@@ -940,10 +948,20 @@ static const char *arena_origin(X *x, const OnnxNode *n) {
   return s;
 }
 
+/* v's dims' let expressions become sym[0, MAX_RANK). */
+static void val_set_sym(X *x, Val *v, const char *const *sym) {
+  for (int i = 0; i < MAX_RANK; i++)
+    if (sym[i]) {
+      v->sym = arena_memdup(x->a, sym, MAX_RANK * sizeof *sym);
+      return;
+    }
+  v->sym = no_sym;
+}
+
 static void set_tensor(X *x, Val *v, const Term *t) {
   v->tensor = true;
   v->t = t->t;
-  memcpy(v->sym, t->sym, sizeof v->sym);
+  val_set_sym(x, v, t->sym);
   if (!v->ident) v->ident = ident_for(x, v->onnx, "t");
 }
 
@@ -2498,7 +2516,7 @@ static bool folded_buffer(X *x, const OnnxNode *n, const TensorType *t,
   Val *v = bind_output(x, n, 0);
   if (!v) return true;
   v->t = *t;
-  memcpy(v->sym, sym, sizeof v->sym);
+  val_set_sym(x, v, sym);
   v->decl = VD_BUFFER;
   v->decl_origin = arena_origin(x, n);
   emit_folded(x, n, "folded");
@@ -2767,14 +2785,13 @@ static bool map_loop(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (c && !(c->known && known_at(c, 0) != 0))
     return fail(x, "its condition is not a constant true");
   /* the body's condition is the Loop's */
-  Val *t = arena_alloc(x->a, sizeof *t);
+  Val *t = val_new(x, NULL, g->inputs[1].id); /* (no name of its own) */
   t->known = t->is_int = true;
   t->n = 1;
   t->t.dtype = DT_BOOL;
   t->iv = arena_alloc(x->a, 2 * sizeof *t->iv);
   t->isym = arena_alloc(x->a, 2 * sizeof *t->isym);
   t->iv[0] = 1;
-  val_bind(x, g->inputs[1].id, t);
   Body b = {.g = g, .trips = m->iv[0], .trips_sym = m->isym ? m->isym[0] : NULL,
             .in0 = 2, .body_in0 = 2, .body_out0 = 1, .ncarried = ncarried,
             .nscan_out = g->noutputs - ncarried - 1, .loop_cond = true};
@@ -3065,16 +3082,18 @@ static bool declare_inputs(X *x, const OnnxGraph *g) {
     if (in->ndims > MAX_RANK)
       return fail(x, "graph input '%s' has rank %d", in->name, in->ndims);
     t.rank = in->ndims;
+    const char *sym[MAX_RANK] = {0};
     for (int k = 0; k < in->ndims; k++) {
       const OnnxDim *d = &in->dims[k];
       if (d->has_value && d->value >= 1) {
         t.dims[k] = d->value;
       } else {
-        v->sym[k] = let_for(x, d->param, i, k);
-        t.dims[k] = let_value(x, v->sym[k]);
+        sym[k] = let_for(x, d->param, i, k);
+        t.dims[k] = let_value(x, sym[k]);
       }
     }
     v->t = t;
+    val_set_sym(x, v, sym);
     v->ident = ident_for(x, in->name, "x");
     v->decl_origin = decl_origin(x, "input", i, in->name);
     bool fixed = true;
