@@ -126,7 +126,8 @@ typedef struct Rd {
    * malloc'd; onnx_read frees them and leaves names in the arena. */
   const char **names;
   uint32_t *lens;
-  uint32_t nnames, cap_names;
+  uint32_t nnames;
+  size_t cap_names; /* the table has room for as many at most 3/4 full */
   uint64_t *slots;
   size_t cap_slots; /* a power of two, or 0 */
 } Rd;
@@ -436,8 +437,18 @@ uint64_t onnx_hash(const void *bytes, size_t n) {
   return h ^ (h >> 32);
 }
 
-static void names_grow(Rd *r) {
-  size_t cap = r->cap_slots ? 2 * r->cap_slots : 1024, mask = cap - 1;
+/* Room for n names in all (names, lens, and the table at most 3/4 full
+ * with n in it). */
+static void names_reserve(Rd *r, size_t n) {
+  if (n > r->cap_names) {
+    r->cap_names = n;
+    r->names = xrealloc(r->names, n * sizeof *r->names);
+    r->lens = xrealloc(r->lens, n * sizeof *r->lens);
+  }
+  size_t cap = r->cap_slots ? r->cap_slots : 1024;
+  while (4 * n > 3 * cap) cap *= 2;
+  if (cap == r->cap_slots) return;
+  size_t mask = cap - 1;
   uint64_t *slots = xcalloc(cap, sizeof *slots);
   for (size_t i = 0; i < r->cap_slots; i++) {
     uint64_t s = r->slots[i];
@@ -466,7 +477,7 @@ static const char *rd_name(Rd *r, const Msg *m, const Field *f, int32_t *id) {
     fail(r, f->start, m, f->num, "a name of %zu bytes", n);
     return NULL;
   }
-  if (4 * ((size_t)r->nnames + 1) > 3 * r->cap_slots) names_grow(r);
+  if (r->nnames == r->cap_names) names_reserve(r, 2 * (size_t)r->nnames + 1024);
   uint64_t h = onnx_hash(p, n) & 0xFFFFFFFF00000000u;
   size_t mask = r->cap_slots - 1, k = (size_t)(h >> 32) & mask;
   for (uint64_t s; (s = r->slots[k]) != 0; k = (k + 1) & mask) {
@@ -482,11 +493,6 @@ static const char *rd_name(Rd *r, const Msg *m, const Field *f, int32_t *id) {
   if (r->nnames == INT32_MAX - 1) {
     fail(r, f->start, m, f->num, "more than %d distinct names", INT32_MAX - 1);
     return NULL;
-  }
-  if (r->nnames == r->cap_names) {
-    r->cap_names = r->cap_names ? 2 * r->cap_names : 1024;
-    r->names = xrealloc(r->names, r->cap_names * sizeof *r->names);
-    r->lens = xrealloc(r->lens, r->cap_names * sizeof *r->lens);
   }
   r->names[r->nnames] = copy;
   r->lens[r->nnames] = (uint32_t)n;
@@ -1096,6 +1102,9 @@ static bool rd_graph(Rd *r, size_t start, size_t end, OnnxGraph *g, int depth) {
       return false;
   }
   if (got < 0) return false;
+  /* the main graph names about a value per node, initializer and input:
+   * the table of names at that size is not grown while they are read */
+  if (depth == 1) names_reserve(r, (size_t)nn + (size_t)nt + (size_t)ni + (size_t)no);
   OnnxNode *nodes = rd_alloc(r, (size_t)nn * sizeof *nodes, 8);
   OnnxTensor *inits = rd_alloc(r, (size_t)nt * sizeof *inits, 8);
   OnnxValueInfo *ins = rd_alloc(r, (size_t)ni * sizeof *ins, 8);
