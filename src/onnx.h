@@ -189,5 +189,9 @@ const char *onnx_dtype_name(int32_t data_type); /* "FLOAT16", or "?" */
 /* A hash of bytes[0, n), the one the reader's table of names uses (a word
  * at a time, mixed; every bit of the result depends on every byte). */
 uint64_t onnx_hash(const void *bytes, size_t n);
+/* n elements of `size` bytes, zero, malloc'd: for a table that is probed
+ * before it is filled, cleared by a write at once, since calloc's fresh
+ * pages would each fault twice (read as the zero page, then written). */
+void *onnx_zeroed(size_t n, size_t size);
 
 #endif

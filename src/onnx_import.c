@@ -357,7 +357,7 @@ static void idents_reserve(Idents *t, size_t n) {
   if (4 * n <= 3 * t->cap) return;
   size_t cap = t->cap ? t->cap : 64;
   while (4 * n > 3 * cap) cap *= 2;
-  uint64_t *slots = xcalloc(cap, sizeof *slots);
+  uint64_t *slots = onnx_zeroed(cap, sizeof *slots);
   for (size_t i = 0; i < t->cap; i++) {
     uint64_t e = t->slots[i];
     size_t k = (size_t)(e >> 32) & (cap - 1);
@@ -1718,7 +1718,7 @@ static const OnnxNode *bias_add_after(X *x, const OnnxNode *n, const Term *a,
   for (int i = 0; i + 1 < bias->t.rank; i++)
     if (bias->t.dims[i] != 1) return NULL;
   if (!x->uses) {
-    x->uses = xcalloc((size_t)x->m->nnames + 1, sizeof *x->uses);
+    x->uses = onnx_zeroed((size_t)x->m->nnames + 1, sizeof *x->uses);
     count_uses(x, x->m->graph);
   }
   if (x->uses[y] != 1) return NULL;
@@ -3129,8 +3129,8 @@ static bool translate(X *x) {
   size_t nvals = (size_t)g->ninitializers + (size_t)g->ninputs;
   for (int i = 0; i < g->nnodes; i++) nvals += (size_t)g->nodes[i].noutputs;
   idents_reserve(&x->idents, nvals + 16);
-  x->vals = xcalloc((size_t)x->m->nnames + 1, sizeof *x->vals);
-  x->vinfo = xcalloc((size_t)x->m->nnames + 1, sizeof *x->vinfo);
+  x->vals = onnx_zeroed((size_t)x->m->nnames + 1, sizeof *x->vals);
+  x->vinfo = onnx_zeroed((size_t)x->m->nnames + 1, sizeof *x->vinfo);
   for (int i = 0; i < g->nvalue_info; i++)
     if (g->value_info[i].id >= 0) x->vinfo[g->value_info[i].id] = &g->value_info[i];
   if (!declare_inputs(x, g)) return false;

@@ -437,6 +437,10 @@ uint64_t onnx_hash(const void *bytes, size_t n) {
   return h ^ (h >> 32);
 }
 
+void *onnx_zeroed(size_t n, size_t size) {
+  return memset(xmalloc(n * size), 0, n * size);
+}
+
 /* Room for n names in all (names, lens, and the table at most 3/4 full
  * with n in it). */
 static void names_reserve(Rd *r, size_t n) {
@@ -449,7 +453,7 @@ static void names_reserve(Rd *r, size_t n) {
   while (4 * n > 3 * cap) cap *= 2;
   if (cap == r->cap_slots) return;
   size_t mask = cap - 1;
-  uint64_t *slots = xcalloc(cap, sizeof *slots);
+  uint64_t *slots = onnx_zeroed(cap, sizeof *slots);
   for (size_t i = 0; i < r->cap_slots; i++) {
     uint64_t s = r->slots[i];
     if (!s) continue;
