@@ -126,7 +126,8 @@ typedef struct X {
   const OnnxGraph *graph; /* the graph whose nodes are being translated */
   int32_t *uses;          /* by id: the value's readers, once a fold needs it */
   const OnnxValueInfo **vinfo; /* by id: the top graph's value_info (the last
-                                  one given for a name), or NULL */
+                                  one given for a name), or NULL; NULL when
+                                  the graph has none */
   const OnnxNode *bias_add; /* an Add folded into the MatMul before it */
   struct Pending {        /* a diagnostic on line `index` of a section */
     Lines *sec;
@@ -2936,7 +2937,7 @@ static const OnnxValueInfo *value_info_of(X *x, const char *name) {
 static void cross_check(X *x, const OnnxNode *n) {
   for (int i = 0; i < n->noutputs; i++) {
     int32_t id = n->output_ids[i];
-    const OnnxValueInfo *info = id >= 0 ? x->vinfo[id] : NULL;
+    const OnnxValueInfo *info = id >= 0 && x->vinfo ? x->vinfo[id] : NULL;
     if (!info || info->ndims < 0) continue;
     Val *v = val_at(x, n->output_ids[i]);
     if (!v || !v->tensor) continue;
@@ -3130,7 +3131,8 @@ static bool translate(X *x) {
   for (int i = 0; i < g->nnodes; i++) nvals += (size_t)g->nodes[i].noutputs;
   idents_reserve(&x->idents, nvals + 16);
   x->vals = onnx_zeroed((size_t)x->m->nnames + 1, sizeof *x->vals);
-  x->vinfo = onnx_zeroed((size_t)x->m->nnames + 1, sizeof *x->vinfo);
+  if (g->nvalue_info > 0)
+    x->vinfo = onnx_zeroed((size_t)x->m->nnames + 1, sizeof *x->vinfo);
   for (int i = 0; i < g->nvalue_info; i++)
     if (g->value_info[i].id >= 0) x->vinfo[g->value_info[i].id] = &g->value_info[i];
   if (!declare_inputs(x, g)) return false;
