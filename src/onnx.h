@@ -114,7 +114,8 @@ typedef struct OnnxAttr {
 
 typedef struct OnnxNode {
   const char *name;      /* may be "" */
-  const char *op_type;
+  const char *op_type;   /* nodes of one op type share one copy of it (of
+                            the first 192 op types met; compare by strcmp) */
   const char *domain;    /* "" is the default ONNX domain */
   const char **inputs;   /* "" for an omitted optional input */
   const int32_t *input_ids; /* inputs[i]'s id (-1 for "") */

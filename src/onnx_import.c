@@ -123,6 +123,9 @@ typedef struct X {
   PtrMap ops;             /* rooflint op name (by address: the callers'
                              literals and op_rows') -> struct OpStart */
   StrMap rows;            /* ONNX op_type -> its first row in op_rows */
+  PtrMap node_rows;       /* a node's op_type (by address: the reader's
+                             one copy of it) -> its row in the default
+                             domain, or &no_row */
   const OnnxGraph *graph; /* the graph whose nodes are being translated */
   int32_t *uses;          /* by id: the value's readers, once a fold needs it */
   const OnnxValueInfo **vinfo; /* by id: the top graph's value_info (the last
@@ -2851,16 +2854,30 @@ static const OnnxOpRow op_rows[] = {
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-static const OnnxOpRow *row_for(X *x, const OnnxNode *n) {
-  const char *dom = n->domain ? n->domain : "";
-  if (strcmp(dom, "ai.onnx") == 0) dom = "";
+/* The row of op_type in domain dom ("": the default), or NULL. */
+static const OnnxOpRow *row_lookup(X *x, const char *op_type, const char *dom) {
   if (x->rows.len == 0) /* rows of one op_type are consecutive */
     for (const OnnxOpRow *r = op_rows; r->op_type; r++)
       if (!strmap_get(&x->rows, r->op_type)) strmap_put(&x->rows, r->op_type, (void *)r);
-  const OnnxOpRow *r = strmap_get(&x->rows, n->op_type);
-  for (; r && r->op_type && strcmp(r->op_type, n->op_type) == 0; r++)
+  const OnnxOpRow *r = strmap_get(&x->rows, op_type);
+  for (; r && r->op_type && strcmp(r->op_type, op_type) == 0; r++)
     if (strcmp(r->domain, dom) == 0) return r;
   return NULL;
+}
+
+static const OnnxOpRow no_row; /* node_rows: an op type with no row */
+
+static const OnnxOpRow *row_for(X *x, const OnnxNode *n) {
+  const char *dom = n->domain ? n->domain : "";
+  if (strcmp(dom, "ai.onnx") == 0) dom = "";
+  if (dom[0]) return row_lookup(x, n->op_type, dom);
+  /* the default domain's: looked up once per copy of an op type */
+  void **slot = ptrmap_ref(&x->node_rows, n->op_type);
+  if (!*slot) {
+    const OnnxOpRow *r = row_lookup(x, n->op_type, "");
+    *slot = (void *)(r ? r : &no_row);
+  }
+  return *slot == &no_row ? NULL : *slot;
 }
 
 /* --unknown-ops=custom: custom(inputs..., flops=0, bytes=inputs+output,
@@ -3232,6 +3249,7 @@ static void x_init(X *x, const OnnxModel *m, const ImportOptions *o,
   x->probe = probe;
   strmap_init(&x->warned_ops);
   ptrmap_init(&x->ops);
+  ptrmap_init(&x->node_rows);
   strmap_init(&x->rows);
   x->plan = DT_FP32;
 }
@@ -3254,6 +3272,7 @@ static void x_free(X *x) {
   idents_free(&x->idents);
   strmap_free(&x->warned_ops);
   ptrmap_free(&x->ops);
+  ptrmap_free(&x->node_rows);
   strmap_free(&x->rows);
   arena_free(x->a);
 }

@@ -130,6 +130,13 @@ typedef struct Rd {
   size_t cap_names; /* the table has room for as many at most 3/4 full */
   uint64_t *slots;
   size_t cap_slots; /* a power of two, or 0 */
+  /* The op types met so far, each once (onnx.h): a fixed table, at most
+   * 3/4 full; an op type met when it is full is copied as any string. */
+  struct OpType {
+    const char *s; /* NULL: an empty slot */
+    uint32_t len;
+  } op_types[256];
+  int nop_types;
 } Rd;
 
 /* What the reader allocates is many small pieces (a node's name, inputs,
@@ -502,6 +509,23 @@ static const char *rd_name(Rd *r, const Msg *m, const Field *f, int32_t *id) {
   r->lens[r->nnames] = (uint32_t)n;
   r->slots[k] = h | (r->nnames + 1);
   *id = (int32_t)r->nnames++;
+  return copy;
+}
+
+/* A node's op_type: the copy made when it was first met, or a new one. */
+static const char *rd_op_type(Rd *r, const Msg *m, const Field *f) {
+  enum { NSLOTS = sizeof r->op_types / sizeof *r->op_types };
+  size_t n = f->end - f->start;
+  const unsigned char *p = r->b + f->start;
+  if (n > UINT32_MAX) return rd_string(r, m, f, true);
+  size_t k = (size_t)onnx_hash(p, n) % NSLOTS;
+  for (; r->op_types[k].s; k = (k + 1) % NSLOTS)
+    if (r->op_types[k].len == n && memcmp(r->op_types[k].s, p, n) == 0) return r->op_types[k].s;
+  const char *copy = rd_string(r, m, f, true);
+  if (copy && 4 * (r->nop_types + 1) <= 3 * NSLOTS) {
+    r->op_types[k] = (struct OpType){copy, (uint32_t)n};
+    r->nop_types++;
+  }
   return copy;
 }
 
@@ -1049,7 +1073,9 @@ static bool rd_node(Rd *r, size_t start, size_t end, OnnxNode *n, int depth) {
     case 2: if (!want(r, m, &f, WT_LEN) || !bump(r, m, &f, &no, 1)) return false; break;
     case 5: if (!want(r, m, &f, WT_LEN) || !bump(r, m, &f, &na, 1)) return false; break;
     case 3: STR(n->name, true); break;
-    case 4: STR(n->op_type, true); break;
+    case 4:
+      if (!want(r, m, &f, WT_LEN) || !(n->op_type = rd_op_type(r, m, &f))) return false;
+      break;
     case 7: STR(n->domain, true); break;
     case 6: if (!want(r, m, &f, WT_LEN)) return false; break;
     default: break;
