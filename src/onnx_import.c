@@ -920,10 +920,6 @@ static size_t comment_at(StrBuf *sb, const OnnxNode *n, int index) {
   return at;
 }
 
-static void comment_of(StrBuf *sb, const OnnxNode *n, int index) {
-  (void)comment_at(sb, n, index);
-}
-
 static Val *bind_output(X *x, const OnnxNode *n, int i) {
   if (i >= n->noutputs || n->output_ids[i] < 0) return NULL;
   Val *v = val_at(x, n->output_ids[i]);
@@ -946,10 +942,19 @@ static void bind_line(X *x, const OnnxNode *n, const char *name, const char *tex
 
 /* n's origin, kept in the arena (a declaration's or a known value's). */
 static const char *arena_origin(X *x, const OnnxNode *n) {
-  char *o = node_origin(n, x->node_index);
-  const char *s = arena_strdup(x->a, o);
-  free(o);
-  return s;
+  StrBuf *sb = &x->scratch; /* node_origin's text, built where it is kept */
+  sb->len = 0;
+  put_str(sb, "node ");
+  put_int(sb, x->node_index);
+  put_char(sb, ' ');
+  if (n->name && n->name[0]) {
+    put_quoted(sb, n->name);
+    put_char(sb, ' ');
+  }
+  put_char(sb, '(');
+  put_str(sb, n->op_type);
+  put_char(sb, ')');
+  return arena_strndup(x->a, sb->data, sb->len);
 }
 
 /* v's dims' let expressions become sym[0, MAX_RANK). */
@@ -1001,10 +1006,12 @@ static bool emit_call(X *x, const OnnxNode *n, Call *c) {
 
 /* A node that writes no kernel: a comment line, so every node is found. */
 static void emit_folded(X *x, const OnnxNode *n, const char *what) {
-  comment_of(&x->body.text, n, x->node_index);
-  sb_puts(&x->body.text, ": ");
-  sb_puts(&x->body.text, what);
-  lines_end(&x->body, node_origin(n, x->node_index));
+  StrBuf *sb = &x->body.text;
+  size_t at = comment_at(sb, n, x->node_index); /* as end_node_line */
+  char *origin = origin_quoted(n, x->node_index, sb->data + at, sb->len - at);
+  put_str(sb, ": ");
+  put_str(sb, what);
+  lines_end(&x->body, origin);
 }
 
 /* ------------------------------------------------------- attributes */
