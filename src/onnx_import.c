@@ -670,6 +670,10 @@ typedef struct Call {
   StrBuf kw;    /* ", stride=2" ... */
   const char *pos_text; /* a positional non-tensor (cast's dtype), or NULL */
   bool bias;    /* the last input is bias= */
+  /* the node's line is written from the text at once (emit_call): it
+   * stays in x->scratch, valid until the next piece is built there,
+   * instead of being copied to the arena */
+  bool text_in_scratch;
 } Call;
 
 /* An op and its arguments at their defaults, looked up once per name. */
@@ -697,6 +701,7 @@ static void call_init(X *x, Call *c, const char *op) {
   c->kw = (StrBuf){0};
   c->pos_text = NULL;
   c->bias = false;
+  c->text_in_scratch = false;
 }
 
 static void call_in(Call *c, Term t) { c->in[c->nin++] = t; }
@@ -894,8 +899,8 @@ static bool apply(X *x, Call *c, Term *out) {
   }
   put_bytes(&sb, sb_str(&c->kw), c->kw.len);
   put_char(&sb, ')');
-  out->text = arena_strndup(x->a, sb.data, sb.len);
   x->scratch = sb;
+  out->text = c->text_in_scratch ? sb.data : arena_strndup(x->a, sb.data, sb.len);
   sb_free(&c->kw);
   sym_of(x, c, out);
   return true;
@@ -1001,6 +1006,7 @@ static bool emit1(X *x, const OnnxNode *n, Term *t) {
 /* The one statement of n: the call c, sized and written. */
 static bool emit_call(X *x, const OnnxNode *n, Call *c) {
   Term out;
+  c->text_in_scratch = true;
   return apply(x, c, &out) && emit1(x, n, &out);
 }
 
@@ -1661,9 +1667,11 @@ static bool map_gemm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   return emit1(x, n, &out);
 }
 
+/* matmul(a, b) as the line of its node, which its callers write at once. */
 static bool matmul_call(X *x, Term a, Term b, const char *out_dtype, Term *out) {
   Call c;
   call_init(x, &c, "matmul");
+  c.text_in_scratch = true;
   call_in(&c, a);
   call_in(&c, b);
   if (out_dtype) {
