@@ -364,8 +364,8 @@ static void idents_reserve(Idents *t, size_t n) {
   uint64_t *slots = onnx_zeroed(cap, sizeof *slots);
   for (size_t i = 0; i < t->cap; i++) {
     uint64_t e = t->slots[i];
-    size_t k = (size_t)(e >> 32) & (cap - 1);
     if (!e) continue;
+    size_t k = (size_t)(e >> 32) & (cap - 1);
     while (slots[k]) k = (k + 1) & (cap - 1);
     slots[k] = e;
   }

@@ -127,7 +127,7 @@ typedef struct Rd {
   const char **names;
   uint32_t *lens;
   uint32_t nnames;
-  size_t cap_names; /* the table has room for as many at most 3/4 full */
+  size_t cap_names; /* names' room; slots holds as many at most 3/4 full */
   uint64_t *slots;
   size_t cap_slots; /* a power of two, or 0 */
   /* The op types met so far, each once (onnx.h): a fixed table, at most
@@ -445,6 +445,7 @@ uint64_t onnx_hash(const void *bytes, size_t n) {
 }
 
 void *onnx_zeroed(size_t n, size_t size) {
+  if (size && n > SIZE_MAX / size) die("out of memory allocating %zu x %zu bytes", n, size);
   return memset(xmalloc(n * size), 0, n * size);
 }
 
