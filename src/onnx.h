@@ -14,6 +14,18 @@
  * Everything is allocated in the Arena given to onnx_read and freed with
  * it.  Strings are NUL-terminated copies (ONNX strings are bytes; a NUL
  * inside one is an error of the reader).
+ *
+ * Value names have ids.  Every name of a value that the reader keeps (a
+ * node's inputs and outputs, a tensor's name, a value's name: graph
+ * inputs, outputs, value_info) has an id in [0, OnnxModel.nnames): equal
+ * names have equal ids, across every graph of the model (ONNX's names are
+ * one namespace, a subgraph reads its outer graph's by name), different
+ * names different ids, and model.names[id] is the one copy of the name,
+ * which every field holding that name points to.  The empty name (an
+ * omitted optional input, an unnamed tensor) is id -1.  The reader gives
+ * them as it meets the names, one hash lookup per name it reads, so a
+ * translator keeps what it knows of a value in arrays indexed by id and
+ * compares names by id.
  */
 #ifndef ROOFLINT_ONNX_H
 #define ROOFLINT_ONNX_H
@@ -41,6 +53,7 @@ enum { ONNX_MAX_DEPTH = 64 };
 
 typedef struct OnnxTensor {
   const char *name;
+  int32_t id;            /* the name's id, -1 for "" */
   int32_t data_type;     /* OnnxDataType */
   const int64_t *dims;
   int ndims;
@@ -65,6 +78,7 @@ typedef struct OnnxDim {
 
 typedef struct OnnxValueInfo {
   const char *name;
+  int32_t id;            /* the name's id, -1 for "" */
   int32_t elem_type;     /* OnnxDataType; 0 when the type is not a tensor */
   const OnnxDim *dims;
   int ndims;             /* -1: no shape given */
@@ -100,11 +114,14 @@ typedef struct OnnxAttr {
 
 typedef struct OnnxNode {
   const char *name;      /* may be "" */
-  const char *op_type;
+  const char *op_type;   /* nodes of one op type share one copy of it (of
+                            the first 192 op types met; compare by strcmp) */
   const char *domain;    /* "" is the default ONNX domain */
   const char **inputs;   /* "" for an omitted optional input */
+  const int32_t *input_ids; /* inputs[i]'s id (-1 for "") */
   int ninputs;
   const char **outputs;
+  const int32_t *output_ids;
   int noutputs;
   const OnnxAttr *attrs;
   int nattrs;
@@ -133,6 +150,8 @@ typedef struct OnnxModel {
   int nopsets;
   const char *producer_name, *producer_version;
   const OnnxGraph *graph;
+  const char *const *names; /* every value name, by id */
+  int32_t nnames;
 } OnnxModel;
 
 /* Reads a serialized ModelProto from bytes[0..len) (a memory-mapped file):
@@ -168,5 +187,12 @@ int onnx_translate(const char *path, const struct ImportOptions *o,
 /* Small helpers for the importer. */
 const OnnxAttr *onnx_attr(const OnnxNode *n, const char *name);
 const char *onnx_dtype_name(int32_t data_type); /* "FLOAT16", or "?" */
+/* A hash of bytes[0, n), the one the reader's table of names uses (a word
+ * at a time, mixed; every bit of the result depends on every byte). */
+uint64_t onnx_hash(const void *bytes, size_t n);
+/* n elements of `size` bytes, zero, malloc'd: for a table that is probed
+ * before it is filled, cleared by a write at once, since calloc's fresh
+ * pages would each fault twice (read as the zero page, then written). */
+void *onnx_zeroed(size_t n, size_t size);
 
 #endif

@@ -35,26 +35,33 @@
 
 /* ------------------------------------------------------------- values */
 
-/* What the importer knows of an ONNX value. */
+/* What the importer knows of an ONNX value.  There is one per value of
+ * the model, so it is kept small: the dims' let expressions are an array
+ * of MAX_RANK in the arena only when one has any (val_set_sym), and the
+ * flags sit together. */
 typedef struct Val {
   const char *onnx;          /* its ONNX name */
   const char *ident;         /* its .roof name, once it has one */
   TensorType t;              /* dims at the lets' values */
-  const char *sym[MAX_RANK]; /* a dim's let expression, or NULL: a number */
-  bool tensor;               /* a .roof tensor (bound or declared) */
+  const char *const *sym;    /* [MAX_RANK]: a dim's let expression, or NULL:
+                                a number; no_sym when every dim is one */
   /* known values: shape arithmetic, scalars, small constants */
-  bool known;
-  bool is_int;
   int64_t n;
   int64_t *iv;               /* is_int */
   double *rv;                /* !is_int */
   const char **isym;         /* per element of iv: its let expression */
-  /* a declaration written when a kernel first reads the value */
-  enum { VD_NONE, VD_WEIGHT, VD_BUFFER, VD_INPUT } decl;
   const char *decl_origin;   /* the declaration line's origin */
   const char *decl_note;     /* its comment */
+  /* a declaration written when a kernel first reads the value */
+  enum { VD_NONE, VD_WEIGHT, VD_BUFFER, VD_INPUT } decl;
+  bool tensor;               /* a .roof tensor (bound or declared) */
+  bool known;
+  bool is_int;
   bool declared;
 } Val;
+
+/* The let expressions of a value whose dims are all numbers. */
+static const char *const no_sym[MAX_RANK];
 
 /* A section of the text: its lines back to back, each ending in '\n', in
  * one buffer (a node's line is written straight into it), and each line's
@@ -65,6 +72,17 @@ typedef struct Lines {
   size_t n, cap;
 } Lines;
 
+/* The .roof names taken: an open-addressing set of them, at most 3/4
+ * full.  A slot holds a name's hash in its high 32 bits and the name's
+ * index in names + 1 in its low 32 bits (0: an empty slot), so a probe
+ * reads one array and spells a name only when the hashes agree. */
+typedef struct Idents {
+  uint64_t *slots;
+  size_t cap;          /* a power of two, or 0 */
+  const char **names;  /* in the translation's arena */
+  size_t n, cap_names;
+} Idents;
+
 enum { NUM_CACHE = 64 }; /* X.numbers */
 
 /* The translation of one model. */
@@ -74,8 +92,11 @@ typedef struct X {
   const ImportOptions *o;
   const char *path;
   int64_t opset;
-  StrMap vals;    /* ONNX name -> Val */
-  StrMap idents;  /* .roof names taken */
+  /* What is known of each ONNX value, by its name's id (onnx.h): vals[id]
+   * (NULL until the value is defined; names bound to the same value, an
+   * alias, share one Val), uses[id] its readers once counted. */
+  Val **vals;
+  Idents idents;  /* .roof names taken */
   Lines head, decls, body;
   StrBuf scratch; /* a piece of text being built, copied to the arena */
   struct NumText {        /* number_term's cache: a value's bits, its text */
@@ -102,9 +123,14 @@ typedef struct X {
   PtrMap ops;             /* rooflint op name (by address: the callers'
                              literals and op_rows') -> struct OpStart */
   StrMap rows;            /* ONNX op_type -> its first row in op_rows */
+  PtrMap node_rows;       /* a node's op_type (by address: the reader's
+                             one copy of it) -> its row in the default
+                             domain, or &no_row */
   const OnnxGraph *graph; /* the graph whose nodes are being translated */
-  StrMap uses;            /* value -> its readers, once a fold needs it */
-  bool uses_counted;
+  int32_t *uses;          /* by id: the value's readers, once a fold needs it */
+  const OnnxValueInfo **vinfo; /* by id: the top graph's value_info (the last
+                                  one given for a name), or NULL; NULL when
+                                  the graph has none */
   const OnnxNode *bias_add; /* an Add folded into the MatMul before it */
   struct Pending {        /* a diagnostic on line `index` of a section */
     Lines *sec;
@@ -326,6 +352,46 @@ static bool ident_char(unsigned char c) { /* isalnum in the C locale, or '_' */
   return (unsigned)((c | 0x20) - 'a') < 26 || (unsigned)(c - '0') < 10 || c == '_';
 }
 
+/* Room for n names in all without growing. */
+static void idents_reserve(Idents *t, size_t n) {
+  if (n > t->cap_names) {
+    t->cap_names = n;
+    t->names = xrealloc(t->names, n * sizeof *t->names);
+  }
+  if (4 * n <= 3 * t->cap) return;
+  size_t cap = t->cap ? t->cap : 64;
+  while (4 * n > 3 * cap) cap *= 2;
+  uint64_t *slots = onnx_zeroed(cap, sizeof *slots);
+  for (size_t i = 0; i < t->cap; i++) {
+    uint64_t e = t->slots[i];
+    if (!e) continue;
+    size_t k = (size_t)(e >> 32) & (cap - 1);
+    while (slots[k]) k = (k + 1) & (cap - 1);
+    slots[k] = e;
+  }
+  free(t->slots);
+  t->slots = slots;
+  t->cap = cap;
+}
+
+/* Takes name (len bytes, in the arena): false when it was taken before. */
+static bool ident_take(Idents *t, const char *name, size_t len) {
+  if (t->n == t->cap_names) idents_reserve(t, 2 * t->n + 16);
+  uint64_t h = onnx_hash(name, len) & 0xFFFFFFFF00000000u;
+  size_t mask = t->cap - 1, k = (size_t)(h >> 32) & mask;
+  for (uint64_t e; (e = t->slots[k]) != 0; k = (k + 1) & mask)
+    if ((e & 0xFFFFFFFF00000000u) == h && strcmp(t->names[(uint32_t)e - 1], name) == 0)
+      return false;
+  t->names[t->n] = name;
+  t->slots[k] = h | (uint64_t)(++t->n);
+  return true;
+}
+
+static void idents_free(Idents *t) {
+  free(t->slots);
+  free(t->names);
+}
+
 static const char *ident_for(X *x, const char *onnx, const char *fallback) {
   const char *src = onnx ? onnx : "";
   char *kept = arena_alloc(x->a, strlen(src) + 1);
@@ -347,21 +413,21 @@ static const char *ident_for(X *x, const char *onnx, const char *fallback) {
   if (n > 200) n = 200; /* far under the 1024-byte limit, numbered below */
   char *base = (char *)s; /* kept is this name's own: cut it in place */
   base[n] = '\0';
-  if (!base[0]) base = arena_strdup(x->a, fallback);
+  if (!base[0]) base = arena_strdup(x->a, fallback), n = strlen(base);
   bool keyword = false;
   if (n <= 8) /* the longest keyword, "parallel" */
     for (int i = 0; roof_keywords[i] && !keyword; i++)
       keyword = strcmp(base, roof_keywords[i]) == 0;
-  if (isdigit((unsigned char)base[0]) || keyword)
+  if (isdigit((unsigned char)base[0]) || keyword) {
     base = arena_printf(x->a, "%s_%s", isdigit((unsigned char)base[0]) ? "v" : base,
                         isdigit((unsigned char)base[0]) ? base : "");
-  const char *name = base;
-  void **taken = strmap_ref(&x->idents, name); /* one probe finds or adds it */
-  for (int k = 2; *taken; k++) {
-    name = arena_printf(x->a, "%s_%d", base, k);
-    taken = strmap_ref(&x->idents, name);
+    n = strlen(base);
   }
-  *taken = (void *)1;
+  const char *name = base;
+  for (int k = 2; !ident_take(&x->idents, name, n); k++) {
+    name = arena_printf(x->a, "%s_%d", base, k);
+    n = strlen(name);
+  }
   return name;
 }
 
@@ -472,8 +538,12 @@ static Term number_term(X *x, double v) {
   return t;
 }
 
-static Val *val_get(X *x, const char *name) {
-  return name && name[0] ? strmap_get(&x->vals, name) : NULL;
+/* The value named by id, or NULL (-1: no name; not defined yet). */
+static Val *val_at(X *x, int32_t id) { return id >= 0 ? x->vals[id] : NULL; }
+
+/* Binds the name `id` (-1: none) to v. */
+static void val_bind(X *x, int32_t id, Val *v) {
+  if (id >= 0) x->vals[id] = v;
 }
 
 static bool has_input(const OnnxNode *n, int i) {
@@ -482,13 +552,15 @@ static bool has_input(const OnnxNode *n, int i) {
 
 /* What the importer knows of input i of n, or NULL (absent, unknown). */
 static Val *in_val(X *x, const OnnxNode *n, int i) {
-  return has_input(n, i) ? val_get(x, n->inputs[i]) : NULL;
+  return has_input(n, i) ? val_at(x, n->input_ids[i]) : NULL;
 }
 
-static Val *val_new(X *x, const char *name) {
+/* A new value named `name`, bound to its id (-1: a value no name reads). */
+static Val *val_new(X *x, const char *name, int32_t id) {
   Val *v = arena_alloc(x->a, sizeof *v);
   v->onnx = name; /* the model's or the arena's: both outlive x */
-  strmap_put(&x->vals, v->onnx, v);
+  v->sym = no_sym;
+  val_bind(x, id, v);
   return v;
 }
 
@@ -528,7 +600,7 @@ static bool tensor_in(X *x, const OnnxNode *n, int i, Term *out) {
   memset(out, 0, sizeof *out);
   if (i >= n->ninputs || !n->inputs[i][0])
     return fail(x, "input %d is missing", i);
-  return tensor_of(x, n, i, val_get(x, n->inputs[i]), out);
+  return tensor_of(x, n, i, val_at(x, n->input_ids[i]), out);
 }
 
 /* tensor_in's rest, once input i (present) has been looked up: v. */
@@ -551,7 +623,7 @@ static bool tensor_of(X *x, const OnnxNode *n, int i, Val *v, Term *out) {
 
 /* Input i as an operand of a binary op: a known scalar is a number. */
 static bool scalar_or_tensor_in(X *x, const OnnxNode *n, int i, Term *out) {
-  Val *v = i < n->ninputs ? val_get(x, n->inputs[i]) : NULL;
+  Val *v = i < n->ninputs ? val_at(x, n->input_ids[i]) : NULL;
   if (v && v->known && v->n == 1 && !v->tensor &&
       !(v->is_int && v->isym && v->isym[0])) {
     *out = number_term(x, known_at(v, 0));
@@ -566,7 +638,7 @@ static bool scalar_or_tensor_in(X *x, const OnnxNode *n, int i, Term *out) {
 
 /* Input i's known values (shape tensors, axes, pads). */
 static Val *known_in(X *x, const OnnxNode *n, int i, const char *what) {
-  Val *v = has_input(n, i) ? val_get(x, n->inputs[i]) : NULL;
+  Val *v = has_input(n, i) ? val_at(x, n->input_ids[i]) : NULL;
   if (!v || !v->known) {
     fail(x, "its %s (input %d) is not a constant: rooflint imports only "
             "shapes it can compute",
@@ -598,6 +670,10 @@ typedef struct Call {
   StrBuf kw;    /* ", stride=2" ... */
   const char *pos_text; /* a positional non-tensor (cast's dtype), or NULL */
   bool bias;    /* the last input is bias= */
+  /* the node's line is written from the text at once (emit_call): it
+   * stays in x->scratch, valid until the next piece is built there,
+   * instead of being copied to the arena */
+  bool text_in_scratch;
 } Call;
 
 /* An op and its arguments at their defaults, looked up once per name. */
@@ -625,6 +701,7 @@ static void call_init(X *x, Call *c, const char *op) {
   c->kw = (StrBuf){0};
   c->pos_text = NULL;
   c->bias = false;
+  c->text_in_scratch = false;
 }
 
 static void call_in(Call *c, Term t) { c->in[c->nin++] = t; }
@@ -822,8 +899,8 @@ static bool apply(X *x, Call *c, Term *out) {
   }
   put_bytes(&sb, sb_str(&c->kw), c->kw.len);
   put_char(&sb, ')');
-  out->text = arena_strndup(x->a, sb.data, sb.len);
   x->scratch = sb;
+  out->text = c->text_in_scratch ? sb.data : arena_strndup(x->a, sb.data, sb.len);
   sb_free(&c->kw);
   sym_of(x, c, out);
   return true;
@@ -848,19 +925,10 @@ static size_t comment_at(StrBuf *sb, const OnnxNode *n, int index) {
   return at;
 }
 
-static void comment_of(StrBuf *sb, const OnnxNode *n, int index) {
-  (void)comment_at(sb, n, index);
-}
-
 static Val *bind_output(X *x, const OnnxNode *n, int i) {
-  if (i >= n->noutputs || !n->outputs[i][0]) return NULL;
-  void **slot = strmap_ref(&x->vals, n->outputs[i]); /* val_get or val_new */
-  if (!*slot) {
-    Val *v = arena_alloc(x->a, sizeof *v);
-    v->onnx = n->outputs[i];
-    *slot = v;
-  }
-  return *slot;
+  if (i >= n->noutputs || n->output_ids[i] < 0) return NULL;
+  Val *v = val_at(x, n->output_ids[i]);
+  return v ? v : val_new(x, n->outputs[i], n->output_ids[i]);
 }
 
 /* Ends node n's line in the body: its comment and its origin, which
@@ -879,16 +947,35 @@ static void bind_line(X *x, const OnnxNode *n, const char *name, const char *tex
 
 /* n's origin, kept in the arena (a declaration's or a known value's). */
 static const char *arena_origin(X *x, const OnnxNode *n) {
-  char *o = node_origin(n, x->node_index);
-  const char *s = arena_strdup(x->a, o);
-  free(o);
-  return s;
+  StrBuf *sb = &x->scratch; /* node_origin's text, built where it is kept */
+  sb->len = 0;
+  put_str(sb, "node ");
+  put_int(sb, x->node_index);
+  put_char(sb, ' ');
+  if (n->name && n->name[0]) {
+    put_quoted(sb, n->name);
+    put_char(sb, ' ');
+  }
+  put_char(sb, '(');
+  put_str(sb, n->op_type);
+  put_char(sb, ')');
+  return arena_strndup(x->a, sb->data, sb->len);
+}
+
+/* v's dims' let expressions become sym[0, MAX_RANK). */
+static void val_set_sym(X *x, Val *v, const char *const *sym) {
+  for (int i = 0; i < MAX_RANK; i++)
+    if (sym[i]) {
+      v->sym = arena_memdup(x->a, sym, MAX_RANK * sizeof *sym);
+      return;
+    }
+  v->sym = no_sym;
 }
 
 static void set_tensor(X *x, Val *v, const Term *t) {
   v->tensor = true;
   v->t = t->t;
-  memcpy(v->sym, t->sym, sizeof v->sym);
+  val_set_sym(x, v, t->sym);
   if (!v->ident) v->ident = ident_for(x, v->onnx, "t");
 }
 
@@ -900,7 +987,7 @@ static bool emit(X *x, const OnnxNode *n, Term *results, int nresults,
   for (int i = 0; i < nresults; i++) {
     Val *v = bind_output(x, n, i);
     if (!v) { /* an omitted output still needs a name in a split */
-      v = val_new(x, arena_printf(x->a, "%d:unused%d", x->node_index, i));
+      v = val_new(x, arena_printf(x->a, "%d:unused%d", x->node_index, i), -1);
     }
     set_tensor(x, v, &results[i]);
     if (i) put_str(sb, ", ");
@@ -919,15 +1006,18 @@ static bool emit1(X *x, const OnnxNode *n, Term *t) {
 /* The one statement of n: the call c, sized and written. */
 static bool emit_call(X *x, const OnnxNode *n, Call *c) {
   Term out;
+  c->text_in_scratch = true;
   return apply(x, c, &out) && emit1(x, n, &out);
 }
 
 /* A node that writes no kernel: a comment line, so every node is found. */
 static void emit_folded(X *x, const OnnxNode *n, const char *what) {
-  comment_of(&x->body.text, n, x->node_index);
-  sb_puts(&x->body.text, ": ");
-  sb_puts(&x->body.text, what);
-  lines_end(&x->body, node_origin(n, x->node_index));
+  StrBuf *sb = &x->body.text;
+  size_t at = comment_at(sb, n, x->node_index); /* as end_node_line */
+  char *origin = origin_quoted(n, x->node_index, sb->data + at, sb->len - at);
+  put_str(sb, ": ");
+  put_str(sb, what);
+  lines_end(&x->body, origin);
 }
 
 /* ------------------------------------------------------- attributes */
@@ -1034,8 +1124,8 @@ static bool tensor_type(X *x, const OnnxTensor *t, TensorType *out) {
  * Returns true when it folded. */
 static bool all_known(X *x, const OnnxNode *n, int from, int to) {
   for (int i = from; i < to && i < n->ninputs; i++) {
-    Val *v = val_get(x, n->inputs[i]);
-    if (n->inputs[i][0] && (!v || !v->known)) return false;
+    Val *v = val_at(x, n->input_ids[i]);
+    if (n->input_ids[i] >= 0 && (!v || !v->known)) return false;
   }
   return true;
 }
@@ -1246,7 +1336,7 @@ static bool map_alias(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (src && !src->tensor && n->noutputs > 0 && n->outputs[0][0]) {
     /* a constant, or a declaration not yet written (torch's Identity of
      * a shared initializer): the output is the same value */
-    strmap_put(&x->vals, arena_strdup(x->a, n->outputs[0]), src);
+    val_bind(x, n->output_ids[0], src);
     emit_folded(x, n, "an alias");
     return true;
   }
@@ -1577,9 +1667,11 @@ static bool map_gemm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   return emit1(x, n, &out);
 }
 
+/* matmul(a, b) as the line of its node, which its callers write at once. */
 static bool matmul_call(X *x, Term a, Term b, const char *out_dtype, Term *out) {
   Call c;
   call_init(x, &c, "matmul");
+  c.text_in_scratch = true;
   call_in(&c, a);
   call_in(&c, b);
   if (out_dtype) {
@@ -1597,18 +1689,13 @@ static bool matmul_node(X *x, const OnnxNode *n, int ai, int bi,
          matmul_call(x, a, b, out_dtype, &out) && emit1(x, n, &out);
 }
 
-static void use(X *x, const char *name) {
-  intptr_t k = (intptr_t)strmap_get(&x->uses, name);
-  strmap_put(&x->uses, name, (void *)(k + 1));
-}
-
 /* Every reader of every value of g and of the graphs in its nodes'
  * attributes (a graph's output is a reader too). */
 static void count_uses(X *x, const OnnxGraph *g) {
   for (int i = 0; i < g->nnodes; i++) {
     const OnnxNode *n = &g->nodes[i];
     for (int k = 0; k < n->ninputs; k++)
-      if (n->inputs[k][0]) use(x, n->inputs[k]);
+      if (n->input_ids[k] >= 0) x->uses[n->input_ids[k]]++;
     for (int k = 0; k < n->nattrs; k++) {
       const OnnxAttr *a = &n->attrs[k];
       if (a->type == ONNX_ATTR_GRAPH && a->g) count_uses(x, a->g);
@@ -1616,7 +1703,8 @@ static void count_uses(X *x, const OnnxGraph *g) {
         if (a->graphs[j]) count_uses(x, a->graphs[j]);
     }
   }
-  for (int i = 0; i < g->noutputs; i++) use(x, g->outputs[i].name);
+  for (int i = 0; i < g->noutputs; i++)
+    if (g->outputs[i].id >= 0) x->uses[g->outputs[i].id]++;
 }
 
 /* torch exports nn.Linear on an input of rank > 2 as MatMul(x, W^T) and
@@ -1637,10 +1725,9 @@ static const OnnxNode *bias_add_after(X *x, const OnnxNode *n, const Term *a,
   if (strcmp(add->op_type, "Add") != 0 || (dom[0] && strcmp(dom, "ai.onnx") != 0) ||
       add->ninputs != 2 || add->noutputs < 1 || !add->outputs[0][0])
     return NULL;
-  int k = strcmp(add->inputs[0], n->outputs[0]) == 0   ? 1
-          : strcmp(add->inputs[1], n->outputs[0]) == 0 ? 0
-                                                        : -1;
-  Val *bias = k >= 0 ? val_get(x, add->inputs[k]) : NULL;
+  int32_t y = n->output_ids[0];
+  int k = add->input_ids[0] == y ? 1 : add->input_ids[1] == y ? 0 : -1;
+  Val *bias = k >= 0 ? val_at(x, add->input_ids[k]) : NULL;
   int ro = a->t.rank > b->t.rank ? a->t.rank : b->t.rank;
   if (!bias || bias->decl != VD_WEIGHT || a->t.rank < 2 || b->t.rank < 2 ||
       bias->t.rank < 1 || bias->t.rank > ro ||
@@ -1649,11 +1736,11 @@ static const OnnxNode *bias_add_after(X *x, const OnnxNode *n, const Term *a,
     return NULL;
   for (int i = 0; i + 1 < bias->t.rank; i++)
     if (bias->t.dims[i] != 1) return NULL;
-  if (!x->uses_counted) {
+  if (!x->uses) {
+    x->uses = onnx_zeroed((size_t)x->m->nnames + 1, sizeof *x->uses);
     count_uses(x, x->m->graph);
-    x->uses_counted = true;
   }
-  if (strmap_get(&x->uses, n->outputs[0]) != (void *)1) return NULL;
+  if (x->uses[y] != 1) return NULL;
   *bi = k;
   return add;
 }
@@ -1676,7 +1763,7 @@ static bool map_matmul(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   call_in(&c, bias);
   c.args.bias = c.bias = true;
   /* the line's result is the Add's output */
-  strmap_put(&x->vals, n->outputs[0], bind_output(x, add, 0));
+  val_bind(x, n->output_ids[0], bind_output(x, add, 0));
   x->bias_add = add;
   return emit_call(x, n, &c);
 }
@@ -1729,7 +1816,7 @@ static bool map_batchnorm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   Call c;
   call_init(x, &c, "batchnorm");
   for (int i = 0; i < 5; i++) {
-    Val *v = val_get(x, i < n->ninputs ? n->inputs[i] : NULL);
+    Val *v = (i < n->ninputs ? val_at(x, n->input_ids[i]) : NULL);
     if (i >= 3 && v && v->decl == VD_WEIGHT && !v->declared)
       v->decl = VD_BUFFER; /* running statistics are no parameters */
     Term t;
@@ -2062,8 +2149,8 @@ tensor:;
   Term t;
   if (!tensor_in(x, n, 0, &t)) return false;
   /* starts and ends from shape arithmetic keep their lets: end=sequence */
-  Val *sv = has_input(n, 1) ? val_get(x, n->inputs[1]) : NULL;
-  Val *ev = has_input(n, 2) ? val_get(x, n->inputs[2]) : NULL;
+  Val *sv = has_input(n, 1) ? val_at(x, n->input_ids[1]) : NULL;
+  Val *ev = has_input(n, 2) ? val_at(x, n->input_ids[2]) : NULL;
   const char *const *ss = sv && sv->is_int ? sv->isym : NULL;
   const char *const *es = ev && ev->is_int ? ev->isym : NULL;
   for (int i = 0; i < cnt; i++) {
@@ -2135,7 +2222,7 @@ static bool map_concat(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (all_known(x, n, 0, n->ninputs)) { /* shape lists */
     int64_t total = 0;
     for (int i = 0; i < n->ninputs; i++) {
-      Val *v = val_get(x, n->inputs[i]);
+      Val *v = val_at(x, n->input_ids[i]);
       if (!v->is_int || v->t.rank != 1) goto tensors;
       total += v->n;
     }
@@ -2147,7 +2234,7 @@ static bool map_concat(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     if (!v) return true;
     int64_t at = 0;
     for (int i = 0; i < n->ninputs; i++) {
-      Val *s = val_get(x, n->inputs[i]);
+      Val *s = val_at(x, n->input_ids[i]);
       for (int64_t k = 0; k < s->n; k++, at++) {
         v->iv[at] = s->iv[k];
         v->isym[at] = s->isym ? s->isym[k] : NULL;
@@ -2448,7 +2535,7 @@ static bool folded_buffer(X *x, const OnnxNode *n, const TensorType *t,
   Val *v = bind_output(x, n, 0);
   if (!v) return true;
   v->t = *t;
-  memcpy(v->sym, sym, sizeof v->sym);
+  val_set_sym(x, v, sym);
   v->decl = VD_BUFFER;
   v->decl_origin = arena_origin(x, n);
   emit_folded(x, n, "folded");
@@ -2537,7 +2624,7 @@ static bool map_dequantize(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
   Term t;
   if (!tensor_in(x, n, 0, &t)) return false;
-  Val *scale = has_input(n, 1) ? val_get(x, n->inputs[1]) : NULL;
+  Val *scale = has_input(n, 1) ? val_at(x, n->input_ids[1]) : NULL;
   DType to = scale && scale->t.dtype != DT_NONE ? scale->t.dtype : DT_FP32;
   return emit_cast(x, n, t, to);
 }
@@ -2572,7 +2659,7 @@ static bool inline_graph(X *x, const OnnxGraph *g) {
   const OnnxNode *keep = x->node;
   int keep_index = x->node_index;
   for (int i = 0; i < g->ninitializers; i++) {
-    Val *v = val_new(x, g->initializers[i].name);
+    Val *v = val_new(x, g->initializers[i].name, g->initializers[i].id);
     if (!tensor_type(x, &g->initializers[i], &v->t)) return false;
     tensor_values(x, v, &g->initializers[i]);
     v->decl = VD_WEIGHT;
@@ -2596,9 +2683,9 @@ static bool map_if(X *x, const OnnxNode *n, const OnnxOpRow *row) {
                                            : "else_branch inlined");
   if (!inline_graph(x, g)) return false;
   for (int i = 0; i < n->noutputs; i++) {
-    Val *src = val_get(x, g->outputs[i].name);
+    Val *src = val_at(x, g->outputs[i].id);
     if (!src) return fail(x, "its branch output '%s' is not computed", g->outputs[i].name);
-    if (n->outputs[i][0]) strmap_put(&x->vals, arena_strdup(x->a, n->outputs[i]), src);
+    val_bind(x, n->output_ids[i], src);
   }
   return true;
 }
@@ -2629,8 +2716,8 @@ static bool run_body(X *x, const OnnxNode *n, const Body *b) {
   for (int i = 0; i < b->ncarried; i++) {
     Term in;
     if (!tensor_in(x, n, b->in0 + i, &in)) return false;
-    carried[i] = val_get(x, n->inputs[b->in0 + i]);
-    strmap_put(&x->vals, g->inputs[b->body_in0 + i].name, carried[i]);
+    carried[i] = val_at(x, n->input_ids[b->in0 + i]);
+    val_bind(x, g->inputs[b->body_in0 + i].id, carried[i]);
   }
   sb_puts(&x->body.text, "  loop ");
   put_dim(&x->body.text, b->trips_sym, b->trips);
@@ -2648,29 +2735,30 @@ static bool run_body(X *x, const OnnxNode *n, const Body *b) {
     call_kw(&c, "axis=%lld, index=0", (long long)ax);
     Term slice;
     if (!apply(x, &c, &slice)) return false;
-    Val *v = val_new(x, g->inputs[b->body_in0 + b->ncarried + i].name);
+    const OnnxValueInfo *in_i = &g->inputs[b->body_in0 + b->ncarried + i];
+    Val *v = val_new(x, in_i->name, in_i->id);
     set_tensor(x, v, &slice);
     bind_line(x, n, v->ident, slice.text);
   }
   if (!inline_graph(x, g)) return false;
-  Val *cond = b->loop_cond ? val_get(x, g->outputs[0].name) : NULL;
+  Val *cond = b->loop_cond ? val_at(x, g->outputs[0].id) : NULL;
   if (b->loop_cond && !(cond && cond->known && known_at(cond, 0) != 0))
     return fail(x, "its body's condition is not a constant true: its trip "
                    "count depends on the data");
   for (int i = 0; i < b->ncarried; i++) {
-    Val *out = val_get(x, g->outputs[b->body_out0 + i].name);
+    Val *out = val_at(x, g->outputs[b->body_out0 + i].id);
     if (!out || !out->tensor)
       return fail(x, "its body's output '%s' is no tensor", g->outputs[b->body_out0 + i].name);
     if (out != carried[i]) { /* the carried name rebound: loop-carried */
       bind_line(x, n, carried[i]->ident, out->ident);
     }
-    if (i < n->noutputs && n->outputs[i][0])
-      strmap_put(&x->vals, arena_strdup(x->a, n->outputs[i]), carried[i]);
+    if (i < n->noutputs) val_bind(x, n->output_ids[i], carried[i]);
   }
   lines_add(&x->body, "  }", NULL);
   for (int j = 0; j < b->nscan_out; j++) {
-    const char *name = g->outputs[b->body_out0 + b->ncarried + j].name;
-    Val *sv = val_get(x, name);
+    const OnnxValueInfo *so = &g->outputs[b->body_out0 + b->ncarried + j];
+    const char *name = so->name;
+    Val *sv = val_at(x, so->id);
     if (!sv || !sv->tensor) return fail(x, "its body's scan output '%s' is no tensor", name);
     Term t = {.text = sv->ident, .t = sv->t};
     memcpy(t.sym, sv->sym, sizeof t.sym);
@@ -2712,18 +2800,17 @@ static bool map_loop(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (!m || !m->known || !m->is_int || m->n != 1 || m->iv[0] < 1)
     return fail(x, "its trip count is not a constant: rooflint imports a Loop "
                    "that runs a known number of times");
-  Val *c = has_input(n, 1) ? val_get(x, n->inputs[1]) : NULL;
+  Val *c = has_input(n, 1) ? val_at(x, n->input_ids[1]) : NULL;
   if (c && !(c->known && known_at(c, 0) != 0))
     return fail(x, "its condition is not a constant true");
   /* the body's condition is the Loop's */
-  Val *t = arena_alloc(x->a, sizeof *t);
+  Val *t = val_new(x, NULL, g->inputs[1].id); /* (no name of its own) */
   t->known = t->is_int = true;
   t->n = 1;
   t->t.dtype = DT_BOOL;
   t->iv = arena_alloc(x->a, 2 * sizeof *t->iv);
   t->isym = arena_alloc(x->a, 2 * sizeof *t->isym);
   t->iv[0] = 1;
-  strmap_put(&x->vals, g->inputs[1].name, t);
   Body b = {.g = g, .trips = m->iv[0], .trips_sym = m->isym ? m->isym[0] : NULL,
             .in0 = 2, .body_in0 = 2, .body_out0 = 1, .ncarried = ncarried,
             .nscan_out = g->noutputs - ncarried - 1, .loop_cond = true};
@@ -2782,16 +2869,30 @@ static const OnnxOpRow op_rows[] = {
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-static const OnnxOpRow *row_for(X *x, const OnnxNode *n) {
-  const char *dom = n->domain ? n->domain : "";
-  if (strcmp(dom, "ai.onnx") == 0) dom = "";
+/* The row of op_type in domain dom ("": the default), or NULL. */
+static const OnnxOpRow *row_lookup(X *x, const char *op_type, const char *dom) {
   if (x->rows.len == 0) /* rows of one op_type are consecutive */
     for (const OnnxOpRow *r = op_rows; r->op_type; r++)
       if (!strmap_get(&x->rows, r->op_type)) strmap_put(&x->rows, r->op_type, (void *)r);
-  const OnnxOpRow *r = strmap_get(&x->rows, n->op_type);
-  for (; r && r->op_type && strcmp(r->op_type, n->op_type) == 0; r++)
+  const OnnxOpRow *r = strmap_get(&x->rows, op_type);
+  for (; r && r->op_type && strcmp(r->op_type, op_type) == 0; r++)
     if (strcmp(r->domain, dom) == 0) return r;
   return NULL;
+}
+
+static const OnnxOpRow no_row; /* node_rows: an op type with no row */
+
+static const OnnxOpRow *row_for(X *x, const OnnxNode *n) {
+  const char *dom = n->domain ? n->domain : "";
+  if (strcmp(dom, "ai.onnx") == 0) dom = "";
+  if (dom[0]) return row_lookup(x, n->op_type, dom);
+  /* the default domain's: looked up once per copy of an op type */
+  void **slot = ptrmap_ref(&x->node_rows, n->op_type);
+  if (!*slot) {
+    const OnnxOpRow *r = row_lookup(x, n->op_type, "");
+    *slot = (void *)(r ? r : &no_row);
+  }
+  return *slot == &no_row ? NULL : *slot;
 }
 
 /* --unknown-ops=custom: custom(inputs..., flops=0, bytes=inputs+output,
@@ -2821,7 +2922,7 @@ static bool map_custom(X *x, const OnnxNode *n) {
   double bytes = 0;
   for (int i = 0; i < n->ninputs; i++) {
     if (!has_input(n, i)) continue;
-    Val *v = val_get(x, n->inputs[i]);
+    Val *v = val_at(x, n->input_ids[i]);
     if (v && v->known && !v->tensor && v->decl == VD_NONE) continue;
     Term in;
     if (!tensor_in(x, n, i, &in)) {
@@ -2865,11 +2966,12 @@ static const OnnxValueInfo *value_info_of(X *x, const char *name) {
 
 /* value_info is a cross-check: a dim it states as a number that the
  * shape rules size otherwise is a warning on the node's line. */
-static void cross_check(X *x, const OnnxNode *n, StrMap *vi) {
+static void cross_check(X *x, const OnnxNode *n) {
   for (int i = 0; i < n->noutputs; i++) {
-    const OnnxValueInfo *info = n->outputs[i][0] ? strmap_get(vi, n->outputs[i]) : NULL;
+    int32_t id = n->output_ids[i];
+    const OnnxValueInfo *info = id >= 0 && x->vinfo ? x->vinfo[id] : NULL;
     if (!info || info->ndims < 0) continue;
-    Val *v = val_get(x, n->outputs[i]);
+    Val *v = val_at(x, n->output_ids[i]);
     if (!v || !v->tensor) continue;
     bool differ = info->ndims != v->t.rank;
     for (int k = 0; !differ && k < info->ndims; k++)
@@ -2898,11 +3000,6 @@ static void cross_check(X *x, const OnnxNode *n, StrMap *vi) {
 static bool translate_nodes(X *x, const OnnxGraph *g, bool top) {
   const OnnxGraph *outer = x->graph;
   x->graph = g;
-  StrMap vi;
-  strmap_init(&vi);
-  if (top)
-    for (int i = 0; i < g->nvalue_info; i++)
-      strmap_put(&vi, g->value_info[i].name, (void *)&g->value_info[i]);
   for (int i = 0; i < g->nnodes && !x->error; i++) {
     const OnnxNode *n = &g->nodes[i];
     x->node = n;
@@ -2919,9 +3016,8 @@ static bool translate_nodes(X *x, const OnnxGraph *g, bool top) {
                 n->domain && n->domain[0] ? n->domain : "",
                 n->domain && n->domain[0] ? "." : "", n->op_type);
     if (!ok) break;
-    if (top && x->body.n > before) cross_check(x, n, &vi);
+    if (top && x->body.n > before) cross_check(x, n);
   }
-  strmap_free(&vi);
   x->graph = outer;
   return !x->error;
 }
@@ -2999,7 +3095,7 @@ static const char *decl_origin(X *x, const char *what, int i, const char *name) 
 static bool declare_inputs(X *x, const OnnxGraph *g) {
   for (int i = 0; i < g->ninitializers; i++) {
     const OnnxTensor *t = &g->initializers[i];
-    Val *v = val_new(x, t->name);
+    Val *v = val_new(x, t->name, t->id);
     if (!tensor_type(x, t, &v->t)) return false;
     tensor_values(x, v, t);
     v->decl = VD_WEIGHT;
@@ -3008,8 +3104,8 @@ static bool declare_inputs(X *x, const OnnxGraph *g) {
   }
   for (int i = 0; i < g->ninputs; i++) {
     const OnnxValueInfo *in = &g->inputs[i];
-    if (val_get(x, in->name)) continue; /* an initializer listed as an input */
-    Val *v = val_new(x, in->name);
+    if (val_at(x, in->id)) continue; /* an initializer listed as an input */
+    Val *v = val_new(x, in->name, in->id);
     TensorType t;
     memset(&t, 0, sizeof t);
     if (!dtype_or_fail(x, in->elem_type, in->name, &t.dtype)) return false;
@@ -3019,16 +3115,18 @@ static bool declare_inputs(X *x, const OnnxGraph *g) {
     if (in->ndims > MAX_RANK)
       return fail(x, "graph input '%s' has rank %d", in->name, in->ndims);
     t.rank = in->ndims;
+    const char *sym[MAX_RANK] = {0};
     for (int k = 0; k < in->ndims; k++) {
       const OnnxDim *d = &in->dims[k];
       if (d->has_value && d->value >= 1) {
         t.dims[k] = d->value;
       } else {
-        v->sym[k] = let_for(x, d->param, i, k);
-        t.dims[k] = let_value(x, v->sym[k]);
+        sym[k] = let_for(x, d->param, i, k);
+        t.dims[k] = let_value(x, sym[k]);
       }
     }
     v->t = t;
+    val_set_sym(x, v, sym);
     v->ident = ident_for(x, in->name, "x");
     v->decl_origin = decl_origin(x, "input", i, in->name);
     bool fixed = true;
@@ -3059,19 +3157,23 @@ static bool translate(X *x) {
    * they are not grown and copied while the text is written */
   sb_reserve_to(&x->body.text, (size_t)g->nnodes * 160);
   sb_reserve_to(&x->decls.text, (size_t)(g->ninitializers + g->ninputs) * 100);
-  /* the maps at their final size: each value is named once, and so is
-   * each .roof name (a few more: lets, the model) */
+  /* the .roof names' map at its final size: each value is named once
+   * (a few more: lets, the model); what is known of the values is by id */
   size_t nvals = (size_t)g->ninitializers + (size_t)g->ninputs;
   for (int i = 0; i < g->nnodes; i++) nvals += (size_t)g->nodes[i].noutputs;
-  strmap_reserve(&x->vals, nvals);
-  strmap_reserve(&x->idents, nvals + 16);
+  idents_reserve(&x->idents, nvals + 16);
+  x->vals = onnx_zeroed((size_t)x->m->nnames + 1, sizeof *x->vals);
+  if (g->nvalue_info > 0)
+    x->vinfo = onnx_zeroed((size_t)x->m->nnames + 1, sizeof *x->vinfo);
+  for (int i = 0; i < g->nvalue_info; i++)
+    if (g->value_info[i].id >= 0) x->vinfo[g->value_info[i].id] = &g->value_info[i];
   if (!declare_inputs(x, g)) return false;
   if (!translate_nodes(x, g, true)) return false;
   x->node = NULL;
   /* outputs */
   StrBuf sb = {0};
   for (int i = 0; i < g->noutputs; i++) {
-    Val *v = val_get(x, g->outputs[i].name);
+    Val *v = val_at(x, g->outputs[i].id);
     if (!v) {
       sb_free(&sb);
       return fail(x, "graph output '%s' is computed by no node", g->outputs[i].name);
@@ -3160,12 +3262,10 @@ static void x_init(X *x, const OnnxModel *m, const ImportOptions *o,
   x->o = o;
   x->path = path;
   x->probe = probe;
-  strmap_init(&x->vals);
-  strmap_init(&x->idents);
   strmap_init(&x->warned_ops);
   ptrmap_init(&x->ops);
+  ptrmap_init(&x->node_rows);
   strmap_init(&x->rows);
-  strmap_init(&x->uses);
   x->plan = DT_FP32;
 }
 
@@ -3181,12 +3281,14 @@ static void x_free(X *x) {
   free(x->let_keys);
   free(x->let_origins);
   free(x->let_values);
-  strmap_free(&x->vals);
-  strmap_free(&x->idents);
+  free(x->vals);
+  free(x->vinfo);
+  free(x->uses);
+  idents_free(&x->idents);
   strmap_free(&x->warned_ops);
   ptrmap_free(&x->ops);
+  ptrmap_free(&x->node_rows);
   strmap_free(&x->rows);
-  strmap_free(&x->uses);
   arena_free(x->a);
 }
 

@@ -119,6 +119,24 @@ typedef struct Rd {
    * handed out yet */
   unsigned char *pool;
   size_t pool_left;
+  /* The value names met so far, each once (onnx.h: a name's id): names[id]
+   * is its one copy in the arena, lens[id] its length; slots is an
+   * open-addressing table of ids by hash, at most 3/4 full (a slot holds
+   * the name's hash in its high half and id + 1 in its low, 0 = empty).
+   * malloc'd; onnx_read frees them and leaves names in the arena. */
+  const char **names;
+  uint32_t *lens;
+  uint32_t nnames;
+  size_t cap_names; /* names' room; slots holds as many at most 3/4 full */
+  uint64_t *slots;
+  size_t cap_slots; /* a power of two, or 0 */
+  /* The op types met so far, each once (onnx.h): a fixed table, at most
+   * 3/4 full; an op type met when it is full is copied as any string. */
+  struct OpType {
+    const char *s; /* NULL: an empty slot */
+    uint32_t len;
+  } op_types[256];
+  int nop_types;
 } Rd;
 
 /* What the reader allocates is many small pieces (a node's name, inputs,
@@ -408,6 +426,116 @@ static const char *rd_string(Rd *r, const Msg *m, const Field *f, bool utf8) {
   return rd_strndup(r, f->start, f->end);
 }
 
+uint64_t onnx_hash(const void *bytes, size_t n) {
+  const unsigned char *p = bytes;
+  uint64_t h = 0x9E3779B97F4A7C15u ^ n, w;
+  for (; n >= 8; p += 8, n -= 8) {
+    memcpy(&w, p, 8);
+    h = (h ^ w) * 0xBF58476D1CE4E5B9u;
+    h ^= h >> 31;
+  }
+  if (n) {
+    w = 0;
+    memcpy(&w, p, n);
+    h = (h ^ w) * 0x94D049BB133111EBu;
+  }
+  h ^= h >> 29;
+  h *= 0xBF58476D1CE4E5B9u;
+  return h ^ (h >> 32);
+}
+
+void *onnx_zeroed(size_t n, size_t size) {
+  if (size && n > SIZE_MAX / size) die("out of memory allocating %zu x %zu bytes", n, size);
+  return memset(xmalloc(n * size), 0, n * size);
+}
+
+/* Room for n names in all (names, lens, and the table at most 3/4 full
+ * with n in it). */
+static void names_reserve(Rd *r, size_t n) {
+  if (n > r->cap_names) {
+    r->cap_names = n;
+    r->names = xrealloc(r->names, n * sizeof *r->names);
+    r->lens = xrealloc(r->lens, n * sizeof *r->lens);
+  }
+  size_t cap = r->cap_slots ? r->cap_slots : 1024;
+  while (4 * n > 3 * cap) cap *= 2;
+  if (cap == r->cap_slots) return;
+  size_t mask = cap - 1;
+  uint64_t *slots = onnx_zeroed(cap, sizeof *slots);
+  for (size_t i = 0; i < r->cap_slots; i++) {
+    uint64_t s = r->slots[i];
+    if (!s) continue;
+    size_t k = (size_t)(s >> 32) & mask;
+    while (slots[k]) k = (k + 1) & mask;
+    slots[k] = s;
+  }
+  free(r->slots);
+  r->slots = slots;
+  r->cap_slots = cap;
+}
+
+/* A value name (a LEN field: a node's input or output, a tensor's or a
+ * value's name): its one copy and its id in *id; "" is id -1 and no
+ * copy.  A name met before is found by its hash and bytes, and is not
+ * checked or copied again. */
+static const char *rd_name(Rd *r, const Msg *m, const Field *f, int32_t *id) {
+  size_t n = f->end - f->start;
+  const unsigned char *p = r->b + f->start;
+  if (n == 0) {
+    *id = -1;
+    return "";
+  }
+  if (n > UINT32_MAX) {
+    fail(r, f->start, m, f->num, "a name of %zu bytes", n);
+    return NULL;
+  }
+  if (r->nnames == r->cap_names) names_reserve(r, 2 * (size_t)r->nnames + 1024);
+  uint64_t h = onnx_hash(p, n) & 0xFFFFFFFF00000000u;
+  size_t mask = r->cap_slots - 1, k = (size_t)(h >> 32) & mask;
+  for (uint64_t s; (s = r->slots[k]) != 0; k = (k + 1) & mask) {
+    uint32_t i = (uint32_t)s - 1;
+    if ((s & 0xFFFFFFFF00000000u) == h && r->lens[i] == n &&
+        memcmp(r->names[i], p, n) == 0) {
+      *id = (int32_t)i;
+      return r->names[i];
+    }
+  }
+  const char *copy = rd_string(r, m, f, true);
+  if (!copy) return NULL;
+  if (r->nnames == INT32_MAX - 1) {
+    fail(r, f->start, m, f->num, "more than %d distinct names", INT32_MAX - 1);
+    return NULL;
+  }
+  r->names[r->nnames] = copy;
+  r->lens[r->nnames] = (uint32_t)n;
+  r->slots[k] = h | (r->nnames + 1);
+  *id = (int32_t)r->nnames++;
+  return copy;
+}
+
+/* A node's op_type: the copy made when it was first met, or a new one. */
+static const char *rd_op_type(Rd *r, const Msg *m, const Field *f) {
+  enum { NSLOTS = sizeof r->op_types / sizeof *r->op_types };
+  size_t n = f->end - f->start;
+  const unsigned char *p = r->b + f->start;
+  if (n > UINT32_MAX) return rd_string(r, m, f, true);
+  size_t k = (size_t)onnx_hash(p, n) % NSLOTS;
+  for (; r->op_types[k].s; k = (k + 1) % NSLOTS)
+    if (r->op_types[k].len == n && memcmp(r->op_types[k].s, p, n) == 0) return r->op_types[k].s;
+  const char *copy = rd_string(r, m, f, true);
+  if (copy && 4 * (r->nop_types + 1) <= 3 * NSLOTS) {
+    r->op_types[k] = (struct OpType){copy, (uint32_t)n};
+    r->nop_types++;
+  }
+  return copy;
+}
+
+#define NAME(dst, id)                                        \
+  do {                                                       \
+    if (!want(r, m, &f, WT_LEN)) return false;               \
+    if (!((dst) = rd_name(r, m, &f, &(id)))) return false;   \
+  } while (0)
+
 #define STR(dst, utf8)                                   \
   do {                                                   \
     if (!want(r, m, &f, WT_LEN)) return false;           \
@@ -622,6 +750,7 @@ static bool rd_values(Rd *r, size_t start, size_t end, OnnxTensor *t, int64_t ne
 static bool rd_tensor(Rd *r, size_t start, size_t end, OnnxTensor *t) {
   const Msg *m = &M_TENSOR;
   t->name = "";
+  t->id = -1;
   t->offset = start;
   int ndims = 0;
   bool has_raw = false, has_typed = false;
@@ -653,7 +782,7 @@ static bool rd_tensor(Rd *r, size_t start, size_t end, OnnxTensor *t) {
     case 6: case 3: case 12:
       if (!want(r, m, &f, WT_LEN)) return false;
       break;
-    case 8: STR(t->name, true); break;
+    case 8: NAME(t->name, t->id); break;
     case 9:
       if (!want(r, m, &f, WT_LEN)) return false;
       raw = f;
@@ -782,6 +911,7 @@ static bool rd_type(Rd *r, size_t start, size_t end, OnnxValueInfo *v) {
 static bool rd_value(Rd *r, size_t start, size_t end, OnnxValueInfo *v) {
   const Msg *m = &M_VALUE;
   v->name = "";
+  v->id = -1;
   v->ndims = -1;
   v->offset = start;
   Field f;
@@ -789,7 +919,7 @@ static bool rd_value(Rd *r, size_t start, size_t end, OnnxValueInfo *v) {
   size_t pos = start;
   while ((got = next_field(r, &pos, end, m, &f)) > 0) {
     if (f.num == 1) {
-      STR(v->name, true);
+      NAME(v->name, v->id);
     } else if (f.num == 2) {
       if (!want(r, m, &f, WT_LEN)) return false;
       v->elem_type = 0; /* a second type replaces the first whole */
@@ -944,7 +1074,9 @@ static bool rd_node(Rd *r, size_t start, size_t end, OnnxNode *n, int depth) {
     case 2: if (!want(r, m, &f, WT_LEN) || !bump(r, m, &f, &no, 1)) return false; break;
     case 5: if (!want(r, m, &f, WT_LEN) || !bump(r, m, &f, &na, 1)) return false; break;
     case 3: STR(n->name, true); break;
-    case 4: STR(n->op_type, true); break;
+    case 4:
+      if (!want(r, m, &f, WT_LEN) || !(n->op_type = rd_op_type(r, m, &f))) return false;
+      break;
     case 7: STR(n->domain, true); break;
     case 6: if (!want(r, m, &f, WT_LEN)) return false; break;
     default: break;
@@ -954,18 +1086,28 @@ static bool rd_node(Rd *r, size_t start, size_t end, OnnxNode *n, int depth) {
   if (!n->op_type) return fail(r, start, m, 0, "no op_type (field 4)");
   const char **in = rd_alloc(r, (size_t)ni * sizeof *in, 8);
   const char **out = rd_alloc(r, (size_t)no * sizeof *out, 8);
+  int32_t *in_ids = rd_alloc(r, (size_t)ni * sizeof *in_ids, 8);
+  int32_t *out_ids = rd_alloc(r, (size_t)no * sizeof *out_ids, 8);
   OnnxAttr *attrs = rd_alloc(r, (size_t)na * sizeof *attrs, 8);
   int ki = 0, ko = 0, ka = 0;
   pos = start;
   while ((got = next_field(r, &pos, end, m, &f)) > 0) {
-    if (f.num == 1 && ki < ni && !(in[ki++] = rd_string(r, m, &f, true))) return false;
-    if (f.num == 2 && ko < no && !(out[ko++] = rd_string(r, m, &f, true))) return false;
+    if (f.num == 1 && ki < ni) {
+      if (!(in[ki] = rd_name(r, m, &f, &in_ids[ki]))) return false;
+      ki++;
+    }
+    if (f.num == 2 && ko < no) {
+      if (!(out[ko] = rd_name(r, m, &f, &out_ids[ko]))) return false;
+      ko++;
+    }
     if (f.num == 5 && ka < na && !rd_attr(r, f.start, f.end, &attrs[ka++], depth)) return false;
   }
   if (got < 0) return false;
   n->inputs = in;
+  n->input_ids = in_ids;
   n->ninputs = ni;
   n->outputs = out;
+  n->output_ids = out_ids;
   n->noutputs = no;
   n->attrs = attrs;
   n->nattrs = na;
@@ -991,6 +1133,9 @@ static bool rd_graph(Rd *r, size_t start, size_t end, OnnxGraph *g, int depth) {
       return false;
   }
   if (got < 0) return false;
+  /* the main graph names about a value per node, initializer and input:
+   * the table of names at that size is not grown while they are read */
+  if (depth == 1) names_reserve(r, (size_t)nn + (size_t)nt + (size_t)ni + (size_t)no);
   OnnxNode *nodes = rd_alloc(r, (size_t)nn * sizeof *nodes, 8);
   OnnxTensor *inits = rd_alloc(r, (size_t)nt * sizeof *inits, 8);
   OnnxValueInfo *ins = rd_alloc(r, (size_t)ni * sizeof *ins, 8);
@@ -1050,9 +1195,11 @@ static bool rd_opset(Rd *r, size_t start, size_t end, OnnxOpset *o) {
  * domain = 4, model_version = 5, doc_string = 6, graph = 7,
  * opset_import = 8, metadata_props = 14, training_info = 20,
  * functions = 25 (domain, model_version and the last four skipped). */
-bool onnx_read(Arena *a, const unsigned char *bytes, size_t len, OnnxModel *out,
-               char *err, size_t errlen) {
-  Rd rd = {bytes, len, a, err, errlen, NULL, 0}, *r = &rd;
+static bool rd_model(Rd *r, OnnxModel *out) {
+  Arena *a = r->a;
+  size_t len = r->len;
+  char *err = r->err;
+  size_t errlen = r->errlen;
   const Msg *m = &M_MODEL;
   memset(out, 0, sizeof *out);
   out->producer_name = "";
@@ -1097,6 +1244,20 @@ bool onnx_read(Arena *a, const unsigned char *bytes, size_t len, OnnxModel *out,
   out->nopsets = no;
   out->graph = g;
   return true;
+}
+
+bool onnx_read(Arena *a, const unsigned char *bytes, size_t len, OnnxModel *out,
+               char *err, size_t errlen) {
+  Rd r = {.b = bytes, .len = len, .a = a, .err = err, .errlen = errlen};
+  bool ok = rd_model(&r, out);
+  if (ok) {
+    out->names = arena_memdup(a, r.names, (size_t)r.nnames * sizeof *r.names);
+    out->nnames = (int32_t)r.nnames;
+  }
+  free(r.names);
+  free(r.lens);
+  free(r.slots);
+  return ok;
 }
 
 /* ---------------------------------------------------------------- files */

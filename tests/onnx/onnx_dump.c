@@ -146,6 +146,38 @@ static void graph(const OnnxGraph *g, int d) {
   }
 }
 
+/* onnx.h's invariant of value names: "" is id -1, any other name's id
+ * spells it in m->names and is that very copy. */
+static bool id_ok(const OnnxModel *m, const char *name, int32_t id) {
+  if (!name[0]) return id == -1;
+  return id >= 0 && id < m->nnames && m->names[id] == name;
+}
+
+static bool values_ok(const OnnxModel *m, const OnnxValueInfo *v, int n) {
+  for (int i = 0; i < n; i++)
+    if (!id_ok(m, v[i].name, v[i].id)) return false;
+  return true;
+}
+
+static bool ids_ok(const OnnxModel *m, const OnnxGraph *g) {
+  bool ok = values_ok(m, g->inputs, g->ninputs) && values_ok(m, g->outputs, g->noutputs) &&
+            values_ok(m, g->value_info, g->nvalue_info);
+  for (int i = 0; ok && i < g->ninitializers; i++)
+    ok = id_ok(m, g->initializers[i].name, g->initializers[i].id);
+  for (int i = 0; ok && i < g->nnodes; i++) {
+    const OnnxNode *n = &g->nodes[i];
+    for (int k = 0; ok && k < n->ninputs; k++) ok = id_ok(m, n->inputs[k], n->input_ids[k]);
+    for (int k = 0; ok && k < n->noutputs; k++) ok = id_ok(m, n->outputs[k], n->output_ids[k]);
+    for (int k = 0; ok && k < n->nattrs; k++) {
+      const OnnxAttr *a = &n->attrs[k];
+      if (a->g) ok = ids_ok(m, a->g);
+      for (int j = 0; ok && a->type == ONNX_ATTR_GRAPHS && j < a->n; j++)
+        ok = ids_ok(m, a->graphs[j]);
+    }
+  }
+  return ok;
+}
+
 /* Every node of g and of the graphs in its attributes. */
 static long walk(const OnnxGraph *g) {
   long n = g->nnodes;
@@ -202,6 +234,9 @@ int main(int argc, char **argv) {
     printf("%ld nodes %.6f\n", nodes, best);
   } else if (!onnx_read(a, f.bytes, f.len, &m, err, sizeof err)) {
     fprintf(stderr, "%s: %s\n", path, err);
+    status = 1;
+  } else if (!ids_ok(&m, m.graph)) {
+    fprintf(stderr, "%s: a value name's id does not match it (onnx.h)\n", path);
     status = 1;
   } else if (walk_only) {
     printf("%ld nodes\n", walk(m.graph));

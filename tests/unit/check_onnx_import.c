@@ -12,11 +12,13 @@
 
 static const OnnxOpset opset17 = {"", 17};
 
-/* A graph of one input x: float[dims], the nodes and initializers given. */
-static OnnxModel model_of(OnnxGraph *g, const OnnxValueInfo *in, int nin) {
+/* A graph of one input x: float[dims], the nodes and initializers given;
+ * its value names, by id (onnx.h), names[0, nnames). */
+static OnnxModel model_of(OnnxGraph *g, const OnnxValueInfo *in, int nin,
+                          const char *const *names, int nnames) {
   g->inputs = in;
   g->ninputs = nin;
-  OnnxModel m = {8, &opset17, 1, "hand", "1", g};
+  OnnxModel m = {8, &opset17, 1, "hand", "1", g, names, nnames};
   return m;
 }
 
@@ -25,20 +27,22 @@ static OnnxModel model_of(OnnxGraph *g, const OnnxValueInfo *in, int nin) {
  * `input` (a keyword) and initializer names that are no identifiers. */
 START_TEST(test_gemm_by_hand) {
   static const OnnxDim d24[] = {{2, NULL, true}, {4, NULL, true}};
-  static const OnnxValueInfo in[] = {{"input", ONNX_FLOAT, d24, 2, 0}};
+  static const char *const names[] = {"input", "fc.weight", "fc.bias", "y"};
+  static const OnnxValueInfo in[] = {{"input", 0, ONNX_FLOAT, d24, 2, 0}};
   static const int64_t wd[] = {3, 4}, cd[] = {3};
   static const OnnxTensor inits[] = {
-      {"fc.weight", ONNX_FLOAT, wd, 2, NULL, NULL, 0, false, 0},
-      {"fc.bias", ONNX_FLOAT, cd, 1, NULL, NULL, 0, false, 0}};
+      {"fc.weight", 1, ONNX_FLOAT, wd, 2, NULL, NULL, 0, false, 0},
+      {"fc.bias", 2, ONNX_FLOAT, cd, 1, NULL, NULL, 0, false, 0}};
   static const char *ins[] = {"input", "fc.weight", "fc.bias"}, *outs[] = {"y"};
+  static const int32_t in_ids[] = {0, 1, 2}, out_ids[] = {3};
   static const OnnxAttr attrs[] = {{.name = "transB", .type = ONNX_ATTR_INT, .i = 1}};
   static const OnnxNode nodes[] = {
-      {"/fc/Gemm", "Gemm", "", ins, 3, outs, 1, attrs, 1, 0, 0}};
-  static const OnnxValueInfo out[] = {{"y", ONNX_FLOAT, NULL, -1, 0}};
+      {"/fc/Gemm", "Gemm", "", ins, in_ids, 3, outs, out_ids, 1, attrs, 1, 0, 0}};
+  static const OnnxValueInfo out[] = {{"y", 3, ONNX_FLOAT, NULL, -1, 0}};
   OnnxGraph g = {.name = "mlp", .nodes = nodes, .nnodes = 1,
                  .initializers = inits, .ninitializers = 2,
                  .outputs = out, .noutputs = 1};
-  OnnxModel m = model_of(&g, in, 1);
+  OnnxModel m = model_of(&g, in, 1, names, 4);
   Imported im;
   ck_assert_int_eq(onnx_translate_model(&m, "m.onnx", NULL, &im), IMPORT_OK);
   ck_assert_str_eq(im.text,
@@ -67,11 +71,14 @@ END_TEST
 /* An op with no row: IMPORT_INVALID and the message names node and op. */
 START_TEST(test_unknown_op_by_hand) {
   static const OnnxDim d2[] = {{2, NULL, true}};
-  static const OnnxValueInfo in[] = {{"x", ONNX_FLOAT, d2, 1, 0}};
+  static const char *const names[] = {"x", "y"};
+  static const OnnxValueInfo in[] = {{"x", 0, ONNX_FLOAT, d2, 1, 0}};
   static const char *ins[] = {"x"}, *outs[] = {"y"};
-  static const OnnxNode nodes[] = {{"", "Frobnicate", "", ins, 1, outs, 1, NULL, 0, 4, 0}};
+  static const int32_t in_ids[] = {0}, out_ids[] = {1};
+  static const OnnxNode nodes[] = {
+      {"", "Frobnicate", "", ins, in_ids, 1, outs, out_ids, 1, NULL, 0, 4, 0}};
   OnnxGraph g = {.name = "g", .nodes = nodes, .nnodes = 1};
-  OnnxModel m = model_of(&g, in, 1);
+  OnnxModel m = model_of(&g, in, 1, names, 2);
   Imported im;
   ck_assert_int_eq(onnx_translate_model(&m, "m.onnx", NULL, &im), IMPORT_INVALID);
   ck_assert_str_eq(im.error,
