@@ -136,6 +136,8 @@ Expr *parse_lex_string(ParseCtx *ctx, const char *text, size_t len, Loc loc);
 /* A string without its closing quote, before a newline or else at EOF. */
 Expr *parse_lex_unterminated(ParseCtx *ctx, const char *text, size_t len, Loc loc,
                              bool at_newline);
+/* The bytes of the comment whose '#' is at loc.start, to its line's end. */
+int parse_lex_comment_len(const ParseCtx *ctx, Loc loc);
 void parse_lex_comment(ParseCtx *ctx, const char *text, size_t len, Loc loc);
 /* Reports the stray character at text; returns how many of the len bytes
  * it is (one for a byte that is not well-formed UTF-8). */

@@ -649,6 +649,20 @@ static bool expectation(ParseCtx *ctx, Cursor *c, size_t hash) {
   return true;
 }
 
+/* A comment runs from its '#' to the end of the scanner's line, which the
+ * line table knows: the scanner counts line breaks exactly as src_add
+ * does, so ctx->line is the line holding loc.start. */
+int parse_lex_comment_len(const ParseCtx *ctx, Loc loc) {
+  const SourceFile *f = ctx->sf;
+  if (ctx->line < 1 || (size_t)ctx->line > f->nlines ||
+      f->line_starts[ctx->line - 1] > loc.start)
+    die("parse: line %d out of step with offset %u", ctx->line, loc.start);
+  uint32_t end = src_line_end(f, ctx->line);
+  if (end <= loc.start)
+    die("parse: line %d out of step with offset %u", ctx->line, loc.start);
+  return (int)(end - loc.start);
+}
+
 /* A comment may hold several `#` segments (`# R-X-001  # expect: error`):
  * each one starting with a directive is read as one.  Every directive
  * begins with 'r' or 'e', so most segments are rejected on one byte. */

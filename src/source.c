@@ -205,15 +205,23 @@ void src_linecol(const SourceFile *f, uint32_t offset, int *line, int *col) {
   src_linecol_near(f, offset, &hint, line, col);
 }
 
+uint32_t src_line_end(const SourceFile *f, int line) {
+  if ((size_t)line >= f->nlines) return (uint32_t)f->len;
+  /* the next line starts right after this one's LF, CR or CRLF (a CR
+   * before an LF is always part of the same terminator) */
+  uint32_t next = f->line_starts[line];
+  if (next >= 2 && f->text[next - 1] == '\n' && f->text[next - 2] == '\r')
+    return next - 2;
+  return next - 1;
+}
+
 const char *src_line_text(const SourceFile *f, int line, size_t *len) {
   if (line < 1 || (size_t)line > f->nlines) {
     *len = 0;
     return "";
   }
   size_t start = f->line_starts[line - 1];
-  size_t end = start;
-  while (end < f->len && f->text[end] != '\n' && f->text[end] != '\r') end++;
-  *len = end - start;
+  *len = src_line_end(f, line) - start;
   return f->text + start;
 }
 
