@@ -188,12 +188,15 @@ static struct WordTable *words_of(ParseCtx *ctx) {
                                  : arena_alloc(ctx->arena, sizeof *ctx->words);
     struct WordTable *t = ctx->words;
     t->heap = ctx->heap_words;
-    /* Sized for a name every 32 bytes of text (a generated model has one
-     * every ~50), so a big model does not rehash its way up; a file with
-     * few names writes to few of the table's pages, and only written pages
-     * of xcalloc'd memory cost anything. */
+    /* Sized for three names every four lines before it grows (a generated
+     * model defines about one name a line, and its comments make bytes a
+     * poor measure), so a big model does not rehash its way up and the
+     * table is no larger than its names need: every probe is a random
+     * access, and a smaller table stays in the cache.  A file with few
+     * names writes to few of the table's pages, and only written pages of
+     * xcalloc'd memory cost anything. */
     size_t cap = 64;
-    while (t->heap && cap < ctx->sf->len / 32) cap *= 2;
+    while (t->heap && cap < ctx->sf->nlines) cap *= 2;
     words_grow(ctx->arena, t, cap);
     t->tcap = cap / 2;
     t->text = arena_alloc(names_arena(ctx), t->tcap * sizeof *t->text);
