@@ -147,7 +147,15 @@ void parse_lex_close(ParseCtx *ctx, char c, Loc loc);
 bool parse_lex_in_parens(const ParseCtx *ctx);
 /* Records `tok` as the last token; a run of unary minus signs longer
  * than PARSE_MAX_NEST stops the parse (END) like any deep nesting. */
-int parse_lex_token(ParseCtx *ctx, int tok, Loc loc);
+int parse_lex_token_any(ParseCtx *ctx, int tok, Loc loc);
+/* parse_lex_token_any, with the common case (no '@' waiting for the next
+ * token, and not a '-') inline in the scanner, which calls it per token. */
+static inline int parse_lex_token(ParseCtx *ctx, int tok, Loc loc) {
+  if (ctx->at_pending || tok == '-') return parse_lex_token_any(ctx, tok, loc);
+  ctx->unary_run = 0;
+  ctx->last_token = tok;
+  return tok;
+}
 /* At EOF: reports an unclosed bracket, then returns a closer for each
  * open one, a NEWLINE and END, so recovery completes the tree. */
 int parse_lex_eof(ParseCtx *ctx, Loc *loc);

@@ -728,7 +728,7 @@ static bool ends_operand(int tok) {
 
 /* R-SYN-010: `- - - 1` nests like parentheses, so it has the same limit
  * (the parser's stack would otherwise grow with the input). */
-int parse_lex_token(ParseCtx *ctx, int tok, Loc loc) {
+int parse_lex_token_any(ParseCtx *ctx, int tok, Loc loc) {
   if (ctx->at_pending) stray_at(ctx, tok, loc);
   if (tok == '-' && !ends_operand(ctx->last_token)) {
     if (++ctx->unary_run > PARSE_MAX_NEST) {
