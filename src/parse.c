@@ -238,13 +238,14 @@ static int word_rare(ParseCtx *ctx, struct WordTable *t, Word *w,
 /* A name's dense id is its place in the table's text array past the
  * keywords: the order of first appearance.  Nearly every call finds a
  * name seen before, and that path tests one condition. */
-int parse_lex_word(ParseCtx *ctx, const char *text, size_t len, Loc loc,
+int parse_lex_word(ParseCtx *ctx, const char *text, size_t len, uint32_t start,
                    int *out) {
   struct WordTable *t = ctx->words ? ctx->words : words_of(ctx);
   uint32_t h = word_hash(text, len);
   Word *w = word_slot(t, text, len, h);
   if (!w->id || len > MAX_IDENT_LEN)
-    return word_rare(ctx, t, w, text, len, loc, h, out);
+    return word_rare(ctx, t, w, text, len,
+                     (Loc){ctx->file, start, start + (uint32_t)len}, h, out);
   if (w->id <= NKEYWORDS) return keywords[w->id - 1].token;
   *out = (int)(w->id - 1 - NKEYWORDS);
   return IDENT;
@@ -690,7 +691,8 @@ void parse_lex_comment(ParseCtx *ctx, const char *text, size_t len, Loc loc) {
 
 /* R-SYN-010: brackets nest at most PARSE_MAX_NEST deep; deeper input stops
  * the parse (no stack grows with the input). */
-bool parse_lex_open(ParseCtx *ctx, char c, Loc loc) {
+bool parse_lex_open(ParseCtx *ctx, char c, uint32_t at) {
+  Loc loc = {ctx->file, at, at + 1};
   if (ctx->nopen == PARSE_MAX_NEST) {
     parse_error(ctx, loc, "nesting too deep (limit %d)", PARSE_MAX_NEST);
     ctx->stop = true;
@@ -762,17 +764,17 @@ static int line_indent(const SourceFile *f, uint32_t at, bool first) {
   return (int)(p - start);
 }
 
-void parse_lex_close(ParseCtx *ctx, char c, Loc loc) {
+void parse_lex_close(ParseCtx *ctx, char c, uint32_t at) {
   char want = c == ')' ? '(' : c == ']' ? '[' : '{';
   for (int i = ctx->nopen - 1; i >= 0; i--)
     if (ctx->open[i].c == want) {
-      int at = c == '}' && !ctx->has_misclosed
-                   ? line_indent(ctx->sf, loc.start, true)
-                   : -1;
-      if (at >= 0 && at < line_indent(ctx->sf, ctx->open[i].loc.start, false)) {
+      int indent = c == '}' && !ctx->has_misclosed
+                       ? line_indent(ctx->sf, at, true)
+                       : -1;
+      if (indent >= 0 && indent < line_indent(ctx->sf, ctx->open[i].loc.start, false)) {
         ctx->has_misclosed = true;
         ctx->misclosed = ctx->open[i].loc;
-        ctx->misclosed_by = loc.start;
+        ctx->misclosed_by = at;
       }
       ctx->nopen = i;
       return;
@@ -897,30 +899,36 @@ static void *scratch_take(ParseCtx *ctx, Scratch *s, List l, size_t size) {
                       (size_t)l.n * size);
 }
 
-void parse_push_stmt(ParseCtx *ctx, List *l, Stmt *s) {
-  *(Stmt **)scratch_push(&ctx->stmts, l, sizeof s) = s;
+List parse_push_stmt(ParseCtx *ctx, List l, Stmt *s) {
+  *(Stmt **)scratch_push(&ctx->stmts, &l, sizeof s) = s;
+  return l;
 }
 
-void parse_push_expr(ParseCtx *ctx, List *l, Expr *e) {
-  *(Expr **)scratch_push(&ctx->exprs, l, sizeof e) = e;
+List parse_push_expr(ParseCtx *ctx, List l, Expr *e) {
+  *(Expr **)scratch_push(&ctx->exprs, &l, sizeof e) = e;
+  return l;
 }
 
-void parse_push_arg(ParseCtx *ctx, List *l, const char *name, Loc name_loc,
+List parse_push_value(ParseCtx *ctx, List l, Expr *value) {
+  *(Arg *)scratch_push(&ctx->args, &l, sizeof(Arg)) = (Arg){NULL, value};
+  return l;
+}
+
+List parse_push_arg(ParseCtx *ctx, List l, const char *name, Loc name_loc,
                     Expr *value) {
-  Ident *key = NULL;
-  if (name) {
-    key = arena_alloc(ctx->arena, sizeof *key);
-    *key = ast_ident(name, NAME_NONE, name_loc);
-  }
-  *(Arg *)scratch_push(&ctx->args, l, sizeof(Arg)) = (Arg){key, value};
+  Ident *key = arena_alloc(ctx->arena, sizeof *key);
+  *key = ast_ident(name, NAME_NONE, name_loc);
+  *(Arg *)scratch_push(&ctx->args, &l, sizeof(Arg)) = (Arg){key, value};
+  return l;
 }
 
-void parse_push_name(ParseCtx *ctx, List *l, Ident id) {
-  *(Ident *)scratch_push(&ctx->idents, l, sizeof id) = id;
+List parse_push_name(ParseCtx *ctx, List l, Ident id) {
+  *(Ident *)scratch_push(&ctx->idents, &l, sizeof id) = id;
+  return l;
 }
 
-void parse_skipped(ParseCtx *ctx, List *l, Loc loc) {
-  parse_push_stmt(ctx, l, ast_stmt(ctx->arena, ST_ERROR, loc));
+List parse_skipped(ParseCtx *ctx, List l, Loc loc) {
+  return parse_push_stmt(ctx, l, ast_stmt(ctx->arena, ST_ERROR, loc));
 }
 
 Block parse_block(ParseCtx *ctx, List l, Loc open, Loc close) {
