@@ -299,6 +299,19 @@ static bool real_in_range(double v, const char *text) {
  * exponent is real. */
 int parse_lex_number(ParseCtx *ctx, const char *text, size_t len, Loc loc,
                      Expr **out) {
+  /* Most literals are short runs of digits: at most 18 of them are below
+   * 10^18, so they need neither the copy nor the overflow checks. */
+  if (len <= 18) {
+    int64_t v = 0;
+    size_t i = 0;
+    while (i < len && text[i] >= '0' && text[i] <= '9') v = v * 10 + (text[i++] - '0');
+    if (i == len) {
+      Expr *e = ast_expr(ctx->arena, EX_INT, loc);
+      e->ival = v;
+      *out = e;
+      return INT;
+    }
+  }
   char buf[NUMBUF];
   char *s = strip_separators(text, len, buf, 0);
   if (strpbrk(s, ".eE")) {
