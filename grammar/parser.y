@@ -102,13 +102,15 @@ typedef struct ParseCtx {
 } ParseCtx;
 
 /* Spans first..last symbol; an empty rule gets a zero-width location at the
- * end of what precedes it. */
+ * end of what precedes it.  The first symbol's location is copied whole
+ * and its end replaced, so the parser's copy of the result reads back
+ * stores no narrower than its loads. */
 #define YYLLOC_DEFAULT(Cur, Rhs, N)                                   \
   do {                                                                \
     if (N) {                                                          \
-      (Cur).file = YYRHSLOC(Rhs, 1).file;                             \
-      (Cur).start = YYRHSLOC(Rhs, 1).start;                           \
-      (Cur).end = YYRHSLOC(Rhs, N).end;                               \
+      uint32_t end_ = YYRHSLOC(Rhs, N).end;                           \
+      (Cur) = YYRHSLOC(Rhs, 1);                                       \
+      (Cur).end = end_;                                               \
     } else {                                                          \
       (Cur).file = YYRHSLOC(Rhs, 0).file;                             \
       (Cur).start = (Cur).end = YYRHSLOC(Rhs, 0).end;                 \
@@ -124,8 +126,13 @@ typedef struct ParseCtx {
 /* parse.c: helpers the scanner and the actions share. */
 /* Records a syntax (or lexical) error and counts it in the Program. */
 Diag *parse_error(ParseCtx *ctx, Loc loc, const char *fmt, ...) PRINTF_LIKE(3, 4);
-/* The scanner's helpers: each converts or records one lexeme. */
-int parse_lex_word(ParseCtx *ctx, const char *text, size_t len, Loc loc, int *out);
+/* The scanner's helpers: each converts or records one lexeme.  Those
+ * called for most tokens take the token's start offset (a word's location
+ * is its len bytes from there, a bracket's one byte) or a pointer to its
+ * location, not a Loc by value: copying *yylloc whole reads back, in
+ * wider loads, the fields YY_USER_ACTION has just stored one by one, and
+ * a load that spans several pending stores waits for them to complete. */
+int parse_lex_word(ParseCtx *ctx, const char *text, size_t len, uint32_t start, int *out);
 /* The text of the name with dense id `id` (an IDENT's value), and the
  * Ident for it. */
 const char *parse_name_text(const ParseCtx *ctx, int id);
@@ -136,30 +143,45 @@ Expr *parse_lex_string(ParseCtx *ctx, const char *text, size_t len, Loc loc);
 /* A string without its closing quote, before a newline or else at EOF. */
 Expr *parse_lex_unterminated(ParseCtx *ctx, const char *text, size_t len, Loc loc,
                              bool at_newline);
+/* The bytes of the comment whose '#' is at loc.start, to its line's end. */
+int parse_lex_comment_len(const ParseCtx *ctx, Loc loc);
 void parse_lex_comment(ParseCtx *ctx, const char *text, size_t len, Loc loc);
 /* Reports the stray character at text; returns how many of the len bytes
  * it is (one for a byte that is not well-formed UTF-8). */
 int parse_lex_stray(ParseCtx *ctx, const char *text, size_t len, Loc loc);
-bool parse_lex_open(ParseCtx *ctx, char c, Loc loc);
-void parse_lex_close(ParseCtx *ctx, char c, Loc loc);
+bool parse_lex_open(ParseCtx *ctx, char c, uint32_t at);
+void parse_lex_close(ParseCtx *ctx, char c, uint32_t at);
 bool parse_lex_in_parens(const ParseCtx *ctx);
 /* Records `tok` as the last token; a run of unary minus signs longer
  * than PARSE_MAX_NEST stops the parse (END) like any deep nesting. */
-int parse_lex_token(ParseCtx *ctx, int tok, Loc loc);
+int parse_lex_token_any(ParseCtx *ctx, int tok, Loc loc);
+/* parse_lex_token_any, with the common case (no '@' waiting for the next
+ * token, and not a '-') inline in the scanner, which calls it per token. */
+static inline int parse_lex_token(ParseCtx *ctx, int tok, const Loc *loc) {
+  if (ctx->at_pending || tok == '-') return parse_lex_token_any(ctx, tok, *loc);
+  ctx->unary_run = 0;
+  ctx->last_token = tok;
+  return tok;
+}
 /* At EOF: reports an unclosed bracket, then returns a closer for each
  * open one, a NEWLINE and END, so recovery completes the tree. */
 int parse_lex_eof(ParseCtx *ctx, Loc *loc);
 /* True when `at` is the first token after a stray character. */
 bool parse_after_stray(const ParseCtx *ctx, Loc at);
 /* Lists on the scratch stacks: start one, push to it, and take it into the
- * arena (NULL when empty), which pops it. */
+ * arena (NULL when empty), which pops it.  A push returns the list one
+ * longer: the action stores it into $$ whole, where the parser copies it
+ * from (updating a field of $$ in place and then copying all of it would
+ * read back a narrower store in a wider load, which waits for the store). */
 List parse_list(const Scratch *s);
-void parse_push_stmt(ParseCtx *ctx, List *l, Stmt *s);
-void parse_push_expr(ParseCtx *ctx, List *l, Expr *e);
-void parse_push_arg(ParseCtx *ctx, List *l, const char *name, Loc name_loc, Expr *value);
-void parse_push_name(ParseCtx *ctx, List *l, Ident id);
+List parse_push_stmt(ParseCtx *ctx, List l, Stmt *s);
+List parse_push_expr(ParseCtx *ctx, List l, Expr *e);
+/* An argument: positional (parse_push_value) or `name = value`. */
+List parse_push_value(ParseCtx *ctx, List l, Expr *value);
+List parse_push_arg(ParseCtx *ctx, List l, const char *name, Loc name_loc, Expr *value);
+List parse_push_name(ParseCtx *ctx, List l, Ident id);
 /* Pushes the ST_ERROR placeholder for what error recovery skipped. */
-void parse_skipped(ParseCtx *ctx, List *l, Loc loc);
+List parse_skipped(ParseCtx *ctx, List l, Loc loc);
 Block parse_block(ParseCtx *ctx, List l, Loc open, Loc close);
 /* parse_block's result in the arena (the parser's value for a block). */
 Block *parse_block_ptr(ParseCtx *ctx, List l, Loc open, Loc close);
@@ -202,13 +224,16 @@ static Stmt *experts_stmt(ParseCtx *ctx, Expr *count, int word, Loc word_loc,
  * leak.  Every member is at most 8 bytes: bison copies a value on each
  * shift and reduction, millions of times in a big model, so a block
  * travels as a pointer to its arena copy rather than by value. */
+/* The parser copies values 8 bytes at a time, so the int members are
+ * stored as 8 bytes: a 4-byte store read back by an 8-byte load waits for
+ * the store to complete. */
 %union {
-  int name;         /* IDENT: the name's dense id (parse_name_text) */
+  int64_t name;     /* IDENT: the name's dense id, an int (parse_name_text) */
   Expr *expr;
   Stmt *stmt;
   Block *block;     /* arena */
   List list;        /* Stmt *, Expr *, Arg or Ident, by nonterminal */
-  int decl;         /* a DeclKind */
+  int64_t decl;     /* a DeclKind */
 }
 
 /* How the trace shows each kind of value. */
@@ -267,8 +292,7 @@ static Stmt *experts_stmt(ParseCtx *ctx, Expr *count, int word, Loc word_loc,
 program
   : stmt_list       { ctx->prog->top = parse_block(ctx, $1, LOC_NONE, LOC_NONE); }
   | stmt_list stmt  {
-      parse_push_stmt(ctx, &$1, $2);
-      ctx->prog->top = parse_block(ctx, $1, LOC_NONE, LOC_NONE);
+      ctx->prog->top = parse_block(ctx, parse_push_stmt(ctx, $1, $2), LOC_NONE, LOC_NONE);
     }
   ;
 
@@ -279,11 +303,11 @@ stmt_list
   : %empty                      { $$ = parse_list(&ctx->stmts); }
   | stmt_list NEWLINE           { $$ = $1; }
   | stmt_list ';'               { $$ = $1; }
-  | stmt_list stmt NEWLINE      { $$ = $1; parse_push_stmt(ctx, &$$, $2); }
-  | stmt_list stmt ';'          { $$ = $1; parse_push_stmt(ctx, &$$, $2); }
+  | stmt_list stmt NEWLINE      { $$ = parse_push_stmt(ctx, $1, $2); }
+  | stmt_list stmt ';'          { $$ = parse_push_stmt(ctx, $1, $2); }
   /* Resynchronise at the end of the statement (we are sure of it there). */
-  | stmt_list skipped NEWLINE   { $$ = $1; parse_skipped(ctx, &$$, @2); yyerrok; }
-  | stmt_list skipped ';'       { $$ = $1; parse_skipped(ctx, &$$, @2); yyerrok; }
+  | stmt_list skipped NEWLINE   { $$ = parse_skipped(ctx, $1, @2); yyerrok; }
+  | stmt_list skipped ';'       { $$ = parse_skipped(ctx, $1, @2); yyerrok; }
   ;
 
 /* What error recovery skips: tokens up to the terminator, and a whole
@@ -296,13 +320,11 @@ skipped
 block
   : '{' stmt_list '}'       { $$ = parse_block_ptr(ctx, $2, @1, @3); }
   | '{' stmt_list stmt '}'  {
-      parse_push_stmt(ctx, &$2, $3);
-      $$ = parse_block_ptr(ctx, $2, @1, @4);
+      $$ = parse_block_ptr(ctx, parse_push_stmt(ctx, $2, $3), @1, @4);
     }
   /* An error in the last statement: resynchronise at the closing brace. */
   | '{' stmt_list skipped '}' {
-      parse_push_stmt(ctx, &$2, ast_stmt(ctx->arena, ST_ERROR, @3));
-      $$ = parse_block_ptr(ctx, $2, @1, @4);
+      $$ = parse_block_ptr(ctx, parse_skipped(ctx, $2, @3), @1, @4);
       yyerrok;
     }
   ;
@@ -337,8 +359,8 @@ stmt
     }
   /* an op's several results (after the decl: ':' keeps its token number): q, k, v = split(qkv, 3, axis=-1) */
   | name_list ',' IDENT '=' nexpr {
-      parse_push_name(ctx, &$1, parse_ident(ctx, $3, @3));
-      $$ = ast_stmt_unpack(ctx->arena, parse_names(ctx, $1), $1.n, $5, @$);
+      List names = parse_push_name(ctx, $1, parse_ident(ctx, $3, @3));
+      $$ = ast_stmt_unpack(ctx->arena, parse_names(ctx, names), names.n, $5, @$);
     }
   | "repeat" expr block           { $$ = ast_stmt_loop(ctx->arena, ST_REPEAT, $2, *$3, @$); }
   | "loop" expr block             { $$ = ast_stmt_loop(ctx->arena, ST_LOOP, $2, *$3, @$); }
@@ -358,14 +380,14 @@ decl_kind
 
 /* experts_opts = NAME '=' expr {NAME '=' expr} */
 experts_opts
-  : IDENT '=' expr               { $$ = parse_list(&ctx->args); parse_push_arg(ctx, &$$, parse_name_text(ctx, $1), @1, $3); }
-  | experts_opts IDENT '=' expr  { $$ = $1; parse_push_arg(ctx, &$$, parse_name_text(ctx, $2), @2, $4); }
+  : IDENT '=' expr               { $$ = parse_push_arg(ctx, parse_list(&ctx->args), parse_name_text(ctx, $1), @1, $3); }
+  | experts_opts IDENT '=' expr  { $$ = parse_push_arg(ctx, $1, parse_name_text(ctx, $2), @2, $4); }
   ;
 
 /* name_list = NAME {, NAME} */
 name_list
-  : IDENT                { $$ = parse_list(&ctx->idents); parse_push_name(ctx, &$$, parse_ident(ctx, $1, @1)); }
-  | name_list ',' IDENT  { $$ = $1; parse_push_name(ctx, &$$, parse_ident(ctx, $3, @3)); }
+  : IDENT                { $$ = parse_push_name(ctx, parse_list(&ctx->idents), parse_ident(ctx, $1, @1)); }
+  | name_list ',' IDENT  { $$ = parse_push_name(ctx, $1, parse_ident(ctx, $3, @3)); }
   ;
 
 /* ---- expressions -----------------------------------------------------
@@ -418,23 +440,23 @@ items
   ;
 
 item_list
-  : IDENT                   { $$ = parse_list(&ctx->exprs); parse_push_expr(ctx, &$$, name_expr(ctx, $1, @1)); }
-  | nexpr                   { $$ = parse_list(&ctx->exprs); parse_push_expr(ctx, &$$, $1); }
-  | item_list ',' IDENT     { $$ = $1; parse_push_expr(ctx, &$$, name_expr(ctx, $3, @3)); }
-  | item_list ',' nexpr     { $$ = $1; parse_push_expr(ctx, &$$, $3); }
+  : IDENT                   { $$ = parse_push_expr(ctx, parse_list(&ctx->exprs), name_expr(ctx, $1, @1)); }
+  | nexpr                   { $$ = parse_push_expr(ctx, parse_list(&ctx->exprs), $1); }
+  | item_list ',' IDENT     { $$ = parse_push_expr(ctx, $1, name_expr(ctx, $3, @3)); }
+  | item_list ',' nexpr     { $$ = parse_push_expr(ctx, $1, $3); }
   ;
 
 /* arg = expr | NAME '=' expr */
 arg_list
-  : IDENT                   { $$ = parse_list(&ctx->args); parse_push_arg(ctx, &$$, NULL, LOC_NONE, name_expr(ctx, $1, @1)); }
-  | nexpr                   { $$ = parse_list(&ctx->args); parse_push_arg(ctx, &$$, NULL, LOC_NONE, $1); }
-  | IDENT '=' expr          { $$ = parse_list(&ctx->args); parse_push_arg(ctx, &$$, parse_name_text(ctx, $1), @1, $3); }
-  | arg_list ',' IDENT      { $$ = $1; parse_push_arg(ctx, &$$, NULL, LOC_NONE, name_expr(ctx, $3, @3)); }
-  | arg_list ',' nexpr      { $$ = $1; parse_push_arg(ctx, &$$, NULL, LOC_NONE, $3); }
-  | arg_list ',' IDENT '=' expr { $$ = $1; parse_push_arg(ctx, &$$, parse_name_text(ctx, $3), @3, $5); }
+  : IDENT                   { $$ = parse_push_value(ctx, parse_list(&ctx->args), name_expr(ctx, $1, @1)); }
+  | nexpr                   { $$ = parse_push_value(ctx, parse_list(&ctx->args), $1); }
+  | IDENT '=' expr          { $$ = parse_push_arg(ctx, parse_list(&ctx->args), parse_name_text(ctx, $1), @1, $3); }
+  | arg_list ',' IDENT      { $$ = parse_push_value(ctx, $1, name_expr(ctx, $3, @3)); }
+  | arg_list ',' nexpr      { $$ = parse_push_value(ctx, $1, $3); }
+  | arg_list ',' IDENT '=' expr { $$ = parse_push_arg(ctx, $1, parse_name_text(ctx, $3), @3, $5); }
   /* the statement word `mode` is also a keyword name (interpolate mode=) */
-  | "mode" '=' expr         { $$ = parse_list(&ctx->args); parse_push_arg(ctx, &$$, "mode", @1, $3); }
-  | arg_list ',' "mode" '=' expr { $$ = $1; parse_push_arg(ctx, &$$, "mode", @3, $5); }
+  | "mode" '=' expr         { $$ = parse_push_arg(ctx, parse_list(&ctx->args), "mode", @1, $3); }
+  | arg_list ',' "mode" '=' expr { $$ = parse_push_arg(ctx, $1, "mode", @3, $5); }
   ;
 
 %%

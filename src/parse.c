@@ -188,12 +188,15 @@ static struct WordTable *words_of(ParseCtx *ctx) {
                                  : arena_alloc(ctx->arena, sizeof *ctx->words);
     struct WordTable *t = ctx->words;
     t->heap = ctx->heap_words;
-    /* Sized for a name every 32 bytes of text (a generated model has one
-     * every ~50), so a big model does not rehash its way up; a file with
-     * few names writes to few of the table's pages, and only written pages
-     * of xcalloc'd memory cost anything. */
+    /* Sized for three names every four lines before it grows (a generated
+     * model defines about one name a line, and its comments make bytes a
+     * poor measure), so a big model does not rehash its way up and the
+     * table is no larger than its names need: every probe is a random
+     * access, and a smaller table stays in the cache.  A file with few
+     * names writes to few of the table's pages, and only written pages of
+     * xcalloc'd memory cost anything. */
     size_t cap = 64;
-    while (t->heap && cap < ctx->sf->len / 32) cap *= 2;
+    while (t->heap && cap < ctx->sf->nlines) cap *= 2;
     words_grow(ctx->arena, t, cap);
     t->tcap = cap / 2;
     t->text = arena_alloc(names_arena(ctx), t->tcap * sizeof *t->text);
@@ -235,13 +238,14 @@ static int word_rare(ParseCtx *ctx, struct WordTable *t, Word *w,
 /* A name's dense id is its place in the table's text array past the
  * keywords: the order of first appearance.  Nearly every call finds a
  * name seen before, and that path tests one condition. */
-int parse_lex_word(ParseCtx *ctx, const char *text, size_t len, Loc loc,
+int parse_lex_word(ParseCtx *ctx, const char *text, size_t len, uint32_t start,
                    int *out) {
   struct WordTable *t = ctx->words ? ctx->words : words_of(ctx);
   uint32_t h = word_hash(text, len);
   Word *w = word_slot(t, text, len, h);
   if (!w->id || len > MAX_IDENT_LEN)
-    return word_rare(ctx, t, w, text, len, loc, h, out);
+    return word_rare(ctx, t, w, text, len,
+                     (Loc){ctx->file, start, start + (uint32_t)len}, h, out);
   if (w->id <= NKEYWORDS) return keywords[w->id - 1].token;
   *out = (int)(w->id - 1 - NKEYWORDS);
   return IDENT;
@@ -295,6 +299,19 @@ static bool real_in_range(double v, const char *text) {
  * exponent is real. */
 int parse_lex_number(ParseCtx *ctx, const char *text, size_t len, Loc loc,
                      Expr **out) {
+  /* Most literals are short runs of digits: at most 18 of them are below
+   * 10^18, so they need neither the copy nor the overflow checks. */
+  if (len <= 18) {
+    int64_t v = 0;
+    size_t i = 0;
+    while (i < len && text[i] >= '0' && text[i] <= '9') v = v * 10 + (text[i++] - '0');
+    if (i == len) {
+      Expr *e = ast_expr(ctx->arena, EX_INT, loc);
+      e->ival = v;
+      *out = e;
+      return INT;
+    }
+  }
   char buf[NUMBUF];
   char *s = strip_separators(text, len, buf, 0);
   if (strpbrk(s, ".eE")) {
@@ -649,17 +666,31 @@ static bool expectation(ParseCtx *ctx, Cursor *c, size_t hash) {
   return true;
 }
 
+/* A comment runs from its '#' to the end of the scanner's line, which the
+ * line table knows: the scanner counts line breaks exactly as src_add
+ * does, so ctx->line is the line holding loc.start. */
+int parse_lex_comment_len(const ParseCtx *ctx, Loc loc) {
+  const SourceFile *f = ctx->sf;
+  if (ctx->line < 1 || (size_t)ctx->line > f->nlines ||
+      f->line_starts[ctx->line - 1] > loc.start)
+    die("parse: line %d out of step with offset %u", ctx->line, loc.start);
+  uint32_t end = src_line_end(f, ctx->line);
+  if (end <= loc.start)
+    die("parse: line %d out of step with offset %u", ctx->line, loc.start);
+  return (int)(end - loc.start);
+}
+
 /* A comment may hold several `#` segments (`# R-X-001  # expect: error`):
- * each one starting with a directive is read as one. */
+ * each one starting with a directive is read as one.  Every directive
+ * begins with 'r' or 'e', so most segments are rejected on one byte. */
 void parse_lex_comment(ParseCtx *ctx, const char *text, size_t len, Loc loc) {
   Cursor c = {text, len, 0, loc};
-  while (c.i < c.len) {
-    if (c.text[c.i] != '#') {
-      c.i++;
-      continue;
-    }
-    size_t hash = c.i++;
+  const char *hit;
+  while ((hit = memchr(c.text + c.i, '#', c.len - c.i)) != NULL) {
+    size_t hash = (size_t)(hit - c.text);
+    c.i = hash + 1;
     skip_blanks(&c);
+    if (c.i == c.len || (c.text[c.i] != 'r' && c.text[c.i] != 'e')) continue;
     bool ok = true;
     if (accept(&c, "rooflint:"))
       ok = suppression(ctx, &c, hash);
@@ -673,7 +704,8 @@ void parse_lex_comment(ParseCtx *ctx, const char *text, size_t len, Loc loc) {
 
 /* R-SYN-010: brackets nest at most PARSE_MAX_NEST deep; deeper input stops
  * the parse (no stack grows with the input). */
-bool parse_lex_open(ParseCtx *ctx, char c, Loc loc) {
+bool parse_lex_open(ParseCtx *ctx, char c, uint32_t at) {
+  Loc loc = {ctx->file, at, at + 1};
   if (ctx->nopen == PARSE_MAX_NEST) {
     parse_error(ctx, loc, "nesting too deep (limit %d)", PARSE_MAX_NEST);
     ctx->stop = true;
@@ -711,7 +743,7 @@ static bool ends_operand(int tok) {
 
 /* R-SYN-010: `- - - 1` nests like parentheses, so it has the same limit
  * (the parser's stack would otherwise grow with the input). */
-int parse_lex_token(ParseCtx *ctx, int tok, Loc loc) {
+int parse_lex_token_any(ParseCtx *ctx, int tok, Loc loc) {
   if (ctx->at_pending) stray_at(ctx, tok, loc);
   if (tok == '-' && !ends_operand(ctx->last_token)) {
     if (++ctx->unary_run > PARSE_MAX_NEST) {
@@ -745,17 +777,17 @@ static int line_indent(const SourceFile *f, uint32_t at, bool first) {
   return (int)(p - start);
 }
 
-void parse_lex_close(ParseCtx *ctx, char c, Loc loc) {
+void parse_lex_close(ParseCtx *ctx, char c, uint32_t at) {
   char want = c == ')' ? '(' : c == ']' ? '[' : '{';
   for (int i = ctx->nopen - 1; i >= 0; i--)
     if (ctx->open[i].c == want) {
-      int at = c == '}' && !ctx->has_misclosed
-                   ? line_indent(ctx->sf, loc.start, true)
-                   : -1;
-      if (at >= 0 && at < line_indent(ctx->sf, ctx->open[i].loc.start, false)) {
+      int indent = c == '}' && !ctx->has_misclosed
+                       ? line_indent(ctx->sf, at, true)
+                       : -1;
+      if (indent >= 0 && indent < line_indent(ctx->sf, ctx->open[i].loc.start, false)) {
         ctx->has_misclosed = true;
         ctx->misclosed = ctx->open[i].loc;
-        ctx->misclosed_by = loc.start;
+        ctx->misclosed_by = at;
       }
       ctx->nopen = i;
       return;
@@ -880,30 +912,36 @@ static void *scratch_take(ParseCtx *ctx, Scratch *s, List l, size_t size) {
                       (size_t)l.n * size);
 }
 
-void parse_push_stmt(ParseCtx *ctx, List *l, Stmt *s) {
-  *(Stmt **)scratch_push(&ctx->stmts, l, sizeof s) = s;
+List parse_push_stmt(ParseCtx *ctx, List l, Stmt *s) {
+  *(Stmt **)scratch_push(&ctx->stmts, &l, sizeof s) = s;
+  return l;
 }
 
-void parse_push_expr(ParseCtx *ctx, List *l, Expr *e) {
-  *(Expr **)scratch_push(&ctx->exprs, l, sizeof e) = e;
+List parse_push_expr(ParseCtx *ctx, List l, Expr *e) {
+  *(Expr **)scratch_push(&ctx->exprs, &l, sizeof e) = e;
+  return l;
 }
 
-void parse_push_arg(ParseCtx *ctx, List *l, const char *name, Loc name_loc,
+List parse_push_value(ParseCtx *ctx, List l, Expr *value) {
+  *(Arg *)scratch_push(&ctx->args, &l, sizeof(Arg)) = (Arg){NULL, value};
+  return l;
+}
+
+List parse_push_arg(ParseCtx *ctx, List l, const char *name, Loc name_loc,
                     Expr *value) {
-  Ident *key = NULL;
-  if (name) {
-    key = arena_alloc(ctx->arena, sizeof *key);
-    *key = ast_ident(name, NAME_NONE, name_loc);
-  }
-  *(Arg *)scratch_push(&ctx->args, l, sizeof(Arg)) = (Arg){key, value};
+  Ident *key = arena_alloc(ctx->arena, sizeof *key);
+  *key = ast_ident(name, NAME_NONE, name_loc);
+  *(Arg *)scratch_push(&ctx->args, &l, sizeof(Arg)) = (Arg){key, value};
+  return l;
 }
 
-void parse_push_name(ParseCtx *ctx, List *l, Ident id) {
-  *(Ident *)scratch_push(&ctx->idents, l, sizeof id) = id;
+List parse_push_name(ParseCtx *ctx, List l, Ident id) {
+  *(Ident *)scratch_push(&ctx->idents, &l, sizeof id) = id;
+  return l;
 }
 
-void parse_skipped(ParseCtx *ctx, List *l, Loc loc) {
-  parse_push_stmt(ctx, l, ast_stmt(ctx->arena, ST_ERROR, loc));
+List parse_skipped(ParseCtx *ctx, List l, Loc loc) {
+  return parse_push_stmt(ctx, l, ast_stmt(ctx->arena, ST_ERROR, loc));
 }
 
 Block parse_block(ParseCtx *ctx, List l, Loc open, Loc close) {

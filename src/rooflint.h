@@ -222,6 +222,9 @@ void src_linecol(const SourceFile *f, uint32_t offset, int *line, int *col);
  * and leaving the line found there: a writer that goes through a file in
  * order finds each line in one step, not a search of every line. */
 void src_linecol_near(const SourceFile *f, uint32_t offset, size_t *hint, int *line, int *col);
+/* The offset where 1-based `line` (1..nlines) ends: its terminator's
+ * first byte, or the file's length on the last line. */
+uint32_t src_line_end(const SourceFile *f, int line);
 /* The text of 1-based `line` without its line terminator. */
 const char *src_line_text(const SourceFile *f, int line, size_t *len);
 void src_add_suppression(SourceFile *f, Suppression s);

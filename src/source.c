@@ -37,38 +37,31 @@ void src_free(SourceSet *ss) {
   src_init(ss);
 }
 
-/* Whether any of the 8 bytes in w is a CR or an LF (the classic test for
- * a zero byte, applied to w XOR the byte repeated). */
-static bool has_line_end(uint64_t w) {
-  const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-  uint64_t lf = w ^ (ones * '\n'), cr = w ^ (ones * '\r');
-  return (((lf - ones) & ~lf) | ((cr - ones) & ~cr)) & highs;
+static void add_line_start(uint32_t **starts, size_t *n, size_t *cap,
+                           size_t at) {
+  if (*n == *cap) *starts = xrealloc(*starts, (*cap *= 2) * sizeof **starts);
+  (*starts)[(*n)++] = (uint32_t)at;
 }
 
 /* One entry per line; a terminator at the very end opens an empty last
- * line, so an offset at end of file still has a line.  Eight bytes are
- * tested at a time (lines are short, so memchr per line does no
- * better than a byte loop). */
+ * line, so an offset at end of file still has a line.  A file without a
+ * CR (nearly every one) has LF as its only terminator, found by memchr;
+ * otherwise each byte is tested. */
 static void build_line_starts(SourceFile *f) {
   size_t cap = 64, n = 0, len = f->len;
   uint32_t *starts = xmalloc(cap * sizeof *starts);
   starts[n++] = 0;
   const char *text = f->text;
-  for (size_t i = 0; i < len;) {
-    if (len - i >= 8) {
-      uint64_t w;
-      memcpy(&w, text + i, sizeof w);
-      if (!has_line_end(w)) {
-        i += 8;
-        continue;
-      }
-    }
-    for (size_t stop = len - i >= 8 ? i + 8 : len; i < stop; i++) {
+  if (!memchr(text, '\r', len)) {
+    for (const char *p = text, *end = text + len;
+         (p = memchr(p, '\n', (size_t)(end - p))) != NULL;)
+      add_line_start(&starts, &n, &cap, (size_t)(++p - text));
+  } else {
+    for (size_t i = 0; i < len; i++) {
       char c = text[i];
       if (c != '\n' && c != '\r') continue;
       if (c == '\r' && i + 1 < len && text[i + 1] == '\n') i++;
-      if (n == cap) starts = xrealloc(starts, (cap *= 2) * sizeof *starts);
-      starts[n++] = (uint32_t)(i + 1);
+      add_line_start(&starts, &n, &cap, i + 1);
     }
   }
   f->line_starts = starts;
@@ -212,15 +205,23 @@ void src_linecol(const SourceFile *f, uint32_t offset, int *line, int *col) {
   src_linecol_near(f, offset, &hint, line, col);
 }
 
+uint32_t src_line_end(const SourceFile *f, int line) {
+  if ((size_t)line >= f->nlines) return (uint32_t)f->len;
+  /* the next line starts right after this one's LF, CR or CRLF (a CR
+   * before an LF is always part of the same terminator) */
+  uint32_t next = f->line_starts[line];
+  if (next >= 2 && f->text[next - 1] == '\n' && f->text[next - 2] == '\r')
+    return next - 2;
+  return next - 1;
+}
+
 const char *src_line_text(const SourceFile *f, int line, size_t *len) {
   if (line < 1 || (size_t)line > f->nlines) {
     *len = 0;
     return "";
   }
   size_t start = f->line_starts[line - 1];
-  size_t end = start;
-  while (end < f->len && f->text[end] != '\n' && f->text[end] != '\r') end++;
-  *len = end - start;
+  *len = src_line_end(f, line) - start;
   return f->text + start;
 }
 
