@@ -4,6 +4,8 @@
  * every analysis result live in one arena per run, so no pass ever frees an
  * individual object and error recovery cannot leak.
  */
+/* mremap, MREMAP_FIXED */
+#define _GNU_SOURCE
 #include "rooflint.h"
 
 #include <stdint.h>
@@ -95,24 +97,80 @@ static const Chunk *chunk_of(const Arena *a, const void *p) {
   return NULL;
 }
 
+/* Moves the pages of the released chunk c, in its order, into the
+ * huge-page-aligned range [*to, end) of a mapping that holds only zeros,
+ * as far as they fit, and frees the rest of c; *to advances past what was
+ * moved.  The pages were touched already, so the range gains them without
+ * a page fault (on a virtual machine, first touching fresh memory is what
+ * costs, and memory given back is not fresh to us again); they are zeroed
+ * again here, so the range still holds only zeros. */
+static void chunk_move(Chunk *c, unsigned char **to, unsigned char *end) {
+  size_t len = c->mapped;
+  size_t room = (size_t)(end - *to);
+#if defined(MREMAP_MAYMOVE) && defined(MREMAP_FIXED)
+  if (len > room) len = room;
+  if (len > 0) {
+    unsigned char *from = (unsigned char *)c;
+    size_t whole = c->mapped;
+    void *p = mremap(from, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, *to);
+    if (p != MAP_FAILED) {
+      memset(p, 0, len);
+      *to += len;
+      if (whole > len) munmap(from + len, whole - len);
+      return;
+    }
+  }
+#else
+  (void)room;
+  (void)to;
+#endif
+  chunk_free(c);
+}
+
 /* Why this is safe: a regular chunk stops receiving objects once a newer
  * regular chunk is made, and a one-off chunk receives one object when it is
  * made.  So every object in a chunk made after first's chunk and before
  * last's was allocated after first and before last. */
-void arena_release_between(Arena *a, const void *first, const void *last) {
-  const Chunk *lo = chunk_of(a, first), *hi = chunk_of(a, last);
-  if (!lo || !hi) return;
-  size_t after = lo->seq, before = hi->seq;
+void *arena_release_into(Arena *a, const void *first, const void *last,
+                         Arena *dst, void *lo, void *hi) {
+  /* The whole huge pages of [lo, hi), and only inside a big chunk of dst. */
+  unsigned char *to = (unsigned char *)(((uintptr_t)lo + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+  unsigned char *end = (unsigned char *)((uintptr_t)hi & ~(uintptr_t)(HUGE_PAGE - 1));
+  const Chunk *into = dst && lo ? chunk_of(dst, lo) : NULL;
+  if (!into || !into->mapped || (const unsigned char *)hi > into->data + into->size ||
+      end < to)
+    to = end = lo;
+  unsigned char *start = to;
+  const Chunk *from = chunk_of(a, first), *upto = chunk_of(a, last);
+  if (!from || !upto) return lo;
+  size_t after = from->seq, before = upto->seq;
+  /* The list is (about) newest first; collected in reverse, the pages go
+   * to the range about in the order they were made. */
+  Chunk *freed = NULL;
   for (Chunk **link = &a->head; *link;) {
     Chunk *c = *link;
     /* Small chunks are not worth it (and the head is never between). */
     if (c->mapped && c->seq > after && c->seq < before) {
       *link = c->next;
-      chunk_free(c);
+      c->next = freed;
+      freed = c;
     } else {
       link = &c->next;
     }
   }
+  while (freed) {
+    Chunk *c = freed;
+    freed = c->next;
+    if (to < end)
+      chunk_move(c, &to, end);
+    else
+      chunk_free(c);
+  }
+  return to == start ? lo : to;
+}
+
+void arena_release_between(Arena *a, const void *first, const void *last) {
+  (void)arena_release_into(a, first, last, NULL, NULL, NULL);
 }
 
 /* A new chunk for an object of n bytes (rounded) that the head chunk has

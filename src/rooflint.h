@@ -138,6 +138,15 @@ size_t arena_bytes_held(const Arena *a); /* in chunks, headers included */
  * order: what it has read it will not read again, and its pages go back
  * before the next stage asks for new ones. */
 void arena_release_between(Arena *a, const void *first, const void *last);
+/* The same, and the pages of what is released go, as far as they fit, to
+ * [lo, hi) in a big block of dst (one of its objects) that holds nothing
+ * but zeros yet, still all zeros, instead of back to the kernel: the pass
+ * that consumes the tree fills a block as big as it as it goes, and
+ * memory already touched costs no page fault.  Returns the end of the
+ * part of [lo, hi) that holds released pages (lo if none); what is moved
+ * is whole huge pages.  dst NULL: as arena_release_between. */
+void *arena_release_into(Arena *a, const void *first, const void *last,
+                         Arena *dst, void *lo, void *hi);
 
 /* ===================================================================== */
 /* source.c: loaded files, locations as byte ranges, offset -> line:col.  */

@@ -98,6 +98,9 @@ typedef struct Sema {
   size_t cap_types, ntypes;
   GNode *nodes;
   int cap_nodes;
+  /* The end of the part of the nodes not made yet that holds pages the
+   * tree gave back (arena_release_into); NULL: none. */
+  void *fed;
   Scope *scopes;
   CarriedList *carried; /* parallel to scopes */
   int cap_scopes;
@@ -1985,8 +1988,16 @@ enum { RELEASE_EVERY = 1 << 16 };
 static void model_block(Sema *s, const Block *b, bool top) {
   for (int i = 0; i < b->n; i++) {
     model_stmt(s, b->items[i], top);
-    if (top && s->tree && i % RELEASE_EVERY == RELEASE_EVERY - 1)
-      arena_release_between(s->tree, b->items[0], b->items[i]);
+    if (top && s->tree && i % RELEASE_EVERY == RELEASE_EVERY - 1) {
+      /* The nodes not made yet hold only zeros: the tree's pages go there
+       * (past what they went to before), so the model's nodes, which the
+       * body fills in order, are mostly written on memory already
+       * touched. */
+      char *lo = (char *)&s->nodes[s->m->nnodes];
+      if (s->fed && (char *)s->fed > lo) lo = s->fed;
+      s->fed = arena_release_into(s->tree, b->items[0], b->items[i], s->arena,
+                                  lo, &s->nodes[s->cap_nodes]);
+    }
   }
 }
 
@@ -2229,6 +2240,7 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
   s->nodes = arena_alloc(s->arena, (size_t)(s->cap_nodes ? s->cap_nodes : 1) *
                                        sizeof *s->nodes);
   m->nodes = s->nodes;
+  s->fed = NULL;
   s->scopes = NULL;
   s->carried = NULL;
   s->cap_scopes = 0;
