@@ -37,12 +37,86 @@ typedef struct Chunk {
   _Alignas(16) unsigned char data[];
 } Chunk;
 
+/* Pages an arena holds for its next big chunks: a mapping already
+ * touched, given back by another arena (arena_free_to, arena_release_into),
+ * this header at its start. */
+typedef struct Spare {
+  struct Spare *next;
+  size_t len; /* bytes mapped, this header included: whole huge pages */
+} Spare;
+
 struct Arena {
   Chunk *head;  /* chunk being filled */
   size_t total; /* bytes handed out */
   size_t next;  /* size of the next regular chunk */
   size_t nchunks; /* chunks made so far: the next one's seq */
+  Spare *spare;
 };
+
+/* The part of a big chunk that objects may have touched: its header and
+ * what it handed out, in whole huge pages.  Only that part is worth
+ * keeping: the rest holds nothing, and zeroing it would touch it. */
+static size_t chunk_touched(Chunk *c) {
+  size_t n = (sizeof(Chunk) + c->used + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
+  if (n >= c->mapped) return c->mapped;
+  munmap((unsigned char *)c + n, c->mapped - n);
+  return n;
+}
+
+static void spare_keep(Arena *a, void *p, size_t len) {
+  Spare *sp = p;
+  sp->len = len;
+  sp->next = a->spare;
+  a->spare = sp;
+}
+
+/* Moves the len bytes of pages at `from` to `to`, in a mapping that holds
+ * only zeros there, and zeroes them again, so it still does; false (and
+ * nothing moved) where the system cannot.  The pages were touched already,
+ * so `to` gains them without a page fault: on a virtual machine first
+ * touching memory is what costs, and memory given back to the kernel is
+ * fresh again when it comes back. */
+static bool pages_move(void *from, size_t len, unsigned char *to) {
+#if defined(MREMAP_MAYMOVE) && defined(MREMAP_FIXED)
+  void *p = mremap(from, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, to);
+  if (p == MAP_FAILED) return false;
+  memset(p, 0, len);
+  return true;
+#else
+  (void)from;
+  (void)len;
+  (void)to;
+  return false;
+#endif
+}
+
+/* Puts the len bytes of touched pages at p into [*to, end), as far as they
+ * fit (*to advances), keeping the rest as a spare of `keeper` (NULL: the
+ * rest goes back to the kernel). */
+static void pages_place(void *p, size_t len, unsigned char **to,
+                        unsigned char *end, Arena *keeper) {
+  size_t n = *to < end ? (size_t)(end - *to) : 0;
+  if (n > len) n = len;
+  if (n > 0 && pages_move(p, n, *to)) {
+    *to += n;
+    p = (unsigned char *)p + n;
+    len -= n;
+  }
+  if (len == 0) return;
+  if (keeper)
+    spare_keep(keeper, p, len);
+  else
+    munmap(p, len);
+}
+
+/* Fills [to, end), a fresh mapping, with a's spares, as far as they go. */
+static void spares_fill(Arena *a, unsigned char *to, unsigned char *end) {
+  while (a->spare && to < end) {
+    Spare *sp = a->spare;
+    a->spare = sp->next;
+    pages_place(sp, sp->len, &to, end, a);
+  }
+}
 
 /* A chunk of `bytes` (header included).  Small ones come from malloc and
  * are zeroed an object at a time (arena_alloc), so a half-filled chunk
@@ -51,7 +125,7 @@ struct Arena {
  * it on a huge-page boundary and, advised, backs all of it with
  * transparent huge pages (through malloc its unaligned ends would not
  * be). */
-static Chunk *chunk_new(size_t bytes) {
+static Chunk *chunk_new(Arena *a, size_t bytes) {
   Chunk *c;
   size_t mapped = 0;
   if (bytes >= HUGE_PAGE) {
@@ -61,6 +135,7 @@ static Chunk *chunk_new(size_t bytes) {
 #ifdef MADV_HUGEPAGE
     (void)madvise(p, mapped, MADV_HUGEPAGE); /* a hint: ignored where unsupported */
 #endif
+    spares_fill(a, p, (unsigned char *)p + mapped);
     c = p;
     bytes = mapped;
   } else {
@@ -74,6 +149,13 @@ static Chunk *chunk_new(size_t bytes) {
 
 Arena *arena_new(void) { return xcalloc(1, sizeof(Arena)); }
 
+Arena *arena_new_borrowing(Arena *lender) {
+  Arena *a = arena_new();
+  a->spare = lender->spare;
+  lender->spare = NULL;
+  return a;
+}
+
 static void chunk_free(Chunk *c) {
   if (c->mapped)
     munmap(c, c->mapped);
@@ -81,13 +163,33 @@ static void chunk_free(Chunk *c) {
     free(c);
 }
 
-void arena_free(Arena *a) {
+void arena_free_to(Arena *a, Arena *heir) {
   if (!a) return;
   for (Chunk *c = a->head, *next; c; c = next) {
     next = c->next;
-    chunk_free(c);
+    if (c->mapped && heir)
+      spare_keep(heir, c, chunk_touched(c));
+    else
+      chunk_free(c);
   }
+  if (heir)
+    for (Spare *sp = a->spare, *next; sp; sp = next) {
+      next = sp->next;
+      spare_keep(heir, sp, sp->len);
+    }
+  else
+    arena_drop_spares(a);
   free(a);
+}
+
+void arena_free(Arena *a) { arena_free_to(a, NULL); }
+
+void arena_drop_spares(Arena *a) {
+  for (Spare *sp = a->spare, *next; sp; sp = next) {
+    next = sp->next;
+    munmap(sp, sp->len);
+  }
+  a->spare = NULL;
 }
 
 static const Chunk *chunk_of(const Arena *a, const void *p) {
@@ -95,36 +197,6 @@ static const Chunk *chunk_of(const Arena *a, const void *p) {
   for (const Chunk *c = a->head; c; c = c->next)
     if (b >= c->data && b < c->data + c->size) return c;
   return NULL;
-}
-
-/* Moves the pages of the released chunk c, in its order, into the
- * huge-page-aligned range [*to, end) of a mapping that holds only zeros,
- * as far as they fit, and frees the rest of c; *to advances past what was
- * moved.  The pages were touched already, so the range gains them without
- * a page fault (on a virtual machine, first touching fresh memory is what
- * costs, and memory given back is not fresh to us again); they are zeroed
- * again here, so the range still holds only zeros. */
-static void chunk_move(Chunk *c, unsigned char **to, unsigned char *end) {
-  size_t len = c->mapped;
-  size_t room = (size_t)(end - *to);
-#if defined(MREMAP_MAYMOVE) && defined(MREMAP_FIXED)
-  if (len > room) len = room;
-  if (len > 0) {
-    unsigned char *from = (unsigned char *)c;
-    size_t whole = c->mapped;
-    void *p = mremap(from, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, *to);
-    if (p != MAP_FAILED) {
-      memset(p, 0, len);
-      *to += len;
-      if (whole > len) munmap(from + len, whole - len);
-      return;
-    }
-  }
-#else
-  (void)room;
-  (void)to;
-#endif
-  chunk_free(c);
 }
 
 /* Why this is safe: a regular chunk stops receiving objects once a newer
@@ -161,10 +233,7 @@ void *arena_release_into(Arena *a, const void *first, const void *last,
   while (freed) {
     Chunk *c = freed;
     freed = c->next;
-    if (to < end)
-      chunk_move(c, &to, end);
-    else
-      chunk_free(c);
+    pages_place(c, chunk_touched(c), &to, end, dst);
   }
   return to == start ? lo : to;
 }
@@ -185,7 +254,7 @@ static void *arena_alloc_new_chunk(Arena *a, size_t n) {
   if (!one_off && regular < ARENA_BIG)
     a->next = regular >= ARENA_SMALL_MAX && regular < HUGE_PAGE ? HUGE_PAGE
                                                                  : regular * 2;
-  Chunk *c = chunk_new(one_off ? sizeof(Chunk) + n : regular);
+  Chunk *c = chunk_new(a, one_off ? sizeof(Chunk) + n : regular);
   c->seq = a->nchunks++;
   /* A big one-off block goes behind the current chunk so the rest of the
    * current chunk stays usable. */
@@ -249,5 +318,6 @@ size_t arena_bytes_used(const Arena *a) { return a->total; }
 size_t arena_bytes_held(const Arena *a) {
   size_t n = 0;
   for (const Chunk *c = a->head; c; c = c->next) n += sizeof(Chunk) + c->size;
+  for (const Spare *sp = a->spare; sp; sp = sp->next) n += sp->len;
   return n;
 }

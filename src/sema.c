@@ -2280,7 +2280,7 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
   free(s->regions);
   for (int i = 0; i < s->nbound; i++) s->byid[s->bound[i].id] = NULL;
   s->nbound = 0;
-  arena_free(s->bindings);
+  arena_free_to(s->bindings, s->arena); /* its pages serve what comes next */
   s->m = NULL;
 }
 
