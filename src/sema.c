@@ -125,6 +125,10 @@ typedef struct Sema {
    * OpInfo is made on the op's first application, so a model of a million
    * ops looks the op table up a few dozen times. */
   StrMap ops;
+  /* The same by the callee's address: the parser keeps one copy of each
+   * spelling, so an application finds its op without hashing its name
+   * (a spelling at a second address falls back to `ops`). */
+  PtrMap ops_at;
   /* Nodes named by `output`: applying an op clears is_output of what it
    * reads, so these are marked again when the model ends. */
   int *outputs;
@@ -1257,13 +1261,17 @@ static const OpArgs *share_args(Sema *s, OpInfo *info, const OpArgs *args) {
 
 /* One `name = op(args)`.  Returns the new node id, or -1. */
 static OpInfo *lookup_op(Sema *s, const char *name) {
-  OpInfo *info = strmap_get(&s->ops, name);
+  OpInfo *info = ptrmap_get(&s->ops_at, name);
   if (info) return info;
-  const OpDesc *op = op_lookup(name);
-  if (!op) return NULL;
-  info = arena_alloc(s->arena, sizeof *info);
-  op_info_init(info, op);
-  strmap_put(&s->ops, name, info);
+  info = strmap_get(&s->ops, name);
+  if (!info) {
+    const OpDesc *op = op_lookup(name);
+    if (!op) return NULL;
+    info = arena_alloc(s->arena, sizeof *info);
+    op_info_init(info, op);
+    strmap_put(&s->ops, name, info);
+  }
+  ptrmap_put(&s->ops_at, name, info);
   return info;
 }
 
@@ -2363,6 +2371,7 @@ Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
   s.names = p->names;
   s.let_byid = xcalloc((size_t)p->nnames + 1, sizeof *s.let_byid);
   strmap_init(&s.ops);
+  ptrmap_init(&s.ops_at);
   s.suggest_budget = SUGGEST_BUDGET;
   grow((void **)&s.let_names, &s.cap_lets, 1, sizeof *s.let_names);
   s.let_names[0] = NULL;
@@ -2446,6 +2455,7 @@ Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
   free(s.let_byid);
   free(s.let_ids);
   strmap_free(&s.ops);
+  ptrmap_free(&s.ops_at);
   free((void *)s.all_lets);
   return u;
 }
