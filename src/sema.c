@@ -46,12 +46,6 @@ typedef struct Carried {
   const Binding *outer; /* the binding the body starts from */
 } Carried;
 
-/* A name the current model has bound (for "did you mean" and the reset). */
-typedef struct BoundName {
-  const char *name;
-  int id;
-} BoundName;
-
 typedef struct CarriedList {
   Carried *items;
   int n, cap;
@@ -87,7 +81,9 @@ typedef struct Sema {
   Binding **byid;
   int nnames; /* Program.nnames: the ids byid has room for */
   const char *const *names; /* Program.names */
-  BoundName *bound;
+  /* The name ids the current model has bound (for "did you mean" and the
+   * reset), each once; a name's spelling is names[id]. */
+  int *bound;
   int nbound, cap_bound;
   /* Bindings live here, not in the result arena: they die with the model. */
   Arena *bindings;
@@ -617,7 +613,7 @@ static int by_text(const void *a, const void *b) {
  * answer must not depend on the order of binding. */
 static const char **bound_names(Sema *s) {
   const char **v = arena_alloc(s->arena, ((size_t)s->nbound + 1) * sizeof *v);
-  for (int i = 0; i < s->nbound; i++) v[i] = s->bound[i].name;
+  for (int i = 0; i < s->nbound; i++) v[i] = s->names[s->bound[i]];
   qsort(v, (size_t)s->nbound, sizeof *v, by_text);
   v[s->nbound] = NULL;
   return v;
@@ -646,7 +642,7 @@ static void bind(Sema *s, const Ident *name, int node) {
   Loc loc = name->loc;
   if (!prev) {
     grow((void **)&s->bound, &s->cap_bound, s->nbound + 1, sizeof *s->bound);
-    s->bound[s->nbound++] = (BoundName){name->name, name->id};
+    s->bound[s->nbound++] = name->id;
   }
   if (prev && prev->scope == s->scope) {
     /* No carried list of a scope still open can point at a binding made
@@ -2286,7 +2282,7 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
   free(s->scopes);
   free(s->carried);
   free(s->regions);
-  for (int i = 0; i < s->nbound; i++) s->byid[s->bound[i].id] = NULL;
+  for (int i = 0; i < s->nbound; i++) s->byid[s->bound[i]] = NULL;
   s->nbound = 0;
   arena_free_to(s->bindings, s->arena); /* its pages serve what comes next */
   s->m = NULL;
