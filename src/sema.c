@@ -1982,8 +1982,11 @@ static void model_stmt(Sema *s, const Stmt *st, bool top) {
 
 /* Model bodies are consumed this many statements at a time: a release
  * walks the tree's chunk list, so it comes after many statements, not
- * after each (a release frees only whole big chunks anyway). */
-enum { RELEASE_EVERY = 1 << 16 };
+ * after each (a release frees only whole big chunks anyway); but often
+ * enough (a statement is a few hundred bytes of tree) that each big chunk
+ * of the tree goes to the nodes soon after it has been read, not after
+ * several more chunks of it. */
+enum { RELEASE_EVERY = 1 << 13 };
 
 /* Consuming (s->tree set): the parser allocates a statement after its
  * parts, and a body's statements in source order, so everything allocated
