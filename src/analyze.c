@@ -219,10 +219,12 @@ Analysis *analyze_file(Arena *a, SourceSet *ss, int file,
       an->unit->target_defs = NULL;
       an->unit->ntarget_defs = 0;
     }
-    arena_free(tree);
+    /* Its pages go to the cost's per-node arrays, not back to the kernel. */
+    arena_free_to(tree, a);
   }
   if (!an->unit) return an;
   cost_models(a, an);                                  /* graph -> cost */
+  arena_drop_spares(a); /* the tree's pages that the cost did not take */
   if (opts->run_checks) run_checks(a, ss, an, opts, diags); /* -> checks */
   return an;
 }

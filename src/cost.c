@@ -732,9 +732,9 @@ static void add_by_dtype(double *by_dtype, DType dt, double bytes) {
 
 /* by_dtype, when not NULL, gets the same bytes split by storage dtype
  * (--plan's rows, R-PLAN-002). */
-static double activations(const Model *m, bool train, const bool *leaves,
-                          const int *ckpt_of, bool experts, OpCounts *oc,
-                          double *by_dtype) {
+static double activations(Arena *scratch, const Model *m, bool train,
+                          const bool *leaves, const int *ckpt_of, bool experts,
+                          OpCounts *oc, double *by_dtype) {
   int n = m->nnodes;
   if (n == 0) return 0;
   if (train) {
@@ -761,13 +761,14 @@ static double activations(const Model *m, bool train, const bool *leaves,
     free(own);
     return sum + buffer;
   }
-  /* Scratch, freed here: the result arena keeps only what outlives cost. */
+  /* Scratch, in the caller's scratch arena: the result arena keeps only
+   * what outlives cost. */
   /* One pass, last node first: every consumer of a node comes after it,
    * so its last use is known when the pass reaches it, and a view or no-op
    * cast (which holds no bytes of its own) hands its own last use on to
    * what it aliases, down chains of views.  last[] holds last use + 1, so
    * the zeroed array reads "none yet". */
-  int *last = xcalloc((size_t)n, sizeof *last);
+  int *last = arena_alloc(scratch, (size_t)n * sizeof *last);
   for (int i = n - 1; i >= 0; i--) {
     const GNode *g = &m->nodes[i];
     count_op(g, oc);
@@ -781,7 +782,7 @@ static double activations(const Model *m, bool train, const bool *leaves,
   }
   double live = 0, peak = 0;
   int at = -1; /* the node at which the peak is reached */
-  double *free_at = xcalloc((size_t)n + 1, sizeof *free_at);
+  double *free_at = arena_alloc(scratch, ((size_t)n + 1) * sizeof *free_at);
   for (int i = 0; i < n; i++) {
     double bytes = live_bytes(m, i, experts);
     live += bytes;
@@ -793,8 +794,6 @@ static double activations(const Model *m, bool train, const bool *leaves,
   for (int i = 0; by_dtype && i <= at; i++)
     if (last[i] - 1 >= at)
       add_by_dtype(by_dtype, m->nodes[i].type->dtype, live_bytes(m, i, experts));
-  free(last);
-  free(free_at);
   return peak;
 }
 
@@ -808,8 +807,10 @@ double cost_activations(const Model *m, double *by_dtype) {
   for (int s = 0; s < m->nscopes && !experts; s++)
     experts = m->scopes[s].experts > 0;
   OpCounts counts = {0, 0};
-  double total =
-      activations(m, m->train, leaves, ckpt_of, experts, &counts, by_dtype);
+  Arena *scratch = arena_new();
+  double total = activations(scratch, m, m->train, leaves, ckpt_of, experts,
+                             &counts, by_dtype);
+  arena_free(scratch);
   free(leaves);
   free(ckpt_of);
   return total;
@@ -1041,8 +1042,12 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   MoeScope *moe = moe_scopes(m);  /* scratch too */
   mc->experts = moe != NULL;
   int *ckpt_of = checkpoint_blocks(m); /* scratch too */
-  mc->footprint.activations =
-      activations(m, m->train, leaves, ckpt_of, moe != NULL, &counts, NULL);
+  /* On the pages a's arena holds spare (the tree's), which then go on to
+   * the per-node figures. */
+  Arena *scratch = arena_new_borrowing(a);
+  mc->footprint.activations = activations(scratch, m, m->train, leaves, ckpt_of,
+                                          moe != NULL, &counts, NULL);
+  arena_free_to(scratch, a);
   mc->model = m;
   mc->target = t;
   int n = m->nnodes;

@@ -124,6 +124,16 @@ typedef struct Arena Arena;
 
 Arena *arena_new(void);
 void arena_free(Arena *a);
+/* The same, and a's big chunks, pages already touched, are kept by heir
+ * for its next big chunks instead of going back to the kernel (a stage's
+ * scratch arena freed before the next stage allocates; heir NULL: as
+ * arena_free). */
+void arena_free_to(Arena *a, Arena *heir);
+/* A new arena for scratch that takes lender's spare pages for its big
+ * chunks first; arena_free_to(it, lender) gives them back, with its own. */
+Arena *arena_new_borrowing(Arena *lender);
+/* Gives a's spare pages back to the kernel: what needed them is made. */
+void arena_drop_spares(Arena *a);
 void *arena_alloc(Arena *a, size_t n); /* zeroed, 8-byte aligned */
 char *arena_strdup(Arena *a, const char *s);
 char *arena_strndup(Arena *a, const char *s, size_t n);
@@ -131,13 +141,23 @@ char *arena_printf(Arena *a, const char *fmt, ...) PRINTF_LIKE(2, 3);
 /* Copy a growing array into the arena: returns a copy of n elements. */
 void *arena_memdup(Arena *a, const void *p, size_t n);
 size_t arena_bytes_used(const Arena *a);
-size_t arena_bytes_held(const Arena *a); /* in chunks, headers included */
+size_t arena_bytes_held(const Arena *a); /* in chunks, headers included, and spare pages */
 /* Frees, early, the objects allocated after `first` and before `last`
  * (both objects of `a`), as far as they fill whole big chunks; the rest
  * stays until arena_free.  For a pass that consumes a tree in allocation
  * order: what it has read it will not read again, and its pages go back
  * before the next stage asks for new ones. */
 void arena_release_between(Arena *a, const void *first, const void *last);
+/* The same, and the pages of what is released go, as far as they fit, to
+ * [lo, hi) in a big block of dst (one of its objects) that holds nothing
+ * but zeros yet, still all zeros, instead of back to the kernel: the pass
+ * that consumes the tree fills a block as big as it as it goes, and
+ * memory already touched costs no page fault; what does not fit dst keeps
+ * for its next big chunks (arena_free_to).  Returns the end of the part
+ * of [lo, hi) that holds released pages (lo if none); what is moved is
+ * whole huge pages.  dst NULL: as arena_release_between. */
+void *arena_release_into(Arena *a, const void *first, const void *last,
+                         Arena *dst, void *lo, void *hi);
 
 /* ===================================================================== */
 /* source.c: loaded files, locations as byte ranges, offset -> line:col.  */

@@ -46,12 +46,6 @@ typedef struct Carried {
   const Binding *outer; /* the binding the body starts from */
 } Carried;
 
-/* A name the current model has bound (for "did you mean" and the reset). */
-typedef struct BoundName {
-  const char *name;
-  int id;
-} BoundName;
-
 typedef struct CarriedList {
   Carried *items;
   int n, cap;
@@ -87,7 +81,9 @@ typedef struct Sema {
   Binding **byid;
   int nnames; /* Program.nnames: the ids byid has room for */
   const char *const *names; /* Program.names */
-  BoundName *bound;
+  /* The name ids the current model has bound (for "did you mean" and the
+   * reset), each once; a name's spelling is names[id]. */
+  int *bound;
   int nbound, cap_bound;
   /* Bindings live here, not in the result arena: they die with the model. */
   Arena *bindings;
@@ -98,6 +94,9 @@ typedef struct Sema {
   size_t cap_types, ntypes;
   GNode *nodes;
   int cap_nodes;
+  /* The end of the part of the nodes not made yet that holds pages the
+   * tree gave back (arena_release_into); NULL: none. */
+  void *fed;
   Scope *scopes;
   CarriedList *carried; /* parallel to scopes */
   int cap_scopes;
@@ -122,6 +121,10 @@ typedef struct Sema {
    * OpInfo is made on the op's first application, so a model of a million
    * ops looks the op table up a few dozen times. */
   StrMap ops;
+  /* The same by the callee's address: the parser keeps one copy of each
+   * spelling, so an application finds its op without hashing its name
+   * (a spelling at a second address falls back to `ops`). */
+  PtrMap ops_at;
   /* Nodes named by `output`: applying an op clears is_output of what it
    * reads, so these are marked again when the model ends. */
   int *outputs;
@@ -610,7 +613,7 @@ static int by_text(const void *a, const void *b) {
  * answer must not depend on the order of binding. */
 static const char **bound_names(Sema *s) {
   const char **v = arena_alloc(s->arena, ((size_t)s->nbound + 1) * sizeof *v);
-  for (int i = 0; i < s->nbound; i++) v[i] = s->bound[i].name;
+  for (int i = 0; i < s->nbound; i++) v[i] = s->names[s->bound[i]];
   qsort(v, (size_t)s->nbound, sizeof *v, by_text);
   v[s->nbound] = NULL;
   return v;
@@ -639,7 +642,7 @@ static void bind(Sema *s, const Ident *name, int node) {
   Loc loc = name->loc;
   if (!prev) {
     grow((void **)&s->bound, &s->cap_bound, s->nbound + 1, sizeof *s->bound);
-    s->bound[s->nbound++] = (BoundName){name->name, name->id};
+    s->bound[s->nbound++] = name->id;
   }
   if (prev && prev->scope == s->scope) {
     /* No carried list of a scope still open can point at a binding made
@@ -1254,13 +1257,17 @@ static const OpArgs *share_args(Sema *s, OpInfo *info, const OpArgs *args) {
 
 /* One `name = op(args)`.  Returns the new node id, or -1. */
 static OpInfo *lookup_op(Sema *s, const char *name) {
-  OpInfo *info = strmap_get(&s->ops, name);
+  OpInfo *info = ptrmap_get(&s->ops_at, name);
   if (info) return info;
-  const OpDesc *op = op_lookup(name);
-  if (!op) return NULL;
-  info = arena_alloc(s->arena, sizeof *info);
-  op_info_init(info, op);
-  strmap_put(&s->ops, name, info);
+  info = strmap_get(&s->ops, name);
+  if (!info) {
+    const OpDesc *op = op_lookup(name);
+    if (!op) return NULL;
+    info = arena_alloc(s->arena, sizeof *info);
+    op_info_init(info, op);
+    strmap_put(&s->ops, name, info);
+  }
+  ptrmap_put(&s->ops_at, name, info);
   return info;
 }
 
@@ -1975,8 +1982,11 @@ static void model_stmt(Sema *s, const Stmt *st, bool top) {
 
 /* Model bodies are consumed this many statements at a time: a release
  * walks the tree's chunk list, so it comes after many statements, not
- * after each (a release frees only whole big chunks anyway). */
-enum { RELEASE_EVERY = 1 << 16 };
+ * after each (a release frees only whole big chunks anyway); but often
+ * enough (a statement is a few hundred bytes of tree) that each big chunk
+ * of the tree goes to the nodes soon after it has been read, not after
+ * several more chunks of it. */
+enum { RELEASE_EVERY = 1 << 13 };
 
 /* Consuming (s->tree set): the parser allocates a statement after its
  * parts, and a body's statements in source order, so everything allocated
@@ -1985,8 +1995,16 @@ enum { RELEASE_EVERY = 1 << 16 };
 static void model_block(Sema *s, const Block *b, bool top) {
   for (int i = 0; i < b->n; i++) {
     model_stmt(s, b->items[i], top);
-    if (top && s->tree && i % RELEASE_EVERY == RELEASE_EVERY - 1)
-      arena_release_between(s->tree, b->items[0], b->items[i]);
+    if (top && s->tree && i % RELEASE_EVERY == RELEASE_EVERY - 1) {
+      /* The nodes not made yet hold only zeros: the tree's pages go there
+       * (past what they went to before), so the model's nodes, which the
+       * body fills in order, are mostly written on memory already
+       * touched. */
+      char *lo = (char *)&s->nodes[s->m->nnodes];
+      if (s->fed && (char *)s->fed > lo) lo = s->fed;
+      s->fed = arena_release_into(s->tree, b->items[0], b->items[i], s->arena,
+                                  lo, &s->nodes[s->cap_nodes]);
+    }
   }
 }
 
@@ -2229,6 +2247,7 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
   s->nodes = arena_alloc(s->arena, (size_t)(s->cap_nodes ? s->cap_nodes : 1) *
                                        sizeof *s->nodes);
   m->nodes = s->nodes;
+  s->fed = NULL;
   s->scopes = NULL;
   s->carried = NULL;
   s->cap_scopes = 0;
@@ -2266,9 +2285,9 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
   free(s->scopes);
   free(s->carried);
   free(s->regions);
-  for (int i = 0; i < s->nbound; i++) s->byid[s->bound[i].id] = NULL;
+  for (int i = 0; i < s->nbound; i++) s->byid[s->bound[i]] = NULL;
   s->nbound = 0;
-  arena_free(s->bindings);
+  arena_free_to(s->bindings, s->arena); /* its pages serve what comes next */
   s->m = NULL;
 }
 
@@ -2351,6 +2370,7 @@ Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
   s.names = p->names;
   s.let_byid = xcalloc((size_t)p->nnames + 1, sizeof *s.let_byid);
   strmap_init(&s.ops);
+  ptrmap_init(&s.ops_at);
   s.suggest_budget = SUGGEST_BUDGET;
   grow((void **)&s.let_names, &s.cap_lets, 1, sizeof *s.let_names);
   s.let_names[0] = NULL;
@@ -2434,6 +2454,7 @@ Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
   free(s.let_byid);
   free(s.let_ids);
   strmap_free(&s.ops);
+  ptrmap_free(&s.ops_at);
   free((void *)s.all_lets);
   return u;
 }

@@ -222,10 +222,70 @@ START_TEST(test_arena_release) {
 }
 END_TEST
 
+/* arena_release_into gives the released chunks' pages to a block of
+ * another arena that holds only zeros: the block reads zeros still, and
+ * only whole huge pages inside it are given. */
+START_TEST(test_arena_release_into) {
+  enum { MIB = 1 << 20 };
+  Arena *tree = arena_new(), *dst = arena_new();
+  char *first = arena_alloc(tree, 16);
+  for (int i = 0; i < 3; i++) memset(arena_alloc(tree, 3 * MIB), 7, 3 * MIB);
+  size_t before = arena_bytes_held(tree);
+  while (arena_bytes_held(tree) == before) arena_alloc(tree, 512);
+  char *last = arena_alloc(tree, 16);
+  size_t n = 9 * MIB;
+  unsigned char *block = arena_alloc(dst, n);
+  block[0] = 1; /* the block's first page is in use: start past it */
+  size_t held = arena_bytes_held(tree);
+  char *to = arena_release_into(tree, first, last, dst, block + 1, block + n);
+  ck_assert_uint_eq(arena_bytes_held(tree), held - 3 * 4 * MIB);
+  ck_assert(to <= (char *)block + n);
+  ck_assert(to > (char *)block + 1);
+  size_t nonzero = 0;
+  for (size_t i = 1; i < n; i++) nonzero += block[i] != 0;
+  ck_assert_uint_eq(nonzero, 0);
+  ck_assert_int_eq(block[0], 1);
+  memset(block, 5, n); /* all of it still the caller's */
+  memset(first, 1, 16);
+  memset(last, 2, 16);
+  /* Again: nothing is left between, so nothing is given. */
+  ck_assert_ptr_eq(arena_release_into(tree, first, last, dst, block, block + n), block);
+  arena_free(tree);
+  arena_free(dst);
+}
+END_TEST
+
+/* arena_free_to: the freed arena's big chunks (the part it used) become
+ * the heir's spare pages, which its next big chunks take, zeroed; a
+ * borrowing arena takes them and gives them back. */
+START_TEST(test_arena_free_to) {
+  enum { MIB = 1 << 20 };
+  Arena *heir = arena_new(), *a = arena_new();
+  memset(arena_alloc(a, 3 * MIB), 9, 3 * MIB); /* mapped as 4 MiB */
+  size_t held = arena_bytes_held(heir);
+  arena_free_to(a, heir);
+  ck_assert_uint_eq(arena_bytes_held(heir), held + 4 * MIB);
+  Arena *scratch = arena_new_borrowing(heir);
+  ck_assert_uint_eq(arena_bytes_held(heir), held);
+  unsigned char *p = arena_alloc(scratch, 5 * MIB); /* 6 MiB: 4 spare */
+  size_t nonzero = 0;
+  for (size_t i = 0; i < 5 * MIB; i++) nonzero += p[i] != 0;
+  ck_assert_uint_eq(nonzero, 0);
+  memset(p, 3, 5 * MIB);
+  arena_free_to(scratch, heir);
+  ck_assert_uint_eq(arena_bytes_held(heir), held + 6 * MIB);
+  arena_drop_spares(heir);
+  ck_assert_uint_eq(arena_bytes_held(heir), held);
+  arena_free(heir);
+}
+END_TEST
+
 Suite *util_suite(void) {
   Suite *s = suite_create("util");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_strbuf);
+  tcase_add_test(tc, test_arena_release_into);
+  tcase_add_test(tc, test_arena_free_to);
   tcase_add_test(tc, test_strmap);
   tcase_add_test(tc, test_ptrmap);
   tcase_add_test(tc, test_edit_distance);
