@@ -16,7 +16,9 @@
 #            are in the page cache (fault-around), so the figure depends
 #            on what is cached; nothing grows with the weights' bytes
 #   lint     `rooflint FILE.onnx` with every check (and --weights-as-inputs
-#            when rooflint has it), process start included, goal <= 50 ms;
+#            when rooflint has it), process start included, the best of
+#            BENCH_ONNX_REPS runs, goal <= 50 ms for the 768-layer model and
+#            for the same graph with 1 GB of embedded weights;
 #            only when rooflint lists an onnx importer in --help
 #            ("skipped: no ONNX importer" otherwise)
 # Never fails the build.  BUILD, BIN, DIR, FLAGS (every check), RU and
@@ -82,10 +84,26 @@ f=$DIR/onnx_transformer_768.onnx
 if "$BIN" --help 2>/dev/null | grep -q '^  onnx '; then
   # The export declares its weights as graph inputs: linted as weights.
   "$BIN" --help 2>/dev/null | grep -q -- '--weights-as-inputs' && FLAGS="$FLAGS --weights-as-inputs"
-  set -- $($RU -- "$BIN" $FLAGS "$f"); lint_s=$1; lint_cpu=$(awk -v u="$2" -v s="$3" 'BEGIN { print u + s }'); lint_rss=$4; lint_st=$5
-  set -- $($RU -- "$BIN" $FLAGS "$BIG/embedded_1g.onnx"); big_s=$1; big_rss=$4; big_st=$5
-  echo "lint: rooflint FILE.onnx, every check: 25,344 nodes $lint_s s (cpu $lint_cpu s, $((lint_rss / 1024)) MiB, exit $lint_st); with 1 GB of weights $big_s s ($((big_rss / 1024)) MiB, exit $big_st)"
-  echo "lint 25344 $lint_s $lint_cpu $lint_st ${BENCH_BASIS:-wall}" >> "$ROWS"
+  # lint_best NAME FILE: the best wall and CPU time of REPS runs (a single
+  # run on this VM can take a huge-page fault of milliseconds), the peak
+  # RSS and the worst exit status; a row "lint NAME wall cpu status basis rss".
+  lint_best() {
+    name=$1 file=$2 best_w= best_c= max_r=0 worst=0 i=0
+    while [ $i -lt "$REPS" ]; do
+      set -- $($RU -- "$BIN" $FLAGS "$file")
+      c=$(awk -v u="$2" -v s="$3" 'BEGIN { print u + s }')
+      best_w=$(awk -v a="$1" -v b="${best_w:-$1}" 'BEGIN { print (a < b ? a : b) }')
+      best_c=$(awk -v a="$c" -v b="${best_c:-$c}" 'BEGIN { print (a < b ? a : b) }')
+      [ "$4" -gt "$max_r" ] && max_r=$4
+      [ "$5" -gt "$worst" ] && worst=$5
+      i=$((i + 1))
+    done
+    echo "lint $name $best_w $best_c $worst ${BENCH_BASIS:-wall} $max_r" >> "$ROWS"
+  }
+  lint_best 25344 "$f"
+  lint_best 25344+1GB "$BIG/embedded_1g.onnx"
+  awk '$1 == "lint" { printf "%s%s %s s (cpu %s s, %d MiB, exit %d)", sep, ($2 == "25344" ? "lint: rooflint FILE.onnx, every check, best of '"$REPS"': 25,344 nodes" : "with 1 GB of weights"), $3, $4, $7 / 1024, $5; sep = "; " }
+       END { print "" }' "$ROWS"
 else
   echo "lint: rooflint FILE.onnx: skipped: no ONNX importer"
 fi
@@ -95,7 +113,7 @@ echo
 echo "ONNX goals:"
 awk '
   function verdict(ok, text) { printf "  %-4s %s\n", ok ? "MET" : "MISS", text }
-  $1 == "lint" { lint = ($6 == "cpu" ? $4 : $3); basis = $6; lint_wall = $3; lint_cpu = $4; lint_st = $5; next }
+  $1 == "lint" { nl++; what[nl] = $2; lint[nl] = ($6 == "cpu" ? $4 : $3); basis = $6; lint_wall[nl] = $3; lint_cpu[nl] = $4; lint_st[nl] = $5; next }
   $1 == "tensors" { tensors = $2; next }
   $1 ~ /^layers=/ { if (!lo || $2 < n[lo]) lo = NR; if (!hi || $2 > n[hi]) hi = NR
                     if ($2 >= 5000 && (!mid || $2 < n[mid])) mid = NR }
@@ -109,7 +127,8 @@ awk '
     if (base && big)
       verdict(rss[big] <= rss[base] + 128 * tensors, sprintf("peak memory independent of the weight bytes: %.1f MiB with 1 GB in %d tensors, %.1f MiB without (%.1f KiB more per tensor; at most 128)",
         rss[big] / 1024, tensors, rss[base] / 1024, tensors ? (rss[big] - rss[base]) / tensors : 0))
-    if (lint != "")
-      verdict(lint <= 0.050 && lint_st <= 1, sprintf("rooflint FILE.onnx (25,344 nodes, every check) in <= 50 ms (%s time): %.1f ms wall, %.1f ms cpu, exit %d", basis, lint_wall * 1e3, lint_cpu * 1e3, lint_st))
+    for (i = 1; i <= nl; i++)
+      verdict(lint[i] <= 0.050 && lint_st[i] <= 1, sprintf("rooflint FILE.onnx (25,344 nodes%s, every check) in <= 50 ms (%s time): %.1f ms wall, %.1f ms cpu, exit %d",
+        what[i] ~ /1GB/ ? ", 1 GB of embedded weights" : "", basis, lint_wall[i] * 1e3, lint_cpu[i] * 1e3, lint_st[i]))
   }' "$ROWS"
 exit 0
