@@ -481,11 +481,22 @@ typedef struct Figure {
  * the next location is on that line or the next.  And the text of recent
  * figures: a node's peak and ridge are its target's, and a model repeats
  * its layers, so most of a row's figures were written in a row before. */
+/* A string's text, by its address, for the strings a row takes from a
+ * table or its model (op, role, dtype, bound, region, file), which stay as
+ * they are while the document is written; text[QUOTED_TEXT - 1] is its
+ * length (0: none yet). */
+enum { QUOTED_TEXT = MEMBER_ROOM, QUOTED_BITS = 6 };
+typedef struct Quoted {
+  const char *s;
+  char text[QUOTED_TEXT];
+} Quoted;
+
 typedef struct Rows {
   const SourceSet *ss;
   int file;
   size_t line;
   Figure figures[1 << FIGURE_BITS]; /* direct-mapped by a hash of the bits */
+  Quoted quoted[1 << QUOTED_BITS];  /* direct-mapped by a hash of the address */
 } Rows;
 
 /* Makes f the figure of v (bits); false where json_out_num writes v
@@ -517,6 +528,40 @@ static MEMBER_INLINE void out_figure(JsonOut *w, Rows *r, const char *key, doubl
   done_value(w);
 }
 
+/* Makes q the text of s where that is s quoted (every byte plain ASCII,
+ * none escaped: string_text's rule) and fits; false otherwise. */
+static bool quoted_make(Quoted *q, const char *s) {
+  size_t n = 0;
+  for (; s[n]; n++) {
+    unsigned char c = (unsigned char)s[n];
+    if (n + 3 > QUOTED_TEXT - 1 || c < 0x20 || c >= 0x80 || c == '"' || c == '\\') return false;
+  }
+  q->s = s;
+  q->text[0] = '"';
+  memcpy(q->text + 1, s, n);
+  q->text[n + 1] = '"';
+  q->text[QUOTED_TEXT - 1] = (char)(n + 2);
+  return true;
+}
+
+/* json_out_str(w, key, s), for a string that stays as it is while the
+ * document is written, its text made once per address the table holds. */
+static MEMBER_INLINE void out_quoted(JsonOut *w, Rows *r, const char *key, const char *s) {
+  if (!s) {
+    json_out_null(w, key);
+    return;
+  }
+  Quoted *q = &r->quoted[((uint64_t)(uintptr_t)s * 0x9E3779B97F4A7C15ull) >> (64 - QUOTED_BITS)];
+  if ((q->s != s || !q->text[QUOTED_TEXT - 1]) && !quoted_make(q, s)) {
+    json_out_str(w, key, s);
+    return;
+  }
+  char *p = member_at(w, key);
+  memcpy(p, q->text, QUOTED_TEXT);
+  w->len = (size_t)(p + q->text[QUOTED_TEXT - 1] - w->buf);
+  done_value(w);
+}
+
 /* {"file", "line", "column", "end_line", "end_column"}, or null. */
 static void write_location(JsonOut *w, const char *key, Loc loc, Rows *src) {
   if (loc.file < 0 || loc.file >= src->ss->nfiles) {
@@ -529,7 +574,7 @@ static void write_location(JsonOut *w, const char *key, Loc loc, Rows *src) {
   src_linecol_near(f, loc.start, &src->line, &line, &col);
   src_linecol_near(f, loc.end, &src->line, &eline, &ecol);
   json_out_open(w, key, '{');
-  json_out_str(w, "file", f->name);
+  out_quoted(w, src, "file", f->name);
   json_out_int(w, "line", line);
   json_out_int(w, "column", col);
   json_out_int(w, "end_line", eline);
@@ -655,17 +700,17 @@ static void write_node(JsonOut *w, const Model *m, const ModelCost *mc, int i,
   Waves wv = cost_node_waves(mc, c);
   json_out_open(w, NULL, '{');
   json_out_str(w, "name", g->name);
-  json_out_str(w, "op", node_op(g));
-  json_out_str(w, "role", role_str(g->role));
-  json_out_str(w, "dtype", g->type->dtype == DT_NONE ? NULL : dtype_str(g->type->dtype));
-  json_out_str(w, "precision", g->precision == DT_NONE ? NULL : dtype_str(g->precision));
+  out_quoted(w, src, "op", node_op(g));
+  out_quoted(w, src, "role", role_str(g->role));
+  out_quoted(w, src, "dtype", g->type->dtype == DT_NONE ? NULL : dtype_str(g->type->dtype));
+  out_quoted(w, src, "precision", g->precision == DT_NONE ? NULL : dtype_str(g->precision));
   json_out_open(w, "shape", '[');
   for (int d = 0; d < g->type->rank; d++) json_out_int(w, NULL, g->type->dims[d]);
   json_out_close(w, ']');
   out_roofline(w, src, g->count, c->flops, c->bytes, &roof, c->peak);
   json_out_bool(w, "tensor_cores", c->tensor);
   out_figure(w, src, "attainable", roof.attainable);
-  json_out_str(w, "bound", bound_str(c->bound));
+  out_quoted(w, src, "bound", bound_str(c->bound));
   out_figure(w, src, "time_s", c->time_s);
   out_figure(w, src, "blocks", c->blocks);
   out_figure(w, src, "waves", wv.waves);
@@ -673,7 +718,7 @@ static void write_node(JsonOut *w, const Model *m, const ModelCost *mc, int i,
   out_figure(w, src, "idle_sms", wv.idle_sms);
   if (c->kernel >= 0) json_out_int(w, "kernel", c->kernel);
   else json_out_null(w, "kernel");
-  json_out_str(w, "region", g->region >= 0 && g->region < m->nregions ? m->regions[g->region].name : NULL);
+  out_quoted(w, src, "region", g->region >= 0 && g->region < m->nregions ? m->regions[g->region].name : NULL);
   write_location(w, "location", g->loc, src);
   json_out_close(w, '}');
 }
@@ -686,10 +731,10 @@ static void write_kernel(JsonOut *w, const ModelCost *mc, const Kernel *k, Rows 
                                                                         : NULL;
   json_out_open(w, NULL, '{');
   json_out_str(w, "name", name);
-  json_out_str(w, "kind", k->region >= 0 ? "fused" : "op");
+  out_quoted(w, src, "kind", k->region >= 0 ? "fused" : "op");
   out_roofline(w, src, k->count, k->flops, k->bytes, &roof, k->peak);
   out_figure(w, src, "attainable", roof.attainable);
-  json_out_str(w, "bound", bound_str(k->bound));
+  out_quoted(w, src, "bound", bound_str(k->bound));
   out_figure(w, src, "time_s", k->time_s);
   json_out_close(w, '}');
 }
