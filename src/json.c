@@ -101,12 +101,17 @@ static char *member_long_key(JsonOut *w, char *p, const char *key, size_t klen) 
  * the value goes, with room for MEMBER_ROOM bytes there. */
 static MEMBER_INLINE char *member_at(JsonOut *w, const char *key) {
   char *p = room(w, 2 + sizeof blanks + KEY_ROOM + 4 + MEMBER_ROOM);
-  if (w->depth > 0) {
-    if (w->any[w->depth - 1]) *p++ = ',';
-    w->any[w->depth - 1] = true;
+  /* The writer's state is read before the text is stored: a store through
+   * p may alias it, so the compiler would read it again after each. */
+  int depth = w->depth;
+  if (depth > 0) {
+    bool comma = w->any[depth - 1];
+    w->any[depth - 1] = true;
+    p[0] = ',';
+    p += comma;
     *p++ = '\n';
     memcpy(p, blanks, sizeof blanks - 1); /* whole: one fixed-size copy */
-    p += 2 * w->depth;
+    p += 2 * depth;
   }
   if (!key) return p;
   *p++ = '"';
