@@ -481,11 +481,6 @@ typedef struct Figure {
   char text[FIGURE_TEXT];
 } Figure;
 
-/* What the rows' writers keep from one row to the next.  The sources, and
- * the line last found in one of them: the rows come in source order, so
- * the next location is on that line or the next.  And the text of recent
- * figures: a node's peak and ridge are its target's, and a model repeats
- * its layers, so most of a row's figures were written in a row before. */
 /* A string's text, by its address, for the strings a row takes from a
  * table or its model (op, role, dtype, bound, region, file), which stay as
  * they are while the document is written; text[QUOTED_TEXT - 1] is its
@@ -496,6 +491,13 @@ typedef struct Quoted {
   char text[QUOTED_TEXT];
 } Quoted;
 
+/* What the rows' writers keep from one row to the next.  The sources, and
+ * the line last found in one of them: the rows come in source order, so
+ * the next location is on that line or the next.  And the texts of recent
+ * figures and strings: a node's peak and ridge are its target's, its op,
+ * role, dtype and file are one of a few, and a model repeats its layers,
+ * so most of what a row writes was written in a row before.  Each table
+ * keeps one text per slot; a value that misses replaces the slot's. */
 typedef struct Rows {
   const SourceSet *ss;
   int file;
