@@ -101,12 +101,17 @@ static char *member_long_key(JsonOut *w, char *p, const char *key, size_t klen) 
  * the value goes, with room for MEMBER_ROOM bytes there. */
 static MEMBER_INLINE char *member_at(JsonOut *w, const char *key) {
   char *p = room(w, 2 + sizeof blanks + KEY_ROOM + 4 + MEMBER_ROOM);
-  if (w->depth > 0) {
-    if (w->any[w->depth - 1]) *p++ = ',';
-    w->any[w->depth - 1] = true;
+  /* The writer's state is read before the text is stored: a store through
+   * p may alias it, so the compiler would read it again after each. */
+  int depth = w->depth;
+  if (depth > 0) {
+    bool comma = w->any[depth - 1];
+    w->any[depth - 1] = true;
+    p[0] = ',';
+    p += comma;
     *p++ = '\n';
     memcpy(p, blanks, sizeof blanks - 1); /* whole: one fixed-size copy */
-    p += 2 * w->depth;
+    p += 2 * depth;
   }
   if (!key) return p;
   *p++ = '"';
@@ -167,12 +172,17 @@ static int put_text(const char *p, size_t n, void *data) {
   return 0;
 }
 
-void json_out_put(JsonOut *w, const char *key, json_t *v) {
-  member(w, key);
+/* v's text where a member's value goes (its key is out); steals v. */
+static void put_value(JsonOut *w, json_t *v) {
   if (!v || json_dump_callback(v, put_text, w, DUMP_FLAGS | JSON_ENCODE_ANY) != 0)
     put(w, "null", 4);
   json_decref(v);
   done_value(w);
+}
+
+void json_out_put(JsonOut *w, const char *key, json_t *v) {
+  member(w, key);
+  put_value(w, v);
 }
 
 /* The scalars, written directly in jansson's syntax (json_dump_callback
@@ -220,7 +230,11 @@ static char *uint_text(char *p, unsigned long long u) {
 }
 
 /* "%lld"'s text of v at p; returns its end. */
-static char *int_text(char *p, long long v) {
+static inline char *int_text(char *p, long long v) {
+  if (v >= 0 && v < 10) { /* most of them: 0, 1, a column */
+    *p = (char)('0' + v);
+    return p + 1;
+  }
   if (v < 0) {
     *p++ = '-';
     return uint_text(p, 0ull - (unsigned long long)v);
@@ -229,9 +243,7 @@ static char *int_text(char *p, long long v) {
 }
 
 MEMBER_INLINE void json_out_int(JsonOut *w, const char *key, long long v) {
-  char *p = member_at(w, key);
-  if (v >= 0 && v < 10) *p++ = (char)('0' + v); /* most of them: 0, 1, a column */
-  else p = int_text(p, v);
+  char *p = int_text(member_at(w, key), v);
   w->len = (size_t)(p - w->buf);
   done_value(w);
 }
@@ -371,11 +383,26 @@ void json_out_real(JsonOut *w, const char *key, double v) {
   done_value(w);
 }
 
-/* R-OUT-002: json_base_number's rule. */
+/* R-OUT-002: json_base_number's text of v at p (MEMBER_ROOM bytes there);
+ * returns its end, or NULL where jansson writes it (not finite, or a real
+ * out of digits17's range). */
+static char *num_text(char *p, double v) {
+  if (fabs(v) < 9007199254740992.0 && (double)(long long)v == v) return int_text(p, (long long)v);
+  char d[DIGITS_ROOM];
+  int x;
+  return digits17(v, d, &x) ? real_text(p, v, d, x) : NULL;
+}
+
 MEMBER_INLINE void json_out_num(JsonOut *w, const char *key, double v) {
-  if (fabs(v) < 9007199254740992.0 && (double)(long long)v == v) json_out_int(w, key, (long long)v);
-  else if (isfinite(v)) json_out_real(w, key, v);
-  else json_out_null(w, key);
+  char *p = member_at(w, key);
+  char *end = num_text(p, v);
+  if (!end) {
+    w->len = (size_t)(p - w->buf);
+    put_value(w, json_real(v)); /* NULL (not finite) is null */
+    return;
+  }
+  w->len = (size_t)(end - w->buf);
+  done_value(w);
 }
 
 /* json_safe_string's text as jansson dumps it: '"' and '\\' escaped, the
@@ -446,16 +473,104 @@ MEMBER_INLINE void json_out_str(JsonOut *w, const char *key, const char *s) {
 
 /* ---------------------------------------------------------------- target */
 
-/* The sources, and the line last found in one of them: the rows come in
- * source order, so the next location is on that line or the next. */
-typedef struct Sources {
+/* A figure's text, by the double's bits; text[FIGURE_TEXT - 1] is its
+ * length (0: none yet).  The longest text, a real's, is 25 bytes. */
+enum { FIGURE_TEXT = 32, FIGURE_BITS = 8 };
+typedef struct Figure {
+  uint64_t bits;
+  char text[FIGURE_TEXT];
+} Figure;
+
+/* A string's text, by its address, for the strings a row takes from a
+ * table or its model (op, role, dtype, bound, region, file), which stay as
+ * they are while the document is written; text[QUOTED_TEXT - 1] is its
+ * length (0: none yet). */
+enum { QUOTED_TEXT = MEMBER_ROOM, QUOTED_BITS = 6 };
+typedef struct Quoted {
+  const char *s;
+  char text[QUOTED_TEXT];
+} Quoted;
+
+/* What the rows' writers keep from one row to the next.  The sources, and
+ * the line last found in one of them: the rows come in source order, so
+ * the next location is on that line or the next.  And the texts of recent
+ * figures and strings: a node's peak and ridge are its target's, its op,
+ * role, dtype and file are one of a few, and a model repeats its layers,
+ * so most of what a row writes was written in a row before.  Each table
+ * keeps one text per slot; a value that misses replaces the slot's. */
+typedef struct Rows {
   const SourceSet *ss;
   int file;
   size_t line;
-} Sources;
+  Figure figures[1 << FIGURE_BITS]; /* direct-mapped by a hash of the bits */
+  Quoted quoted[1 << QUOTED_BITS];  /* direct-mapped by a hash of the address */
+} Rows;
+
+/* Makes f the figure of v (bits); false where json_out_num writes v
+ * itself. */
+static bool figure_make(Figure *f, uint64_t bits, double v) {
+  char t[MEMBER_ROOM];
+  char *end = num_text(t, v);
+  if (!end) return false;
+  f->bits = bits;
+  memcpy(f->text, t, FIGURE_TEXT - 1);
+  f->text[FIGURE_TEXT - 1] = (char)(end - t);
+  return true;
+}
+
+/* json_out_num(w, key, v), its text made once per value that the table
+ * holds: the same bits make the same text. */
+static MEMBER_INLINE void out_figure(JsonOut *w, Rows *r, const char *key, double v) {
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  Figure *f = &r->figures[(bits * 0x9E3779B97F4A7C15ull) >> (64 - FIGURE_BITS)];
+  if ((f->bits != bits || !f->text[FIGURE_TEXT - 1]) && !figure_make(f, bits, v)) {
+    json_out_num(w, key, v);
+    return;
+  }
+  _Static_assert((int)FIGURE_TEXT <= (int)MEMBER_ROOM, "a figure fits a member's room");
+  char *p = member_at(w, key);
+  memcpy(p, f->text, FIGURE_TEXT);
+  w->len = (size_t)(p + f->text[FIGURE_TEXT - 1] - w->buf);
+  done_value(w);
+}
+
+/* Makes q the text of s where that is s quoted (every byte plain ASCII,
+ * none escaped: string_text's rule) and fits; false otherwise. */
+static bool quoted_make(Quoted *q, const char *s) {
+  size_t n = 0;
+  for (; s[n]; n++) {
+    unsigned char c = (unsigned char)s[n];
+    if (n + 3 > QUOTED_TEXT - 1 || c < 0x20 || c >= 0x80 || c == '"' || c == '\\') return false;
+  }
+  q->s = s;
+  q->text[0] = '"';
+  memcpy(q->text + 1, s, n);
+  q->text[n + 1] = '"';
+  q->text[QUOTED_TEXT - 1] = (char)(n + 2);
+  return true;
+}
+
+/* json_out_str(w, key, s), for a string that stays as it is while the
+ * document is written, its text made once per address the table holds. */
+static MEMBER_INLINE void out_quoted(JsonOut *w, Rows *r, const char *key, const char *s) {
+  if (!s) {
+    json_out_null(w, key);
+    return;
+  }
+  Quoted *q = &r->quoted[((uint64_t)(uintptr_t)s * 0x9E3779B97F4A7C15ull) >> (64 - QUOTED_BITS)];
+  if ((q->s != s || !q->text[QUOTED_TEXT - 1]) && !quoted_make(q, s)) {
+    json_out_str(w, key, s);
+    return;
+  }
+  char *p = member_at(w, key);
+  memcpy(p, q->text, QUOTED_TEXT);
+  w->len = (size_t)(p + q->text[QUOTED_TEXT - 1] - w->buf);
+  done_value(w);
+}
 
 /* {"file", "line", "column", "end_line", "end_column"}, or null. */
-static void write_location(JsonOut *w, const char *key, Loc loc, Sources *src) {
+static void write_location(JsonOut *w, const char *key, Loc loc, Rows *src) {
   if (loc.file < 0 || loc.file >= src->ss->nfiles) {
     json_out_null(w, key);
     return;
@@ -466,7 +581,7 @@ static void write_location(JsonOut *w, const char *key, Loc loc, Sources *src) {
   src_linecol_near(f, loc.start, &src->line, &line, &col);
   src_linecol_near(f, loc.end, &src->line, &eline, &ecol);
   json_out_open(w, key, '{');
-  json_out_str(w, "file", f->name);
+  out_quoted(w, src, "file", f->name);
   json_out_int(w, "line", line);
   json_out_int(w, "column", col);
   json_out_int(w, "end_line", eline);
@@ -573,49 +688,49 @@ static const char *node_op(const GNode *g) {
 }
 
 /* The figures a node's and a kernel's row share, in the rows' order. */
-static void out_roofline(JsonOut *w, double count, double flops, double bytes,
+static void out_roofline(JsonOut *w, Rows *src, double count, double flops, double bytes,
                          const RoofPoint *roof, double peak) {
-  json_out_num(w, "count", count);
-  json_out_num(w, "flops", flops);
-  json_out_num(w, "bytes", bytes);
-  json_out_num(w, "intensity", roof->intensity);
-  json_out_num(w, "ridge", roof->ridge);
-  json_out_num(w, "peak", peak);
+  out_figure(w, src, "count", count);
+  out_figure(w, src, "flops", flops);
+  out_figure(w, src, "bytes", bytes);
+  out_figure(w, src, "intensity", roof->intensity);
+  out_figure(w, src, "ridge", roof->ridge);
+  out_figure(w, src, "peak", peak);
 }
 
 /* R-OUT-004: one row per graph node, declarations included (op = role). */
 static void write_node(JsonOut *w, const Model *m, const ModelCost *mc, int i,
-                       Sources *src) {
+                       Rows *src) {
   const GNode *g = &m->nodes[i];
   const NodeCost *c = &mc->nodes[i];
   RoofPoint roof = cost_node_roof(mc, c);
   Waves wv = cost_node_waves(mc, c);
   json_out_open(w, NULL, '{');
   json_out_str(w, "name", g->name);
-  json_out_str(w, "op", node_op(g));
-  json_out_str(w, "role", role_str(g->role));
-  json_out_str(w, "dtype", g->type->dtype == DT_NONE ? NULL : dtype_str(g->type->dtype));
-  json_out_str(w, "precision", g->precision == DT_NONE ? NULL : dtype_str(g->precision));
+  out_quoted(w, src, "op", node_op(g));
+  out_quoted(w, src, "role", role_str(g->role));
+  out_quoted(w, src, "dtype", g->type->dtype == DT_NONE ? NULL : dtype_str(g->type->dtype));
+  out_quoted(w, src, "precision", g->precision == DT_NONE ? NULL : dtype_str(g->precision));
   json_out_open(w, "shape", '[');
   for (int d = 0; d < g->type->rank; d++) json_out_int(w, NULL, g->type->dims[d]);
   json_out_close(w, ']');
-  out_roofline(w, g->count, c->flops, c->bytes, &roof, c->peak);
+  out_roofline(w, src, g->count, c->flops, c->bytes, &roof, c->peak);
   json_out_bool(w, "tensor_cores", c->tensor);
-  json_out_num(w, "attainable", roof.attainable);
-  json_out_str(w, "bound", bound_str(c->bound));
-  json_out_num(w, "time_s", c->time_s);
-  json_out_num(w, "blocks", c->blocks);
-  json_out_num(w, "waves", wv.waves);
-  json_out_num(w, "utilisation", wv.utilisation);
-  json_out_num(w, "idle_sms", wv.idle_sms);
+  out_figure(w, src, "attainable", roof.attainable);
+  out_quoted(w, src, "bound", bound_str(c->bound));
+  out_figure(w, src, "time_s", c->time_s);
+  out_figure(w, src, "blocks", c->blocks);
+  out_figure(w, src, "waves", wv.waves);
+  out_figure(w, src, "utilisation", wv.utilisation);
+  out_figure(w, src, "idle_sms", wv.idle_sms);
   if (c->kernel >= 0) json_out_int(w, "kernel", c->kernel);
   else json_out_null(w, "kernel");
-  json_out_str(w, "region", g->region >= 0 && g->region < m->nregions ? m->regions[g->region].name : NULL);
+  out_quoted(w, src, "region", g->region >= 0 && g->region < m->nregions ? m->regions[g->region].name : NULL);
   write_location(w, "location", g->loc, src);
   json_out_close(w, '}');
 }
 
-static void write_kernel(JsonOut *w, const ModelCost *mc, const Kernel *k) {
+static void write_kernel(JsonOut *w, const ModelCost *mc, const Kernel *k, Rows *src) {
   const Model *m = mc->model;
   RoofPoint roof = cost_kernel_roof(mc, k);
   const char *name = k->region >= 0 && k->region < m->nregions ? m->regions[k->region].name
@@ -623,15 +738,15 @@ static void write_kernel(JsonOut *w, const ModelCost *mc, const Kernel *k) {
                                                                         : NULL;
   json_out_open(w, NULL, '{');
   json_out_str(w, "name", name);
-  json_out_str(w, "kind", k->region >= 0 ? "fused" : "op");
-  out_roofline(w, k->count, k->flops, k->bytes, &roof, k->peak);
-  json_out_num(w, "attainable", roof.attainable);
-  json_out_str(w, "bound", bound_str(k->bound));
-  json_out_num(w, "time_s", k->time_s);
+  out_quoted(w, src, "kind", k->region >= 0 ? "fused" : "op");
+  out_roofline(w, src, k->count, k->flops, k->bytes, &roof, k->peak);
+  out_figure(w, src, "attainable", roof.attainable);
+  out_quoted(w, src, "bound", bound_str(k->bound));
+  out_figure(w, src, "time_s", k->time_s);
   json_out_close(w, '}');
 }
 
-static void write_collective(JsonOut *w, const Model *m, const Collective *c, Sources *src) {
+static void write_collective(JsonOut *w, const Model *m, const Collective *c, Rows *src) {
   bool has_node = c->node >= 0 && c->node < m->nnodes;
   json_out_open(w, NULL, '{');
   json_out_str(w, "name", has_node ? m->nodes[c->node].name : NULL);
@@ -639,28 +754,28 @@ static void write_collective(JsonOut *w, const Model *m, const Collective *c, So
   json_out_bool(w, "implicit", !has_node);
   json_out_str(w, "group", par_group_str(c->group));
   if (!has_node) json_out_str(w, "what", c->what);
-  json_out_num(w, "buffer_bytes", c->buffer);
+  out_figure(w, src, "buffer_bytes", c->buffer);
   json_out_int(w, "ranks", c->ranks);
-  json_out_num(w, "nvlink_bytes", c->nvlink_bytes);
-  json_out_num(w, "ib_bytes", c->ib_bytes);
-  json_out_num(w, "nvlink_time_s", c->nvlink_time);
-  json_out_num(w, "ib_time_s", c->ib_time);
-  json_out_num(w, "time_s", c->time_s);
-  json_out_num(w, "count", c->count);
+  out_figure(w, src, "nvlink_bytes", c->nvlink_bytes);
+  out_figure(w, src, "ib_bytes", c->ib_bytes);
+  out_figure(w, src, "nvlink_time_s", c->nvlink_time);
+  out_figure(w, src, "ib_time_s", c->ib_time);
+  out_figure(w, src, "time_s", c->time_s);
+  out_figure(w, src, "count", c->count);
   write_location(w, "location", has_node ? m->nodes[c->node].loc : LOC_NONE, src);
   json_out_close(w, '}');
 }
 
 /* A to_device/to_host node: bytes over PCIe per run and per step. */
-static void write_transfer(JsonOut *w, const GNode *g, const NodeCost *c, Sources *src) {
+static void write_transfer(JsonOut *w, const GNode *g, const NodeCost *c, Rows *src) {
   json_out_open(w, NULL, '{');
   json_out_str(w, "name", g->name);
   json_out_str(w, "op", node_op(g));
-  json_out_num(w, "bytes", c->bytes);
-  json_out_num(w, "count", g->count);
-  json_out_num(w, "total_bytes", c->bytes * g->count);
-  json_out_num(w, "time_s", c->time_s);
-  json_out_num(w, "total_time_s", c->time_s * g->count);
+  out_figure(w, src, "bytes", c->bytes);
+  out_figure(w, src, "count", g->count);
+  out_figure(w, src, "total_bytes", c->bytes * g->count);
+  out_figure(w, src, "time_s", c->time_s);
+  out_figure(w, src, "total_time_s", c->time_s * g->count);
   write_location(w, "location", g->loc, src);
   json_out_close(w, '}');
 }
@@ -697,7 +812,7 @@ static void write_summary(JsonOut *w, const ModelCost *mc) {
   json_out_close(w, '}');
 }
 
-static void write_model(JsonOut *w, const ModelCost *mc, Sources *src) {
+static void write_model(JsonOut *w, const ModelCost *mc, Rows *src) {
   const Model *m = mc->model;
   json_out_open(w, NULL, '{');
   json_out_str(w, "name", m->name);
@@ -751,7 +866,7 @@ static void write_model(JsonOut *w, const ModelCost *mc, Sources *src) {
   json_out_open(w, "kernels", '[');
   for (int k = 0; k < mc->nkernels; k++) {
     Kernel kn = cost_kernel(mc, k);
-    write_kernel(w, mc, &kn);
+    write_kernel(w, mc, &kn, src);
   }
   json_out_close(w, ']');
   write_summary(w, mc);
@@ -796,7 +911,7 @@ static void write_model(JsonOut *w, const ModelCost *mc, Sources *src) {
 /* ---------------------------------------------------------------- diagnostics */
 
 /* R-OUT-004 */
-static void write_diag(JsonOut *w, const Diag *d, Sources *src) {
+static void write_diag(JsonOut *w, const Diag *d, Rows *src) {
   json_out_open(w, NULL, '{');
   json_out_str(w, "severity", severity_str(d->sev));
   json_out_str(w, "check", d->check);
@@ -840,7 +955,9 @@ static void write_diag(JsonOut *w, const Diag *d, Sources *src) {
 /* R-OUT-001 */
 void json_write(FILE *out, Analysis *const *an, const DiagSink *const *diags, int n,
                 const SourceSet *ss) {
-  Sources src = {ss, -1, 0};
+  Rows *src = xcalloc(1, sizeof *src);
+  src->ss = ss;
+  src->file = -1;
   JsonOut *w = xmalloc(sizeof *w);
   w->out = out;
   w->depth = 0;
@@ -882,7 +999,7 @@ void json_write(FILE *out, Analysis *const *an, const DiagSink *const *diags, in
     for (int m = 0; m < x->unit->nmodels; m++)
       for (int t = 0; t < x->ntargets; t++) {
         const ModelCost *mc = x->costs[m * x->ntargets + t];
-        if (mc && mc->model && mc->nodes) write_model(w, mc, &src);
+        if (mc && mc->model && mc->nodes) write_model(w, mc, src);
       }
   }
   json_out_close(w, ']');
@@ -892,7 +1009,7 @@ void json_write(FILE *out, Analysis *const *an, const DiagSink *const *diags, in
   for (int f = 0; f < n; f++) {
     const DiagSink *d = diags ? diags[f] : NULL;
     if (!d) continue;
-    for (int i = 0; i < d->n; i++) write_diag(w, d->items[i], &src);
+    for (int i = 0; i < d->n; i++) write_diag(w, d->items[i], src);
     nerrors += d->nerrors;
     nwarnings += d->nwarnings;
   }
@@ -903,5 +1020,6 @@ void json_write(FILE *out, Analysis *const *an, const DiagSink *const *diags, in
   json_out_close(w, '}');
   json_out_close(w, '}');
   fputc('\n', out);
+  free(src);
   free(w);
 }
