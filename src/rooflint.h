@@ -11,7 +11,10 @@
  *     arena_free().  Functions that take an Arena * allocate from it; the
  *     caller owns the arena.  One exception, for memory: the arena of a
  *     tree that sema consumes gives back the chunks of statements sema has
- *     read (arena_release_between; see ProgramSource for why).
+ *     read (arena_release_between; see ProgramSource for why), and those
+ *     pages, already touched, may go to another arena's big block or
+ *     chunks instead of back to the kernel (arena_release_into,
+ *     arena_free_to, arena_new_borrowing): no object outlives its arena.
  *   - A SourceSet owns the text of every loaded file (freed by src_free()).
  *   - A DiagSink owns its diagnostics (freed by diag_sink_free()).
  *   - Everything else borrows.
