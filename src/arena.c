@@ -53,10 +53,11 @@ struct Arena {
   Spare *spare;
 };
 
-/* The part of a big chunk that objects may have touched: its header and
- * what it handed out, in whole huge pages.  Only that part is worth
- * keeping: the rest holds nothing, and zeroing it would touch it. */
-static size_t chunk_touched(Chunk *c) {
+/* Unmaps the part of a big chunk that no object has touched and returns
+ * the length of the rest: its header and what it handed out, in whole
+ * huge pages.  Only that part is worth keeping: the rest holds nothing,
+ * and zeroing it would touch it. */
+static size_t chunk_trim(Chunk *c) {
   size_t n = (sizeof(Chunk) + c->used + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
   if (n >= c->mapped) return c->mapped;
   munmap((unsigned char *)c + n, c->mapped - n);
@@ -175,7 +176,7 @@ void arena_free_to(Arena *a, Arena *heir) {
   for (Chunk *c = a->head, *next; c; c = next) {
     next = c->next;
     if (c->mapped && heir)
-      spare_keep(heir, c, chunk_touched(c));
+      spare_keep(heir, c, chunk_trim(c));
     else
       chunk_free(c);
   }
@@ -240,7 +241,7 @@ void *arena_release_into(Arena *a, const void *first, const void *last,
   while (freed) {
     Chunk *c = freed;
     freed = c->next;
-    pages_place(c, chunk_touched(c), &to, end, dst);
+    pages_place(c, chunk_trim(c), &to, end, dst);
   }
   return to == start ? lo : to;
 }

@@ -144,7 +144,7 @@ Expr *ast_unary(Arena *a, int op, Expr *operand, Loc loc) {
 
 Expr *ast_call(Arena *a, Ident callee, Arg *args, int nargs, Loc loc) {
   Expr *e = ast_expr(a, EX_CALL, loc);
-  e->call.callee = callee.name, e->call.callee_loc = callee.loc;
+  e->call.callee = callee.id, e->call.callee_loc = callee.loc;
   e->call.args = args, e->call.nargs = nargs;
   return e;
 }
@@ -381,7 +381,7 @@ static void dump_expr(const Dump *d, const Expr *e, int depth) {
   case EX_NAME: fprintf(out, " %s", d->names[e->name.id]); break;
   case EX_BINARY: fprintf(out, " '%s'", ast_op_str(e->bin.op)); break;
   case EX_UNARY: fprintf(out, " '%c'", e->un.op); break;
-  case EX_CALL: fprintf(out, " %s", e->call.callee); break;
+  case EX_CALL: fprintf(out, " %s", d->names[e->call.callee]); break;
   case EX_LIST: fprintf(out, " (%d)", e->list.n); break;
   case EX_TYPE: fprintf(out, " %s (%d)", e->type.dtype, e->type.ndims); break;
   case EX_ERROR: break;

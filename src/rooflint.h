@@ -481,10 +481,11 @@ struct Expr {
       int op; /* '-' */
     } un;
     struct {
-      const char *callee;
-      Loc callee_loc;
-      int nargs;
       Arg *args;
+      Loc callee_loc;
+      /* The callee's name id, as an EX_NAME's: Program.names[callee]. */
+      int callee;
+      int nargs;
     } call;
     struct {
       Expr **items;

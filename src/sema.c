@@ -117,14 +117,10 @@ typedef struct Sema {
    * copy, so a model of millions of ops stores a handful (round robin). */
   const OpArgs *shared_args[ARGS_CACHE];
   int next_args;
-  /* The ops a file applies, by callee name (its text, hashed): each
-   * OpInfo is made on the op's first application, so a model of a million
-   * ops looks the op table up a few dozen times. */
-  StrMap ops;
-  /* The same by the callee's address: the parser keeps one copy of each
-   * spelling, so an application finds its op without hashing its name
-   * (a spelling at a second address falls back to `ops`). */
-  PtrMap ops_at;
+  /* The ops a file applies, by the callee's name id: each OpInfo is made
+   * on the op's first application, so a model of a million ops looks the
+   * op table up a few dozen times. */
+  OpInfo **op_byid;
   /* Nodes named by `output`: applying an op clears is_output of what it
    * reads, so these are marked again when the model ends. */
   int *outputs;
@@ -343,7 +339,7 @@ static bool eval_binary(Sema *s, const Expr *e, LetValue *out) {
  * max give the operand itself (min(2, 2.5) is the integer 2), as Python's
  * do. */
 static bool eval_call(Sema *s, const Expr *e, LetValue *out) {
-  const char *f = e->call.callee;
+  const char *f = s->names[e->call.callee];
   bool is_min = strcmp(f, "min") == 0, is_max = strcmp(f, "max") == 0;
   bool is_cdiv = strcmp(f, "cdiv") == 0;
   if (!is_min && !is_max && !is_cdiv) {
@@ -1255,20 +1251,16 @@ static const OpArgs *share_args(Sema *s, OpInfo *info, const OpArgs *args) {
   return copy;
 }
 
-/* One `name = op(args)`.  Returns the new node id, or -1. */
-static OpInfo *lookup_op(Sema *s, const char *name) {
-  OpInfo *info = ptrmap_get(&s->ops_at, name);
-  if (info) return info;
-  info = strmap_get(&s->ops, name);
-  if (!info) {
-    const OpDesc *op = op_lookup(name);
-    if (!op) return NULL;
-    info = arena_alloc(s->arena, sizeof *info);
-    op_info_init(info, op);
-    strmap_put(&s->ops, name, info);
-  }
-  ptrmap_put(&s->ops_at, name, info);
-  return info;
+/* The op that name id `callee` spells, made on its first application;
+ * NULL when no op has that name. */
+static OpInfo *lookup_op(Sema *s, int callee) {
+  OpInfo **slot = &s->op_byid[callee];
+  if (*slot) return *slot;
+  const OpDesc *op = op_lookup(s->names[callee]);
+  if (!op) return NULL;
+  *slot = arena_alloc(s->arena, sizeof **slot);
+  op_info_init(*slot, op);
+  return *slot;
 }
 
 static int apply_call(Sema *s, const Stmt *st, const Expr *call,
@@ -1282,10 +1274,10 @@ static int apply_call(Sema *s, const Stmt *st, const Expr *call,
  * of its own, named `outer.op` (R-NEST-001), and records it for operand. */
 static void apply_inner(Sema *s, const Stmt *st, const Expr *e,
                         const char *outer) {
-  const char *name =
-      strlen(outer) + 1 + strlen(e->call.callee) <= NESTED_NAME_MAX
-          ? arena_printf(s->arena, "%s.%s", outer, e->call.callee)
-          : outer;
+  const char *callee = s->names[e->call.callee];
+  const char *name = strlen(outer) + 1 + strlen(callee) <= NESTED_NAME_MAX
+                         ? arena_printf(s->arena, "%s.%s", outer, callee)
+                         : outer;
   int node = apply_call(s, st, e, name);
   grow((void **)&s->nested, &s->cap_nested, s->nnested + 1, sizeof *s->nested);
   s->nested[s->nnested++] = (struct Nested){e, node};
@@ -1323,7 +1315,7 @@ static void apply_results(Sema *s, const Stmt *st, const Expr *call,
   for (int i = 0; i < nresults; i++) node[i] = -1;
   OpInfo *info = lookup_op(s, call->call.callee);
   if (!info) {
-    unknown_name(s, call->call.callee_loc, "op", call->call.callee, 0, op_candidates);
+    unknown_name(s, call->call.callee_loc, "op", s->names[call->call.callee], 0, op_candidates);
     return;
   }
   if (names) name = names[0].name;
@@ -2369,8 +2361,9 @@ Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
   s.nnames = p->nnames;
   s.names = p->names;
   s.let_byid = xcalloc((size_t)p->nnames + 1, sizeof *s.let_byid);
-  strmap_init(&s.ops);
-  ptrmap_init(&s.ops_at);
+  /* In the arena: a big block of it comes zeroed from the kernel, so only
+   * the pages of the few ops' slots are ever touched. */
+  s.op_byid = arena_alloc(a, ((size_t)p->nnames + 1) * sizeof *s.op_byid);
   s.suggest_budget = SUGGEST_BUDGET;
   grow((void **)&s.let_names, &s.cap_lets, 1, sizeof *s.let_names);
   s.let_names[0] = NULL;
@@ -2453,8 +2446,6 @@ Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
   free(s.bound);
   free(s.let_byid);
   free(s.let_ids);
-  strmap_free(&s.ops);
-  ptrmap_free(&s.ops_at);
   free((void *)s.all_lets);
   return u;
 }

@@ -204,7 +204,7 @@ START_TEST(test_unpack_and_nested_counts) {
   ck_assert_int_eq(u->unpack.nnames, 3);
   ck_assert_str_eq(u->unpack.names[0].name, "q");
   ck_assert_str_eq(u->unpack.names[2].name, "v");
-  ck_assert_str_eq(u->unpack.value->call.callee, "split");
+  ck_assert_str_eq(tc->prog->names[u->unpack.value->call.callee], "split");
   tc_free(tc);
 }
 END_TEST
@@ -538,7 +538,7 @@ START_TEST(test_parse_options) {
   ck_assert_uint_gt(names_used, 0);
   const Stmt *model = p->top.items[1];
   const Expr *call = model->def.body.items[0]->assign.value;
-  const char *callee = call->call.callee, *key = call->call.args[1].key->name;
+  const char *callee = p->names[call->call.callee], *key = call->call.args[1].key->name;
   const char *str = p->top.items[0]->let.value->str;
   /* EX_NAME x: its spelling is in Program.names, which is in `names` */
   const char *const *spelling = p->names;
