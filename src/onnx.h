@@ -187,9 +187,6 @@ int onnx_translate(const char *path, const struct ImportOptions *o,
 /* Small helpers for the importer. */
 const OnnxAttr *onnx_attr(const OnnxNode *n, const char *name);
 const char *onnx_dtype_name(int32_t data_type); /* "FLOAT16", or "?" */
-/* A hash of bytes[0, n), the one the reader's table of names uses (a word
- * at a time, mixed; every bit of the result depends on every byte). */
-uint64_t onnx_hash(const void *bytes, size_t n);
 /* n elements of `size` bytes, zero, malloc'd: for a table that is probed
  * before it is filled, cleared by a write at once, since calloc's fresh
  * pages would each fault twice (read as the zero page, then written). */

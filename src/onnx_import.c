@@ -377,7 +377,7 @@ static void idents_reserve(Idents *t, size_t n) {
 /* Takes name (len bytes, in the arena): false when it was taken before. */
 static bool ident_take(Idents *t, const char *name, size_t len) {
   if (t->n == t->cap_names) idents_reserve(t, 2 * t->n + 16);
-  uint64_t h = onnx_hash(name, len) & 0xFFFFFFFF00000000u;
+  uint64_t h = hash_bytes(name, len) & 0xFFFFFFFF00000000u;
   size_t mask = t->cap - 1, k = (size_t)(h >> 32) & mask;
   for (uint64_t e; (e = t->slots[k]) != 0; k = (k + 1) & mask)
     if ((e & 0xFFFFFFFF00000000u) == h && strcmp(t->names[(uint32_t)e - 1], name) == 0)

@@ -426,24 +426,6 @@ static const char *rd_string(Rd *r, const Msg *m, const Field *f, bool utf8) {
   return rd_strndup(r, f->start, f->end);
 }
 
-uint64_t onnx_hash(const void *bytes, size_t n) {
-  const unsigned char *p = bytes;
-  uint64_t h = 0x9E3779B97F4A7C15u ^ n, w;
-  for (; n >= 8; p += 8, n -= 8) {
-    memcpy(&w, p, 8);
-    h = (h ^ w) * 0xBF58476D1CE4E5B9u;
-    h ^= h >> 31;
-  }
-  if (n) {
-    w = 0;
-    memcpy(&w, p, n);
-    h = (h ^ w) * 0x94D049BB133111EBu;
-  }
-  h ^= h >> 29;
-  h *= 0xBF58476D1CE4E5B9u;
-  return h ^ (h >> 32);
-}
-
 void *onnx_zeroed(size_t n, size_t size) {
   if (size && n > SIZE_MAX / size) die("out of memory allocating %zu x %zu bytes", n, size);
   return memset(xmalloc(n * size), 0, n * size);
@@ -490,7 +472,7 @@ static const char *rd_name(Rd *r, const Msg *m, const Field *f, int32_t *id) {
     return NULL;
   }
   if (r->nnames == r->cap_names) names_reserve(r, 2 * (size_t)r->nnames + 1024);
-  uint64_t h = onnx_hash(p, n) & 0xFFFFFFFF00000000u;
+  uint64_t h = hash_bytes(p, n) & 0xFFFFFFFF00000000u;
   size_t mask = r->cap_slots - 1, k = (size_t)(h >> 32) & mask;
   for (uint64_t s; (s = r->slots[k]) != 0; k = (k + 1) & mask) {
     uint32_t i = (uint32_t)s - 1;
@@ -519,7 +501,7 @@ static const char *rd_op_type(Rd *r, const Msg *m, const Field *f) {
   size_t n = f->end - f->start;
   const unsigned char *p = r->b + f->start;
   if (n > UINT32_MAX) return rd_string(r, m, f, true);
-  size_t k = (size_t)onnx_hash(p, n) % NSLOTS;
+  size_t k = (size_t)hash_bytes(p, n) % NSLOTS;
   for (; r->op_types[k].s; k = (k + 1) % NSLOTS)
     if (r->op_types[k].len == n && memcmp(r->op_types[k].s, p, n) == 0) return r->op_types[k].s;
   const char *copy = rd_string(r, m, f, true);

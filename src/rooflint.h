@@ -77,6 +77,10 @@ typedef struct StrMap {
   size_t len;
 } StrMap;
 
+/* The hash StrMap uses, of bytes[0, n): a word at a time, mixed, so every
+ * bit of the result depends on every byte (for tables of names kept
+ * elsewhere, such as the ONNX reader's). */
+uint64_t hash_bytes(const void *bytes, size_t n);
 void strmap_init(StrMap *m);
 void strmap_free(StrMap *m);
 void *strmap_get(const StrMap *m, const char *key); /* NULL if absent */

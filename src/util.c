@@ -147,8 +147,8 @@ static inline uint64_t hash_word(uint64_t h, uint64_t w) {
   return h ^ (h >> 32);
 }
 
-static uint64_t hash_str(const char *s) {
-  size_t n = strlen(s);
+uint64_t hash_bytes(const void *bytes, size_t n) {
+  const char *s = bytes;
   uint64_t h = 1469598103934665603u ^ n, w;
   if (n >= 8) {
     const char *last = s + n - 8;
@@ -167,6 +167,8 @@ static uint64_t hash_str(const char *s) {
   h *= 0xBF58476D1CE4E5B9u;
   return h ^ (h >> 32);
 }
+
+static uint64_t hash_str(const char *s) { return hash_bytes(s, strlen(s)); }
 
 void strmap_init(StrMap *m) { memset(m, 0, sizeof *m); }
 
