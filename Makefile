@@ -23,7 +23,7 @@ SANFLAGS ?=
 
 PKG_CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 PKG_CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
-# jansson: the JSON and SARIF writers (src/json.c, src/sarif.c).
+# jansson: the JSON and SARIF writers (src/out/json.c, src/out/sarif.c).
 PKG_JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
 PKG_JANSSON_LIBS   := $(or $(shell pkg-config --libs jansson 2>/dev/null),-ljansson)
 
@@ -44,7 +44,7 @@ STATIC  ?= $(if $(SANFLAGS)$(filter valgrind,$(MAKECMDGOALS)),,$(STATIC_LIBS_FOU
 STATIC_LIBS_FOUND = $(and $(wildcard $(shell $(CC) -print-file-name=libc.a)),$(wildcard $(shell $(CC) -print-file-name=libjansson.a)),yes)
 BIN_LDFLAGS = $(if $(STATIC),-static-pie)
 
-SRCS      := $(sort $(wildcard src/*.c src/checks/*.c))
+SRCS      := $(sort $(wildcard src/*.c src/checks/*.c src/import/*.c src/out/*.c))
 LIB_SRCS  := $(filter-out src/main.c,$(SRCS))
 LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 # (while a stage is being written, its generator input may not exist yet)
@@ -54,7 +54,7 @@ GEN_OBJS  := $(if $(wildcard grammar/parser.y),$(BUILD)/obj/gen/parser.o) \
 TARGET_SPECS := $(sort $(wildcard specs/targets/*.roof))
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(BUILD)/obj/tests/%.o,$(UNIT_SRCS))
-HDRS      := $(wildcard src/*.h src/*.def src/checks/*.h) $(if $(wildcard grammar/lexer.l),$(BUILD)/gen/parser.h $(BUILD)/gen/lexer.h)
+HDRS      := $(wildcard src/*.h src/*.def src/checks/*.h src/import/*.h src/import/*.def src/out/*.h) $(if $(wildcard grammar/lexer.l),$(BUILD)/gen/parser.h $(BUILD)/gen/lexer.h)
 
 BIN := $(BUILD)/rooflint
 

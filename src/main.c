@@ -11,7 +11,8 @@
  * R-CLI rules are cited where they are implemented.
  */
 #include "rooflint.h"
-#include "import.h"
+#include "out/out.h"
+#include "import/import.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,6 +1,6 @@
 #!/bin/sh
 # hf_import.sh: `rooflint import config.json` and `rooflint config.json`
-# (src/hf_import.c, R-HF-001 .. R-HF-012).  The configs in tests/hf/ are
+# (src/import/hf_import.c, R-HF-001 .. R-HF-012).  The configs in tests/hf/ are
 # the published config.json of each checkpoint on the Hugging Face hub.
 . tests/cli/driver_lib.inc
 HF=tests/hf

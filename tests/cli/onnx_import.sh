@@ -1,6 +1,6 @@
 #!/bin/sh
-# onnx_import.sh: the ONNX translator (src/onnx_import.c, the table
-# src/onnx_ops.def) on the fixtures of tests/onnx/gen_ops.py.
+# onnx_import.sh: the ONNX translator (src/import/onnx_import.c, the table
+# src/import/onnx_ops.def) on the fixtures of tests/onnx/gen_ops.py.
 #   - `rooflint import NAME.onnx` prints exactly tests/onnx/ops/NAME.roof
 #     (R-ONNX-001, R-ONNX-002);
 #   - linting NAME.onnx gives the FLOPs and bytes below, computed by hand,
@@ -303,7 +303,7 @@ if /usr/bin/python3 -c 'import onnx' 2>/dev/null; then
   /usr/bin/python3 - "$T/odd" <<'PY'
 import re, sys
 from onnx import TensorProto, helper
-ops = re.findall(r'ONNX_OP\("([A-Za-z]+)"', open("src/onnx_ops.def").read())
+ops = re.findall(r'ONNX_OP\("([A-Za-z]+)"', open("src/import/onnx_ops.def").read())
 x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 8])
 y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 8])
 for op in ops:
@@ -321,9 +321,9 @@ PY
   done
 fi
 
-# R-ONNX-002: README's table lists every row of src/onnx_ops.def.
+# R-ONNX-002: README's table lists every row of src/import/onnx_ops.def.
 what="README.md's table of mapped ONNX ops"
-for op in $(sed -n 's/^ONNX_OP("\([A-Za-z]*\)".*/\1/p' src/onnx_ops.def); do
+for op in $(sed -n 's/^ONNX_OP("\([A-Za-z]*\)".*/\1/p' src/import/onnx_ops.def); do
   grep -q "^| $op | " README.md && ok || bad "no row for $op"
 done
 

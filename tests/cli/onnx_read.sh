@@ -1,5 +1,5 @@
 #!/bin/sh
-# onnx_read.sh: the ONNX reader (src/onnx_read.c) on the fixtures of
+# onnx_read.sh: the ONNX reader (src/import/onnx_read.c) on the fixtures of
 # tests/onnx/gen_wire.py, through tests/onnx/onnx_dump.c:
 #   - (R-WIRE-001, R-WIRE-002: IR 3..10, opsets 7..21) each
 #     tests/onnx/wire/NAME.onnx reads to exactly NAME.dump, which

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_onnx.c: the libFuzzer harness of the ONNX reader (src/onnx_read.c).
+ * fuzz_onnx.c: the libFuzzer harness of the ONNX reader (src/import/onnx_read.c).
  * Arbitrary bytes are read as a serialized ModelProto; on success every
  * field of the model is walked (every string's bytes, every dim, value and
  * nested graph), so a pointer the reader left dangling, a count larger
@@ -12,7 +12,7 @@
  * Built by `make fuzz` (tests/fuzz/run.sh runs it with the fixtures of
  * tests/onnx/ as seeds and tests/fuzz/onnx.dict).
  */
-#include "onnx.h"
+#include "import/onnx.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -12,6 +12,7 @@
  * objects of the library are instrumented separately in build-fuzz/.
  */
 #include "rooflint.h"
+#include "out/out.h"
 
 #include <string.h>
 

@@ -9,7 +9,7 @@
 #   fuzz_rooflint  the library in-process: parse .. checks, every renderer
 #   fuzz_cli       main.c itself: options, --sweep, -D, --dtype, --plan,
 #                  --plot, diff, -t FILE, subcommands, stdout on /dev/full
-#   fuzz_onnx      the ONNX reader (src/onnx_read.c) on protobuf bytes,
+#   fuzz_onnx      the ONNX reader (src/import/onnx_read.c) on protobuf bytes,
 #                  seeded with every .onnx under tests/ smaller than 64 KiB
 #                  and with tests/fuzz/onnx.dict (field tags) as dictionary
 # Seeds are every .roof under examples/, tests/, specs/ (smaller than 64 KiB,

@@ -3,7 +3,7 @@
 # tests/onnx/gen_ops.py: the translator's fixtures (tests/onnx/ops/), made
 # with Debian's python3-onnx (onnx.helper); `make onnx-fixtures` runs it.
 #
-#   ops/NAME.onnx   one small model per mapped op (src/onnx_ops.def), the
+#   ops/NAME.onnx   one small model per mapped op (src/import/onnx_ops.def), the
 #                   shape-arithmetic chains exporters write, dim_params,
 #                   an unknown op, names to sanitise, a value_info that
 #                   disagrees; tests/cli/onnx_import.sh asserts each one's

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * onnx_dump.c: prints what onnx_read (src/onnx_read.c) made of an ONNX
+ * onnx_dump.c: prints what onnx_read (src/import/onnx_read.c) made of an ONNX
  * file, in the format tests/onnx/dump.py prints from python3-onnx's
  * onnx.load, so the two can be compared line for line
  * (tests/cli/onnx_read.sh).  One line per item, nested graphs indented:
@@ -23,7 +23,7 @@
  *                            seconds (CPU time: the machine is shared; the
  *                            reader's rows of `make bench`)
  */
-#include "onnx.h"
+#include "import/onnx.h"
 
 #include <math.h>
 #include <stdio.h>

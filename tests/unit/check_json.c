@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "rooflint.h"
+#include "out/out.h"
 
 /* A file with a non-ASCII character before the op, so byte and character
  * columns differ on line 3. */

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "import.h"
-#include "onnx.h"
+#include "import/import.h"
+#include "import/onnx.h"
 
 static const OnnxOpset opset17 = {"", 17};
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * check_onnx_read.c: the ONNX reader (src/onnx_read.c) on hand-built
+ * check_onnx_read.c: the ONNX reader (src/import/onnx_read.c) on hand-built
  * protobuf bytes.  Each case spells its bytes out (tag = field << 3 |
  * wire type; onnx.proto's numbers: ModelProto.graph 7 -> tag 0x3A,
  * GraphProto.node 1 -> 0x0A, NodeProto.op_type 4 -> 0x22, ...) and asserts
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "onnx.h"
+#include "import/onnx.h"
 #include "test_util.h"
 
 /* ---------------------------------------------------------------- encoder */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "out/out.h"
 #include "test_util.h"
 
 static const char *const MLP =

@@ -14,6 +14,7 @@
  * as in the text diagnostics.
  */
 #include "rooflint.h"
+#include "out.h"
 
 #include <jansson.h>
 #include <math.h>

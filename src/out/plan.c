@@ -14,6 +14,7 @@
  * --report.
  */
 #include "rooflint.h"
+#include "out.h"
 
 #include <math.h>
 #include <stdlib.h>

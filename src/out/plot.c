@@ -26,6 +26,7 @@
  * words overlap (R-OUT-016).
  */
 #include "rooflint.h"
+#include "out.h"
 
 #include <math.h>
 #include <stdlib.h>

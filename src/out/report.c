@@ -8,6 +8,7 @@
  * rounds alike.  Rates are printed as TFLOP/s (the seed's "TF/s").
  */
 #include "rooflint.h"
+#include "out.h"
 
 #include <math.h>
 #include <stdlib.h>

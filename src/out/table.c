@@ -12,6 +12,7 @@
  * rather than allocated cell by cell.
  */
 #include "rooflint.h"
+#include "out.h"
 
 #include <stdlib.h>
 #include <string.h>

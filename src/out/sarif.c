@@ -14,6 +14,7 @@
  * where rooflint ran, recorded as the uriBaseId %SRCROOT%.
  */
 #include "rooflint.h"
+#include "out.h"
 
 #include <jansson.h>
 #include <stdlib.h>

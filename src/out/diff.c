@@ -17,7 +17,8 @@
  * unrounded step-time bounds.
  */
 #include "rooflint.h"
-#include "import.h"
+#include "out.h"
+#include "import/import.h"
 
 #include <jansson.h>
 #include <math.h>
