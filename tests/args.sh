@@ -8,3 +8,12 @@ args_for() {
     printf '%s\n' "$1"
   fi
 }
+
+# case_files DIR EXT...: every file under DIR with one of the extensions,
+# in byte order of path (paths hold no blanks).
+case_files() {
+  dir=$1
+  shift
+  exts=$(printf '%s|' "$@")
+  find "$dir" -type f | grep -E "\.(${exts%|})\$" | LC_ALL=C sort
+}

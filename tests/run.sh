@@ -6,15 +6,22 @@
 #
 # In order:
 #   unit    $BUILD/check_unit (Check); each check counts as one test
-#   verify  tests/verify/NAME.roof: `rooflint --verify` must exit 0
+#   verify  tests/verify/STAGE/NAME.roof: `rooflint --verify` must exit 0
 #           (arguments from NAME.args when present)
-#   bad     tests/bad/NAME.roof (or NAME.args alone): stderr must equal
-#           NAME.err exactly, the exit status NAME.status (default 1)
+#   bad     tests/bad/STAGE/NAME.roof (or NAME.args alone): stderr must
+#           equal NAME.err exactly, the exit status NAME.status (default 1)
 #   golden  tests/golden/AREA/NAME.roof or NAME.cmd: stdout must equal
 #           NAME.out; stderr NAME.err and status NAME.status when present
 #   cli     tests/cli/*.sh: each exits 0 on pass (BUILD is exported)
-#   spec    every rule id defined in specs/language.md must appear in some
-#           file under tests/
+#   spec    every rule id defined in specs/*.md must appear in some file
+#           under tests/
+#
+# STAGE is the pipeline stage a case exercises (parse, sema, target, cost,
+# checks, out, cli, diag); a case straight under tests/bad/ or tests/verify/
+# runs too.  A case that only needs its diagnostics' lines, severities,
+# checks and messages is a verify case; a bad case is for what that form
+# cannot say: notes, columns and carets, unlocated errors, exit status 2,
+# several files.
 #
 # NAME.args and NAME.cmd hold one line of arguments, split by the shell
 # (quotes work); the word FILE stands for the NAME.roof path.  Without one,
@@ -39,7 +46,7 @@ fail() {
 # Shows the first lines of a diff between expected and actual.
 difference() { diff -u "$1" "$2" | head -n 40; }
 
-. tests/args.sh   # args_for
+. tests/args.sh   # args_for, case_files
 
 # run_case ARGLINE: runs rooflint with stdout/stderr in $TMP, sets $status.
 run_case() {
@@ -73,8 +80,7 @@ else
 fi
 
 # ---------------------------------------------------------------- verify
-for roof in tests/verify/*.roof; do
-  [ -f "$roof" ] || continue
+for roof in $(case_files tests/verify roof); do
   name=${roof%.roof}
   run_case "--verify $(args_for "$roof" "$name.args")"
   if [ "$status" -eq 0 ]; then
@@ -85,8 +91,7 @@ for roof in tests/verify/*.roof; do
 done
 
 # ------------------------------------------------------------------- bad
-for f in tests/bad/*.roof tests/bad/*.args; do
-  [ -f "$f" ] || continue
+for f in $(case_files tests/bad roof args); do
   name=${f%.*}
   case $f in *.args) [ -f "$name.roof" ] && continue ;; esac
   run_case "$(args_for "$name.roof" "$name.args")"

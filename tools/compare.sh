@@ -5,7 +5,8 @@
 # exit status differ.  For changes that must not change any output (a move,
 # a split, a speed-up): "compare: N cases, 0 differ" is the evidence.
 #
-# Inputs: examples/*.roof, tests/{verify,bad,golden/*}/*.roof, every
+# Inputs: examples/*.roof, tests/golden/*/*.roof, every .roof under
+# tests/verify and tests/bad, every
 # tests/onnx/**/*.onnx and tests/hf/**/*.json.  Modes, each one case:
 # the lint, every check enabled (-WNAME each), --report, --format json,
 # --format sarif, --plan, --dump graph, `import -o -` for an ONNX or
@@ -33,7 +34,8 @@ one_case() {
 }
 
 inputs() {
-  ls examples/*.roof tests/verify/*.roof tests/bad/*.roof tests/golden/*/*.roof 2>/dev/null
+  ls examples/*.roof tests/golden/*/*.roof 2>/dev/null
+  find tests/verify tests/bad -name '*.roof' | LC_ALL=C sort
   find tests/onnx tests/hf -name '*.onnx' -o -name '*.json' 2>/dev/null | sort
 }
 

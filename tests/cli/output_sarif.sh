@@ -17,7 +17,7 @@ VALIDATE="/usr/bin/python3 tools/validate_sarif.py"
 # (One validator run for all the logs: starting Python per file is slow.)
 n=0
 : > "$T/manifest"
-for f in examples/*.roof examples/*/*.roof tests/verify/*.roof tests/bad/*.roof; do
+for f in examples/*.roof examples/*/*.roof $(find tests/verify tests/bad -name '*.roof' | LC_ALL=C sort); do
   [ -f "$f" ] || continue
   "$ROOFLINT" --format sarif "$f" > "$T/$n.sarif" 2> /dev/null
   st=$?

@@ -1,12 +1,12 @@
 #!/bin/sh
 # robust_hostile.sh: inputs that are not ordinary files or not ordinary text
 # (issue "Robustness", item 3).  The byte-level cases with a fixed expected
-# output live in tests/bad/rob_*.roof; this script covers what a committed
+# output live in tests/bad/*/rob_*.roof; this script covers what a committed
 # file cannot be: an unreadable file, a FIFO, standard input, /dev/zero,
 # and CRLF/CR/LF variants that must give the same diagnostics.
 # Every case must end with a clear message and exit 0, 1 or 2, never a
 # signal or a hang.  Rules: R-CLI-001 ('-' is standard input), R-CLI-005
-# (unreadable files), R-CLI-006 (an empty file: tests/bad/rob_empty.roof),
+# (unreadable files), R-CLI-006 (an empty file: tests/bad/parse/rob_empty.roof),
 # R-LEX-002 (LF, CRLF, lone CR), R-SYN-003 (no final newline).
 set -u
 BUILD=${BUILD:-build}

@@ -4,7 +4,7 @@
 # committing).  Each must end with a clear, located error (or a correct
 # result), never a crash, a hang or an unbounded allocation.  The small
 # fixed cases (error limit, overflowing dimensions, 10^18 repeat counts)
-# are tests/bad/rob_*.roof.
+# are tests/bad/*/rob_*.roof.
 set -u
 BUILD=${BUILD:-build}
 BIN=${BIN:-$BUILD/rooflint}

@@ -7,7 +7,7 @@
 # 1e54) span at most 40 decades: a small, well-formed SVG, quickly, with
 # no inf or nan in it.  (The old chart of these figures was already
 # bounded; what reached the unbounded loop is refused by R-LEX-006 and
-# R-TGT-006, tests/bad/rob_number_range and rob_target_range.)
+# R-TGT-006, tests/bad/parse/rob_number_range and tests/bad/target/rob_target_range.)
 set -u
 BUILD=${BUILD:-build}
 ROOFLINT=${ROOFLINT:-$BUILD/rooflint}

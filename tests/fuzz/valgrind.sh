@@ -30,15 +30,13 @@ one() {
   fi
 }
 
-for f in tests/bad/*.roof tests/bad/*.args; do
-  [ -f "$f" ] || continue
+for f in $(case_files tests/bad roof args); do
   name=${f%.*}
   case $f in *.args) [ -f "$name.roof" ] && continue ;; esac
   eval "set -- $(args_for "$name.roof" "$name.args")"
   one "$f" "$@"
 done
-for f in tests/verify/*.roof; do
-  [ -f "$f" ] || continue
+for f in $(case_files tests/verify roof); do
   eval "set -- --verify $(args_for "$f" "${f%.roof}.args")"
   one "$f" "$@"
 done
