@@ -3,6 +3,7 @@
 # tests/run.sh: every test of rooflint, from the repository root.
 #
 #   BUILD=build sh tests/run.sh
+#   BUILD=build sh tests/run.sh --bless NAME...
 #
 # In order:
 #   unit    $BUILD/check_unit (Check); each check counts as one test
@@ -27,6 +28,15 @@
 # (quotes work); the word FILE stands for the NAME.roof path.  Without one,
 # the arguments are just the path.  A case that dies by a signal always
 # fails.  Ends with one line "N passed, N failed"; exits 1 if any failed.
+#
+# --bless NAME rewrites what a case expects from what the current binary
+# does, after a deliberate change of output: a bad case's NAME.err (and
+# NAME.status), a golden case's NAME.out (and NAME.err and NAME.status
+# when it has them or they are not empty and 0), a verify case's
+# `# expect:` comments (each line's are replaced by one comment per error,
+# warning or remark on that line, with the full message; they must come
+# last on their line).  NAME is a case's path, with or without its
+# extension, or its stem when that names one case.  Review `git diff`.
 
 BUILD=${BUILD:-build}
 ROOFLINT=$BUILD/rooflint
@@ -54,6 +64,13 @@ run_case() {
   "$ROOFLINT" "$@" >"$TMP/out" 2>"$TMP/err" </dev/null
   status=$?
 }
+
+if [ "$1" = "--bless" ]; then
+  shift
+  . tests/bless.sh
+  bless_all "$@"
+  exit
+fi
 
 # ------------------------------------------------------------------ unit
 if [ -x "$BUILD/check_unit" ]; then
