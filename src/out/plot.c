@@ -305,7 +305,7 @@ static void gather_points(const ModelCost *mc, int target, Point **pts, int *n, 
     double t_c = c->time_s * c->count;
     if (c->node >= 0 || !(t_c > 0)) continue;
     if (*noff % 32 == 0) *off = xrealloc(*off, (size_t)(*noff + 32) * sizeof **off);
-    (*off)[(*noff)++] = (OffRoof){strcmp(c->kind, "all_to_all") == 0 ? "expert all-to-all" : "gradient allreduce", t_c, total > 0 ? t_c / total : 0,
+    (*off)[(*noff)++] = (OffRoof){c->group == PG_EXPERT ? "expert all-to-all" : "gradient allreduce", t_c, total > 0 ? t_c / total : 0,
                                   BOUND_NETWORK, mc->nkernels + i};
   }
 }

@@ -73,6 +73,17 @@ title = "".join(panel.find(f"{NS}text").itertext())
 assert title.endswith("on NVIDIA H100 SXM and NVIDIA V100 SXM2"), title
 PY
 
+# A collective no kernel runs is named by what it moves: an expert-parallel
+# MoE layer's dispatch and combine (two all-to-alls, R-MOE-006), a
+# training step's gradient all-reduce.
+"$ROOFLINT" --plot - tests/hf/deepseek_v3-decode-ep8.roof > "$T/moe.svg" 2> /dev/null
+[ "$(grep -c '<title>expert all-to-all: ' "$T/moe.svg")" -eq 2 ] ||
+  fail "deepseek_v3-decode-ep8: not two expert all-to-alls off the roofline"
+grep -q '<title>gradient allreduce' "$T/moe.svg" && fail "deepseek_v3-decode-ep8: a gradient allreduce in decode"
+"$ROOFLINT" --plot - examples/llama3_8b_train.roof > "$T/train.svg" 2> /dev/null
+grep -q '<title>gradient allreduce: ' "$T/train.svg" || fail "llama3_8b_train: no gradient allreduce"
+grep -q 'all-to-all' "$T/train.svg" && fail "llama3_8b_train: an all-to-all in a dense model"
+
 # R-OUT-010: an unwritable chart is exit 2 with a message, after the lint.
 "$ROOFLINT" --plot "$T/no/such/dir/c.svg" examples/seed/precisions.roof > /dev/null 2> "$T/err"
 st=$?
