@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cost.c: FLOPs and bytes per node, the roofline per node and per kernel,
- * occupancy, collectives, the train-mode step, totals and the memory
- * footprint (specs/language.md section 11).  A pure function of (model, target).
+ * occupancy, collectives, the train-mode step and the totals (specs/
+ * language.md section 11); cost_model runs footprint.c's steps for the
+ * memory one GPU holds.  A pure function of (model, target).
  *
  * An op's FLOPs, bytes and blocks are its row's cost rule (ops.def,
  * ops.c); nothing here depends on which op it is beyond its row's class,
@@ -522,6 +523,17 @@ Kernel cost_kernel(const ModelCost *mc, int k) {
     kn.bound = nc->bound;
   }
   return kn;
+}
+
+const char *cost_kernel_name(const Model *m, const Kernel *k) {
+  if (k->region >= 0 && k->region < m->nregions) return m->regions[k->region].name;
+  if (k->first_node >= 0 && k->first_node < m->nnodes) return m->nodes[k->first_node].name;
+  return "?";
+}
+
+Loc cost_kernel_loc(const Model *m, const Kernel *k) {
+  if (k->region >= 0 && k->region < m->nregions) return m->regions[k->region].loc;
+  return m->nodes[k->first_node].loc;
 }
 
 RoofPoint cost_kernel_roof(const ModelCost *mc, const Kernel *k) {

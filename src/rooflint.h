@@ -1458,6 +1458,11 @@ typedef struct RoofPoint {
 /* Kernel k (0 <= k < nkernels): the same doubles, bit for bit, that the
  * cost model summed into its totals. */
 Kernel cost_kernel(const ModelCost *mc, int k);
+/* Kernel k's name as written, the one every output and check prints: its
+ * fused region's, else its first node's; "?" for neither. */
+const char *cost_kernel_name(const Model *m, const Kernel *k);
+/* Where kernel k is written: its `fused NAME` header, or its op's node. */
+Loc cost_kernel_loc(const Model *m, const Kernel *k);
 
 RoofPoint cost_node_roof(const ModelCost *mc, const NodeCost *nc);
 RoofPoint cost_kernel_roof(const ModelCost *mc, const Kernel *k);

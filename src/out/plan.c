@@ -72,12 +72,6 @@ static DType node_precision(const GNode *g) {
   return g->precision != DT_NONE ? g->precision : g->type->dtype;
 }
 
-static const char *kernel_name(Arena *a, const Model *m, const Kernel *k) {
-  if (k->region >= 0)
-    return arena_printf(a, "fused %s", m->regions[k->region].name);
-  return m->nodes[k->first_node].name;
-}
-
 /* "u (matmul)", "fused act": names repeat, ops tell them apart. */
 /* Kernel k of `base` in `c`, the same program under another plan: the
  * kernel of its first node, into *out; false when that node makes none
@@ -92,7 +86,7 @@ static bool twin(const ModelCost *c, const ModelCost *base, int k, Kernel *out) 
 }
 
 static const char *kernel_label(Arena *a, const Model *m, const Kernel *k) {
-  if (k->region >= 0) return kernel_name(a, m, k);
+  if (k->region >= 0) return arena_printf(a, "fused %s", cost_kernel_name(m, k));
   const GNode *g = &m->nodes[k->first_node];
   return arena_printf(a, "%s (%s)", g->name, g->op->name);
 }

@@ -253,12 +253,6 @@ static void text_at(FILE *out, double x, double y, const char *anchor, const cha
 
 /* ---------------------------------------------------------------- data */
 
-static const char *kernel_name(const Model *m, const Kernel *k) {
-  if (k->region >= 0 && k->region < m->nregions) return m->regions[k->region].name;
-  if (k->first_node >= 0 && k->first_node < m->nnodes) return m->nodes[k->first_node].name;
-  return "?";
-}
-
 /* The kernels of one model on one target that sit on the HBM roofline; a
  * kernel's share is of the step-time bound, as in the report. */
 static void gather_points(const ModelCost *mc, int target, Point **pts, int *n, int *cap,
@@ -280,7 +274,7 @@ static void gather_points(const ModelCost *mc, int target, Point **pts, int *n, 
       double t_k = kn->time_s * kn->count;
       if (target == 0 && t_k > 0) {
         if (*noff % 32 == 0) *off = xrealloc(*off, (size_t)(*noff + 32) * sizeof **off);
-        (*off)[(*noff)++] = (OffRoof){kernel_name(m, kn), t_k, total > 0 ? t_k / total : 0,
+        (*off)[(*noff)++] = (OffRoof){cost_kernel_name(m, kn), t_k, total > 0 ? t_k / total : 0,
                                       kn->bound, k};
       }
       continue;
@@ -291,7 +285,7 @@ static void gather_points(const ModelCost *mc, int target, Point **pts, int *n, 
     }
     Point *p = &(*pts)[(*n)++];
     memset(p, 0, sizeof *p);
-    p->name = kernel_name(m, kn);
+    p->name = cost_kernel_name(m, kn);
     p->x = roof.intensity;
     p->y = roof.attainable;
     p->time_s = kn->time_s * kn->count;

@@ -123,15 +123,10 @@ void report_summary(FILE *out, const Analysis *an, const SourceSet *ss) {
 
 /* ---------------------------------------------------------------- report */
 
-static const char *kernel_name(Arena *a, const Model *m, const Kernel *k) {
-  if (k->region >= 0) return arena_printf(a, "fused %s", m->regions[k->region].name);
-  return m->nodes[k->first_node].name;
-}
-
-/* Where a kernel is written: its `fused NAME` header, or its op's node
- * (the `at` column, as diff places them). */
-static Loc kernel_loc(const Model *m, const Kernel *k) {
-  return k->region >= 0 ? m->regions[k->region].loc : m->nodes[k->first_node].loc;
+/* A kernel as the report names it: a fused region's is "fused NAME". */
+static const char *report_name(Arena *a, const Model *m, const Kernel *k) {
+  const char *name = cost_kernel_name(m, k);
+  return k->region >= 0 ? arena_printf(a, "fused %s", name) : name;
 }
 
 /* Ops per fused region, counted once for the whole table (NULL when the
@@ -199,18 +194,18 @@ static void kernel_row(KernelRow *r, const SourceSet *ss, const Model *m,
   if (k->region >= 0) {
     r->name.len = 0;
     sb_puts(&r->name, "fused ");
-    sb_puts(&r->name, m->regions[k->region].name);
+    sb_puts(&r->name, cost_kernel_name(m, k));
     r->cell[0] = sb_str(&r->name);
     snprintf(r->ops, sizeof r->ops, "%d ops", nops[k->region]);
     r->cell[1] = r->ops;
   } else {
-    r->cell[0] = g->name;
+    r->cell[0] = cost_kernel_name(m, k);
     r->cell[1] = g->op->name;
   }
   r->cell[2] = kernel_prec(m, k);
   kernel_cells(c, k, c->time_s, r->fig);
   for (int j = 0; j < NFIG; j++) r->cell[3 + j] = r->fig[j];
-  r->cell[3 + NFIG] = fmt_at(r->at, sizeof r->at, ss, kernel_loc(m, k));
+  r->cell[3 + NFIG] = fmt_at(r->at, sizeof r->at, ss, cost_kernel_loc(m, k));
 }
 
 /* R-PAR-002: the plan's groups, each with its size, placement and link. */
@@ -426,8 +421,8 @@ static void report_slowest(FILE *out, Arena *a, const SourceSet *ss,
     fmt_percent(pct, sizeof pct, percent_of(k->time_s * k->count, c->time_s), 1);
     snprintf(bound, sizeof bound, "%s-bound", bound_str(k->bound));
     fprintf(out, "  %d. %-24s %10s  %6s  %-13s  at %s\n", i + 1,
-            kernel_name(a, m, k), tm, pct, bound,
-            fmt_at(at, sizeof at, ss, kernel_loc(m, k)));
+            report_name(a, m, k), tm, pct, bound,
+            fmt_at(at, sizeof at, ss, cost_kernel_loc(m, k)));
   }
 }
 
@@ -551,7 +546,7 @@ static void side_row(const Analysis *an, int mi, int nt, int ki, Arena *a,
   const ModelCost *c0 = cost_at(an, mi, 0);
   Kernel kn0 = cost_kernel(c0, ki);
   const Kernel *k0 = &kn0;
-  row[0] = kernel_name(a, m, k0);
+  row[0] = report_name(a, m, k0);
   row[1] = kernel_op(a, m, nops, k0);
   fmt_count(cells[2], NB, k0->flops);
   fmt_bytes(cells[3], NB, k0->bytes);
@@ -572,7 +567,7 @@ static void side_row(const Analysis *an, int mi, int nt, int ki, Arena *a,
     fmt_time(cells[base + 2], NB, k->time_s * k->count);
     for (int j = 0; j < 3; j++) row[base + j] = cells[base + j];
   }
-  row[5 + 3 * nt] = fmt_at(cells[5 + 3 * nt], NB, ss, kernel_loc(m, k0));
+  row[5 + 3 * nt] = fmt_at(cells[5 + 3 * nt], NB, ss, cost_kernel_loc(m, k0));
 }
 
 /* The step time and, R-CHK-081, the footprint against each target's
