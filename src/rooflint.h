@@ -1090,21 +1090,13 @@ typedef struct GroupPlace {
 } GroupPlace;
 
 const char *par_group_str(ParGroup g);
-/* The plan without a block: one GPU, every group of size 1. */
-void parallel_default(Parallel *p);
-/* After the keys are read (`given` per parallel_keys row): the derived
- * defaults and the consistency rules; errors at `at`, the block. */
-void parallel_resolve(Parallel *p, const bool *given, Loc at, DiagSink *diags);
 GroupPlace parallel_place(const Parallel *p, ParGroup g);
 /* "NVLink", "InfiniBand", "NVLink + InfiniBand" or "-" (one rank). */
 const char *group_link_str(GroupPlace gp);
 struct Model;
-/* R-PAR-008: errors for row-parallel partial sums read unreduced. */
-void parallel_check_partials(struct Model *m, DiagSink *diags);
 /* R-PAR-009: the top-level repeat a pipeline splits (most trips, first on
  * ties), -1 if none. */
 int parallel_pipeline_scope(const struct Model *m);
-void parallel_check_pipeline(const struct Model *m, DiagSink *diags);
 
 typedef struct Model {
   const char *name;
