@@ -39,7 +39,7 @@
 
 /* In parser.h, before YYSTYPE: the types the values and ParseCtx need. */
 %code requires {
-#include "rooflint.h"
+#include "ast.h"
 
 /* flex's handle, declared here so parser.h stands alone. */
 #ifndef YY_TYPEDEF_YY_SCANNER_T

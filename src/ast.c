@@ -9,7 +9,7 @@
  * the constructors take were gathered on the parser's scratch stacks and
  * copied into the arena once, at their exact size (parse.c).
  */
-#include "rooflint.h"
+#include "ast.h"
 
 #include <stddef.h>
 #include <stdlib.h>

@@ -371,23 +371,18 @@ bool checks_kernel_matters(const CheckCtx *ctx, int kernel) {
 
 const char *checks_kernel_name(const CheckCtx *ctx, int kernel, char *buf,
                                size_t n) {
-  Kernel kn = cost_kernel(ctx->cost, kernel);
-  const Kernel *k = &kn;
-  if (k->region >= 0 && k->region < ctx->model->nregions)
-    snprintf(buf, n, "fused region '%s'", ctx->model->regions[k->region].name);
-  else {
-    const GNode *g = &ctx->model->nodes[k->first_node];
-    snprintf(buf, n, "%s '%s'", checks_op_name(g), g->name);
-  }
+  Kernel k = cost_kernel(ctx->cost, kernel);
+  const char *name = cost_kernel_name(ctx->model, &k);
+  if (k.region >= 0 && k.region < ctx->model->nregions)
+    snprintf(buf, n, "fused region '%s'", name);
+  else
+    snprintf(buf, n, "%s '%s'", checks_op_name(&ctx->model->nodes[k.first_node]), name);
   return buf;
 }
 
 Loc checks_kernel_loc(const CheckCtx *ctx, int kernel) {
-  Kernel kn = cost_kernel(ctx->cost, kernel);
-  const Kernel *k = &kn;
-  if (k->region >= 0 && k->region < ctx->model->nregions)
-    return ctx->model->regions[k->region].loc;
-  return ctx->model->nodes[k->first_node].loc;
+  Kernel k = cost_kernel(ctx->cost, kernel);
+  return cost_kernel_loc(ctx->model, &k);
 }
 
 /* ---- re-analysis with a let changed (memory-bound, capacity) ---- */

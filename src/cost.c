@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cost.c: FLOPs and bytes per node, the roofline per node and per kernel,
- * occupancy, collectives, the train-mode step, totals and the memory
- * footprint (specs/language.md section 11).  A pure function of (model, target).
+ * occupancy, collectives, the train-mode step and the totals (specs/
+ * language.md section 11); cost_model runs footprint.c's steps for the
+ * memory one GPU holds.  A pure function of (model, target).
  *
  * An op's FLOPs, bytes and blocks are its row's cost rule (ops.def,
  * ops.c); nothing here depends on which op it is beyond its row's class,
@@ -15,14 +16,11 @@
  * whose bytes are the region's inputs from outside plus its outputs used
  * outside.  Totals are summed over kernels.
  */
-#include "rooflint.h"
+#include "footprint.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Adam: two fp32 moments and an fp32 master copy per parameter. */
-#define ADAM_BYTES_PER_PARAM 12.0
 
 const char *bound_str(Bound b) {
   static const char *const names[] = {
@@ -31,30 +29,6 @@ const char *bound_str(Bound b) {
       [BOUND_NETWORK] = "network",
   };
   return (unsigned)b < sizeof names / sizeof names[0] ? names[b] : "?";
-}
-
-static double node_bytes(const Model *m, int id) {
-  return op_tensor_bytes(m->nodes[id].type);
-}
-
-static bool is_op(const GNode *n, OpClass c) { return n->op && n->op->cls == c; }
-
-/* A cast to the dtype it already has moves no bits: no kernel, 0 FLOPs,
- * 0 bytes, like a view (R-COST-010). */
-static bool is_noop_cast(const Model *m, const GNode *n) {
-  return n->op && (n->op->flags & OPF_CAST) && n->ninputs == 1 &&
-         m->nodes[n->inputs[0]].type->dtype == n->type->dtype;
-}
-
-/* An append to a KV cache: a kernel, whose result is the cache's storage
- * (R-CACHE-002). */
-static bool is_append(const GNode *n) {
-  return n->op && (n->op->flags & OPF_APPEND);
-}
-
-/* Views, no-op casts and appends: they alias their (first) input. */
-static bool is_alias(const Model *m, const GNode *n) {
-  return is_op(n, OC_VIEW) || is_noop_cast(m, n) || is_append(n);
 }
 
 /* A result after the first of an op with several that computes (topk's
@@ -194,38 +168,6 @@ int cost_grad_sync(const Parallel *p, const Target *t, double weights,
   return n;
 }
 
-/* R-PAR-004: what ZeRO stage `zero` leaves each GPU of a shard group of
- * `ns` ranks, from the unsharded footprint (Rajbhandari et al. 2020,
- * figure 1: stage 1 divides the optimizer state, 2 also the gradients, 3
- * also the weights). */
-Footprint cost_footprint_sharded(const Footprint *whole, int64_t zero,
-                                 int64_t ns) {
-  Footprint f = *whole;
-  if (ns < 1) ns = 1;
-  f.weight_shards = zero >= 3 ? ns : 1;
-  f.gradient_shards = zero >= 2 ? ns : 1;
-  f.optimizer_shards = zero >= 1 ? ns : 1;
-  f.weights /= (double)f.weight_shards;
-  f.gradients /= (double)f.gradient_shards;
-  f.optimizer /= (double)f.optimizer_shards;
-  f.gathered = f.weight_shards > 1 ? f.units : 0; /* R-PAR-013 */
-  f.total = f.weights + f.gradients + f.optimizer + f.activations + f.buffers +
-            f.kv_cache + f.gathered;
-  return f;
-}
-
-/* R-PAR-013: the FSDP units zero = 3 gathers are each copy of the layers'
- * repeat (transformer_auto_wrap_policy wraps each block) and the root, the
- * rest of the model's weights; with limit_all_gathers (PyTorch's default)
- * two consecutive units are gathered at once: the two largest of a root of
- * `root` bytes and `layers` units of `layer` bytes. */
-static double fsdp_units(double root, double layer, double layers) {
-  double a = root > layer ? root : layer, b = root > layer ? layer : root;
-  if (layers >= 2 && layer > b) b = layer;
-  if (layers < 1) b = 0, a = root;
-  return a + b;
-}
-
 /* R-PAR-009: with a pipeline, the step is (m + p - 1) slots of the
  * slowest stage plus the gradient synchronisation, or the longer of the
  * two with overlap; an experts block's dispatch and combine run in its
@@ -244,12 +186,6 @@ double cost_step_time(const ModelCost *mc) {
 }
 
 /* ------------------------------------------------ mixtures of experts */
-
-/* The parallel plan's expert degree e (R-MOE-003): experts are sharded E/e
- * per GPU.  The one place the MoE costing reads it. */
-static double expert_degree(const Model *m) {
-  return m->parallel.expert > 1 ? (double)m->parallel.expert : 1;
-}
 
 /* What an experts block does to the figures of the ops in it, as written
  * on all of the layer's tokens (R-MOE-002). */
@@ -431,130 +367,6 @@ static int vocab_all_reduces(const Model *m, const Target *t, Collective *out) {
 
 /* ------------------------------------------------------------ pipeline */
 
-static bool *checkpoint_keeps(const Model *m, const int *ckpt_of);
-static double kept_bytes(const Model *m, int i, const bool *leaves,
-                         const int *ckpt_of, const bool *keep, double *own,
-                         bool experts);
-
-enum { PART_PRE, PART_BODY, PART_POST, PART__COUNT };
-
-/* Which part of a pipelined model node i is: the split repeat's body,
- * or what stands before or after it. */
-static int pipe_part(const Model *m, int i, int scope, int first) {
-  int sc = m->nodes[i].scope;
-  while (sc >= 0 && m->scopes[sc].parent >= 0) sc = m->scopes[sc].parent;
-  if (sc == scope) return PART_BODY;
-  return i < first ? PART_PRE : PART_POST;
-}
-
-/* A stage kind's share of the parts: the first stage runs what stands
- * before the repeat, the last what stands after, each 1/p of its copies. */
-static double stage_share(const double *part, int kind, double p) {
-  double v = part[PART_BODY] / p;
-  if (kind == PIPE_FIRST) v += part[PART_PRE];
-  if (kind == PIPE_LAST) v += part[PART_POST];
-  return v;
-}
-
-/* R-PAR-009: per-stage footprints (1F1B keeps p - s microbatches of
- * activations on stage s: p on the first, p - 1 on stage 1, 1 on the
- * last; Narayanan et al. 2021, section 2.2.1) and the boundary send. */
-static void pipeline_memory(ModelCost *mc, const Model *m, const Target *t,
-                            const bool *leaves, const int *ckpt_of) {
-  PipelineCost *pc = &mc->pipe;
-  const Parallel *par = &m->parallel;
-  double p = (double)par->pipeline;
-  pc->stages = (int)par->pipeline;
-  pc->microbatches = (double)par->microbatches;
-  pc->scope = parallel_pipeline_scope(m);
-  pc->layers = (double)m->scopes[pc->scope].trips / p;
-  int first = -1;
-  for (int i = 0; i < m->nnodes && first < 0; i++)
-    if (pipe_part(m, i, pc->scope, m->nnodes) == PART_BODY) first = i;
-  pc->first_node = first;
-  double w[PART__COUNT] = {0}, prm[PART__COUNT] = {0}, buf[PART__COUNT] = {0},
-         act[PART__COUNT] = {0};
-  double carried = 0;
-  bool *keep = ckpt_of ? checkpoint_keeps(m, ckpt_of) : NULL;
-  double *own = ckpt_of ? xcalloc((size_t)m->nckpts + 1, sizeof *own) : NULL;
-  for (int i = 0; i < m->nnodes; i++) {
-    const GNode *g = &m->nodes[i];
-    int part = pipe_part(m, i, pc->scope, first);
-    double copies = model_weight_copies(m, g->scope);
-    if (g->role == ROLE_WEIGHT) { /* an expert's: E/e per GPU (R-MOE-003) */
-      double e = mc->experts && model_experts_scope(m, g->scope) >= 0
-                     ? expert_degree(m) : 1;
-      w[part] += node_bytes(m, i) * copies / e;
-      prm[part] += op_tensor_elements(g->type) * copies / e;
-    }
-    if (g->role == ROLE_BUFFER) buf[part] += node_bytes(m, i) * copies;
-    if (m->train) act[part] += kept_bytes(m, i, leaves, ckpt_of, keep, own, mc->experts);
-    /* the value a layer hands to the next: the body's loop-carried one */
-    if (part == PART_BODY && g->loop_carried && node_bytes(m, i) > carried)
-      carried = node_bytes(m, i);
-  }
-  /* the recompute buffer of the largest block, once per stage */
-  double buffer = 0;
-  for (int b = 0; own && b < m->nckpts; b++)
-    if (own[b] > buffer) buffer = own[b];
-  free(keep);
-  free(own);
-  pc->inflight[PIPE_FIRST] = p;
-  pc->inflight[PIPE_MIDDLE] = p - 1;
-  pc->inflight[PIPE_LAST] = 1;
-  int64_t ns = parallel_place(par, PG_SHARD).size;
-  double worst = -1;
-  for (int k = 0; k < PIPE__KINDS; k++) {
-    if (k == PIPE_MIDDLE && pc->stages < 3) continue;
-    Footprint f = {0};
-    f.weights = stage_share(w, k, p);
-    f.buffers = stage_share(buf, k, p);
-    f.activations = m->train ? stage_share(act, k, p) * pc->inflight[k] + buffer
-                             : mc->footprint.activations;
-    if (m->train) {
-      f.gradients = f.weights;
-      f.optimizer = stage_share(prm, k, p) * ADAM_BYTES_PER_PARAM;
-    }
-    /* R-PAR-013: a stage's units, its layers and what else it runs */
-    f.units = fsdp_units(stage_share(w, k, p) - w[PART_BODY] / p,
-                         w[PART_BODY] / (double)m->scopes[pc->scope].trips,
-                         pc->layers);
-    f.total = f.weights + f.gradients + f.optimizer + f.activations + f.buffers;
-    pc->footprint[k] = m->train ? cost_footprint_sharded(&f, par->zero, ns) : f;
-    if (pc->footprint[k].total > worst) {
-      worst = pc->footprint[k].total;
-      pc->worst = k;
-      mc->unsharded = f;
-    }
-  }
-  GroupPlace pp = parallel_place(par, PG_PIPELINE);
-  pc->send_ib = pp.nodes > 1;
-  double nvbw = t->nvlink_bw > 0 ? t->nvlink_bw : t->pcie_bw;
-  double ibbw = t->ib_bw > 0 ? t->ib_bw : t->pcie_bw;
-  double bw = pc->send_ib ? ibbw : nvbw;
-  pc->send_bytes = carried;
-  pc->send_time = bw > 0 ? carried / bw : 0;
-  /* R-PAR-011: across nodes, the t tensor ranks of a stage hold the same
-   * carried value: each sends 1/t of it over its own InfiniBand link and
-   * the next stage all-gathers it over NVLink (Megatron-LM's scatter/
-   * gather, Narayanan et al. 2021, section 4.1); not under sequence
-   * parallelism, whose carried value is already each rank's slice */
-  pc->send_split = 1;
-  double tg = (double)parallel_place(par, PG_TENSOR).size;
-  bool sequence_parallel = false;
-  for (int i = 0; i < m->nnodes && !sequence_parallel; i++) {
-    const GNode *g = &m->nodes[i];
-    sequence_parallel = g->op && g->op->cls == OC_COLLECTIVE &&
-                        g->args->group == PG_TENSOR && !(g->op->flags & OPF_ALLREDUCE);
-  }
-  if (pc->send_ib && tg > 1 && !sequence_parallel && parallel_place(par, PG_TENSOR).nodes <= 1) {
-    pc->send_split = tg;
-    pc->send_time = (ibbw > 0 ? carried / tg / ibbw : 0) +
-                    (nvbw > 0 ? (tg - 1) / tg * carried / nvbw : 0);
-  }
-  pc->bubble = (p - 1) / (pc->microbatches + p - 1);
-}
-
 /* R-PAR-009: per-stage time per microbatch, from the kernels' times, and
  * the step: (m + p - 1) x the slowest stage. */
 static void pipeline_time(ModelCost *mc, const Model *m) {
@@ -584,258 +396,6 @@ static void pipeline_time(ModelCost *mc, const Model *m) {
     if (pc->time[k] > slowest) slowest = pc->time[k];
   }
   pc->step_time = (pc->microbatches + p - 1) * slowest;
-}
-
-
-/* ------------------------------------------------------------ footprint */
-
-/* The node whose storage node `id` is: itself, or, for a view or a no-op
- * cast, what it aliases, down chains of views. */
-static int storage_of(const Model *m, int id) {
-  while (is_alias(m, &m->nodes[id])) id = m->nodes[id].inputs[0];
-  return id;
-}
-
-/* Which values leave their fused region (scratch, n bools, for the caller
- * to free; NULL without regions): a node of a region whose storage is a
- * model output or is read outside the region, itself or through views
- * inside it (a view at the region's edge is the same storage).  One pass,
- * last node first: a consumer comes after what it reads, so a view's mark
- * is final before its input's is decided. */
-static bool *region_exits(const Model *m) {
-  if (m->nregions == 0) return NULL;
-  int n = m->nnodes;
-  bool *leaves = xcalloc((size_t)n + 1, sizeof *leaves);
-  for (int i = n - 1; i >= 0; i--) {
-    const GNode *g = &m->nodes[i];
-    if (g->is_output) leaves[i] = true;
-    bool alias = is_alias(m, g);
-    for (int k = 0; k < g->ninputs; k++) {
-      int src = g->inputs[k];
-      int r = m->nodes[src].region;
-      /* an alias is its first input's storage (an append's second input
-       * is copied into it, not aliased) */
-      if (r >= 0 && (g->region != r || (alias && k == 0 && leaves[i])))
-        leaves[src] = true;
-    }
-  }
-  return leaves;
-}
-
-/* R-PAR-010: each node's checkpoint block, -1 outside (scratch, n ints,
- * for the caller to free; NULL without blocks or outside train mode). */
-static int *checkpoint_blocks(const Model *m) {
-  if (!m->train || m->nckpts == 0) return NULL;
-  int *of = xmalloc(((size_t)m->nnodes + 1) * sizeof *of);
-  for (int i = 0; i < m->nnodes; i++) of[i] = -1;
-  for (int b = 0; b < m->nckpts; b++)
-    for (int i = m->ckpts[b].first; i < m->ckpts[b].end; i++) of[i] = b;
-  return of;
-}
-
-/* Which values of a checkpoint block leave it: model outputs, values
- * carried to the next copy of a repeat, and what a node outside the
- * block reads (through views, their storage). */
-static bool *checkpoint_keeps(const Model *m, const int *ckpt_of) {
-  int n = m->nnodes;
-  bool *keep = xcalloc((size_t)n + 1, sizeof *keep);
-  for (int i = n - 1; i >= 0; i--) {
-    const GNode *g = &m->nodes[i];
-    if (g->is_output || g->loop_carried) keep[i] = true;
-    bool alias = is_alias(m, g);
-    for (int k = 0; k < g->ninputs; k++) {
-      int src = g->inputs[k];
-      if (ckpt_of[src] >= 0 && (ckpt_of[src] != ckpt_of[i] || (alias && keep[i])))
-        keep[src] = true;
-    }
-  }
-  return keep;
-}
-
-/* What cost_model sizes its kernel and collective arrays by, counted by
- * activations() on its way over the nodes: one pass fewer over the node
- * array, the biggest block of a run. */
-typedef struct OpCounts {
-  int ops, collectives;
-} OpCounts;
-
-static void count_op(const GNode *g, OpCounts *oc) {
-  oc->collectives += is_op(g, OC_COLLECTIVE) + 3 * g->vocab_parallel;
-  oc->ops += g->op != NULL;
-}
-
-/* The largest set of live activations in a linear scan of the graph (in
- * source order): a value is live from the node that makes it to its last
- * consumer; outputs stay live to the end.  A repeat/loop body is scanned
- * once, as its copies run one after another.  In train mode every value a
- * kernel writes to HBM is kept for the backward pass, each times its
- * count: the inputs and the outputs of every op outside a fused region;
- * of a region only the values that leave it (`leaves`), since a fused
- * kernel saves its inputs and recomputes the rest (R-TRAIN-002). */
-/* A value's bytes as the footprint holds them: an experts block's values
- * for the tokens it runs (R-MOE-002). */
-static double held_bytes(const Model *m, int id, bool experts) {
-  const GNode *g = &m->nodes[id];
-  return node_bytes(m, id) * (experts && g->role == ROLE_ACTIVATION
-                                  ? model_experts_work(m, g->scope)
-                                  : 1);
-}
-
-/* Whether node i, in train mode, is an op's result the backward pass
- * reads (R-TRAIN-002): one a kernel writes to HBM, outside a fused region
- * or leaving it. */
-static bool saved_result(const Model *m, int i, const bool *leaves) {
-  const GNode *g = &m->nodes[i];
-  return g->role == ROLE_ACTIVATION && !is_alias(m, g) &&
-         !is_op(g, OC_TRANSFER) && (g->region < 0 || (leaves && leaves[i]));
-}
-
-/* R-PAR-010: a saved result of a checkpoint block that does not leave it:
- * recomputed in backward, not kept. */
-static bool recomputed(const Model *m, int i, const bool *leaves,
-                       const int *ckpt_of, const bool *keep) {
-  return keep && ckpt_of[i] >= 0 && !keep[i] && saved_result(m, i, leaves);
-}
-
-/* R-TRAIN-002, R-PAR-010: the bytes node i keeps for the backward pass,
- * times its count; a checkpointed value that does not leave its block
- * keeps nothing and adds its bytes (one copy) to own[its block]. */
-static double kept_bytes(const Model *m, int i, const bool *leaves,
-                         const int *ckpt_of, const bool *keep, double *own,
-                         bool experts) {
-  const GNode *g = &m->nodes[i];
-  if (recomputed(m, i, leaves, ckpt_of, keep)) {
-    own[ckpt_of[i]] += held_bytes(m, i, experts);
-    return 0;
-  }
-  return saved_result(m, i, leaves) || g->role == ROLE_INPUT
-             ? held_bytes(m, i, experts) * g->count
-             : 0;
-}
-
-/* The bytes node i adds to the live set of an inference step (0 when it
- * holds none: not an input or an activation, or an alias).  An input
- * declared in a repeat is new data per copy and every copy's is resident
- * at once (a per-layer KV cache); in a loop only the current trip's is
- * live (R-COST-009). */
-static double live_bytes(const Model *m, int i, bool experts) {
-  const GNode *g = &m->nodes[i];
-  if ((g->role != ROLE_INPUT && g->role != ROLE_ACTIVATION) || is_alias(m, g))
-    return 0;
-  return held_bytes(m, i, experts) *
-         (g->role == ROLE_INPUT ? model_weight_copies(m, g->scope) : 1);
-}
-
-static void add_by_dtype(double *by_dtype, DType dt, double bytes) {
-  if (by_dtype && dt != DT_NONE) by_dtype[dt] += bytes;
-}
-
-/* by_dtype, when not NULL, gets the same bytes split by storage dtype
- * (--plan's rows, R-PLAN-002). */
-static double activations(Arena *scratch, const Model *m, bool train,
-                          const bool *leaves, const int *ckpt_of, bool experts,
-                          OpCounts *oc, double *by_dtype) {
-  int n = m->nnodes;
-  if (n == 0) return 0;
-  if (train) {
-    /* R-PAR-010: a checkpoint block keeps only what leaves it (read
-     * after it, carried to the next copy, or an output); backward
-     * recomputes the rest, one block at a time: the largest block's own
-     * values, one copy, are live while it does */
-    bool *keep = ckpt_of ? checkpoint_keeps(m, ckpt_of) : NULL;
-    double *own = ckpt_of ? xcalloc((size_t)m->nckpts + 1, sizeof *own) : NULL;
-    double sum = 0, buffer = 0;
-    int largest = -1;
-    for (int i = 0; i < n; i++) {
-      count_op(&m->nodes[i], oc);
-      double kept = kept_bytes(m, i, leaves, ckpt_of, keep, own, experts);
-      sum += kept;
-      add_by_dtype(by_dtype, m->nodes[i].type->dtype, kept);
-    }
-    for (int b = 0; own && b < m->nckpts; b++)
-      if (own[b] > buffer) buffer = own[b], largest = b;
-    for (int i = 0; by_dtype && largest >= 0 && i < n; i++)
-      if (ckpt_of[i] == largest && recomputed(m, i, leaves, ckpt_of, keep))
-        add_by_dtype(by_dtype, m->nodes[i].type->dtype, held_bytes(m, i, experts));
-    free(keep);
-    free(own);
-    return sum + buffer;
-  }
-  /* Scratch, in the caller's scratch arena: the result arena keeps only
-   * what outlives cost. */
-  /* One pass, last node first: every consumer of a node comes after it,
-   * so its last use is known when the pass reaches it, and a view or no-op
-   * cast (which holds no bytes of its own) hands its own last use on to
-   * what it aliases, down chains of views.  last[] holds last use + 1, so
-   * the zeroed array reads "none yet". */
-  int *last = arena_alloc(scratch, (size_t)n * sizeof *last);
-  for (int i = n - 1; i >= 0; i--) {
-    const GNode *g = &m->nodes[i];
-    count_op(g, oc);
-    int own = (g->is_output ? n : i) + 1;
-    if (last[i] < own) last[i] = own;
-    int use = is_alias(m, g) ? last[i] : i + 1;
-    for (int k = 0; k < g->ninputs; k++) {
-      int src = g->inputs[k];
-      if (last[src] < use) last[src] = use;
-    }
-  }
-  double live = 0, peak = 0;
-  int at = -1; /* the node at which the peak is reached */
-  double *free_at = arena_alloc(scratch, ((size_t)n + 1) * sizeof *free_at);
-  for (int i = 0; i < n; i++) {
-    double bytes = live_bytes(m, i, experts);
-    live += bytes;
-    free_at[last[i] - 1] += bytes;
-    if (live > peak) peak = live, at = i;
-    live -= free_at[i];
-  }
-  /* what is live there: made by then, last used then or later */
-  for (int i = 0; by_dtype && i <= at; i++)
-    if (last[i] - 1 >= at)
-      add_by_dtype(by_dtype, m->nodes[i].type->dtype, live_bytes(m, i, experts));
-  return peak;
-}
-
-/* R-PLAN-002: the activation footprint by storage dtype, added into
- * by_dtype[DT__COUNT]; the same walk as cost_model's, so the rows add up
- * to its figure.  Returns that figure. */
-double cost_activations(const Model *m, double *by_dtype) {
-  bool *leaves = region_exits(m);
-  int *ckpt_of = checkpoint_blocks(m);
-  bool experts = false;
-  for (int s = 0; s < m->nscopes && !experts; s++)
-    experts = m->scopes[s].experts > 0;
-  OpCounts counts = {0, 0};
-  Arena *scratch = arena_new();
-  double total = activations(scratch, m, m->train, leaves, ckpt_of, experts,
-                             &counts, by_dtype);
-  arena_free(scratch);
-  free(leaves);
-  free(ckpt_of);
-  return total;
-}
-
-/* R-CACHE-001: a cache holds, once per repeat copy, the longest it gets:
- * the largest of its declared size and the results of the appends to it
- * (appends come after the cache they extend, so one pass keeps each
- * cache's longest so far, in scratch). */
-double cost_kv_cache(const Model *m, double *by_dtype) {
-  double total = 0, *longest = NULL;
-  for (int i = 0; i < m->nnodes; i++) {
-    const GNode *g = &m->nodes[i];
-    if (g->role != ROLE_CACHE && !is_append(g)) continue;
-    if (!longest) longest = xcalloc((size_t)m->nnodes, sizeof *longest);
-    int root = storage_of(m, i);
-    double bytes = node_bytes(m, i), *have = &longest[root];
-    if (bytes <= *have) continue;
-    double more = (bytes - *have) * model_weight_copies(m, m->nodes[root].scope);
-    total += more;
-    if (by_dtype) by_dtype[m->nodes[root].type->dtype] += more;
-    *have = bytes;
-  }
-  free(longest);
-  return total;
 }
 
 /* ------------------------------------------------------------- kernels */
@@ -965,6 +525,17 @@ Kernel cost_kernel(const ModelCost *mc, int k) {
   return kn;
 }
 
+const char *cost_kernel_name(const Model *m, const Kernel *k) {
+  if (k->region >= 0 && k->region < m->nregions) return m->regions[k->region].name;
+  if (k->first_node >= 0 && k->first_node < m->nnodes) return m->nodes[k->first_node].name;
+  return "?";
+}
+
+Loc cost_kernel_loc(const Model *m, const Kernel *k) {
+  if (k->region >= 0 && k->region < m->nregions) return m->regions[k->region].loc;
+  return m->nodes[k->first_node].loc;
+}
+
 RoofPoint cost_kernel_roof(const ModelCost *mc, const Kernel *k) {
   return roof_point(mc->target, k->flops, k->bytes, k->peak, k->bound);
 }
@@ -1033,198 +604,192 @@ void cost_weights(const Model *m, double *params_by, double *bytes_by) {
   free(moe);
 }
 
-ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
-  ModelCost *mc = arena_alloc(a, sizeof *mc);
-  /* First: its scratch (12 bytes a node) is freed before the per-node
-   * figures are allocated, not stacked on top of them at the peak. */
-  OpCounts counts = {0, 0}; /* at most one kernel per op */
-  bool *leaves = region_exits(m); /* scratch, freed before returning */
-  MoeScope *moe = moe_scopes(m);  /* scratch too */
-  mc->experts = moe != NULL;
-  int *ckpt_of = checkpoint_blocks(m); /* scratch too */
-  /* On the pages a's arena holds spare (the tree's), which then go on to
-   * the per-node figures. */
-  Arena *scratch = arena_new_borrowing(a);
-  mc->footprint.activations = activations(scratch, m, m->train, leaves, ckpt_of,
-                                          moe != NULL, &counts, NULL);
-  arena_free_to(scratch, a);
-  mc->model = m;
-  mc->target = t;
+/* The arrays cost_model fills, sized by the counts of the activation walk:
+ * at most one kernel per op; the collectives the ops bring, plus the
+ * implicit gradient synchronisation (at most COST_MAX_SYNC) and an experts
+ * block's all-to-alls (at most 4). */
+static void cost_alloc(Arena *a, ModelCost *mc, const Model *m, OpCounts counts) {
   int n = m->nnodes;
   mc->nodes = arena_alloc(a, (size_t)(n ? n : 1) * sizeof *mc->nodes);
-
   int ncoll = counts.collectives, nops = counts.ops;
-  /* + the implicit gradient synchronisation: at most COST_MAX_SYNC, and
-   * an experts block's all-to-alls: at most 4 */
   for (int s = 0; s < m->nscopes; s++) ncoll += m->scopes[s].experts ? 4 : 0;
   mc->collectives = arena_alloc(
       a, (size_t)(ncoll + COST_MAX_SYNC) * sizeof *mc->collectives);
   mc->kernel_node = arena_alloc(a, (size_t)(nops + 1) * sizeof *mc->kernel_node);
   mc->kernel_count = arena_alloc(a, (size_t)(nops + 1) * sizeof *mc->kernel_count);
-  int *region_kernel = mc->region_kernel =
-      arena_alloc(a, (size_t)(m->nregions + 1) * sizeof *region_kernel);
-  for (int r = 0; r < m->nregions; r++) region_kernel[r] = -1;
+  mc->region_kernel =
+      arena_alloc(a, (size_t)(m->nregions + 1) * sizeof *mc->region_kernel);
+  for (int r = 0; r < m->nregions; r++) mc->region_kernel[r] = -1;
   mc->fused = arena_alloc(a, (size_t)(m->nregions + 1) * sizeof *mc->fused);
+}
 
-  /* Per node. */
-  CostMemo memo = {.peak = {{0}}};
-  bool any_cache = false;
-  int layers = parallel_pipeline_scope(m); /* R-PAR-013: its copies are units */
-  double unit_root = 0, unit_layer = 0;
-  for (int i = 0; i < n; i++) {
-    const GNode *g = &m->nodes[i];
-    NodeCost *nc = &mc->nodes[i];
-    nc->kernel = -1;
-    if (g->role == ROLE_WEIGHT) { /* footprint and parameters */
-      WeightCount w = weight_count(m, moe, i);
-      mc->params += w.whole;
-      mc->active_params += w.whole * w.active;
-      mc->active_param_bytes += node_bytes(m, i) * w.copies * w.active *
-          (g->shard_tensor ? (double)m->parallel.tensor : 1);
-      mc->gpu_params += w.elems / w.sharding;
-      mc->footprint.weights += w.gpu_bytes;
-      int top = g->scope;
-      while (top >= 0 && m->scopes[top].parent >= 0) top = m->scopes[top].parent;
-      if (top >= 0 && top == layers)
-        unit_layer += w.gpu_bytes / (double)m->scopes[top].trips;
-      else
-        unit_root += w.gpu_bytes;
-    }
-    /* R-COST-011: a buffer is resident like a weight (one per repeat copy)
-     * but is no parameter: no gradient, no optimizer state */
-    any_cache |= g->role == ROLE_CACHE;
-    if (g->role == ROLE_BUFFER) { /* an expert's: E/e per GPU (R-MOE-003) */
-      int es = moe ? model_experts_scope(m, g->scope) : -1;
-      mc->footprint.buffers += node_bytes(m, i) * model_weight_copies(m, g->scope) /
-                               (es >= 0 ? moe[es].sharding : 1);
-    }
-    if (!g->op) continue;
-    OpCost oc = {0};
-    OpIn x = {g->op, m, g->inputs, g->ninputs, g->type, g->args};
-    g->op->cost(&x, t, &oc);
-    int es = moe ? model_experts_scope(m, g->scope) : -1;
-    if (es >= 0) moe_op(m, g, es, &moe[es], &oc);
-    /* R-PAR-010: a checkpointed op runs its forward once more */
-    double f = m->train ? train_factor(g) + (ckpt_of && ckpt_of[i] >= 0) : 1;
-    nc->flops = oc.flops * f;
-    nc->bytes = oc.bytes * f;
-    bool contraction = g->op->cls == OC_CONTRACTION || g->op->cls == OC_OPAQUE;
-    bool tensor;
-    nc->peak = memo_peak(&memo, t, precision_of(m, g), contraction, &tensor);
-    nc->tensor = tensor;
-    switch (is_noop_cast(m, g) || is_later_result(g) ? OC_VIEW : g->op->cls) {
-    case OC_VIEW:
-      nc->bytes = nc->flops = 0;
-      nc->bound = BOUND_NONE;
-      continue;
-    case OC_TRANSFER:
-      nc->bound = BOUND_PCIE;
-      nc->time_s = t->pcie_bw > 0 ? nc->bytes / t->pcie_bw : 0;
-      break;
-    case OC_COLLECTIVE: {
-      Collective *c = &mc->collectives[mc->ncollectives++];
-      c->node = i;
-      c->at = -1;
-      c->kind = g->op->name;
-      c->buffer = oc.buffer;
-      c->count = g->count;
-      c->group = (ParGroup)g->args->group;
-      ring(c, g->op->flags & OPF_ALLREDUCE ? 2 : 1,
-           parallel_place(&m->parallel, c->group), t);
-      c->nvlink_bytes *= f;
-      c->ib_bytes *= f;
-      c->nvlink_time *= f;
-      c->ib_time *= f;
-      c->time_s *= f;
-      nc->flops = 0;
-      nc->bytes = c->nvlink_bytes + c->ib_bytes;
-      nc->bound = BOUND_NETWORK;
-      nc->time_s = c->time_s;
-      break;
-    }
-    default: {
-      RoofPoint r;
-      Bound bound;
-      roofline(nc->flops, nc->bytes, nc->peak, t->memory_bw, &r, &bound,
-               &nc->time_s);
-      nc->bound = bound;
-      break;
-    }
-    }
-    if (g->op->cls != OC_TRANSFER && g->op->cls != OC_COLLECTIVE)
-      nc->blocks = g->args->blocks > 0 ? (double)g->args->blocks : oc.blocks;
+/* What the pass over the nodes reads besides the model, and gathers
+ * besides each node's figures. */
+typedef struct NodePass {
+  const MoeScope *moe;  /* NULL: no experts block */
+  const int *ckpt_of;   /* NULL: no checkpoint blocks */
+  CostMemo memo;
+  int layers;           /* R-PAR-013: the repeat whose copies are units */
+  double unit_root, unit_layer;
+  bool any_cache;
+} NodePass;
 
-    /* Kernels: a fused region is one, created at its first node. */
-    if (g->region >= 0 && g->op->cls != OC_TRANSFER &&
-        g->op->cls != OC_COLLECTIVE) {
-      if (region_kernel[g->region] < 0) {
-        mc->kernel_node[mc->nkernels] = i;
-        region_kernel[g->region] = mc->nkernels++;
-      }
-      nc->kernel = region_kernel[g->region];
-      nc->fused = true;
-      continue;
-    }
-    /* A single op: its figures are its NodeCost's (cost_kernel). */
-    mc->kernel_node[mc->nkernels] = i;
-    mc->kernel_count[mc->nkernels] = g->count;
-    nc->kernel = mc->nkernels++;
-    /* Kernels follow their nodes, so without regions the totals are summed
-     * here, in kernel order, not in a second pass over every node's
-     * figures. */
-    if (m->nregions == 0) {
-      Kernel kn = {.count = g->count, .flops = nc->flops, .bytes = nc->bytes,
-                   .time_s = nc->time_s, .bound = nc->bound};
-      add_kernel(mc, &kn);
-    }
+/* Node i's weights and buffers: the parameters and the resident bytes. */
+static void count_resident(ModelCost *mc, const Model *m, NodePass *np, int i) {
+  const GNode *g = &m->nodes[i];
+  if (g->role == ROLE_WEIGHT) {
+    WeightCount w = weight_count(m, np->moe, i);
+    mc->params += w.whole;
+    mc->active_params += w.whole * w.active;
+    mc->active_param_bytes += node_bytes(m, i) * w.copies * w.active *
+        (g->shard_tensor ? (double)m->parallel.tensor : 1);
+    mc->gpu_params += w.elems / w.sharding;
+    mc->footprint.weights += w.gpu_bytes;
+    int top = g->scope;
+    while (top >= 0 && m->scopes[top].parent >= 0) top = m->scopes[top].parent;
+    if (top >= 0 && top == np->layers)
+      np->unit_layer += w.gpu_bytes / (double)m->scopes[top].trips;
+    else
+      np->unit_root += w.gpu_bytes;
   }
-  if (m->nregions > 0) {
-    fuse_regions(m, mc, leaves, moe, ckpt_of, m->train);
-    for (int r = 0; r < m->nregions; r++)
-      if (region_kernel[r] >= 0) fused_roofline(&mc->fused[r], t);
+  /* R-COST-011: a buffer is resident like a weight (one per repeat copy)
+   * but is no parameter: no gradient, no optimizer state */
+  np->any_cache |= g->role == ROLE_CACHE;
+  if (g->role == ROLE_BUFFER) { /* an expert's: E/e per GPU (R-MOE-003) */
+    int es = np->moe ? model_experts_scope(m, g->scope) : -1;
+    mc->footprint.buffers += node_bytes(m, i) * model_weight_copies(m, g->scope) /
+                             (es >= 0 ? np->moe[es].sharding : 1);
   }
-  bool piped = m->parallel.pipeline > 1 && parallel_pipeline_scope(m) >= 0;
-  if (piped) pipeline_memory(mc, m, t, leaves, ckpt_of);
-  mc->ncollectives += moe_all_to_alls(m, t, moe, &mc->collectives[mc->ncollectives]);
-  mc->ncollectives += vocab_all_reduces(m, t, &mc->collectives[mc->ncollectives]);
-  free(leaves);
-  free(moe);
-  free(ckpt_of);
-  /* a pass of its own only for a model that has a cache */
-  if (any_cache) mc->footprint.kv_cache = cost_kv_cache(m, NULL);
+}
 
+/* An explicit collective, node i: a ring over its group, times the train
+ * factor f. */
+static void cost_collective(ModelCost *mc, const Model *m, const Target *t,
+                            int i, const OpCost *oc, double f) {
+  const GNode *g = &m->nodes[i];
+  NodeCost *nc = &mc->nodes[i];
+  Collective *c = &mc->collectives[mc->ncollectives++];
+  c->node = i;
+  c->at = -1;
+  c->kind = g->op->name;
+  c->buffer = oc->buffer;
+  c->count = g->count;
+  c->group = (ParGroup)g->args->group;
+  ring(c, g->op->flags & OPF_ALLREDUCE ? 2 : 1,
+       parallel_place(&m->parallel, c->group), t);
+  c->nvlink_bytes *= f;
+  c->ib_bytes *= f;
+  c->nvlink_time *= f;
+  c->ib_time *= f;
+  c->time_s *= f;
+  nc->flops = 0;
+  nc->bytes = c->nvlink_bytes + c->ib_bytes;
+  nc->bound = BOUND_NETWORK;
+  nc->time_s = c->time_s;
+}
+
+/* Op node i's figures: its row's cost rule, the train factor, and its
+ * time by its class.  False for what runs no kernel. */
+static bool cost_op(ModelCost *mc, const Model *m, const Target *t,
+                    NodePass *np, int i) {
+  const GNode *g = &m->nodes[i];
+  NodeCost *nc = &mc->nodes[i];
+  OpCost oc = {0};
+  OpIn x = {g->op, m, g->inputs, g->ninputs, g->type, g->args};
+  g->op->cost(&x, t, &oc);
+  int es = np->moe ? model_experts_scope(m, g->scope) : -1;
+  if (es >= 0) moe_op(m, g, es, &np->moe[es], &oc);
+  /* R-PAR-010: a checkpointed op runs its forward once more */
+  double f = m->train ? train_factor(g) + (np->ckpt_of && np->ckpt_of[i] >= 0) : 1;
+  nc->flops = oc.flops * f;
+  nc->bytes = oc.bytes * f;
+  bool contraction = g->op->cls == OC_CONTRACTION || g->op->cls == OC_OPAQUE;
+  bool tensor;
+  nc->peak = memo_peak(&np->memo, t, precision_of(m, g), contraction, &tensor);
+  nc->tensor = tensor;
+  switch (is_noop_cast(m, g) || is_later_result(g) ? OC_VIEW : g->op->cls) {
+  case OC_VIEW:
+    nc->bytes = nc->flops = 0;
+    nc->bound = BOUND_NONE;
+    return false;
+  case OC_TRANSFER:
+    nc->bound = BOUND_PCIE;
+    nc->time_s = t->pcie_bw > 0 ? nc->bytes / t->pcie_bw : 0;
+    return true;
+  case OC_COLLECTIVE: cost_collective(mc, m, t, i, &oc, f); return true;
+  default: {
+    RoofPoint r;
+    Bound bound;
+    roofline(nc->flops, nc->bytes, nc->peak, t->memory_bw, &r, &bound,
+             &nc->time_s);
+    nc->bound = bound;
+    nc->blocks = g->args->blocks > 0 ? (double)g->args->blocks : oc.blocks;
+    return true;
+  }
+  }
+}
+
+/* Node i's kernel: a fused region is one, created at its first node; any
+ * other op is its own. */
+static void assign_kernel(ModelCost *mc, const Model *m, int i) {
+  const GNode *g = &m->nodes[i];
+  NodeCost *nc = &mc->nodes[i];
+  if (g->region >= 0 && g->op->cls != OC_TRANSFER &&
+      g->op->cls != OC_COLLECTIVE) {
+    if (mc->region_kernel[g->region] < 0) {
+      mc->kernel_node[mc->nkernels] = i;
+      mc->region_kernel[g->region] = mc->nkernels++;
+    }
+    nc->kernel = mc->region_kernel[g->region];
+    nc->fused = true;
+    return;
+  }
+  /* A single op: its figures are its NodeCost's (cost_kernel). */
+  mc->kernel_node[mc->nkernels] = i;
+  mc->kernel_count[mc->nkernels] = g->count;
+  nc->kernel = mc->nkernels++;
+}
+
+/* The footprint per GPU: with a pipeline its worst stage's, else the
+ * model's, sharded by ZeRO; in train mode the gradient synchronisation
+ * that goes with it. */
+static void cost_footprint(ModelCost *mc, const Model *m, const Target *t,
+                           const NodePass *np, bool piped) {
   if (piped) {
     /* R-PAR-009: the GPU's footprint is its stage's, the worst one */
     mc->footprint = mc->pipe.footprint[mc->pipe.worst];
     if (m->train)
       mc->ncollectives += cost_grad_sync(&m->parallel, t, mc->unsharded.weights,
                                          &mc->collectives[mc->ncollectives]);
-  } else {
-    if (m->train) {
-      mc->footprint.gradients = mc->footprint.weights;
-      mc->footprint.optimizer = mc->gpu_params * ADAM_BYTES_PER_PARAM;
-      mc->ncollectives += cost_grad_sync(&m->parallel, t, mc->footprint.weights,
-                                         &mc->collectives[mc->ncollectives]);
-    }
-    mc->footprint.total = mc->footprint.weights + mc->footprint.gradients +
-                          mc->footprint.optimizer + mc->footprint.activations +
-                          mc->footprint.buffers + mc->footprint.kv_cache;
-    mc->footprint.units = fsdp_units(
-        unit_root, unit_layer, layers >= 0 ? (double)m->scopes[layers].trips : 0);
-    mc->unsharded = mc->footprint;
-    if (m->train)
-      mc->footprint = cost_footprint_sharded(
-          &mc->unsharded, m->parallel.zero,
-          parallel_place(&m->parallel, PG_SHARD).size);
+    return;
   }
+  if (m->train) {
+    mc->footprint.gradients = mc->footprint.weights;
+    mc->footprint.optimizer = mc->gpu_params * ADAM_BYTES_PER_PARAM;
+    mc->ncollectives += cost_grad_sync(&m->parallel, t, mc->footprint.weights,
+                                       &mc->collectives[mc->ncollectives]);
+  }
+  mc->footprint.total = mc->footprint.weights + mc->footprint.gradients +
+                        mc->footprint.optimizer + mc->footprint.activations +
+                        mc->footprint.buffers + mc->footprint.kv_cache;
+  int layers = np->layers;
+  mc->footprint.units = footprint_fsdp_units(
+      np->unit_root, np->unit_layer,
+      layers >= 0 ? (double)m->scopes[layers].trips : 0);
+  mc->unsharded = mc->footprint;
+  if (m->train)
+    mc->footprint = cost_footprint_sharded(
+        &mc->unsharded, m->parallel.zero,
+        parallel_place(&m->parallel, PG_SHARD).size);
+}
 
-  /* Totals per step, in kernel order (without regions the per-node pass
-   * has added them, in the same order). */
-  if (m->nregions > 0)
-    for (int i = 0; i < mc->nkernels; i++) {
-      Kernel kn = cost_kernel(mc, i);
-      add_kernel(mc, &kn);
-    }
+/* Totals per step: every kernel's share, in kernel order, then the
+ * collectives no op node carries. */
+static void cost_totals(ModelCost *mc) {
+  for (int i = 0; i < mc->nkernels; i++) {
+    Kernel kn = cost_kernel(mc, i);
+    add_kernel(mc, &kn);
+  }
   for (int i = 0; i < mc->ncollectives; i++)
     if (mc->collectives[i].node < 0) {
       double t_c = mc->collectives[i].time_s * mc->collectives[i].count;
@@ -1235,6 +800,50 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
    * and communication; without, their sum */
   double compute = mc->time_s - mc->collective_time;
   mc->overlap_time = compute > mc->collective_time ? compute : mc->collective_time;
+}
+
+ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
+  ModelCost *mc = arena_alloc(a, sizeof *mc);
+  /* The footprint's walk first: its scratch is freed before the per-node
+   * figures are allocated, not stacked on top of them at the peak. */
+  OpCounts counts = {0, 0};
+  bool *leaves = footprint_region_exits(m); /* scratch, freed before returning */
+  MoeScope *moe = moe_scopes(m);            /* scratch too */
+  int *ckpt_of = footprint_checkpoint_blocks(m); /* scratch too */
+  mc->experts = moe != NULL;
+  /* On the pages a's arena holds spare (the tree's), which then go on to
+   * the per-node figures. */
+  Arena *scratch = arena_new_borrowing(a);
+  mc->footprint.activations = footprint_activations(
+      scratch, m, leaves, ckpt_of, moe != NULL, &counts, NULL);
+  arena_free_to(scratch, a);
+  mc->model = m;
+  mc->target = t;
+  cost_alloc(a, mc, m, counts);
+
+  NodePass np = {.moe = moe, .ckpt_of = ckpt_of,
+                 .layers = parallel_pipeline_scope(m)};
+  for (int i = 0; i < m->nnodes; i++) {
+    mc->nodes[i].kernel = -1;
+    count_resident(mc, m, &np, i);
+    if (m->nodes[i].op && cost_op(mc, m, t, &np, i)) assign_kernel(mc, m, i);
+  }
+  if (m->nregions > 0) {
+    fuse_regions(m, mc, leaves, moe, ckpt_of, m->train);
+    for (int r = 0; r < m->nregions; r++)
+      if (mc->region_kernel[r] >= 0) fused_roofline(&mc->fused[r], t);
+  }
+  bool piped = m->parallel.pipeline > 1 && parallel_pipeline_scope(m) >= 0;
+  if (piped) footprint_pipeline(mc, m, t, leaves, ckpt_of);
+  mc->ncollectives += moe_all_to_alls(m, t, moe, &mc->collectives[mc->ncollectives]);
+  mc->ncollectives += vocab_all_reduces(m, t, &mc->collectives[mc->ncollectives]);
+  free(leaves);
+  free(moe);
+  free(ckpt_of);
+  /* a pass of its own only for a model that has a cache */
+  if (np.any_cache) mc->footprint.kv_cache = cost_kv_cache(m, NULL);
+  cost_footprint(mc, m, t, &np, piped);
+  cost_totals(mc);
   if (piped) pipeline_time(mc, m);
   return mc;
 }

@@ -11,7 +11,7 @@
  * section 3.3: tensor parallelism inside a node, data and pipeline
  * across).
  */
-#include "rooflint.h"
+#include "parallel.h"
 
 #include <stddef.h>
 #include <stdio.h>

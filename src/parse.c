@@ -11,7 +11,7 @@
  * bytes.  They live here, not in lexer.l, so they build with the full
  * warning set.
  */
-#include "rooflint.h"
+#include "ast.h"
 
 #include <errno.h>
 #include <float.h>

@@ -85,11 +85,6 @@ void strmap_init(StrMap *m);
 void strmap_free(StrMap *m);
 void *strmap_get(const StrMap *m, const char *key); /* NULL if absent */
 void strmap_put(StrMap *m, const char *key, void *val);
-/* Get-or-insert in one probe: the slot of key's value, key inserted with
- * a NULL value when absent.  The pointer is valid until the next insert. */
-void **strmap_ref(StrMap *m, const char *key);
-/* Room for n keys in all without growing (a size known up front). */
-void strmap_reserve(StrMap *m, size_t n);
 
 /* Open-addressing map keyed by address: for keys that are unique by
  * identity, such as the names the parser interns (one copy per spelling),
@@ -643,42 +638,14 @@ Program *parse_file_opts(Arena *a, SourceSet *ss, int file, DiagSink *diags,
                          const ParseOptions *opts);
 /* Debug switch for bison's trace, from ROOFLINT_YYDEBUG=1 in the environment. */
 
-/* ast.c: constructors for the grammar actions, and the --dump ast printer.
- * (The lists they take are built on the parser's scratch stacks and copied
- * into the arena once, at their final size: see parse.c.) */
-/* A zeroed node only as large as kind k needs (see struct Expr). */
-Expr *ast_expr(Arena *a, ExprKind k, Loc loc);
-Stmt *ast_stmt(Arena *a, StmtKind k, Loc loc);
-Ident ast_ident(const char *name, int id, Loc loc);
-Expr *ast_bool(Arena *a, bool value, Loc loc);
-Expr *ast_name(Arena *a, int id, Loc loc);
+/* ast.c: the --dump ast printer and what the stages after the tree read
+ * of it; the constructors the grammar builds it with are ast.h's. */
 /* A binary operator is its character ('+', '*', ...), but floor division
  * `//`, which is BINOP_FLOORDIV; ast_op_str spells either. */
 enum { BINOP_FLOORDIV = 'F' };
 const char *ast_op_str(int op);
-Expr *ast_binary(Arena *a, int op, Expr *lhs, Expr *rhs, Loc loc);
-Expr *ast_unary(Arena *a, int op, Expr *operand, Loc loc);
-Expr *ast_call(Arena *a, Ident callee, Arg *args, int nargs, Loc loc);
-Expr *ast_list(Arena *a, Expr **items, int n, Loc loc);
 /* Where an argument's keyword is written; LOC_NONE for a positional one. */
 Loc ast_arg_name_loc(const Arg *arg);
-Expr *ast_type(Arena *a, Ident dtype, Expr **dims, int ndims, Loc loc);
-/* ST_LET and ST_ASSIGN */
-Stmt *ast_stmt_bind(Arena *a, StmtKind k, Ident name, Expr *value, Loc loc);
-/* ST_TARGET_USE, ST_DTYPE, ST_MODE */
-Stmt *ast_stmt_word(Arena *a, StmtKind k, Ident word, Loc loc);
-/* ST_TARGET_DEF, ST_MODEL, ST_FUSED, ST_SECTION */
-Stmt *ast_stmt_def(Arena *a, StmtKind k, Ident kind, Ident name, Block body, Loc loc);
-Stmt *ast_stmt_parallel(Arena *a, Block body, Loc loc);
-/* opt: NULL, or the option's key and value (`shard=tensor`) */
-Stmt *ast_stmt_decl(Arena *a, DeclKind k, Ident *names, int n, Expr *type,
-                    const Ident opt[2], Loc loc);
-/* ST_REPEAT, ST_LOOP */
-Stmt *ast_stmt_loop(Arena *a, StmtKind k, Expr *count, Block body, Loc loc);
-Stmt *ast_stmt_experts(Arena *a, Expr *count, Expr *top, Arg *opts, int nopts,
-                       Block body, Loc loc);
-Stmt *ast_stmt_output(Arena *a, Ident *names, int n, Loc loc);
-Stmt *ast_stmt_unpack(Arena *a, Ident *names, int n, Expr *value, Loc loc);
 void ast_dump(const Program *p, const SourceSet *ss, FILE *out);
 
 /* ===================================================================== */
@@ -1118,21 +1085,13 @@ typedef struct GroupPlace {
 } GroupPlace;
 
 const char *par_group_str(ParGroup g);
-/* The plan without a block: one GPU, every group of size 1. */
-void parallel_default(Parallel *p);
-/* After the keys are read (`given` per parallel_keys row): the derived
- * defaults and the consistency rules; errors at `at`, the block. */
-void parallel_resolve(Parallel *p, const bool *given, Loc at, DiagSink *diags);
 GroupPlace parallel_place(const Parallel *p, ParGroup g);
 /* "NVLink", "InfiniBand", "NVLink + InfiniBand" or "-" (one rank). */
 const char *group_link_str(GroupPlace gp);
 struct Model;
-/* R-PAR-008: errors for row-parallel partial sums read unreduced. */
-void parallel_check_partials(struct Model *m, DiagSink *diags);
 /* R-PAR-009: the top-level repeat a pipeline splits (most trips, first on
  * ties), -1 if none. */
 int parallel_pipeline_scope(const struct Model *m);
-void parallel_check_pipeline(const struct Model *m, DiagSink *diags);
 
 typedef struct Model {
   const char *name;
@@ -1458,6 +1417,11 @@ typedef struct RoofPoint {
 /* Kernel k (0 <= k < nkernels): the same doubles, bit for bit, that the
  * cost model summed into its totals. */
 Kernel cost_kernel(const ModelCost *mc, int k);
+/* Kernel k's name as written, the one every output and check prints: its
+ * fused region's, else its first node's; "?" for neither. */
+const char *cost_kernel_name(const Model *m, const Kernel *k);
+/* Where kernel k is written: its `fused NAME` header, or its op's node. */
+Loc cost_kernel_loc(const Model *m, const Kernel *k);
 
 RoofPoint cost_node_roof(const ModelCost *mc, const NodeCost *nc);
 RoofPoint cost_kernel_roof(const ModelCost *mc, const Kernel *k);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "rooflint.h"
+#include "parallel.h" /* the plan's defaults, rules and checks */
 
 enum { ARGS_CACHE = 16 };
 

@@ -524,7 +524,7 @@ const Target *target_resolve(Arena *a, SourceSet *ss, const char *name_or_file,
                              const Unit *u, Loc where, DiagSink *diags) {
   const char *name = name_or_file;
   if (looks_like_path(name)) {
-    /* Loaded already (main.c reads every -t FILE once, up front)? */
+    /* Loaded already (cli.c reads every -t FILE once, up front)? */
     int file = -1;
     for (int i = 0; i < ss->nfiles && file < 0; i++)
       if (strcmp(src_file(ss, i)->name, name) == 0) file = i;

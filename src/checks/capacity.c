@@ -158,16 +158,12 @@ static void fits_up_to(const CheckCtx *ctx, Diag *d) {
   free(lets);
 }
 
-static void run(const CheckCtx *ctx) {
+/* The error: the footprint against the capacity, part by part. */
+static Diag *report_footprint(const CheckCtx *ctx) {
   const Model *m = ctx->model;
   const Footprint *f = &ctx->cost->footprint;
   const Parallel *p = &m->parallel;
   double mem = ctx->target->memory;
-  if (mem <= 0) return;
-  if (f->total <= mem) {
-    fits_up_to(ctx, NULL);
-    return;
-  }
   Part parts[8];
   int nparts = footprint_parts(f, parts);
   StrBuf sb = {0};
@@ -194,23 +190,33 @@ static void run(const CheckCtx *ctx) {
   for (int i = 0; i < nparts; i++)
     if (parts[i].figure || parts[i].bytes > 0)
       diag_figure(d, parts[i].key, parts[i].bytes);
-  /* R-CHK-082: the ZeRO stage that would fit, sharding over the data ranks */
+  return d;
+}
+
+/* R-CHK-082: the ZeRO stage that would fit, sharding over the data ranks. */
+static void note_zero(const CheckCtx *ctx, Diag *d) {
+  const Model *m = ctx->model;
+  const Parallel *p = &m->parallel;
   int64_t ranks = parallel_place(p, PG_DATA).size;
-  if (m->train && ranks > 1 && p->zero < 3)
-    for (int64_t z = p->zero + 1; z <= 3; z++) {
-      Footprint sh = cost_footprint_sharded(&ctx->cost->unsharded, z, ranks);
-      if (sh.total > mem) continue;
-      diag_note(d, p->loc, "with zero = %lld over the %lld data ranks it "
-                "needs %s per GPU",
-                (long long)z, (long long)ranks, fmt_bytes(b, sizeof b, sh.total));
-      break;
-    }
-  /* The largest weight as one GPU holds it (R-CHK-080): an expert's
-   * E/e of its E copies with an expert group of e, a 1/N_s slice of it
-   * under zero = 3. */
-  double zshards = f->weight_shards > 1 ? (double)f->weight_shards : 1;
+  if (!m->train || ranks <= 1 || p->zero >= 3) return;
+  for (int64_t z = p->zero + 1; z <= 3; z++) {
+    Footprint sh = cost_footprint_sharded(&ctx->cost->unsharded, z, ranks);
+    if (sh.total > ctx->target->memory) continue;
+    char b[32];
+    diag_note(d, p->loc, "with zero = %lld over the %lld data ranks it "
+              "needs %s per GPU",
+              (long long)z, (long long)ranks, fmt_bytes(b, sizeof b, sh.total));
+    return;
+  }
+}
+
+/* The largest weight as one GPU holds it (R-CHK-080): an expert's E/e of
+ * its E copies with an expert group of e, a 1/N_s slice of it under
+ * zero = 3.  -1 when there is none. */
+static int largest_weight(const Model *m, double zshards, double *bytes_out,
+                          double *e_out) {
+  const Parallel *p = &m->parallel;
   int big = -1;
-  double big_bytes = 0, big_e = 1;
   for (int i = 0; i < m->nnodes; i++) {
     const GNode *g = &m->nodes[i];
     if (g->role != ROLE_WEIGHT) continue;
@@ -218,45 +224,66 @@ static void run(const CheckCtx *ctx) {
                    ? (double)p->expert : 1;
     double bytes = op_tensor_bytes(g->type) * model_weight_copies(m, g->scope) /
                    e / zshards;
-    if (bytes > big_bytes) {
-      big_bytes = bytes;
+    if (bytes > *bytes_out) {
+      *bytes_out = bytes;
       big = i;
-      big_e = e;
+      *e_out = e;
     }
   }
-  if (big >= 0 && big_bytes >= 0.01 * f->total) {
-    /* A weight in a repeat is one tensor per copy: say so, or the figure
-     * reads as one 37.6 GB matrix (R-CHK-080). */
-    const GNode *w = &m->nodes[big];
-    double n = model_weight_copies(m, w->scope) / big_e;
-    char each[32];
-    StrBuf per = {0};
-    int repeats = 0;
-    for (int sc = w->scope; sc >= 0; sc = m->scopes[sc].parent)
-      repeats += !m->scopes[sc].is_loop &&
-                 (m->scopes[sc].trips > 1 || m->scopes[sc].experts > 1);
-    fmt_bytes(each, sizeof each, op_tensor_bytes(w->type));
-    if (n > 1 && repeats == 1)
-      sb_printf(&per, " (%.0f copies of %s in repeat %.0f", n, each, n);
-    else if (n > 1)
-      sb_printf(&per, " (%.0f copies of %s in nested repeats", n, each);
-    if (big_e > 1) {
-      int es = model_experts_scope(m, w->scope);
-      sb_printf(&per, "%s%lld of the %lld experts on each of the expert "
-                "group's %lld GPUs",
-                per.len ? ": " : " (", (long long)m->scopes[es].experts / p->expert,
-                (long long)m->scopes[es].experts, (long long)p->expert);
-    }
-    if (zshards > 1)
-      sb_printf(&per, "%ssharded %lld ways by zero = 3", per.len ? ", " : " (",
-                (long long)zshards);
-    if (per.len) sb_printf(&per, ")");
-    diag_note(d, w->loc, "the largest weight, '%s', takes %s%s%s", w->name,
-              fmt_bytes(b, sizeof b, big_bytes),
-              big_e > 1 || zshards > 1 ? " per GPU" : "",
-              sb_str(&per));
-    sb_free(&per);
+  return big;
+}
+
+/* R-CHK-080: the largest weight, when it is at least 1% of the footprint.
+ * A weight in a repeat is one tensor per copy: say so, or the figure reads
+ * as one 37.6 GB matrix. */
+static void note_largest_weight(const CheckCtx *ctx, Diag *d) {
+  const Model *m = ctx->model;
+  const Footprint *f = &ctx->cost->footprint;
+  const Parallel *p = &m->parallel;
+  double zshards = f->weight_shards > 1 ? (double)f->weight_shards : 1;
+  double big_bytes = 0, big_e = 1;
+  int big = largest_weight(m, zshards, &big_bytes, &big_e);
+  if (big < 0 || big_bytes < 0.01 * f->total) return;
+  const GNode *w = &m->nodes[big];
+  double n = model_weight_copies(m, w->scope) / big_e;
+  char each[32], b[32];
+  StrBuf per = {0};
+  int repeats = 0;
+  for (int sc = w->scope; sc >= 0; sc = m->scopes[sc].parent)
+    repeats += !m->scopes[sc].is_loop &&
+               (m->scopes[sc].trips > 1 || m->scopes[sc].experts > 1);
+  fmt_bytes(each, sizeof each, op_tensor_bytes(w->type));
+  if (n > 1 && repeats == 1)
+    sb_printf(&per, " (%.0f copies of %s in repeat %.0f", n, each, n);
+  else if (n > 1)
+    sb_printf(&per, " (%.0f copies of %s in nested repeats", n, each);
+  if (big_e > 1) {
+    int es = model_experts_scope(m, w->scope);
+    sb_printf(&per, "%s%lld of the %lld experts on each of the expert "
+              "group's %lld GPUs",
+              per.len ? ": " : " (", (long long)m->scopes[es].experts / p->expert,
+              (long long)m->scopes[es].experts, (long long)p->expert);
   }
+  if (zshards > 1)
+    sb_printf(&per, "%ssharded %lld ways by zero = 3", per.len ? ", " : " (",
+              (long long)zshards);
+  if (per.len) sb_printf(&per, ")");
+  diag_note(d, w->loc, "the largest weight, '%s', takes %s%s%s", w->name,
+            fmt_bytes(b, sizeof b, big_bytes),
+            big_e > 1 || zshards > 1 ? " per GPU" : "", sb_str(&per));
+  sb_free(&per);
+}
+
+static void run(const CheckCtx *ctx) {
+  double mem = ctx->target->memory;
+  if (mem <= 0) return;
+  if (ctx->cost->footprint.total <= mem) {
+    fits_up_to(ctx, NULL);
+    return;
+  }
+  Diag *d = report_footprint(ctx);
+  note_zero(ctx, d);
+  note_largest_weight(ctx, d);
   fits_up_to(ctx, d);
 }
 

@@ -378,23 +378,13 @@ static void summary(const CheckCtx *ctx, const int *cand, const int *rest,
             "memory-bound` says when it is worth fixing");
 }
 
-static void run(const CheckCtx *ctx) {
+/* R-CHK-034: the candidates that would be shown (not dropped by the
+ * policy) into order[]; past CHECK_MEMBOUND_MAX_SINGLE of them, the slowest
+ * are reported one by one and the rest marked summed[], their count
+ * returned and their time added into *sum_time. */
+static int pick_summed(const CheckCtx *ctx, const int *cand, int nc,
+                       int *order, bool *summed, double *sum_time) {
   const Model *m = ctx->model;
-  const ModelCost *c = ctx->cost;
-  const Target *t = ctx->target;
-  CheckShared own, *sh = checks_shared_begin(ctx, &own);
-  /* The nodes this check reports are a fact of the shared analysis. */
-  const int *cand = sh->membound;
-  int nc = sh->nmembound;
-  if (nc == 0) {
-    checks_shared_end(sh, &own);
-    return;
-  }
-
-  /* R-CHK-034: past CHECK_MEMBOUND_MAX_SINGLE findings that would be
-   * shown, the slowest are reported one by one and the rest summarised. */
-  int *order = xmalloc((size_t)nc * sizeof *order);
-  bool *summed = xcalloc((size_t)nc, sizeof *summed);
   int nshown = 0;
   for (int k = 0; k < nc; k++) {
     Diag probe_d = {.sev = SEV_WARNING, .check = "memory-bound",
@@ -403,55 +393,76 @@ static void run(const CheckCtx *ctx) {
       order[nshown++] = k;
   }
   int nsum = 0;
-  double sum_time = 0;
   /* A summary stands for two ops or more: four findings are all shown. */
   if (nshown > CHECK_MEMBOUND_MAX_SINGLE + 1) {
     sort_by_time(ctx, cand, order, nshown);
     for (int q = CHECK_MEMBOUND_MAX_SINGLE; q < nshown; q++) {
       int i = cand[order[q]];
       summed[order[q]] = true;
-      sum_time += c->nodes[i].time_s * m->nodes[i].count;
+      *sum_time += ctx->cost->nodes[i].time_s * m->nodes[i].count;
       nsum++;
     }
   }
+  return nsum;
+}
 
+/* Node i's own warning: where it sits under the roof, and what doubling
+ * either roof would give. */
+static Diag *report_node(const CheckCtx *ctx, const CheckShared *sh, int i) {
+  const ModelCost *c = ctx->cost;
+  const Target *t = ctx->target;
+  const GNode *g = &ctx->model->nodes[i];
+  const NodeCost *nc_ = &c->nodes[i];
+  RoofPoint roof = cost_node_roof(c, nc_);
+  double frac = nc_->peak > 0 ? roof.attainable / nc_->peak : 0;
+  char ib[32], rb[32], cb[48], pb[32];
+  Diag *d = checks_report(
+      ctx, "memory-bound", g->loc,
+      "%s '%s' is memory-bound on %s: %s FLOP/B against a ridge of %s; "
+      "ceiling %s (%s of peak)",
+      g->op->name, g->name, checks_target_name(t),
+      fmt_intensity(ib, sizeof ib, roof.intensity),
+      fmt_fixed(rb, sizeof rb, roof.ridge, 1),
+      fmt_flops_rate(cb, sizeof cb, roof.attainable),
+      fmt_percent(pb, sizeof pb, frac, frac < 0.001 ? 2 : 1));
+  diag_figure(d, "intensity", roof.intensity);
+  diag_figure(d, "ridge", roof.ridge);
+  diag_figure(d, "attainable", roof.attainable);
+  diag_figure(d, "peak", nc_->peak);
+  double bw_i = t->memory_bw * roof.intensity;
+  double twice_peak = fmin(2 * nc_->peak, bw_i);
+  double twice_bw = fmin(nc_->peak, 2 * bw_i);
+  char a1[48], a2[48];
+  diag_note(d, g->loc,
+            "doubling peak FLOP/s leaves the ceiling at %s; doubling "
+            "bandwidth raises it to %s",
+            rate3(a1, sizeof a1, twice_peak), rate3(a2, sizeof a2, twice_bw));
+  diag_figure(d, "attainable_2x_peak", twice_peak);
+  diag_figure(d, "attainable_2x_bandwidth", twice_bw);
+  occupancy_note(ctx, d, i, sh);
+  return d;
+}
+
+static void run(const CheckCtx *ctx) {
+  CheckShared own, *sh = checks_shared_begin(ctx, &own);
+  /* The nodes this check reports are a fact of the shared analysis. */
+  const int *cand = sh->membound;
+  int nc = sh->nmembound;
+  if (nc == 0) {
+    checks_shared_end(sh, &own);
+    return;
+  }
+  int *order = xmalloc((size_t)nc * sizeof *order);
+  bool *summed = xcalloc((size_t)nc, sizeof *summed);
+  double sum_time = 0;
+  int nsum = pick_summed(ctx, cand, nc, order, summed, &sum_time);
   Diag **diags = xmalloc((size_t)nc * sizeof *diags);
   int *dcand = xmalloc((size_t)nc * sizeof *dcand);
   int nd = 0;
   for (int k = 0; k < nc; k++) {
     if (summed[k]) continue;
-    int i = cand[k];
-    const GNode *g = &m->nodes[i];
-    const NodeCost *nc_ = &c->nodes[i];
-    RoofPoint roof = cost_node_roof(c, nc_);
-    double frac = nc_->peak > 0 ? roof.attainable / nc_->peak : 0;
-    char ib[32], rb[32], cb[48], pb[32];
-    Diag *d = checks_report(
-        ctx, "memory-bound", g->loc,
-        "%s '%s' is memory-bound on %s: %s FLOP/B against a ridge of %s; "
-        "ceiling %s (%s of peak)",
-        g->op->name, g->name, checks_target_name(t),
-        fmt_intensity(ib, sizeof ib, roof.intensity),
-        fmt_fixed(rb, sizeof rb, roof.ridge, 1),
-        fmt_flops_rate(cb, sizeof cb, roof.attainable),
-        fmt_percent(pb, sizeof pb, frac, frac < 0.001 ? 2 : 1));
-    diag_figure(d, "intensity", roof.intensity);
-    diag_figure(d, "ridge", roof.ridge);
-    diag_figure(d, "attainable", roof.attainable);
-    diag_figure(d, "peak", nc_->peak);
-    double bw_i = t->memory_bw * roof.intensity;
-    double twice_peak = fmin(2 * nc_->peak, bw_i);
-    double twice_bw = fmin(nc_->peak, 2 * bw_i);
-    char a1[48], a2[48];
-    diag_note(d, g->loc,
-              "doubling peak FLOP/s leaves the ceiling at %s; doubling "
-              "bandwidth raises it to %s",
-              rate3(a1, sizeof a1, twice_peak), rate3(a2, sizeof a2, twice_bw));
-    diag_figure(d, "attainable_2x_peak", twice_peak);
-    diag_figure(d, "attainable_2x_bandwidth", twice_bw);
-    occupancy_note(ctx, d, i, sh);
-    dcand[nd] = i;
-    diags[nd++] = d;
+    dcand[nd] = cand[k];
+    diags[nd++] = report_node(ctx, sh, cand[k]);
   }
   crossover_notes(ctx, dcand, diags, nd);
   if (nsum > 0) summary(ctx, cand, order + CHECK_MEMBOUND_MAX_SINGLE, nsum,

@@ -162,152 +162,185 @@ static int counted_in(const Model *m, const int *origin, const int *root,
   return q;
 }
 
-static void run(const CheckCtx *ctx) {
-  const Model *m = ctx->model;
-  const ModelCost *c = ctx->cost;
-  if (!narrow_plan(m->dtype) || m->nnodes == 0) return;
-  /* The shared pass saw every node's precision: usually no pass here. */
-  if (ctx->shared && !ctx->shared->any_wide) return;
+/* Where fp32 came from and what it is counted in: source, per node, the
+ * node fp32 came from; origin, the group (an index into root, the
+ * reporting nodes in source order) it is counted in. */
+typedef struct Trace {
+  int *source, *origin, *root;
+  int nroot, cap_root;
+} Trace;
+
+static void add_root(Trace *tr, int i) {
+  if (tr->nroot == tr->cap_root) {
+    tr->cap_root = tr->cap_root ? 2 * tr->cap_root : 16;
+    tr->root = xrealloc(tr->root, (size_t)tr->cap_root * sizeof *tr->root);
+  }
+  tr->root[tr->nroot] = i;
+  tr->origin[i] = tr->nroot++;
+}
+
+/* The one pass in topological order (see the top of the file). */
+static Trace trace_wide(const Model *m) {
   int n = m->nnodes;
-  /* source: the node fp32 came from; origin: the group (an index into
-   * root, the reporting nodes in source order) it is counted in. */
-  int *source = xmalloc((size_t)n * sizeof *source);
-  int *origin = xmalloc((size_t)n * sizeof *origin);
-  int *root = NULL, nroot = 0, cap_root = 0;
+  Trace tr = {xmalloc((size_t)n * sizeof *tr.source),
+              xmalloc((size_t)n * sizeof *tr.origin), NULL, 0, 0};
   for (int i = 0; i < n; i++) {
     const GNode *g = &m->nodes[i];
-    source[i] = origin[i] = -1;
+    tr.source[i] = tr.origin[i] = -1;
     if (!g->op || is_cast(g) || g->precision_explicit) {
-      if (is_wide(g->type->dtype)) source[i] = i;
+      if (is_wide(g->type->dtype)) tr.source[i] = i;
       continue;
     }
     int j = -1;
     for (int k = 0; k < g->ninputs && j < 0; k++)
       if (is_wide(m->nodes[g->inputs[k]].type->dtype)) j = g->inputs[k];
-    if (j >= 0) source[i] = source[j];
+    if (j >= 0) tr.source[i] = tr.source[j];
     bool computes_wide = is_wide(g->precision) && reportable_class(g->op->cls);
-    if (!computes_wide) {
-      origin[i] = j >= 0 ? origin[j] : -1;
-      continue;
-    }
-    if (g->op->cls == OC_CONTRACTION || j < 0 || origin[j] < 0) {
-      if (nroot == cap_root) {
-        cap_root = cap_root ? 2 * cap_root : 16;
-        root = xrealloc(root, (size_t)cap_root * sizeof *root);
-      }
-      root[nroot] = i;
-      origin[i] = nroot++;
-    } else {
-      origin[i] = origin[j];
-    }
+    if (!computes_wide)
+      tr.origin[i] = j >= 0 ? tr.origin[j] : -1;
+    else if (g->op->cls == OC_CONTRACTION || j < 0 || tr.origin[j] < 0)
+      add_root(&tr, i);
+    else
+      tr.origin[i] = tr.origin[j];
   }
+  return tr;
+}
 
-  /* Whether a group is worth a report depends on the current cost only:
-   * the model is costed at the plan's dtype only when one is. */
-  Group *grp = xcalloc((size_t)nroot + 1, sizeof *grp);
-  for (int i = 0; i < n; i++) {
-    int q = counted_in(m, origin, root, i);
+static void trace_free(Trace *tr) {
+  free(tr->root);
+  free(tr->origin);
+  free(tr->source);
+}
+
+/* Below the launch overhead or CHECK_MIN_STEP_PCT of the step: no report. */
+static bool too_small(const CheckCtx *ctx, const Group *q) {
+  double step = ctx->cost->time_s;
+  return q->cur_time < ctx->target->launch_overhead ||
+         (step > 0 && q->cur_time < step * CHECK_MIN_STEP_PCT / 100.0);
+}
+
+/* Each group's bytes and time per step under cost c: the current ones, or
+ * (alt) at the plan's dtype. */
+static void group_costs(const Model *m, const ModelCost *c, const Trace *tr,
+                        Group *grp, bool alt) {
+  for (int i = 0; i < m->nnodes; i++) {
+    int q = counted_in(m, tr->origin, tr->root, i);
     if (q < 0) continue;
     const GNode *g = &m->nodes[i];
+    if (alt) {
+      grp[q].alt_bytes += c->nodes[i].bytes * g->count;
+      grp[q].alt_time += c->nodes[i].time_s * g->count;
+      continue;
+    }
     grp[q].cur_bytes += c->nodes[i].bytes * g->count;
     grp[q].cur_time += c->nodes[i].time_s * g->count;
-    if (root[q] != i && grp[q].followers++ == 0) grp[q].first_follower = i;
+    if (tr->root[q] != i && grp[q].followers++ == 0) grp[q].first_follower = i;
   }
-  double step = c->time_s;
-  bool any = false;
-  for (int q = 0; q < nroot && !any; q++)
-    any = !(grp[q].cur_time < ctx->target->launch_overhead ||
-            (step > 0 && grp[q].cur_time < step * CHECK_MIN_STEP_PCT / 100.0));
-  if (!any) {
-    free(grp);
-    free(root);
-    free(origin);
-    free(source);
-    return;
-  }
-  Arena *scratch = arena_new();
-  const ModelCost *alt = cost_at_plan(ctx, scratch);
-  for (int i = 0; i < n; i++) {
-    int q = counted_in(m, origin, root, i);
-    if (q < 0) continue;
-    grp[q].alt_bytes += alt->nodes[i].bytes * m->nodes[i].count;
-    grp[q].alt_time += alt->nodes[i].time_s * m->nodes[i].count;
-  }
+}
 
-  bool *fixed = xcalloc((size_t)n, sizeof *fixed);
-  const char *plan = dtype_str(m->dtype);
-  for (int r = 0; r < nroot; r++) {
-    int i = root[r];
-    const GNode *g = &m->nodes[i];
-    const NodeCost *cur = &c->nodes[i], *a = &alt->nodes[i];
-    const Group *q = &grp[r];
-    if (q->cur_time < ctx->target->launch_overhead ||
-        (step > 0 && q->cur_time < step * CHECK_MIN_STEP_PCT / 100.0))
-      continue;
-    char b1[64], b2[64], ps[48];
-    Diag *d;
-    if (g->op->cls == OC_CONTRACTION) {
-      double ratio = cur->peak > 0 ? a->peak / cur->peak : 0;
-      double i_plan = cost_node_roof(alt, a).intensity;
-      double i_now = cost_node_roof(c, cur).intensity;
-      char rp[96], r3[32];
-      d = checks_report(
-          ctx, "stray-fp32", g->loc,
-          "%s '%s' computes in %s inside %s %s plan: ceiling %s (%sx), "
-          "intensity %s -> %s FLOP/B%s",
-          g->op->name, g->name, dtype_str(g->precision), article(plan), plan,
-          rate_pair(rp, sizeof rp, a->peak, cur->peak),
-          fmt_fixed(r3, sizeof r3, ratio, 1),
-          fmt_intensity(b1, sizeof b1, i_plan),
-          fmt_intensity(b2, sizeof b2, i_now),
-          checks_per_step(ps, sizeof ps, g->count));
-      diag_figure(d, "ceiling_plan", a->peak);
-      diag_figure(d, "ceiling", cur->peak);
-      diag_figure(d, "ceiling_ratio", ratio);
-      diag_figure(d, "intensity_plan", i_plan);
-      diag_figure(d, "intensity", i_now);
-      diag_figure(d, "time_s", cur->time_s * g->count);
-      diag_figure(d, "time_plan_s", a->time_s * g->count);
-    } else {
-      char t1[32], t2[32], with[96] = "";
-      if (q->followers)
-        snprintf(with, sizeof with,
-                 "with the %d op%s that inherit%s %s from it, ", q->followers,
-                 q->followers == 1 ? "" : "s", q->followers == 1 ? "s" : "",
-                 dtype_str(g->precision));
-      d = checks_report(
-          ctx, "stray-fp32", g->loc,
-          "%s '%s' computes in %s inside %s %s plan: %sit moves %s instead of "
-          "%s per step (%s instead of %s)",
-          g->op->name, g->name, dtype_str(g->precision), article(plan), plan,
-          with,
-          fmt_bytes(b1, sizeof b1, q->cur_bytes),
-          fmt_bytes(b2, sizeof b2, q->alt_bytes),
-          fmt_time(t1, sizeof t1, q->cur_time),
-          fmt_time(t2, sizeof t2, q->alt_time));
-      diag_figure(d, "bytes", q->cur_bytes);
-      diag_figure(d, "bytes_plan", q->alt_bytes);
-      diag_figure(d, "time_s", q->cur_time);
-      diag_figure(d, "time_plan_s", q->alt_time);
-    }
-    note_sources(ctx, d, g, source, fixed);
-    if (q->followers && g->op->cls == OC_CONTRACTION) {
-      const GNode *f = &m->nodes[q->first_follower];
-      diag_note(d, f->loc,
-                "%s flows on into %d more op%s from '%s': %s instead of %s "
-                "per step",
-                dtype_str(g->precision), q->followers,
-                q->followers == 1 ? "" : "s", f->name,
-                fmt_bytes(b1, sizeof b1, q->cur_bytes - cur->bytes * g->count),
-                fmt_bytes(b2, sizeof b2, q->alt_bytes - a->bytes * g->count));
-    }
+/* A contraction: its ceiling and intensity now and at the plan's dtype. */
+static Diag *report_contraction(const CheckCtx *ctx, const ModelCost *alt,
+                                int i) {
+  const GNode *g = &ctx->model->nodes[i];
+  const NodeCost *cur = &ctx->cost->nodes[i], *a = &alt->nodes[i];
+  const char *plan = dtype_str(ctx->model->dtype);
+  char b1[64], b2[64], ps[48], rp[96], r3[32];
+  double ratio = cur->peak > 0 ? a->peak / cur->peak : 0;
+  double i_plan = cost_node_roof(alt, a).intensity;
+  double i_now = cost_node_roof(ctx->cost, cur).intensity;
+  Diag *d = checks_report(
+      ctx, "stray-fp32", g->loc,
+      "%s '%s' computes in %s inside %s %s plan: ceiling %s (%sx), "
+      "intensity %s -> %s FLOP/B%s",
+      g->op->name, g->name, dtype_str(g->precision), article(plan), plan,
+      rate_pair(rp, sizeof rp, a->peak, cur->peak),
+      fmt_fixed(r3, sizeof r3, ratio, 1),
+      fmt_intensity(b1, sizeof b1, i_plan),
+      fmt_intensity(b2, sizeof b2, i_now),
+      checks_per_step(ps, sizeof ps, g->count));
+  diag_figure(d, "ceiling_plan", a->peak);
+  diag_figure(d, "ceiling", cur->peak);
+  diag_figure(d, "ceiling_ratio", ratio);
+  diag_figure(d, "intensity_plan", i_plan);
+  diag_figure(d, "intensity", i_now);
+  diag_figure(d, "time_s", cur->time_s * g->count);
+  diag_figure(d, "time_plan_s", a->time_s * g->count);
+  return d;
+}
+
+/* Any other op: its group's bytes and time now and at the plan's dtype. */
+static Diag *report_bytes(const CheckCtx *ctx, const GNode *g, const Group *q) {
+  const char *plan = dtype_str(ctx->model->dtype);
+  char b1[64], b2[64], t1[32], t2[32], with[96] = "";
+  if (q->followers)
+    snprintf(with, sizeof with,
+             "with the %d op%s that inherit%s %s from it, ", q->followers,
+             q->followers == 1 ? "" : "s", q->followers == 1 ? "s" : "",
+             dtype_str(g->precision));
+  Diag *d = checks_report(
+      ctx, "stray-fp32", g->loc,
+      "%s '%s' computes in %s inside %s %s plan: %sit moves %s instead of "
+      "%s per step (%s instead of %s)",
+      g->op->name, g->name, dtype_str(g->precision), article(plan), plan,
+      with,
+      fmt_bytes(b1, sizeof b1, q->cur_bytes),
+      fmt_bytes(b2, sizeof b2, q->alt_bytes),
+      fmt_time(t1, sizeof t1, q->cur_time),
+      fmt_time(t2, sizeof t2, q->alt_time));
+  diag_figure(d, "bytes", q->cur_bytes);
+  diag_figure(d, "bytes_plan", q->alt_bytes);
+  diag_figure(d, "time_s", q->cur_time);
+  diag_figure(d, "time_plan_s", q->alt_time);
+  return d;
+}
+
+/* Root node i's report, with its sources and, for a contraction, the ops
+ * that inherit its precision. */
+static void report_root(const CheckCtx *ctx, const ModelCost *alt,
+                        const Trace *tr, const Group *q, int i, bool *fixed) {
+  const Model *m = ctx->model;
+  const GNode *g = &m->nodes[i];
+  bool contraction = g->op->cls == OC_CONTRACTION;
+  Diag *d = contraction ? report_contraction(ctx, alt, i) : report_bytes(ctx, g, q);
+  note_sources(ctx, d, g, tr->source, fixed);
+  if (!q->followers || !contraction) return;
+  const GNode *f = &m->nodes[q->first_follower];
+  const NodeCost *cur = &ctx->cost->nodes[i], *a = &alt->nodes[i];
+  char b1[64], b2[64];
+  diag_note(d, f->loc,
+            "%s flows on into %d more op%s from '%s': %s instead of %s "
+            "per step",
+            dtype_str(g->precision), q->followers,
+            q->followers == 1 ? "" : "s", f->name,
+            fmt_bytes(b1, sizeof b1, q->cur_bytes - cur->bytes * g->count),
+            fmt_bytes(b2, sizeof b2, q->alt_bytes - a->bytes * g->count));
+}
+
+static void run(const CheckCtx *ctx) {
+  const Model *m = ctx->model;
+  if (!narrow_plan(m->dtype) || m->nnodes == 0) return;
+  /* The shared pass saw every node's precision: usually no pass here. */
+  if (ctx->shared && !ctx->shared->any_wide) return;
+  Trace tr = trace_wide(m);
+  /* Whether a group is worth a report depends on the current cost only:
+   * the model is costed at the plan's dtype only when one is. */
+  Group *grp = xcalloc((size_t)tr.nroot + 1, sizeof *grp);
+  group_costs(m, ctx->cost, &tr, grp, false);
+  bool any = false;
+  for (int q = 0; q < tr.nroot && !any; q++) any = !too_small(ctx, &grp[q]);
+  if (any) {
+    Arena *scratch = arena_new();
+    const ModelCost *alt = cost_at_plan(ctx, scratch);
+    group_costs(m, alt, &tr, grp, true);
+    bool *fixed = xcalloc((size_t)m->nnodes, sizeof *fixed);
+    for (int r = 0; r < tr.nroot; r++)
+      if (!too_small(ctx, &grp[r]))
+        report_root(ctx, alt, &tr, &grp[r], tr.root[r], fixed);
+    free(fixed);
+    arena_free(scratch);
   }
-  arena_free(scratch);
-  free(fixed);
   free(grp);
-  free(root);
-  free(origin);
-  free(source);
+  trace_free(&tr);
 }
 
 /* The shared pass notes whether any op computes wide: usually none does,

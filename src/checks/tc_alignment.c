@@ -50,94 +50,107 @@ static int trace_views(const Model *m, int id, int64_t size) {
   return id;
 }
 
-static void run(const CheckCtx *ctx) {
+/* The report of nb dimensions off the multiple, with their padded sizes
+ * and the work the padding adds. */
+static Diag *report_dims(const CheckCtx *ctx, const GNode *g, int mult,
+                         const OpDim *bad, int nb, char *pc, size_t pcn) {
+  StrBuf what = {0}, pads = {0};
+  double grow = 1;
+  for (int k = 0; k < nb; k++) {
+    int64_t padded = (bad[k].size + mult - 1) / mult * mult;
+    const char *sep = k == 0 ? "" : k == nb - 1 ? " and " : ", ";
+    sb_printf(&what, "%s%s = %lld", sep, bad[k].what, (long long)bad[k].size);
+    sb_printf(&pads, "%s%lld", sep, (long long)padded);
+    grow *= (double)padded / (double)bad[k].size;
+  }
+  double waste = grow - 1;
+  Diag *d = checks_report(
+      ctx, "tc-alignment", g->loc,
+      "%s '%s': %s %s not %s of %d for %s tensor cores; padded to %s %s "
+      "%s more work",
+      g->op->name, g->name, sb_str(&what), nb == 1 ? "is" : "are",
+      nb == 1 ? "a multiple" : "multiples", mult, dtype_str(g->precision),
+      sb_str(&pads), nb == 1 ? "it costs" : "they cost",
+      fmt_percent(pc, pcn, waste, waste < 0.001 ? 3 : 2));
+  sb_free(&what);
+  sb_free(&pads);
+  diag_figure(d, "multiple", mult);
+  diag_figure(d, "waste", waste);
+  /* Figure keys are unique per diagnostic (JSON objects). */
+  static const char *const dim_keys[] = {"dimension", "dimension_2",
+                                         "dimension_3", "dimension_4"};
+  static const char *const pad_keys[] = {"padded", "padded_2", "padded_3",
+                                         "padded_4"};
+  for (int k = 0; k < nb; k++) {
+    diag_figure(d, dim_keys[k], (double)bad[k].size);
+    diag_figure(d, pad_keys[k], (double)((bad[k].size + mult - 1) / mult * mult));
+  }
+  return d;
+}
+
+/* The note at the tensor to change.  Padding advice is for a size the
+ * model's author chooses (a weight's N or K, a vocabulary); M counted from
+ * the data's rows (batch x sequence: ViT's 197 tokens, Whisper's 1500
+ * frames) is not one (R-CHK-101): that gets what its last tile costs, pc. */
+static void note_source(const CheckCtx *ctx, Diag *d, const GNode *g,
+                        const OpDim *bad, int nb, const char *pc) {
   const Model *m = ctx->model;
+  int adv = -1, root = -1, near = -1;
+  for (int k = 0; k < nb && adv < 0; k++) {
+    near = g->inputs[bad[k].operand];
+    root = trace_views(m, near, bad[k].size);
+    if (!bad[k].data || m->nodes[root].role == ROLE_WEIGHT ||
+        m->nodes[root].role == ROLE_BUFFER)
+      adv = k;
+  }
+  if (adv < 0) {
+    near = g->inputs[bad[0].operand];
+    root = trace_views(m, near, bad[0].size);
+  }
+  const GNode *src = &m->nodes[root];
+  char via[160] = "";
+  if (root != near)
+    snprintf(via, sizeof via, ", through view '%s'", m->nodes[near].name);
+  if (adv < 0) {
+    diag_note(d, src->loc,
+              "'%s' (%s%s) gives %s = %lld, rows set by the data, not a "
+              "size the model chooses: the part-filled last tile is the "
+              "%s above, and there is nothing to pad",
+              src->name, role_str(src->role), via, bad[0].what,
+              (long long)bad[0].size, pc);
+    return;
+  }
+  int64_t wide = (bad[adv].size + CHECK_TC_PAD_MULTIPLE - 1) /
+                 CHECK_TC_PAD_MULTIPLE * CHECK_TC_PAD_MULTIPLE;
+  diag_note(d, src->loc,
+            "'%s' (%s%s) gives %s = %lld; beyond the padded work, a size "
+            "off the multiple rules out the aligned loads of the fastest "
+            "kernels: pad it to %lld, a multiple of %d, as nanoGPT does",
+            src->name, role_str(src->role), via, bad[adv].what,
+            (long long)bad[adv].size, (long long)wide, CHECK_TC_PAD_MULTIPLE);
+  diag_figure(d, "padded_suggested", (double)wide);
+}
+
+static void visit(const CheckCtx *ctx, int i) {
+  const GNode *g = &ctx->model->nodes[i];
+  if (!g->op || g->op->cls != OC_CONTRACTION || g->precision == DT_NONE)
+    return;
+  int mult = dtype_info(g->precision)->tc_multiple;
+  if (mult <= 0) return;
+  OpDim dims[OP_MAX_DIMS], bad[OP_MAX_DIMS];
+  int nd = dims_of(ctx->model, g, dims), nb = 0;
+  for (int k = 0; k < nd; k++)
+    if (dims[k].size >= mult && dims[k].size % mult != 0) bad[nb++] = dims[k];
+  if (nb == 0) return;
+  char pc[32];
+  Diag *d = report_dims(ctx, g, mult, bad, nb, pc, sizeof pc);
+  note_source(ctx, d, g, bad, nb, pc);
+}
+
+static void run(const CheckCtx *ctx) {
   CheckShared own, *sh = checks_shared_begin(ctx, &own);
   /* Only a node that matters is reported: the shared list. */
-  for (int q = 0; q < sh->nnodes; q++) {
-    int i = sh->nodes[q];
-    const GNode *g = &m->nodes[i];
-    if (!g->op || g->op->cls != OC_CONTRACTION || g->precision == DT_NONE)
-      continue;
-    int mult = dtype_info(g->precision)->tc_multiple;
-    if (mult <= 0) continue;
-    OpDim dims[OP_MAX_DIMS], bad[OP_MAX_DIMS];
-    int nd = dims_of(m, g, dims), nb = 0;
-    for (int k = 0; k < nd; k++)
-      if (dims[k].size >= mult && dims[k].size % mult != 0) bad[nb++] = dims[k];
-    if (nb == 0) continue;
-    StrBuf what = {0}, pads = {0};
-    double grow = 1;
-    for (int k = 0; k < nb; k++) {
-      int64_t padded = (bad[k].size + mult - 1) / mult * mult;
-      const char *sep = k == 0 ? "" : k == nb - 1 ? " and " : ", ";
-      sb_printf(&what, "%s%s = %lld", sep, bad[k].what, (long long)bad[k].size);
-      sb_printf(&pads, "%s%lld", sep, (long long)padded);
-      grow *= (double)padded / (double)bad[k].size;
-    }
-    char pc[32];
-    double waste = grow - 1;
-    Diag *d = checks_report(
-        ctx, "tc-alignment", g->loc,
-        "%s '%s': %s %s not %s of %d for %s tensor cores; padded to %s %s "
-        "%s more work",
-        g->op->name, g->name, sb_str(&what), nb == 1 ? "is" : "are",
-        nb == 1 ? "a multiple" : "multiples", mult, dtype_str(g->precision),
-        sb_str(&pads), nb == 1 ? "it costs" : "they cost",
-        fmt_percent(pc, sizeof pc, waste, waste < 0.001 ? 3 : 2));
-    sb_free(&what);
-    sb_free(&pads);
-    diag_figure(d, "multiple", mult);
-    diag_figure(d, "waste", waste);
-    /* Figure keys are unique per diagnostic (JSON objects). */
-    static const char *const dim_keys[] = {"dimension", "dimension_2",
-                                           "dimension_3", "dimension_4"};
-    static const char *const pad_keys[] = {"padded", "padded_2", "padded_3",
-                                           "padded_4"};
-    for (int k = 0; k < nb; k++) {
-      diag_figure(d, dim_keys[k], (double)bad[k].size);
-      diag_figure(d, pad_keys[k],
-                  (double)((bad[k].size + mult - 1) / mult * mult));
-    }
-    /* Padding advice is for a size the model's author chooses (a weight's
-     * N or K, a vocabulary); M counted from the data's rows (batch x
-     * sequence: ViT's 197 tokens, Whisper's 1500 frames) is not one
-     * (R-CHK-101). */
-    int adv = -1, root = -1, near = -1;
-    for (int k = 0; k < nb && adv < 0; k++) {
-      near = g->inputs[bad[k].operand];
-      root = trace_views(m, near, bad[k].size);
-      if (!bad[k].data || m->nodes[root].role == ROLE_WEIGHT ||
-          m->nodes[root].role == ROLE_BUFFER)
-        adv = k;
-    }
-    if (adv < 0) {
-      near = g->inputs[bad[0].operand];
-      root = trace_views(m, near, bad[0].size);
-    }
-    const GNode *src = &m->nodes[root];
-    char via[160] = "";
-    if (root != near)
-      snprintf(via, sizeof via, ", through view '%s'", m->nodes[near].name);
-    if (adv < 0) {
-      diag_note(d, src->loc,
-                "'%s' (%s%s) gives %s = %lld, rows set by the data, not a "
-                "size the model chooses: the part-filled last tile is the "
-                "%s above, and there is nothing to pad",
-                src->name, role_str(src->role), via, bad[0].what,
-                (long long)bad[0].size, pc);
-      continue;
-    }
-    int64_t wide = (bad[adv].size + CHECK_TC_PAD_MULTIPLE - 1) /
-                   CHECK_TC_PAD_MULTIPLE * CHECK_TC_PAD_MULTIPLE;
-    diag_note(d, src->loc,
-              "'%s' (%s%s) gives %s = %lld; beyond the padded work, a size "
-              "off the multiple rules out the aligned loads of the fastest "
-              "kernels: pad it to %lld, a multiple of %d, as nanoGPT does",
-              src->name, role_str(src->role), via, bad[adv].what,
-              (long long)bad[adv].size, (long long)wide, CHECK_TC_PAD_MULTIPLE);
-    diag_figure(d, "padded_suggested", (double)wide);
-  }
+  for (int q = 0; q < sh->nnodes; q++) visit(ctx, sh->nodes[q]);
   checks_shared_end(sh, &own);
 }
 

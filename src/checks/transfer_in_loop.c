@@ -130,10 +130,79 @@ static void hoist_fixit(const CheckCtx *ctx, Diag *d, const GNode *g,
   diag_fixit(d, cut, "");
 }
 
+/* A copy in a loop, per step: as it runs, and hoisted before the loop. */
+typedef struct Copy {
+  double per_run, runs, total, t_loop;
+  double hoisted_runs, t_once, t_hbm;
+} Copy;
+
+static Copy copy_figures(const CheckCtx *ctx, int i, const Scope *loop) {
+  const NodeCost *nc = &ctx->cost->nodes[i];
+  const Target *t = ctx->target;
+  Copy c = {.per_run = nc->bytes, .runs = ctx->model->nodes[i].count};
+  c.total = c.per_run * c.runs;
+  c.t_loop = nc->time_s * c.runs;
+  c.hoisted_runs = c.runs / (double)loop->trips;
+  c.t_once = t->pcie_bw > 0 ? c.per_run * c.hoisted_runs / t->pcie_bw : 0;
+  c.t_hbm = t->memory_bw > 0 ? c.total / t->memory_bw : 0;
+  return c;
+}
+
+/* The warning at transfer g of loop-invariant node src, and the note at
+ * loop l of what hoisting it saves. */
+static void report_copy(const CheckCtx *ctx, const GNode *g, int src, int l,
+                        const Copy *c) {
+  const Model *m = ctx->model;
+  const Scope *loop = &m->scopes[l];
+  const GNode *s = &m->nodes[src];
+  char why[160];
+  if (s->role == ROLE_WEIGHT || s->role == ROLE_BUFFER)
+    snprintf(why, sizeof why, "%s '%s'", role_str(s->role), s->name);
+  else if (!within(m, s->scope, l))
+    snprintf(why, sizeof why, "'%s' (defined before the loop)", s->name);
+  else
+    snprintf(why, sizeof why, "'%s' (computed from loop-invariant data)",
+             s->name);
+  char b1[32], b2[32], t1[32], bw[32], rn[48], t2[32], t3[32];
+  if (c->runs < 1e6 && c->runs == (double)(int64_t)c->runs)
+    snprintf(rn, sizeof rn, "%lld", (long long)c->runs);
+  else
+    snprintf(rn, sizeof rn, "%.3g", c->runs);
+  fmt_time(t1, sizeof t1, c->t_loop);
+  Diag *d = checks_report(
+      ctx, "transfer-in-loop", g->loc,
+      "%s '%s' copies loop-invariant %s in every iteration: %s x %s = %s "
+      "over PCIe per step, %s at %s",
+      g->op->name, g->name, why, fmt_bytes(b1, sizeof b1, c->per_run), rn,
+      fmt_bytes(b2, sizeof b2, c->total), t1,
+      fmt_bandwidth(bw, sizeof bw, ctx->target->pcie_bw));
+  /* The HBM figure in the unit of the PCIe one (the seed's "0.52 s
+   * against 0.01 s"). */
+  if (fmt_round(c->t_loop, 4) >= 0.1) {
+    fmt_fixed(t3, sizeof t3, c->t_hbm, 2);
+    strcat(t3, " s");
+  } else {
+    fmt_time(t3, sizeof t3, c->t_hbm);
+  }
+  diag_note(d, loop->loc,
+            "hoisted before this loop it crosses PCIe %s (%s, %s) and the "
+            "loop reads it from HBM: %s for the same %s",
+            c->hoisted_runs == 1 ? "once" : "once per outer run",
+            fmt_bytes(b1, sizeof b1, c->per_run * c->hoisted_runs),
+            fmt_time(t2, sizeof t2, c->t_once), t3,
+            fmt_bytes(b2, sizeof b2, c->total));
+  diag_figure(d, "bytes_per_run", c->per_run);
+  diag_figure(d, "runs", c->runs);
+  diag_figure(d, "bytes", c->total);
+  diag_figure(d, "time_s", c->t_loop);
+  diag_figure(d, "hoisted_time_s", c->t_once + c->t_hbm);
+  if (!within(m, s->scope, l) && !g->loop_carried && checks_program(ctx) &&
+      ctx->sources)
+    hoist_fixit(ctx, d, g, loop);
+}
+
 static void run(const CheckCtx *ctx) {
   const Model *m = ctx->model;
-  const ModelCost *c = ctx->cost;
-  const Target *t = ctx->target;
   unsigned char *memo = NULL; /* for loop memo_loop */
   int memo_loop = -1;
   CheckShared own, *sh = checks_shared_begin(ctx, &own);
@@ -146,15 +215,9 @@ static void run(const CheckCtx *ctx) {
     int l = g->scope;
     while (l >= 0 && !m->scopes[l].is_loop) l = m->scopes[l].parent;
     if (l < 0 || m->scopes[l].trips <= 1) continue;
-
-    const Scope *loop = &m->scopes[l];
-    double per_run = c->nodes[i].bytes, runs = g->count;
-    double total = per_run * runs, t_loop = c->nodes[i].time_s * runs;
-    double hoisted_runs = runs / (double)loop->trips;
-    double t_once = t->pcie_bw > 0 ? per_run * hoisted_runs / t->pcie_bw : 0;
-    double t_hbm = t->memory_bw > 0 ? total / t->memory_bw : 0;
-    double waste = t_loop - (t_once + t_hbm);
-    double step = c->time_s;
+    Copy c = copy_figures(ctx, i, &m->scopes[l]);
+    double waste = c.t_loop - (c.t_once + c.t_hbm);
+    double step = ctx->cost->time_s;
     if (waste <= 0 ||
         (step > 0 && waste < step * CHECK_TRANSFER_MIN_PCT / 100.0))
       continue;
@@ -165,53 +228,7 @@ static void run(const CheckCtx *ctx) {
       memset(memo, UNKNOWN, (size_t)m->nnodes);
       memo_loop = l;
     }
-    if (!invariant(m, src, l, memo)) continue;
-
-    const GNode *s = &m->nodes[src];
-    char why[160];
-    if (s->role == ROLE_WEIGHT || s->role == ROLE_BUFFER)
-      snprintf(why, sizeof why, "%s '%s'", role_str(s->role), s->name);
-    else if (!within(m, s->scope, l))
-      snprintf(why, sizeof why, "'%s' (defined before the loop)", s->name);
-    else
-      snprintf(why, sizeof why, "'%s' (computed from loop-invariant data)",
-               s->name);
-    char b1[32], b2[32], t1[32], bw[32], rn[48], t2[32], t3[32];
-    if (runs < 1e6 && runs == (double)(int64_t)runs)
-      snprintf(rn, sizeof rn, "%lld", (long long)runs);
-    else
-      snprintf(rn, sizeof rn, "%.3g", runs);
-    fmt_time(t1, sizeof t1, t_loop);
-    Diag *d = checks_report(
-        ctx, "transfer-in-loop", g->loc,
-        "%s '%s' copies loop-invariant %s in every iteration: %s x %s = %s "
-        "over PCIe per step, %s at %s",
-        g->op->name, g->name, why, fmt_bytes(b1, sizeof b1, per_run), rn,
-        fmt_bytes(b2, sizeof b2, total), t1,
-        fmt_bandwidth(bw, sizeof bw, t->pcie_bw));
-    /* The HBM figure in the unit of the PCIe one (the seed's "0.52 s
-     * against 0.01 s"). */
-    if (fmt_round(t_loop, 4) >= 0.1) {
-      fmt_fixed(t3, sizeof t3, t_hbm, 2);
-      strcat(t3, " s");
-    } else {
-      fmt_time(t3, sizeof t3, t_hbm);
-    }
-    diag_note(d, loop->loc,
-              "hoisted before this loop it crosses PCIe %s (%s, %s) and the "
-              "loop reads it from HBM: %s for the same %s",
-              hoisted_runs == 1 ? "once" : "once per outer run",
-              fmt_bytes(b1, sizeof b1, per_run * hoisted_runs),
-              fmt_time(t2, sizeof t2, t_once), t3,
-              fmt_bytes(b2, sizeof b2, total));
-    diag_figure(d, "bytes_per_run", per_run);
-    diag_figure(d, "runs", runs);
-    diag_figure(d, "bytes", total);
-    diag_figure(d, "time_s", t_loop);
-    diag_figure(d, "hoisted_time_s", t_once + t_hbm);
-    if (!within(m, s->scope, l) && !g->loop_carried && checks_program(ctx) &&
-        ctx->sources)
-      hoist_fixit(ctx, d, g, loop);
+    if (invariant(m, src, l, memo)) report_copy(ctx, g, src, l, &c);
   }
   checks_shared_end(sh, &own);
   free(memo);

@@ -72,12 +72,6 @@ static DType node_precision(const GNode *g) {
   return g->precision != DT_NONE ? g->precision : g->type->dtype;
 }
 
-static const char *kernel_name(Arena *a, const Model *m, const Kernel *k) {
-  if (k->region >= 0)
-    return arena_printf(a, "fused %s", m->regions[k->region].name);
-  return m->nodes[k->first_node].name;
-}
-
 /* "u (matmul)", "fused act": names repeat, ops tell them apart. */
 /* Kernel k of `base` in `c`, the same program under another plan: the
  * kernel of its first node, into *out; false when that node makes none
@@ -92,7 +86,7 @@ static bool twin(const ModelCost *c, const ModelCost *base, int k, Kernel *out) 
 }
 
 static const char *kernel_label(Arena *a, const Model *m, const Kernel *k) {
-  if (k->region >= 0) return kernel_name(a, m, k);
+  if (k->region >= 0) return arena_printf(a, "fused %s", cost_kernel_name(m, k));
   const GNode *g = &m->nodes[k->first_node];
   return arena_printf(a, "%s (%s)", g->name, g->op->name);
 }
@@ -190,25 +184,57 @@ static void plan_compute(FILE *out, Arena *a, const Model *m,
 
 /* ------------------------------------------------------------ footprint */
 
+/* The footprint's parts by storage dtype, each DT__COUNT long. */
+typedef struct ByDtype {
+  double *w, *act, *params, *buf, *kv;
+} ByDtype;
+
+static ByDtype by_dtype(Arena *a, const Model *m) {
+  ByDtype d = {
+      .w = arena_alloc(a, DT__COUNT * sizeof *d.w),
+      .act = arena_alloc(a, DT__COUNT * sizeof *d.act),
+      .params = arena_alloc(a, DT__COUNT * sizeof *d.params),
+      .buf = arena_alloc(a, DT__COUNT * sizeof *d.buf),
+  };
+  for (int i = 0; i < m->nnodes; i++) {
+    const GNode *g = &m->nodes[i];
+    if (g->role == ROLE_BUFFER && g->type->dtype != DT_NONE)
+      d.buf[g->type->dtype] +=
+          op_tensor_bytes(g->type) * model_weight_copies(m, g->scope);
+  }
+  cost_weights(m, d.params, d.w);
+  cost_activations(m, d.act);
+  d.kv = arena_alloc(a, DT__COUNT * sizeof *d.kv);
+  cost_kv_cache(m, d.kv);
+  return d;
+}
+
+/* What the table's total holds that its dtype rows do not show. */
+static void footprint_notes(FILE *out, const ModelCost *c) {
+  /* R-PAR-009: the total is one GPU's, of the stage that holds most */
+  if (c->pipe.stages > 1)
+    fprintf(out, "  (a pipeline of %d stages: the dtype rows' weights, "
+                 "gradients and activations are every stage's, the total "
+                 "the fullest stage's)\n",
+            c->pipe.stages);
+  /* R-PAR-013: the gathered units are whole layers of mixed dtypes */
+  if (c->footprint.gathered > 0) {
+    char tb[NB];
+    fmt_bytes(tb, NB, c->footprint.gathered);
+    fprintf(out, "  (the total holds %s of gathered FSDP units, which the "
+                 "dtype rows leave out)\n",
+            tb);
+  }
+}
+
 /* R-PLAN-002: weights (with gradients in train mode) by their storage
  * dtype, activations by theirs at the live peak; Adam state is fp32;
  * buffers (R-COST-011), a column only in a model that has them. */
 static void plan_footprint(FILE *out, Arena *a, const Model *m,
                            const ModelCost *c) {
-  double *w = arena_alloc(a, DT__COUNT * sizeof *w);
-  double *act = arena_alloc(a, DT__COUNT * sizeof *act);
-  double *params = arena_alloc(a, DT__COUNT * sizeof *params);
-  double *buf = arena_alloc(a, DT__COUNT * sizeof *buf);
-  for (int i = 0; i < m->nnodes; i++) {
-    const GNode *g = &m->nodes[i];
-    if (g->role == ROLE_BUFFER && g->type->dtype != DT_NONE)
-      buf[g->type->dtype] +=
-          op_tensor_bytes(g->type) * model_weight_copies(m, g->scope);
-  }
-  cost_weights(m, params, w);
-  cost_activations(m, act);
-  double *kv = arena_alloc(a, DT__COUNT * sizeof *kv);
-  cost_kv_cache(m, kv);
+  ByDtype by = by_dtype(a, m);
+  double *w = by.w, *act = by.act, *params = by.params, *buf = by.buf,
+         *kv = by.kv;
   bool train = m->train;
   const Footprint *fp = &c->footprint;
   bool bufs = fp->buffers > 0, kvs = fp->kv_cache > 0;
@@ -264,19 +290,7 @@ static void plan_footprint(FILE *out, Arena *a, const Model *m,
 #undef ROW
   fprintf(out, "\nfootprint by storage dtype\n");
   table_print(out, &t, "  ");
-  /* R-PAR-009: the total is one GPU's, of the stage that holds most */
-  if (c->pipe.stages > 1)
-    fprintf(out, "  (a pipeline of %d stages: the dtype rows' weights, "
-                 "gradients and activations are every stage's, the total "
-                 "the fullest stage's)\n",
-            c->pipe.stages);
-  /* R-PAR-013: the gathered units are whole layers of mixed dtypes */
-  if (fp->gathered > 0) {
-    fmt_bytes(tb, NB, fp->gathered);
-    fprintf(out, "  (the total holds %s of gathered FSDP units, which the "
-                 "dtype rows leave out)\n",
-            tb);
-  }
+  footprint_notes(out, c);
 }
 
 /* ------------------------------------------------------------- deviations */
@@ -522,29 +536,43 @@ static const char *speedup_text(Arena *a, double base, double t) {
   return arena_printf(a, "%sx", fmt_fixed(num, sizeof num, base / t, 2));
 }
 
-/* R-PLAN-004: totals, bound changes and the slowest kernels, the plan as
- * written first, then one column per --dtype. */
-static void whatif_model(FILE *out, Arena *a, const SourceSet *ss,
-                         const Model *m, ModelCost *const *costs,
-                         const WhatIf *dtypes, int n) {
-  const ModelCost *base = costs[0];
-  model_header(out, m, base, ss, "what if the plan dtype were ...");
-  int ncols = n + 2;
-  char *align = arena_alloc(a, (size_t)ncols + 1);
-  memset(align, 'r', (size_t)ncols);
-  align[0] = 'l';
-  Table t = {.ncols = ncols, .align = align};
-  const char **row = arena_alloc(a, (size_t)ncols * sizeof *row);
+/* One model's plans side by side: the plan as written (costs[0]) and one
+ * column per --dtype; row, a scratch row of n + 2 cells. */
+typedef struct WhatIfView {
+  Arena *a;
+  const Model *m;
+  ModelCost *const *costs;
+  const WhatIf *dtypes;
+  int n;
+  const char *align;
+  const char **row;
+} WhatIfView;
+
+/* A kernel table's heading: "kernel", then each plan's dtype. */
+static Table kernel_table(const WhatIfView *v) {
+  Table t = {.ncols = v->n + 2, .align = v->align};
+  v->row[0] = "kernel";
+  v->row[1] = dtype_str(v->m->dtype);
+  for (int j = 0; j < v->n; j++) v->row[j + 2] = whatif_label(v->a, v->dtypes[j]);
+  table_add(&t, v->row);
+  return t;
+}
+
+static void whatif_totals(FILE *out, const WhatIfView *v) {
+  Arena *a = v->a;
+  const char **row = v->row;
+  const ModelCost *base = v->costs[0];
+  Table t = {.ncols = v->n + 2, .align = v->align};
   row[0] = "";
-  row[1] = arena_printf(a, "%s (as written)", plan_label(a, m));
-  for (int j = 0; j < n; j++) row[j + 2] = whatif_label(a, dtypes[j]);
+  row[1] = arena_printf(a, "%s (as written)", plan_label(a, v->m));
+  for (int j = 0; j < v->n; j++) row[j + 2] = whatif_label(a, v->dtypes[j]);
   table_add(&t, row);
   static const char *const labels[] = {"step time", "speed-up", "FLOPs",
                                        "bytes", "memory-bound", "footprint"};
   for (size_t r = 0; r < sizeof labels / sizeof *labels; r++) {
     row[0] = labels[r];
-    for (int j = 0; j <= n; j++) {
-      const ModelCost *c = costs[j];
+    for (int j = 0; j <= v->n; j++) {
+      const ModelCost *c = v->costs[j];
       char buf[NB];
       switch (r) {
       case 0: row[j + 1] = arena_printf(a, ">= %s", fmt_time(buf, NB, c->time_s)); break;
@@ -561,25 +589,25 @@ static void whatif_model(FILE *out, Arena *a, const SourceSet *ss,
     table_add(&t, row);
   }
   table_print(out, &t, "  ");
+}
 
-  /* Kernels line up by their first node: the same program makes the same
-   * graph, though a cast may be a kernel in one plan and a no-op in another
-   * (cast(x, fp32) under an fp32 plan): "-" there. */
-  Table bt = {.ncols = ncols, .align = align};
-  row[0] = "kernel";
-  row[1] = dtype_str(m->dtype);
-  for (int j = 0; j < n; j++) row[j + 2] = whatif_label(a, dtypes[j]);
-  table_add(&bt, row);
+/* Kernels line up by their first node: the same program makes the same
+ * graph, though a cast may be a kernel in one plan and a no-op in another
+ * (cast(x, fp32) under an fp32 plan): "-" there. */
+static void whatif_bounds(FILE *out, const WhatIfView *v) {
+  const ModelCost *base = v->costs[0];
+  const char **row = v->row;
+  Table bt = kernel_table(v);
   int changed = 0;
   for (int k = 0; k < base->nkernels; k++) {
     Kernel bk = cost_kernel(base, k), tw;
     bool differs = false;
-    for (int j = 1; j <= n; j++)
-      differs |= (twin(costs[j], base, k, &tw) ? tw.bound : BOUND_NONE) != bk.bound;
+    for (int j = 1; j <= v->n; j++)
+      differs |= (twin(v->costs[j], base, k, &tw) ? tw.bound : BOUND_NONE) != bk.bound;
     if (!differs) continue;
-    row[0] = kernel_label(a, m, &bk);
-    for (int j = 0; j <= n; j++)
-      row[j + 1] = twin(costs[j], base, k, &tw) ? bound_str(tw.bound) : "-";
+    row[0] = kernel_label(v->a, v->m, &bk);
+    for (int j = 0; j <= v->n; j++)
+      row[j + 1] = twin(v->costs[j], base, k, &tw) ? bound_str(tw.bound) : "-";
     table_add(&bt, row);
     changed++;
   }
@@ -590,12 +618,12 @@ static void whatif_model(FILE *out, Arena *a, const SourceSet *ss,
     fprintf(out, "  none\n");
     table_free(&bt);
   }
-  /* The slowest kernels of the plan as written, per plan (the seed's decode
-   * matmuls: memory-bound either way, faster by the ratio of bytes). */
-  /* The first WHATIF_SLOWEST of the kernels in descending time, ties in
-   * kernel order (a stable sort's first rows), by one pass that keeps
-   * them sorted: sorting a million kernels for five rows was quadratic. */
-  int order[WHATIF_SLOWEST];
+}
+
+/* The first WHATIF_SLOWEST of the kernels in descending time, ties in
+ * kernel order (a stable sort's first rows), by one pass that keeps them
+ * sorted: sorting a million kernels for five rows was quadratic. */
+static int slowest_kernels(const ModelCost *base, int *order) {
   double key[WHATIF_SLOWEST];
   int nk = 0;
   for (int k = 0; k < base->nkernels; k++) {
@@ -610,29 +638,52 @@ static void whatif_model(FILE *out, Arena *a, const SourceSet *ss,
     order[at] = k;
     key[at] = step;
   }
-  Table st = {.ncols = ncols, .align = align};
-  row[0] = "kernel";
-  row[1] = dtype_str(m->dtype);
-  for (int j = 0; j < n; j++) row[j + 2] = whatif_label(a, dtypes[j]);
-  table_add(&st, row);
+  return nk;
+}
+
+/* The slowest kernels of the plan as written, per plan (the seed's decode
+ * matmuls: memory-bound either way, faster by the ratio of bytes). */
+static void whatif_slowest(FILE *out, const WhatIfView *v) {
+  const ModelCost *base = v->costs[0];
+  const char **row = v->row;
+  int order[WHATIF_SLOWEST];
+  int nk = slowest_kernels(base, order);
+  Table st = kernel_table(v);
   for (int i = 0; i < nk; i++) {
     int k = order[i];
     Kernel bk = cost_kernel(base, k);
-    row[0] = kernel_label(a, m, &bk);
-    for (int j = 0; j <= n; j++) {
+    row[0] = kernel_label(v->a, v->m, &bk);
+    for (int j = 0; j <= v->n; j++) {
       char buf[NB];
       Kernel kk;
-      if (!twin(costs[j], base, k, &kk)) {
+      if (!twin(v->costs[j], base, k, &kk)) {
         row[j + 1] = "-";
         continue;
       }
-      row[j + 1] = arena_printf(a, "%s %s", fmt_time(buf, NB, kk.time_s * kk.count),
+      row[j + 1] = arena_printf(v->a, "%s %s", fmt_time(buf, NB, kk.time_s * kk.count),
                                 bound_str(kk.bound));
     }
     table_add(&st, row);
   }
   fprintf(out, "\nslowest kernels (time per step, bound)\n");
   table_print(out, &st, "  ");
+}
+
+/* R-PLAN-004: totals, bound changes and the slowest kernels, the plan as
+ * written first, then one column per --dtype. */
+static void whatif_model(FILE *out, Arena *a, const SourceSet *ss,
+                         const Model *m, ModelCost *const *costs,
+                         const WhatIf *dtypes, int n) {
+  model_header(out, m, costs[0], ss, "what if the plan dtype were ...");
+  int ncols = n + 2;
+  char *align = arena_alloc(a, (size_t)ncols + 1);
+  memset(align, 'r', (size_t)ncols);
+  align[0] = 'l';
+  WhatIfView v = {a, m, costs, dtypes, n, align,
+                  arena_alloc(a, (size_t)ncols * sizeof *v.row)};
+  whatif_totals(out, &v);
+  whatif_bounds(out, &v);
+  whatif_slowest(out, &v);
 }
 
 int plan_whatif(FILE *out, Arena *a, const SourceSet *ss, const Analysis *an,

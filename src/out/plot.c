@@ -253,12 +253,6 @@ static void text_at(FILE *out, double x, double y, const char *anchor, const cha
 
 /* ---------------------------------------------------------------- data */
 
-static const char *kernel_name(const Model *m, const Kernel *k) {
-  if (k->region >= 0 && k->region < m->nregions) return m->regions[k->region].name;
-  if (k->first_node >= 0 && k->first_node < m->nnodes) return m->nodes[k->first_node].name;
-  return "?";
-}
-
 /* The kernels of one model on one target that sit on the HBM roofline; a
  * kernel's share is of the step-time bound, as in the report. */
 static void gather_points(const ModelCost *mc, int target, Point **pts, int *n, int *cap,
@@ -280,7 +274,7 @@ static void gather_points(const ModelCost *mc, int target, Point **pts, int *n, 
       double t_k = kn->time_s * kn->count;
       if (target == 0 && t_k > 0) {
         if (*noff % 32 == 0) *off = xrealloc(*off, (size_t)(*noff + 32) * sizeof **off);
-        (*off)[(*noff)++] = (OffRoof){kernel_name(m, kn), t_k, total > 0 ? t_k / total : 0,
+        (*off)[(*noff)++] = (OffRoof){cost_kernel_name(m, kn), t_k, total > 0 ? t_k / total : 0,
                                       kn->bound, k};
       }
       continue;
@@ -291,7 +285,7 @@ static void gather_points(const ModelCost *mc, int target, Point **pts, int *n, 
     }
     Point *p = &(*pts)[(*n)++];
     memset(p, 0, sizeof *p);
-    p->name = kernel_name(m, kn);
+    p->name = cost_kernel_name(m, kn);
     p->x = roof.intensity;
     p->y = roof.attainable;
     p->time_s = kn->time_s * kn->count;
@@ -472,69 +466,64 @@ static void draw_roof_lines(FILE *out, const Axes *ax, const Roof *roofs, int nr
   }
 }
 
-/* Ridge markers and the words on the roofs: each flat roof's precision and
- * peak above it (right end, else just right of its ridge), the ridge value
- * beside its marker, and the bandwidth along the memory roof at the first
- * spot, walking up the line, that covers no kernel. */
-static void draw_roof_labels(FILE *out, const Axes *ax, const Roof *roofs, int nroofs, int t,
-                             const Target *tg, Drawn *occ) {
-  const char *colour = TARGET_COLOUR[t % NSTYLES];
-  double bw = 0, lowest = INFINITY;
-  for (int i = 0; i < nroofs; i++) {
-    if (roofs[i].target != t) continue;
-    const Roof *rf = &roofs[i];
-    bw = rf->bw;
-    double ridge = rf->peak / rf->bw;
-    lowest = fmin(lowest, ridge);
-    double rx = px(ax, ridge), ry = py(ax, rf->peak);
-    fprintf(out, "<circle class=\"ridge\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#fff\" "
-                 "stroke=\"%s\" stroke-width=\"2\"/>\n",
-            rx, ry, colour);
-    mark(occ, (Box){rx - 5, ry - 5, rx + 5, ry + 5});
+/* A word placed at box b, which then counts as taken. */
+static void put_word(FILE *out, const char *cls, Box b, const char *fill,
+                     const char *text, Drawn *occ) {
+  fprintf(out, "<text class=\"%s\" x=\"%.1f\" y=\"%.1f\" fill=\"%s\">", cls,
+          b.x0 + 1, b.y1 - 3, fill);
+  xml_text(out, text);
+  fputs("</text>\n", out);
+  word(occ, b);
+}
 
-    /* at the roof's right end or just right of its ridge; close above it,
-     * close below it, then clear of the circles sitting on it */
-    double lw = text_width(rf->label);
-    static const double dys[] = {-5, 15, -24, 34, -40, 50, -56, 66, -72, 82};
-    enum { NDY = sizeof dys / sizeof *dys };
-    Box spots[2 * NDY + 15], b;
-    int n = 0;
-    for (int k = 0; k < NDY; k++) {
-      spots[n++] = text_box(PLOT_LEFT + PLOT_W - 6, ry + dys[k], lw, true);
-      spots[n++] = text_box(rx + 8, ry + dys[k], lw, false);
-    }
-    if (place_word(occ, ax, spots, n, &b)) {
-      fprintf(out, "<text class=\"roof-label\" x=\"%.1f\" y=\"%.1f\" fill=\"%s\">", b.x0 + 1,
-              b.y1 - 3, colour);
-      xml_text(out, rf->label);
-      fputs("</text>\n", out);
-      word(occ, b);
-    }
+/* A flat roof's ridge marker, its precision and peak above it (right end,
+ * else just right of its ridge), and the ridge value beside the marker. */
+static void draw_ridge(FILE *out, const Axes *ax, const Roof *rf,
+                       const char *colour, Drawn *occ) {
+  double ridge = rf->peak / rf->bw;
+  double rx = px(ax, ridge), ry = py(ax, rf->peak);
+  fprintf(out, "<circle class=\"ridge\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#fff\" "
+               "stroke=\"%s\" stroke-width=\"2\"/>\n",
+          rx, ry, colour);
+  mark(occ, (Box){rx - 5, ry - 5, rx + 5, ry + 5});
 
-    /* below right of the marker, above left, then farther down */
-    char ridge_text[64];
-    snprintf(ridge_text, sizeof ridge_text, "ridge %.1f FLOP/B", ridge);
-    double rw = text_width(ridge_text);
-    n = 0;
-    spots[n++] = text_box(rx + 7, ry + 16, rw, false);
-    spots[n++] = text_box(rx - 7, ry - 7, rw, true);
-    spots[n++] = text_box(rx + 7, ry + 30, rw, false);
-    spots[n++] = text_box(rx - 7, ry + 16, rw, true);
-    spots[n++] = text_box(rx + 7, ry - 7, rw, false);
-    for (int k = 0; k < 5; k++) {
-      spots[n++] = text_box(rx + 7, ry + 44 + 14 * k, rw, false);
-      spots[n++] = text_box(rx - 7, ry + 30 + 14 * k, rw, true);
-    }
-    if (place_word(occ, ax, spots, n, &b)) {
-      fprintf(out, "<text class=\"ridge-label\" x=\"%.1f\" y=\"%.1f\" fill=\"#555\">",
-              b.x0 + 1, b.y1 - 3);
-      xml_text(out, ridge_text);
-      fputs("</text>\n", out);
-      word(occ, b);
-    }
+  /* at the roof's right end or just right of its ridge; close above it,
+   * close below it, then clear of the circles sitting on it */
+  double lw = text_width(rf->label);
+  static const double dys[] = {-5, 15, -24, 34, -40, 50, -56, 66, -72, 82};
+  enum { NDY = sizeof dys / sizeof *dys };
+  Box spots[2 * NDY + 15], b;
+  int n = 0;
+  for (int k = 0; k < NDY; k++) {
+    spots[n++] = text_box(PLOT_LEFT + PLOT_W - 6, ry + dys[k], lw, true);
+    spots[n++] = text_box(rx + 8, ry + dys[k], lw, false);
   }
-  if (!(bw > 0) || !isfinite(lowest)) return;
+  if (place_word(occ, ax, spots, n, &b))
+    put_word(out, "roof-label", b, colour, rf->label, occ);
 
+  /* below right of the marker, above left, then farther down */
+  char ridge_text[64];
+  snprintf(ridge_text, sizeof ridge_text, "ridge %.1f FLOP/B", ridge);
+  double rw = text_width(ridge_text);
+  n = 0;
+  spots[n++] = text_box(rx + 7, ry + 16, rw, false);
+  spots[n++] = text_box(rx - 7, ry - 7, rw, true);
+  spots[n++] = text_box(rx + 7, ry + 30, rw, false);
+  spots[n++] = text_box(rx - 7, ry + 16, rw, true);
+  spots[n++] = text_box(rx + 7, ry - 7, rw, false);
+  for (int k = 0; k < 5; k++) {
+    spots[n++] = text_box(rx + 7, ry + 44 + 14 * k, rw, false);
+    spots[n++] = text_box(rx - 7, ry + 30 + 14 * k, rw, true);
+  }
+  if (place_word(occ, ax, spots, n, &b))
+    put_word(out, "ridge-label", b, "#555", ridge_text, occ);
+}
+
+/* The bandwidth along target t's memory roof (bw, up to its lowest ridge)
+ * at the first spot, walking up the line, that covers no kernel. */
+static void draw_bandwidth(FILE *out, const Axes *ax, int t, const Target *tg,
+                           double bw, double lowest, Drawn *occ) {
+  const char *colour = TARGET_COLOUR[t % NSTYLES];
   /* The memory roof rises one decade per decade; on screen that is the
    * angle the two axes' scales give it. */
   char rate[32], label[96];
@@ -572,6 +561,19 @@ static void draw_roof_labels(FILE *out, const Axes *ax, const Roof *roofs, int n
       return;
     }
   }
+}
+
+/* Ridge markers and the words on target t's roofs. */
+static void draw_roof_labels(FILE *out, const Axes *ax, const Roof *roofs, int nroofs, int t,
+                             const Target *tg, Drawn *occ) {
+  double bw = 0, lowest = INFINITY;
+  for (int i = 0; i < nroofs; i++) {
+    if (roofs[i].target != t) continue;
+    bw = roofs[i].bw;
+    lowest = fmin(lowest, roofs[i].peak / roofs[i].bw);
+    draw_ridge(out, ax, &roofs[i], TARGET_COLOUR[t % NSTYLES], occ);
+  }
+  if (bw > 0 && isfinite(lowest)) draw_bandwidth(out, ax, t, tg, bw, lowest, occ);
 }
 
 static int by_radius_desc(const void *a, const void *b) {
@@ -834,24 +836,10 @@ static void fit_text(StrBuf *line, double width, double per_char) {
 
 /* ---------------------------------------------------------------- panels */
 
-static int draw_panel(FILE *out, const Analysis *an, int model, double top, const SourceSet *ss) {
-  int nt = an->ntargets;
-  const ModelCost *first = an->costs[model * nt];
-  const Model *m = first->model;
-  Point *pts = NULL;
-  int npts = 0, cap = 0, noff = 0;
-  OffRoof *off = NULL;
-  Roof *roofs = NULL;
-  int nroofs = 0, rcap = 0;
-  for (int t = 0; t < nt; t++) {
-    const ModelCost *mc = an->costs[model * nt + t];
-    if (!mc || !mc->target) continue;
-    gather_points(mc, t, &pts, &npts, &cap, &off, &noff);
-    gather_roofs(mc, t, &roofs, &nroofs, &rcap);
-  }
-
-  /* Ranges: whole decades holding every point and ridge, with a decade of
-   * room left of the lowest ridge and right of the highest. */
+/* Ranges: whole decades holding every point and ridge, with a decade of
+ * room left of the lowest ridge and right of the highest. */
+static Axes panel_axes(const Point *pts, int npts, const Roof *roofs, int nroofs,
+                       double top) {
   double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0;
   for (int i = 0; i < npts; i++) {
     xmin = fmin(xmin, pts[i].x / 2), xmax = fmax(xmax, pts[i].x * 2);
@@ -869,15 +857,18 @@ static int draw_panel(FILE *out, const Analysis *an, int model, double top, cons
              top + PLOT_TOP};
   bound_decades(&ax.xlo, &ax.xhi, -1, 3);
   bound_decades(&ax.ylo, &ax.yhi, 9, 15);
+  return ax;
+}
 
-  /* Title: the model and where it runs, then the totals that matter. */
+/* The model and where it runs, on one line: the widest size up to 19 that
+ * fits beside nothing (the legend starts below it), else cut at 12. */
+static void draw_title(FILE *out, const Analysis *an, const Model *m, double top) {
+  int nt = an->ntargets;
   StrBuf title = {0};
   sb_printf(&title, "Roofline: %s on ", m->name);
   for (int t = 0; t < nt; t++)
     sb_printf(&title, "%s%s", t ? (t == nt - 1 ? " and " : ", ") : "",
               an->targets[t]->display ? an->targets[t]->display : an->targets[t]->name);
-  /* one line, the widest size up to 19 that fits beside nothing (the
-   * legend starts below it), else cut at 12 */
   int size = 19;
   double room = WIDTH - PLOT_LEFT - 12;
   while (size > 12 && text_width(sb_str(&title)) / CHAR_W * TITLE_W * size > room) size--;
@@ -886,6 +877,13 @@ static int draw_panel(FILE *out, const Analysis *an, int model, double top, cons
   snprintf(font, sizeof font, "class=\"title\" font-size=\"%d\" font-weight=\"bold\"", size);
   text_at(out, PLOT_LEFT, top + 34, "start", font, sb_str(&title));
   sb_free(&title);
+}
+
+/* The totals that matter, on two lines at most, broken after a "; ". */
+static void draw_subtitle(FILE *out, const ModelCost *first, double top,
+                          const SourceSet *ss) {
+  const Model *m = first->model;
+  double room = WIDTH - PLOT_LEFT - 12;
   char tbuf[32], fbuf[40];
   fmt_count(fbuf, sizeof fbuf, first->flops);
   if (fbuf[0] && fbuf[strlen(fbuf) - 1] >= '0' && fbuf[strlen(fbuf) - 1] <= '9') strcat(fbuf, " ");
@@ -897,31 +895,47 @@ static int draw_panel(FILE *out, const Analysis *an, int model, double top, cons
             fmt_time(tbuf, sizeof tbuf, first->time_s),
             first->time_s > 0 ? 100 * first->memory_bound_time / first->time_s : 0.0,
             fbuf);
-  /* two lines at most, broken after a "; " */
-  {
-    const char *s = sb_str(&sub), *cut = NULL;
-    double per = CHAR_W / FONT_SIZE * 12;
-    if (text_width(s) / CHAR_W * per > room)
-      for (const char *at = s; (at = strstr(at, "; ")) != NULL; at += 2) {
-        StrBuf head = {0};
-        sb_printf(&head, "%.*s", (int)(at - s + 1), s);
-        bool fits = text_width(sb_str(&head)) / CHAR_W * per <= room;
-        sb_free(&head);
-        if (fits || !cut) cut = at;
-        if (!fits) break;
-      }
-    for (int k = 0; k < (cut ? 2 : 1); k++) {
-      StrBuf line = {0};
-      if (!cut) sb_printf(&line, "%s", s);
-      else if (k == 0) sb_printf(&line, "%.*s", (int)(cut - s + 1), s);
-      else sb_printf(&line, "%s", cut + 2);
-      fit_text(&line, room, per);
-      text_at(out, PLOT_LEFT, top + 56 + 15 * k, "start", "class=\"subtitle\" font-size=\"12\" fill=\"#444\"",
-              sb_str(&line));
-      sb_free(&line);
+  const char *s = sb_str(&sub), *cut = NULL;
+  double per = CHAR_W / FONT_SIZE * 12;
+  if (text_width(s) / CHAR_W * per > room)
+    for (const char *at = s; (at = strstr(at, "; ")) != NULL; at += 2) {
+      StrBuf head = {0};
+      sb_printf(&head, "%.*s", (int)(at - s + 1), s);
+      bool fits = text_width(sb_str(&head)) / CHAR_W * per <= room;
+      sb_free(&head);
+      if (fits || !cut) cut = at;
+      if (!fits) break;
     }
+  for (int k = 0; k < (cut ? 2 : 1); k++) {
+    StrBuf line = {0};
+    if (!cut) sb_printf(&line, "%s", s);
+    else if (k == 0) sb_printf(&line, "%.*s", (int)(cut - s + 1), s);
+    else sb_printf(&line, "%s", cut + 2);
+    fit_text(&line, room, per);
+    text_at(out, PLOT_LEFT, top + 56 + 15 * k, "start", "class=\"subtitle\" font-size=\"12\" fill=\"#444\"",
+            sb_str(&line));
+    sb_free(&line);
   }
   sb_free(&sub);
+}
+
+static int draw_panel(FILE *out, const Analysis *an, int model, double top, const SourceSet *ss) {
+  int nt = an->ntargets;
+  const ModelCost *first = an->costs[model * nt];
+  Point *pts = NULL;
+  int npts = 0, cap = 0, noff = 0;
+  OffRoof *off = NULL;
+  Roof *roofs = NULL;
+  int nroofs = 0, rcap = 0;
+  for (int t = 0; t < nt; t++) {
+    const ModelCost *mc = an->costs[model * nt + t];
+    if (!mc || !mc->target) continue;
+    gather_points(mc, t, &pts, &npts, &cap, &off, &noff);
+    gather_roofs(mc, t, &roofs, &nroofs, &rcap);
+  }
+  Axes ax = panel_axes(pts, npts, roofs, nroofs, top);
+  draw_title(out, an, first->model, top);
+  draw_subtitle(out, first, top, ss);
 
   fprintf(out, "<clipPath id=\"clip%d\"><rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%d\"/>"
                "</clipPath>\n",

@@ -123,15 +123,10 @@ void report_summary(FILE *out, const Analysis *an, const SourceSet *ss) {
 
 /* ---------------------------------------------------------------- report */
 
-static const char *kernel_name(Arena *a, const Model *m, const Kernel *k) {
-  if (k->region >= 0) return arena_printf(a, "fused %s", m->regions[k->region].name);
-  return m->nodes[k->first_node].name;
-}
-
-/* Where a kernel is written: its `fused NAME` header, or its op's node
- * (the `at` column, as diff places them). */
-static Loc kernel_loc(const Model *m, const Kernel *k) {
-  return k->region >= 0 ? m->regions[k->region].loc : m->nodes[k->first_node].loc;
+/* A kernel as the report names it: a fused region's is "fused NAME". */
+static const char *report_name(Arena *a, const Model *m, const Kernel *k) {
+  const char *name = cost_kernel_name(m, k);
+  return k->region >= 0 ? arena_printf(a, "fused %s", name) : name;
 }
 
 /* Ops per fused region, counted once for the whole table (NULL when the
@@ -199,18 +194,18 @@ static void kernel_row(KernelRow *r, const SourceSet *ss, const Model *m,
   if (k->region >= 0) {
     r->name.len = 0;
     sb_puts(&r->name, "fused ");
-    sb_puts(&r->name, m->regions[k->region].name);
+    sb_puts(&r->name, cost_kernel_name(m, k));
     r->cell[0] = sb_str(&r->name);
     snprintf(r->ops, sizeof r->ops, "%d ops", nops[k->region]);
     r->cell[1] = r->ops;
   } else {
-    r->cell[0] = g->name;
+    r->cell[0] = cost_kernel_name(m, k);
     r->cell[1] = g->op->name;
   }
   r->cell[2] = kernel_prec(m, k);
   kernel_cells(c, k, c->time_s, r->fig);
   for (int j = 0; j < NFIG; j++) r->cell[3 + j] = r->fig[j];
-  r->cell[3 + NFIG] = fmt_at(r->at, sizeof r->at, ss, kernel_loc(m, k));
+  r->cell[3 + NFIG] = fmt_at(r->at, sizeof r->at, ss, cost_kernel_loc(m, k));
 }
 
 /* R-PAR-002: the plan's groups, each with its size, placement and link. */
@@ -426,23 +421,16 @@ static void report_slowest(FILE *out, Arena *a, const SourceSet *ss,
     fmt_percent(pct, sizeof pct, percent_of(k->time_s * k->count, c->time_s), 1);
     snprintf(bound, sizeof bound, "%s-bound", bound_str(k->bound));
     fprintf(out, "  %d. %-24s %10s  %6s  %-13s  at %s\n", i + 1,
-            kernel_name(a, m, k), tm, pct, bound,
-            fmt_at(at, sizeof at, ss, kernel_loc(m, k)));
+            report_name(a, m, k), tm, pct, bound,
+            fmt_at(at, sizeof at, ss, cost_kernel_loc(m, k)));
   }
 }
 
-static void report_one_target(FILE *out, Arena *a, const SourceSet *ss,
-                              const Model *m, const ModelCost *c, const char *file) {
-  const Target *t = c->target;
-  char pk[NB], bw[NB], rd[NB];
-  Headline h = headline(m, c);
-  double peak = h.peak;
-  fprintf(out, "model %s (%s) on %s\n", m->name, file, t->display);
-  fprintf(out, "  ceiling   %s %s %s (dense)\n", fmt_flops_rate(pk, sizeof pk, peak),
-          dtype_str(h.precision), h.tensor ? "tensor core" : "vector");
-  fprintf(out, "  bandwidth %s\n", fmt_bandwidth(bw, sizeof bw, t->memory_bw));
-  fprintf(out, "  ridge     %s FLOP/B: below it a node is memory-bound\n\n",
-          fmt_fixed(rd, sizeof rd, peak / t->memory_bw, 1));
+/* The kernel table, measured then printed; the slowest kernels into slow
+ * and the transfers into *transfers (xrealloc'd, for the caller to free). */
+static void kernel_table(FILE *out, Arena *a, const SourceSet *ss, const Model *m,
+                         const ModelCost *c, Slowest *slow, int **transfers,
+                         int *ntransfers) {
   Table tb = {.ncols = KCOLS, .align = "lllrrrrrrrlrrl"};
   const int *nops = region_ops(a, m);
   /* R-OUT-015: each figure's unit of account in its heading */
@@ -450,23 +438,21 @@ static void report_one_target(FILE *out, Arena *a, const SourceSet *ss,
                         "FLOP/B", "peak", "ridge", "attainable", "bound",
                         "time/step", "share", "at"};
   /* R-PAR-009: with a pipeline the model is one microbatch's */
-  bool pipe = c->pipe.stages > 1;
-  if (pipe) head[11] = "time/mb";
+  if (c->pipe.stages > 1) head[11] = "time/mb";
   table_measure(&tb, head);
   KernelRow row = {.name = {0}};
-  Slowest slow = {.kept = 0};
-  int *transfers = NULL, ntransfers = 0, cap = 0;
+  int cap = 0;
   for (int i = 0; i < c->nkernels; i++) { /* measure */
     Kernel k = cost_kernel(c, i);
     kernel_row(&row, ss, m, nops, c, &k);
     table_measure(&tb, row.cell);
-    slowest_add(&slow, i, k.time_s * k.count);
+    slowest_add(slow, i, k.time_s * k.count);
     if (k.bound == BOUND_PCIE) {
-      if (ntransfers == cap) {
+      if (*ntransfers == cap) {
         cap = cap ? 2 * cap : 16;
-        transfers = xrealloc(transfers, (size_t)cap * sizeof *transfers);
+        *transfers = xrealloc(*transfers, (size_t)cap * sizeof **transfers);
       }
-      transfers[ntransfers++] = i;
+      (*transfers)[(*ntransfers)++] = i;
     }
   }
   table_put_row(out, &tb, "", head);
@@ -477,8 +463,12 @@ static void report_one_target(FILE *out, Arena *a, const SourceSet *ss,
   }
   table_free(&tb);
   sb_free(&row.name);
+}
 
+/* Totals per step (per microbatch with a pipeline). */
+static void report_totals(FILE *out, const Model *m, const ModelCost *c) {
   char f[NB], b[NB], tm[NB], s[NB];
+  bool pipe = c->pipe.stages > 1;
   if (pipe)
     fprintf(out, "\ntotals per microbatch through every stage (counts "
                  "multiplied; a step runs %.0f)\n",
@@ -520,6 +510,24 @@ static void report_one_target(FILE *out, Arena *a, const SourceSet *ss,
   if (c->collective_time > 0)
     fprintf(out, "  collectives      %s on links\n",
             fmt_time(tm, sizeof tm, c->collective_time));
+}
+
+static void report_one_target(FILE *out, Arena *a, const SourceSet *ss,
+                              const Model *m, const ModelCost *c, const char *file) {
+  const Target *t = c->target;
+  char pk[NB], bw[NB], rd[NB];
+  Headline h = headline(m, c);
+  double peak = h.peak;
+  fprintf(out, "model %s (%s) on %s\n", m->name, file, t->display);
+  fprintf(out, "  ceiling   %s %s %s (dense)\n", fmt_flops_rate(pk, sizeof pk, peak),
+          dtype_str(h.precision), h.tensor ? "tensor core" : "vector");
+  fprintf(out, "  bandwidth %s\n", fmt_bandwidth(bw, sizeof bw, t->memory_bw));
+  fprintf(out, "  ridge     %s FLOP/B: below it a node is memory-bound\n\n",
+          fmt_fixed(rd, sizeof rd, peak / t->memory_bw, 1));
+  Slowest slow = {.kept = 0};
+  int *transfers = NULL, ntransfers = 0;
+  kernel_table(out, a, ss, m, c, &slow, &transfers, &ntransfers);
+  report_totals(out, m, c);
   report_footprint(out, c);
   report_slowest(out, a, ss, m, c, &slow);
   report_parallel(out, m);
@@ -527,6 +535,64 @@ static void report_one_target(FILE *out, Arena *a, const SourceSet *ss,
   report_collectives(out, m, c);
   report_transfers(out, m, c, transfers, ntransfers);
   free(transfers);
+}
+
+/* Model mi's kernels on the first nt targets side by side: the cells of
+ * kernel ki into row, in cells. */
+static void side_row(const Analysis *an, int mi, int nt, int ki, Arena *a,
+                     const SourceSet *ss, const int *nops, const char **row,
+                     char (*cells)[NB]) {
+  const Model *m = &an->unit->models[mi];
+  const ModelCost *c0 = cost_at(an, mi, 0);
+  Kernel kn0 = cost_kernel(c0, ki);
+  const Kernel *k0 = &kn0;
+  row[0] = report_name(a, m, k0);
+  row[1] = kernel_op(a, m, nops, k0);
+  fmt_count(cells[2], NB, k0->flops);
+  fmt_bytes(cells[3], NB, k0->bytes);
+  fmt_fixed(cells[4], NB, cost_kernel_roof(c0, k0).intensity, 3);
+  for (int j = 2; j < 5; j++) row[j] = cells[j];
+  for (int ti = 0; ti < nt; ti++) {
+    const ModelCost *c = cost_at(an, mi, ti);
+    Kernel kn = ki < c->nkernels ? cost_kernel(c, ki) : kn0;
+    const Kernel *k = &kn;
+    char num[NB];
+    int base = 5 + 3 * ti;
+    if (k->bound == BOUND_MEMORY || k->bound == BOUND_COMPUTE)
+      snprintf(cells[base], NB, "%s TFLOP/s",
+               fmt_sig3(num, sizeof num, cost_kernel_roof(c, k).attainable / 1e12));
+    else
+      strcpy(cells[base], "-");
+    snprintf(cells[base + 1], NB, "%s", bound_str(k->bound));
+    fmt_time(cells[base + 2], NB, k->time_s * k->count);
+    for (int j = 0; j < 3; j++) row[base + j] = cells[base + j];
+  }
+  row[5 + 3 * nt] = fmt_at(cells[5 + 3 * nt], NB, ss, cost_kernel_loc(m, k0));
+}
+
+/* The step time and, R-CHK-081, the footprint against each target's
+ * memory. */
+static void side_totals(FILE *out, const Analysis *an, int mi) {
+  fprintf(out, "\nstep time");
+  for (int ti = 0; ti < an->ntargets; ti++) {
+    char tm[NB];
+    fprintf(out, "%s [%d] >= %s", ti ? "," : "", ti + 1,
+            fmt_time(tm, sizeof tm, cost_at(an, mi, ti)->time_s));
+  }
+  fprintf(out, "\nfootprint");
+  for (int ti = 0; ti < an->ntargets; ti++) {
+    const ModelCost *c = cost_at(an, mi, ti);
+    char fp[NB], mem[48];
+    double have = c->target->memory;
+    fmt_bytes(fp, sizeof fp, c->footprint.total);
+    if (have <= 0)
+      fprintf(out, "%s [%d] %s (memory not stated)", ti ? "," : "", ti + 1, fp);
+    else
+      fprintf(out, "%s [%d] %s %s %s", ti ? "," : "", ti + 1, fp,
+              c->footprint.total <= have ? "fits in" : "does not fit in",
+              fmt_capacity(mem, sizeof mem, have));
+  }
+  fputc('\n', out);
 }
 
 /* Several targets: each kernel's attainable rate, bound and time on every
@@ -568,53 +634,12 @@ static void report_side_by_side(FILE *out, Arena *a, const SourceSet *ss,
   table_add(&tb, head);
   char cells[32][NB];
   for (int ki = 0; ki < c0->nkernels; ki++) {
-    Kernel kn0 = cost_kernel(c0, ki);
-    const Kernel *k0 = &kn0;
-    const char *row[32] = {(char *)kernel_name(a, m, k0), (char *)kernel_op(a, m, nops, k0)};
-    fmt_count(cells[2], NB, k0->flops);
-    fmt_bytes(cells[3], NB, k0->bytes);
-    fmt_fixed(cells[4], NB, cost_kernel_roof(c0, k0).intensity, 3);
-    for (int j = 2; j < 5; j++) row[j] = cells[j];
-    for (int ti = 0; ti < nt; ti++) {
-      const ModelCost *c = cost_at(an, mi, ti);
-      Kernel kn = ki < c->nkernels ? cost_kernel(c, ki) : kn0;
-      const Kernel *k = &kn;
-      char num[NB];
-      int base = 5 + 3 * ti;
-      if (k->bound == BOUND_MEMORY || k->bound == BOUND_COMPUTE)
-        snprintf(cells[base], NB, "%s TFLOP/s",
-                 fmt_sig3(num, sizeof num, cost_kernel_roof(c, k).attainable / 1e12));
-      else
-        strcpy(cells[base], "-");
-      snprintf(cells[base + 1], NB, "%s", bound_str(k->bound));
-      fmt_time(cells[base + 2], NB, k->time_s * k->count);
-      for (int j = 0; j < 3; j++) row[base + j] = cells[base + j];
-    }
-    row[5 + 3 * nt] = fmt_at(cells[5 + 3 * nt], NB, ss, kernel_loc(m, k0));
+    const char *row[32];
+    side_row(an, mi, nt, ki, a, ss, nops, row, cells);
     table_add(&tb, row);
   }
   table_print(out, &tb, "");
-  fprintf(out, "\nstep time");
-  for (int ti = 0; ti < an->ntargets; ti++) {
-    char tm[NB];
-    fprintf(out, "%s [%d] >= %s", ti ? "," : "", ti + 1,
-            fmt_time(tm, sizeof tm, cost_at(an, mi, ti)->time_s));
-  }
-  /* R-CHK-081: the footprint against each target's memory. */
-  fprintf(out, "\nfootprint");
-  for (int ti = 0; ti < an->ntargets; ti++) {
-    const ModelCost *c = cost_at(an, mi, ti);
-    char fp[NB], mem[48];
-    double have = c->target->memory;
-    fmt_bytes(fp, sizeof fp, c->footprint.total);
-    if (have <= 0)
-      fprintf(out, "%s [%d] %s (memory not stated)", ti ? "," : "", ti + 1, fp);
-    else
-      fprintf(out, "%s [%d] %s %s %s", ti ? "," : "", ti + 1, fp,
-              c->footprint.total <= have ? "fits in" : "does not fit in",
-              fmt_capacity(mem, sizeof mem, have));
-  }
-  fputc('\n', out);
+  side_totals(out, an, mi);
 }
 
 void report_models(FILE *out, const Analysis *an, const SourceSet *ss) {
