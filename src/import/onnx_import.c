@@ -257,6 +257,16 @@ static void put_quoted(StrBuf *sb, const char *s) {
   put_char(sb, '"');
 }
 
+/* A string from the file as comment text (R-ONNX-008): an op type an
+ * export wrote is plain ASCII, put at once; anything else goes through the
+ * importers' one escape, so a newline in it cannot end the comment. */
+static void put_comment_text(StrBuf *sb, const char *s) {
+  const unsigned char *p = (const unsigned char *)s;
+  while (*p >= 0x20 && *p < 0x7f && *p != '\\') p++;
+  if (!*p) put_bytes(sb, s, (size_t)(p - (const unsigned char *)s));
+  else import_put_escaped(sb, s, IMPORT_COMMENT);
+}
+
 /* v in decimal, as "%lld" writes it (a node's lines need no printf):
  * the digits end at buf[24]; returns where they start. */
 static char *int_text(char buf[24], long long v) {
@@ -915,7 +925,7 @@ static size_t comment_at(StrBuf *sb, const OnnxNode *n, int index) {
   put_str(sb, "  # onnx #");
   put_int(sb, index);
   put_char(sb, ' ');
-  put_str(sb, n->op_type);
+  put_comment_text(sb, n->op_type);
   size_t at = sb->len;
   if (n->name && n->name[0]) {
     put_char(sb, ' ');
@@ -3022,6 +3032,15 @@ static bool translate_nodes(X *x, const OnnxGraph *g, bool top) {
   return !x->error;
 }
 
+/* `dim_param "batch"`: KIND then the name quoted (R-ONNX-008), in the
+ * arena. */
+static const char *quoted_origin(X *x, const char *kind, const char *name) {
+  x->scratch.len = 0;
+  sb_puts(&x->scratch, kind);
+  import_put_escaped(&x->scratch, name, IMPORT_QUOTED);
+  return arena_strndup(x->a, x->scratch.data, x->scratch.len);
+}
+
 /* A dim_param (or an unknown dim) as a let; its value from -D or 1. */
 static const char *let_for(X *x, const char *param, int input, int dim) {
   const char *key = param ? param : arena_printf(x->a, "%d:%d", input, dim);
@@ -3036,8 +3055,9 @@ static const char *let_for(X *x, const char *param, int input, int dim) {
   }
   x->let_keys[x->nlets] = arena_strdup(x->a, key);
   x->let_origins[x->nlets] =
-      param ? arena_printf(x->a, "dim_param \"%s\"", param)
-            : arena_printf(x->a, "input %d \"%s\"", input, x->m->graph->inputs[input].name);
+      param ? quoted_origin(x, "dim_param ", param)
+            : quoted_origin(x, arena_printf(x->a, "input %d ", input),
+                            x->m->graph->inputs[input].name);
   const char *name = param ? ident_for(x, param, "d")
                            : ident_for(x, arena_printf(x->a, "dim_%d_%d", input, dim), "d");
   static const int64_t primes[] = {11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53};
@@ -3307,11 +3327,16 @@ int onnx_translate_model(const OnnxModel *m, const char *path,
   if (ok) {
     const char *name = model_name(&x);
     StrBuf sb = {0};
-    sb_printf(&sb, "# %s: imported from ONNX by rooflint", path);
-    if (m->producer_name && m->producer_name[0])
-      sb_printf(&sb, " (exported by %s%s%s)", m->producer_name,
-                m->producer_version && m->producer_version[0] ? " " : "",
-                m->producer_version ? m->producer_version : "");
+    sb_puts(&sb, "# ");
+    put_comment_text(&sb, path);
+    sb_puts(&sb, ": imported from ONNX by rooflint");
+    if (m->producer_name && m->producer_name[0]) {
+      sb_puts(&sb, " (exported by ");
+      put_comment_text(&sb, m->producer_name);
+      if (m->producer_version && m->producer_version[0]) sb_putc(&sb, ' ');
+      put_comment_text(&sb, m->producer_version ? m->producer_version : "");
+      sb_putc(&sb, ')');
+    }
     sb_printf(&sb, ", IR version %lld, opset %lld", (long long)m->ir_version,
               (long long)x.opset);
     /* the header goes first; lets after it */

@@ -89,6 +89,66 @@ expect_status 2
 expect_err "rooflint: error: cannot read '$T/endless.json': file too large (more than 64 MiB)"
 wait
 
+# --- ONNX: the file's strings stay in comments and origins (R-ONNX-008) ---
+
+# Every case is one Relu (or one custom()) on [4, 8] fp32: 32 elements,
+# 32 FLOPs (0 for a custom()), 128 bytes read and 128 written = 256 B,
+# 256 B / 3.35 TB/s = 0.0764 ns on the H100 SXM.
+ONE_RELU="g: 1 ops, 0 parameters, 32 FLOP, 256 B, 0.125 FLOP/B, step >= 0.0764 ns on NVIDIA H100 SXM (100% of it memory-bound)"
+# producer_name and producer_version with newlines, a CR, ESC and BEL: the
+# header comment escapes them; the model linted is the file's one model.
+run -w "$G/inj_producer.onnx"
+expect_status 0
+expect_out "$ONE_RELU"
+run import "$G/inj_producer.onnx"
+expect_status 0
+if [ "$(head -n 1 "$T/out")" = "# $G/inj_producer.onnx: imported from ONNX by rooflint (exported by evil\x0Amodel injected_model {\x0A  weight w : [100000000000, 1000]\x0A}\x0A# 1\x0D\x1B]0;title\x07), IR version 8, opset 17" ]; then ok; else
+  bad "header line"; head -n 1 "$T/out"; fi
+[ "$(grep -c '^model' "$T/out")" -eq 1 ] && ok || bad "more than one model written"
+# An unmapped op type (and domain) with newlines, under --unknown-ops=custom:
+# one custom() of 0 FLOPs, the op type escaped in its comment and warning.
+run --unknown-ops=custom -w "$G/inj_op_type.onnx"
+expect_status 0
+expect_out "g: 1 ops, 0 parameters, 0 FLOP, 256 B, 0.0000 FLOP/B, step >= 0.0764 ns on NVIDIA H100 SXM (100% of it memory-bound)"
+run import --unknown-ops=custom "$G/inj_op_type.onnx"
+expect_status 0
+expect_out "# $G/inj_op_type.onnx: imported from ONNX by rooflint, IR version 8, opset 17
+model g {
+  dtype fp32
+  input x : [4, 8]  # onnx input 0 \"x\"
+  y = custom(x, flops=0, bytes=256, out=[4, 8])  # onnx #0 Fancy\x0Amodel injected_model {\x0A  weight w : [100000000000, 1000]\x0A}\x0A# \"/fancy\"
+  output y
+}"
+expect_err "$G/inj_op_type.onnx: node 0 \"/fancy\" (Fancy\x0Amodel injected_model {\x0A  weight w : [100000000000, 1000]\x0A}\x0A#): warning: op Fancy\x0Amodel injected_model {\x0A  weight w : [100000000000, 1000]\x0A}\x0A# is not one rooflint maps: --unknown-ops=custom makes each a custom() whose FLOPs are unknown (counted as 0) and whose bytes are its inputs and output"
+# Names and a dim_param with newlines and ESC: identifiers in statements,
+# quoted in comments and origins.
+run import -w "$G/inj_names.onnx"
+expect_status 0
+expect_out "# $G/inj_names.onnx: imported from ONNX by rooflint, IR version 8, opset 17
+let batch_model_m2 = 1
+model g {
+  dtype fp32
+  input x : [batch_model_m2, 8]  # onnx input 0 \"x\x0A#\"
+  y_2J = relu(x)  # onnx #0 Relu \"/relu\x0Alet B = 2\"
+  output y_2J
+}"
+run -Wno-overhead-bound "$G/inj_names.onnx"
+expect_status 0
+expect_err "$G/inj_names.onnx: dim_param \"batch\x0Amodel m2 {\x0A}\": remark: the model's symbolic dims are lets, each 1 unless -D NAME=VALUE binds it (or --sweep NAME=V1,V2 sweeps it): batch_model_m2
+    2 | let batch_model_m2 = 1
+      | ^~~~~~~~~~~~~~~~~~~~~~"
+# (the dim_param is a let of 1: [1, 8] is 8 FLOPs, 64 B, 0.0191 ns)
+expect_out "g: 1 ops, 0 parameters, 8 FLOP, 64 B, 0.125 FLOP/B, step >= 0.0191 ns on NVIDIA H100 SXM (100% of it memory-bound)"
+# A file name with newlines: one model, the name escaped in the header.
+EVIL_ONNX="$T/m${NL}model injected_model { weight w : [100000000000, 1000] }${NL}#.onnx"
+cp "$G/plain.onnx" "$EVIL_ONNX"
+run -w "$EVIL_ONNX"
+expect_status 0
+expect_out "$ONE_RELU"
+run import "$EVIL_ONNX"
+if [ "$(head -n 1 "$T/out")" = "# $T/m\x0Amodel injected_model { weight w : [100000000000, 1000] }\x0A#.onnx: imported from ONNX by rooflint (exported by pytorch 2.1), IR version 8, opset 17" ]; then ok; else
+  bad "header line"; head -n 1 "$T/out"; fi
+
 # --- ONNX: reading bounded ---
 
 ln -s /dev/zero "$T/zero.onnx"
