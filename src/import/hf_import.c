@@ -1679,7 +1679,10 @@ static void emit_header(Gen *g) {
        sb_str(&path));
   sb_free(&path);
   line(g, NULL, "# model_type %s: %s.", m->fam->model_type, m->fam->doc);
-  line(g, NULL, "# Phase %s.", phase_doc[m->phase]);
+  /* one line() a line, so each line of the text has its origin */
+  const char *doc = phase_doc[m->phase], *nl = strchr(doc, '\n');
+  line(g, NULL, "# Phase %.*s", (int)(nl - doc), doc);
+  line(g, NULL, "%s.", nl + 1);
   line(g, NULL, "#");
   line(g, NULL, "# The config's fields this model is written from (each let below names");
   line(g, NULL, "# its field; weights use the checkpoint's module names):");

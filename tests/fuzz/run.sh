@@ -55,6 +55,16 @@ find tests/hf tests/robust -name '*.json' -size -64k | sort | while read -r f; d
   { printf "\\$(printf %o $choice)\\000"; cat "$f"; } > "$seeds-import/$(echo "$f" | tr / _)"
   k=$((k + 1))
 done
+# the importers' reproducers (tests/robust/import_gen.py: strings that
+# injected statements, bounds), and a file name that did
+python3 tests/robust/import_gen.py "$BUILD/import-gen" || exit 2
+for f in "$BUILD"/import-gen/*; do
+  [ "$(wc -c < "$f")" -lt 65536 ] || continue
+  case $f in *.onnx) choice='\002' ;; *) choice='\001' ;; esac
+  { printf "$choice\\000"; cat "$f"; } > "$seeds-import/repro_$(basename "$f")"
+done
+{ printf '\000\026a\nmodel q { }\n#xxxxxxx'; cat "$BUILD/import-gen/plain.onnx"; } \
+  > "$seeds-import/repro_file_name.onnx"
 cat tests/fuzz/onnx.dict tests/fuzz/import.dict > "$BUILD/import.dict"
 k=0
 find examples tests specs -name '*.roof' -size -64k | sort | while read -r f; do
