@@ -222,7 +222,11 @@ fuzz:
 	@BUILD=$(FUZZ_BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_FLAGS="$(FUZZ_FLAGS)" \
 	  sh tests/fuzz/run.sh $(FUZZ_TARGETS)
 
-fuzz-build: $(BUILD)/fuzz_rooflint $(BUILD)/fuzz_cli $(BUILD)/fuzz_onnx
+fuzz-build: $(BUILD)/fuzz_rooflint $(BUILD)/fuzz_cli $(BUILD)/fuzz_onnx \
+  $(BUILD)/fuzz_import
+
+$(BUILD)/fuzz_import: tests/fuzz/fuzz_import.c $(LIB_OBJS) $(GEN_OBJS) $(HDRS)
+	$(CC) $(ALL_CFLAGS) $(WARN) -fsanitize=fuzzer -o $@ $< $(LIB_OBJS) $(GEN_OBJS) $(LDLIBS)
 
 $(BUILD)/fuzz_onnx: tests/fuzz/fuzz_onnx.c $(LIB_OBJS) $(GEN_OBJS) $(HDRS)
 	$(CC) $(ALL_CFLAGS) $(WARN) -fsanitize=fuzzer -o $@ $< $(LIB_OBJS) $(GEN_OBJS) $(LDLIBS)

@@ -398,12 +398,17 @@ static void put_fixit_line(FILE *out, const SourceFile *f, const FixIt *fx,
   fputc('\n', out);
 }
 
-/* A message may quote the user's bytes: ill-formed UTF-8 in it is written
- * \xNN (JSON and SARIF write U+FFFD: json_safe_string). */
-static void put_text(FILE *out, const char *s) {
+/* A message or a file name may quote the user's bytes: ill-formed UTF-8
+ * in it is written \xNN (JSON and SARIF write U+FFFD: json_safe_string),
+ * and so is a control character (C0, DEL), which would otherwise clear or
+ * retitle a terminal or start a forged line in a CI log. */
+void diag_put_text(FILE *out, const char *s) {
   StrBuf sb = {0};
   src_utf8_clean(&sb, s, strlen(s), NULL);
-  fputs(sb_str(&sb), out);
+  for (const unsigned char *p = (const unsigned char *)sb_str(&sb); *p; p++) {
+    if (*p < 0x20 || *p == 0x7f) fprintf(out, "\\x%02X", *p);
+    else fputc(*p, out);
+  }
   sb_free(&sb);
 }
 
@@ -415,14 +420,15 @@ static void put_header(FILE *out, const SourceSet *ss, Loc loc, Severity sev,
   if (ro->color) fputs(C_BOLD, out);
   if (f) {
     char where[WHERE_MAX];
-    fprintf(out, "%s: ", src_where(f, loc.start, where, sizeof where));
+    diag_put_text(out, src_where(f, loc.start, where, sizeof where));
+    fputs(": ", out);
   } else if (sev != SEV_NOTE) {
     fputs("rooflint: ", out);
   }
   if (ro->color) fprintf(out, C_RESET "%s", severity_colors[sev]);
   fprintf(out, "%s: ", severity_str(sev));
   if (ro->color) fputs(bold_msg ? C_RESET C_BOLD : C_RESET, out);
-  put_text(out, msg);
+  diag_put_text(out, msg);
   if (check) fprintf(out, werror ? " [-Werror,-W%s]" : " [-W%s]", check);
   if (ro->color) fputs(C_RESET, out);
   fputc('\n', out);
@@ -529,7 +535,7 @@ static void put_unexpected(FILE *out, const SourceSet *ss,
   fprintf(out, "unexpected %s", severity_str(d->sev));
   if (d->check) fprintf(out, "[%s]", d->check);
   fputs(": ", out);
-  put_text(out, d->msg);
+  diag_put_text(out, d->msg);
   fputc('\n', out);
 }
 

@@ -419,7 +419,8 @@ char *fmt_bandwidth(char *buf, size_t n, double bytes_per_s) {
 /* Time: seconds with two decimals from 0.1 s ("0.52 s"); below that three
  * significant digits of ms, us or ns ("27.2 ms", "4.03 ms", "35.0 ms");
  * from a minute up three significant digits of minutes, then of hours
- * ("1.50 min", "10.4 h"). */
+ * ("1.50 min", "10.4 h"); from a million hours on, the exponent form
+ * ("8.29e+13 h"), as every figure past a million of its largest unit. */
 char *fmt_time(char *buf, size_t n, double seconds) {
   if (seconds == 0) return put_cut(buf, n, "0 s", 3);
   double a = fabs(seconds);
@@ -433,6 +434,8 @@ char *fmt_time(char *buf, size_t n, double seconds) {
       return join4(buf, n, num, " min", "", "");
     /* (just under an hour, 59.95 min and up, reads "1.00 h") */
     double h = a < 3600 ? (seconds < 0 ? -1.0 : 1.0) : seconds / 3600;
+    if (fabs(h) >= exp_from_scaled) /* past a million of the largest unit */
+      return join4(buf, n, exp_form(num, sizeof num, h), " h", "", "");
     return join4(buf, n, fmt_sig3(num, sizeof num, h), " h", "", "");
   }
   static const Scale rows[] = {{1e-3, "m"}, {1e-6, "u"}, {1e-9, "n"}};

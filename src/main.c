@@ -626,9 +626,11 @@ static void import_findings(Cli *c, const char *path, const Imported *im) {
     if (c->o.policy.no_warnings && d->sev != SEV_ERROR) continue;
     size_t k = (size_t)d->line - 1;
     const char *origin = d->line >= 1 && k < im->norigins ? im->origins[k] : NULL;
-    if (origin) fprintf(stderr, "%s: %s: ", path, origin);
-    else fprintf(stderr, "%s:%d: ", path, d->line);
-    fprintf(stderr, "%s: %s\n", severity_str((Severity)d->sev), d->msg);
+    diag_put_text(stderr, origin ? arena_printf(c->arena, "%s: %s", path, origin)
+                                 : arena_printf(c->arena, "%s:%d", path, d->line));
+    fprintf(stderr, ": %s: ", severity_str((Severity)d->sev));
+    diag_put_text(stderr, d->msg); /* what the file said, escaped (R-CLI-016) */
+    fputc('\n', stderr);
   }
 }
 

@@ -400,6 +400,9 @@ void diag_render_text(const DiagSink *s, const SourceSet *ss, FILE *out,
                       const RenderOptions *ro);
 void diag_render_one(const Diag *d, const SourceSet *ss, FILE *out,
                      const RenderOptions *ro);
+/* Text from a file or a command line (a message, a path, an origin) as
+ * the renderer writes it: ill-formed UTF-8 and control characters \xNN. */
+void diag_put_text(FILE *out, const char *s);
 /* --verify: matches the sink's diagnostics (after policy) one to one
  * against the `# expect:` comments of `file`; prints one line per problem
  * ("t.roof:7: expected warning[c] \"x\" was not emitted", "t.roof:9:3:

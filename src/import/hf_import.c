@@ -205,14 +205,34 @@ typedef struct Cfg {
   StrBuf read;      /* "  key value\n" for each field consulted, in order */
   const char *seen[64]; /* the keys consulted, to list each once */
   int nseen;
+  /* where each top-level key is written, found in one pass (index_keys):
+   * its spelling in the text -> 1 + its index in `at` */
+  StrMap keys;
+  struct KeyAt { char *key; int line, col; } *at;
+  size_t nat, cap_at;
   char *error;      /* the first error (malloc'd) */
 } Cfg;
 
-/* Where top-level `key` is written: its line and column (1-based), found
- * by scanning the text for a string at depth 1 followed by ':'. */
-static bool key_pos(const Cfg *c, const char *key, int *line, int *col) {
+static void add_key(Cfg *c, const char *s, size_t n, int line, int col) {
+  if (c->nat == c->cap_at) {
+    c->cap_at = c->cap_at ? 2 * c->cap_at : 16;
+    c->at = xrealloc(c->at, c->cap_at * sizeof *c->at);
+  }
+  char *key = xmalloc(n + 1);
+  memcpy(key, s, n);
+  key[n] = '\0';
+  c->at[c->nat] = (struct KeyAt){key, line, col};
+  void **slot = strmap_ref(&c->keys, key);
+  if (!*slot) *slot = (void *)(uintptr_t)(c->nat + 1); /* the first wins */
+  c->nat++;
+}
+
+/* Indexes where each top-level key is written: a string at depth 1
+ * followed by ':', its line and column (1-based).  One pass, so a config
+ * of many keys is not rescanned for each (R-HF-015). */
+static void index_keys(Cfg *c) {
   int depth = 0, ln = 1;
-  size_t klen = strlen(key), bol = 0;
+  size_t bol = 0;
   for (size_t i = 0; i < c->len; i++) {
     char ch = c->text[i];
     if (ch == '\n') ln++, bol = i + 1;
@@ -221,18 +241,21 @@ static bool key_pos(const Cfg *c, const char *key, int *line, int *col) {
     else if (ch == '"') {
       size_t start = i++;
       while (i < c->len && c->text[i] != '"') i += c->text[i] == '\\' ? 2 : 1;
-      if (i >= c->len) return false;
+      if (i >= c->len) return;
       size_t j = i + 1;
       while (j < c->len && strchr(" \t\r\n", c->text[j])) j++;
-      if (depth == 1 && j < c->len && c->text[j] == ':' &&
-          i - start - 1 == klen && memcmp(c->text + start + 1, key, klen) == 0) {
-        *line = ln;
-        *col = (int)(start - bol) + 1;
-        return true;
-      }
+      if (depth == 1 && j < c->len && c->text[j] == ':')
+        add_key(c, c->text + start + 1, i - start - 1, ln, (int)(start - bol) + 1);
     }
   }
-  return false;
+}
+
+static bool key_pos(const Cfg *c, const char *key, int *line, int *col) {
+  uintptr_t k = (uintptr_t)strmap_get(&c->keys, key);
+  if (!k) return false;
+  *line = c->at[k - 1].line;
+  *col = c->at[k - 1].col;
+  return true;
 }
 
 /* "PATH:LINE:COL: " for `key`, or "PATH: " when it is not written. */
@@ -277,9 +300,14 @@ static void note_read(Cfg *c, const char *key, const json_t *v) {
     if (strcmp(c->seen[i], key) == 0) return;
   if (c->nseen < (int)(sizeof c->seen / sizeof *c->seen))
     c->seen[c->nseen++] = key;
+  /* the key as a comment's text: a newline in it would end the comment;
+   * json_dumps escapes the value's control characters itself */
+  StrBuf k = {0};
+  import_put_escaped(&k, key, IMPORT_COMMENT);
   char *val = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-  sb_printf(&c->read, "#   %-34s %s\n", key, val ? val : "?");
+  sb_printf(&c->read, "#   %-34s %s\n", sb_str(&k), val ? val : "?");
   free(val);
+  sb_free(&k);
 }
 
 /* The value of canonical field `name` (noted as read), or NULL when the
@@ -354,6 +382,11 @@ static const char *cfg_str(Cfg *c, const char *name, const char *dflt) {
 typedef enum Phase { PH_PREFILL, PH_DECODE, PH_TRAIN } Phase;
 static const char *const phase_names[] = {"prefill", "decode", "train", NULL};
 
+/* The most layers a config may have (R-HF-015): thirty times the largest
+ * published model's (Llama 3.1 405B has 126), and few enough that writing
+ * one repeat per run of identical layers stays small. */
+enum { HF_MAX_LAYERS = 4096, HF_MAX_RUNS = 256 };
+
 /* -D names the importer reads (R-HF-003); parallel ones in parallel{}
  * key order. */
 static const char *const par_keys[] = {"nodes", "gpus_per_node", "data",
@@ -378,7 +411,7 @@ typedef struct Config {
   /* experts */
   int64_t experts, top_k, moe_inter, shared_inter, first_dense, sparse_step;
   int64_t n_group, topk_group; /* group-limited routing; 0: none */
-  json_t *mlp_only;
+  bool *mlp_only; /* [layers]: listed in mlp_only_layers; NULL: none */
   /* multi-head latent attention */
   int64_t q_lora, kv_lora, nope, rope_dim, v_dim;
   double final_cap, attn_cap;
@@ -437,10 +470,7 @@ static bool layer_moe(const Config *m, int64_t i) {
   if (!(m->f & F_MOE) || m->experts == 0) return false;
   if (i < m->first_dense) return false;
   if (m->sparse_step > 1 && (i + 1) % m->sparse_step != 0) return false;
-  size_t k;
-  json_t *v;
-  json_array_foreach(m->mlp_only, k, v) if (json_integer_value(v) == i) return false;
-  return true;
+  return !m->mlp_only || !m->mlp_only[i];
 }
 
 static bool layer_sliding(const Config *m, int64_t i) {
@@ -968,17 +998,58 @@ static void emit_layer(Gen *g, bool moe, bool sliding) {
   emit_mlp_block(g, moe);
 }
 
+/* Whether decode's layers are two kinds that alternate (gemma2's sliding
+ * and global layers), written as one repeat of the pair. */
+static bool layers_alternate(const Config *m) {
+  int64_t n = m->layers;
+  bool alternate = m->phase == PH_DECODE && n >= 2 && n % 2 == 0 &&
+                   layer_sliding(m, 0) != layer_sliding(m, 1);
+  for (int64_t i = 2; alternate && i < n; i++)
+    alternate = layer_sliding(m, i) == layer_sliding(m, i - 2) &&
+                layer_moe(m, i) == layer_moe(m, i % 2);
+  return alternate;
+}
+
+/* Where the run of layers identical to layer `start` ends: the same MLP
+ * (dense or experts) and, in decode, the same attention (sliding or not). */
+static int64_t run_end(const Config *m, int64_t start) {
+  bool moe = layer_moe(m, start), s = m->phase == PH_DECODE && layer_sliding(m, start);
+  int64_t end = start + 1;
+  while (end < m->layers && layer_moe(m, end) == moe &&
+         (m->phase == PH_DECODE ? layer_sliding(m, end) : false) == s)
+    end++;
+  return end;
+}
+
+/* The bounds on the layers (R-HF-015): at most HF_MAX_LAYERS of them, in
+ * at most HF_MAX_RUNS runs of identical layers (each run is one repeat of
+ * a whole layer's text: a config whose mlp_only_layers or
+ * decoder_sparse_step cut thousands of runs would write megabytes). */
+static void check_layers(Cfg *c, const Config *m) {
+  const char *key = spelled(c, "num_hidden_layers");
+  if (m->layers > HF_MAX_LAYERS) {
+    cfg_fail(c, key, "'%s' %lld is more layers than rooflint imports (%d at most)",
+             key, (long long)m->layers, HF_MAX_LAYERS);
+    return;
+  }
+  if (layers_alternate(m)) return;
+  int64_t runs = 0;
+  for (int64_t i = 0; i < m->layers && runs <= HF_MAX_RUNS; i = run_end(m, i)) runs++;
+  if (runs > HF_MAX_RUNS)
+    cfg_fail(c, spelled(c, "mlp_only_layers") ? "mlp_only_layers" : key,
+             "the %lld layers are more than %d runs of identical layers (from "
+             "decoder_sparse_step, mlp_only_layers, first_k_dense_replace or "
+             "sliding windows); rooflint writes at most %d repeats",
+             (long long)m->layers, HF_MAX_RUNS, HF_MAX_RUNS);
+}
+
 /* The layers as repeats (R-HF-007): one per run of identical layers, or,
  * when two kinds alternate (gemma2's sliding and global layers), one
  * repeat of a pair. */
 static void emit_layers(Gen *g) {
   const Config *m = g->m;
   int64_t n = m->layers;
-  bool alternate = n >= 2 && n % 2 == 0 && layer_sliding(m, 0) != layer_sliding(m, 1);
-  for (int64_t i = 2; alternate && i < n; i++)
-    alternate = layer_sliding(m, i) == layer_sliding(m, i - 2) &&
-                layer_moe(m, i) == layer_moe(m, i % 2);
-  if (alternate && m->phase == PH_DECODE) {
+  if (layers_alternate(m)) {
     open_block(g, "num_hidden_layers", "repeat num_hidden_layers / 2");
     for (int i = 0; i < 2; i++) {
       bool s = layer_sliding(m, i);
@@ -992,11 +1063,8 @@ static void emit_layers(Gen *g) {
   }
   int64_t start = 0;
   while (start < n) {
-    int64_t end = start + 1;
+    int64_t end = run_end(m, start);
     bool moe = layer_moe(m, start), s = m->phase == PH_DECODE && layer_sliding(m, start);
-    while (end < n && layer_moe(m, end) == moe &&
-           (m->phase == PH_DECODE ? layer_sliding(m, end) : false) == s)
-      end++;
     if (start == 0 && end == n) {
       open_block(g, "num_hidden_layers", "repeat num_hidden_layers");
     } else if (start == 0 && end == m->first_dense && !moe) {
@@ -1342,6 +1410,27 @@ static void read_quant(Cfg *c, Config *m) {
   }
 }
 
+/* mlp_only_layers as a flag per layer, read once: a layer's kind is then
+ * looked up, not searched for in the list (R-HF-015).  A number that is
+ * no layer's is left out, as Qwen's code never meets it. */
+static void read_mlp_only(Cfg *c, Config *m) {
+  json_t *list = json_object_get(c->root, "mlp_only_layers");
+  if (!list) return;
+  note_read(c, "mlp_only_layers", list);
+  if (!json_is_array(list)) {
+    cfg_fail(c, "mlp_only_layers", "'mlp_only_layers' must be a list of layer numbers");
+    return;
+  }
+  if (c->error || m->layers > HF_MAX_LAYERS) return; /* check_layers says so */
+  m->mlp_only = xcalloc((size_t)m->layers, sizeof *m->mlp_only);
+  size_t k;
+  json_t *v;
+  json_array_foreach(list, k, v) {
+    json_int_t i = json_integer_value(v);
+    if (i >= 0 && i < m->layers) m->mlp_only[i] = true;
+  }
+}
+
 /* Checks that `a` is a multiple of `b`, the config keys named. */
 static void multiple(Cfg *c, const char *ka, int64_t a, const char *kb,
                      int64_t b) {
@@ -1474,12 +1563,7 @@ static void read_model(Cfg *c, const ImportOptions *o, Config *m) {
     if (spelled(c, "moe_layer_freq") && cfg_int(c, "moe_layer_freq", 1, 1) != 1)
       cfg_fail(c, "moe_layer_freq", "'moe_layer_freq' other than 1 is not "
                "supported");
-    m->mlp_only = json_object_get(c->root, "mlp_only_layers");
-    if (m->mlp_only) {
-      note_read(c, "mlp_only_layers", m->mlp_only);
-      if (!json_is_array(m->mlp_only))
-        cfg_fail(c, "mlp_only_layers", "'mlp_only_layers' must be a list of layer numbers");
-    }
+    read_mlp_only(c, m);
     if (m->first_dense > m->layers)
       cfg_fail(c, "first_k_dense_replace", "'first_k_dense_replace' %lld is "
                "more than the %lld layers", (long long)m->first_dense,
@@ -1589,10 +1673,16 @@ static void emit_header(Gen *g) {
       "tokens\n#   (`cache`, `append`)",
       "train: forward and backward of `seq`-token sequences with the "
       "optimizer\n#   state (mode train), a cross-entropy loss"};
+  StrBuf path = {0};
+  import_put_escaped(&path, g->cfg->path, IMPORT_COMMENT);
   line(g, NULL, "# Generated by `rooflint import` from %s (a Hugging Face config.json).",
-       g->cfg->path);
+       sb_str(&path));
+  sb_free(&path);
   line(g, NULL, "# model_type %s: %s.", m->fam->model_type, m->fam->doc);
-  line(g, NULL, "# Phase %s.", phase_doc[m->phase]);
+  /* one line() a line, so each line of the text has its origin */
+  const char *doc = phase_doc[m->phase], *nl = strchr(doc, '\n');
+  line(g, NULL, "# Phase %.*s", (int)(nl - doc), doc);
+  line(g, NULL, "%s.", nl + 1);
   line(g, NULL, "#");
   line(g, NULL, "# The config's fields this model is written from (each let below names");
   line(g, NULL, "# its field; weights use the checkpoint's module names):");
@@ -1676,23 +1766,41 @@ bool hf_recognises(const char *path, const unsigned char *head, size_t n);
 ImportStatus hf_translate(const char *path, const ImportOptions *o,
                           Imported *out);
 
-/* Reads the whole file (a config is a few kB; 16 MiB at most). */
+/* A config is a few kB; it is read to the limit every text input has
+ * (R-HF-014), a regular file refused by its size before a byte is read,
+ * and anything else (a FIFO, /dev/zero) cut off one read past it. */
+#define HF_MAX_BYTES ((size_t)64 << 20)
+#define HF_TOO_LARGE "file too large (more than 64 MiB)"
+
+/* Reads the whole file; NULL with *err an errno on failure, EFBIG past
+ * HF_MAX_BYTES. */
 static char *slurp(const char *path, size_t *len, int *err) {
   FILE *f = fopen(path, "rb");
   if (!f) {
     *err = errno;
     return NULL;
   }
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0 &&
+      (S_ISDIR(st.st_mode) ||
+       (S_ISREG(st.st_mode) && (uint64_t)st.st_size > HF_MAX_BYTES))) {
+    *err = S_ISDIR(st.st_mode) ? EISDIR : EFBIG;
+    fclose(f);
+    return NULL;
+  }
   StrBuf sb = {0};
-  char buf[4096];
+  char buf[1 << 16];
   size_t k;
-  while ((k = fread(buf, 1, sizeof buf, f)) > 0 && sb.len < (16u << 20))
-    sb_putn(&sb, buf, k);
-  int bad = ferror(f);
+  bool big = false;
+  while (!big && (k = fread(buf, 1, sizeof buf, f)) > 0) {
+    big = sb.len + k > HF_MAX_BYTES;
+    if (!big) sb_putn(&sb, buf, k);
+  }
+  int bad = ferror(f) ? (errno ? errno : EIO) : big ? EFBIG : 0;
   fclose(f);
   if (bad) {
     sb_free(&sb);
-    *err = EIO;
+    *err = bad;
     return NULL;
   }
   *len = sb.len;
@@ -1719,6 +1827,32 @@ bool hf_recognises(const char *path, const unsigned char *head, size_t n) {
   return ours;
 }
 
+/* The model of a config whose family is known: read, checked, written. */
+static ImportStatus generate(Cfg *c, const ImportOptions *o, Imported *out) {
+  Config m = {0};
+  read_model(c, o, &m);
+  if (!c->error) check_layers(c, &m);
+  ImportStatus status = IMPORT_INVALID;
+  if (!c->error) {
+    warn_fields(c, o, &m);
+    char *name = model_name(c->path, c->fam);
+    StrBuf head = {0};
+    sb_printf(&head, "model %s", name);
+    m.name = sb_str(&head);
+    Gen g = {.m = &m, .cfg = c};
+    emit_model(&g);
+    out->text = g.text.data ? g.text.data : xstrdup("");
+    out->len = g.text.len;
+    out->origins = g.origins;
+    out->norigins = g.nlines;
+    sb_free(&head);
+    free(name);
+    status = IMPORT_OK;
+  }
+  free(m.mlp_only);
+  return status;
+}
+
 ImportStatus hf_translate(const char *path, const ImportOptions *o,
                           Imported *out) {
   int err = 0;
@@ -1726,12 +1860,14 @@ ImportStatus hf_translate(const char *path, const ImportOptions *o,
   char *text = slurp(path, &c.len, &err);
   if (!text) {
     StrBuf sb = {0};
-    sb_printf(&sb, "cannot open '%s': %s", path, strerror(err));
+    if (err == EFBIG) sb_printf(&sb, "cannot read '%s': " HF_TOO_LARGE, path);
+    else sb_printf(&sb, "cannot open '%s': %s", path, strerror(err));
     out->error = xstrdup(sb_str(&sb));
     sb_free(&sb);
     return IMPORT_UNREADABLE;
   }
   c.text = text;
+  strmap_init(&c.keys);
   json_error_t je;
   c.root = json_loadb(text, c.len, JSON_REJECT_DUPLICATES, &je);
   ImportStatus status = IMPORT_INVALID;
@@ -1745,28 +1881,14 @@ ImportStatus hf_translate(const char *path, const ImportOptions *o,
     sb_printf(&sb, "%s: a Hugging Face config is a JSON object", path);
     c.error = xstrdup(sb_str(&sb));
     sb_free(&sb);
-  } else if ((c.fam = family_of(&c)) != NULL) {
-    Config m = {0};
-    read_model(&c, o, &m);
-    if (!c.error) {
-      warn_fields(&c, o, &m);
-      char *name = model_name(path, c.fam);
-      StrBuf head = {0};
-      sb_printf(&head, "model %s", name);
-      m.name = sb_str(&head);
-      Gen g = {.m = &m, .cfg = &c};
-      emit_model(&g);
-      out->text = g.text.data ? g.text.data : xstrdup("");
-      out->len = g.text.len;
-      out->origins = g.origins;
-      out->norigins = g.nlines;
-      sb_free(&head);
-      free(name);
-      status = IMPORT_OK;
-    }
+  } else if ((index_keys(&c), c.fam = family_of(&c)) != NULL) {
+    status = generate(&c, o, out);
   }
   if (status != IMPORT_OK) out->error = c.error, c.error = NULL;
   free(c.error);
+  for (size_t i = 0; i < c.nat; i++) free(c.at[i].key);
+  free(c.at);
+  strmap_free(&c.keys);
   sb_free(&c.read);
   json_decref(c.root);
   free(text);

@@ -46,6 +46,33 @@ const Importer *importer_for(const char *path) {
   return NULL;
 }
 
+/* A byte that no form of import_put_escaped leaves as it is. */
+static bool needs_escape(unsigned char c, ImportEscape how) {
+  if (c < 0x20 || c == 0x7f || c == '\\') return true;
+  return how == IMPORT_QUOTED && (c == '"' || c >= 0x80);
+}
+
+void import_put_escaped(StrBuf *sb, const char *s, ImportEscape how) {
+  if (how == IMPORT_QUOTED) sb_putc(sb, '"');
+  size_t n = strlen(s);
+  for (size_t i = 0; i < n;) {
+    size_t run = i; /* a run that needs no escape, put at once */
+    while (run < n && !needs_escape((unsigned char)s[run], how)) {
+      size_t k = how == IMPORT_COMMENT && (unsigned char)s[run] >= 0x80
+                     ? src_utf8_len(s + run, n - run) : 1;
+      if (k == 0) break;
+      run += k;
+    }
+    sb_putn(sb, s + i, run - i);
+    if (run == n) break;
+    unsigned char c = (unsigned char)s[run];
+    if (c == '\\' || (how == IMPORT_QUOTED && c == '"')) sb_printf(sb, "\\%c", c);
+    else sb_printf(sb, "\\x%02X", c);
+    i = run + 1;
+  }
+  if (how == IMPORT_QUOTED) sb_putc(sb, '"');
+}
+
 static void imported_free(Imported *im) {
   free(im->text);
   for (size_t i = 0; i < im->ndiags; i++) free(im->diags[i].msg);

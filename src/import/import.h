@@ -68,6 +68,19 @@ const Importer *importer_for(const char *path);
 int import_load(SourceSet *ss, const char *path, const ImportOptions *o,
                 char **err, ImportStatus *status);
 
+/* How a string read from an input (a name, a path, a config key) is
+ * written into the .roof text an importer makes: the one function every
+ * importer writes such a string through (specs/onnx.md R-ONNX-060,
+ * R-HF-016).  IMPORT_COMMENT writes it as the text of a comment: valid
+ * UTF-8 as it is, `\` doubled, a control character (C0, DEL) or a byte of
+ * ill-formed UTF-8 as \xNN, so no newline or carriage return can end the
+ * comment and start a statement.  IMPORT_QUOTED writes it between double
+ * quotes for an origin (import.h's grammar, src_origin_parts undoes it):
+ * printable ASCII as it is, `"` and `\` escaped, every other byte \xNN.
+ * Identifiers are made by each importer (letters, digits and `_` only). */
+typedef enum ImportEscape { IMPORT_COMMENT, IMPORT_QUOTED } ImportEscape;
+void import_put_escaped(StrBuf *sb, const char *s, ImportEscape how);
+
 /* Every importer, for --help; a NULL name ends the list. */
 extern const Importer importer_table[];
 

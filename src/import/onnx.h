@@ -51,6 +51,13 @@ enum { ONNX_SMALL_ELEMS = 4096 };
  * and refuses a deeper file. */
 enum { ONNX_MAX_DEPTH = 64 };
 
+/* The most onnx_map takes (R-WIRE-010): a regular file is mapped, up to
+ * protobuf's limit on a serialized message; anything else (a pipe, a FIFO,
+ * a link to /dev/zero) is read into memory, up to the limit every text
+ * input has. */
+#define ONNX_MAX_FILE ((uint64_t)2 << 30)
+#define ONNX_MAX_READ ((size_t)64 << 20)
+
 typedef struct OnnxTensor {
   const char *name;
   int32_t id;            /* the name's id, -1 for "" */

@@ -130,7 +130,7 @@ static size_t comment_at(StrBuf *sb, const OnnxNode *n, int index) {
   put_str(sb, "  # onnx #");
   put_int(sb, index);
   put_char(sb, ' ');
-  put_str(sb, n->op_type);
+  put_comment_text(sb, n->op_type);
   size_t at = sb->len;
   if (n->name && n->name[0]) {
     put_char(sb, ' ');

@@ -192,6 +192,15 @@ bool translate_nodes(X *x, const OnnxGraph *g, bool top) {
   return !x->error;
 }
 
+/* `dim_param "batch"`: KIND then the name quoted (R-ONNX-008), in the
+ * arena. */
+static const char *quoted_origin(X *x, const char *kind, const char *name) {
+  x->scratch.len = 0;
+  sb_puts(&x->scratch, kind);
+  import_put_escaped(&x->scratch, name, IMPORT_QUOTED);
+  return arena_strndup(x->a, x->scratch.data, x->scratch.len);
+}
+
 /* A dim_param (or an unknown dim) as a let; its value from -D or 1. */
 static const char *let_for(X *x, const char *param, int input, int dim) {
   const char *key = param ? param : arena_printf(x->a, "%d:%d", input, dim);
@@ -206,8 +215,9 @@ static const char *let_for(X *x, const char *param, int input, int dim) {
   }
   x->let_keys[x->nlets] = arena_strdup(x->a, key);
   x->let_origins[x->nlets] =
-      param ? arena_printf(x->a, "dim_param \"%s\"", param)
-            : arena_printf(x->a, "input %d \"%s\"", input, x->m->graph->inputs[input].name);
+      param ? quoted_origin(x, "dim_param ", param)
+            : quoted_origin(x, arena_printf(x->a, "input %d ", input),
+                            x->m->graph->inputs[input].name);
   const char *name = param ? ident_for(x, param, "d")
                            : ident_for(x, arena_printf(x->a, "dim_%d_%d", input, dim), "d");
   static const int64_t primes[] = {11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53};
@@ -477,11 +487,16 @@ int onnx_translate_model(const OnnxModel *m, const char *path,
   if (ok) {
     const char *name = model_name(&x);
     StrBuf sb = {0};
-    sb_printf(&sb, "# %s: imported from ONNX by rooflint", path);
-    if (m->producer_name && m->producer_name[0])
-      sb_printf(&sb, " (exported by %s%s%s)", m->producer_name,
-                m->producer_version && m->producer_version[0] ? " " : "",
-                m->producer_version ? m->producer_version : "");
+    sb_puts(&sb, "# ");
+    put_comment_text(&sb, path);
+    sb_puts(&sb, ": imported from ONNX by rooflint");
+    if (m->producer_name && m->producer_name[0]) {
+      sb_puts(&sb, " (exported by ");
+      put_comment_text(&sb, m->producer_name);
+      if (m->producer_version && m->producer_version[0]) sb_putc(&sb, ' ');
+      put_comment_text(&sb, m->producer_version ? m->producer_version : "");
+      sb_putc(&sb, ')');
+    }
     sb_printf(&sb, ", IR version %lld, opset %lld", (long long)m->ir_version,
               (long long)x.opset);
     /* the header goes first; lets after it */

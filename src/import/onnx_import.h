@@ -207,6 +207,7 @@ void lines_append(Lines *dst, Lines *src);
 void lines_free(Lines *l);
 char *xprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
 void put_quoted(StrBuf *sb, const char *s);
+void put_comment_text(StrBuf *sb, const char *s);
 void put_int(StrBuf *sb, long long v);
 char *origin_quoted(const OnnxNode *n, int index, const char *quoted,
                     size_t qlen);

@@ -1248,6 +1248,50 @@ bool onnx_read(Arena *a, const unsigned char *bytes, size_t len, OnnxModel *out,
  * directory"): the caller names the file, as rooflint's messages do
  * ("cannot open 'm.onnx': No such file or directory"). */
 
+/* Reads fd into memory, to ONNX_MAX_READ bytes (a link to /dev/zero, or a
+ * FIFO written forever, ends there). */
+static bool read_bounded(int fd, OnnxFile *f, char *err, size_t errlen) {
+  size_t cap = 1 << 16, n = 0;
+  unsigned char *buf = malloc(cap);
+  if (!buf) {
+    snprintf(err, errlen, "%s", strerror(ENOMEM));
+    return false;
+  }
+  for (;;) {
+    if (n > ONNX_MAX_READ) {
+      snprintf(err, errlen, "file too large (more than 64 MiB; only a regular "
+               "file is mapped rather than read)");
+      free(buf);
+      return false;
+    }
+    if (n == cap) {
+      unsigned char *bigger = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
+      if (!bigger) {
+        free(buf);
+        snprintf(err, errlen, "%s", strerror(ENOMEM));
+        return false;
+      }
+      buf = bigger;
+      cap *= 2;
+    }
+    size_t want = cap - n < ONNX_MAX_READ + 1 - n ? cap - n : ONNX_MAX_READ + 1 - n;
+    ssize_t got = read(fd, buf + n, want);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      snprintf(err, errlen, "%s", strerror(errno));
+      free(buf);
+      return false;
+    }
+    if (got == 0) break;
+    n += (size_t)got;
+  }
+  f->bytes = buf;
+  f->len = n;
+  f->copy = buf;
+  return true;
+}
+
+
 bool onnx_map(const char *path, OnnxFile *f, char *err, size_t errlen) {
   memset(f, 0, sizeof *f);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -1266,6 +1310,11 @@ bool onnx_map(const char *path, OnnxFile *f, char *err, size_t errlen) {
     close(fd);
     return false;
   }
+  if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > ONNX_MAX_FILE) {
+    snprintf(err, errlen, "file too large (more than 2 GiB, protobuf's limit)");
+    close(fd);
+    return false;
+  }
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
     void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (p != MAP_FAILED) {
@@ -1279,41 +1328,9 @@ bool onnx_map(const char *path, OnnxFile *f, char *err, size_t errlen) {
     }
   }
   /* A pipe, an empty or special file, or one mmap refused: read it. */
-  size_t cap = 1 << 16, n = 0;
-  unsigned char *buf = malloc(cap);
-  if (!buf) {
-    snprintf(err, errlen, "%s", strerror(ENOMEM));
-    close(fd);
-    return false;
-  }
-  for (;;) {
-    if (n == cap) {
-      unsigned char *bigger = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
-      if (!bigger) {
-        free(buf);
-        snprintf(err, errlen, "%s", strerror(ENOMEM));
-        close(fd);
-        return false;
-      }
-      buf = bigger;
-      cap *= 2;
-    }
-    ssize_t got = read(fd, buf + n, cap - n);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) {
-      snprintf(err, errlen, "%s", strerror(errno));
-      free(buf);
-      close(fd);
-      return false;
-    }
-    if (got == 0) break;
-    n += (size_t)got;
-  }
+  bool ok = read_bounded(fd, f, err, errlen);
   close(fd);
-  f->bytes = buf;
-  f->len = n;
-  f->copy = buf;
-  return true;
+  return ok;
 }
 
 void onnx_unmap(OnnxFile *f) {

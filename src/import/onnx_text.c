@@ -94,6 +94,16 @@ void put_quoted(StrBuf *sb, const char *s) {
   put_char(sb, '"');
 }
 
+/* A string from the file as comment text (R-ONNX-008): an op type an
+ * export wrote is plain ASCII, put at once; anything else goes through the
+ * importers' one escape, so a newline in it cannot end the comment. */
+void put_comment_text(StrBuf *sb, const char *s) {
+  const unsigned char *p = (const unsigned char *)s;
+  while (*p >= 0x20 && *p < 0x7f && *p != '\\') p++;
+  if (!*p) put_bytes(sb, s, (size_t)(p - (const unsigned char *)s));
+  else import_put_escaped(sb, s, IMPORT_COMMENT);
+}
+
 /* v in decimal, as "%lld" writes it (a node's lines need no printf):
  * the digits end at buf[24]; returns where they start. */
 static char *int_text(char buf[24], long long v) {

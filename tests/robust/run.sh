@@ -4,8 +4,10 @@
 #
 #   BUILD=build sh tests/robust/run.sh
 #
-# Every input, tests/robust/*.roof (small, committed) and the big ones
-# tests/robust/gen.py writes at run time, runs in every mode issue 17
+# Every input, tests/robust/*.roof (small, committed), the big ones
+# tests/robust/gen.py writes at run time and the importers' (ONNX models
+# and Hugging Face configs, issue 28) that tests/robust/import_gen.py
+# writes, runs in every mode issue 17
 # names: lint, --report, --format json, --format sarif, --plot, --dump ast,
 # --plan, --dtype (three what-ifs), --sweep of 100 values of the file's
 # first let, and diff of the file against itself.  NAME.args adds
@@ -32,6 +34,7 @@ rm -rf "$W"
 mkdir -p "$W/gen" "$W/out" || exit 2
 [ -x "$BIN" ] || { echo "robust: $BIN not built"; exit 2; }
 python3 "$DIR/gen.py" "$W/gen" || { echo "robust: gen.py failed"; exit 2; }
+python3 "$DIR/import_gen.py" "$W/gen" || { echo "robust: import_gen.py failed"; exit 2; }
 
 MEM_KB=1048576
 VLIMIT="ulimit -v $MEM_KB"
@@ -77,9 +80,9 @@ args_of() { # MODE FILE: the mode's arguments (the file last)
   echo "$2"
 }
 
-for f in "$DIR"/*.roof "$W"/gen/*.roof; do
+for f in "$DIR"/*.roof "$W"/gen/*.roof "$W"/gen/*.onnx "$W"/gen/*.json; do
   [ -f "$f" ] || continue
-  name=$(basename "$f" .roof)
+  name=$(basename "$f"); name=${name%.*}
   extra=""
   [ -f "$DIR/$name.args" ] && extra=$(cat "$DIR/$name.args")
   size=$(wc -c < "$f")

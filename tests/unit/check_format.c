@@ -144,6 +144,12 @@ START_TEST(large_figures) {
   ck_assert_str_eq(fmt_time(b, B, 3590), "59.8 min"); /* 59.833 */
   ck_assert_str_eq(fmt_time(b, B, 3597), "1.00 h"); /* 59.95 min reads 60.0 */
   ck_assert_str_eq(fmt_time(b, B, 1.39e50), "3.86e+46 h");
+  /* issue 28 item 20: past a million hours, the exponent form, never a row
+   * of digits; 2.98506462686720e17 s / 3600 = 82,918,739,635,200 h */
+  ck_assert_str_eq(fmt_time(b, B, 82918739635200.0 * 3600), "8.29e+13 h");
+  ck_assert_str_eq(fmt_time(b, B, 999999.0 * 3600), "999999 h");
+  ck_assert_str_eq(fmt_time(b, B, 1e6 * 3600), "1.00e+06 h");
+  ck_assert_str_eq(fmt_time(b, B, -1e6 * 3600), "-1.00e+06 h");
   /* rates stay in TFLOP/s as the seed prints them ("1979.0"), up to
    * 10^18 FLOP/s */
   ck_assert_str_eq(fmt_flops_rate(b, B, 1e15), "1000.0 TFLOP/s");
