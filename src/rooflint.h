@@ -85,6 +85,9 @@ void strmap_init(StrMap *m);
 void strmap_free(StrMap *m);
 void *strmap_get(const StrMap *m, const char *key); /* NULL if absent */
 void strmap_put(StrMap *m, const char *key, void *val);
+/* Get-or-insert in one probe: the slot of key's value, key inserted with
+ * a NULL value when absent.  The pointer is valid until the next insert. */
+void **strmap_ref(StrMap *m, const char *key);
 
 /* Open-addressing map keyed by address: for keys that are unique by
  * identity, such as the names the parser interns (one copy per spelling),

@@ -223,6 +223,19 @@ void strmap_put(StrMap *m, const char *key, void *val) {
   strmap_insert(m, key, val, hash_str(key));
 }
 
+void **strmap_ref(StrMap *m, const char *key) {
+  uint64_t h = hash_str(key);
+  if ((m->len + 1) * 4 > m->cap * 3) strmap_grow(m);
+  size_t i = strmap_slot(m, key, h);
+  if (!m->keys[i]) {
+    m->keys[i] = key;
+    m->hashes[i] = h;
+    m->vals[i] = NULL;
+    m->len++;
+  }
+  return &m->vals[i];
+}
+
 /* Fibonacci hashing of the address: the low bits of arena pointers are
  * all alike (8-byte alignment); the multiply carries every bit upwards and
  * the fold brings the well-mixed high half back down. */
