@@ -482,7 +482,7 @@ static bool shape_reshape(const OpDesc *op, const TensorType *in, int nin,
       return fail(ctx, ctx->list_loc, "element count overflows 64 bits");
     }
   }
-  TensorType t = {in[0].dtype, ctx->nlist, {0}};
+  TensorType t = {.dtype = in[0].dtype, .rank = ctx->nlist};
   memcpy(t.dims, ctx->list, sizeof(int64_t) * (size_t)ctx->nlist);
   if (infer >= 0) {
     if (have % want != 0)
@@ -787,7 +787,7 @@ static bool shape_expand(const OpDesc *op, const TensorType *in, int nin,
                 "expand of %s needs at least %d dims, got %s",
                 op_type_str(sx, sizeof sx, x), x->rank,
                 dims_str(sd, sizeof sd, ctx->list, n));
-  TensorType t = {x->dtype, n, {0}};
+  TensorType t = {.dtype = x->dtype, .rank = n};
   for (int i = 0; i < n; i++) {
     int64_t want = ctx->list[i], have = i < lead ? 0 : x->dims[i - lead];
     if (want == -1 && i < lead)
@@ -931,10 +931,14 @@ static void dims_matmul(const OpIn *x, OpDims *d) {
   d->n = b->rank == 1 ? 1 : (double)b->dims[b->rank - 1];
   d->batch = out / (d->m * d->n);
   d->nalign = 0;
-  if (a->rank >= 2) d->align[d->nalign++] = (OpDim){"M", rows, 0, true};
-  d->align[d->nalign++] = (OpDim){"K", a->dims[a->rank - 1], 0, false};
+  if (a->rank >= 2)
+    d->align[d->nalign++] =
+        (OpDim){.what = "M", .size = rows, .operand = 0, .data = true};
+  d->align[d->nalign++] = (OpDim){.what = "K", .size = a->dims[a->rank - 1],
+                                  .operand = 0, .data = false};
   if (b->rank >= 2)
-    d->align[d->nalign++] = (OpDim){"N", b->dims[b->rank - 1], 1, false};
+    d->align[d->nalign++] = (OpDim){.what = "N", .size = b->dims[b->rank - 1],
+                                    .operand = 1, .data = false};
 }
 
 /* x [N, Cin, *spatial] * w [Cout, Cin/groups, *kernel] (conv1d/2d/3d): an
@@ -949,8 +953,10 @@ static void dims_conv(const OpIn *x, OpDims *d) {
   d->n = cout;
   d->batch = 1;
   d->nalign = 2;
-  d->align[0] = (OpDim){"input channels per group", w->dims[1], 1, false};
-  d->align[1] = (OpDim){"output channels", w->dims[0], 1, false};
+  d->align[0] = (OpDim){.what = "input channels per group", .size = w->dims[1],
+                        .operand = 1, .data = false};
+  d->align[1] = (OpDim){.what = "output channels", .size = w->dims[0],
+                        .operand = 1, .data = false};
 }
 
 /* A contraction that runs as one GEMM (its row's dims): a multiply-add
@@ -973,7 +979,8 @@ static void dims_attention(const OpIn *x, OpDims *d) {
   d->n = (double)k->dims[k->rank - 2];
   d->batch = op_tensor_elements(q) / (d->m * d->k);
   d->nalign = 1;
-  d->align[0] = (OpDim){"head size", q->dims[q->rank - 1], 0, false};
+  d->align[0] = (OpDim){.what = "head size", .size = q->dims[q->rank - 1],
+                        .operand = 0, .data = false};
 }
 
 /* The two matmuls Q K^T and P V, 2*Sq*Skv*(d + dv) per head; causal halves
@@ -1087,7 +1094,7 @@ static bool shape_gather(const OpDesc *op, const TensorType *in, int nin,
   int a = (int)args->axis;
   if (x->rank - 1 + idx->rank > MAX_RANK)
     return fail(ctx, ctx->call_loc, "gather result rank exceeds %d", MAX_RANK);
-  TensorType t = {x->dtype, 0, {0}};
+  TensorType t = {.dtype = x->dtype, .rank = 0};
   for (int i = 0; i < a; i++) t.dims[t.rank++] = x->dims[i];
   for (int i = 0; i < idx->rank; i++) t.dims[t.rank++] = idx->dims[i];
   for (int i = a + 1; i < x->rank; i++) t.dims[t.rank++] = x->dims[i];
@@ -1231,7 +1238,7 @@ static bool shape_cross_entropy(const OpDesc *op, const TensorType *in,
                 op_type_str(sy, sizeof sy, y), op_type_str(sx, sizeof sx, x),
                 (long long)args->axis);
   }
-  *out = (TensorType){x->dtype, 0, {0}};
+  *out = (TensorType){.dtype = x->dtype, .rank = 0};
   return true;
 }
 
@@ -1570,9 +1577,11 @@ static void dims_conv_transpose2d(const OpIn *x, OpDims *d) {
   d->k = (double)in->dims[1] / g * (double)w->dims[2] * (double)w->dims[3];
   d->batch = 1;
   d->nalign = 2;
-  d->align[0] = (OpDim){"input channels per group", in->dims[1] / x->args->groups,
-                        0, false};
-  d->align[1] = (OpDim){"output channels", x->out->dims[1], 1, false};
+  d->align[0] = (OpDim){.what = "input channels per group",
+                        .size = in->dims[1] / x->args->groups, .operand = 0,
+                        .data = false};
+  d->align[1] = (OpDim){.what = "output channels", .size = x->out->dims[1],
+                        .operand = 1, .data = false};
 }
 
 /* 2*M*N*K of its GEMM, plus the bias add per output element. */
@@ -1641,15 +1650,233 @@ static const KwDesc kw_conv_transpose[] = {
 static const KwDesc kw_matmul[] = {{"bias", KW_TENSOR, false, 0, NULL},
                                    {NULL, 0, false, 0, NULL}};
 
+/* ------------------------------------------------- symbolic dimensions */
+
+void op_put_dim(StrBuf *sb, const char *sym, int64_t v) {
+  if (sym) sb_puts(sb, sym);
+  else sb_printf(sb, "%lld", (long long)v);
+}
+
+const char *op_sym_join(Arena *arena, const char *a, int64_t av,
+                        const char *b, int64_t bv, char opch) {
+  if (!a && !b) return NULL;
+  StrBuf sb = {0};
+  bool paren = opch == '*' || opch == '/';
+  if (paren && a && strpbrk(a, "+-")) sb_printf(&sb, "(%s)", a);
+  else op_put_dim(&sb, a, av);
+  sb_printf(&sb, " %c ", opch);
+  if ((paren || opch == '-') && b && strpbrk(b, "+-*/")) sb_printf(&sb, "(%s)", b);
+  else op_put_dim(&sb, b, bv);
+  const char *s = arena_strdup(arena, sb_str(&sb));
+  sb_free(&sb);
+  return s;
+}
+
+/* A dim keeps its expression where it keeps its place and its size; the
+ * axis `drop` (-1: none) drops out; with first_only, only dim 0 (a
+ * contraction's batch) keeps one. */
+static void sym_in_place(const SymCtx *c, const char **out, int drop,
+                         bool first_only) {
+  const TensorType *a = &c->in[0], *o = c->out;
+  const char *const *as = c->in_sym[0];
+  for (int i = 0, k = 0; i < o->rank && k < a->rank; k++) {
+    if (k == drop) continue;
+    if (a->dims[k] == o->dims[i] && (!first_only || i == 0)) out[i] = as[k];
+    i++;
+  }
+}
+
+/* Norms, pools, movement, transfers: dims in place. */
+static void sym_keep(const SymCtx *c, const char **out) {
+  sym_in_place(c, out, -1, false);
+}
+
+/* A reduction: its reduced axis drops out when the rank drops. */
+static void sym_reduce(const SymCtx *c, const char **out) {
+  int drop = c->out->rank == c->in[0].rank - 1 ? (int)c->args->axis : -1;
+  sym_in_place(c, out, drop, false);
+}
+
+/* A convolution, attention: the batch dim. */
+static void sym_batch(const SymCtx *c, const char **out) {
+  sym_in_place(c, out, -1, true);
+}
+
+/* numpy broadcasting: a dim is the first operand's of its size there. */
+static void sym_broadcast(const SymCtx *c, const char **out) {
+  const TensorType *o = c->out;
+  for (int i = 0; i < o->rank; i++)
+    for (int k = 0; k < c->nin && !out[i]; k++) {
+      int j = i - (o->rank - c->in[k].rank);
+      if (j >= 0 && c->in_sym[k][j] && c->in[k].dims[j] == o->dims[i])
+        out[i] = c->in_sym[k][j];
+    }
+}
+
+/* The list's expressions; a -1 takes what is left of the input's. */
+static void sym_reshape(const SymCtx *c, const char **out) {
+  const TensorType *a = &c->in[0], *o = c->out;
+  const char *const *as = c->in_sym[0];
+  for (int i = 0; i < o->rank && i < c->nlist; i++) out[i] = c->list_sym[i];
+  for (int i = 0; i < o->rank && i < c->nlist; i++) {
+    if (c->list[i] != -1) continue;
+    const char *prod = NULL;
+    int64_t pv = 1;
+    bool any = false;
+    for (int k = 0; k < a->rank; k++) {
+      any |= as[k] != NULL;
+      prod = op_sym_join(c->arena, prod, pv, as[k], a->dims[k], '*');
+      pv *= a->dims[k];
+    }
+    if (!any) break;
+    for (int k = 0; k < c->nlist; k++)
+      if (k != i)
+        prod = op_sym_join(c->arena, prod, pv, c->list_sym[k], c->list[k], '/');
+    out[i] = prod;
+  }
+}
+
+/* The list's expressions; a -1 keeps the input's dim. */
+static void sym_expand(const SymCtx *c, const char **out) {
+  const TensorType *a = &c->in[0], *o = c->out;
+  for (int i = 0; i < o->rank && i < c->nlist; i++) {
+    out[i] = c->list_sym[i];
+    int k = i - (o->rank - a->rank);
+    if (c->list[i] == -1 && k >= 0) out[i] = c->in_sym[0][k];
+  }
+}
+
+static void sym_transpose(const SymCtx *c, const char **out) {
+  for (int i = 0; i < c->out->rank; i++) out[i] = c->in_sym[0][c->args->perm[i]];
+}
+
+/* squeeze, select: the axis drops out. */
+static void sym_drop_axis(const SymCtx *c, const char **out) {
+  for (int i = 0, k = 0; k < c->in[0].rank; k++)
+    if (k != c->args->axis) out[i++] = c->in_sym[0][k];
+}
+
+static void sym_unsqueeze(const SymCtx *c, const char **out) {
+  for (int i = 0, k = 0; i < c->out->rank; i++)
+    out[i] = i == c->args->axis ? NULL : c->in_sym[0][k++];
+}
+
+/* The flattened dims' product. */
+static void sym_flatten(const SymCtx *c, const char **out) {
+  const TensorType *a = &c->in[0];
+  const char *const *as = c->in_sym[0];
+  int s = (int)c->args->start, e = (int)c->args->end;
+  const char *p = NULL;
+  int64_t pv = 1;
+  for (int k = s; k <= e; k++) {
+    p = op_sym_join(c->arena, p, pv, as[k], a->dims[k], '*');
+    pv *= a->dims[k];
+  }
+  for (int i = 0; i < s; i++) out[i] = as[i];
+  out[s] = p;
+  for (int k = e + 1; k < a->rank; k++) out[k - (e - s)] = as[k];
+}
+
+/* The indices' dims in place of the axis. */
+static void sym_gather(const SymCtx *c, const char **out) {
+  const TensorType *a = &c->in[0], *idx = &c->in[1];
+  int ax = (int)c->args->axis, i = 0;
+  for (int k = 0; k < ax; k++) out[i++] = c->in_sym[0][k];
+  for (int k = 0; k < idx->rank; k++) out[i++] = c->in_sym[1][k];
+  for (int k = ax + 1; k < a->rank; k++) out[i++] = c->in_sym[0][k];
+}
+
+/* The axis is the operands' sum. */
+static void sym_concat(const SymCtx *c, const char **out) {
+  const TensorType *a = &c->in[0];
+  int ax = (int)c->args->axis;
+  for (int i = 0; i < c->out->rank; i++) out[i] = c->in_sym[0][i];
+  const char *s = c->in_sym[0][ax];
+  int64_t sv = a->dims[ax];
+  bool any = s != NULL;
+  for (int k = 1; k < c->nin; k++) {
+    any |= c->in_sym[k][ax] != NULL;
+    s = op_sym_join(c->arena, s, sv, c->in_sym[k][ax], c->in[k].dims[ax], '+');
+    sv += c->in[k].dims[ax];
+  }
+  out[ax] = any ? s : NULL;
+}
+
+/* M from a, N from b, the batch dims broadcast. */
+static void sym_matmul(const SymCtx *c, const char **out) {
+  const TensorType *a = &c->in[0], *b = &c->in[1], *o = c->out;
+  const char *const *as = c->in_sym[0], *const *bs = c->in_sym[1];
+  int ra = a->rank, rb = b->rank, ro = o->rank;
+  if (ra >= 2 && ro >= 2) out[ro - 2] = as[ra - 2];
+  else if (ra == 2 && ro == 1) out[0] = as[0];
+  if (rb >= 2 && ro >= 1) out[ro - 1] = bs[rb - 1];
+  for (int i = 0; i < ro - 2; i++) {
+    int ka = i - (ro - ra), kb = i - (ro - rb);
+    if (ka >= 0 && as[ka] && a->dims[ka] == o->dims[i]) out[i] = as[ka];
+    else if (kb >= 0 && bs[kb] && b->dims[kb] == o->dims[i]) out[i] = bs[kb];
+  }
+}
+
+/* ------------------------------------------ an application's text form */
+
+/* The mirror of sema's reading of the positionals by form
+ * (sema_apply.c: positionals): what it reads, this writes. */
+static void put_positional(StrBuf *sb, const OpDesc *op, const OpCallText *c) {
+  switch (op->form) {
+  case FORM_DTYPE:
+    if (c->dtype) sb_printf(sb, ", %s", c->dtype);
+    return;
+  case FORM_SPLIT:
+    if (c->nlist <= 0) { /* -N: N equal parts */
+      sb_printf(sb, ", %d", -c->nlist);
+      return;
+    }
+    break;
+  case FORM_COUNT:
+    sb_printf(sb, ", %lld", (long long)c->count);
+    return;
+  case FORM_DIMS:
+  case FORM_PERM:
+  case FORM_PADS:
+    break;
+  case FORM_TENSORS:
+  case FORM_SCALAR_OK:
+  case FORM_TENSOR_LIST:
+    return;
+  }
+  sb_puts(sb, ", [");
+  for (int i = 0; i < c->nlist; i++) {
+    if (i) sb_puts(sb, ", ");
+    op_put_dim(sb, c->list_sym ? c->list_sym[i] : NULL, c->list[i]);
+  }
+  sb_putc(sb, ']');
+}
+
+void op_call_print(StrBuf *sb, const OpDesc *op, const OpCallText *c) {
+  sb_puts(sb, op->name);
+  sb_putc(sb, '(');
+  bool list_form = op->form == FORM_TENSOR_LIST;
+  if (list_form) sb_putc(sb, '[');
+  for (int i = 0; i < c->noperands; i++) {
+    if (i) sb_puts(sb, ", ");
+    sb_puts(sb, c->operands[i]);
+  }
+  if (list_form) sb_putc(sb, ']');
+  put_positional(sb, op, c);
+  if (c->bias) sb_printf(sb, ", bias=%s", c->bias);
+  if (c->keywords) sb_puts(sb, c->keywords);
+  sb_putc(sb, ')');
+}
+
 /* ----------------------------------------------------------------- table */
 
 static const OpDesc op_table[] = {
-#define OP(id_, name_, cls_, min_, max_, form_, kw_, flops_, shape_, cost_, \
-           dims_, train_, flags_, doc_)                                      \
+#define OP(id_, name_, cls_, min_, max_, form_, kw_, flops_, shape_, sym_, \
+           cost_, dims_, train_, flags_, doc_)                               \
   [OP_##id_] = {.id = OP_##id_, .name = name_, .cls = cls_,                 \
                 .min_inputs = min_, .max_inputs = max_, .form = form_,      \
                 .keywords = kw_, .flops_per_element = flops_,               \
-                .shape = shape_, .cost = cost_, .dims = dims_,              \
+                .shape = shape_, .sym = sym_, .cost = cost_, .dims = dims_, \
                 .train_factor = train_, .flags = flags_, .doc = doc_},
 #include "ops.def"
 #undef OP

@@ -776,7 +776,8 @@ typedef struct OpArgs {
   int64_t result;
 } OpArgs;
 
-/* What an op's positional arguments are (sema binds them by this). */
+/* What an op's positional arguments are: sema reads them by this
+ * (sema_apply.c: positionals), op_call_print writes them. */
 typedef enum OpForm {
   FORM_TENSORS,     /* tensor names only */
   FORM_SCALAR_OK,   /* tensor names or numbers (elementwise binary) */
@@ -809,6 +810,37 @@ typedef struct ShapeCtx {
    * split: list holds the sizes, or nlist is -N for N equal parts */
   int result, nresults;
 } ShapeCtx;
+
+/* The let expressions of a result's dims, for an importer that keeps
+ * them beside the numbers (the ONNX importer's `batch_size`): the op's
+ * sym rule (ops.def) says which operand dim, or which sum or product of
+ * them, each result dim is.  A NULL expression is a plain number. */
+typedef struct SymCtx {
+  Arena *arena;                     /* where joined expressions go */
+  const TensorType *in;             /* the operands, nin of them */
+  const char *const *const *in_sym; /* in_sym[i][d]: operand i's dim d */
+  int nin;
+  const OpArgs *args;
+  const int64_t *list;              /* as ShapeCtx's list */
+  const char *const *list_sym;      /* the list's expressions */
+  int nlist;
+  const TensorType *out;            /* the result, as the shape rule gave it */
+} SymCtx;
+
+/* An application written as .roof text, the mirror of sema's reading of
+ * an op's positionals by its form: op_call_print writes
+ * `op(operands, positional, bias=B, keywords)`. */
+typedef struct OpCallText {
+  const char *const *operands; /* the tensor operands' (or numbers') text */
+  int noperands;
+  const char *dtype;           /* FORM_DTYPE's dtype */
+  const int64_t *list;         /* FORM_DIMS, _PERM, _PADS, _SPLIT's list; */
+  const char *const *list_sym; /* its expressions, or NULL */
+  int nlist;                   /* FORM_SPLIT: -N for N equal parts */
+  int64_t count;               /* FORM_COUNT's K */
+  const char *bias;            /* bias=, or NULL */
+  const char *keywords;        /* ", stride=2, axis=1" ..., or NULL */
+} OpCallText;
 
 /* Every op, by its row in ops.def: OP_ADD, OP_MATMUL, ... */
 typedef enum OpId {
@@ -888,6 +920,8 @@ struct OpDesc {
                                  per input element (reductions, norms) */
   bool (*shape)(const OpDesc *op, const TensorType *in, int nin,
                 OpArgs *args, TensorType *out, const ShapeCtx *ctx);
+  /* out[MAX_RANK], cleared: each result dim's let expression */
+  void (*sym)(const SymCtx *c, const char **out);
   void (*cost)(const OpIn *x, const Target *t, OpCost *c);
   void (*dims)(const OpIn *x, OpDims *d); /* contractions; else NULL */
   double train_factor; /* train step FLOPs and bytes / the forward's */
@@ -909,6 +943,14 @@ double op_tensor_elements(const TensorType *t);
 double op_tensor_bytes(const TensorType *t);
 /* The op table as --help prints it: name, class, doc; one op a line. */
 void op_print_table(FILE *out);
+/* A dim as text: its let expression, else its size. */
+void op_put_dim(StrBuf *sb, const char *sym, int64_t v);
+/* `a OP b` of two dims (expression or size; opch one of + - * /) in
+ * arena, parenthesised where needed; NULL when neither is an expression. */
+const char *op_sym_join(Arena *arena, const char *a, int64_t av,
+                        const char *b, int64_t bv, char opch);
+/* The application `c` of op as text, appended to sb. */
+void op_call_print(StrBuf *sb, const OpDesc *op, const OpCallText *c);
 /* "bf16[1, 4096]" into buf; returns buf. */
 char *op_type_str(char *buf, size_t n, const TensorType *t);
 /* Element count, false on 64-bit overflow. */

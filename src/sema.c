@@ -19,128 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rooflint.h"
+#include "sema.h"
 #include "parallel.h" /* the plan's defaults, rules and checks */
 
-enum { ARGS_CACHE = 16 };
-
-typedef struct Let {
-  LetValue v;
-  Loc loc;
-  bool ok; /* false: its value had an error (uses fail silently) */
-  bool from_d; /* its value is a -D override */
-} Let;
-
-typedef struct OpInfo OpInfo; /* see apply() */
-
-/* The current meaning of a name in a model. */
-typedef struct Binding {
-  int node;  /* -1: poisoned */
-  int scope; /* where it was bound */
-  Loc loc;   /* the name where it was bound */
-} Binding;
-
-/* A name bound outside a scope and rebound inside it. */
-typedef struct Carried {
-  const char *name;
-  int id;               /* the name's dense id */
-  const Binding *outer; /* the binding the body starts from */
-} Carried;
-
-typedef struct CarriedList {
-  Carried *items;
-  int n, cap;
-} CarriedList;
-
-typedef struct Sema {
-  Arena *arena;
-  DiagSink *diags;
-  Bindings *overrides;
-  const char *numctx; /* "dimension" or "value", for overflow messages */
-  /* The lets so far, by the dense id of their name (Program.nnames of
-   * them), as bindings are: a use costs an index, not a hash lookup,
-   * which a --sweep pays once per let per value. */
-  Let **let_byid;
-  /* Every top-level let statement, by name id (R-LET-001); NULL until the
-   * first unknown name needs it. */
-  const Stmt **all_lets;
-  const char **let_names; /* for suggestions, NULL-terminated */
-  int *let_ids;           /* the same lets' name ids */
-  int cap_let_ids;
-  /* Candidates "did you mean" may still compare (see unknown_name). */
-  int64_t suggest_budget;
-  const Block *top;       /* the file's top level: finds lets defined below */
-  long long total_nodes;  /* nodes of the models so far, against the limit */
-  int nlets, cap_lets;
-  /* the model being analysed */
-  Model *m;
-  /* Name id -> its Binding in the current model (NULL: unbound): one
-   * array for the run, indexed by the parser's dense ids, so a model of a
-   * million names reads it almost in order instead of probing a hash
-   * table.  A model clears only the entries it set (those in `bound`), so
-   * a file of many models stays linear. */
-  Binding **byid;
-  int nnames; /* Program.nnames: the ids byid has room for */
-  const char *const *names; /* Program.names */
-  /* The name ids the current model has bound (for "did you mean" and the
-   * reset), each once; a name's spelling is names[id]. */
-  int *bound;
-  int nbound, cap_bound;
-  /* Bindings live here, not in the result arena: they die with the model. */
-  Arena *bindings;
-  /* The arena of the tree, when sema may release what it has read. */
-  Arena *tree;
-  /* Distinct node types (TensorType -> its one shared copy), by content. */
-  const TensorType **types;
-  size_t cap_types, ntypes;
-  GNode *nodes;
-  int cap_nodes;
-  /* The end of the part of the nodes not made yet that holds pages the
-   * tree gave back (arena_release_into); NULL: none. */
-  void *fed;
-  Scope *scopes;
-  CarriedList *carried; /* parallel to scopes */
-  int cap_scopes;
-  Region *regions;
-  int cap_regions;
-  CheckpointBlock *ckpts;
-  int cap_ckpts;
-  int scope, region; /* current; -1 = none */
-  int ckpt;          /* the checkpoint block being read; -1 = none */
-  /* scratch for one op application, reused */
-  TensorType *in;
-  Loc *in_locs;
-  int *in_ids;
-  int cap_in;
-  const Expr **pos;
-  int cap_pos;
-  /* Recently stored op arguments: nodes with equal arguments share one
-   * copy, so a model of millions of ops stores a handful (round robin). */
-  const OpArgs *shared_args[ARGS_CACHE];
-  int next_args;
-  /* The ops a file applies, by the callee's name id: each OpInfo is made
-   * on the op's first application, so a model of a million ops looks the
-   * op table up a few dozen times. */
-  OpInfo **op_byid;
-  /* Nodes named by `output`: applying an op clears is_output of what it
-   * reads, so these are marked again when the model ends. */
-  int *outputs;
-  int noutputs, cap_outputs;
-  /* The inner applications of the statement being applied (R-NEST-001):
-   * each inner call and the node it became (-1: it failed), innermost
-   * last; an application's entries are popped when it is done. */
-  struct Nested {
-    const Expr *call;
-    int node;
-  } *nested;
-  int nnested, cap_nested;
-} Sema;
-
 /* The arguments of declarations and of ops that take no keyword. */
-static const OpArgs no_args = {.precision = DT_NONE, .cast_to = DT_NONE,
-                               .out_dtype = DT_NONE};
+const OpArgs no_args = {.precision = DT_NONE, .cast_to = DT_NONE,
+                        .out_dtype = DT_NONE};
 
-static void grow(void **p, int *cap, int need, size_t size) {
+void grow(void **p, int *cap, int need, size_t size) {
   if (need <= *cap) return;
   int c = *cap ? *cap : 16;
   while (c < need) c *= 2;
@@ -148,14 +34,16 @@ static void grow(void **p, int *cap, int need, size_t size) {
   *cap = c;
 }
 
-static Loc span(Loc a, Loc b) { return (Loc){a.file, a.start, b.end}; }
+static Loc span(Loc a, Loc b) {
+  return (Loc){.file = a.file, .start = a.start, .end = b.end};
+}
 
 /* The spelling of an EX_NAME. */
-static const char *name_of(const Sema *s, const Expr *e) {
+const char *name_of(const Sema *s, const Expr *e) {
   return s->names[e->name.id];
 }
 
-static bool same_type(const TensorType *a, const TensorType *b) {
+bool same_type(const TensorType *a, const TensorType *b) {
   if (a->dtype != b->dtype || a->rank != b->rank) return false;
   for (int i = 0; i < a->rank; i++)
     if (a->dims[i] != b->dims[i]) return false;
@@ -165,7 +53,7 @@ static bool same_type(const TensorType *a, const TensorType *b) {
 /* The binding slot of a name id.  Every id sema looks up comes from the
  * parser (Ident.id of a bound or used name, Expr.name.id), so one out of
  * range is a broken invariant. */
-static Binding **binding_slot(Sema *s, int id) {
+Binding **binding_slot(Sema *s, int id) {
   if (id < 0 || id >= s->nnames)
     die("sema: name id %d out of range (%d names)", id, s->nnames);
   return &s->byid[id];
@@ -193,7 +81,7 @@ static const char *const *let_candidates(Sema *s) {
   return s->let_names;
 }
 
-static const char *const *op_candidates(Sema *s) {
+const char *const *op_candidates(Sema *s) {
   (void)s;
   return op_names();
 }
@@ -203,7 +91,7 @@ static const char *const *dtype_candidates(Sema *s) {
   return dtype_names();
 }
 
-static const char *const *bound_candidates(Sema *s) {
+const char *const *bound_candidates(Sema *s) {
   return bound_names(s);
 }
 
@@ -212,8 +100,8 @@ static const char *const *bound_candidates(Sema *s) {
  * first).  `n` is how many candidates there are (0 for a fixed list, which
  * costs nothing): it is charged before they are gathered, so the budget
  * bounds the gathering (bound_names sorts) too. */
-static void unknown_name(Sema *s, Loc loc, const char *what, const char *name,
-                         int64_t n, const char *const *(*candidates)(Sema *)) {
+void unknown_name(Sema *s, Loc loc, const char *what, const char *name,
+                  int64_t n, const char *const *(*candidates)(Sema *)) {
   const char *sug = NULL;
   if (strcmp(what, "dtype") == 0) sug = dtype_alias(name);
   if (!sug && !diag_too_many(s->diags)) {
@@ -233,26 +121,21 @@ static void unknown_name(Sema *s, Loc loc, const char *what, const char *name,
 /* Numbers: lets and dimension expressions.                                */
 /* ---------------------------------------------------------------------- */
 
-static bool eval_num(Sema *s, const Expr *e, LetValue *out);
 
-/* Stated ranges of the figures that enter at sema (issue 17 item 4):
- * R-KW-004 custom's flops= and bytes=; R-DIM-006 executions per step of a
- * nested repeat/loop; R-KW-006 a parallel degree (a degree is costed as an
- * int elsewhere: 2^20 ranks is far past any machine and fits). */
-#define MAX_KW_REAL 1e30
-#define MAX_COUNT 1e60
+static const char *const num_word[] = {[NUM_VALUE] = "value",
+                                       [NUM_DIMENSION] = "dimension"};
 
-static bool overflow(Sema *s, Loc loc) {
+static bool overflow(Sema *s, Loc loc, NumKind kind) {
   diag_report(s->diags, SEV_ERROR, NULL, loc, "%s overflows 64 bits",
-              s->numctx);
+              num_word[kind]);
   return false;
 }
 
 /* One operator of `e` applied to already evaluated operands. */
-static bool binop(Sema *s, const Expr *e, LetValue a, LetValue b,
+static bool binop(Sema *s, const Expr *e, NumKind kind, LetValue a, LetValue b,
                   LetValue *out) {
   int op = e->bin.op;
-  *out = (LetValue){false, 0, 0};
+  *out = (LetValue){.is_real = false};
   if (a.is_real || b.is_real) {
     double x = a.is_real ? a.r : (double)a.i, y = b.is_real ? b.r : (double)b.i;
     if ((op == '/' || op == '%' || op == BINOP_FLOORDIV) && y == 0) goto div0;
@@ -268,7 +151,7 @@ static bool binop(Sema *s, const Expr *e, LetValue a, LetValue b,
     /* R-LET-004: operands are finite (R-LEX-006), so only an overflow
      * leaves the doubles; nothing infinite or NaN goes on. */
     diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                "%s overflows: %g %s %g is not a finite number", s->numctx, x,
+                "%s overflows: %g %s %g is not a finite number", num_word[kind], x,
                 ast_op_str(op), y);
     return false;
   }
@@ -280,13 +163,13 @@ static bool binop(Sema *s, const Expr *e, LetValue a, LetValue b,
   case BINOP_FLOORDIV:
     /* R-LET-007: Python's //, the quotient rounded toward -infinity */
     if (b.i == 0) goto div0;
-    if (a.i == INT64_MIN && b.i == -1) return overflow(s, e->loc);
+    if (a.i == INT64_MIN && b.i == -1) return overflow(s, e->loc, kind);
     out->i = a.i / b.i - (a.i % b.i != 0 && (a.i < 0) != (b.i < 0));
     break;
   case '/':
   case '%':
     if (b.i == 0) goto div0;
-    if (a.i == INT64_MIN && b.i == -1) return overflow(s, e->loc);
+    if (a.i == INT64_MIN && b.i == -1) return overflow(s, e->loc, kind);
     if (op == '%') {
       out->i = a.i % b.i;
     } else if (a.i % b.i != 0) {
@@ -300,7 +183,7 @@ static bool binop(Sema *s, const Expr *e, LetValue a, LetValue b,
     break;
   default: unreachable();
   }
-  return ok ? true : overflow(s, e->loc);
+  return ok ? true : overflow(s, e->loc, kind);
 div0:
   diag_report(s->diags, SEV_ERROR, NULL, e->bin.rhs->loc,
               "division by zero in '%s'", ast_op_str(op));
@@ -310,7 +193,7 @@ div0:
 /* `a + b + c ...` nests to the left as deep as the sum is long, so the
  * left spine is walked with a loop, not recursion (operands on the right
  * are evaluated recursively, as written). */
-static bool eval_binary(Sema *s, const Expr *e, LetValue *out) {
+static bool eval_binary(Sema *s, const Expr *e, NumKind kind, LetValue *out) {
   const Expr *local[32], **spine = local;
   int n = 0, cap = 32;
   for (const Expr *c = e; c->kind == EX_BINARY; c = c->bin.lhs) {
@@ -324,11 +207,11 @@ static bool eval_binary(Sema *s, const Expr *e, LetValue *out) {
     spine[n++] = c;
   }
   LetValue acc;
-  bool ok = eval_num(s, spine[n - 1]->bin.lhs, &acc);
+  bool ok = eval_num(s, spine[n - 1]->bin.lhs, kind, &acc);
   for (int i = n - 1; i >= 0; i--) {
     LetValue rhs;
-    bool ok_r = eval_num(s, spine[i]->bin.rhs, &rhs);
-    ok = ok && ok_r && binop(s, spine[i], acc, rhs, &acc);
+    bool ok_r = eval_num(s, spine[i]->bin.rhs, kind, &rhs);
+    ok = ok && ok_r && binop(s, spine[i], kind, acc, rhs, &acc);
   }
   if (spine != local) free(spine);
   *out = acc;
@@ -339,7 +222,7 @@ static bool eval_binary(Sema *s, const Expr *e, LetValue *out) {
  * rounded toward +infinity, -(-a // b)) in lets and dimensions; min and
  * max give the operand itself (min(2, 2.5) is the integer 2), as Python's
  * do. */
-static bool eval_call(Sema *s, const Expr *e, LetValue *out) {
+static bool eval_call(Sema *s, const Expr *e, NumKind kind, LetValue *out) {
   const char *f = s->names[e->call.callee];
   bool is_min = strcmp(f, "min") == 0, is_max = strcmp(f, "max") == 0;
   bool is_cdiv = strcmp(f, "cdiv") == 0;
@@ -364,9 +247,9 @@ static bool eval_call(Sema *s, const Expr *e, LetValue *out) {
     return false;
   }
   LetValue v[2];
-  bool ok = eval_num(s, e->call.args[0].value, &v[0]);
+  bool ok = eval_num(s, e->call.args[0].value, kind, &v[0]);
   for (int i = 1; i < n; i++) {
-    if (!eval_num(s, e->call.args[i].value, &v[1])) {
+    if (!eval_num(s, e->call.args[i].value, kind, &v[1])) {
       ok = false;
       continue;
     }
@@ -376,17 +259,17 @@ static bool eval_call(Sema *s, const Expr *e, LetValue *out) {
         double x = v[0].is_real ? v[0].r : (double)v[0].i;
         double y = v[1].is_real ? v[1].r : (double)v[1].i;
         if (y == 0) goto div0;
-        v[0] = (LetValue){true, 0, ceil(x / y)};
+        v[0] = (LetValue){.is_real = true, .r = ceil(x / y)};
         if (!isfinite(v[0].r)) {
           diag_report(s->diags, SEV_ERROR, NULL, e->loc,
                       "%s overflows: cdiv(%g, %g) is not a finite number",
-                      s->numctx, x, y);
+                      num_word[kind], x, y);
           return false;
         }
       } else {
         int64_t a = v[0].i, b = v[1].i;
         if (b == 0) goto div0;
-        if (a == INT64_MIN && b == -1) return overflow(s, e->loc);
+        if (a == INT64_MIN && b == -1) return overflow(s, e->loc, kind);
         v[0].i = a / b + (a % b != 0 && (a < 0) == (b < 0));
       }
       continue;
@@ -407,15 +290,15 @@ static Let *let_of(const Sema *s, int id) {
   return id >= 0 && id < s->nnames ? s->let_byid[id] : NULL;
 }
 
-static bool is_let_name(Sema *s, int id) { return let_of(s, id) != NULL; }
+bool is_let_name(Sema *s, int id) { return let_of(s, id) != NULL; }
 
-static bool eval_num(Sema *s, const Expr *e, LetValue *out) {
+bool eval_num(Sema *s, const Expr *e, NumKind kind, LetValue *out) {
   switch (e->kind) {
   case EX_INT:
-    *out = (LetValue){false, e->ival, 0};
+    *out = (LetValue){.is_real = false, .i = e->ival};
     return true;
   case EX_REAL:
-    *out = (LetValue){true, 0, e->rval};
+    *out = (LetValue){.is_real = true, .r = e->rval};
     return true;
   case EX_NAME: {
     const Let *l = let_of(s, e->name.id);
@@ -452,20 +335,20 @@ static bool eval_num(Sema *s, const Expr *e, LetValue *out) {
     return false;
   }
   case EX_BINARY:
-    return eval_binary(s, e, out);
+    return eval_binary(s, e, kind, out);
   case EX_CALL:
-    return eval_call(s, e, out);
+    return eval_call(s, e, kind, out);
   case EX_UNARY: {
     /* - - - x: count the signs instead of recursing */
     bool negate = false;
     const Expr *c = e;
     for (; c->kind == EX_UNARY; c = c->un.operand) negate = !negate;
-    if (!eval_num(s, c, out)) return false;
+    if (!eval_num(s, c, kind, out)) return false;
     if (!negate) return true;
     if (out->is_real) {
       out->r = -out->r;
     } else {
-      if (out->i == INT64_MIN) return overflow(s, e->loc);
+      if (out->i == INT64_MIN) return overflow(s, e->loc, kind);
       out->i = -out->i;
     }
     return true;
@@ -486,9 +369,9 @@ static bool eval_num(Sema *s, const Expr *e, LetValue *out) {
 }
 
 /* A real with an exact integer value is accepted where an integer is. */
-static bool eval_int(Sema *s, const Expr *e, int64_t *out) {
+bool eval_int(Sema *s, const Expr *e, NumKind kind, int64_t *out) {
   LetValue v;
-  if (!eval_num(s, e, &v)) return false;
+  if (!eval_num(s, e, kind, &v)) return false;
   if (!v.is_real) {
     *out = v.i;
     return true;
@@ -513,8 +396,7 @@ static bool eval_int(Sema *s, const Expr *e, int64_t *out) {
 }
 
 static bool eval_dim(Sema *s, const Expr *e, int64_t *out) {
-  s->numctx = "dimension";
-  if (!eval_int(s, e, out)) return false;
+  if (!eval_int(s, e, NUM_DIMENSION, out)) return false;
   if (*out <= 0) {
     diag_report(s->diags, SEV_ERROR, NULL, e->loc,
                 "dimension must be positive, got %lld", (long long)*out);
@@ -542,8 +424,8 @@ static const char *dtype_alias(const char *name) {
   return NULL;
 }
 
-static bool parse_dtype(Sema *s, const char *name, Loc loc, bool storage,
-                        DType *out) {
+bool parse_dtype(Sema *s, const char *name, Loc loc, bool storage,
+                 DType *out) {
   DType t = dtype_parse(name);
   if (t == DT_NONE) {
     unknown_name(s, loc, "dtype", name, 0, dtype_candidates);
@@ -560,7 +442,7 @@ static bool parse_dtype(Sema *s, const char *name, Loc loc, bool storage,
 }
 
 /* [dims] with the model dtype, or DTYPE[dims]. */
-static bool eval_type(Sema *s, const Expr *e, TensorType *t, Loc *dtype_loc) {
+bool eval_type(Sema *s, const Expr *e, TensorType *t, Loc *dtype_loc) {
   Expr *const *dims;
   int n;
   *dtype_loc = LOC_NONE;
@@ -676,7 +558,7 @@ static void types_put(Sema *s, const TensorType *t) {
 }
 
 /* The shared copy of `t` (same dtype, rank and dims), made on first use. */
-static const TensorType *intern_type(Sema *s, const TensorType *t) {
+const TensorType *intern_type(Sema *s, const TensorType *t) {
   if ((s->ntypes + 1) * 2 > s->cap_types) {
     const TensorType **old = s->types;
     size_t cap = s->cap_types;
@@ -698,8 +580,8 @@ static const TensorType *intern_type(Sema *s, const TensorType *t) {
   return copy;
 }
 
-static GNode *new_node(Sema *s, const char *name, Role role, Loc loc,
-                       const Stmt *st) {
+GNode *new_node(Sema *s, const char *name, Role role, Loc loc,
+                const Stmt *st) {
   Model *m = s->m;
   if (m->nnodes >= s->cap_nodes) die("sema: node count above the bound");
   GNode *g = &s->nodes[m->nnodes]; /* zeroed by the arena */
@@ -717,818 +599,6 @@ static GNode *new_node(Sema *s, const char *name, Role role, Loc loc,
   return g;
 }
 
-/* Resolves a tensor operand.  Returns the binding, or NULL after an error
- * (*poisoned set instead when the name exists but its statement failed). */
-static const Binding *tensor_operand(Sema *s, const Expr *e, bool *poisoned) {
-  if (e->kind == EX_ERROR) {
-    *poisoned = true;
-    return NULL;
-  }
-  if (e->kind != EX_NAME) {
-    diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                "expected a tensor name, got %s", expr_kind_str(e->kind));
-    return NULL;
-  }
-  const Binding *b = *binding_slot(s, e->name.id);
-  if (b) {
-    if (b->node < 0) *poisoned = true;
-    return b->node < 0 ? NULL : b;
-  }
-  if (is_let_name(s, e->name.id)) {
-    diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                "'%s' is a let (a number), not a tensor", name_of(s, e));
-    return NULL;
-  }
-  unknown_name(s, e->loc, "name", name_of(s, e), s->nbound, bound_candidates);
-  return NULL;
-}
-
-/* ---------------------------------------------------------------------- */
-/* Op applications.                                                        */
-/* ---------------------------------------------------------------------- */
-
-/* Where each keyword lands in OpArgs, and its smallest legal value. */
-typedef struct KwField {
-  const char *name;
-  size_t offset;
-  int64_t min;
-} KwField;
-
-static const KwField kw_fields[] = {
-    {"axis", offsetof(OpArgs, axis), INT64_MIN},
-    {"stride", offsetof(OpArgs, stride), 1},
-    {"padding", offsetof(OpArgs, padding), 0},
-    {"dilation", offsetof(OpArgs, dilation), 1},
-    {"kernel", offsetof(OpArgs, kernel), 1},
-    {"groups", offsetof(OpArgs, groups), 1},
-    {"causal", offsetof(OpArgs, causal), 0},
-    {"ceil_mode", offsetof(OpArgs, ceil_mode), 0},
-    {"keepdims", offsetof(OpArgs, keepdims), 0},
-    {"blocks", offsetof(OpArgs, blocks), 1},
-    {"precision", offsetof(OpArgs, precision), 0},
-    {"out", offsetof(OpArgs, out_dtype), 0},
-    {"flops", offsetof(OpArgs, custom_flops), 0},
-    {"bytes", offsetof(OpArgs, custom_bytes), 0},
-    {"output_padding", offsetof(OpArgs, output_padding), 0},
-    {"approximate", offsetof(OpArgs, approximate), 0},
-    {"min", offsetof(OpArgs, clip_min), INT64_MIN},
-    {"max", offsetof(OpArgs, clip_max), INT64_MIN},
-    {"epsilon", offsetof(OpArgs, epsilon), 0},
-    {"bias", offsetof(OpArgs, bias), 0},
-    {"start", offsetof(OpArgs, start), INT64_MIN},
-    {"end", offsetof(OpArgs, end), INT64_MIN},
-    {"step", offsetof(OpArgs, step), 1},
-    {"index", offsetof(OpArgs, index), INT64_MIN},
-    {"scale", offsetof(OpArgs, scale), 1},
-    {"size", offsetof(OpArgs, size), 1},
-    {"mode", offsetof(OpArgs, mode), 0},
-    {"value", offsetof(OpArgs, value), INT64_MIN}, /* a real, any sign */
-    {"group", offsetof(OpArgs, group), 0},
-};
-
-static const KwDesc kw_common[] = {{"blocks", KW_INT, false, 0, NULL},
-                                   {"precision", KW_DTYPE, false, 0, NULL},
-                                   {NULL, 0, false, 0, NULL}};
-
-/* R-KW-008: out=DTYPE, the result's storage dtype, on an op that computes
- * (an elementwise op but cast, a reduction, a contraction); custom's own
- * out= is a whole type. */
-static const KwDesc kw_out[] = {{"out", KW_DTYPE, false, 0, NULL},
-                                {NULL, 0, false, 0, NULL}};
-
-static bool takes_out(const OpDesc *op) {
-  for (const KwDesc *k = op->keywords; k->name; k++)
-    if (strcmp(k->name, "out") == 0) return false;
-  return (op->cls == OC_ELEMENTWISE && !(op->flags & OPF_CAST)) ||
-         op->cls == OC_REDUCTION || op->cls == OC_CONTRACTION;
-}
-
-#define MAX_KW 16
-#define SPLIT_MAX_PARTS 65536
-
-static const KwField *kw_field(const char *name) {
-  for (size_t i = 0; i < sizeof kw_fields / sizeof kw_fields[0]; i++)
-    if (strcmp(kw_fields[i].name, name) == 0) return &kw_fields[i];
-  die("keyword '%s' has no OpArgs field", name);
-}
-
-/* What an application of an op needs that depends on the op alone, worked
- * out on its first application instead of by name on every one: a model
- * of a million ops applies a few dozen. */
-struct OpInfo {
-  const OpDesc *op;
-  int nkw;
-  int axis_kw; /* index of `axis` in kws, -1 if the op has none */
-  /* The op's keywords then the common ones, as one list. */
-  const KwDesc *kws[MAX_KW];
-  const KwField *fields[MAX_KW]; /* NULL for KW_TYPE (no OpArgs field) */
-  const OpArgs *last_args; /* the shared copy its last node got */
-  OpArgs defaults;         /* memset first: padding compares equal */
-};
-
-static void kw_default(const KwDesc *k, const KwField *f, OpArgs *args) {
-  if (strcmp(k->name, "precision") == 0 || strcmp(k->name, "blocks") == 0 ||
-      strcmp(k->name, "out") == 0 ||
-      k->type == KW_TYPE || k->type == KW_TENSOR ||
-      (k->type == KW_REAL && k->required))
-    return; /* DT_NONE / 0 / false already */
-  char *p = (char *)args + f->offset;
-  switch (k->type) {
-  case KW_INT:
-  case KW_WORD:
-  case KW_CHOICE: *(int64_t *)p = k->def; break;
-  case KW_INT_PAIR: ((int64_t *)p)[0] = ((int64_t *)p)[1] = k->def; break;
-  case KW_INT_TRIPLE:
-    for (int i = 0; i < 3; i++) ((int64_t *)p)[i] = k->def;
-    break;
-  case KW_REAL: *(double *)p = NAN; break; /* not given */
-  case KW_BOOL: *(bool *)p = k->def != 0; break;
-  default: break;
-  }
-}
-
-static void op_info_init(OpInfo *info, const OpDesc *op) {
-  memset(info, 0, sizeof *info);
-  info->op = op;
-  info->axis_kw = -1;
-  memset(&info->defaults, 0, sizeof info->defaults);
-  info->defaults.precision = DT_NONE;
-  info->defaults.cast_to = DT_NONE;
-  info->defaults.out_dtype = DT_NONE;
-  int n = 0;
-  for (const KwDesc *k = op->keywords; k->name; k++) info->kws[n++] = k;
-  for (const KwDesc *k = kw_common; k->name; k++) info->kws[n++] = k;
-  if (takes_out(op)) info->kws[n++] = kw_out;
-  info->nkw = n;
-  for (int i = 0; i < n; i++) {
-    const KwDesc *k = info->kws[i];
-    info->fields[i] = k->type == KW_TYPE ? NULL : kw_field(k->name);
-    if (strcmp(k->name, "axis") == 0) info->axis_kw = i;
-    kw_default(k, info->fields[i], &info->defaults);
-  }
-}
-
-/* An application's arguments before its keywords are read: every
- * keyword at its default (an importer sizing a node it is about to write
- * starts from these, as sema does). */
-void op_default_args(const OpDesc *op, OpArgs *args) {
-  OpInfo info;
-  op_info_init(&info, op);
-  memcpy(args, &info.defaults, sizeof *args);
-}
-
-static bool kw_int_min(Sema *s, const KwDesc *k, const KwField *f,
-                       const Expr *e, int64_t v) {
-  int64_t min = f->min;
-  if (v >= min) return true;
-  diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-              "keyword '%s' must be at least %lld, got %lld", k->name,
-              (long long)min, (long long)v);
-  return false;
-}
-
-/* Stores one keyword's value; custom's out= type goes to *declared. */
-static bool kw_set(Sema *s, const KwDesc *k, const KwField *f, const Expr *e,
-                   OpArgs *args, TensorType *declared, Loc *dtype_loc) {
-  if (k->type == KW_TYPE) {
-    s->numctx = "dimension";
-    return eval_type(s, e, declared, dtype_loc);
-  }
-  char *p = (char *)args + f->offset;
-  s->numctx = "value";
-  switch (k->type) {
-  case KW_INT: {
-    int64_t v;
-    if (!eval_int(s, e, &v) || !kw_int_min(s, k, f, e, v)) return false;
-    *(int64_t *)p = v;
-    return true;
-  }
-  case KW_INT_PAIR:
-  case KW_INT_TRIPLE: {
-    int64_t *v = (int64_t *)p;
-    int n = k->type == KW_INT_PAIR ? 2 : 3;
-    if (e->kind != EX_LIST) {
-      if (!eval_int(s, e, &v[0]) || !kw_int_min(s, k, f, e, v[0])) return false;
-      for (int i = 1; i < n; i++) v[i] = v[0];
-      return true;
-    }
-    if (e->list.n != n) {
-      diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                  "keyword '%s' takes one integer or %s, got a list of %d",
-                  k->name, n == 2 ? "[h, w]" : "[d, h, w]", e->list.n);
-      return false;
-    }
-    for (int i = 0; i < n; i++)
-      if (!eval_int(s, e->list.items[i], &v[i]) ||
-          !kw_int_min(s, k, f, e->list.items[i], v[i]))
-        return false;
-    return true;
-  }
-  case KW_BOOL:
-    if (e->kind != EX_BOOL) {
-      diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                  "keyword '%s' takes true or false, got %s", k->name,
-                  e->kind == EX_INT    ? arena_printf(s->arena, "%lld", (long long)e->ival)
-                  : e->kind == EX_NAME ? arena_printf(s->arena, "'%s'", name_of(s, e))
-                                       : expr_kind_str(e->kind));
-      return false;
-    }
-    *(bool *)p = e->ival != 0;
-    return true;
-  case KW_DTYPE:
-    if (e->kind != EX_NAME) {
-      diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                  "keyword '%s' takes a dtype, like %s=fp32", k->name, k->name);
-      return false;
-    }
-    /* out= is a storage dtype; precision= may be tf32 */
-    return parse_dtype(s, name_of(s, e), e->loc, p == (char *)&args->out_dtype,
-                       (DType *)p);
-  case KW_REAL: {
-    LetValue v;
-    if (!eval_num(s, e, &v)) return false;
-    double d = v.is_real ? v.r : (double)v.i;
-    if (d < 0 && f->min >= 0) {
-      diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                  "keyword '%s' must not be negative, got %g", k->name, d);
-      return false;
-    }
-    if (fabs(d) > MAX_KW_REAL) { /* R-KW-004 */
-      diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                  "keyword '%s' must be at most %g, got %g", k->name,
-                  MAX_KW_REAL, d);
-      return false;
-    }
-    *(double *)p = d;
-    return true;
-  }
-  case KW_CHOICE: { /* R-KW-010 */
-    for (int i = 0; e->kind == EX_STRING && k->choices[i]; i++)
-      if (strcmp(e->str, k->choices[i]) == 0) {
-        *(int64_t *)p = i;
-        return true;
-      }
-    StrBuf want = {0};
-    for (int i = 0; k->choices[i]; i++)
-      sb_printf(&want, "%s\"%s\"", i ? " or " : "", k->choices[i]);
-    diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                "keyword '%s' takes %s", k->name, sb_str(&want));
-    sb_free(&want);
-    return false;
-  }
-  case KW_WORD: { /* R-PAR-003: a bare word, one of the choices */
-    for (int i = 0; e->kind == EX_NAME && k->choices[i]; i++)
-      if (strcmp(name_of(s, e), k->choices[i]) == 0) {
-        *(int64_t *)p = i;
-        return true;
-      }
-    StrBuf want = {0};
-    for (int i = 0; k->choices[i]; i++)
-      sb_printf(&want, "%s%s", i == 0 ? "" : k->choices[i + 1] ? ", " : " or ",
-                k->choices[i]);
-    Diag *d = diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                          "keyword '%s' takes %s", k->name, sb_str(&want));
-    sb_free(&want);
-    const char *sug = e->kind == EX_NAME ? util_suggest(name_of(s, e), k->choices) : NULL;
-    if (sug) diag_fixit(d, e->loc, sug);
-    return false;
-  }
-  case KW_INT_LIST: {
-    int64_t *v = (int64_t *)p;
-    if (e->kind != EX_LIST || e->list.n < 1 || e->list.n > MAX_RANK) {
-      diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                  "keyword '%s' takes a list of 1 to %d integers, like [64, 64]",
-                  k->name, MAX_RANK);
-      return false;
-    }
-    for (int i = 0; i < e->list.n; i++)
-      if (!eval_int(s, e->list.items[i], &v[i]) ||
-          !kw_int_min(s, k, f, e->list.items[i], v[i]))
-        return false;
-    return true;
-  }
-  case KW_TYPE:
-  case KW_TENSOR: break;
-  }
-  unreachable();
-}
-
-/* Compute precision without precision=: the widest operand dtype, floats
- * over integers (the storage type the kernel reads). */
-static DType widest(const TensorType *in, int nin, DType fallback) {
-  DType best = DT_NONE;
-  for (int i = 0; i < nin; i++) best = dtype_wider(best, in[i].dtype);
-  return best == DT_NONE ? fallback : best;
-}
-
-static void push_in(Sema *s, int *nin, const TensorType *t, Loc loc, int id) {
-  int n = *nin;
-  if (n + 1 > s->cap_in) {
-    int cap = s->cap_in;
-    grow((void **)&s->in, &cap, n + 1, sizeof *s->in);
-    cap = s->cap_in;
-    grow((void **)&s->in_locs, &cap, n + 1, sizeof *s->in_locs);
-    cap = s->cap_in;
-    grow((void **)&s->in_ids, &cap, n + 1, sizeof *s->in_ids);
-    s->cap_in = cap;
-  }
-  s->in[n] = *t;
-  s->in_locs[n] = loc;
-  s->in_ids[n] = id;
-  *nin = n + 1;
-}
-
-static bool operand(Sema *s, const OpDesc *op, const Expr *e, int *nin,
-                    bool *poisoned) {
-  if (op->form == FORM_SCALAR_OK &&
-      (e->kind == EX_INT || e->kind == EX_REAL ||
-       (e->kind == EX_UNARY &&
-        (e->un.operand->kind == EX_INT || e->un.operand->kind == EX_REAL)))) {
-    TensorType scalar = {DT_NONE, 0, {0}};
-    push_in(s, nin, &scalar, e->loc, -1);
-    return true;
-  }
-  if (e->kind == EX_CALL) { /* an inner application, applied already */
-    int i = s->nnested - 1;
-    while (i >= 0 && s->nested[i].call != e) i--;
-    if (i < 0) unreachable();
-    int node = s->nested[i].node;
-    if (node < 0) {
-      *poisoned = true;
-      return false;
-    }
-    push_in(s, nin, s->nodes[node].type, e->loc, node);
-    return true;
-  }
-  const Binding *b = tensor_operand(s, e, poisoned);
-  if (!b) return false;
-  push_in(s, nin, s->nodes[b->node].type, e->loc, b->node);
-  return true;
-}
-
-/* The integer list of reshape (dims: positive or -1, once), transpose
- * (a perm) or pad (R-MOVE-003: 2 x rank pads, none negative). */
-typedef enum ListKind { LIST_DIMS, LIST_PERM, LIST_PADS } ListKind;
-
-static bool int_list(Sema *s, const OpDesc *op, const Expr *e, int64_t *out,
-                     int *n, ListKind kind) {
-  if (kind == LIST_PADS && (e->kind != EX_LIST || e->list.n > 2 * MAX_RANK)) {
-    diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                "pad takes a list of 2 x rank pads, before then after, like "
-                "pad(x, [0, 0, 1, 1, 0, 0, 1, 1])");
-    return false;
-  }
-  if (e->kind != EX_LIST) {
-    diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                "%s takes a list as its second argument, like %s(x, %s)",
-                op->name, op->name, kind == LIST_DIMS ? "[B, -1]" : "[1, 0]");
-    return false;
-  }
-  if (kind != LIST_PADS && e->list.n > MAX_RANK) {
-    diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                "tensor rank %d exceeds the maximum of %d", e->list.n,
-                MAX_RANK);
-    return false;
-  }
-  bool ok = true;
-  s->numctx = "dimension";
-  for (int i = 0; i < e->list.n; i++) {
-    const Expr *d = e->list.items[i];
-    if (!eval_int(s, d, &out[i])) {
-      ok = false;
-    } else if (kind == LIST_DIMS && out[i] <= 0 && out[i] != -1) {
-      diag_report(s->diags, SEV_ERROR, NULL, d->loc,
-                  "dimension must be positive (or -1 to infer), got %lld",
-                  (long long)out[i]);
-      ok = false;
-    } else if (kind == LIST_PADS && out[i] < 0) {
-      diag_report(s->diags, SEV_ERROR, NULL, d->loc,
-                  "pad must not be negative, got %lld; slice crops",
-                  (long long)out[i]);
-      ok = false;
-    }
-  }
-  *n = e->list.n;
-  return ok;
-}
-
-static const char *plural(int n) { return n == 1 ? "" : "s"; }
-
-static bool check_arity(Sema *s, const OpDesc *op, int n, Loc loc) {
-  if (n >= op->min_inputs && (op->max_inputs < 0 || n <= op->max_inputs))
-    return true;
-  if (op->max_inputs < 0)
-    diag_report(s->diags, SEV_ERROR, NULL, loc,
-                "%s takes at least %d operand%s, got %d", op->name,
-                op->min_inputs, plural(op->min_inputs), n);
-  else if (op->min_inputs == op->max_inputs)
-    diag_report(s->diags, SEV_ERROR, NULL, loc,
-                "%s takes %d operand%s, got %d", op->name, op->min_inputs,
-                plural(op->min_inputs), n);
-  else
-    diag_report(s->diags, SEV_ERROR, NULL, loc,
-                "%s takes %d to %d operands, got %d", op->name,
-                op->min_inputs, op->max_inputs, n);
-  return false;
-}
-
-/* Binds the positional arguments by the op's form into s->in. */
-static bool positionals(Sema *s, const OpDesc *op, const Expr *call,
-                        const Expr **pos, int npos, int *nin, OpArgs *args,
-                        int64_t *list, int *nlist, Loc *list_loc,
-                        Loc *dtype_loc, bool *poisoned) {
-  bool ok = true;
-  switch (op->form) {
-  case FORM_TENSORS:
-  case FORM_SCALAR_OK:
-    for (int i = 0; i < npos; i++) ok &= operand(s, op, pos[i], nin, poisoned);
-    if (!ok || *poisoned) return false;
-    if (!check_arity(s, op, *nin, call->loc)) return false;
-    if (op->form == FORM_SCALAR_OK) {
-      bool any = false;
-      for (int i = 0; i < *nin; i++) any |= s->in[i].dtype != DT_NONE;
-      if (!any) {
-        diag_report(s->diags, SEV_ERROR, NULL, call->loc,
-                    "%s needs at least one tensor operand; use 'let' for "
-                    "arithmetic on numbers",
-                    op->name);
-        return false;
-      }
-    }
-    return true;
-  case FORM_TENSOR_LIST:
-    if (npos != 1 || pos[0]->kind != EX_LIST) {
-      diag_report(s->diags, SEV_ERROR, NULL, call->loc,
-                  "%s takes one list of tensors, like %s([a, b], axis=0)",
-                  op->name, op->name);
-      return false;
-    }
-    for (int i = 0; i < pos[0]->list.n; i++)
-      ok &= operand(s, op, pos[0]->list.items[i], nin, poisoned);
-    if (!ok || *poisoned) return false;
-    return check_arity(s, op, *nin, pos[0]->loc);
-  case FORM_DTYPE:
-  case FORM_DIMS:
-  case FORM_PERM:
-  case FORM_SPLIT:
-  case FORM_PADS:
-  case FORM_COUNT:
-    break;
-  }
-  static const char *const usage[] = {
-      [FORM_DTYPE] = "cast(x, fp32)",
-      [FORM_DIMS] = "reshape(x, [B, -1])",
-      [FORM_PERM] = "transpose(x, [1, 0])",
-      [FORM_SPLIT] = "split(x, 3, axis=-1)",
-      [FORM_PADS] = "pad(x, [0, 0, 1, 1, 0, 0, 1, 1])",
-      [FORM_COUNT] = "scores, idx = topk(logits, 2, axis=-1)",
-  };
-  if (npos != 2) {
-    const char *like = usage[op->form];
-    if (op->form == FORM_DIMS || op->form == FORM_PERM) /* with op's name */
-      like = arena_printf(s->arena, "%s%s", op->name, strchr(like, '('));
-    diag_report(s->diags, SEV_ERROR, NULL, call->loc,
-                "%s takes 2 arguments, like %s, got %d", op->name, like, npos);
-    return false;
-  }
-  ok = operand(s, op, pos[0], nin, poisoned);
-  const Expr *e = pos[1];
-  *list_loc = e->loc;
-  if (op->form == FORM_DTYPE) {
-    if (e->kind != EX_NAME) {
-      diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                  "cast takes a dtype as its second argument, like %s",
-                  usage[op->form]);
-      return false;
-    }
-    *dtype_loc = e->loc;
-    ok &= parse_dtype(s, name_of(s, e), e->loc, true, &args->cast_to);
-  } else if (op->form == FORM_PADS) {
-    ok &= int_list(s, op, e, list, nlist, LIST_PADS);
-  } else if (op->form == FORM_SPLIT && e->kind != EX_LIST) {
-    int64_t parts = 0; /* R-VIEW-008: N equal parts */
-    s->numctx = "value";
-    if (eval_int(s, e, &parts) && (parts < 1 || parts > SPLIT_MAX_PARTS)) {
-      diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                  "split takes 1 to %d parts, got %lld", SPLIT_MAX_PARTS,
-                  (long long)parts);
-      parts = 0;
-    }
-    ok &= parts >= 1;
-    *nlist = -(int)parts;
-  } else if (op->form == FORM_COUNT) {
-    int64_t k = 0; /* R-ROUTE-001: topk's K, at least 1 */
-    s->numctx = "value";
-    if (eval_int(s, e, &k) && k < 1)
-      diag_report(s->diags, SEV_ERROR, NULL, e->loc,
-                  "%s takes a K of at least 1, got %lld", op->name,
-                  (long long)k);
-    ok &= k >= 1;
-    args->k = k;
-  } else {
-    ok &= int_list(s, op, e, list, nlist,
-                   op->form == FORM_PERM ? LIST_PERM : LIST_DIMS);
-  }
-  return ok && !*poisoned;
-}
-
-/* A read-only copy of `args` (memset before filling, so padding compares
- * equal), shared with earlier nodes whose arguments are the same. */
-static const OpArgs *share_args(Sema *s, OpInfo *info, const OpArgs *args) {
-  /* An op's applications mostly repeat its arguments: try its last first. */
-  if (info->last_args && memcmp(args, info->last_args, sizeof *args) == 0)
-    return info->last_args;
-  const OpArgs *copy = NULL;
-  if (memcmp(args, &no_args, sizeof *args) == 0) copy = &no_args;
-  for (int i = 0; !copy && i < ARGS_CACHE; i++)
-    if (s->shared_args[i] && memcmp(args, s->shared_args[i], sizeof *args) == 0)
-      copy = s->shared_args[i];
-  if (!copy) {
-    copy = arena_memdup(s->arena, args, sizeof *args);
-    s->shared_args[s->next_args] = copy;
-    s->next_args = (s->next_args + 1) % ARGS_CACHE;
-  }
-  info->last_args = copy;
-  return copy;
-}
-
-/* The op that name id `callee` spells, made on its first application;
- * NULL when no op has that name. */
-static OpInfo *lookup_op(Sema *s, int callee) {
-  OpInfo **slot = &s->op_byid[callee];
-  if (*slot) return *slot;
-  const OpDesc *op = op_lookup(s->names[callee]);
-  if (!op) return NULL;
-  *slot = arena_alloc(s->arena, sizeof **slot);
-  op_info_init(*slot, op);
-  return *slot;
-}
-
-static int apply_call(Sema *s, const Stmt *st, const Expr *call,
-                      const char *name);
-
-/* An inner node's name stops growing at this length (R-NEST-001), so the
- * names of a statement nested 256 deep cost linear, not quadratic, memory. */
-#define NESTED_NAME_MAX 64
-
-/* Applies the inner call `e` of the application named `outer` as a node
- * of its own, named `outer.op` (R-NEST-001), and records it for operand. */
-static void apply_inner(Sema *s, const Stmt *st, const Expr *e,
-                        const char *outer) {
-  const char *callee = s->names[e->call.callee];
-  const char *name = strlen(outer) + 1 + strlen(callee) <= NESTED_NAME_MAX
-                         ? arena_printf(s->arena, "%s.%s", outer, callee)
-                         : outer;
-  int node = apply_call(s, st, e, name);
-  grow((void **)&s->nested, &s->cap_nested, s->nnested + 1, sizeof *s->nested);
-  s->nested[s->nnested++] = (struct Nested){e, node};
-}
-
-/* The inner calls among the tensor operands of `call`, innermost first. */
-static void apply_inners(Sema *s, const Stmt *st, const OpDesc *op,
-                         const Expr *call, const char *name) {
-  bool first = true;
-  for (int i = 0; i < call->call.nargs; i++) {
-    const Expr *v = call->call.args[i].value;
-    if (call->call.args[i].key) continue;
-    bool tensor = first || op->form == FORM_TENSORS || op->form == FORM_SCALAR_OK;
-    first = false;
-    if (!tensor) continue;
-    if (v->kind == EX_CALL) apply_inner(s, st, v, name);
-    if (v->kind == EX_LIST && op->form == FORM_TENSOR_LIST)
-      for (int j = 0; j < v->list.n; j++)
-        if (v->list.items[j]->kind == EX_CALL)
-          apply_inner(s, st, v->list.items[j], name);
-  }
-}
-
-static int apply_node(Sema *s, const Stmt *st, const Expr *call,
-                      const char *name, OpInfo *info, int result,
-                      int nresults);
-
-/* One application `call` with `nresults` results: its inner calls first
- * (named after the first result), then itself once per result, names[i]
- * (or `name` when names is NULL) getting node[i], -1 after an error: an
- * error is reported for the first result only. */
-static void apply_results(Sema *s, const Stmt *st, const Expr *call,
-                          const char *name, const Ident *names, int nresults,
-                          int *node) {
-  for (int i = 0; i < nresults; i++) node[i] = -1;
-  OpInfo *info = lookup_op(s, call->call.callee);
-  if (!info) {
-    unknown_name(s, call->call.callee_loc, "op", s->names[call->call.callee], 0, op_candidates);
-    return;
-  }
-  if (names) name = names[0].name;
-  if (nresults > 1 && !(info->op->flags & OPF_RESULTS)) { /* R-NAME-009 */
-    diag_report(s->diags, SEV_ERROR, NULL, call->loc,
-                "%s gives one result, not %d; bind it to one name",
-                info->op->name, nresults);
-    return;
-  }
-  int base = s->nnested;
-  apply_inners(s, st, info->op, call, name);
-  for (int i = 0; i < nresults && (i == 0 || node[0] >= 0); i++)
-    node[i] = apply_node(s, st, call, names ? names[i].name : name, info, i,
-                         nresults);
-  s->nnested = base;
-}
-
-/* One application `call`, its result named `name`.  Returns the new node
- * id, or -1. */
-static int apply_call(Sema *s, const Stmt *st, const Expr *call,
-                      const char *name) {
-  int node;
-  apply_results(s, st, call, name, NULL, 1, &node);
-  return node;
-}
-
-/* R-CACHE-002: an append's first operand is a `cache` declaration, or an
- * append to one (the same storage). */
-static bool append_to_cache(Sema *s, const OpDesc *op) {
-  int id = s->in_ids[0];
-  const GNode *g = &s->nodes[id];
-  while (g->op && (g->op->flags & OPF_APPEND)) g = &s->nodes[g->inputs[0]];
-  if (g->role == ROLE_CACHE) return true;
-  const GNode *named = &s->nodes[id];
-  diag_report(s->diags, SEV_ERROR, NULL, s->in_locs[0],
-              "%s writes into a KV cache, and '%s' is %s %s, not a cache; "
-              "declare it 'cache %s : [...]'",
-              op->name, named->name,
-              named->role == ROLE_ACTIVATION || named->role == ROLE_INPUT
-                  ? "an" : "a",
-              role_str(named->role), named->name);
-  return false;
-}
-
-static int apply_node(Sema *s, const Stmt *st, const Expr *call,
-                      const char *name, OpInfo *info, int result,
-                      int nresults) {
-  const OpDesc *op = info->op;
-  OpArgs args;
-  memcpy(&args, &info->defaults, sizeof args); /* padding too */
-  const KwDesc *const *kws = info->kws;
-  int nkw = info->nkw;
-
-  /* positional arguments, in order, before keywords */
-  int npos = 0;
-  for (int i = 0; i < call->call.nargs; i++)
-    if (!call->call.args[i].key) npos++;
-  grow((void **)&s->pos, &s->cap_pos, npos + 1, sizeof *s->pos);
-  const Expr **pos = s->pos;
-  npos = 0;
-  for (int i = 0; i < call->call.nargs; i++)
-    if (!call->call.args[i].key) pos[npos++] = call->call.args[i].value;
-
-  int nin = 0, nlist = 0, npositional;
-  int64_t list[2 * MAX_RANK]; /* pad's list is 2 x rank */
-  TensorType declared;
-  memset(&declared, 0, sizeof declared);
-  bool poisoned = false;
-  Loc list_loc = LOC_NONE, dtype_loc = LOC_NONE, axis_loc = LOC_NONE;
-  Loc out_loc = LOC_NONE;
-  bool ok = positionals(s, op, call, pos, npos, &nin, &args, list, &nlist,
-                        &list_loc, &dtype_loc, &poisoned);
-  npositional = nin;
-
-  /* keywords: known, once each, of the right type, required ones present */
-  Loc seen[MAX_KW];
-  for (int i = 0; i < nkw; i++) seen[i] = LOC_NONE;
-  for (int i = 0; i < call->call.nargs; i++) {
-    const Arg *a = &call->call.args[i];
-    if (!a->key) continue;
-    Loc name_loc = ast_arg_name_loc(a);
-    int k = 0;
-    while (k < nkw && strcmp(kws[k]->name, a->key->name) != 0) k++;
-    if (k == nkw && strcmp(a->key->name, "out") == 0) {
-      diag_report(s->diags, SEV_ERROR, NULL, name_loc,
-                  op->flags & OPF_CAST
-                      ? "%s takes no out=: its dtype is its second argument, "
-                        "like cast(x, fp16)"
-                      : "%s takes no out=: out=DTYPE is for an op that "
-                        "computes (elementwise, reduction, contraction), and "
-                        "%s is a %s op",
-                  op->name, op->name, op_class_str(op->cls));
-      ok = false;
-      continue;
-    }
-    if (k == nkw) {
-      const char *names[MAX_KW + 1];
-      for (int j = 0; j < nkw; j++) names[j] = kws[j]->name;
-      names[nkw] = NULL;
-      const char *sug = util_suggest(a->key->name, names);
-      /* R-KW-001: PyTorch's spellings that no edit distance reaches. */
-      static const char *const synonyms[][2] = {
-          {"dim", "axis"}, {"dims", "axis"}, {"kernel_size", "kernel"}};
-      for (size_t y = 0; !sug && y < sizeof synonyms / sizeof *synonyms; y++)
-        for (int j = 0; j < nkw && strcmp(synonyms[y][0], a->key->name) == 0; j++)
-          if (strcmp(names[j], synonyms[y][1]) == 0) sug = names[j];
-      Diag *d = diag_report(s->diags, SEV_ERROR, NULL, name_loc,
-                            sug ? "unknown keyword '%s' for %s; did you mean "
-                                  "'%s'?"
-                                : "unknown keyword '%s' for %s",
-                            a->key->name, op->name, sug);
-      if (sug) diag_fixit(d, name_loc, sug);
-      ok = false;
-      continue;
-    }
-    if (seen[k].file >= 0) {
-      Diag *d = diag_report(s->diags, SEV_ERROR, NULL, name_loc,
-                            "duplicate keyword '%s'", a->key->name);
-      diag_note(d, seen[k], "first given here");
-      ok = false;
-      continue;
-    }
-    seen[k] = name_loc;
-    if (k == info->axis_kw) axis_loc = a->value->loc;
-    if (kws[k] == kw_out) out_loc = a->value->loc;
-    if (kws[k]->type == KW_TENSOR) { /* bias=: one more input, the last */
-      if (ok && !poisoned) ok = operand(s, op, a->value, &nin, &poisoned);
-      args.bias = true;
-      continue;
-    }
-    Loc out_dtype = LOC_NONE;
-    if (!kw_set(s, kws[k], info->fields[k], a->value, &args, &declared,
-                &out_dtype))
-      ok = false;
-    if (out_dtype.file >= 0) dtype_loc = out_dtype;
-  }
-  for (int k = 0; k < nkw; k++)
-    if (kws[k]->required && seen[k].file < 0) {
-      diag_report(s->diags, SEV_ERROR, NULL, call->loc,
-                  "missing required keyword '%s' for %s", kws[k]->name,
-                  op->name);
-      ok = false;
-    }
-  if (!ok || poisoned) return -1;
-  if ((op->flags & OPF_APPEND) && !append_to_cache(s, op)) return -1;
-
-  args.result = result;
-  ShapeCtx ctx = {s->diags, call->loc, s->in_locs, s->arena, axis_loc,
-                  list_loc, list, nlist, &declared,
-                  parallel_place(&s->m->parallel, (ParGroup)args.group).size,
-                  result, nresults};
-  TensorType out;
-  memset(&out, 0, sizeof out);
-  if (!op->shape(op, s->in, nin, &args, &out, &ctx)) return -1;
-  /* R-KW-008: the compute precision stays that of the operands (below);
-   * out= sets only the dtype the result is stored in */
-  DType computed = out.dtype;
-  /* R-ROUTE-001: a later result (topk's indices) keeps its own dtype */
-  if (args.out_dtype != DT_NONE && !(result > 0 && (op->flags & OPF_RESULTS))) {
-    out.dtype = args.out_dtype;
-    dtype_loc = out_loc;
-  }
-  /* Most results have the type of their first operand: that type is
-   * interned already (the pointer intern_type would return), and its
-   * element count was checked when it was first made. */
-  int first = nin ? s->in_ids[0] : -1;
-  const TensorType *type = first >= 0 && same_type(&out, s->nodes[first].type)
-                               ? s->nodes[first].type
-                               : NULL;
-  int64_t elems;
-  if (!type && !op_elements(&out, &elems)) {
-    char buf[200];
-    diag_report(s->diags, SEV_ERROR, NULL, call->loc,
-                "element count of the result %s overflows 64 bits",
-                op_type_str(buf, sizeof buf, &out));
-    return -1;
-  }
-
-  GNode *g = new_node(s, name, ROLE_ACTIVATION, call->loc, st);
-  g->op = op;
-  g->type = type ? type : intern_type(s, &out);
-  g->args = share_args(s, info, &args);
-  g->region = s->region;
-  g->dtype_loc = dtype_loc;
-  g->precision_explicit = args.precision != DT_NONE;
-  g->precision =
-      g->precision_explicit ? args.precision
-                            : widest(s->in, npositional, computed);
-  /* R-PLAN-007: --dtype CLASS=DT computes the class's ops that would
-   * compute at the plan dtype at DT; storage is unchanged */
-  const Bindings *wi = s->overrides;
-  if (wi && wi->what_if_recipe && op->cls == wi->recipe_class && !g->precision_explicit &&
-      g->precision == s->m->dtype)
-    g->precision = wi->recipe_dtype;
-  g->inputs = arena_alloc(s->arena, (size_t)(nin ? nin : 1) * sizeof(int));
-  /* Consumers are counted here, each op once per operand node, while the
-   * operands are still in cache, not in a second pass over every node. A
-   * result is an output until something reads it (or `output` names it:
-   * those are marked again at the end of the model). */
-  g->is_output = true;
-  for (int i = 0; i < nin; i++) {
-    int id = s->in_ids[i];
-    if (id < 0) continue;
-    bool dup = false;
-    for (int j = 0; j < g->ninputs && !dup; j++) dup = g->inputs[j] == id;
-    g->inputs[g->ninputs++] = id;
-    if (dup) continue;
-    GNode *used = &s->nodes[id];
-    if (used->nconsumers++ == 0) used->is_output = false;
-  }
-  return (int)(g - s->nodes);
-}
 
 /* ---------------------------------------------------------------------- */
 /* Statements.                                                             */
@@ -1661,13 +731,39 @@ static void check_carried(Sema *s, int scope) {
   *l = (CarriedList){0};
 }
 
+/* R-MOE-007: the groups: n_group of E / n_group experts, each token's K
+ * within topk_group of them; both given or neither, and consistent (else
+ * an error and no groups). */
+static void experts_groups(Sema *s, int64_t e, Loc n_group_at,
+                           Loc topk_group_at, Scope *moe) {
+  if ((n_group_at.file >= 0) != (topk_group_at.file >= 0)) {
+    diag_report(s->diags, SEV_ERROR, NULL, n_group_at.file >= 0 ? n_group_at : topk_group_at,
+                "n_group= and topk_group= go together: a token's experts "
+                "lie in topk_group of the n_group groups");
+    moe->n_group = moe->topk_group = 0;
+  } else if (moe->n_group) {
+    const char *bad = NULL;
+    if (e % moe->n_group != 0) bad = "n_group must divide the expert count";
+    else if (moe->topk_group > moe->n_group) bad = "topk_group is more than n_group";
+    else if (moe->topk_group * (e / moe->n_group) < moe->top)
+      bad = "the topk_group groups a token chooses hold fewer experts than "
+            "it runs";
+    if (bad) {
+      diag_report(s->diags, SEV_ERROR, NULL, topk_group_at,
+                  "experts %lld top %lld n_group=%lld topk_group=%lld: %s",
+                  (long long)e, (long long)moe->top, (long long)moe->n_group,
+                  (long long)moe->topk_group, bad);
+      moe->n_group = moe->topk_group = 0;
+    }
+  }
+}
+
 /* R-MOE-001: K (1 to E) and the options of `experts E top K`; a real
  * option `name` of at least `min`. */
 static double experts_option(Sema *s, const Arg *a, double min,
                              const char *why) {
   LetValue v;
-  s->numctx = "value";
-  if (!eval_num(s, a->value, &v)) return -1;
+  if (!eval_num(s, a->value, NUM_VALUE, &v)) return -1;
   double d = v.is_real ? v.r : (double)v.i;
   if (d < min || d > MAX_KW_REAL) {
     diag_report(s->diags, SEV_ERROR, NULL, a->value->loc,
@@ -1682,8 +778,7 @@ static double experts_option(Sema *s, const Arg *a, double min,
 static Scope experts_header(Sema *s, const Stmt *st, int64_t e) {
   Scope moe = {.experts = e, .top = 1, .capacity_factor = 1, .imbalance = 1};
   int64_t k = 1;
-  s->numctx = "value";
-  if (eval_int(s, st->experts.top, &k)) {
+  if (eval_int(s, st->experts.top, NUM_VALUE, &k)) {
     if (k < 1 || k > e)
       diag_report(s->diags, SEV_ERROR, NULL, st->experts.top->loc,
                   "experts %lld top %lld: each token runs 1 to %lld experts, "
@@ -1722,8 +817,7 @@ static Scope experts_header(Sema *s, const Stmt *st, int64_t e) {
     seen[which] = at;
     if (which >= 2) { /* R-MOE-007: DeepSeek's group-limited routing */
       int64_t g = 0;
-      s->numctx = "value";
-      if (!eval_int(s, a->value, &g)) continue;
+      if (!eval_int(s, a->value, NUM_VALUE, &g)) continue;
       if (g < 1 || g > e) {
         diag_report(s->diags, SEV_ERROR, NULL, a->value->loc,
                     "%s must be 1 to the %lld experts, got %lld", a->key->name,
@@ -1742,28 +836,7 @@ static Scope experts_header(Sema *s, const Stmt *st, int64_t e) {
     if (which == 0) moe.capacity_factor = v;
     else moe.imbalance = v;
   }
-  /* the groups: n_group of E / n_group experts, each token's K within
-   * topk_group of them */
-  if ((seen[2].file >= 0) != (seen[3].file >= 0)) {
-    diag_report(s->diags, SEV_ERROR, NULL, seen[2].file >= 0 ? seen[2] : seen[3],
-                "n_group= and topk_group= go together: a token's experts "
-                "lie in topk_group of the n_group groups");
-    moe.n_group = moe.topk_group = 0;
-  } else if (moe.n_group) {
-    const char *bad = NULL;
-    if (e % moe.n_group != 0) bad = "n_group must divide the expert count";
-    else if (moe.topk_group > moe.n_group) bad = "topk_group is more than n_group";
-    else if (moe.topk_group * (e / moe.n_group) < moe.top)
-      bad = "the topk_group groups a token chooses hold fewer experts than "
-            "it runs";
-    if (bad) {
-      diag_report(s->diags, SEV_ERROR, NULL, seen[3],
-                  "experts %lld top %lld n_group=%lld topk_group=%lld: %s",
-                  (long long)e, (long long)moe.top, (long long)moe.n_group,
-                  (long long)moe.topk_group, bad);
-      moe.n_group = moe.topk_group = 0;
-    }
-  }
+  experts_groups(s, e, seen[2], seen[3], &moe);
   return moe;
 }
 
@@ -1799,8 +872,7 @@ static void scope_stmt(Sema *s, const Stmt *st) {
     return;
   }
   int64_t trips = 1;
-  s->numctx = "value";
-  bool ok = eval_int(s, st->loop.count, &trips);
+  bool ok = eval_int(s, st->loop.count, NUM_VALUE, &trips);
   if (ok && trips < 1) {
     diag_report(s->diags, SEV_ERROR, NULL, st->loop.count->loc,
                 "%s count must be at least 1, got %lld", word_of(st),
@@ -1829,12 +901,15 @@ static void scope_stmt(Sema *s, const Stmt *st) {
   grow((void **)&s->carried, &cap, m->nscopes + 1, sizeof *s->carried);
   s->cap_scopes = cap;
   int id = m->nscopes++;
-  s->scopes[id] = (Scope){s->scope, is_loop, trips, outer * (double)trips,
-                          span(st->loc, st->kind == ST_EXPERTS
-                                            ? st->experts.top->loc
-                                            : st->loop.count->loc),
-                          moe.experts, moe.top, moe.capacity_factor,
-                          moe.imbalance, moe.n_group, moe.topk_group};
+  Loc count_loc = st->kind == ST_EXPERTS ? st->experts.top->loc
+                                         : st->loop.count->loc;
+  s->scopes[id] = (Scope){.parent = s->scope, .is_loop = is_loop,
+                          .trips = trips, .count = outer * (double)trips,
+                          .loc = span(st->loc, count_loc),
+                          .experts = moe.experts, .top = moe.top,
+                          .capacity_factor = moe.capacity_factor,
+                          .imbalance = moe.imbalance, .n_group = moe.n_group,
+                          .topk_group = moe.topk_group};
   s->carried[id] = (CarriedList){0};
   int saved = s->scope;
   s->scope = id;
@@ -1858,7 +933,8 @@ static void fused_stmt(Sema *s, const Stmt *st) {
   grow((void **)&s->regions, &s->cap_regions, m->nregions + 1,
        sizeof *s->regions);
   int id = m->nregions++;
-  s->regions[id] = (Region){st->def.name.name, header, s->scope};
+  s->regions[id] = (Region){.name = st->def.name.name, .loc = header,
+                            .scope = s->scope};
   s->region = id;
   model_block(s, &st->def.body, false);
   s->region = -1;
@@ -2002,6 +1078,23 @@ static void model_block(Sema *s, const Block *b, bool top) {
 }
 
 /* R-KW-006, R-PAR-001: each key a row of parallel_keys (parallel.c). */
+/* A key no `parallel` block takes: the closest one, else all of them. */
+static void unknown_parallel_key(Sema *s, const Ident *key,
+                                 const char *const *names) {
+  const char *sug = util_suggest(key->name, names);
+  StrBuf want = {0};
+  for (int j = 0; names[j]; j++)
+    sb_printf(&want, "%s%s", j == 0 ? "" : names[j + 1] ? ", " : " or ",
+              names[j]);
+  Diag *d = diag_report(s->diags, SEV_ERROR, NULL, key->loc,
+                        sug ? "unknown parallel key '%s'; did you mean "
+                              "'%s'?"
+                            : "unknown parallel key '%s' (expected %s)",
+                        key->name, sug ? sug : sb_str(&want));
+  sb_free(&want);
+  if (sug) diag_fixit(d, key->loc, sug);
+}
+
 static void parallel_stmt(Sema *s, const Stmt *st) {
   Parallel *p = &s->m->parallel;
   parallel_default(p);
@@ -2027,18 +1120,7 @@ static void parallel_stmt(Sema *s, const Stmt *st) {
     int k = 0;
     while (names[k] && strcmp(names[k], key->name) != 0) k++;
     if (!names[k]) {
-      const char *sug = util_suggest(key->name, names);
-      StrBuf want = {0};
-      for (int j = 0; names[j]; j++)
-        sb_printf(&want, "%s%s", j == 0 ? "" : names[j + 1] ? ", " : " or ",
-                  names[j]);
-      Diag *d = diag_report(s->diags, SEV_ERROR, NULL, key->loc,
-                            sug ? "unknown parallel key '%s'; did you mean "
-                                  "'%s'?"
-                                : "unknown parallel key '%s' (expected %s)",
-                            key->name, sug ? sug : sb_str(&want));
-      sb_free(&want);
-      if (sug) diag_fixit(d, key->loc, sug);
+      unknown_parallel_key(s, key, names);
       continue;
     }
     if (seen[k].file >= 0) {
@@ -2061,8 +1143,7 @@ static void parallel_stmt(Sema *s, const Stmt *st) {
       continue;
     }
     int64_t v;
-    s->numctx = "value";
-    if (!eval_int(s, e, &v)) continue;
+    if (!eval_int(s, e, NUM_VALUE, &v)) continue;
     if (v < pk->min) {
       diag_report(s->diags, SEV_ERROR, NULL, e->loc,
                   pk->min == 1
@@ -2305,8 +1386,7 @@ static void let_stmt(Sema *s, const Stmt *st) {
     l->ok = true;
     l->from_d = true;
   } else {
-    s->numctx = "value";
-    l->ok = eval_num(s, st->let.value, &l->v);
+    l->ok = eval_num(s, st->let.value, NUM_VALUE, &l->v);
   }
   if (name->id >= 0 && name->id < s->nnames) s->let_byid[name->id] = l;
   grow((void **)&s->let_names, &s->cap_lets, s->nlets + 2,
@@ -2346,6 +1426,62 @@ Unit *sema_analyze(Arena *a, const Program *p, Bindings *b, DiagSink *diags) {
   return sema_analyze_consuming(a, p, NULL, b, diags);
 }
 
+static void sema_init(Sema *s, Arena *a, const Program *p, Arena *tree,
+                      Bindings *b, DiagSink *diags) {
+  memset(s, 0, sizeof *s);
+  s->arena = a;
+  s->tree = tree;
+  s->diags = diags;
+  s->overrides = b;
+  s->nnames = p->nnames;
+  s->names = p->names;
+  s->let_byid = xcalloc((size_t)p->nnames + 1, sizeof *s->let_byid);
+  /* In the arena: a big block of it comes zeroed from the kernel, so only
+   * the pages of the few ops' slots are ever touched. */
+  s->op_byid = arena_alloc(a, ((size_t)p->nnames + 1) * sizeof *s->op_byid);
+  s->suggest_budget = SUGGEST_BUDGET;
+  grow((void **)&s->let_names, &s->cap_lets, 1, sizeof *s->let_names);
+  s->let_names[0] = NULL;
+  s->top = &p->top;
+}
+
+static void sema_free(Sema *s) {
+  free(s->in);
+  free(s->in_locs);
+  free(s->in_ids);
+  free(s->pos);
+  free(s->let_names);
+  free(s->types);
+  free(s->byid);
+  free(s->outputs);
+  free(s->nested);
+  free(s->bound);
+  free(s->let_byid);
+  free(s->let_ids);
+  free((void *)s->all_lets);
+}
+
+/* Each model in turn, into u->models; a name given twice is an error
+ * (the names in a map: a file of many models stays linear). */
+static void analyze_models(Sema *s, const Stmt **models, int nmodels,
+                           Unit *u) {
+  StrMap seen;
+  strmap_init(&seen);
+  for (int i = 0; i < nmodels; i++) {
+    const Ident *name = &models[i]->def.name;
+    const Stmt *first = strmap_get(&seen, name->name);
+    if (first) {
+      Diag *d = diag_report(s->diags, SEV_ERROR, NULL, name->loc,
+                            "redefinition of model '%s'", name->name);
+      diag_note(d, first->def.name.loc, "first defined here");
+    } else {
+      strmap_put(&seen, name->name, (void *)models[i]);
+    }
+    analyze_model(s, models[i], &u->models[u->nmodels++]);
+  }
+  strmap_free(&seen);
+}
+
 Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
                              Bindings *b, DiagSink *diags) {
   Unit *u = arena_alloc(a, sizeof *u);
@@ -2353,22 +1489,7 @@ Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
   u->target_loc = LOC_NONE;
   if (p->nsyntax_errors > 0) return u;
   Sema s;
-  memset(&s, 0, sizeof s);
-  s.arena = a;
-  s.tree = tree;
-  s.diags = diags;
-  s.overrides = b;
-  s.numctx = "value";
-  s.nnames = p->nnames;
-  s.names = p->names;
-  s.let_byid = xcalloc((size_t)p->nnames + 1, sizeof *s.let_byid);
-  /* In the arena: a big block of it comes zeroed from the kernel, so only
-   * the pages of the few ops' slots are ever touched. */
-  s.op_byid = arena_alloc(a, ((size_t)p->nnames + 1) * sizeof *s.op_byid);
-  s.suggest_budget = SUGGEST_BUDGET;
-  grow((void **)&s.let_names, &s.cap_lets, 1, sizeof *s.let_names);
-  s.let_names[0] = NULL;
-  s.top = &p->top;
+  sema_init(&s, a, p, tree, b, diags);
 
   const Stmt **models = NULL, **defs = NULL;
   int nmodels = 0, cap_models = 0, cap_defs = 0;
@@ -2413,41 +1534,15 @@ Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
   u->lets = arena_alloc(a, (size_t)(s.nlets + 1) * sizeof *u->lets);
   for (int i = 0; i < s.nlets; i++) {
     const Let *l = let_of(&s, s.let_ids[i]);
-    u->lets[u->nlets++] = (LetDef){s.let_names[i], l->loc, l->v, l->ok};
+    u->lets[u->nlets++] = (LetDef){.name = s.let_names[i], .loc = l->loc,
+                                   .value = l->v, .ok = l->ok};
   }
   u->models = arena_alloc(a, (size_t)(nmodels ? nmodels : 1) * sizeof *u->models);
   s.byid = nmodels ? xcalloc((size_t)p->nnames, sizeof *s.byid) : NULL;
-  /* Model names in a map: a file of many models stays linear. */
-  StrMap seen;
-  strmap_init(&seen);
-  for (int i = 0; i < nmodels; i++) {
-    const Ident *name = &models[i]->def.name;
-    const Stmt *first = strmap_get(&seen, name->name);
-    if (first) {
-      Diag *d = diag_report(diags, SEV_ERROR, NULL, name->loc,
-                            "redefinition of model '%s'", name->name);
-      diag_note(d, first->def.name.loc, "first defined here");
-    } else {
-      strmap_put(&seen, name->name, (void *)models[i]);
-    }
-    analyze_model(&s, models[i], &u->models[u->nmodels++]);
-  }
-  strmap_free(&seen);
+  analyze_models(&s, models, nmodels, u);
   free(models);
   free(defs);
-  free(s.in);
-  free(s.in_locs);
-  free(s.in_ids);
-  free(s.pos);
-  free(s.let_names);
-  free(s.types);
-  free(s.byid);
-  free(s.outputs);
-  free(s.nested);
-  free(s.bound);
-  free(s.let_byid);
-  free(s.let_ids);
-  free((void *)s.all_lets);
+  sema_free(&s);
   return u;
 }
 

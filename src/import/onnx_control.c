@@ -76,7 +76,7 @@ static bool run_body(X *x, const OnnxNode *n, const Body *b) {
     val_bind(x, g->inputs[b->body_in0 + i].id, carried[i]);
   }
   sb_puts(&x->body.text, "  loop ");
-  put_dim(&x->body.text, b->trips_sym, b->trips);
+  op_put_dim(&x->body.text, b->trips_sym, b->trips);
   sb_puts(&x->body.text, " {");
   end_node_line(x, n);
   for (int i = 0; i < b->nscan_in; i++) {

@@ -109,8 +109,7 @@ bool tensor_type(X *x, const OnnxTensor *t, TensorType *out) {
   return true;
 }
 
-/* Every input known: fold an elementwise op on them (shape arithmetic).
- * Returns true when it folded. */
+/* Inputs [from, to) of n are known values (an absent one counts). */
 bool all_known(X *x, const OnnxNode *n, int from, int to) {
   for (int i = from; i < to && i < n->ninputs; i++) {
     Val *v = val_at(x, n->input_ids[i]);
@@ -153,99 +152,136 @@ static bool bcast_type(const TensorType *a, const TensorType *b, TensorType *o) 
   return true;
 }
 
+/* The type of an elementwise fold of the nin inputs in[] of n: their
+ * broadcast shape, in the op's result dtype; *is_int: its values are
+ * integers.  False when it cannot be folded. */
+static bool fold_type(const OnnxNode *n, Val *const *in, int nin,
+                      TensorType *ot, bool *is_int) {
+  const char *op = n->op_type;
+  *ot = in[0]->t;
+  for (int i = 1; i < nin && i < 3; i++)
+    if (!bcast_type(ot, &in[i]->t, ot)) return false;
+  if (known_count(ot) > ONNX_SMALL_ELEMS) return false;
+  bool cmp = strcmp(op, "Equal") == 0 || strcmp(op, "Less") == 0 ||
+             strcmp(op, "Greater") == 0 || strcmp(op, "Not") == 0;
+  int vi = strcmp(op, "Where") == 0 ? 1 : 0;
+  *is_int = cmp || (in[vi]->is_int && (nin < 2 || in[nin - 1]->is_int));
+  if (strcmp(op, "Cast") == 0) {
+    int32_t to = (int32_t)attr_int(n, "to", ONNX_FLOAT);
+    *is_int = is_int_type(to);
+    DType d = dtype_of(to);
+    if (d == DT_NONE) return false;
+    ot->dtype = d;
+  } else if (cmp) {
+    ot->dtype = DT_BOOL;
+  } else if (vi == 1) {
+    ot->dtype = in[1]->t.dtype;
+  }
+  return true;
+}
+
+/* An element of Equal: a let compared is only sure against a -1
+ * sentinel, or against the same let.  False (the node's error) when it
+ * is not sure. */
+static bool fold_equal(X *x, const double *a, const char *const *s,
+                       double *r) {
+  *r = a[0] == a[1];
+  if (!s[0] && !s[1]) return true;
+  if ((s[0] && a[1] != -1 && !s[1]) || (s[1] && a[0] != -1 && !s[0]))
+    if (!(s[0] && s[1] && strcmp(s[0], s[1]) == 0))
+      return fail(x, "it compares a symbolic dim (%s) with a number",
+                  s[0] ? s[0] : s[1]);
+  *r = s[0] && s[1] ? strcmp(s[0], s[1]) == 0 : 0;
+  return true;
+}
+
+/* `max(a, b)` or `min(a, b)` of two dims, in the arena. */
+static const char *extreme_text(X *x, bool mx, const double *a,
+                                const char *const *s) {
+  StrBuf sb = {0};
+  sb_puts(&sb, mx ? "max(" : "min(");
+  op_put_dim(&sb, s[0], (int64_t)a[0]);
+  sb_puts(&sb, ", ");
+  op_put_dim(&sb, s[1], (int64_t)a[1]);
+  sb_putc(&sb, ')');
+  const char *t = arena_strdup(x->a, sb_str(&sb));
+  sb_free(&sb);
+  return t;
+}
+
+/* One element of op over the operands a[] (their let expressions s[]):
+ * *r its value, *rs its let expression.  1: folded; 0: an op that does
+ * not fold; -1: the node's error. */
+static int fold_element(X *x, const char *op, bool is_int, const double *a,
+                        const char *const *s, double *r, const char **rs) {
+  *r = a[0];
+  *rs = NULL;
+  char c = strcmp(op, "Add") == 0   ? '+'
+           : strcmp(op, "Sub") == 0 ? '-'
+           : strcmp(op, "Mul") == 0 ? '*'
+           : strcmp(op, "Div") == 0 ? '/'
+                                    : 0;
+  if (c) {
+    if (c == '/' && a[1] == 0) {
+      fail(x, "it divides by zero");
+      return -1;
+    }
+    *r = c == '+' ? a[0] + a[1] : c == '-' ? a[0] - a[1] : c == '*' ? a[0] * a[1]
+         : is_int ? (double)((int64_t)a[0] / (int64_t)a[1]) : a[0] / a[1];
+    if (is_int) *rs = op_sym_join(x->a, s[0], (int64_t)a[0], s[1], (int64_t)a[1], c);
+  } else if (strcmp(op, "Equal") == 0) {
+    if (!fold_equal(x, a, s, r)) return -1;
+  } else if (strcmp(op, "Less") == 0) {
+    *r = a[0] < a[1];
+  } else if (strcmp(op, "Greater") == 0) {
+    *r = a[0] > a[1];
+  } else if (strcmp(op, "Not") == 0) {
+    *r = a[0] == 0;
+  } else if (strcmp(op, "Where") == 0) {
+    *r = a[0] != 0 ? a[1] : a[2];
+    *rs = a[0] != 0 ? s[1] : s[2];
+  } else if (strcmp(op, "Neg") == 0) {
+    *r = -a[0];
+    if (s[0]) *rs = arena_printf(x->a, "-(%s)", s[0]);
+  } else if (strcmp(op, "Max") == 0 || strcmp(op, "Min") == 0) {
+    bool mx = op[1] == 'a';
+    *r = mx ? (a[0] > a[1] ? a[0] : a[1]) : (a[0] < a[1] ? a[0] : a[1]);
+    if (s[0] || s[1]) *rs = extreme_text(x, mx, a, s);
+  } else if (strcmp(op, "Cast") == 0 || strcmp(op, "Identity") == 0) {
+    *rs = s[0];
+  } else if (strcmp(op, "Sqrt") == 0) {
+    *r = sqrt(a[0]);
+  } else {
+    return 0;
+  }
+  return 1;
+}
+
+/* Every input known: fold an elementwise op on them (shape arithmetic).
+ * Returns true when it folded. */
 bool fold_elementwise(X *x, const OnnxNode *n) {
   const char *op = n->op_type;
   int nin = strcmp(op, "Where") == 0 ? 3 : n->ninputs;
   if (nin < 1 || nin > 3 || n->ninputs < nin || !all_known(x, n, 0, nin))
     return false;
   Val *in[3];
-  TensorType ot;
   for (int i = 0; i < nin; i++)
     if (!(in[i] = in_val(x, n, i))) return false;
-  ot = in[0]->t;
-  for (int i = 1; i < nin && i < 3; i++)
-    if (!bcast_type(&ot, &in[i]->t, &ot)) return false;
+  TensorType ot;
+  bool is_int;
+  if (!fold_type(n, in, nin, &ot, &is_int)) return false;
   int64_t cnt = known_count(&ot);
-  if (cnt > ONNX_SMALL_ELEMS) return false;
-  bool cmp = strcmp(op, "Equal") == 0 || strcmp(op, "Less") == 0 ||
-             strcmp(op, "Greater") == 0 || strcmp(op, "Not") == 0;
-  int vi = strcmp(op, "Where") == 0 ? 1 : 0;
-  bool is_int = cmp || (in[vi]->is_int && (nin < 2 || in[nin - 1]->is_int));
-  if (strcmp(op, "Cast") == 0) {
-    int32_t to = (int32_t)attr_int(n, "to", ONNX_FLOAT);
-    is_int = is_int_type(to);
-    DType d = dtype_of(to);
-    if (d == DT_NONE) return false;
-    ot.dtype = d;
-  } else if (cmp) {
-    ot.dtype = DT_BOOL;
-  } else if (vi == 1) {
-    ot.dtype = in[1]->t.dtype;
-  }
   Val *v = known_new(x, n, 0, is_int, cnt, &ot);
   if (!v) return true;
   for (int64_t i = 0; i < cnt; i++) {
-    int64_t k[3];
-    double a[3];
-    const char *s[3] = {NULL, NULL, NULL};
+    double a[3], r;
+    const char *s[3] = {NULL, NULL, NULL}, *rs;
     for (int j = 0; j < nin && j < 3; j++) {
-      k[j] = bcast_index(&ot, &in[j]->t, i);
-      a[j] = known_at(in[j], k[j]);
-      if (in[j]->is_int && in[j]->isym) s[j] = in[j]->isym[k[j]];
+      int64_t k = bcast_index(&ot, &in[j]->t, i);
+      a[j] = known_at(in[j], k);
+      if (in[j]->is_int && in[j]->isym) s[j] = in[j]->isym[k];
     }
-    double r = a[0];
-    const char *rs = NULL;
-    char c = strcmp(op, "Add") == 0   ? '+'
-             : strcmp(op, "Sub") == 0 ? '-'
-             : strcmp(op, "Mul") == 0 ? '*'
-             : strcmp(op, "Div") == 0 ? '/'
-                                      : 0;
-    if (c) {
-      if (c == '/' && a[1] == 0) return fail(x, "it divides by zero");
-      r = c == '+' ? a[0] + a[1] : c == '-' ? a[0] - a[1] : c == '*' ? a[0] * a[1]
-          : is_int ? (double)((int64_t)a[0] / (int64_t)a[1]) : a[0] / a[1];
-      if (is_int) rs = sym_join(x, s[0], (int64_t)a[0], s[1], (int64_t)a[1], c);
-    } else if (strcmp(op, "Equal") == 0) {
-      r = a[0] == a[1];
-      if (s[0] || s[1]) { /* a let compared: only -1 sentinels are sure */
-        if ((s[0] && a[1] != -1 && !s[1]) || (s[1] && a[0] != -1 && !s[0]))
-          if (!(s[0] && s[1] && strcmp(s[0], s[1]) == 0))
-            return fail(x, "it compares a symbolic dim (%s) with a number",
-                        s[0] ? s[0] : s[1]);
-        r = s[0] && s[1] ? strcmp(s[0], s[1]) == 0 : 0;
-      }
-    } else if (strcmp(op, "Less") == 0) {
-      r = a[0] < a[1];
-    } else if (strcmp(op, "Greater") == 0) {
-      r = a[0] > a[1];
-    } else if (strcmp(op, "Not") == 0) {
-      r = a[0] == 0;
-    } else if (strcmp(op, "Where") == 0) {
-      r = a[0] != 0 ? a[1] : a[2];
-      rs = a[0] != 0 ? s[1] : s[2];
-    } else if (strcmp(op, "Neg") == 0) {
-      r = -a[0];
-      if (s[0]) rs = arena_printf(x->a, "-(%s)", s[0]);
-    } else if (strcmp(op, "Max") == 0 || strcmp(op, "Min") == 0) {
-      bool mx = op[1] == 'a';
-      r = mx ? (a[0] > a[1] ? a[0] : a[1]) : (a[0] < a[1] ? a[0] : a[1]);
-      if (s[0] || s[1]) {
-        StrBuf sb = {0};
-        sb_puts(&sb, mx ? "max(" : "min(");
-        put_dim(&sb, s[0], (int64_t)a[0]);
-        sb_puts(&sb, ", ");
-        put_dim(&sb, s[1], (int64_t)a[1]);
-        sb_putc(&sb, ')');
-        rs = arena_strdup(x->a, sb_str(&sb));
-        sb_free(&sb);
-      }
-    } else if (strcmp(op, "Cast") == 0 || strcmp(op, "Identity") == 0) {
-      rs = s[0];
-    } else if (strcmp(op, "Sqrt") == 0) {
-      r = sqrt(a[0]);
-    } else {
-      return false;
-    }
+    if (fold_element(x, op, is_int, a, s, &r, &rs) <= 0) return false;
     if (is_int) {
       v->iv[i] = (int64_t)r;
       v->isym[i] = rs;

@@ -148,10 +148,6 @@ typedef struct Term {
   const char *sym[MAX_RANK];
 } Term;
 
-/* Sizes `op(args_text)` over `in` with the op's own shape rule; `args`
- * holds the keywords set (start from op_default_args).  *out gets the
- * text and the result type; its let expressions follow the op's rule
- * below (sym_*). */
 /* The most operands one application takes (a DenseNet block's Concat
  * has 49). */
 enum { CALL_MAX_IN = 256 };
@@ -166,7 +162,7 @@ typedef struct Call {
   int nlist;
   int result, nresults;
   StrBuf kw;    /* ", stride=2" ... */
-  const char *pos_text; /* a positional non-tensor (cast's dtype), or NULL */
+  const char *dtype; /* cast's dtype, or NULL */
   bool bias;    /* the last input is bias= */
   /* the node's line is written from the text at once (emit_call): it
    * stays in x->scratch, valid until the next piece is built there,
@@ -219,11 +215,9 @@ void idents_free(Idents *t);
 const char *ident_for(X *x, const char *onnx, const char *fallback);
 DType dtype_of(int32_t t);
 bool dtype_or_fail(X *x, int32_t t, const char *what, DType *out);
-void put_dim(StrBuf *sb, const char *sym, int64_t v);
 void put_dims(StrBuf *sb, const TensorType *t, const char *const *sym);
+void put_list(StrBuf *sb, const int64_t *v, const char *const *sym, int n);
 void put_type(X *x, StrBuf *sb, const TensorType *t, const char *const *sym);
-const char *sym_join(X *x, const char *a, int64_t av, const char *b,
-                     int64_t bv, char opch);
 Term number_term(X *x, double v);
 
 /* onnx_emit.c */
@@ -253,7 +247,6 @@ void emit_folded(X *x, const OnnxNode *n, const char *what);
 void call_init(X *x, Call *c, const char *op);
 void call_in(Call *c, Term t);
 void call_kw(Call *c, const char *fmt, ...) PRINTF_LIKE(2, 3);
-void put_list(StrBuf *sb, const int64_t *v, const char *const *sym, int n);
 bool apply(X *x, Call *c, Term *out);
 
 /* onnx_fold.c */

@@ -73,7 +73,7 @@ static bool emit_cast(X *x, const OnnxNode *n, Term t, DType to) {
   call_init(x, &c, "cast");
   call_in(&c, t);
   c.args.cast_to = to;
-  c.pos_text = dtype_str(to);
+  c.dtype = dtype_str(to);
   return emit_call(x, n, &c);
 }
 

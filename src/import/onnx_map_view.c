@@ -570,7 +570,7 @@ bool map_shape(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (s < 0) s = 0;
   if (e > r) e = r;
   if (e < s) e = s;
-  TensorType t = {DT_INT64, 1, {e - s}};
+  TensorType t = {.dtype = DT_INT64, .rank = 1, .dims = {e - s}};
   Val *v = known_new(x, n, 0, true, e - s, &t);
   if (!v) return true;
   for (int64_t i = s; i < e; i++) {
@@ -585,13 +585,13 @@ bool map_size(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
   Val *src = in_val(x, n, 0);
   if (!src) return fail(x, "its input is not defined before it");
-  TensorType t = {DT_INT64, 0, {0}};
+  TensorType t = {.dtype = DT_INT64, .rank = 0};
   Val *v = known_new(x, n, 0, true, 1, &t);
   if (!v) return true;
   const char *s = NULL;
   int64_t p = 1;
   for (int i = 0; i < src->t.rank; i++) {
-    s = sym_join(x, s, p, src->sym[i], src->t.dims[i], '*');
+    s = op_sym_join(x->a, s, p, src->sym[i], src->t.dims[i], '*');
     p *= src->t.dims[i];
   }
   v->iv[0] = p;
@@ -667,13 +667,15 @@ bool map_range(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (cntd < 1) return fail(x, "its range is empty");
   if (l->is_int && l->isym && l->isym[0] && s->is_int && a == 0 && st == 1) {
     /* arange(S): data of a symbolic length, a buffer */
-    TensorType t = {dtype_of(ONNX_INT64), 1, {(int64_t)b}};
+    TensorType t = {.dtype = dtype_of(ONNX_INT64), .rank = 1,
+                    .dims = {(int64_t)b}};
     const char *sym_dims[MAX_RANK] = {l->isym[0]};
     return folded_buffer(x, n, &t, sym_dims);
   }
   if (cntd > ONNX_SMALL_ELEMS) return fail(x, "its range has %g elements", cntd);
   int64_t cnt = (int64_t)cntd;
-  TensorType t = {s->is_int ? DT_INT64 : DT_FP32, 1, {cnt}};
+  TensorType t = {.dtype = s->is_int ? DT_INT64 : DT_FP32, .rank = 1,
+                  .dims = {cnt}};
   Val *v = known_new(x, n, 0, s->is_int, cnt, &t);
   if (!v) return true;
   for (int64_t i = 0; i < cnt; i++) {

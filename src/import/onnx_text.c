@@ -301,19 +301,8 @@ bool dtype_or_fail(X *x, int32_t t, const char *what, DType *out) {
 
 /* ------------------------------------------------------ dims and text */
 
-/* The text of dim i of v: its let expression or its number. */
-void put_dim(StrBuf *sb, const char *sym, int64_t v) {
-  if (sym) put_str(sb, sym);
-  else put_int(sb, v);
-}
-
 void put_dims(StrBuf *sb, const TensorType *t, const char *const *sym) {
-  put_char(sb, '[');
-  for (int i = 0; i < t->rank; i++) {
-    if (i) put_str(sb, ", ");
-    put_dim(sb, sym ? sym[i] : NULL, t->dims[i]);
-  }
-  put_char(sb, ']');
+  put_list(sb, t->dims, sym, t->rank);
 }
 
 /* `[B, 3]` or `fp16[B, 3]`: a type that follows the plan names no dtype. */
@@ -323,20 +312,14 @@ void put_type(X *x, StrBuf *sb, const TensorType *t,
   put_dims(sb, t, sym);
 }
 
-/* An expression for a product or sum of let expressions and numbers. */
-const char *sym_join(X *x, const char *a, int64_t av, const char *b,
-                            int64_t bv, char opch) {
-  if (!a && !b) return NULL;
-  StrBuf sb = {0};
-  bool paren = opch == '*' || opch == '/';
-  if (paren && a && strpbrk(a, "+-")) sb_printf(&sb, "(%s)", a);
-  else put_dim(&sb, a, av);
-  sb_printf(&sb, " %c ", opch);
-  if ((paren || opch == '-') && b && strpbrk(b, "+-*/")) sb_printf(&sb, "(%s)", b);
-  else put_dim(&sb, b, bv);
-  const char *s = arena_strdup(x->a, sb_str(&sb));
-  sb_free(&sb);
-  return s;
+/* `[a, b, ...]`: a list of dims, each its let expression or its number. */
+void put_list(StrBuf *sb, const int64_t *v, const char *const *sym, int n) {
+  put_char(sb, '[');
+  for (int i = 0; i < n; i++) {
+    if (i) put_str(sb, ", ");
+    op_put_dim(sb, sym ? sym[i] : NULL, v[i]);
+  }
+  put_char(sb, ']');
 }
 
 /* The shortest text that reads back the same; ONNX's attributes and
