@@ -101,6 +101,8 @@ static char *capture(Writer w, const Analysis *an, const SourceSet *ss) {
   return text ? text : xstrdup("");
 }
 
+/* loc's line and column (0 for none), its line marked for the page's
+ * `lines`, so the page holds only the source lines it points at. */
 static void want_line(Page *p, Loc loc, int *line, int *col) {
   *line = *col = 0;
   const SourceFile *f = loc.file >= 0 ? src_file(p->ss, loc.file) : NULL;
