@@ -10,6 +10,7 @@
 #   make ubsan-robust make robust under clang's UBSan + float-cast-overflow
 #   make robust     the hostile-input corpus under time and memory limits
 #   make install    PREFIX=/usr/local DESTDIR=
+#   make screenshots  the README's picture of the HTML page (docs/img/)
 
 CC      ?= cc
 # A clang build lives beside the gcc one, so `make CC=clang check` really
@@ -50,7 +51,7 @@ LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 # (while a stage is being written, its generator input may not exist yet)
 GEN_OBJS  := $(if $(wildcard grammar/parser.y),$(BUILD)/obj/gen/parser.o) \
              $(if $(wildcard grammar/lexer.l),$(BUILD)/obj/gen/lexer.o) \
-             $(if $(wildcard tools/embed.c),$(BUILD)/obj/gen/targets_embed.o)
+             $(if $(wildcard tools/embed.c),$(BUILD)/obj/gen/targets_embed.o $(BUILD)/obj/gen/html_embed.o)
 TARGET_SPECS := $(sort $(wildcard specs/targets/*.roof))
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(BUILD)/obj/tests/%.o,$(UNIT_SRCS))
@@ -58,7 +59,7 @@ HDRS      := $(wildcard src/*.h src/*.def src/checks/*.h src/import/*.h src/impo
 
 BIN := $(BUILD)/rooflint
 
-.PHONY: all check check-unit check-tests demo deps install uninstall asan asan-robust ubsan-robust clean
+.PHONY: all check check-unit check-tests demo deps install uninstall asan asan-robust ubsan-robust clean screenshots
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -88,6 +89,12 @@ $(BUILD)/embed: tools/embed.c
 $(BUILD)/gen/targets_embed.c: $(BUILD)/embed $(TARGET_SPECS)
 	@mkdir -p $(BUILD)/gen
 	$(BUILD)/embed $(TARGET_SPECS) > $@.tmp && mv $@.tmp $@
+
+# The HTML page's style and script (src/out/html.c writes the rest).
+HTML_PAGE := src/out/html_page.css src/out/html_page.js
+$(BUILD)/gen/html_embed.c: $(BUILD)/embed $(HTML_PAGE)
+	@mkdir -p $(BUILD)/gen
+	$(BUILD)/embed --name html_page $(HTML_PAGE) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(HDRS)
 	@mkdir -p $(dir $@)
@@ -169,10 +176,17 @@ ubsan-robust:
 
 # ---------------------------------------------------------------- deps
 DEB_PACKAGES = flex bison check pkg-config make gcc libjansson-dev python3-jsonschema libxml2-utils \
-               python3-yaml groff-base python3-onnx
+               python3-yaml groff-base python3-onnx chromium chromium-driver
 
 deps:
 	@sh tools/deps.sh $(DEB_PACKAGES)
+
+# make screenshots: the HTML page of the Llama-2-7B decode example as headless
+# Chromium shows it (tests/cli/html_browser.py --screenshot), for the README.
+screenshots: $(BIN)
+	@sh tools/deps.sh chromium chromium-driver
+	$(BIN) --format html examples/llama2_7b_decode.roof > $(BUILD)/report.html 2> /dev/null; test $$? -le 1
+	/usr/bin/python3 tests/cli/html_browser.py --screenshot $(BUILD)/report.html docs/img/report_html.png
 
 # ---------------------------------------------------------------- install
 MANDIR ?= $(PREFIX)/share/man/man1

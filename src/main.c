@@ -34,11 +34,13 @@ static void flush_stdout(Cli *c) {
 static int emit_text(Cli *c, FileRun *r);
 static void emit_json(Cli *c, FileRun *runs, int n, int status);
 static void emit_sarif(Cli *c, FileRun *runs, int n, int status);
+static void emit_html(Cli *c, FileRun *runs, int n, int status);
 
 static const FormatDesc formats[] = {
     {"text", emit_text, NULL, DIFF_TEXT},
     {"json", NULL, emit_json, DIFF_JSON},
     {"sarif", NULL, emit_sarif, DIFF_NO},
+    {"html", NULL, emit_html, DIFF_NO},
 };
 enum { NFORMATS = sizeof formats / sizeof *formats };
 
@@ -414,14 +416,26 @@ static void run_arrays(FileRun *runs, int n, Analysis **an,
   }
 }
 
-static void emit_json(Cli *c, FileRun *runs, int n, int status) {
-  (void)status;
+/* A whole-run document written by json_write or html_write. */
+typedef void (*RunDocFn)(FILE *out, Analysis *const *an,
+                         const DiagSink *const *diags, int n, const SourceSet *ss);
+static void emit_doc(Cli *c, FileRun *runs, int n, RunDocFn write) {
   Analysis **an = xcalloc((size_t)n + 1, sizeof *an);
   const DiagSink **diags = xcalloc((size_t)n + 1, sizeof *diags);
   run_arrays(runs, n, an, diags);
-  json_write(stdout, an, diags, n, &c->ss);
+  write(stdout, an, diags, n, &c->ss);
   free(an);
   free((void *)diags);
+}
+
+static void emit_json(Cli *c, FileRun *runs, int n, int status) {
+  (void)status;
+  emit_doc(c, runs, n, json_write);
+}
+
+static void emit_html(Cli *c, FileRun *runs, int n, int status) {
+  (void)status;
+  emit_doc(c, runs, n, html_write);
 }
 
 static void emit_sarif(Cli *c, FileRun *runs, int n, int status) {

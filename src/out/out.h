@@ -43,6 +43,12 @@ void table_free(Table *t);
 void report_summary(FILE *out, const Analysis *an, const SourceSet *ss);
 /* --report: per-node table and totals; several targets side by side. */
 void report_models(FILE *out, const Analysis *an, const SourceSet *ss);
+/* One kernel's ten figures as --report's table prints them (count,
+ * FLOPs/run, bytes/run, FLOP/B, peak, ridge, attainable, bound, time,
+ * share of `total`). */
+enum { REPORT_FIGS = 10, REPORT_NB = 64 };
+void report_kernel_cells(const ModelCost *c, const Kernel *k, double total,
+                         char cells[][REPORT_NB]);
 /* --sweep: the columns follow the first analysis (report_sweep_layout);
  * one row per value (or grid point) and model, `errors` its summary
  * ("" = none); an analysis without a graph prints "-" for every figure.
@@ -106,6 +112,14 @@ void json_out_real(JsonOut *w, const char *key, double v);
 void json_out_int(JsonOut *w, const char *key, long long v);
 void json_out_bool(JsonOut *w, const char *key, bool v);
 void json_out_null(JsonOut *w, const char *key);
+
+/* --format html: one self-contained page for the whole run (specs/html.md),
+ * the same arguments as json_write.  Its style and script are embedded at
+ * build from src/out/html_page.css and .js (tools/embed.c). */
+void html_write(FILE *out, Analysis *const *an, const DiagSink *const *diags,
+                int n, const SourceSet *ss);
+extern const EmbeddedFile embedded_html_page[];
+extern const int embedded_html_page_count;
 
 /* SARIF 2.1.0: one run, one rule per registered check plus the rule
  * "error" for language errors; `exit_status` is recorded in invocations. */

@@ -151,8 +151,8 @@ static const char *kernel_prec(const Model *m, const Kernel *k) {
   return d == DT_NONE ? "-" : dtype_str(d);
 }
 
-/* Single-target row figures of one kernel. */
-static void kernel_cells(const ModelCost *c, const Kernel *k, double total,
+/* Single-target row figures of one kernel (out.h: the HTML page's too). */
+void report_kernel_cells(const ModelCost *c, const Kernel *k, double total,
                          char cells[][NB]) {
   bool kernel = k->bound == BOUND_MEMORY || k->bound == BOUND_COMPUTE;
   RoofPoint roof = cost_kernel_roof(c, k);
@@ -203,7 +203,7 @@ static void kernel_row(KernelRow *r, const SourceSet *ss, const Model *m,
     r->cell[1] = g->op->name;
   }
   r->cell[2] = kernel_prec(m, k);
-  kernel_cells(c, k, c->time_s, r->fig);
+  report_kernel_cells(c, k, c->time_s, r->fig);
   for (int j = 0; j < NFIG; j++) r->cell[3 + j] = r->fig[j];
   r->cell[3 + NFIG] = fmt_at(r->at, sizeof r->at, ss, cost_kernel_loc(m, k));
 }
