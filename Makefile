@@ -44,7 +44,7 @@ STATIC  ?= $(if $(SANFLAGS)$(filter valgrind,$(MAKECMDGOALS)),,$(STATIC_LIBS_FOU
 STATIC_LIBS_FOUND = $(and $(wildcard $(shell $(CC) -print-file-name=libc.a)),$(wildcard $(shell $(CC) -print-file-name=libjansson.a)),yes)
 BIN_LDFLAGS = $(if $(STATIC),-static-pie)
 
-SRCS      := $(sort $(wildcard src/*.c src/checks/*.c src/import/*.c src/out/*.c))
+SRCS      := $(sort $(wildcard src/*.c src/checks/*.c src/import/*.c src/out/*.c src/lsp/*.c))
 LIB_SRCS  := $(filter-out src/main.c,$(SRCS))
 LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 # (while a stage is being written, its generator input may not exist yet)
@@ -54,7 +54,7 @@ GEN_OBJS  := $(if $(wildcard grammar/parser.y),$(BUILD)/obj/gen/parser.o) \
 TARGET_SPECS := $(sort $(wildcard specs/targets/*.roof))
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(BUILD)/obj/tests/%.o,$(UNIT_SRCS))
-HDRS      := $(wildcard src/*.h src/*.def src/checks/*.h src/import/*.h src/import/*.def src/out/*.h) $(if $(wildcard grammar/lexer.l),$(BUILD)/gen/parser.h $(BUILD)/gen/lexer.h)
+HDRS      := $(wildcard src/*.h src/*.def src/checks/*.h src/import/*.h src/import/*.def src/out/*.h src/lsp/*.h) $(if $(wildcard grammar/lexer.l),$(BUILD)/gen/parser.h $(BUILD)/gen/lexer.h)
 
 BIN := $(BUILD)/rooflint
 

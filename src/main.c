@@ -13,6 +13,7 @@
 #include "rooflint.h"
 #include "out/out.h"
 #include "import/import.h"
+#include "lsp/server.h"
 
 #include <errno.h>
 #include <math.h>
@@ -582,6 +583,7 @@ static int run_diff(Cli *c, DiagSink *diags);
 static int run_targets(Cli *c, DiagSink *diags);
 static int run_target(Cli *c, DiagSink *diags);
 static int run_import(Cli *c, DiagSink *diags);
+static int run_lsp(Cli *c, DiagSink *diags);
 
 /* `rooflint NAME ...`: each with its usage line and the options that apply
  * (OptScope).  The lint itself is the row with no name. */
@@ -600,6 +602,7 @@ static const SubcommandDesc subcommands[] = {
     {"diff", "OLD NEW", "what changed (OLD or NEW '-' = stdin)", IN_DIFF, run_diff},
     {"import", "FILE [-o OUT]", "translate a model in another format to .roof",
      IN_IMPORT, run_import},
+    {"lsp", "", "the language server, on stdin and stdout", 0, run_lsp},
 };
 enum { NSUBCOMMANDS = sizeof subcommands / sizeof *subcommands };
 
@@ -1374,6 +1377,11 @@ static int run_target(Cli *c, DiagSink *diags) {
     return 2;
   }
   return report_target_card(stdout, c->arena, &c->ss, c->o.files[0], diags);
+}
+
+static int run_lsp(Cli *c, DiagSink *diags) {
+  (void)c, (void)diags;
+  return lsp_serve(STDIN_FILENO, STDOUT_FILENO);
 }
 
 static int subcommand(Cli *c) {
