@@ -169,7 +169,7 @@ ubsan-robust:
 
 # ---------------------------------------------------------------- deps
 DEB_PACKAGES = flex bison check pkg-config make gcc libjansson-dev python3-jsonschema libxml2-utils \
-               python3-yaml groff-base python3-onnx
+               python3-yaml groff-base python3-onnx neovim
 
 deps:
 	@sh tools/deps.sh $(DEB_PACKAGES)

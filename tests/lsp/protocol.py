@@ -10,7 +10,8 @@ The document is tests/lsp/decode.roof.  Its figures, by hand (H100 SXM,
   y = matmul(x, w): 2 x 1 x 4096 x 4096 = 33.6 MFLOP; bytes x (bf16,
   8 KB) + w (fp32, 67.1 MB) + y (fp32, 16 KB) = 67.1 MB; 0.500 FLOP/B
   against a ridge of 67.0e12 / 3.35e12 = 20.0; attainable 3.35e12 x 0.5
-  = 1.7 TFLOP/s; time 67.1 MB / 3.35 TB/s = 20.0 us, 100.0% of the step;
+  = 1.7 TFLOP/s; time 67.1 MB / 3.35 TB/s = 20.0 us, 99.9% of a step
+  that adds the fused region act (relu, neg), 9.78 ns twice;
   blocks ceil(1/128) x ceil(4096/128) = 32 on 132 SMs: 1 wave, 24.2%.
 Rules: R-LSP-001 (framing), R-LSP-002 (a damaged frame is skipped),
 R-LSP-003 (the size limit), R-LSP-004 (exit codes), R-LSP-005 (JSON-RPC
