@@ -1380,7 +1380,11 @@ static int run_target(Cli *c, DiagSink *diags) {
 }
 
 static int run_lsp(Cli *c, DiagSink *diags) {
-  (void)c, (void)diags;
+  (void)diags;
+  if (c->o.nfiles > 0) {
+    cli_error(c, "'rooflint lsp' takes no files: its client opens them");
+    return 2;
+  }
   return lsp_serve(STDIN_FILENO, STDOUT_FILENO);
 }
 

@@ -105,6 +105,7 @@ void lsp_doc_analyze(LspServer *s, LspDoc *d) {
   free(name);
   d->arena = arena_new();
   diag_sink_init(&d->diags);
+  d->diags.error_limit = DIAG_DEFAULT_ERROR_LIMIT;
   AnalyzeOptions ao = {
       .bindings = lsp_settings_bindings(st, d->arena),
       .targets = (const char **)st->targets,

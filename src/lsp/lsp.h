@@ -24,7 +24,7 @@ enum {
   LSP_SERVER_NOT_INITIALIZED = -32002,
 };
 
-/* The settings (R-LSP-020): as the command line takes them. */
+/* The settings (R-LSP-018): as the command line takes them. */
 typedef struct LspSettings {
   char **targets; /* -t NAME or FILE */
   int ntargets;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * settings.c: the server's settings (R-LSP-020), from initializationOptions
+ * settings.c: the server's settings (R-LSP-018), from initializationOptions
  * or workspace/didChangeConfiguration:
  *   {"targets": ["h100_sxm", "a100_sxm"], "defines": ["B=8"],
  *    "warnings": ["no-overhead-bound", "error"], "inlayHints": true}

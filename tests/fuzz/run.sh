@@ -12,6 +12,8 @@
 #   fuzz_onnx      the ONNX reader (src/import/onnx_read.c) on protobuf bytes,
 #                  seeded with every .onnx under tests/ smaller than 64 KiB
 #                  and with tests/fuzz/onnx.dict (field tags) as dictionary
+#   fuzz_lsp       the language server's message reader and the server
+#                  (tests/fuzz/fuzz_lsp.c), seeded with tests/fuzz/lsp-seeds/
 # Seeds are every .roof under examples/, tests/, specs/ (smaller than 64 KiB,
 # and not one listed with the word fuzz in tests/robust/KNOWN_FAILING);
 # fuzz_cli also gets each seed once behind a mode prefix (fuzz_cli.c), the
@@ -26,6 +28,7 @@ BUILD=${BUILD:-build-fuzz}
 SECONDS_ALL=${FUZZ_SECONDS:-60}
 FLAGS=${FUZZ_FLAGS:--max_len=262144 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1}
 TARGETS=${*:-fuzz_rooflint fuzz_cli fuzz_onnx}
+TARGETS=${*:-$TARGETS fuzz_lsp}
 NMODES=27 # modes in fuzz_cli.c, the argv one included
 
 n=0
@@ -61,6 +64,7 @@ for t in $TARGETS; do
     fuzz_cli) extra="-close_fd_mask=3"
       seed_dirs="$seeds $seeds-cli tests/fuzz/cli-seeds" ;;
     fuzz_onnx) seed_dirs=$seeds-onnx dict=tests/fuzz/onnx.dict ;;
+    fuzz_lsp) seed_dirs=tests/fuzz/lsp-seeds dict=tests/fuzz/lsp.dict ;;
   esac
   mkdir -p "$BUILD/corpus-$t"
   echo "==> $t for $share s"

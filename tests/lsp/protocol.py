@@ -19,7 +19,7 @@ errors), R-LSP-006 (before initialize), R-LSP-007 (unknown methods,
 params), R-LSP-008 (after shutdown), R-LSP-009 (UTF-16 positions),
 R-LSP-010 (the latest text wins), R-LSP-012 (diagnostics), R-LSP-013
 (hover), R-LSP-014 (navigation), R-LSP-015 (code actions), R-LSP-016
-(completion), R-LSP-017 (inlay hints), R-LSP-020 (settings).
+(completion), R-LSP-017 (inlay hints), R-LSP-018 (settings).
 """
 import json
 import os
@@ -111,7 +111,7 @@ def change_session(s, text):
         c.send_raw(msgs)
     s.step("two changes, the latest wins", two, 1)
     s.req("hover: the let after the change", "textDocument/hover", at(2, 4))
-    # R-LSP-020: -D and -W from didChangeConfiguration
+    # R-LSP-018: -D and -W from didChangeConfiguration
     s.step("didChangeConfiguration", lambda c: c.notify(
         "workspace/didChangeConfiguration",
         {"settings": {"rooflint": {"defines": ["B=64"], "warnings": ["no-stray-fp32"],
@@ -130,6 +130,9 @@ def change_session(s, text):
           {"textDocument": {"uri": "file:///work/u.roof"},
            "range": {"start": {"line": 1, "character": 35}, "end": {"line": 1, "character": 35}},
            "context": {"diagnostics": []}})
+    # R-LSP-012: closing a document clears its diagnostics
+    s.step("didClose", lambda c: c.notify("textDocument/didClose", {
+        "textDocument": {"uri": "file:///work/u.roof"}}), 1)
 
 
 def error_session(s):
