@@ -3,8 +3,9 @@
  * hover.c: textDocument/hover (R-LSP-013).  What is under the cursor, in
  * short Markdown with figures formatted as the report formats them: an
  * op's name, its row's documentation; an op's statement, the node's
- * figures on the document's first target; a let, its value; a tensor's
- * name, its declaration and type; a diagnostic, its check's --explain
+ * figures on the document's first target (and a memory-bound op's
+ * crossover, from its finding); a let, its value; a tensor's name, its
+ * declaration and type; a diagnostic, its check's --explain
  * text.
  */
 #include "lsp/lsp.h"
@@ -57,6 +58,23 @@ static void node_figures(const ModelCost *mc, int i, StrBuf *sb) {
   }
   if (g->region >= 0)
     sb_printf(sb, "- in fused region `%s`\n", mc->model->regions[g->region].name);
+}
+
+/* For a memory-bound op, the lets at which it would reach the compute
+ * roof: the notes memory-bound puts last on its finding, one per
+ * "crossover" figure. */
+static void crossovers(const LspDoc *d, Loc at, StrBuf *sb) {
+  for (int i = 0; i < d->diags.n; i++) {
+    const Diag *g = d->diags.items[i];
+    if (!g->check || strcmp(g->check, "memory-bound") != 0 ||
+        g->loc.start != at.start || g->loc.end != at.end)
+      continue;
+    int n = 0;
+    for (int k = 0; k < g->nfigures; k++)
+      n += strncmp(g->figures[k].key, "crossover", 9) == 0;
+    for (int k = g->nnotes - n; k >= 0 && k < g->nnotes; k++)
+      sb_printf(sb, "- %s\n", g->notes[k].msg);
+  }
 }
 
 static void tensor_doc(const GNode *g, StrBuf *sb) {
@@ -160,8 +178,10 @@ json_t *lsp_hover(LspServer *s, json_t *params, LspError *err) {
   const ModelCost *mc = cost_at(d->an, off, &node);
   if (on_name && n.role != NAME_BIND)
     name_doc(s, d, &n, &sb);
-  else if (mc && mc->model->nodes[node].op)
+  else if (mc && mc->model->nodes[node].op) {
     node_figures(mc, node, &sb);
+    crossovers(d, mc->model->nodes[node].loc, &sb);
+  }
   else if (mc)
     tensor_doc(&mc->model->nodes[node], &sb);
   explain_diags(d, off, &sb);

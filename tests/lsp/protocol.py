@@ -12,7 +12,9 @@ The document is tests/lsp/decode.roof.  Its figures, by hand (H100 SXM,
   against a ridge of 67.0e12 / 3.35e12 = 20.0; attainable 3.35e12 x 0.5
   = 1.7 TFLOP/s; time 67.1 MB / 3.35 TB/s = 20.0 us, 99.9% of a step
   that adds the fused region act (relu, neg), 9.78 ns twice;
-  blocks ceil(1/128) x ceil(4096/128) = 32 on 132 SMs: 1 wave, 24.2%.
+  blocks ceil(1/128) x ceil(4096/128) = 32 on 132 SMs: 1 wave, 24.2%;
+  the compute roof at 2B x 4096^2 / (6B x 4096 + 4 x 4096^2) >= 20, that
+  is 8192B >= 120B + 327680, B >= 40.6: 41.
 Rules: R-LSP-001 (framing), R-LSP-002 (a damaged frame is skipped),
 R-LSP-003 (the size limit), R-LSP-004 (exit codes), R-LSP-005 (JSON-RPC
 errors), R-LSP-006 (before initialize), R-LSP-007 (unknown methods,
