@@ -10,8 +10,8 @@
 
 #include <string.h>
 
-static json_t *text_edit(const SourceFile *f, Loc loc, const char *text) {
-  return json_pack("{s:o, s:o}", "range", lsp_range(f, loc), "newText",
+static json_t *text_edit(const LspDoc *d, Loc loc, const char *text) {
+  return json_pack("{s:o, s:o}", "range", lsp_range(d, loc), "newText",
                    json_safe_string(text));
 }
 
@@ -55,7 +55,7 @@ static json_t *fix_action(const LspDoc *d, const Diag *g) {
     }
     sb_puts(&title, i ? ", " : "Fix: ");
     describe(f, fx, &title);
-    json_array_append_new(edits, text_edit(f, fx->loc, fx->text));
+    json_array_append_new(edits, text_edit(d, fx->loc, fx->text));
   }
   return action(d, g, &title, edits, true);
 }
@@ -68,7 +68,7 @@ static json_t *silence_action(const LspDoc *d, const Diag *g) {
   StrBuf title = {0}, text = {0};
   sb_printf(&title, "Silence %s on this line", g->check);
   sb_printf(&text, "  # rooflint: ignore[%s]", g->check);
-  json_t *edits = json_pack("[o]", text_edit(f, (Loc){d->file, end, end},
+  json_t *edits = json_pack("[o]", text_edit(d, (Loc){d->file, end, end},
                                                sb_str(&text)));
   sb_free(&text);
   return action(d, g, &title, edits, false);

@@ -39,9 +39,8 @@ static json_t *message_of(const LspDoc *d, const Diag *g) {
 }
 
 json_t *lsp_diagnostic(const LspDoc *d, const Diag *g) {
-  const SourceFile *f = lsp_doc_file(d);
   Loc at = g->loc.file == d->file ? g->loc : LOC_NONE;
-  json_t *j = json_pack("{s:o, s:i, s:s}", "range", lsp_range(f, at),
+  json_t *j = json_pack("{s:o, s:i, s:s}", "range", lsp_range(d, at),
                         "severity", severity_of(g), "source", "rooflint");
   if (g->check) {
     char href[128];

@@ -12,6 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+struct LspPosCache {
+  int line;          /* 1-based; 0: empty */
+  uint32_t off;      /* a character boundary on that line */
+  int64_t units;     /* UTF-16 units from the line's start to off */
+};
+
 LspDoc *lsp_doc_find(LspServer *s, const char *uri) {
   for (int i = 0; uri && i < s->ndocs; i++)
     if (strcmp(s->docs[i]->uri, uri) == 0) return s->docs[i];
@@ -47,6 +53,7 @@ LspDoc *lsp_doc_open(LspServer *s, const char *uri, const char *text,
     }
     d = xcalloc(1, sizeof *d);
     d->uri = xstrdup(uri);
+    d->pos = xcalloc(1, sizeof *d->pos);
     s->docs[s->ndocs++] = d;
   }
   lsp_doc_set_text(d, text, len, version);
@@ -55,6 +62,7 @@ LspDoc *lsp_doc_open(LspServer *s, const char *uri, const char *text,
 
 static void doc_free(LspDoc *d) {
   drop_analysis(d);
+  free(d->pos);
   free(d->uri);
   free(d->text);
   free(d);
@@ -120,6 +128,7 @@ void lsp_doc_analyze(LspServer *s, LspDoc *d) {
   diag_sort(&d->diags);
   d->dirty = false;
   d->unpublished = true;
+  memset(d->pos, 0, sizeof *d->pos);
 }
 
 const SourceFile *lsp_doc_file(const LspDoc *d) {
@@ -167,25 +176,32 @@ static size_t char_at(const char *s, size_t n, int *units) {
   return len ? len : 1;
 }
 
-json_t *lsp_position(const SourceFile *f, uint32_t off) {
+json_t *lsp_position(const LspDoc *d, uint32_t off) {
+  const SourceFile *f = lsp_doc_file(d);
   if (!f) return json_pack("{s:i, s:i}", "line", 0, "character", 0);
   if (off > f->len) off = (uint32_t)f->len;
   int line, col;
   src_linecol(f, off, &line, &col);
+  struct LspPosCache *c = d->pos;
   uint32_t at = f->line_starts[line - 1];
   int64_t units = 0;
+  if (c->line == line && c->off <= off) {
+    at = c->off;
+    units = c->units;
+  }
   while (at < off) {
     int u;
     at += (uint32_t)char_at(f->text + at, f->len - at, &u);
     units += u;
   }
+  *c = (struct LspPosCache){line, at, units};
   return json_pack("{s:i, s:I}", "line", line - 1, "character", (json_int_t)units);
 }
 
-json_t *lsp_range(const SourceFile *f, Loc loc) {
+json_t *lsp_range(const LspDoc *d, Loc loc) {
   if (loc.file < 0) loc.start = loc.end = 0;
-  return json_pack("{s:o, s:o}", "start", lsp_position(f, loc.start), "end",
-                   lsp_position(f, loc.end));
+  json_t *start = lsp_position(d, loc.start); /* first: the cache goes forward */
+  return json_pack("{s:o, s:o}", "start", start, "end", lsp_position(d, loc.end));
 }
 
 uint32_t lsp_offset_of(const SourceFile *f, int64_t line, int64_t character) {
@@ -203,5 +219,5 @@ uint32_t lsp_offset_of(const SourceFile *f, int64_t line, int64_t character) {
 
 json_t *lsp_location(const LspDoc *d, Loc loc) {
   return json_pack("{s:s, s:o}", "uri", d->uri, "range",
-                   lsp_range(lsp_doc_file(d), loc));
+                   lsp_range(d, loc));
 }

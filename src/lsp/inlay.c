@@ -7,7 +7,8 @@
  */
 #include "lsp/lsp.h"
 
-static json_t *hint(const SourceFile *f, const ModelCost *mc, int i) {
+static json_t *hint(const LspDoc *d, const ModelCost *mc, int i) {
+  const SourceFile *f = lsp_doc_file(d);
   const NodeCost *nc = &mc->nodes[i];
   char t[48], label[96];
   snprintf(label, sizeof label, "%s \xC2\xB7 %s", bound_str(nc->bound),
@@ -15,23 +16,23 @@ static json_t *hint(const SourceFile *f, const ModelCost *mc, int i) {
   int line, col;
   src_linecol(f, mc->model->nodes[i].stmt_loc.start, &line, &col);
   return json_pack("{s:o, s:s, s:b}", "position",
-                   lsp_position(f, src_line_end(f, line)), "label", label,
+                   lsp_position(d, src_line_end(f, line)), "label", label,
                    "paddingLeft", 1);
 }
 
 /* The hints of one model's ops whose statements start in [lo, hi]. */
-static void model_hints(const SourceFile *f, int file, const ModelCost *mc,
-                        uint32_t lo, uint32_t hi, json_t *out) {
+static void model_hints(const LspDoc *d, const ModelCost *mc, uint32_t lo,
+                        uint32_t hi, json_t *out) {
   const Model *m = mc->model;
   uint32_t last = UINT32_MAX;
   for (int i = 0; i < m->nnodes; i++) {
     const GNode *g = &m->nodes[i];
-    if (!g->op || mc->nodes[i].bound == BOUND_NONE || g->stmt_loc.file != file)
+    if (!g->op || mc->nodes[i].bound == BOUND_NONE || g->stmt_loc.file != d->file)
       continue;
     if (g->stmt_loc.start < lo || g->stmt_loc.start > hi || g->stmt_loc.start == last)
       continue;
     last = g->stmt_loc.start; /* one hint for a statement of several results */
-    json_array_append_new(out, hint(f, mc, i));
+    json_array_append_new(out, hint(d, mc, i));
   }
 }
 
@@ -54,6 +55,6 @@ json_t *lsp_inlay_hint(LspServer *s, json_t *params, LspError *err) {
   const Analysis *an = d->an;
   if (!s->settings.inlay_hints || !an->unit || !an->costs) return out;
   for (int m = 0; m < an->unit->nmodels; m++)
-    model_hints(lsp_doc_file(d), d->file, an->costs[m * an->ntargets], lo, hi, out);
+    model_hints(d, an->costs[m * an->ntargets], lo, hi, out);
   return out;
 }

@@ -51,6 +51,10 @@ typedef struct LspDoc {
   Arena *arena; /* NULL: not analysed yet */
   DiagSink diags; /* after the policy, in source order */
   Analysis *an;
+  /* The last position converted: answers go through a file in order, so
+   * the next one on the same line counts on from here instead of from
+   * the line's start (a line may be megabytes long). */
+  struct LspPosCache *pos;
 } LspDoc;
 
 typedef struct LspServer {
@@ -92,8 +96,8 @@ bool lsp_doc_offset(const LspDoc *d, json_t *params, uint32_t *off,
 const SourceFile *lsp_doc_file(const LspDoc *d);
 
 /* ---- positions (document.c): LSP counts UTF-16 code units ---- */
-json_t *lsp_position(const SourceFile *f, uint32_t off);
-json_t *lsp_range(const SourceFile *f, Loc loc);
+json_t *lsp_position(const LspDoc *d, uint32_t off);
+json_t *lsp_range(const LspDoc *d, Loc loc);
 /* The offset of (line, character), clamped to the line. */
 uint32_t lsp_offset_of(const SourceFile *f, int64_t line, int64_t character);
 
@@ -135,6 +139,10 @@ bool lsp_name_at(const Program *p, uint32_t off, LspName *out);
 /* The definition that name n refers to (itself when it is one); false
  * when there is none in the file (an op's name, an unknown name). */
 bool lsp_definition_of(const Program *p, const LspName *n, LspName *out);
+/* Each name of id `id` in source order with its definition (itself for
+ * a definition; NULL: none in the file); fn returns false to stop. */
+typedef bool (*LspResolvedFn)(void *ctx, const LspName *n, const LspName *def);
+void lsp_walk_id(const Program *p, int id, LspResolvedFn fn, void *ctx);
 /* Whether a name is a definition. */
 bool lsp_name_defines(LspNameRole r);
 

@@ -7,6 +7,8 @@
  */
 #include "lsp/lsp.h"
 
+#include <stdlib.h>
+
 typedef struct Walk {
   const Program *p;
   LspNameFn fn;
@@ -29,30 +31,53 @@ static const char *name_of(const Program *p, int id) {
   return id >= 0 && id < p->nnames ? p->names[id] : NULL;
 }
 
-static void walk_expr(Walk *w, const Expr *e) {
-  if (!e || w->stop) return;
-  switch (e->kind) {
-  case EX_NAME:
-    visit(w, e->name.id, name_of(w->p, e->name.id), e->loc, NAME_USE);
-    break;
-  case EX_BINARY:
-    walk_expr(w, e->bin.lhs);
-    walk_expr(w, e->bin.rhs);
-    break;
-  case EX_UNARY: walk_expr(w, e->un.operand); break;
-  case EX_CALL:
-    visit(w, e->call.callee, name_of(w->p, e->call.callee), e->call.callee_loc,
-          NAME_OP);
-    for (int i = 0; i < e->call.nargs; i++) walk_expr(w, e->call.args[i].value);
-    break;
-  case EX_LIST:
-    for (int i = 0; i < e->list.n; i++) walk_expr(w, e->list.items[i]);
-    break;
-  case EX_TYPE:
-    for (int i = 0; i < e->type.ndims; i++) walk_expr(w, e->type.dims[i]);
-    break;
-  default: break;
+/* The expressions still to walk, last pushed first (a heap stack: a
+ * chain `a + a + ... + a` nests as deep as it is long). */
+typedef struct Pending {
+  const Expr **items;
+  size_t n, cap;
+} Pending;
+
+static void push(Pending *p, const Expr *e) {
+  if (!e) return;
+  if (p->n == p->cap) {
+    p->cap = p->cap ? 2 * p->cap : 64;
+    p->items = xrealloc(p->items, p->cap * sizeof *p->items);
   }
+  p->items[p->n++] = e;
+}
+
+/* One expression's names, in source order: children are pushed last
+ * first. */
+static void walk_expr(Walk *w, const Expr *root) {
+  Pending p = {0};
+  push(&p, root);
+  while (p.n > 0 && !w->stop) {
+    const Expr *e = p.items[--p.n];
+    switch (e->kind) {
+    case EX_NAME:
+      visit(w, e->name.id, name_of(w->p, e->name.id), e->loc, NAME_USE);
+      break;
+    case EX_BINARY:
+      push(&p, e->bin.rhs);
+      push(&p, e->bin.lhs);
+      break;
+    case EX_UNARY: push(&p, e->un.operand); break;
+    case EX_CALL:
+      visit(w, e->call.callee, name_of(w->p, e->call.callee), e->call.callee_loc,
+            NAME_OP);
+      for (int i = e->call.nargs - 1; i >= 0; i--) push(&p, e->call.args[i].value);
+      break;
+    case EX_LIST:
+      for (int i = e->list.n - 1; i >= 0; i--) push(&p, e->list.items[i]);
+      break;
+    case EX_TYPE:
+      for (int i = e->type.ndims - 1; i >= 0; i--) push(&p, e->type.dims[i]);
+      break;
+    default: break;
+    }
+  }
+  free(p.items);
 }
 
 static void walk_block(Walk *w, const Block *b);
@@ -156,28 +181,66 @@ bool lsp_name_at(const Program *p, uint32_t off, LspName *out) {
   return f.ok;
 }
 
-/* A read's definition: the last definition of the name in its model
- * whose statement ends before the read (a rebinding `x = add(x, y)` reads
- * the x before it), else a top-level let, model or target of the name. */
+/* The names of one id with their definitions.  A read's definition is
+ * the last definition of the name in its model whose statement ends
+ * before the read (a rebinding `x = add(x, y)` reads the x before it),
+ * else the first top-level let, model or target of the name; the
+ * definitions are kept as they are passed, and a read looks back through
+ * them, so a walk costs the names times the few definitions it passes. */
+typedef struct ById {
+  int id;
+  LspResolvedFn fn;
+  void *ctx;
+  LspName *defs;
+  size_t n, cap;
+  LspName top;
+  bool has_top;
+} ById;
+
+static const LspName *definition_of(const ById *b, const LspName *use) {
+  for (size_t i = b->n; i-- > 0;) {
+    const LspName *d = &b->defs[i];
+    if (d->model && d->model == use->model && d->stmt->loc.end <= use->loc.start)
+      return d;
+  }
+  return b->has_top ? &b->top : NULL;
+}
+
+static bool by_id(void *ctx, const LspName *n) {
+  ById *b = ctx;
+  if (n->id != b->id || n->role == NAME_OP) return true;
+  if (!lsp_name_defines(n->role)) return b->fn(b->ctx, n, definition_of(b, n));
+  if (!n->model && !b->has_top) {
+    b->top = *n;
+    b->has_top = true;
+  } else if (n->model) {
+    if (b->n == b->cap) {
+      b->cap = b->cap ? 2 * b->cap : 16;
+      b->defs = xrealloc(b->defs, b->cap * sizeof *b->defs);
+    }
+    b->defs[b->n++] = *n;
+  }
+  return b->fn(b->ctx, n, n);
+}
+
+void lsp_walk_id(const Program *p, int id, LspResolvedFn fn, void *ctx) {
+  ById b = {.id = id, .fn = fn, .ctx = ctx};
+  lsp_walk_names(p, by_id, &b);
+  free(b.defs);
+}
+
 typedef struct Resolve {
-  const LspName *use;
-  LspName best, top;
-  bool has_best, has_top;
+  uint32_t at;
+  LspName def;
+  bool found;
 } Resolve;
 
-static bool resolve(void *ctx, const LspName *n) {
+static bool resolve(void *ctx, const LspName *n, const LspName *def) {
   Resolve *r = ctx;
-  if (n->loc.start > r->use->loc.start) return false;
-  if (!lsp_name_defines(n->role) || n->id != r->use->id) return true;
-  if (!n->model && !r->has_top) {
-    r->top = *n;
-    r->has_top = true;
-  } else if (n->model && n->model == r->use->model &&
-             n->stmt->loc.end <= r->use->loc.start) {
-    r->best = *n;
-    r->has_best = true;
-  }
-  return true;
+  if (n->loc.start != r->at) return true;
+  if (def) r->def = *def;
+  r->found = def != NULL;
+  return false;
 }
 
 bool lsp_definition_of(const Program *p, const LspName *n, LspName *out) {
@@ -186,9 +249,8 @@ bool lsp_definition_of(const Program *p, const LspName *n, LspName *out) {
     return true;
   }
   if (n->role == NAME_OP || n->id == NAME_NONE) return false;
-  Resolve r = {n, {0}, {0}, false, false};
-  lsp_walk_names(p, resolve, &r);
-  if (r.has_best) *out = r.best;
-  else if (r.has_top) *out = r.top;
-  return r.has_best || r.has_top;
+  Resolve r = {n->loc.start, {0}, false};
+  lsp_walk_id(p, n->id, resolve, &r);
+  if (r.found) *out = r.def;
+  return r.found;
 }

@@ -38,12 +38,9 @@ typedef struct Refs {
 
 /* A name whose definition is r->def (the definition itself only when the
  * request includes it). */
-static bool collect_ref(void *ctx, const LspName *n) {
+static bool collect_ref(void *ctx, const LspName *n, const LspName *def) {
   Refs *r = ctx;
-  if (n->id != r->def.id || n->role == NAME_OP) return true;
-  LspName to;
-  if (!lsp_definition_of(r->p, n, &to) || to.loc.start != r->def.loc.start)
-    return true;
+  if (!def || def->loc.start != r->def.loc.start) return true;
   if (lsp_name_defines(n->role) && !r->with_decl) return true;
   json_array_append_new(r->out, lsp_location(r->d, n->loc));
   return true;
@@ -56,7 +53,7 @@ json_t *lsp_references(LspServer *s, json_t *params, LspError *err) {
   json_t *ctx = json_object_get(params, "context");
   Refs r = {d->an->tree.program, d, def,
             json_is_true(json_object_get(ctx, "includeDeclaration")), json_array()};
-  lsp_walk_names(r.p, collect_ref, &r);
+  lsp_walk_id(r.p, def.id, collect_ref, &r);
   return r.out;
 }
 
@@ -68,10 +65,9 @@ enum { SK_NAMESPACE = 3, SK_CLASS = 5, SK_CONSTANT = 14, SK_OBJECT = 19,
 
 static json_t *symbol(const LspDoc *d, const char *name, int kind, Loc whole,
                       Loc sel) {
-  const SourceFile *f = lsp_doc_file(d);
   return json_pack("{s:o, s:i, s:o, s:o}", "name", json_safe_string(name), "kind",
-                   kind, "range", lsp_range(f, whole), "selectionRange",
-                   lsp_range(f, sel));
+                   kind, "range", lsp_range(d, whole), "selectionRange",
+                   lsp_range(d, sel));
 }
 
 static json_t *block_symbols(const LspDoc *d, const Block *b);
