@@ -10,6 +10,7 @@
 #include "lsp/lsp.h"
 #include "lsp/server.h"
 
+#include <signal.h>
 #include <string.h>
 
 typedef json_t *(*RequestFn)(LspServer *s, json_t *params, LspError *err);
@@ -30,11 +31,16 @@ void lsp_fail(LspError *err, int code, const char *fmt, ...) {
   va_end(ap);
 }
 
+/* A client that closed our output is gone: the server ends, status 1
+ * (R-LSP-004). */
 void lsp_send(LspServer *s, json_t *msg) {
   char *text = json_dumps(msg, JSON_COMPACT | JSON_PRESERVE_ORDER);
   json_decref(msg);
   if (!text) die("lsp: a response did not serialise");
-  lsp_write_message(s->out_fd, text, strlen(text));
+  if (!lsp_write_message(s->out_fd, text, strlen(text))) {
+    s->exiting = true;
+    s->shut_down = false;
+  }
   free(text);
 }
 
@@ -246,6 +252,8 @@ static void publish_changed(LspServer *s) {
 }
 
 int lsp_serve(int in_fd, int out_fd) {
+  /* a closed output is a failed write (lsp_send), not a killed process */
+  signal(SIGPIPE, SIG_IGN);
   LspServer s = {.out_fd = out_fd};
   lsp_reader_init(&s.reader, lsp_fd_read, lsp_fd_ready, &in_fd);
   while (!s.exiting) {

@@ -177,6 +177,15 @@ def exit_status(rooflint, shutdown):
     return c.proc.wait(timeout=10)
 
 
+def closed_output_status(rooflint):
+    """The client closes the server's output: the next answer fails, and
+    the server ends (status 1) instead of dying by SIGPIPE."""
+    c = Client(rooflint)
+    c.proc.stdout.close()
+    c.request("initialize", {"capabilities": {}})
+    return c.proc.wait(timeout=10)
+
+
 def eof_status(rooflint):
     c = Client(rooflint)
     return c.wait()
@@ -198,6 +207,8 @@ def main():
     s.log.append({"step": "exit without shutdown",
                   "status": exit_status(rooflint, False)})
     s.log.append({"step": "the input ends", "status": eof_status(rooflint)})
+    s.log.append({"step": "the output is closed",
+                  "status": closed_output_status(rooflint)})
     path = os.path.join(HERE, "protocol.expected.json")
     got = json.dumps(s.log, indent=1, ensure_ascii=False) + "\n"
     if write:
