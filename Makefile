@@ -45,7 +45,7 @@ STATIC  ?= $(if $(SANFLAGS)$(filter valgrind,$(MAKECMDGOALS)),,$(STATIC_LIBS_FOU
 STATIC_LIBS_FOUND = $(and $(wildcard $(shell $(CC) -print-file-name=libc.a)),$(wildcard $(shell $(CC) -print-file-name=libjansson.a)),yes)
 BIN_LDFLAGS = $(if $(STATIC),-static-pie)
 
-SRCS      := $(sort $(wildcard src/*.c src/checks/*.c src/import/*.c src/out/*.c))
+SRCS      := $(sort $(wildcard src/*.c src/checks/*.c src/import/*.c src/out/*.c src/lsp/*.c))
 LIB_SRCS  := $(filter-out src/main.c,$(SRCS))
 LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 # (while a stage is being written, its generator input may not exist yet)
@@ -55,7 +55,7 @@ GEN_OBJS  := $(if $(wildcard grammar/parser.y),$(BUILD)/obj/gen/parser.o) \
 TARGET_SPECS := $(sort $(wildcard specs/targets/*.roof))
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(BUILD)/obj/tests/%.o,$(UNIT_SRCS))
-HDRS      := $(wildcard src/*.h src/*.def src/checks/*.h src/import/*.h src/import/*.def src/out/*.h) $(if $(wildcard grammar/lexer.l),$(BUILD)/gen/parser.h $(BUILD)/gen/lexer.h)
+HDRS      := $(wildcard src/*.h src/*.def src/checks/*.h src/import/*.h src/import/*.def src/out/*.h src/lsp/*.h) $(if $(wildcard grammar/lexer.l),$(BUILD)/gen/parser.h $(BUILD)/gen/lexer.h)
 
 BIN := $(BUILD)/rooflint
 
@@ -176,7 +176,7 @@ ubsan-robust:
 
 # ---------------------------------------------------------------- deps
 DEB_PACKAGES = flex bison check pkg-config make gcc libjansson-dev python3-jsonschema libxml2-utils \
-               python3-yaml groff-base python3-onnx chromium chromium-driver
+               python3-yaml groff-base python3-onnx chromium chromium-driver neovim
 
 deps:
 	@sh tools/deps.sh $(DEB_PACKAGES)
@@ -237,9 +237,12 @@ fuzz:
 	  sh tests/fuzz/run.sh $(FUZZ_TARGETS)
 
 fuzz-build: $(BUILD)/fuzz_rooflint $(BUILD)/fuzz_cli $(BUILD)/fuzz_onnx \
-  $(BUILD)/fuzz_import
+  $(BUILD)/fuzz_import $(BUILD)/fuzz_lsp
 
 $(BUILD)/fuzz_import: tests/fuzz/fuzz_import.c $(LIB_OBJS) $(GEN_OBJS) $(HDRS)
+	$(CC) $(ALL_CFLAGS) $(WARN) -fsanitize=fuzzer -o $@ $< $(LIB_OBJS) $(GEN_OBJS) $(LDLIBS)
+
+$(BUILD)/fuzz_lsp: tests/fuzz/fuzz_lsp.c $(LIB_OBJS) $(GEN_OBJS) $(HDRS)
 	$(CC) $(ALL_CFLAGS) $(WARN) -fsanitize=fuzzer -o $@ $< $(LIB_OBJS) $(GEN_OBJS) $(LDLIBS)
 
 $(BUILD)/fuzz_onnx: tests/fuzz/fuzz_onnx.c $(LIB_OBJS) $(GEN_OBJS) $(HDRS)

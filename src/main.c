@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "out/out.h"
 #include "import/import.h"
+#include "lsp/server.h"
 
 #include <errno.h>
 #include <math.h>
@@ -48,6 +49,7 @@ static int run_diff(Cli *c, DiagSink *diags);
 static int run_targets(Cli *c, DiagSink *diags);
 static int run_target(Cli *c, DiagSink *diags);
 static int run_import(Cli *c, DiagSink *diags);
+static int run_lsp(Cli *c, DiagSink *diags);
 
 static const SubcommandDesc subcommands[] = {
     {NULL, "[OPTIONS] FILE...", "lint (FILE '-' = stdin; a directory: its *.roof)",
@@ -57,6 +59,7 @@ static const SubcommandDesc subcommands[] = {
     {"diff", "OLD NEW", "what changed (OLD or NEW '-' = stdin)", IN_DIFF, run_diff},
     {"import", "FILE [-o OUT]", "translate a model in another format to .roof",
      IN_IMPORT, run_import},
+    {"lsp", "", "the language server, on stdin and stdout", 0, run_lsp},
 };
 enum { NSUBCOMMANDS = sizeof subcommands / sizeof *subcommands };
 
@@ -708,6 +711,15 @@ static int run_target(Cli *c, DiagSink *diags) {
     return 2;
   }
   return report_target_card(stdout, c->arena, &c->ss, c->o.files[0], diags);
+}
+
+static int run_lsp(Cli *c, DiagSink *diags) {
+  (void)diags;
+  if (c->o.nfiles > 0) {
+    cli_error(c, "'rooflint lsp' takes no files: its client opens them");
+    return 2;
+  }
+  return lsp_serve(STDIN_FILENO, STDOUT_FILENO);
 }
 
 static int subcommand(Cli *c) {

@@ -198,6 +198,15 @@ awk -F'|' -v basis="$basis" '
       sprintf("--format json on %d ops within 10%% of the lint'"'"'s memory and 2x its time: %.2fx memory, %.2fx time",
         h[2], v[2] / v[6], t / lt))
   }' "$OUTS"
+# The language server (tests/bench/lsp_bench.py): a change to a 2,010-line
+# model (100 layers) until its diagnostics, against a plain lint of the
+# same text, and the server's memory over BENCH_LSP_EDITS edits.
+echo
+echo "language server (rooflint lsp):"
+f=$DIR/transformer_100.roof; gen "$f" transformer 100 > /dev/null
+# shellcheck disable=SC2086
+/usr/bin/python3 tests/bench/lsp_bench.py "$BIN" "$f" "${BENCH_LSP_EDITS:-10000}" $FLAGS ||
+  echo "  MISS lsp: tests/bench/lsp_bench.py failed"
 # The ONNX reader and `rooflint FILE.onnx` (their own table and goals).
 BUILD=$BUILD BIN=$BIN DIR=$DIR FLAGS=$FLAGS RU=$RU BENCH_BASIS=$basis sh tests/bench/onnx.sh
 exit 0

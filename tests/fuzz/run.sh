@@ -18,6 +18,8 @@
 #                  those .onnx files and the configs of tests/hf/ and
 #                  tests/robust/ behind its choice and name bytes, and with
 #                  onnx.dict and tests/fuzz/import.dict as dictionary
+#   fuzz_lsp       the language server's message reader and the server
+#                  (tests/fuzz/fuzz_lsp.c), seeded with tests/fuzz/lsp-seeds/
 # Seeds are every .roof under examples/, tests/, specs/ (smaller than 64 KiB,
 # and not one listed with the word fuzz in tests/robust/KNOWN_FAILING);
 # fuzz_cli also gets each seed once behind a mode prefix (fuzz_cli.c), the
@@ -31,7 +33,7 @@ set -u
 BUILD=${BUILD:-build-fuzz}
 SECONDS_ALL=${FUZZ_SECONDS:-60}
 FLAGS=${FUZZ_FLAGS:--max_len=262144 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1}
-TARGETS=${*:-fuzz_rooflint fuzz_cli fuzz_onnx fuzz_import}
+TARGETS=${*:-fuzz_rooflint fuzz_cli fuzz_onnx fuzz_import fuzz_lsp}
 NMODES=27 # modes in fuzz_cli.c, the argv one included
 
 n=0
@@ -89,6 +91,7 @@ for t in $TARGETS; do
       seed_dirs="$seeds $seeds-cli tests/fuzz/cli-seeds" ;;
     fuzz_onnx) seed_dirs=$seeds-onnx dict=tests/fuzz/onnx.dict ;;
     fuzz_import) seed_dirs=$seeds-import dict=$BUILD/import.dict ;;
+    fuzz_lsp) seed_dirs=tests/fuzz/lsp-seeds dict=tests/fuzz/lsp.dict ;;
   esac
   mkdir -p "$BUILD/corpus-$t"
   echo "==> $t for $share s"
