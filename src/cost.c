@@ -15,7 +15,7 @@
  * whose bytes are the region's inputs from outside plus its outputs used
  * outside.  Totals are summed over kernels.
  */
-#include "rooflint.h"
+#include "arena.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -1035,8 +1035,8 @@ void cost_weights(const Model *m, double *params_by, double *bytes_by) {
 
 ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   ModelCost *mc = arena_alloc(a, sizeof *mc);
-  /* First: its scratch (12 bytes a node) is freed before the per-node
-   * figures are allocated, not stacked on top of them at the peak. */
+  /* First: its scratch is freed before the per-node figures are
+   * allocated, not stacked on top of them at the peak. */
   OpCounts counts = {0, 0}; /* at most one kernel per op */
   bool *leaves = region_exits(m); /* scratch, freed before returning */
   MoeScope *moe = moe_scopes(m);  /* scratch too */
@@ -1044,10 +1044,10 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   int *ckpt_of = checkpoint_blocks(m); /* scratch too */
   /* On the pages a's arena holds spare (the tree's), which then go on to
    * the per-node figures. */
-  Arena *scratch = arena_new_borrowing(a);
+  Arena *scratch = arena_scratch(a);
   mc->footprint.activations = activations(scratch, m, m->train, leaves, ckpt_of,
                                           moe != NULL, &counts, NULL);
-  arena_free_to(scratch, a);
+  arena_scratch_end(scratch, a);
   mc->model = m;
   mc->target = t;
   int n = m->nnodes;

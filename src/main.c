@@ -168,8 +168,7 @@ static void flush_errors(Cli *c) {
 /* Appends to an array of pointers.  Its capacity is the power of two at or
  * above the count (grown when the count reaches one), so appending is
  * amortised O(1): collect_lets pushes every let of a file, and growing by
- * one was quadratic where realloc cannot grow in place (ASan: 60,000 lets
- * took 49 s and 1.5 GB). */
+ * one is quadratic where realloc cannot grow in place (docs/performance.md). */
 static void push(const char ***list, int *n, const char *s) {
   if ((*n & (*n - 1)) == 0)
     *list = xrealloc((void *)*list, (size_t)(*n ? 2 * *n : 1) * sizeof **list);

@@ -658,22 +658,7 @@ static bool load_side(SourceSet *ss, Side *s, const DiffOptions *o,
 static void run_checks(Arena *a, SourceSet *ss, Side *s, const DiffOptions *o) {
   diag_sink_init(&s->checks);
   s->checks.error_limit = 0;
-  const Unit *u = s->an->unit;
-  for (int m = 0; m < u->nmodels; m++) {
-    CheckCtx ctx = {
-        .arena = a,
-        .sources = ss,
-        .tree = &s->an->tree,
-        .unit = u,
-        .model = &u->models[m],
-        .cost = first_cost(s->an, m),
-        .target = s->an->targets[0],
-        .bindings = o->bindings,
-        .diags = &s->checks,
-        .policy = o->policy,
-    };
-    checks_run(&ctx);
-  }
+  analyze_checks(a, ss, s->an, o->bindings, o->policy, &s->checks);
   /* Suppressions and -W apply; -Werror would only relabel. */
   DiagPolicy p = o->policy ? *o->policy : (DiagPolicy){0};
   p.werror = false;
