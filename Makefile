@@ -23,7 +23,7 @@ SANFLAGS ?=
 
 PKG_CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 PKG_CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
-# jansson: the JSON and SARIF writers (src/out/json.c, src/out/sarif.c).
+# jansson: the JSON writer (src/out/json_writer.c) and the SARIF document.
 PKG_JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
 PKG_JANSSON_LIBS   := $(or $(shell pkg-config --libs jansson 2>/dev/null),-ljansson)
 
