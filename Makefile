@@ -24,7 +24,7 @@ SANFLAGS ?=
 
 PKG_CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 PKG_CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
-# jansson: the JSON and SARIF writers (src/out/json.c, src/out/sarif.c).
+# jansson: the JSON writer (src/out/json_writer.c) and the SARIF document.
 PKG_JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
 PKG_JANSSON_LIBS   := $(or $(shell pkg-config --libs jansson 2>/dev/null),-ljansson)
 
@@ -35,10 +35,9 @@ ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE $(CFLAGS) $(SANFLAGS) -Isrc -I$(BUILD)/g
 GEN_CFLAGS = -std=c11 -D_DEFAULT_SOURCE $(CFLAGS) $(SANFLAGS) -Isrc -I$(BUILD)/gen -w
 LDLIBS  = $(PKG_JANSSON_LIBS) -lm
 # The rooflint binary links statically (static-pie: still randomised) where
-# the toolchain has libc.a and libjansson.a.  On a virtual machine, where a
-# page fault costs 10-30 us, ld.so mapping and relocating libc, libjansson
-# and libm was 35 of the 230 page faults and ~1 ms of the 8 ms it took to
-# lint a 500-op model.  Sanitizer builds cannot link statically, and
+# the toolchain has libc.a and libjansson.a: ld.so's mapping and relocating
+# of the shared libraries is a good part of a small model's page faults
+# (docs/performance.md).  Sanitizer builds cannot link statically, and
 # valgrind cannot see a static binary's malloc: those two link dynamically
 # (STATIC= forces it too).
 STATIC  ?= $(if $(SANFLAGS)$(filter valgrind,$(MAKECMDGOALS)),,$(STATIC_LIBS_FOUND))
@@ -214,7 +213,7 @@ FUZZ_CC       ?= clang
 FUZZ_SECONDS  ?= 60
 FUZZ_TARGETS  ?=
 FUZZ_BUILD     = build-fuzz
-# max_len of 256 KiB reaches depth and quadratic effects (16 KiB did not);
+# max_len of 256 KiB reaches depth and quadratic effects (docs/performance.md);
 # float-cast-overflow (clang only, outside -fsanitize=undefined) catches a
 # non-finite or huge double cast to an int.
 FUZZ_FLAGS    ?= -max_len=262144 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1

@@ -9,7 +9,7 @@
  */
 #include <stdlib.h>
 
-#include "rooflint.h"
+#include "arena.h"
 
 #include <string.h>
 
@@ -45,18 +45,6 @@ static bool resolve_targets(Arena *a, SourceSet *ss, Analysis *an,
   return true;
 }
 
-const Program *analyze_program(ProgramSource *ps) {
-  if (!ps->program) {
-    DiagSink quiet; /* a clean first parse means a clean second one */
-    diag_sink_init(&quiet);
-    ParseOptions po = {.names = ps->arena, .skip_directives = true};
-    Program *p = parse_file_opts(ps->arena, ps->ss, ps->file, &quiet, &po);
-    if (p->nsyntax_errors == 0) ps->program = p;
-    diag_sink_free(&quiet);
-  }
-  return ps->program;
-}
-
 /* cost: every model on every target. */
 static void cost_models(Arena *a, Analysis *an) {
   const Unit *u = an->unit;
@@ -67,11 +55,12 @@ static void cost_models(Arena *a, Analysis *an) {
       an->costs[m * nt + t] = cost_model(a, &u->models[m], an->targets[t]);
 }
 
-/* checks: every model, on the first target; capacity on every target. */
-static void run_checks(Arena *a, SourceSet *ss, Analysis *an,
-                       const AnalyzeOptions *opts, DiagSink *diags) {
+void analyze_checks(Arena *a, SourceSet *ss, Analysis *an, Bindings *bindings,
+                    const DiagPolicy *policy, DiagSink *diags) {
   const Unit *u = an->unit;
-  for (int m = 0; m < u->nmodels; m++) {
+  int nreg;
+  const CheckDesc *const *reg = check_registry(&nreg);
+  for (int m = 0; u && m < u->nmodels; m++) {
     CheckCtx ctx = {
         .arena = a,
         .sources = ss,
@@ -80,14 +69,11 @@ static void run_checks(Arena *a, SourceSet *ss, Analysis *an,
         .model = &u->models[m],
         .cost = an->costs[m * an->ntargets],
         .target = an->targets[0],
-        .bindings = opts->bindings,
+        .bindings = bindings,
         .diags = diags,
-        .policy = opts->policy,
+        .policy = policy,
     };
     checks_run(&ctx);
-    /* R-CHK-081: the checks that say so run on every further target. */
-    int nreg;
-    const CheckDesc *const *reg = check_registry(&nreg);
     for (int t = 1; t < an->ntargets; t++) {
       ctx.cost = an->costs[m * an->ntargets + t];
       ctx.target = an->targets[t];
@@ -185,46 +171,79 @@ static void check_target_defs(Arena *a, const Unit *u, bool resolved,
   }
 }
 
+/* Why a lint does not keep its tree: a big model's tree and its graph are
+ * the two biggest things a run makes, and both whole at once exceed the
+ * bench's bytes-per-op goal.  So unless the caller keeps it (keep_program)
+ * or hands one in (parsed), the tree is parsed into a scratch arena that
+ * sema consumes as it builds the graph and that ends right after, its
+ * pages left to the analysis's arena for the cost's per-node arrays.
+ * Whoever needs statements later (a fix-it that moves them, the crossover
+ * search) has the file parsed again (parse_again), at most once. */
+static bool tree_kept(const AnalyzeOptions *opts) {
+  return opts->keep_program || opts->parsed;
+}
+
+/* tokens -> tree: the tree handed in, or the file parsed into `tree`, what
+ * outlives the tree (names, strings, directives) into `a`.  A file
+ * analysed before in this run (again) has its directives recorded and its
+ * suppressions and importer findings reported already. */
+static Program *parse_stage(Arena *a, Arena *tree, SourceSet *ss, int file,
+                            const AnalyzeOptions *opts, DiagSink *diags) {
+  ParseOptions po = {.names = a, .skip_directives = opts->again};
+  Program *p = opts->parsed ? (Program *)opts->parsed
+                            : parse_file_opts(tree, ss, file, diags, &po);
+  if (!opts->again) {
+    check_suppressions(a, ss, file, diags);
+    report_import_diags(ss, file, diags);
+  }
+  return p;
+}
+
+/* tree -> graph, and the targets it is costed on; `consumed` is the tree's
+ * arena when sema may release what it has read (NULL: a kept tree). */
+static void graph_stage(Arena *a, SourceSet *ss, Analysis *an,
+                        const Program *p, Arena *consumed,
+                        const AnalyzeOptions *opts, DiagSink *diags) {
+  Bindings *b = opts->bindings;
+  if (!b) b = arena_alloc(a, sizeof *b);
+  int errors = diags->nerrors;
+  Unit *u = sema_analyze_consuming(a, p, consumed, b, diags);
+  /* Contract: a non-NULL unit comes with at least one target. */
+  bool resolved = u && diags->nerrors == errors;
+  if (resolved && resolve_targets(a, ss, an, u, opts, diags)) an->unit = u;
+  if (u) check_target_defs(a, u, resolved, opts, diags);
+}
+
+/* After sema: the tree stays in the analysis, or its scratch arena ends
+ * (with the `target NAME { }` statements the unit pointed at); either way
+ * the analysis can have it again (an->tree, parse_again). */
+static void tree_end(Arena *a, Arena *tree, SourceSet *ss, Analysis *an,
+                     Program *p) {
+  bool kept = tree == a;
+  an->tree = (ProgramSource){ss, an->file, a, kept ? p : NULL};
+  if (kept) return;
+  if (an->unit) {
+    an->unit->target_defs = NULL;
+    an->unit->ntarget_defs = 0;
+  }
+  arena_scratch_end(tree, a);
+}
+
 /* tokens -> tree -> graph -> cost -> checks for one file (main.c's lint()
  * shows the whole pipeline). */
 Analysis *analyze_file(Arena *a, SourceSet *ss, int file,
                        const AnalyzeOptions *opts, DiagSink *diags) {
   Analysis *an = arena_alloc(a, sizeof *an);
   an->file = file;
-  /* tokens -> tree.  Unless kept, the tree is in an arena of its own that
-   * sema consumes and that is freed once after sema; what outlives it
-   * (names, strings, directives) goes to `a`.  See ProgramSource. */
-  bool keep = opts->keep_program || opts->parsed;
-  Arena *tree = keep ? a : arena_new();
-  ParseOptions po = {.names = a, .skip_directives = opts->again};
-  Program *p = opts->parsed ? (Program *)opts->parsed
-                            : parse_file_opts(tree, ss, file, diags, &po);
-  if (!opts->again) check_suppressions(a, ss, file, diags);
-  if (!opts->again) report_import_diags(ss, file, diags);
-  /* tree -> graph, and the targets it is costed on */
-  if (p->nsyntax_errors == 0) {
-    Bindings *b = opts->bindings;
-    if (!b) b = arena_alloc(a, sizeof *b);
-    int errors = diags->nerrors;
-    Unit *u = sema_analyze_consuming(a, p, keep ? NULL : tree, b, diags);
-    /* Contract: a non-NULL unit comes with at least one target. */
-    bool resolved = u && diags->nerrors == errors;
-    if (resolved && resolve_targets(a, ss, an, u, opts, diags)) an->unit = u;
-    if (u) check_target_defs(a, u, resolved, opts, diags);
-  }
-  an->tree = (ProgramSource){ss, file, a, keep ? p : NULL};
-  if (!keep) {
-    /* `target NAME { }` definitions are statements of the tree. */
-    if (an->unit) {
-      an->unit->target_defs = NULL;
-      an->unit->ntarget_defs = 0;
-    }
-    /* Its pages go to the cost's per-node arrays, not back to the kernel. */
-    arena_free_to(tree, a);
-  }
+  Arena *tree = tree_kept(opts) ? a : arena_new();
+  Program *p = parse_stage(a, tree, ss, file, opts, diags); /* -> tree */
+  if (p->nsyntax_errors == 0)                                /* -> graph */
+    graph_stage(a, ss, an, p, tree == a ? NULL : tree, opts, diags);
+  tree_end(a, tree, ss, an, p);
   if (!an->unit) return an;
-  cost_models(a, an);                                  /* graph -> cost */
+  cost_models(a, an);                                        /* -> cost */
   arena_drop_spares(a); /* the tree's pages that the cost did not take */
-  if (opts->run_checks) run_checks(a, ss, an, opts, diags); /* -> checks */
+  if (opts->run_checks)                                      /* -> checks */
+    analyze_checks(a, ss, an, opts->bindings, opts->policy, diags);
   return an;
 }

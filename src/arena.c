@@ -6,7 +6,7 @@
  */
 /* mremap, MREMAP_FIXED */
 #define _GNU_SOURCE
-#include "rooflint.h"
+#include "arena.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -38,7 +38,7 @@ typedef struct Chunk {
 } Chunk;
 
 /* Pages an arena holds for its next big chunks: a mapping already
- * touched, given back by another arena (arena_free_to, arena_release_into),
+ * touched, given back by another arena (arena_scratch_end, arena_release_into),
  * this header at its start. */
 typedef struct Spare {
   struct Spare *next;
@@ -127,12 +127,9 @@ static void spares_fill(Arena *a, unsigned char *to, unsigned char *end) {
  * transparent huge pages (through malloc its unaligned ends would not
  * be).  Why huge pages, where THP is `madvise` only: a huge page is one
  * fault where small pages are 512, and on a virtual machine each fault
- * also exits to the hypervisor; measured with and without the advice, the
- * small models (an ONNX import, 20 k ops) and the 100 k-op one spent
- * several times the system time on small pages, and the 1.5 M-op one no
- * less on the whole (its huge-page runs vary more: each fresh 2 MiB is
- * zeroed at once).  What costs either way is fresh memory, so a big chunk
- * is made of spare pages first (spares_fill). */
+ * also exits to the hypervisor (docs/performance.md has the measurements
+ * with and without the advice).  What costs either way is fresh memory,
+ * so a big chunk is made of spare pages first (spares_fill). */
 static Chunk *chunk_new(Arena *a, size_t bytes) {
   Chunk *c;
   size_t mapped = 0;
@@ -157,10 +154,10 @@ static Chunk *chunk_new(Arena *a, size_t bytes) {
 
 Arena *arena_new(void) { return xcalloc(1, sizeof(Arena)); }
 
-Arena *arena_new_borrowing(Arena *lender) {
+Arena *arena_scratch(Arena *owner) {
   Arena *a = arena_new();
-  a->spare = lender->spare;
-  lender->spare = NULL;
+  a->spare = owner->spare;
+  owner->spare = NULL;
   return a;
 }
 
@@ -171,26 +168,26 @@ static void chunk_free(Chunk *c) {
     free(c);
 }
 
-void arena_free_to(Arena *a, Arena *heir) {
+void arena_scratch_end(Arena *a, Arena *owner) {
   if (!a) return;
   for (Chunk *c = a->head, *next; c; c = next) {
     next = c->next;
-    if (c->mapped && heir)
-      spare_keep(heir, c, chunk_trim(c));
+    if (c->mapped && owner)
+      spare_keep(owner, c, chunk_trim(c));
     else
       chunk_free(c);
   }
-  if (heir)
+  if (owner)
     for (Spare *sp = a->spare, *next; sp; sp = next) {
       next = sp->next;
-      spare_keep(heir, sp, sp->len);
+      spare_keep(owner, sp, sp->len);
     }
   else
     arena_drop_spares(a);
   free(a);
 }
 
-void arena_free(Arena *a) { arena_free_to(a, NULL); }
+void arena_free(Arena *a) { arena_scratch_end(a, NULL); }
 
 void arena_drop_spares(Arena *a) {
   for (Spare *sp = a->spare, *next; sp; sp = next) {

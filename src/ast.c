@@ -4,8 +4,8 @@
  * printer.  Grammar actions call one constructor each, so parser.y stays a
  * list of productions.  Every node lives in the Arena, allocated only as
  * large as its kind needs (a declaration without `shard=` ends before its
- * option): an op statement is a 48-byte Stmt, a 48-byte call and 16 bytes
- * per argument (a keyword's name is out of line) plus its value.  The lists
+ * option; a keyword's name is out of line), because the tree is the
+ * biggest thing a parse makes (docs/performance.md).  The lists
  * the constructors take were gathered on the parser's scratch stacks and
  * copied into the arena once, at their exact size (parse.c).
  */
@@ -324,8 +324,8 @@ static void dump_exprs(const Dump *d, Expr *const *items, int n, int depth) {
 
 /* `a + b + c ...` nests to the left as deep as it is long: a spine longer
  * than this is printed flat (its operators one level down, each with its
- * right operand), so neither the output (2 blanks per level per node was
- * quadratic: 400 KB of input wrote 15 GB) nor the recursion grows with its
+ * right operand), so neither the output (2 blanks per level per node is
+ * quadratic in the spine's length) nor the recursion grows with its
  * length.  Shorter ones print as nested as they are. */
 enum { DUMP_MAX_SPINE = 64 };
 

@@ -35,7 +35,7 @@ const CheckDesc *const *check_registry(int *n) {
 }
 
 const Program *checks_program(const CheckCtx *ctx) {
-  return ctx->tree ? analyze_program(ctx->tree) : NULL;
+  return ctx->tree ? parse_again(ctx->tree) : NULL;
 }
 
 const CheckDesc *check_lookup(const char *name) {
@@ -69,6 +69,7 @@ Diag *checks_report(const CheckCtx *ctx, const char *check, Loc loc,
   va_start(ap, fmt);
   Diag *r = diag_vreport(ctx->diags, d->severity, d->name, loc, fmt, ap);
   va_end(ap);
+  r->off_by_default = !d->default_on;
   return r;
 }
 

@@ -16,6 +16,7 @@
  * whose bytes are the region's inputs from outside plus its outputs used
  * outside.  Totals are summed over kernels.
  */
+#include "arena.h"
 #include "footprint.h"
 
 #include <math.h>
@@ -813,10 +814,10 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   mc->experts = moe != NULL;
   /* On the pages a's arena holds spare (the tree's), which then go on to
    * the per-node figures. */
-  Arena *scratch = arena_new_borrowing(a);
+  Arena *scratch = arena_scratch(a);
   mc->footprint.activations = footprint_activations(
       scratch, m, leaves, ckpt_of, moe != NULL, &counts, NULL);
-  arena_free_to(scratch, a);
+  arena_scratch_end(scratch, a);
   mc->model = m;
   mc->target = t;
   cost_alloc(a, mc, m, counts);

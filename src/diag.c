@@ -184,8 +184,7 @@ bool diag_dropped(const Diag *d, const SourceSet *ss, const DiagPolicy *p) {
     return true;
   if (!d->check) return false; /* language errors cannot be silenced */
   if (in_list(d->check, p->disabled, p->ndisabled)) return true;
-  const CheckDesc *c = check_lookup(d->check);
-  if (c && !c->default_on && !in_list(d->check, p->enabled, p->nenabled))
+  if (d->off_by_default && !in_list(d->check, p->enabled, p->nenabled))
     return true;
   return suppressed(d, ss);
 }

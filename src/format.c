@@ -11,8 +11,9 @@
  * and 2.625 -> "2.62" alike (Python's formatting, which printed the seed,
  * rounds the exact binary value, and these two ties land on those sides).
  * fmt_round_ref states the rule through decimal text; fmt_round reaches the
- * same result in integer arithmetic for the figures a report prints, ten
- * times faster, and hands the rest (near-ties, |x * 10^d| >= 10^15) to it.
+ * same result in integer arithmetic for the figures a report prints (a
+ * report prints millions), and hands the rest (near-ties,
+ * |x * 10^d| >= 10^15) to it.
  *
  * Scaled units are decimal (KB = 1000 B), as in the language, up to E
  * (10^18).  A value that rounds up to 1000 of a unit moves to the next

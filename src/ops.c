@@ -587,6 +587,10 @@ static bool shape_allgather(const OpDesc *op, const TensorType *in, int nin,
   return true;
 }
 
+/* R-PAR-003: group=data|tensor|pipeline|expert (ParGroup's first rows) */
+static const char *const group_choices[] = {"data", "tensor", "pipeline",
+                                            "expert", NULL};
+
 static bool shape_reduce_scatter(const OpDesc *op, const TensorType *in,
                                  int nin, OpArgs *args, TensorType *out,
                                  const ShapeCtx *ctx) {
@@ -600,7 +604,10 @@ static bool shape_reduce_scatter(const OpDesc *op, const TensorType *in,
                 "reduce_scatter dim %lld (axis %lld) does not divide by the "
                 "%s-parallel degree %lld",
                 (long long)d, (long long)args->axis,
-                par_group_str((ParGroup)args->group), (long long)ctx->ranks);
+                args->group >= 0 && args->group < PG__NAMED
+                    ? group_choices[args->group]
+                    : "?",
+                (long long)ctx->ranks);
   t.dims[args->axis] = d / ctx->ranks;
   *out = t;
   return true;
@@ -619,9 +626,6 @@ static const KwDesc kw_axis_last[] = {{"axis", KW_INT, false, -1, NULL},
                                       {NULL, 0, false, 0, NULL}};
 static const KwDesc kw_axis_first[] = {{"axis", KW_INT, false, 0, NULL},
                                        {NULL, 0, false, 0, NULL}};
-/* R-PAR-003: group=data|tensor|pipeline|expert (ParGroup's first rows) */
-static const char *const group_choices[] = {"data", "tensor", "pipeline",
-                                            "expert", NULL};
 static const KwDesc kw_group[] = {{"group", KW_WORD, false, 0, group_choices},
                                   {NULL, 0, false, 0, NULL}};
 static const KwDesc kw_axis_group[] = {

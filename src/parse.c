@@ -1030,3 +1030,15 @@ Program *parse_file_opts(Arena *a, SourceSet *ss, int file, DiagSink *diags,
   free(ctx);
   return p;
 }
+
+const Program *parse_again(ProgramSource *ps) {
+  if (!ps->program) {
+    DiagSink quiet; /* a clean first parse means a clean second one */
+    diag_sink_init(&quiet);
+    ParseOptions po = {.names = ps->arena, .skip_directives = true};
+    Program *p = parse_file_opts(ps->arena, ps->ss, ps->file, &quiet, &po);
+    if (p->nsyntax_errors == 0) ps->program = p;
+    diag_sink_free(&quiet);
+  }
+  return ps->program;
+}

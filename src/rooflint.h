@@ -9,12 +9,8 @@
  *   - An Arena owns the AST, the op graph, analysis results and every string
  *     hanging off them.  Everything allocated from it is freed at once by
  *     arena_free().  Functions that take an Arena * allocate from it; the
- *     caller owns the arena.  One exception, for memory: the arena of a
- *     tree that sema consumes gives back the chunks of statements sema has
- *     read (arena_release_between; see ProgramSource for why), and those
- *     pages, already touched, may go to another arena's big block or
- *     chunks instead of back to the kernel (arena_release_into,
- *     arena_free_to, arena_new_borrowing): no object outlives its arena.
+ *     caller owns the arena.  The few stages that hand an arena's pages
+ *     on to another instead of back to the kernel use arena.h.
  *   - A SourceSet owns the text of every loaded file (freed by src_free()).
  *   - A DiagSink owns its diagnostics (freed by diag_sink_free()).
  *   - Everything else borrows.
@@ -129,16 +125,6 @@ typedef struct Arena Arena;
 
 Arena *arena_new(void);
 void arena_free(Arena *a);
-/* The same, and a's big chunks, pages already touched, are kept by heir
- * for its next big chunks instead of going back to the kernel (a stage's
- * scratch arena freed before the next stage allocates; heir NULL: as
- * arena_free). */
-void arena_free_to(Arena *a, Arena *heir);
-/* A new arena for scratch that takes lender's spare pages for its big
- * chunks first; arena_free_to(it, lender) gives them back, with its own. */
-Arena *arena_new_borrowing(Arena *lender);
-/* Gives a's spare pages back to the kernel: what needed them is made. */
-void arena_drop_spares(Arena *a);
 void *arena_alloc(Arena *a, size_t n); /* zeroed, 8-byte aligned */
 char *arena_strdup(Arena *a, const char *s);
 char *arena_strndup(Arena *a, const char *s, size_t n);
@@ -146,23 +132,6 @@ char *arena_printf(Arena *a, const char *fmt, ...) PRINTF_LIKE(2, 3);
 /* Copy a growing array into the arena: returns a copy of n elements. */
 void *arena_memdup(Arena *a, const void *p, size_t n);
 size_t arena_bytes_used(const Arena *a);
-size_t arena_bytes_held(const Arena *a); /* in chunks, headers included, and spare pages */
-/* Frees, early, the objects allocated after `first` and before `last`
- * (both objects of `a`), as far as they fill whole big chunks; the rest
- * stays until arena_free.  For a pass that consumes a tree in allocation
- * order: what it has read it will not read again, and its pages go back
- * before the next stage asks for new ones. */
-void arena_release_between(Arena *a, const void *first, const void *last);
-/* The same, and the pages of what is released go, as far as they fit, to
- * [lo, hi) in a big block of dst (one of its objects) that holds nothing
- * but zeros yet, still all zeros, instead of back to the kernel: the pass
- * that consumes the tree fills a block as big as it as it goes, and
- * memory already touched costs no page fault; what does not fit dst keeps
- * for its next big chunks (arena_free_to).  Returns the end of the part
- * of [lo, hi) that holds released pages (lo if none); what is moved is
- * whole huge pages.  dst NULL: as arena_release_between. */
-void *arena_release_into(Arena *a, const void *first, const void *last,
-                         Arena *dst, void *lo, void *hi);
 
 /* ===================================================================== */
 /* source.c: loaded files, locations as byte ranges, offset -> line:col.  */
@@ -341,6 +310,9 @@ typedef struct Diag {
   int nfigures;
   int seq; /* order of recording, for a stable sort */
   bool werror; /* a warning promoted to an error by -Werror */
+  /* Its check is off unless -W names it: set by whoever reports for a
+   * check (checks_report), so the policy needs no registry. */
+  bool off_by_default;
 } Diag;
 
 #define DIAG_DEFAULT_ERROR_LIMIT 20
@@ -642,6 +614,20 @@ typedef struct ParseOptions {
 
 Program *parse_file_opts(Arena *a, SourceSet *ss, int file, DiagSink *diags,
                          const ParseOptions *opts);
+
+/* A file's syntax tree: the one an analysis kept, or else parsed again on
+ * first use (parse_again), into `arena`, without recording the file's
+ * directives twice.  analyze.c says why a lint does not keep it. */
+typedef struct ProgramSource {
+  SourceSet *ss;
+  int file;
+  Arena *arena;
+  Program *program; /* the kept tree, or NULL until first asked for */
+} ProgramSource;
+
+/* The tree, parsing the file again the first time; NULL when it does not
+ * parse (it did the first time, so only if the text changed). */
+const Program *parse_again(ProgramSource *ps);
 /* Debug switch for bison's trace, from ROOFLINT_YYDEBUG=1 in the environment. */
 
 /* ast.c: the --dump ast printer and what the stages after the tree read
@@ -1590,39 +1576,16 @@ typedef struct AnalyzeOptions {
   int ntargets;
   bool run_checks;
   const DiagPolicy *policy; /* for the checks (CheckCtx.policy); NULL: none */
-  /* Keep the syntax tree in Analysis.tree.program.  Otherwise sema
-   * consumes it (sema_analyze_consuming) and it is freed once sema has
-   * built the graph, and whoever needs it later (the fix-its that move
-   * statements, the crossover search) has it parsed again through
-   * analyze_program(). */
+  /* Keep the syntax tree in Analysis.tree.program (otherwise sema
+   * consumes it: analyze.c says why). */
   bool keep_program;
   /* The file was analysed before in this run (a --sweep value after the
-   * first): its directives are recorded in the SourceSet already, with
-   * their text in the first analysis's arena, so this parse skips them. */
+   * first): its directives are recorded already. */
   bool again;
-  /* The file's tree from an earlier analysis that kept it (the first
-   * --sweep value), used instead of parsing the text again: sema reads a
-   * kept tree without changing it, so a sweep parses once however many
-   * values it has.  NULL: parse. */
+  /* The file's tree kept by an earlier analysis (the first --sweep
+   * value), read instead of parsing again; NULL: parse. */
   const Program *parsed;
 } AnalyzeOptions;
-
-/* A file's syntax tree: the one the analysis kept, or else parsed again on
- * first use, into `arena`, without recording the file's directives twice.
- * Why: a big model's tree and graph are the two biggest things a run
- * makes, and both whole at once exceed the bench's bytes-per-op goal, so
- * a lint lets sema consume the tree.  Only a check with a finding that
- * needs statements asks for it again; an analysis parses at most twice. */
-typedef struct ProgramSource {
-  SourceSet *ss;
-  int file;
-  Arena *arena;
-  Program *program; /* the kept tree, or NULL until first asked for */
-} ProgramSource;
-
-/* The tree, parsing the file again the first time; NULL when it does not
- * parse (it did the first time, so only if the text changed). */
-const Program *analyze_program(ProgramSource *ps);
 
 typedef struct Analysis {
   int file;
@@ -1638,5 +1601,12 @@ typedef struct Analysis {
  * stage. */
 Analysis *analyze_file(Arena *a, SourceSet *ss, int file,
                        const AnalyzeOptions *opts, DiagSink *diags);
+
+/* The checks on every model of an analysis that has a graph: all of them
+ * on its first target, then on each further target the ones marked
+ * every_target (R-CHK-081).  analyze_file runs it under run_checks; diff
+ * runs it into a sink of its own. */
+void analyze_checks(Arena *a, SourceSet *ss, Analysis *an, Bindings *bindings,
+                    const DiagPolicy *policy, DiagSink *diags);
 
 #endif /* ROOFLINT_H */

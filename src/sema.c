@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
 #include "sema.h"
 #include "parallel.h" /* the plan's defaults, rules and checks */
 
@@ -68,13 +69,12 @@ static const char *dtype_alias(const char *name);
 
 /* How many candidate names all of one run's suggestions may compare: an
  * unknown name is compared with every let (or every bound name), so a file
- * of many lets and many unknown names was quadratic (923 KB: 46.8 s).
- * Past the budget, or past the error limit (the error is not shown), the
- * error comes without a suggestion.  The budget is per analysis, and a
- * --sweep analyses a file once per value: 2^16 comparisons (a few ms) keep
- * 100 values of a 1 MiB file of lets under `make robust`'s 2 s, and are
- * still far more than a hand-written file's errors need (20 unknown names
- * against 6,000 lets). */
+ * of many lets and many unknown names is quadratic without a bound.  Past
+ * the budget, or past the error limit (the error is not shown), the error
+ * comes without a suggestion.  The budget is per analysis, and a --sweep
+ * analyses a file once per value: 2^16 comparisons keep a sweep of a big
+ * file of lets within `make robust`'s limits (docs/performance.md), and
+ * are still far more than a hand-written file's errors need. */
 enum { SUGGEST_BUDGET = 1 << 16 };
 
 static const char *const *let_candidates(Sema *s) {
@@ -1361,7 +1361,7 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
   free(s->regions);
   for (int i = 0; i < s->nbound; i++) s->byid[s->bound[i]] = NULL;
   s->nbound = 0;
-  arena_free_to(s->bindings, s->arena); /* its pages serve what comes next */
+  arena_scratch_end(s->bindings, s->arena); /* its pages serve what comes next */
   s->m = NULL;
 }
 

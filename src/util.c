@@ -22,10 +22,9 @@
  * growing one copies it into a new big block (a doubling array copies its
  * final size once in all).  An array that grows past GROWING_BIG is likely
  * to go on growing (the statement stack, the line table): it moves to a
- * big block then.  Blocks under a huge page stay on small pages: moving
- * them to huge ones too (down to an eighth of one) cut an ONNX import's
- * page faults but not its time, and grew its memory.  Why huge pages at
- * all: see chunk_new in arena.c. */
+ * big block then.  Blocks under a huge page stay on small pages: huge
+ * ones there grow the memory for no time saved (docs/performance.md).
+ * Why huge pages at all: see chunk_new in arena.c. */
 enum { HUGE_PAGE = 2 * 1024 * 1024, GROWING_BIG = HUGE_PAGE / 4 };
 
 static size_t huge_span(size_t n) {

@@ -11,7 +11,7 @@
 
 #include "rooflint.h"
 #include "lsp/transport.h"
-#include "out/out.h" /* json_safe_string */
+#include "out/json_writer.h" /* json_safe_string */
 
 #include <jansson.h>
 

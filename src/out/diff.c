@@ -18,9 +18,9 @@
  */
 #include "rooflint.h"
 #include "out.h"
+#include "json_writer.h"
 #include "import/import.h"
 
-#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -491,155 +491,177 @@ static void text_diags(FILE *out, Arena *a, const SourceSet *ss, const Side *o,
 
 /* ---------------------------------------------------------- JSON output */
 
-static json_t *loc_json(const SourceSet *ss, Loc loc) {
+/* R-DIFF-004: a matched model whose step-time bound grew past the limit. */
+typedef struct Regression {
+  const char *model;
+  double old_s, new_s, pct;
+} Regression;
+
+static void write_loc(JsonOut *w, const char *key, const SourceSet *ss, Loc loc) {
   const SourceFile *f = loc.file >= 0 ? src_file(ss, loc.file) : NULL;
-  if (!f) return json_null();
+  if (!f) {
+    json_out_null(w, key);
+    return;
+  }
   int line, col;
   src_linecol(f, loc.start, &line, &col);
-  json_t *o = json_object();
-  json_object_set_new(o, "file", json_safe_string(f->name));
-  json_object_set_new(o, "line", json_integer(line));
-  json_object_set_new(o, "column", json_integer(col));
-  return o;
+  json_out_open(w, key, '{');
+  json_out_str(w, "file", f->name);
+  json_out_int(w, "line", line);
+  json_out_int(w, "column", col);
+  json_out_close(w, '}');
+}
+
+/* A figure, or null where the entry has none. */
+static void write_figure(JsonOut *w, const char *key, bool has, double v) {
+  if (has) json_out_num(w, key, v);
+  else json_out_null(w, key);
 }
 
 /* One side of a node in base units (null figures where it has none). */
-static json_t *entry_json(const SourceSet *ss, const Model *m,
-                          const ModelCost *c, const Entry *e) {
-  json_t *o = json_object();
-  json_object_set_new(o, "op", json_safe_string(e->cells[C_OP]));
+static void write_entry(JsonOut *w, const char *key, const SourceSet *ss,
+                        const Model *m, const ModelCost *c, const Entry *e) {
+  json_out_open(w, key, '{');
+  json_out_str(w, "op", e->cells[C_OP]);
   const GNode *g = e->node >= 0 ? &m->nodes[e->node] : NULL;
-  json_object_set_new(o, "dtype", g && g->type->dtype != DT_NONE
-                                      ? json_string(dtype_str(g->type->dtype))
-                                      : json_null());
-  json_object_set_new(o, "precision",
-                      g && g->op && g->precision != DT_NONE
-                          ? json_string(dtype_str(g->precision))
-                          : json_null());
-  json_object_set_new(o, "region", json_safe_string(e->region));
+  json_out_str(w, "dtype", g && g->type->dtype != DT_NONE ? dtype_str(g->type->dtype) : NULL);
+  json_out_str(w, "precision",
+               g && g->op && g->precision != DT_NONE ? dtype_str(g->precision) : NULL);
+  json_out_str(w, "region", e->region);
   Kernel kn = e->kernel >= 0 ? cost_kernel(c, e->kernel) : (Kernel){0};
   const Kernel *k = e->kernel >= 0 ? &kn : NULL;
   /* R-OUT-015: an entry's figures are the whole step's, and say so */
-  json_object_set_new(o, "step_flops",
-                      k ? json_base_number(k->flops * k->count)
-                      : g && g->op
-                          ? json_base_number(c->nodes[e->node].flops * g->count)
-                          : json_null());
-  json_object_set_new(o, "step_bytes", k ? json_base_number(k->bytes * k->count) : json_null());
-  json_object_set_new(o, "peak", k ? json_base_number(k->peak) : json_null());
-  json_object_set_new(o, "step_time_s", k ? json_base_number(k->time_s * k->count) : json_null());
-  json_object_set_new(o, "bound", k ? json_string(bound_str(k->bound)) : json_null());
-  json_object_set_new(o, "location", loc_json(ss, e->loc));
-  return o;
+  write_figure(w, "step_flops", k || (g && g->op),
+               k ? k->flops * k->count : g && g->op ? c->nodes[e->node].flops * g->count : 0);
+  write_figure(w, "step_bytes", k, k ? k->bytes * k->count : 0);
+  write_figure(w, "peak", k, k ? k->peak : 0);
+  write_figure(w, "step_time_s", k, k ? k->time_s * k->count : 0);
+  json_out_str(w, "bound", k ? bound_str(k->bound) : NULL);
+  write_loc(w, "location", ss, e->loc);
+  json_out_close(w, '}');
 }
 
-static json_t *totals_json(const ModelCost *c) {
-  json_t *o = json_object();
-  for (int k = 0; k < NTOTALS; k++)
-    json_object_set_new(o, total_keys[k], json_base_number(total_of(c, k)));
-  return o;
+static void write_totals(JsonOut *w, const char *key, const ModelCost *c) {
+  if (!c) {
+    json_out_null(w, key);
+    return;
+  }
+  json_out_open(w, key, '{');
+  for (int k = 0; k < NTOTALS; k++) json_out_num(w, total_keys[k], total_of(c, k));
+  json_out_close(w, '}');
 }
 
-static json_t *model_json(const SourceSet *ss, const ModelPair *p) {
-  json_t *o = json_object();
+/* A node row: its name, occurrence, status and both sides. */
+static void write_node_row(JsonOut *w, const SourceSet *ss, const ModelPair *p,
+                           const Entry *e, const Entry *n) {
+  const Entry *named = n ? n : e;
+  json_out_open(w, NULL, '{');
+  json_out_str(w, "name", named->name);
+  json_out_int(w, "occurrence", named->occ);
+  json_out_str(w, "status", !n ? "removed" : e ? "changed" : "added");
+  if (e) write_entry(w, "old", ss, p->om, p->oc, e);
+  else json_out_null(w, "old");
+  if (n) write_entry(w, "new", ss, p->nm, p->nc, n);
+  else json_out_null(w, "new");
+  json_out_close(w, '}');
+}
+
+static void write_model(JsonOut *w, const SourceSet *ss, const ModelPair *p) {
+  json_out_open(w, NULL, '{');
   const Model *m = p->nm ? p->nm : p->om;
-  json_object_set_new(o, "name", json_safe_string(m->name));
-  json_object_set_new(o, "old_name", p->om ? json_safe_string(p->om->name) : json_null());
-  json_object_set_new(o, "status", json_string(!p->om   ? "added"
-                                               : !p->nm ? "removed"
-                                               : p->changed + p->added + p->removed
-                                                   ? "changed"
-                                                   : "unchanged"));
-  json_t *nodes = json_array();
+  json_out_str(w, "name", m->name);
+  json_out_str(w, "old_name", p->om ? p->om->name : NULL);
+  json_out_str(w, "status", !p->om   ? "added"
+                            : !p->nm ? "removed"
+                            : p->changed + p->added + p->removed ? "changed"
+                                                                 : "unchanged");
+  json_out_open(w, "nodes", '[');
   for (int i = 0; p->om && p->nm && i < p->nnew; i++) {
     const Entry *n = &p->news[i];
     const Entry *e = n->match >= 0 ? &p->olds[n->match] : NULL;
-    if (e && !entry_changed(e, n)) continue;
-    json_t *r = json_object();
-    json_object_set_new(r, "name", json_safe_string(n->name));
-    json_object_set_new(r, "occurrence", json_integer(n->occ));
-    json_object_set_new(r, "status", json_string(e ? "changed" : "added"));
-    json_object_set_new(r, "old", e ? entry_json(ss, p->om, p->oc, e) : json_null());
-    json_object_set_new(r, "new", entry_json(ss, p->nm, p->nc, n));
-    json_array_append_new(nodes, r);
+    if (!e || entry_changed(e, n)) write_node_row(w, ss, p, e, n);
   }
-  for (int i = 0; p->om && p->nm && i < p->nold; i++) {
-    const Entry *e = &p->olds[i];
-    if (e->match >= 0) continue;
-    json_t *r = json_object();
-    json_object_set_new(r, "name", json_safe_string(e->name));
-    json_object_set_new(r, "occurrence", json_integer(e->occ));
-    json_object_set_new(r, "status", json_string("removed"));
-    json_object_set_new(r, "old", entry_json(ss, p->om, p->oc, e));
-    json_object_set_new(r, "new", json_null());
-    json_array_append_new(nodes, r);
-  }
-  json_object_set_new(o, "nodes", nodes);
-  json_t *totals = json_object();
-  json_object_set_new(totals, "old", p->om ? totals_json(p->oc) : json_null());
-  json_object_set_new(totals, "new", p->nm ? totals_json(p->nc) : json_null());
-  json_t *change = json_object();
+  for (int i = 0; p->om && p->nm && i < p->nold; i++)
+    if (p->olds[i].match < 0) write_node_row(w, ss, p, &p->olds[i], NULL);
+  json_out_close(w, ']');
+  json_out_open(w, "totals", '{');
+  write_totals(w, "old", p->om ? p->oc : NULL);
+  write_totals(w, "new", p->nm ? p->nc : NULL);
+  json_out_open(w, "relative_change", '{');
   for (int k = 0; p->om && p->nm && k < NTOTALS; k++) {
     double a = total_of(p->oc, k), b = total_of(p->nc, k);
-    json_object_set_new(change, total_keys[k],
-                        k == T_MEMSHARE ? json_base_number(b - a)
-                        : a != 0        ? json_base_number((b - a) / a)
-                                        : json_null());
+    write_figure(w, total_keys[k], k == T_MEMSHARE || a != 0,
+                 k == T_MEMSHARE ? b - a : a != 0 ? (b - a) / a : 0);
   }
-  json_object_set_new(totals, "relative_change", change);
-  json_object_set_new(o, "totals", totals);
-  return o;
+  json_out_close(w, '}');
+  json_out_close(w, '}');
+  json_out_close(w, '}');
 }
 
-static json_t *diag_json(const SourceSet *ss, const Diag *d, const Unit *u) {
-  json_t *o = json_object();
-  json_object_set_new(o, "severity", json_string(severity_str(d->sev)));
-  json_object_set_new(o, "check", json_safe_string(d->check));
-  json_object_set_new(o, "node", json_safe_string(diag_node(u, d->loc)));
-  json_object_set_new(o, "message", json_safe_string(d->msg));
-  json_object_set_new(o, "location", loc_json(ss, d->loc));
-  return o;
+static void write_diag(JsonOut *w, const SourceSet *ss, const Diag *d, const Unit *u) {
+  json_out_open(w, NULL, '{');
+  json_out_str(w, "severity", severity_str(d->sev));
+  json_out_str(w, "check", d->check);
+  json_out_str(w, "node", diag_node(u, d->loc));
+  json_out_str(w, "message", d->msg);
+  write_loc(w, "location", ss, d->loc);
+  json_out_close(w, '}');
 }
 
-static json_t *side_json(const SourceSet *ss, const Side *s) {
-  json_t *o = json_object();
+static void write_side(JsonOut *w, const char *key, const SourceSet *ss, const Side *s) {
   const SourceFile *f = src_file(ss, s->file);
-  json_object_set_new(o, "file", json_safe_string(f ? f->name : s->path));
-  json_object_set_new(o, "target", json_safe_string(s->an->targets[0]->name));
-  return o;
+  json_out_open(w, key, '{');
+  json_out_str(w, "file", f ? f->name : s->path);
+  json_out_str(w, "target", s->an->targets[0]->name);
+  json_out_close(w, '}');
+}
+
+/* The diagnostics of `s` that the other side does not have (unmatched). */
+static void write_diags(JsonOut *w, const char *key, const SourceSet *ss,
+                        const Side *s, const bool *only_here) {
+  json_out_open(w, key, '[');
+  for (int i = 0; i < s->checks.n; i++)
+    if (only_here[i]) write_diag(w, ss, s->checks.items[i], s->an->unit);
+  json_out_close(w, ']');
+}
+
+static void write_regressions(JsonOut *w, const DiffOptions *opt,
+                              const Regression *regs, int nregs) {
+  json_out_open(w, "regression", '{');
+  write_figure(w, "threshold_pct", opt->has_fail, opt->fail_pct);
+  json_out_bool(w, "exceeded", nregs > 0);
+  json_out_open(w, "models", '[');
+  for (int i = 0; i < nregs; i++) {
+    json_out_open(w, NULL, '{');
+    json_out_str(w, "model", regs[i].model);
+    json_out_num(w, "old_time_s", regs[i].old_s);
+    json_out_num(w, "new_time_s", regs[i].new_s);
+    json_out_num(w, "growth_pct", regs[i].pct);
+    json_out_close(w, '}');
+  }
+  json_out_close(w, ']');
+  json_out_close(w, '}');
 }
 
 static void write_json(FILE *out, Arena *a, const SourceSet *ss, const Side *o,
                        const Side *n, const ModelPair *ps, int np,
-                       const DiffOptions *opt, json_t *regressions) {
-  json_t *doc = json_object();
-  json_t *tool = json_object();
-  json_object_set_new(tool, "name", json_string("rooflint"));
-  json_object_set_new(tool, "version", json_string(ROOFLINT_VERSION));
-  json_object_set_new(doc, "tool", tool);
-  json_object_set_new(doc, "old", side_json(ss, o));
-  json_object_set_new(doc, "new", side_json(ss, n));
-  json_t *models = json_array();
-  for (int i = 0; i < np; i++) json_array_append_new(models, model_json(ss, &ps[i]));
-  json_object_set_new(doc, "models", models);
-  bool *gone = unmatched(a, o, n), *fresh = unmatched(a, n, o);
-  json_t *diags = json_object(), *app = json_array(), *dis = json_array();
-  for (int i = 0; i < n->checks.n; i++)
-    if (fresh[i]) json_array_append_new(app, diag_json(ss, n->checks.items[i], n->an->unit));
-  for (int i = 0; i < o->checks.n; i++)
-    if (gone[i]) json_array_append_new(dis, diag_json(ss, o->checks.items[i], o->an->unit));
-  json_object_set_new(diags, "appeared", app);
-  json_object_set_new(diags, "disappeared", dis);
-  json_object_set_new(doc, "diagnostics", diags);
-  json_t *reg = json_object();
-  json_object_set_new(reg, "threshold_pct",
-                      opt->has_fail ? json_base_number(opt->fail_pct) : json_null());
-  json_object_set_new(reg, "exceeded", json_boolean(json_array_size(regressions) > 0));
-  json_object_set_new(reg, "models", json_incref(regressions));
-  json_object_set_new(doc, "regression", reg);
-  json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-  fputc('\n', out);
-  json_decref(doc);
+                       const DiffOptions *opt, const Regression *regs, int nregs) {
+  JsonOut *w = json_out_begin(out);
+  json_out_open(w, "tool", '{');
+  json_out_str(w, "name", "rooflint");
+  json_out_str(w, "version", ROOFLINT_VERSION);
+  json_out_close(w, '}');
+  write_side(w, "old", ss, o);
+  write_side(w, "new", ss, n);
+  json_out_open(w, "models", '[');
+  for (int i = 0; i < np; i++) write_model(w, ss, &ps[i]);
+  json_out_close(w, ']');
+  json_out_open(w, "diagnostics", '{');
+  write_diags(w, "appeared", ss, n, unmatched(a, n, o));
+  write_diags(w, "disappeared", ss, o, unmatched(a, o, n));
+  json_out_close(w, '}');
+  write_regressions(w, opt, regs, nregs);
+  json_out_finish(w);
 }
 
 /* ---------------------------------------------------------------- driver */
@@ -658,22 +680,7 @@ static bool load_side(SourceSet *ss, Side *s, const DiffOptions *o,
 static void run_checks(Arena *a, SourceSet *ss, Side *s, const DiffOptions *o) {
   diag_sink_init(&s->checks);
   s->checks.error_limit = 0;
-  const Unit *u = s->an->unit;
-  for (int m = 0; m < u->nmodels; m++) {
-    CheckCtx ctx = {
-        .arena = a,
-        .sources = ss,
-        .tree = &s->an->tree,
-        .unit = u,
-        .model = &u->models[m],
-        .cost = first_cost(s->an, m),
-        .target = s->an->targets[0],
-        .bindings = o->bindings,
-        .diags = &s->checks,
-        .policy = o->policy,
-    };
-    checks_run(&ctx);
-  }
+  analyze_checks(a, ss, s->an, o->bindings, o->policy, &s->checks);
   /* Suppressions and -W apply; -Werror would only relabel. */
   DiagPolicy p = o->policy ? *o->policy : (DiagPolicy){0};
   p.werror = false;
@@ -682,10 +689,11 @@ static void run_checks(Arena *a, SourceSet *ss, Side *s, const DiffOptions *o) {
 }
 
 /* R-DIFF-004: a matched model whose step-time bound grows by more than PCT
- * percent is an error (exit 1). */
-static int regressions(const ModelPair *ps, int np, const DiffOptions *o,
-                       DiagSink *diags, json_t *list) {
-  int status = 0;
+ * percent is an error (exit 1).  Returns how many; *out lists them. */
+static int regressions(Arena *a, const ModelPair *ps, int np, const DiffOptions *o,
+                       DiagSink *diags, Regression **out) {
+  int n = 0;
+  *out = arena_alloc(a, (size_t)(np ? np : 1) * sizeof **out);
   for (int i = 0; i < np && o->has_fail; i++) {
     const ModelPair *p = &ps[i];
     if (!p->om || !p->nm || p->oc->time_s <= 0) continue;
@@ -700,15 +708,9 @@ static int regressions(const ModelPair *ps, int np, const DiffOptions *o,
                 "step-time bound of model '%s' grew by %s%% (%s -> %s), more "
                 "than the %g%% allowed by --fail-on-regression",
                 p->nm->name, pb, ob, nb, o->fail_pct);
-    json_t *r = json_object();
-    json_object_set_new(r, "model", json_safe_string(p->nm->name));
-    json_object_set_new(r, "old_time_s", json_base_number(p->oc->time_s));
-    json_object_set_new(r, "new_time_s", json_base_number(p->nc->time_s));
-    json_object_set_new(r, "growth_pct", json_base_number(pct));
-    json_array_append_new(list, r);
-    status = 1;
+    (*out)[n++] = (Regression){p->nm->name, p->oc->time_s, p->nc->time_s, pct};
   }
-  return status;
+  return n;
 }
 
 int diff_cmd(FILE *out, Arena *a, SourceSet *ss, const char *old_path,
@@ -748,10 +750,10 @@ int diff_cmd(FILE *out, Arena *a, SourceSet *ss, const char *old_path,
 
   int np;
   ModelPair *ps = pair_models(a, &sides[0], &sides[1], &np);
-  json_t *regs = json_array();
-  int status = regressions(ps, np, o, diags, regs);
+  Regression *regs;
+  int nregs = regressions(a, ps, np, o, diags, &regs);
   if (o->json) {
-    write_json(out, a, ss, &sides[0], &sides[1], ps, np, o, regs);
+    write_json(out, a, ss, &sides[0], &sides[1], ps, np, o, regs, nregs);
   } else {
     const SourceFile *fo = src_file(ss, sides[0].file);
     const SourceFile *fn = src_file(ss, sides[1].file);
@@ -763,7 +765,6 @@ int diff_cmd(FILE *out, Arena *a, SourceSet *ss, const char *old_path,
     for (int i = 0; i < np; i++) text_model(out, a, ss, &ps[i]);
     text_diags(out, a, ss, &sides[0], &sides[1]);
   }
-  json_decref(regs);
   for (int i = 0; i < 2; i++) diag_sink_free(&sides[i].checks);
-  return status;
+  return nregs > 0;
 }

@@ -78,40 +78,6 @@ int report_target_card(FILE *out, Arena *a, SourceSet *ss, const char *name,
  * diag_apply_policy and diag_sort first.  Numbers in base units. */
 void json_write(FILE *out, Analysis *const *an, const DiagSink *const *diags,
                 int n, const SourceSet *ss);
-/* Shared by the JSON and SARIF writers (values are jansson json_t *):
- * a string that is never NULL (invalid UTF-8 bytes become U+FFFD; NULL
- * becomes JSON null), and a number (integral values as integers,
- * non-finite ones as null). */
-struct json_t;
-struct json_t *json_safe_string(const char *s);
-struct json_t *json_base_number(double v);
-/* A JSON document written as it is made, so that its memory is one node's,
- * not the document's: containers are opened and closed here, scalars are
- * written directly (json_out_str .. json_out_null), and a value built as a
- * jansson tree is dumped and freed at once (json_out_put).  The text is
- * byte for byte what json_dumpf(JSON_INDENT(2) | JSON_PRESERVE_ORDER)
- * writes for the whole tree.  `key` is a plain ASCII literal (it is not
- * escaped) inside an object, NULL inside an array or at the top. */
-enum { JSON_OUT_DEPTH = 32 };
-typedef struct JsonOut {
-  FILE *out;
-  int depth;
-  bool any[JSON_OUT_DEPTH]; /* per open container: a member written */
-  size_t len;               /* text waiting in buf for one fwrite */
-  char buf[1 << 16];
-} JsonOut;
-void json_out_open(JsonOut *w, const char *key, char bracket);  /* '{' '[' */
-void json_out_close(JsonOut *w, char bracket);                 /* '}' ']' */
-void json_out_put(JsonOut *w, const char *key, struct json_t *v); /* steals v */
-/* json_safe_string's text (NULL: null); json_base_number's (integral
- * values as integers, non-finite ones as null); a real always as a real
- * (jansson's "%.17g", with ".0" where that has no '.' or 'e'). */
-void json_out_str(JsonOut *w, const char *key, const char *s);
-void json_out_num(JsonOut *w, const char *key, double v);
-void json_out_real(JsonOut *w, const char *key, double v);
-void json_out_int(JsonOut *w, const char *key, long long v);
-void json_out_bool(JsonOut *w, const char *key, bool v);
-void json_out_null(JsonOut *w, const char *key);
 
 /* --format html: one self-contained page for the whole run (specs/html.md),
  * the same arguments as json_write.  Its style and script are embedded at

@@ -330,8 +330,8 @@ static void report_collectives(FILE *out, const Model *m, const ModelCost *c) {
   arena_free(a);
 }
 
-/* The PCIe-bound kernels, listed by the kernel table's measuring pass (a
- * pass over a million kernels of their own is 20 ms). */
+/* The PCIe-bound kernels, listed by the kernel table's measuring pass: a
+ * pass of their own would walk every kernel again. */
 static void report_transfers(FILE *out, const Model *m, const ModelCost *c,
                              const int *transfers, int ntransfers) {
   bool any = false;

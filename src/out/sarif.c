@@ -15,6 +15,7 @@
  */
 #include "rooflint.h"
 #include "out.h"
+#include "json_writer.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -347,11 +348,7 @@ void sarif_write(FILE *out, Analysis *const *an, const DiagSink *const *diags, i
     for (int i = 0; d && i < d->n; i++) json_decref(result(&cx, d->items[i]));
   }
 
-  JsonOut *w = xmalloc(sizeof *w);
-  w->out = out;
-  w->depth = 0;
-  w->len = 0;
-  json_out_open(w, NULL, '{');
+  JsonOut *w = json_out_begin(out);
   json_out_put(w, "$schema", json_string(SARIF_SCHEMA));
   json_out_put(w, "version", json_string("2.1.0"));
   json_out_open(w, "runs", '[');
@@ -369,9 +366,7 @@ void sarif_write(FILE *out, Analysis *const *an, const DiagSink *const *diags, i
   json_out_close(w, ']');
   json_out_close(w, '}');
   json_out_close(w, ']');
-  json_out_close(w, '}');
-  fputc('\n', out);
-  free(w);
+  json_out_finish(w);
   json_decref(drv);
   json_decref(cx.artifacts);
   free(cx.artifact_of);

@@ -2,7 +2,7 @@
 /*
  * check_analyze.c: analyze_file's handling of the syntax tree: freed after
  * sema unless kept, with the graph, names and targets intact, and parsed
- * again on demand (analyze_program) without recording directives twice.
+ * again on demand (parse_again) without recording directives twice.
  */
 #include "test_util.h"
 
@@ -48,9 +48,9 @@ START_TEST(test_tree_freed) {
   ck_assert_int_eq(src_file(&tc->ss, tc->file)->nsuppressions, 1);
 
   /* Parsed again: the same statements, no second suppression. */
-  const Program *p = analyze_program(&an->tree);
+  const Program *p = parse_again(&an->tree);
   ck_assert_ptr_nonnull(p);
-  ck_assert_ptr_eq(analyze_program(&an->tree), p); /* once */
+  ck_assert_ptr_eq(parse_again(&an->tree), p); /* once */
   ck_assert_int_eq(p->top.n, 4);
   ck_assert_int_eq(p->top.items[3]->kind, ST_MODEL);
   ck_assert_int_eq(p->top.items[3]->def.body.n, 3);
@@ -67,8 +67,8 @@ START_TEST(test_tree_kept) {
   ck_assert_int_eq(an->tree.program->top.n, 4);
   ck_assert_int_eq(an->unit->ntarget_defs, 1);
   ck_assert_int_eq(src_file(&tc->ss, tc->file)->nsuppressions, 1);
-  /* A kept tree is what analyze_program hands back. */
-  ck_assert_ptr_eq(analyze_program(&an->tree), an->tree.program);
+  /* A kept tree is what parse_again hands back. */
+  ck_assert_ptr_eq(parse_again(&an->tree), an->tree.program);
   tc_free(tc);
 }
 END_TEST

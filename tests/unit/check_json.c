@@ -14,6 +14,7 @@
 
 #include "rooflint.h"
 #include "out/out.h"
+#include "out/json_writer.h"
 
 /* A file with a non-ASCII character before the op, so byte and character
  * columns differ on line 3. */

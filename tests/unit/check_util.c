@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rooflint.h"
+#include "arena.h"
 
 START_TEST(test_strbuf) {
   StrBuf sb = {0};
@@ -255,24 +255,24 @@ START_TEST(test_arena_release_into) {
 }
 END_TEST
 
-/* arena_free_to: the freed arena's big chunks (the part it used) become
- * the heir's spare pages, which its next big chunks take, zeroed; a
- * borrowing arena takes them and gives them back. */
-START_TEST(test_arena_free_to) {
+/* arena_scratch_end: the freed arena's big chunks (the part it used) become
+ * the owner's spare pages, which its next big chunks take, zeroed; a
+ * scratch arena takes them and gives them back. */
+START_TEST(test_arena_scratch_end) {
   enum { MIB = 1 << 20 };
   Arena *heir = arena_new(), *a = arena_new();
   memset(arena_alloc(a, 3 * MIB), 9, 3 * MIB); /* mapped as 4 MiB */
   size_t held = arena_bytes_held(heir);
-  arena_free_to(a, heir);
+  arena_scratch_end(a, heir);
   ck_assert_uint_eq(arena_bytes_held(heir), held + 4 * MIB);
-  Arena *scratch = arena_new_borrowing(heir);
+  Arena *scratch = arena_scratch(heir);
   ck_assert_uint_eq(arena_bytes_held(heir), held);
   unsigned char *p = arena_alloc(scratch, 5 * MIB); /* 6 MiB: 4 spare */
   size_t nonzero = 0;
   for (size_t i = 0; i < 5 * MIB; i++) nonzero += p[i] != 0;
   ck_assert_uint_eq(nonzero, 0);
   memset(p, 3, 5 * MIB);
-  arena_free_to(scratch, heir);
+  arena_scratch_end(scratch, heir);
   ck_assert_uint_eq(arena_bytes_held(heir), held + 6 * MIB);
   arena_drop_spares(heir);
   ck_assert_uint_eq(arena_bytes_held(heir), held);
@@ -285,7 +285,7 @@ Suite *util_suite(void) {
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_strbuf);
   tcase_add_test(tc, test_arena_release_into);
-  tcase_add_test(tc, test_arena_free_to);
+  tcase_add_test(tc, test_arena_scratch_end);
   tcase_add_test(tc, test_strmap);
   tcase_add_test(tc, test_ptrmap);
   tcase_add_test(tc, test_edit_distance);
