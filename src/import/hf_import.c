@@ -1193,7 +1193,8 @@ static void leti(Gen *g, const char *key, const char *name, int64_t v,
   let(g, key, name, buf, comment);
 }
 
-static void emit_lets(Gen *g) {
+/* The run's lets: batch, sequence, context and the parallel degrees. */
+static void emit_run_lets(Gen *g) {
   const Config *m = g->m;
   static const char *const phase_doc[] = {
       "prompts in the batch (-D batch=N)", "sequences decoding (-D batch=N)",
@@ -1211,7 +1212,11 @@ static void emit_lets(Gen *g) {
       snprintf(c, sizeof c, "-D %s=N", par_keys[i]);
       leti(g, NULL, par_keys[i], m->par[i], c);
     }
-  blank(g);
+}
+
+/* The attention's sizes, each at the key it comes from. */
+static void emit_attention_lets(Gen *g) {
+  const Config *m = g->m;
   leti(g, "hidden_size", "hidden_size", m->hidden, NULL);
   leti(g, "num_hidden_layers", "num_hidden_layers", m->layers, NULL);
   leti(g, "num_attention_heads", "num_attention_heads", m->heads, NULL);
@@ -1227,6 +1232,11 @@ static void emit_lets(Gen *g) {
       leti(g, spelled(g->cfg, "rotary_pct") ? "rotary_pct" : "partial_rotary_factor",
            "rotary_dim", m->rotary_dim, "head_dim times rotary_pct");
   }
+}
+
+/* The MLP's width, the vocabulary, positions and the sliding window. */
+static void emit_width_lets(Gen *g) {
+  const Config *m = g->m;
   bool dense = false;
   for (int64_t i = 0; i < m->layers; i++) dense = dense || !layer_moe(m, i);
   if (dense) {
@@ -1251,6 +1261,11 @@ static void emit_lets(Gen *g) {
     leti(g, "qk_rope_head_dim", "qk_rope_head_dim", m->rope_dim, NULL);
     leti(g, "v_head_dim", "v_head_dim", m->v_dim, NULL);
   }
+}
+
+/* The experts' counts and widths. */
+static void emit_moe_lets(Gen *g) {
+  const Config *m = g->m;
   if ((m->f & F_MOE) && m->experts) {
     leti(g, "num_experts", "num_experts", m->experts, NULL);
     leti(g, "num_experts_per_tok", "num_experts_per_tok", m->top_k, NULL);
@@ -1278,6 +1293,14 @@ static void emit_lets(Gen *g) {
     if (m->first_dense)
       leti(g, "first_k_dense_replace", "first_k_dense_replace", m->first_dense, NULL);
   }
+}
+
+static void emit_lets(Gen *g) {
+  emit_run_lets(g);
+  blank(g);
+  emit_attention_lets(g);
+  emit_width_lets(g);
+  emit_moe_lets(g);
 }
 
 /* ------------------------------------------------------------- reading */
@@ -1439,12 +1462,8 @@ static void multiple(Cfg *c, const char *ka, int64_t a, const char *kb,
              (long long)a, kb, (long long)b);
 }
 
-static void read_model(Cfg *c, const ImportOptions *o, Config *m) {
-  const Family *fam = c->fam;
-  m->fam = fam;
-  m->f = fam->features;
-  if ((m->f & F_PARALLEL_RESID) && !cfg_bool(c, "use_parallel_residual", true))
-    m->f &= ~(unsigned)F_PARALLEL_RESID;
+/* --phase: prefill, decode or train; false after an error. */
+static bool read_phase(Cfg *c, const ImportOptions *o, Config *m) {
   m->phase = PH_PREFILL;
   if (o->phase) {
     int i = 0;
@@ -1457,20 +1476,21 @@ static void read_model(Cfg *c, const ImportOptions *o, Config *m) {
       sb_printf(&sb, " (prefill, decode or train)");
       c->error = xstrdup(sb_str(&sb));
       sb_free(&sb);
-      return;
+      return false;
     }
     m->phase = (Phase)i;
   }
   if ((m->f & F_ENCODER) && m->phase == PH_DECODE) {
     cfg_fail(c, "model_type", "a %s model is an encoder: it has no decode phase "
-             "(use --phase prefill or train)", fam->model_type);
-    return;
+             "(use --phase prefill or train)", m->fam->model_type);
+    return false;
   }
-  m->hidden = cfg_int(c, "hidden_size", -1, 1);
-  m->layers = cfg_int(c, "num_hidden_layers", -1, 1);
-  m->heads = cfg_int(c, "num_attention_heads", -1, 1);
-  m->vocab = cfg_int(c, "vocab_size", -1, 1);
-  if (c->error) return;
+  return true;
+}
+
+/* The heads and their dims: multi-head latent attention's ranks, or the
+ * grouped KV heads, head_dim and the rotary part of it. */
+static void read_attention(Cfg *c, Config *m) {
   if (m->f & F_MLA) {
     m->q_lora = cfg_int(c, "q_lora_rank", 0, 1);
     m->kv_lora = cfg_int(c, "kv_lora_rank", -1, 1);
@@ -1479,24 +1499,28 @@ static void read_model(Cfg *c, const ImportOptions *o, Config *m) {
     m->v_dim = cfg_int(c, "v_head_dim", -1, 1);
     m->head_dim = m->nope + m->rope_dim;
     m->kv_heads = m->heads;
-  } else {
-    m->kv_heads = cfg_int(c, "num_key_value_heads", m->heads, 1);
-    if (c->error) return;
-    multiple(c, spelled(c, "num_attention_heads"), m->heads,
-             "num_key_value_heads", m->kv_heads);
-    if (!spelled(c, "head_dim"))
-      multiple(c, spelled(c, "hidden_size"), m->hidden,
-               spelled(c, "num_attention_heads"), m->heads);
-    m->head_dim = cfg_int(c, "head_dim", m->heads ? m->hidden / m->heads : 1, 2);
-    if (c->error) return;
-    double pct = 1;
-    if (m->f & F_PARTIAL_ROPE) {
-      pct = cfg_real(c, "rotary_pct", 1);
-      if (!spelled(c, "rotary_pct")) pct = cfg_real(c, "partial_rotary_factor", 1);
-    }
-    m->rotary_dim = (int64_t)(m->head_dim * pct);
-    m->rotary_dim -= m->rotary_dim % 2;
+    return;
   }
+  m->kv_heads = cfg_int(c, "num_key_value_heads", m->heads, 1);
+  if (c->error) return;
+  multiple(c, spelled(c, "num_attention_heads"), m->heads,
+           "num_key_value_heads", m->kv_heads);
+  if (!spelled(c, "head_dim"))
+    multiple(c, spelled(c, "hidden_size"), m->hidden,
+             spelled(c, "num_attention_heads"), m->heads);
+  m->head_dim = cfg_int(c, "head_dim", m->heads ? m->hidden / m->heads : 1, 2);
+  if (c->error) return;
+  double pct = 1;
+  if (m->f & F_PARTIAL_ROPE) {
+    pct = cfg_real(c, "rotary_pct", 1);
+    if (!spelled(c, "rotary_pct")) pct = cfg_real(c, "partial_rotary_factor", 1);
+  }
+  m->rotary_dim = (int64_t)(m->head_dim * pct);
+  m->rotary_dim -= m->rotary_dim % 2;
+}
+
+/* The MLP's width, positions, tying, biases and the sliding window. */
+static void read_layer_shape(Cfg *c, Config *m) {
   bool dense_needed = !(m->f & F_MOE);
   m->inter = cfg_int(c, "intermediate_size", dense_needed && !(m->f & F_LEARNED_POS) ? -1 : 4 * m->hidden, 1);
   if (m->f & F_LEARNED_POS) m->max_pos = cfg_int(c, "max_position_embeddings", -1, 1);
@@ -1516,71 +1540,88 @@ static void read_model(Cfg *c, const ImportOptions *o, Config *m) {
       if (use) m->window = v;
     }
   }
+}
+
+/* The activation and the soft caps; false after an error. */
+static bool read_activation(Cfg *c, Config *m) {
   /* Gemma's code reads hidden_activation and ignores hidden_act */
-  const char *af = fam->act_field ? fam->act_field : "hidden_act";
+  const char *af = m->fam->act_field ? m->fam->act_field : "hidden_act";
   m->act_key = spelled(c, af);
-  const char *act = cfg_str(c, af, fam->act);
+  const char *act = cfg_str(c, af, m->fam->act);
   m->act = act_op(act);
   if (!m->act) {
     cfg_fail(c, m->act_key, "hidden_act '%s' is not an activation rooflint "
              "knows (silu, gelu, gelu_new, gelu_pytorch_tanh, relu, ...)", act);
-    return;
+    return false;
   }
   if (m->f & F_SOFTCAP) {
     m->final_cap = cfg_real(c, "final_logit_softcapping", 0);
     m->attn_cap = cfg_real(c, "attn_logit_softcapping", 0);
   }
-  if (m->f & F_MOE) {
-    m->experts = cfg_int(c, "num_experts", -1, 1);
-    m->top_k = cfg_int(c, "num_experts_per_tok", -1, 1);
-    if (!c->error && m->top_k > m->experts)
-      cfg_fail(c, "num_experts_per_tok",
-               "'num_experts_per_tok' %lld is more than the %lld experts",
-               (long long)m->top_k, (long long)m->experts);
-    m->moe_inter = cfg_int(c, "moe_intermediate_size", m->inter, 1);
-    if (m->f & F_SHARED_EXPERT) {
-      if (spelled(c, "n_shared_experts"))
-        m->shared_inter = cfg_int(c, "n_shared_experts", 1, 1) * m->moe_inter;
-      else
-        m->shared_inter = cfg_int(c, "shared_expert_intermediate_size", -1, 1);
-    }
-    /* DeepSeek's group-limited routing: topk_method greedy ignores the
-     * groups (DeepSeek-V2-Lite); group_limited_greedy and noaux_tc keep
-     * a token's experts within topk_group of n_group groups */
-    if (spelled(c, "n_group") && cfg_int(c, "n_group", 1, 1) > 1 &&
-        strcmp(cfg_str(c, "topk_method", "greedy"), "greedy") != 0) {
-      m->n_group = cfg_int(c, "n_group", 1, 1);
-      m->topk_group = cfg_int(c, "topk_group", -1, 1);
-      if (!c->error && (m->experts % m->n_group != 0 || m->topk_group > m->n_group ||
-                        m->topk_group * (m->experts / m->n_group) < m->top_k))
-        cfg_fail(c, "topk_group", "'n_group' %lld and 'topk_group' %lld do not "
-                 "fit %lld experts, %lld a token",
-                 (long long)m->n_group, (long long)m->topk_group,
-                 (long long)m->experts, (long long)m->top_k);
-    }
-    m->first_dense = cfg_int(c, "first_k_dense_replace", 0, 0);
-    m->sparse_step = cfg_int(c, "decoder_sparse_step", 1, 1);
-    if (spelled(c, "moe_layer_freq") && cfg_int(c, "moe_layer_freq", 1, 1) != 1)
-      cfg_fail(c, "moe_layer_freq", "'moe_layer_freq' other than 1 is not "
-               "supported");
-    read_mlp_only(c, m);
-    if (m->first_dense > m->layers)
-      cfg_fail(c, "first_k_dense_replace", "'first_k_dense_replace' %lld is "
-               "more than the %lld layers", (long long)m->first_dense,
-               (long long)m->layers);
+  return true;
+}
+
+/* The experts: counts, widths, the shared expert, group-limited routing
+ * and which layers are dense. */
+static void read_moe(Cfg *c, Config *m) {
+  m->experts = cfg_int(c, "num_experts", -1, 1);
+  m->top_k = cfg_int(c, "num_experts_per_tok", -1, 1);
+  if (!c->error && m->top_k > m->experts)
+    cfg_fail(c, "num_experts_per_tok",
+             "'num_experts_per_tok' %lld is more than the %lld experts",
+             (long long)m->top_k, (long long)m->experts);
+  m->moe_inter = cfg_int(c, "moe_intermediate_size", m->inter, 1);
+  if (m->f & F_SHARED_EXPERT) {
+    if (spelled(c, "n_shared_experts"))
+      m->shared_inter = cfg_int(c, "n_shared_experts", 1, 1) * m->moe_inter;
+    else
+      m->shared_inter = cfg_int(c, "shared_expert_intermediate_size", -1, 1);
   }
+  /* DeepSeek's group-limited routing: topk_method greedy ignores the
+   * groups (DeepSeek-V2-Lite); group_limited_greedy and noaux_tc keep
+   * a token's experts within topk_group of n_group groups */
+  if (spelled(c, "n_group") && cfg_int(c, "n_group", 1, 1) > 1 &&
+      strcmp(cfg_str(c, "topk_method", "greedy"), "greedy") != 0) {
+    m->n_group = cfg_int(c, "n_group", 1, 1);
+    m->topk_group = cfg_int(c, "topk_group", -1, 1);
+    if (!c->error && (m->experts % m->n_group != 0 || m->topk_group > m->n_group ||
+                      m->topk_group * (m->experts / m->n_group) < m->top_k))
+      cfg_fail(c, "topk_group", "'n_group' %lld and 'topk_group' %lld do not "
+               "fit %lld experts, %lld a token",
+               (long long)m->n_group, (long long)m->topk_group,
+               (long long)m->experts, (long long)m->top_k);
+  }
+  m->first_dense = cfg_int(c, "first_k_dense_replace", 0, 0);
+  m->sparse_step = cfg_int(c, "decoder_sparse_step", 1, 1);
+  if (spelled(c, "moe_layer_freq") && cfg_int(c, "moe_layer_freq", 1, 1) != 1)
+    cfg_fail(c, "moe_layer_freq", "'moe_layer_freq' other than 1 is not "
+             "supported");
+  read_mlp_only(c, m);
+  if (m->first_dense > m->layers)
+    cfg_fail(c, "first_k_dense_replace", "'first_k_dense_replace' %lld is "
+             "more than the %lld layers", (long long)m->first_dense,
+             (long long)m->layers);
+}
+
+/* The storage dtype and the quantization; false after an error. */
+static bool read_dtype(Cfg *c, Config *m) {
   const char *dt = cfg_str(c, "torch_dtype", NULL);
   m->dtype = dt ? dtype_of(dt) : "bf16";
   if (!m->dtype) {
     cfg_fail(c, spelled(c, "torch_dtype"), "torch_dtype '%s' is not a dtype "
              "rooflint knows (float16, bfloat16, float32)", dt);
-    return;
+    return false;
   }
   read_quant(c, m);
   /* training updates master weights in the plan dtype: the checkpoint's
    * storage is the served model's (the header says so) */
   if (m->phase == PH_TRAIN && m->qdtype) m->qtrain = m->qdtype, m->qdtype = NULL;
-  /* the command line */
+  return true;
+}
+
+/* The -D values the text is made with, and whether -D tensor divides the
+ * heads and widths it splits. */
+static void read_overrides(Cfg *c, const ImportOptions *o, Config *m) {
   int64_t def_seq = m->phase == PH_DECODE ? 1 : 2048;
   if (m->max_pos && def_seq > m->max_pos) def_seq = m->max_pos;
   m->batch = override_of(o, "batch", 1, c, NULL);
@@ -1600,6 +1641,26 @@ static void read_model(Cfg *c, const ImportOptions *o, Config *m) {
                  "whole heads and equal slices",
                  (long long)t, what[i], (long long)vals[i]);
   }
+}
+
+static void read_model(Cfg *c, const ImportOptions *o, Config *m) {
+  m->fam = c->fam;
+  m->f = c->fam->features;
+  if ((m->f & F_PARALLEL_RESID) && !cfg_bool(c, "use_parallel_residual", true))
+    m->f &= ~(unsigned)F_PARALLEL_RESID;
+  if (!read_phase(c, o, m)) return;
+  m->hidden = cfg_int(c, "hidden_size", -1, 1);
+  m->layers = cfg_int(c, "num_hidden_layers", -1, 1);
+  m->heads = cfg_int(c, "num_attention_heads", -1, 1);
+  m->vocab = cfg_int(c, "vocab_size", -1, 1);
+  if (c->error) return;
+  read_attention(c, m);
+  if (c->error) return;
+  read_layer_shape(c, m);
+  if (!read_activation(c, m)) return;
+  if (m->f & F_MOE) read_moe(c, m);
+  if (!read_dtype(c, m)) return;
+  read_overrides(c, o, m);
 }
 
 /* A warning for each field that changes the cost and is not modelled, or

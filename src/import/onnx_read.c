@@ -919,16 +919,28 @@ static bool rd_value(Rd *r, size_t start, size_t end, OnnxValueInfo *v) {
 
 static bool rd_graph(Rd *r, size_t start, size_t end, OnnxGraph *g, int depth);
 
-/* AttributeProto: name = 1, f = 2, i = 3, s = 4, t = 5, g = 6, floats = 7,
- * ints = 8, strings = 9, tensors = 10, graphs = 11, doc_string = 13,
- * tp = 14, type_protos = 15, type = 20, ref_attr_name = 21,
- * sparse_tensor = 22, sparse_tensors = 23.  tp, type_protos and the sparse
- * tensors are skipped (the attribute keeps its type and nothing else). */
-static bool rd_attr(Rd *r, size_t start, size_t end, OnnxAttr *at, int depth) {
+/* What the first pass over an attribute counts: the repeated fields'
+ * lengths, and which singular fields are present (IR version 1 says the
+ * type by the field present). */
+typedef struct AttrCounts {
+  int nf, ni, ns, nt, ng;
+  bool has_f, has_i, has_s, has_t, has_g;
+} AttrCounts;
+
+/* The repeated values, arrays of the counted sizes that the second pass
+ * fills. */
+typedef struct AttrValues {
+  int64_t *ints;
+  double *floats;
+  const char **strings;
+  OnnxTensor *tensors;
+  const OnnxGraph **graphs;
+} AttrValues;
+
+/* The first pass: the scalars read, the repeated fields counted. */
+static bool attr_count(Rd *r, size_t start, size_t end, OnnxAttr *at,
+                       AttrCounts *n) {
   const Msg *m = &M_ATTR;
-  at->name = "";
-  int nf = 0, ni = 0, ns = 0, nt = 0, ng = 0;
-  bool has_f = false, has_i = false, has_s = false, has_t = false, has_g = false;
   Field f;
   int got;
   size_t pos = start;
@@ -938,28 +950,28 @@ static bool rd_attr(Rd *r, size_t start, size_t end, OnnxAttr *at, int depth) {
     case 2:
       if (!want(r, m, &f, WT_I32)) return false;
       at->f = bits_to_float(f.v);
-      has_f = true;
+      n->has_f = true;
       break;
     case 3:
       if (!want(r, m, &f, WT_VARINT)) return false;
       at->i = (int64_t)f.v;
-      has_i = true;
+      n->has_i = true;
       break;
-    case 4: STR(at->s, false); has_s = true; break;
-    case 5: if (!want(r, m, &f, WT_LEN)) return false; has_t = true; break;
-    case 6: if (!want(r, m, &f, WT_LEN)) return false; has_g = true; break;
+    case 4: STR(at->s, false); n->has_s = true; break;
+    case 5: if (!want(r, m, &f, WT_LEN)) return false; n->has_t = true; break;
+    case 6: if (!want(r, m, &f, WT_LEN)) return false; n->has_g = true; break;
     case 7:
       if (!want_repeated(r, m, &f, WT_I32) || !packed_multiple(r, m, &f, 4) ||
-          !bump(r, m, &f, &nf, elements(r, &f, WT_I32)))
+          !bump(r, m, &f, &n->nf, elements(r, &f, WT_I32)))
         return false;
       break;
     case 8:
-      if (!want_repeated(r, m, &f, WT_VARINT) || !bump(r, m, &f, &ni, elements(r, &f, WT_VARINT)))
+      if (!want_repeated(r, m, &f, WT_VARINT) || !bump(r, m, &f, &n->ni, elements(r, &f, WT_VARINT)))
         return false;
       break;
-    case 9: if (!want(r, m, &f, WT_LEN) || !bump(r, m, &f, &ns, 1)) return false; break;
-    case 10: if (!want(r, m, &f, WT_LEN) || !bump(r, m, &f, &nt, 1)) return false; break;
-    case 11: if (!want(r, m, &f, WT_LEN) || !bump(r, m, &f, &ng, 1)) return false; break;
+    case 9: if (!want(r, m, &f, WT_LEN) || !bump(r, m, &f, &n->ns, 1)) return false; break;
+    case 10: if (!want(r, m, &f, WT_LEN) || !bump(r, m, &f, &n->nt, 1)) return false; break;
+    case 11: if (!want(r, m, &f, WT_LEN) || !bump(r, m, &f, &n->ng, 1)) return false; break;
     case 13: case 14: case 15: case 21: case 22: case 23:
       if (!want(r, m, &f, WT_LEN)) return false;
       break;
@@ -970,19 +982,28 @@ static bool rd_attr(Rd *r, size_t start, size_t end, OnnxAttr *at, int depth) {
     default: break;
     }
   }
-  if (got < 0) return false;
-  if (at->type == ONNX_ATTR_UNDEFINED) /* IR version 1: the field present says */
-    at->type = has_f ? ONNX_ATTR_FLOAT : has_i ? ONNX_ATTR_INT : has_s ? ONNX_ATTR_STRING
-             : has_t ? ONNX_ATTR_TENSOR : has_g ? ONNX_ATTR_GRAPH : nf ? ONNX_ATTR_FLOATS
-             : ni ? ONNX_ATTR_INTS : ns ? ONNX_ATTR_STRINGS : nt ? ONNX_ATTR_TENSORS
-             : ng ? ONNX_ATTR_GRAPHS : ONNX_ATTR_UNDEFINED;
-  int64_t *ints = rd_alloc(r, (size_t)ni * sizeof *ints, 8);
-  double *floats = rd_alloc(r, (size_t)nf * sizeof *floats, 8);
-  const char **strings = rd_alloc(r, (size_t)ns * sizeof *strings, 8);
-  OnnxTensor *tensors = rd_alloc(r, (size_t)nt * sizeof *tensors, 8);
-  const OnnxGraph **graphs = rd_alloc(r, (size_t)ng * sizeof *graphs, 8);
+  return got >= 0;
+}
+
+/* IR version 1 has no type field: the field present says. */
+static int32_t attr_type_of(const AttrCounts *n) {
+  return n->has_f ? ONNX_ATTR_FLOAT : n->has_i ? ONNX_ATTR_INT
+         : n->has_s ? ONNX_ATTR_STRING : n->has_t ? ONNX_ATTR_TENSOR
+         : n->has_g ? ONNX_ATTR_GRAPH : n->nf ? ONNX_ATTR_FLOATS
+         : n->ni ? ONNX_ATTR_INTS : n->ns ? ONNX_ATTR_STRINGS
+         : n->nt ? ONNX_ATTR_TENSORS : n->ng ? ONNX_ATTR_GRAPHS
+                 : ONNX_ATTR_UNDEFINED;
+}
+
+/* The second pass: tensors, subgraphs and the repeated values read into
+ * the arrays the first pass sized. */
+static bool attr_fill(Rd *r, size_t start, size_t end, OnnxAttr *at, int depth,
+                      const AttrCounts *n, AttrValues *v) {
+  const Msg *m = &M_ATTR;
+  Field f;
+  int got;
+  size_t pos = start;
   int ki = 0, kf = 0, ks = 0, kt = 0, kg = 0;
-  pos = start;
   while ((got = next_field(r, &pos, end, m, &f)) > 0) {
     switch (f.num) {
     case 5: {
@@ -998,41 +1019,61 @@ static bool rd_attr(Rd *r, size_t start, size_t end, OnnxAttr *at, int depth) {
       OnnxGraph *sub = rd_alloc(r, sizeof *sub, 8);
       if (!rd_graph(r, f.start, f.end, sub, depth + 1)) return false;
       if (f.num == 6) at->g = sub;
-      else if (kg < ng) graphs[kg++] = sub;
+      else if (kg < n->ng) v->graphs[kg++] = sub;
       break;
     }
     case 7:
       if (f.wt == WT_I32) {
-        if (kf < nf) floats[kf++] = bits_to_float(f.v);
+        if (kf < n->nf) v->floats[kf++] = bits_to_float(f.v);
       } else {
-        for (size_t p = f.start; p < f.end && kf < nf; p += 4)
-          floats[kf++] = bits_to_float(le_bytes(r->b + p, 4));
+        for (size_t p = f.start; p < f.end && kf < n->nf; p += 4)
+          v->floats[kf++] = bits_to_float(le_bytes(r->b + p, 4));
       }
       break;
     case 8:
-      if (!fill_ints(r, m, &f, ints, &ki, ni)) return false;
+      if (!fill_ints(r, m, &f, v->ints, &ki, n->ni)) return false;
       break;
     case 9:
-      if (ks < ns && !(strings[ks++] = rd_string(r, m, &f, false))) return false;
+      if (ks < n->ns && !(v->strings[ks++] = rd_string(r, m, &f, false))) return false;
       break;
     case 10:
-      if (kt < nt && !rd_tensor(r, f.start, f.end, &tensors[kt++])) return false;
+      if (kt < n->nt && !rd_tensor(r, f.start, f.end, &v->tensors[kt++])) return false;
       break;
     default: break;
     }
   }
-  if (got < 0) return false;
-  at->ints = ints;
-  at->floats = floats;
-  at->strings = strings;
-  at->tensors = tensors;
-  at->graphs = graphs;
+  return got >= 0;
+}
+
+/* AttributeProto: name = 1, f = 2, i = 3, s = 4, t = 5, g = 6, floats = 7,
+ * ints = 8, strings = 9, tensors = 10, graphs = 11, doc_string = 13,
+ * tp = 14, type_protos = 15, type = 20, ref_attr_name = 21,
+ * sparse_tensor = 22, sparse_tensors = 23.  tp, type_protos and the sparse
+ * tensors are skipped (the attribute keeps its type and nothing else). */
+static bool rd_attr(Rd *r, size_t start, size_t end, OnnxAttr *at, int depth) {
+  at->name = "";
+  AttrCounts n = {0};
+  if (!attr_count(r, start, end, at, &n)) return false;
+  if (at->type == ONNX_ATTR_UNDEFINED) at->type = attr_type_of(&n);
+  AttrValues v = {
+      .ints = rd_alloc(r, (size_t)n.ni * sizeof *v.ints, 8),
+      .floats = rd_alloc(r, (size_t)n.nf * sizeof *v.floats, 8),
+      .strings = rd_alloc(r, (size_t)n.ns * sizeof *v.strings, 8),
+      .tensors = rd_alloc(r, (size_t)n.nt * sizeof *v.tensors, 8),
+      .graphs = rd_alloc(r, (size_t)n.ng * sizeof *v.graphs, 8),
+  };
+  if (!attr_fill(r, start, end, at, depth, &n, &v)) return false;
+  at->ints = v.ints;
+  at->floats = v.floats;
+  at->strings = v.strings;
+  at->tensors = v.tensors;
+  at->graphs = v.graphs;
   switch (at->type) {
-  case ONNX_ATTR_INTS: at->n = ni; break;
-  case ONNX_ATTR_FLOATS: at->n = nf; break;
-  case ONNX_ATTR_STRINGS: at->n = ns; break;
-  case ONNX_ATTR_TENSORS: at->n = nt; break;
-  case ONNX_ATTR_GRAPHS: at->n = ng; break;
+  case ONNX_ATTR_INTS: at->n = n.ni; break;
+  case ONNX_ATTR_FLOATS: at->n = n.nf; break;
+  case ONNX_ATTR_STRINGS: at->n = n.ns; break;
+  case ONNX_ATTR_TENSORS: at->n = n.nt; break;
+  case ONNX_ATTR_GRAPHS: at->n = n.ng; break;
   default: at->n = 0; break;
   }
   return true;

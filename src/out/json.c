@@ -359,15 +359,9 @@ static void write_summary(JsonOut *w, const ModelCost *mc) {
   json_out_close(w, '}');
 }
 
-static void write_model(JsonOut *w, const ModelCost *mc, Rows *src) {
-  const Model *m = mc->model;
-  json_out_open(w, NULL, '{');
-  json_out_str(w, "name", m->name);
-  json_out_str(w, "file", m->file >= 0 && m->file < src->ss->nfiles ? src_file(src->ss, m->file)->name : NULL);
-  json_out_str(w, "target", mc->target ? mc->target->name : NULL);
-  json_out_str(w, "dtype", m->dtype == DT_NONE ? NULL : dtype_str(m->dtype));
-  /* R-PLAN-006: the recipe's entries, by class, only in a model that has
-   * one */
+/* R-PLAN-006: the recipe's entries, by class, only in a model that has
+ * one. */
+static void write_recipe(JsonOut *w, const Model *m) {
   bool recipe = false;
   for (int c = 0; c < OC__COUNT; c++)
     if (m->class_given[c]) {
@@ -376,37 +370,70 @@ static void write_model(JsonOut *w, const ModelCost *mc, Rows *src) {
       json_out_str(w, op_class_str((OpClass)c), dtype_str(m->class_dtype[c]));
     }
   if (recipe) json_out_close(w, '}');
-  json_out_str(w, "mode", m->train ? "train" : "inference");
-  if (m->parallel.present) {
-    json_out_open(w, "parallel", '{');
-    /* R-PAR-001, R-PAR-002: every key, then each group's placement */
-    for (int k = 0; k < parallel_nkeys; k++) {
-      const ParallelKey *pk = &parallel_keys[k];
-      const char *at = (const char *)&m->parallel + pk->offset;
-      if (pk->boolean)
-        json_out_bool(w, pk->name, *(const bool *)at);
-      else
-        json_out_int(w, pk->name, *(const int64_t *)(const void *)at);
-    }
-    json_out_open(w, "groups", '[');
-    for (int g = 0; g < PG__COUNT; g++) {
-      GroupPlace gp = parallel_place(&m->parallel, (ParGroup)g);
-      json_out_open(w, NULL, '{');
-      json_out_str(w, "name", par_group_str((ParGroup)g));
-      json_out_int(w, "size", gp.size);
-      json_out_int(w, "stride", gp.stride);
-      json_out_int(w, "nodes", gp.nodes);
-      json_out_int(w, "per_node", gp.per_node);
-      json_out_str(w, "link", group_link_str(gp));
-      json_out_close(w, '}');
-    }
-    json_out_close(w, ']');
-    json_out_close(w, '}');
-  } else {
-    json_out_null(w, "parallel");
-  }
-  write_location(w, "location", m->loc, src);
+}
 
+/* R-PAR-001, R-PAR-002: every key, then each group's placement. */
+static void write_parallel(JsonOut *w, const Model *m) {
+  if (!m->parallel.present) {
+    json_out_null(w, "parallel");
+    return;
+  }
+  json_out_open(w, "parallel", '{');
+  for (int k = 0; k < parallel_nkeys; k++) {
+    const ParallelKey *pk = &parallel_keys[k];
+    const char *at = (const char *)&m->parallel + pk->offset;
+    if (pk->boolean)
+      json_out_bool(w, pk->name, *(const bool *)at);
+    else
+      json_out_int(w, pk->name, *(const int64_t *)(const void *)at);
+  }
+  json_out_open(w, "groups", '[');
+  for (int g = 0; g < PG__COUNT; g++) {
+    GroupPlace gp = parallel_place(&m->parallel, (ParGroup)g);
+    json_out_open(w, NULL, '{');
+    json_out_str(w, "name", par_group_str((ParGroup)g));
+    json_out_int(w, "size", gp.size);
+    json_out_int(w, "stride", gp.stride);
+    json_out_int(w, "nodes", gp.nodes);
+    json_out_int(w, "per_node", gp.per_node);
+    json_out_str(w, "link", group_link_str(gp));
+    json_out_close(w, '}');
+  }
+  json_out_close(w, ']');
+  json_out_close(w, '}');
+}
+
+/* R-PAR-009: the pipeline's figures, in a model of several stages. */
+static void write_pipeline(JsonOut *w, const PipelineCost *pc) {
+  static const char *const kinds[PIPE__KINDS] = {"first", "middle", "last"};
+  json_out_open(w, "pipeline", '{');
+  json_out_int(w, "stages", pc->stages);
+  json_out_num(w, "microbatches", pc->microbatches);
+  json_out_num(w, "layers_per_stage", pc->layers);
+  json_out_num(w, "bubble", pc->bubble);
+  json_out_num(w, "step_time_s", pc->step_time);
+  json_out_num(w, "send_bytes", pc->send_bytes);
+  json_out_num(w, "send_time_s", pc->send_time);
+  json_out_str(w, "send_link", pc->send_ib ? "InfiniBand" : "NVLink");
+  json_out_num(w, "send_split", pc->send_split);
+  json_out_open(w, "stages_by_kind", '[');
+  for (int k = 0; k < PIPE__KINDS; k++) {
+    if (k == PIPE_MIDDLE && pc->stages < 3) continue;
+    json_out_open(w, NULL, '{');
+    json_out_str(w, "kind", kinds[k]);
+    json_out_num(w, "compute_s", pc->compute[k]);
+    json_out_num(w, "time_s", pc->time[k]);
+    json_out_num(w, "in_flight", pc->inflight[k]);
+    json_out_num(w, "footprint_bytes", pc->footprint[k].total);
+    json_out_close(w, '}');
+  }
+  json_out_close(w, ']');
+  json_out_close(w, '}');
+}
+
+/* The model's nodes, kernels, collectives and transfers, each an array. */
+static void write_model_rows(JsonOut *w, const ModelCost *mc, Rows *src) {
+  const Model *m = mc->model;
   json_out_open(w, "nodes", '[');
   for (int i = 0; i < m->nnodes; i++) write_node(w, m, mc, i, src);
   json_out_close(w, ']');
@@ -416,34 +443,22 @@ static void write_model(JsonOut *w, const ModelCost *mc, Rows *src) {
     write_kernel(w, mc, &kn, src);
   }
   json_out_close(w, ']');
+}
+
+static void write_model(JsonOut *w, const ModelCost *mc, Rows *src) {
+  const Model *m = mc->model;
+  json_out_open(w, NULL, '{');
+  json_out_str(w, "name", m->name);
+  json_out_str(w, "file", m->file >= 0 && m->file < src->ss->nfiles ? src_file(src->ss, m->file)->name : NULL);
+  json_out_str(w, "target", mc->target ? mc->target->name : NULL);
+  json_out_str(w, "dtype", m->dtype == DT_NONE ? NULL : dtype_str(m->dtype));
+  write_recipe(w, m);
+  json_out_str(w, "mode", m->train ? "train" : "inference");
+  write_parallel(w, m);
+  write_location(w, "location", m->loc, src);
+  write_model_rows(w, mc, src);
   write_summary(w, mc);
-  if (mc->pipe.stages > 1) { /* R-PAR-009 */
-    const PipelineCost *pc = &mc->pipe;
-    static const char *const kinds[PIPE__KINDS] = {"first", "middle", "last"};
-    json_out_open(w, "pipeline", '{');
-    json_out_int(w, "stages", pc->stages);
-    json_out_num(w, "microbatches", pc->microbatches);
-    json_out_num(w, "layers_per_stage", pc->layers);
-    json_out_num(w, "bubble", pc->bubble);
-    json_out_num(w, "step_time_s", pc->step_time);
-    json_out_num(w, "send_bytes", pc->send_bytes);
-    json_out_num(w, "send_time_s", pc->send_time);
-    json_out_str(w, "send_link", pc->send_ib ? "InfiniBand" : "NVLink");
-    json_out_num(w, "send_split", pc->send_split);
-    json_out_open(w, "stages_by_kind", '[');
-    for (int k = 0; k < PIPE__KINDS; k++) {
-      if (k == PIPE_MIDDLE && pc->stages < 3) continue;
-      json_out_open(w, NULL, '{');
-      json_out_str(w, "kind", kinds[k]);
-      json_out_num(w, "compute_s", pc->compute[k]);
-      json_out_num(w, "time_s", pc->time[k]);
-      json_out_num(w, "in_flight", pc->inflight[k]);
-      json_out_num(w, "footprint_bytes", pc->footprint[k].total);
-      json_out_close(w, '}');
-    }
-    json_out_close(w, ']');
-    json_out_close(w, '}');
-  }
+  if (mc->pipe.stages > 1) write_pipeline(w, &mc->pipe);
   json_out_open(w, "collectives", '[');
   for (int k = 0; k < mc->ncollectives; k++) write_collective(w, m, &mc->collectives[k], src);
   json_out_close(w, ']');

@@ -580,6 +580,10 @@ END_TEST
 Suite *json_suite(void) {
   Suite *s = suite_create("json");
   TCase *tc = tcase_create("outputs");
+  /* test_json_out_scalars formats some 100,000 values, each through its
+   * own memory stream: well under a second alone, but Check's 4 s default
+   * is for an idle machine, and the suite also runs beside other builds. */
+  tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_json_document);
   tcase_add_test(tc, test_json_numbers);
   tcase_add_test(tc, test_json_out_stream);
