@@ -1129,6 +1129,8 @@ const char *group_link_str(GroupPlace gp);
 struct Model;
 /* R-PAR-008: errors for row-parallel partial sums read unreduced. */
 void parallel_check_partials(struct Model *m, DiagSink *diags);
+/* R-PAR-001: the expert degree divides every experts block's count. */
+void parallel_check_experts(struct Model *m, DiagSink *diags);
 /* R-PAR-009: the top-level repeat a pipeline splits (most trips, first on
  * ties), -1 if none. */
 int parallel_pipeline_scope(const struct Model *m);
