@@ -85,3 +85,8 @@ write("gen_append_chain", "model m {\n  cache c : [1, 4]\n  input t : [1, 1]\n" 
       "  a0 = append(c, t, axis=1)\n" + "".join(
           "  a%d=append(a%d,t,axis=1)\n" % (i, i - 1) for i in range(1, 31000)) +
       "}\n")
+# issue 28 item 13: 24,000 one-op models (1,000 KB): `rooflint diff` of the
+# file against itself paired the models, and matched their diagnostics,
+# by nested linear searches (10 s)
+write("gen_models_24k", "".join(
+    "model m%d {\n input x:[1,8]\n y=relu(x)\n}\n" % i for i in range(24000)))
