@@ -227,10 +227,13 @@ tensor:;
   const char *const *es = ev && ev->is_int ? ev->isym : NULL;
   for (int i = 0; i < cnt; i++) {
     int64_t a = ax ? norm_ax(ax[i], t.t.rank) : i, step = sp ? sp[i] : 1;
+    if (a < 0 || a >= t.t.rank) /* an invalid model, not a full slice */
+      return fail(x, "its axis %lld is out of range for rank %d",
+                  (long long)(ax ? ax[i] : i), t.t.rank);
     if (step < 1)
       return fail(x, "its step %lld on axis %lld: rooflint's slices step "
                      "forward", (long long)step, (long long)a);
-    int64_t size = a >= 0 && a < t.t.rank ? t.t.dims[a] : 0;
+    int64_t size = t.t.dims[a];
     bool full_start = st[i] == 0 || st[i] <= -size;
     bool full_end = en[i] >= size;
     if (full_start && full_end && step == 1) continue;

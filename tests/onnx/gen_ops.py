@@ -332,6 +332,10 @@ def hostile():
          [vi("x", [1, 3, 8, 8])], [vi("y", [1, 4, 8, 8])], [w])
     save("conv1d_stride0", [node("Conv", ["x", "w"], ["y"], strides=[0])],
          [vi("x", [1, 3, 10])], [vi("y", [1, 4, 8])], [const("w", np.zeros((4, 3, 3), np.float32))])
+    # item 17: a Slice on axis 99 of a rank-4 input was an alias of its input
+    save("slice_axis_99", [node("Slice", ["x", "st", "en", "ax"], ["y"])], [vi("x", [1, 2, 8, 8])],
+         [vi("y", [1, 2, 8, 8])], [const("st", np.array([0], np.int64)), const("en", np.array([1], np.int64)),
+                                   const("ax", np.array([99], np.int64))])
     # item 8: scales of inf, NaN and 1e30 were cast to int64 (undefined)
     for tag, v in (("inf", np.inf), ("nan", np.nan), ("1e30", 1e30)):
         save("resize_scale_" + tag, [node("Resize", ["x", "", "sc"], ["y"])], [vi("x", [1, 2, 8, 8])],
