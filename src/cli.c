@@ -216,10 +216,18 @@ static bool opt_sweep(Cli *c, const OptDesc *d, const char *val) {
               val, MAX_SWEEPS);
     return false;
   }
+  int64_t others = 1; /* the grid's points from the sweeps before this */
+  for (int i = 0; i < o->nsweeps; i++) others *= o->sweeps[i].n;
   SweepAxis *ax = &o->sweeps[o->nsweeps++];
   ax->name = name;
   for (const char *p = list;;) {
     size_t n = strcspn(p, ",");
+    if (others * (ax->n + 1) > MAX_SWEEP_POINTS) {
+      cli_error(c, "%s %s: the sweep grid has more than %d points (the "
+                "product of the --sweep value counts)", opt, name,
+                MAX_SWEEP_POINTS);
+      return false;
+    }
     const char *text = arena_strndup(c->arena, p, n);
     LetValue v;
     if (!parse_number(text, &v)) {

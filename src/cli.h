@@ -73,6 +73,9 @@ typedef struct SweepAxis {
   int n;
 } SweepAxis;
 enum { MAX_SWEEPS = 2 };
+/* R-CLI-009: a grid is one analysis a point; past this a run would take
+ * longer than anyone waits for a table. */
+enum { MAX_SWEEP_POINTS = 10000 };
 
 typedef struct Options {
   const char **files; /* "-" = standard input */

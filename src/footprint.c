@@ -260,14 +260,23 @@ double cost_activations(const Model *m, double *by_dtype) {
 /* R-CACHE-001: a cache holds, once per repeat copy, the longest it gets:
  * the largest of its declared size and the results of the appends to it
  * (appends come after the cache they extend, so one pass keeps each
- * cache's longest so far, in scratch). */
+ * cache's longest so far, in scratch).  An append's cache is its first
+ * operand's, kept per node, so a chain of appends is linear, not a walk
+ * back to the cache from each. */
 double cost_kv_cache(const Model *m, double *by_dtype) {
   double total = 0, *longest = NULL;
+  int *cache_of = NULL;
   for (int i = 0; i < m->nnodes; i++) {
     const GNode *g = &m->nodes[i];
     if (g->role != ROLE_CACHE && !is_append(g)) continue;
-    if (!longest) longest = xcalloc((size_t)m->nnodes, sizeof *longest);
-    int root = storage_of(m, i);
+    if (!longest) {
+      longest = xcalloc((size_t)m->nnodes, sizeof *longest);
+      cache_of = xcalloc((size_t)m->nnodes, sizeof *cache_of);
+    }
+    int first = is_append(g) ? g->inputs[0] : i;
+    int root = is_append(g) && is_append(&m->nodes[first]) ? cache_of[first]
+                                                           : storage_of(m, first);
+    cache_of[i] = root;
     double bytes = node_bytes(m, i), *have = &longest[root];
     if (bytes <= *have) continue;
     double more = (bytes - *have) * model_weight_copies(m, m->nodes[root].scope);
@@ -276,6 +285,7 @@ double cost_kv_cache(const Model *m, double *by_dtype) {
     *have = bytes;
   }
   free(longest);
+  free(cache_of);
   return total;
 }
 

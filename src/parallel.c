@@ -299,6 +299,28 @@ void parallel_check_partials(Model *m, DiagSink *diags) {
   free(held);
 }
 
+/* R-PAR-001: each GPU of the expert group holds E / expert whole experts
+ * of every experts block (Megatron-Core requires num_experts %
+ * expert_model_parallel_size == 0); a remainder would price a fraction
+ * of an expert per GPU.  The plan falls back to expert 1, as for the
+ * other degree errors. */
+void parallel_check_experts(Model *m, DiagSink *diags) {
+  Parallel *p = &m->parallel;
+  if (p->expert <= 1) return;
+  for (int sc = 0; sc < m->nscopes; sc++) {
+    const Scope *x = &m->scopes[sc];
+    if (!x->experts || x->experts % p->expert == 0) continue;
+    Diag *d = diag_report(diags, SEV_ERROR, NULL, x->loc,
+                          "parallel 'expert' = %lld does not divide the %lld "
+                          "experts of this block: each GPU of the expert "
+                          "group holds a whole share of them",
+                          (long long)p->expert, (long long)x->experts);
+    diag_note(d, p->loc, "the parallel plan is here");
+    p->expert = 1;
+    return;
+  }
+}
+
 /* ------------------------------------------------------------ pipeline */
 
 int parallel_pipeline_scope(const Model *m) {

@@ -18,6 +18,8 @@ void parallel_default(Parallel *p);
 void parallel_resolve(Parallel *p, const bool *given, Loc at, DiagSink *diags);
 /* R-PAR-008: errors for row-parallel partial sums read unreduced. */
 void parallel_check_partials(Model *m, DiagSink *diags);
+/* R-PAR-001: the expert degree divides every experts block's count. */
+void parallel_check_experts(Model *m, DiagSink *diags);
 /* R-PAR-009: the repeat the stages split must exist and divide evenly. */
 void parallel_check_pipeline(const Model *m, DiagSink *diags);
 

@@ -1354,6 +1354,7 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
                                       (size_t)m->nckpts * sizeof *s->ckpts)
                        : NULL;
   free(s->ckpts);
+  parallel_check_experts(m, s->diags);  /* R-PAR-001 */
   parallel_check_partials(m, s->diags); /* R-PAR-008 */
   parallel_check_pipeline(m, s->diags); /* R-PAR-009 */
   free(s->scopes);

@@ -671,12 +671,14 @@ int apply_call(Sema *s, const Stmt *st, const Expr *call,
 }
 
 /* R-CACHE-002: an append's first operand is a `cache` declaration, or an
- * append to one (the same storage). */
+ * append to one (the same storage).  An append node exists only once its
+ * own first operand passed this test, so one step back suffices: a chain
+ * of appends costs one test each, not a walk to its cache. */
 static bool append_to_cache(Sema *s, const OpDesc *op) {
   int id = s->in_ids[0];
   const GNode *g = &s->nodes[id];
-  while (g->op && (g->op->flags & OPF_APPEND)) g = &s->nodes[g->inputs[0]];
-  if (g->role == ROLE_CACHE) return true;
+  if (g->role == ROLE_CACHE || (g->op && (g->op->flags & OPF_APPEND)))
+    return true;
   const GNode *named = &s->nodes[id];
   diag_report(s->diags, SEV_ERROR, NULL, s->in_locs[0],
               "%s writes into a KV cache, and '%s' is %s %s, not a cache; "

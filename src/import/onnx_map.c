@@ -180,6 +180,15 @@ static bool window_of(X *x, const OnnxNode *n, const TensorType *xt,
   for (int i = 0; i < nsp; i++) w->stride[i] = s && i < cnt ? s[i] : 1;
   const int64_t *d = attr_ints(n, "dilations", &cnt);
   for (int i = 0; i < nsp; i++) w->dil[i] = d && i < cnt ? d[i] : 1;
+  /* checked here, before the shape rule and auto_pad divide by a stride */
+  for (int i = 0; i < nsp; i++) {
+    if (w->stride[i] < 1)
+      return fail(x, "its stride on spatial axis %d is %lld, not a positive "
+                     "integer", i, (long long)w->stride[i]);
+    if (w->dil[i] < 1)
+      return fail(x, "its dilation on spatial axis %d is %lld, not a positive "
+                     "integer", i, (long long)w->dil[i]);
+  }
   for (int i = 0; i < nsp; i++) w->kernel[i] = kernel[i];
   const int64_t *p = attr_ints(n, "pads", &cnt);
   if (p && cnt != 2 * nsp) return fail(x, "its pads have %d entries, not %d", cnt, 2 * nsp);

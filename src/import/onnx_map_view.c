@@ -227,10 +227,13 @@ tensor:;
   const char *const *es = ev && ev->is_int ? ev->isym : NULL;
   for (int i = 0; i < cnt; i++) {
     int64_t a = ax ? norm_ax(ax[i], t.t.rank) : i, step = sp ? sp[i] : 1;
+    if (a < 0 || a >= t.t.rank) /* an invalid model, not a full slice */
+      return fail(x, "its axis %lld is out of range for rank %d",
+                  (long long)(ax ? ax[i] : i), t.t.rank);
     if (step < 1)
       return fail(x, "its step %lld on axis %lld: rooflint's slices step "
                      "forward", (long long)step, (long long)a);
-    int64_t size = a >= 0 && a < t.t.rank ? t.t.dims[a] : 0;
+    int64_t size = t.t.dims[a];
     bool full_start = st[i] == 0 || st[i] <= -size;
     bool full_end = en[i] >= size;
     if (full_start && full_end && step == 1) continue;
@@ -474,7 +477,13 @@ bool map_resize(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     int64_t ax = axes ? norm_ax(axes[k], r) : k;
     if (ax < 0 || ax >= r) return fail(x, "its axis %lld is out of range", (long long)axes[k]);
     double s = sized ? 0 : sc && sc->known ? known_at(sc, k) : sa->floats[k];
-    od[ax] = sized ? sz->iv[k] : (int64_t)floor((double)t.t.dims[ax] * s);
+    double grown = floor((double)t.t.dims[ax] * s);
+    /* a scale of inf, NaN or 1e30 has no dim: refused before the cast,
+     * which would be undefined */
+    if (!sized && !(grown > -0x1p62 && grown < 0x1p62))
+      return fail(x, "its scale %g on axis %lld is not a finite size for dim "
+                     "%lld", s, (long long)ax, (long long)t.t.dims[ax]);
+    od[ax] = sized ? sz->iv[k] : (int64_t)grown;
     if (od[ax] < 1)
       return fail(x, "it resizes dim %lld (%lld) to %lld", (long long)ax,
                   (long long)t.t.dims[ax], (long long)od[ax]);
@@ -485,8 +494,10 @@ bool map_resize(X *x, const OnnxNode *n, const OnnxOpRow *row) {
                      "interpolates the spatial dims", i, (long long)t.t.dims[i],
                   (long long)od[i]);
   int64_t scale = r > 2 && od[2] % t.t.dims[2] == 0 ? od[2] / t.t.dims[2] : 0;
-  for (int i = 2; i < r; i++)
-    if (od[i] != t.t.dims[i] * scale) scale = 0;
+  for (int i = 2; i < r; i++) {
+    int64_t same;
+    if (!util_mul_i64(t.t.dims[i], scale, &same) || od[i] != same) scale = 0;
+  }
   Call c;
   call_init(x, &c, "interpolate");
   call_in(&c, t);
@@ -637,7 +648,8 @@ bool map_constant_of_shape(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     if (shape->iv[i] < 1)
       return fail(x, "its shape has a dim of %lld", (long long)shape->iv[i]);
     t.dims[i] = shape->iv[i];
-    cnt *= t.dims[i];
+    if (!util_mul_i64(cnt, t.dims[i], &cnt))
+      return fail(x, "its shape has more than 2^63 elements");
   }
   bool sym = false;
   for (int i = 0; i < t.rank; i++) sym |= shape->isym && shape->isym[i];

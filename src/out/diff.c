@@ -44,11 +44,21 @@ typedef struct Entry {
   int match; /* index of the entry on the other side, -1 if none */
 } Entry;
 
+/* Where a node's call or declared name (or a region's header) starts. */
+typedef struct NodeAt {
+  int file;
+  uint32_t start;
+  int order; /* models in order, a model's nodes before its regions */
+  const char *name;
+} NodeAt;
+
 typedef struct Side {
   const char *path;
   int file;
   Analysis *an;
   DiagSink checks; /* findings of the checks, policy applied */
+  NodeAt *starts;  /* sorted by (file, start, order), for diag_node */
+  int nstarts;
 } Side;
 
 /* ------------------------------------------------------------- entries */
@@ -280,30 +290,92 @@ static char *change_text(char *buf, size_t n, int k, double o, double v) {
 
 /* ------------------------------------------------------------ diagnostics */
 
+static int node_at_cmp(const void *pa, const void *pb) {
+  const NodeAt *a = pa, *b = pb;
+  if (a->file != b->file) return (a->file > b->file) - (a->file < b->file);
+  if (a->start != b->start) return (a->start > b->start) - (a->start < b->start);
+  return (a->order > b->order) - (a->order < b->order);
+}
+
+/* The side's node and region starts, sorted once, so that naming the node
+ * of each diagnostic is a binary search, not a scan of every node. */
+static void index_starts(Arena *a, Side *sd) {
+  const Unit *u = sd->an->unit;
+  int n = 0;
+  for (int mi = 0; u && mi < u->nmodels; mi++)
+    n += u->models[mi].nnodes + u->models[mi].nregions;
+  sd->starts = arena_alloc(a, (size_t)(n + 1) * sizeof *sd->starts);
+  n = 0;
+  for (int mi = 0; u && mi < u->nmodels; mi++) {
+    const Model *m = &u->models[mi];
+    for (int i = 0; i < m->nnodes; i++, n++)
+      sd->starts[n] = (NodeAt){m->nodes[i].loc.file, m->nodes[i].loc.start, n,
+                               m->nodes[i].name};
+    for (int r = 0; r < m->nregions; r++, n++)
+      sd->starts[n] = (NodeAt){m->regions[r].loc.file, m->regions[r].loc.start,
+                               n, m->regions[r].name};
+  }
+  qsort(sd->starts, (size_t)n, sizeof *sd->starts, node_at_cmp);
+  sd->nstarts = n;
+}
+
 /* The name of the node a diagnostic points at: the node whose call (or
  * declared name) starts there, else the statement holding it. */
-static const char *diag_node(const Unit *u, Loc loc) {
+static const char *diag_node(const Side *sd, Loc loc) {
+  const Unit *u = sd->an->unit;
   if (!u || loc.file < 0) return "";
+  int lo = 0, hi = sd->nstarts; /* the first at or after (file, start) */
+  NodeAt key = {loc.file, loc.start, -1, NULL};
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (node_at_cmp(&sd->starts[mid], &key) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo < sd->nstarts && sd->starts[lo].file == loc.file &&
+      sd->starts[lo].start == loc.start)
+    return sd->starts[lo].name;
   const char *inner = "";
   for (int mi = 0; mi < u->nmodels; mi++) {
     const Model *m = &u->models[mi];
     for (int i = 0; i < m->nnodes; i++) {
       const GNode *g = &m->nodes[i];
-      if (g->loc.file != loc.file) continue;
-      if (g->loc.start == loc.start) return g->name;
-      if (g->stmt_loc.start <= loc.start && loc.start < g->stmt_loc.end)
+      if (g->loc.file == loc.file && g->stmt_loc.start <= loc.start &&
+          loc.start < g->stmt_loc.end)
         inner = g->name;
     }
-    for (int r = 0; r < m->nregions; r++)
-      if (m->regions[r].loc.file == loc.file && m->regions[r].loc.start == loc.start)
-        return m->regions[r].name;
   }
   return inner;
 }
 
-static const char *diag_key(Arena *a, const Diag *d, const Unit *u) {
+static const char *diag_key(Arena *a, const Diag *d, const Side *sd) {
   return arena_printf(a, "%s\x1f%s\x1f%s", d->check ? d->check : "error",
-                      diag_node(u, d->loc), d->msg);
+                      diag_node(sd, d->loc), d->msg);
+}
+
+/* Pairs two lists of keys as multisets: the k-th of a key in `a` (in
+ * list order) with the k-th of it in `b`.  Both are sorted by (key,
+ * order), so a diff of many models or diagnostics is n log n, where a
+ * search per element was quadratic.  match[i] is a's element i's partner
+ * in b, -1 for none. */
+typedef struct Keyed {
+  const char *key;
+  int at; /* the element's place in its list */
+} Keyed;
+
+static int keyed_cmp(const void *pa, const void *pb) {
+  const Keyed *a = pa, *b = pb;
+  int c = strcmp(a->key, b->key);
+  return c ? c : (a->at > b->at) - (a->at < b->at);
+}
+
+static void pair_keys(Keyed *a, int na, Keyed *b, int nb, int *match) {
+  qsort(a, (size_t)na, sizeof *a, keyed_cmp);
+  qsort(b, (size_t)nb, sizeof *b, keyed_cmp);
+  for (int i = 0, j = 0; i < na; i++) {
+    while (j < nb && strcmp(b[j].key, a[i].key) < 0) j++;
+    bool same = j < nb && strcmp(b[j].key, a[i].key) == 0;
+    match[a[i].at] = same ? b[j++].at : -1;
+  }
 }
 
 /* R-DIFF-006: marks the diagnostics of `a` with no equal (as a multiset,
@@ -311,15 +383,15 @@ static const char *diag_key(Arena *a, const Diag *d, const Unit *u) {
 static bool *unmatched(Arena *ar, const Side *a, const Side *b) {
   int na = a->checks.n, nb = b->checks.n;
   bool *out = arena_alloc(ar, (size_t)(na + 1) * sizeof *out);
-  bool *used = arena_alloc(ar, (size_t)(nb + 1) * sizeof *used);
-  const char **kb = arena_alloc(ar, (size_t)(nb + 1) * sizeof *kb);
-  for (int j = 0; j < nb; j++) kb[j] = diag_key(ar, b->checks.items[j], b->an->unit);
-  for (int i = 0; i < na; i++) {
-    const char *k = diag_key(ar, a->checks.items[i], a->an->unit);
-    out[i] = true;
-    for (int j = 0; j < nb && out[i]; j++)
-      if (!used[j] && strcmp(k, kb[j]) == 0) used[j] = true, out[i] = false;
-  }
+  Keyed *ka = arena_alloc(ar, (size_t)(na + 1) * sizeof *ka);
+  Keyed *kb = arena_alloc(ar, (size_t)(nb + 1) * sizeof *kb);
+  int *match = arena_alloc(ar, (size_t)(na + 1) * sizeof *match);
+  for (int i = 0; i < na; i++)
+    ka[i] = (Keyed){diag_key(ar, a->checks.items[i], a), i};
+  for (int j = 0; j < nb; j++)
+    kb[j] = (Keyed){diag_key(ar, b->checks.items[j], b), j};
+  pair_keys(ka, na, kb, nb, match);
+  for (int i = 0; i < na; i++) out[i] = match[i] < 0;
   return out;
 }
 
@@ -359,17 +431,24 @@ static ModelPair *pair_models(Arena *a, const Side *o, const Side *n,
   ModelPair *ps = arena_alloc(a, (size_t)(ou->nmodels + nu->nmodels + 1) * sizeof *ps);
   bool *taken = arena_alloc(a, (size_t)(nu->nmodels + 1) * sizeof *taken);
   bool only = ou->nmodels == 1 && nu->nmodels == 1;
+  Keyed *ko = arena_alloc(a, (size_t)(ou->nmodels + 1) * sizeof *ko);
+  Keyed *kn = arena_alloc(a, (size_t)(nu->nmodels + 1) * sizeof *kn);
+  int *match = arena_alloc(a, (size_t)(ou->nmodels + 1) * sizeof *match);
+  for (int i = 0; i < ou->nmodels; i++)
+    ko[i] = (Keyed){only ? "" : ou->models[i].name, i};
+  for (int j = 0; j < nu->nmodels; j++)
+    kn[j] = (Keyed){only ? "" : nu->models[j].name, j};
+  pair_keys(ko, ou->nmodels, kn, nu->nmodels, match);
   int k = 0;
   for (int i = 0; i < ou->nmodels; i++) {
     ModelPair *p = &ps[k++];
     p->om = &ou->models[i];
     p->oc = first_cost(o->an, i);
-    for (int j = 0; j < nu->nmodels && !p->nm; j++)
-      if (!taken[j] && (only || strcmp(nu->models[j].name, p->om->name) == 0)) {
-        taken[j] = true;
-        p->nm = &nu->models[j];
-        p->nc = first_cost(n->an, j);
-      }
+    int j = match[i];
+    if (j < 0) continue;
+    taken[j] = true;
+    p->nm = &nu->models[j];
+    p->nc = first_cost(n->an, j);
   }
   for (int j = 0; j < nu->nmodels; j++)
     if (!taken[j]) {
@@ -598,11 +677,11 @@ static void write_model(JsonOut *w, const SourceSet *ss, const ModelPair *p) {
   json_out_close(w, '}');
 }
 
-static void write_diag(JsonOut *w, const SourceSet *ss, const Diag *d, const Unit *u) {
+static void write_diag(JsonOut *w, const SourceSet *ss, const Diag *d, const Side *sd) {
   json_out_open(w, NULL, '{');
   json_out_str(w, "severity", severity_str(d->sev));
   json_out_str(w, "check", d->check);
-  json_out_str(w, "node", diag_node(u, d->loc));
+  json_out_str(w, "node", diag_node(sd, d->loc));
   json_out_str(w, "message", d->msg);
   write_loc(w, "location", ss, d->loc);
   json_out_close(w, '}');
@@ -621,7 +700,7 @@ static void write_diags(JsonOut *w, const char *key, const SourceSet *ss,
                         const Side *s, const bool *only_here) {
   json_out_open(w, key, '[');
   for (int i = 0; i < s->checks.n; i++)
-    if (only_here[i]) write_diag(w, ss, s->checks.items[i], s->an->unit);
+    if (only_here[i]) write_diag(w, ss, s->checks.items[i], s);
   json_out_close(w, ']');
 }
 
@@ -746,7 +825,10 @@ int diff_cmd(FILE *out, Arena *a, SourceSet *ss, const char *old_path,
     }
   if (!named) return 2;
   if (diags->nerrors > 0 || !sides[0].an->unit || !sides[1].an->unit) return 1;
-  for (int i = 0; i < 2; i++) run_checks(a, ss, &sides[i], o);
+  for (int i = 0; i < 2; i++) {
+    run_checks(a, ss, &sides[i], o);
+    index_starts(a, &sides[i]);
+  }
 
   int np;
   ModelPair *ps = pair_models(a, &sides[0], &sides[1], &np);

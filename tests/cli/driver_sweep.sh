@@ -61,6 +61,15 @@ expect_err "rooflint: error: --sweep cannot be combined with --report"
 run -t h100_sxm,b200 --sweep B=1,2 examples/llama2_7b_decode.roof
 expect_status 2
 expect_err "rooflint: error: --sweep takes one target, got 2 (compare targets with --report)"
+# issue 28 item 14: the grid is capped at 10,000 points (one analysis each):
+# 10,001 values of one let, or 100 x 101, are refused before any analysis;
+# 100 x 100 is the largest grid of two.
+run --sweep B=$(seq -s, 1 10001) examples/llama2_7b_decode.roof
+expect_status 2
+expect_err "rooflint: error: --sweep B: the sweep grid has more than 10000 points (the product of the --sweep value counts)"
+run --sweep B=$(seq -s, 1 100) --sweep S=$(seq -s, 1 101) examples/llama2_7b_decode.roof
+expect_status 2
+expect_err "rooflint: error: --sweep S: the sweep grid has more than 10000 points (the product of the --sweep value counts)"
 
 # A file of two models: one row per model and value, named in a `model`
 # column, each with its own errors (issue 16: the sweep covered only the

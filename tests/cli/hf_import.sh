@@ -45,6 +45,7 @@ for f in "$HF"/*.json; do
       case "$name $d" in
         "bert_base -D tensor=8"|"gpt2 -D tensor=8"|"qwen2_7b -D tensor=8"|\
         "qwen3_moe_30b_a3b -D tensor=8") continue ;;
+        "qwen2_moe_a2_7b -D data=8 -D expert=8") continue ;; # 60 experts: below
       esac
       # shellcheck disable=SC2086
       run -w -Wno-capacity --format json --phase "$phase" $d "$f"
@@ -53,6 +54,15 @@ for f in "$HF"/*.json; do
     done
   done
 done
+
+# Issue 28 item 19: Qwen2-MoE's 60 experts do not split over an expert
+# group of 8 (60 / 8 = 7.5 a GPU; Megatron-Core requires num_experts %
+# expert_model_parallel_size == 0): an error; over 4 GPUs, 15 each, none.
+run -w -Wno-capacity --phase prefill -D data=8 -D expert=8 "$HF/qwen2_moe_a2_7b.json"
+expect_status 1
+expect_grep "$T/err" "error: parallel 'expert' = 8 does not divide the 60 experts of this block: each GPU of the expert group holds a whole share of them"
+run -w -Wno-capacity --format json --phase prefill -D data=4 -D expert=4 "$HF/qwen2_moe_a2_7b.json"
+expect_status 0
 
 # The spellings of issue 19 (SYNTAX19: branches par and moe), as generated:
 # R-HF-008 a decode layer's KV cache, appended and attended over whole

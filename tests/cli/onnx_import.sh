@@ -214,6 +214,31 @@ expect_err "rooflint: error: tests/onnx/ops/maxpool_dilated.onnx: node 0 \"/MaxP
 run tests/onnx/ops/resize_channels.onnx
 expect_status 1
 expect_err "rooflint: error: tests/onnx/ops/resize_channels.onnx: node 0 \"/Resize\" (Resize): it resizes dim 1 (N or C) from 2 to 4: rooflint interpolates the spatial dims"
+# issue 28 items 6-8 and 17: sizes and axes from the file are checked before they are used.
+# ConstantOfShape [2^40, 2^40] is 2^80 elements (it overflowed, then crashed);
+# a stride of 0 (1-D, 2-D, with auto_pad) divided by zero; a Resize scale of
+# inf, NaN or 1e30 times dim 8 has no int64 value (the cast was undefined).
+D28=tests/onnx/ops
+run $D28/constant_of_shape_huge.onnx
+expect_status 1
+expect_err "rooflint: error: $D28/constant_of_shape_huge.onnx: node 0 \"/ConstantOfShape\" (ConstantOfShape): its shape has more than 2^63 elements"
+run $D28/conv_stride0.onnx
+expect_status 1
+expect_err "rooflint: error: $D28/conv_stride0.onnx: node 0 \"/Conv\" (Conv): its stride on spatial axis 1 is 0, not a positive integer"
+run $D28/conv_stride0_same.onnx
+expect_status 1
+expect_err "rooflint: error: $D28/conv_stride0_same.onnx: node 0 \"/Conv\" (Conv): its stride on spatial axis 0 is 0, not a positive integer"
+run $D28/conv1d_stride0.onnx
+expect_status 1
+expect_err "rooflint: error: $D28/conv1d_stride0.onnx: node 0 \"/Conv\" (Conv): its stride on spatial axis 0 is 0, not a positive integer"
+run $D28/slice_axis_99.onnx
+expect_status 1
+expect_err "rooflint: error: $D28/slice_axis_99.onnx: node 0 \"/Slice\" (Slice): its axis 99 is out of range for rank 4"
+for sc in inf:inf nan:nan 1e30:1e+30; do
+  run $D28/resize_scale_${sc%:*}.onnx
+  expect_status 1
+  expect_err "rooflint: error: $D28/resize_scale_${sc%:*}.onnx: node 0 \"/Resize\" (Resize): its scale ${sc#*:} on axis 2 is not a finite size for dim 8"
+done
 # R-ONNX-002: a Loop runs a known number of times, or is an error.
 run tests/onnx/ops/loop_dynamic.onnx
 expect_status 1

@@ -319,13 +319,36 @@ def quantized():
          [s, z, const("w", np.zeros((4, 3, 3, 3), np.int8)), const("bq", np.zeros(4, np.int32))])
 
 
+def hostile():
+    """Issue 28: files no exporter writes, each an error at its node (exit 1)."""
+    # item 6: dims of 2^40 x 2^40 overflowed 64 bits in the element count
+    save("constant_of_shape_huge", [node("ConstantOfShape", ["s"], ["y"])], [],
+         [vi("y", [1 << 40, 1 << 40])], [const("s", np.array([1 << 40, 1 << 40], np.int64))])
+    # item 7: a stride of 0 divided by zero in the shape rule and auto_pad
+    w = const("w", np.zeros((4, 3, 3, 3), np.float32))
+    save("conv_stride0", [node("Conv", ["x", "w"], ["y"], strides=[1, 0])],
+         [vi("x", [1, 3, 8, 8])], [vi("y", [1, 4, 6, 6])], [w])
+    save("conv_stride0_same", [node("Conv", ["x", "w"], ["y"], strides=[0, 0], auto_pad="SAME_UPPER")],
+         [vi("x", [1, 3, 8, 8])], [vi("y", [1, 4, 8, 8])], [w])
+    save("conv1d_stride0", [node("Conv", ["x", "w"], ["y"], strides=[0])],
+         [vi("x", [1, 3, 10])], [vi("y", [1, 4, 8])], [const("w", np.zeros((4, 3, 3), np.float32))])
+    # item 17: a Slice on axis 99 of a rank-4 input was an alias of its input
+    save("slice_axis_99", [node("Slice", ["x", "st", "en", "ax"], ["y"])], [vi("x", [1, 2, 8, 8])],
+         [vi("y", [1, 2, 8, 8])], [const("st", np.array([0], np.int64)), const("en", np.array([1], np.int64)),
+                                   const("ax", np.array([99], np.int64))])
+    # item 8: scales of inf, NaN and 1e30 were cast to int64 (undefined)
+    for tag, v in (("inf", np.inf), ("nan", np.nan), ("1e30", 1e30)):
+        save("resize_scale_" + tag, [node("Resize", ["x", "", "sc"], ["y"])], [vi("x", [1, 2, 8, 8])],
+             [vi("y", [1, 2, 8, 8])], [const("sc", np.array([1, 1, v, 1], np.float32))])
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     for f in os.listdir(OUT):
         if f.endswith(".onnx"):
             os.remove(os.path.join(OUT, f))
     for gen in (unary, binary, contractions, norms, pools, views, movement,
-                shape_arithmetic, declarations, quantized):
+                shape_arithmetic, declarations, quantized, hostile):
         gen()
 
 

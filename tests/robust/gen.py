@@ -78,3 +78,15 @@ write_bytes("gen_bom", b"\xef\xbb\xbf" + MM.encode())
 # a line of a million and one bytes (R-LEX-012), a 1 MiB input: the
 # larger limits apply
 write_bytes("gen_long_line", b"# " + b"x" * (1 << 20) + b"\n" + MM.encode())
+# issue 28 item 12: a chain of 31,000 KV-cache appends (1,000 KB): each append
+# walked back to its cache, quadratic in sema and
+# in the cache sizes (33,000 in 1.2 MB: 5.4 s)
+write("gen_append_chain", "model m {\n  cache c : [1, 4]\n  input t : [1, 1]\n" +
+      "  a0 = append(c, t, axis=1)\n" + "".join(
+          "  a%d=append(a%d,t,axis=1)\n" % (i, i - 1) for i in range(1, 31000)) +
+      "}\n")
+# issue 28 item 13: 24,000 one-op models (1,000 KB): `rooflint diff` of the
+# file against itself paired the models, and matched their diagnostics,
+# by nested linear searches (10 s)
+write("gen_models_24k", "".join(
+    "model m%d {\n input x:[1,8]\n y=relu(x)\n}\n" % i for i in range(24000)))

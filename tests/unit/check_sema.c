@@ -416,6 +416,21 @@ START_TEST(test_parallel) {
   one_error("model m {\n  parallel { nodes = 2; gpus_per_node = 8; expert = 3 }\n}\n", 2,
             "parallel 'expert' = 3 does not divide data = 16 (the expert group "
             "lies inside the data group)");
+  /* issue 28 item 19: 8 experts over an expert group of 7 (or 2^20) GPUs
+   * used to price 8/7 of an expert per GPU; 8 over 4 is 2 each */
+  one_error("model m {\n  parallel { data = 7; expert = 7 }\n  input h : [4, 4]\n"
+            "  experts 8 top 2 {\n    weight w : [4, 4]\n    y = matmul(h, w)\n"
+            "  }\n}\n", 4,
+            "parallel 'expert' = 7 does not divide the 8 experts of this block: "
+            "each GPU of the expert group holds a whole share of them");
+  one_error("model m {\n  parallel { data = 1048576; expert = 1048576 }\n"
+            "  input h : [4, 4]\n  experts 8 top 2 {\n    weight w : [4, 4]\n"
+            "    y = matmul(h, w)\n  }\n}\n", 4,
+            "parallel 'expert' = 1048576 does not divide the 8 experts of this "
+            "block: each GPU of the expert group holds a whole share of them");
+  tc_free(clean("model m {\n  parallel { data = 4; expert = 4 }\n  input h : [4, 4]\n"
+                "  experts 8 top 2 {\n    weight w : [4, 4]\n    y = matmul(h, w)\n"
+                "  }\n}\n"));
   one_error("model m {\n  parallel { nodes = 2; gpus_per_node = 8; shard = 8 }\n}\n", 2,
             "parallel 'shard' = 8 needs 'zero' 1, 2 or 3: with zero 0 nothing "
             "is sharded");
