@@ -1790,7 +1790,11 @@ static void emit_model(Gen *g) {
   emit_header(g);
   emit_lets(g);
   blank(g);
-  open_block(g, NULL, m->name);
+  /* a finding on the whole model is placed at the key its family comes
+   * from: the generated `model` line has no place in the config */
+  const char *family_key = spelled(g->cfg, "model_type");
+  open_block(g, family_key ? family_key : spelled(g->cfg, "architectures"),
+             m->name);
   line(g, "torch_dtype", "dtype %s", m->dtype);
   line(g, NULL, "mode %s", m->phase == PH_TRAIN ? "train" : "inference");
   bool any = false;

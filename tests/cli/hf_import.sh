@@ -719,4 +719,10 @@ printf '{"a": 1}\n' >"$T/plain.json"
 run import "$T/plain.json"
 expect_status 2
 expect_grep "$T/err" "is not a format rooflint imports"
+# A finding on the whole model is placed at the family's key (model_type,
+# line 14 of bert_base.json), never at a line of the generated text: the
+# config has 23 lines, the text's `model` line is its 32nd.
+run "$HF/bert_base.json"
+expect_status 0
+expect_grep "$T/err" "tests/hf/bert_base.json: tests/hf/bert_base.json:14:3: model_type: warning: 11 of 11 kernels in model 'bert_base'"
 finish
