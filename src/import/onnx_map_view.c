@@ -161,7 +161,12 @@ bool map_unsqueeze(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   int r = st.rank + cnt;
   if (cnt < 1 || r > MAX_RANK) return fail(x, "it unsqueezes %d axes of a rank-%d tensor", cnt, st.rank);
   int64_t ax[MAX_RANK];
-  for (int i = 0; i < cnt; i++) ax[i] = norm_ax(axes[i], r);
+  for (int i = 0; i < cnt; i++) {
+    ax[i] = norm_ax(axes[i], r);
+    if (ax[i] < 0 || ax[i] >= r) /* ONNX: an invalid model */
+      return fail(x, "its axis %lld is out of range for rank %d",
+                  (long long)axes[i], r);
+  }
   qsort(ax, (size_t)cnt, sizeof *ax, cmp_asc);
   if (src && src->known && !src->tensor) {
     TensorType t = st;
