@@ -657,6 +657,8 @@ static const KwDesc kw_pool3d[] = {{"kernel", KW_INT_TRIPLE, true, 0, NULL},
                                    {"ceil_mode", KW_BOOL, false, 0, NULL},
                                    {NULL, 0, false, 0, NULL}};
 static const KwDesc kw_attention[] = {{"causal", KW_BOOL, false, 0, NULL},
+                                      {"alibi", KW_BOOL, false, 0, NULL},
+                                      {"sinks", KW_BOOL, false, 0, NULL},
                                       {NULL, 0, false, 0, NULL}};
 static const KwDesc kw_custom[] = {{"flops", KW_REAL, true, 0, NULL},
                                    {"bytes", KW_REAL, true, 0, NULL},
@@ -988,15 +990,28 @@ static void dims_attention(const OpIn *x, OpDims *d) {
 }
 
 /* The two matmuls Q K^T and P V, 2*Sq*Skv*(d + dv) per head; causal halves
- * it.  One block per ATTN_ROWS_PER_BLOCK query rows of a head. */
+ * it.  ALiBi (R-FAM-004) adds its bias to each score the kernel computes,
+ * the head's slope times the distance (a multiply and an add), and reads
+ * one fp32 slope a head.  Sinks (R-FAM-006) read one learned logit a head,
+ * in q's dtype: one more term in each row's softmax, which the cost leaves
+ * out as it does the softmax of every score.  One block per
+ * ATTN_ROWS_PER_BLOCK query rows of a head. */
 static void cost_attention(const OpIn *x, const Target *t, OpCost *c) {
   (void)t;
-  const TensorType *v = op_in_type(x, 2);
+  const TensorType *q = op_in_type(x, 0), *v = op_in_type(x, 2);
   double dv = (double)v->dims[v->rank - 1];
   OpDims d;
   dims_attention(x, &d);
-  c->flops = 2 * d.batch * d.m * d.n * (d.k + dv) * (x->args->causal ? 0.5 : 1);
+  double scores = d.batch * d.m * d.n * (x->args->causal ? 0.5 : 1);
+  c->flops = 2 * scores * (d.k + dv);
   c->bytes = io_bytes(x);
+  double heads = (double)(q->rank >= 3 ? q->dims[q->rank - 3] : 1);
+  if (x->args->alibi) {
+    c->flops += 2 * scores;
+    c->bytes += 4 * heads;
+  }
+  if (x->args->sinks && q->dtype != DT_NONE)
+    c->bytes += heads * dtype_info(q->dtype)->bytes;
   c->blocks = d.batch * ceil_div(d.m, ATTN_ROWS_PER_BLOCK);
 }
 

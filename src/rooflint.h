@@ -741,6 +741,8 @@ typedef struct OpArgs {
   bool bias;             /* bias=: the last input, added in the epilogue */
   int64_t groups;
   bool causal, ceil_mode;
+  bool alibi;            /* attention alibi=: ALiBi's biases on the scores */
+  bool sinks;            /* attention sinks=: a learned logit a head (gpt-oss) */
   DType cast_to;         /* cast(x, DTYPE) */
   int64_t perm[MAX_RANK]; /* transpose */
   double custom_flops, custom_bytes;

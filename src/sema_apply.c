@@ -57,6 +57,8 @@ static const KwField kw_fields[] = {
     {"kernel", offsetof(OpArgs, kernel), 1},
     {"groups", offsetof(OpArgs, groups), 1},
     {"causal", offsetof(OpArgs, causal), 0},
+    {"alibi", offsetof(OpArgs, alibi), 0},
+    {"sinks", offsetof(OpArgs, sinks), 0},
     {"ceil_mode", offsetof(OpArgs, ceil_mode), 0},
     {"keepdims", offsetof(OpArgs, keepdims), 0},
     {"blocks", offsetof(OpArgs, blocks), 1},

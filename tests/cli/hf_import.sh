@@ -5,32 +5,12 @@
 . tests/cli/driver_lib.inc
 HF=tests/hf
 
-# json_field FILE EXPR: a figure of the --format json document in FILE.
-json_field() {
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
-}
-expect_eq() { # WHAT GOT WANT
-  if [ "$2" = "$3" ]; then ok; else what=$1; bad "got $2, expected $3"; fi
-}
+. tests/cli/hf_lib.inc
 
 # --- golden text (R-HF-007, R-HF-012): NAME[-decode][-train][-tp8][-ep8].roof
 # is `rooflint import` of NAME.json with --phase decode|train, -D tensor=8,
 # -D data=8 -D expert=8; re-running it is byte-identical.
-for want in "$HF"/*.roof; do
-  base=$(basename "$want" .roof)
-  name=${base%%-*}
-  set -- import "$HF/$name.json"
-  case $base in *-decode*) set -- "$@" --phase decode ;; esac
-  case $base in *-train*) set -- "$@" --phase train ;; esac
-  case $base in *-tp8*) set -- "$@" -D tensor=8 ;; esac
-  case $base in *-ep8*) set -- "$@" -D data=8 -D expert=8 ;; esac
-  run "$@"
-  expect_status 0
-  if cmp -s "$want" "$T/out"; then ok; else bad "differs from $want"; diff -u "$want" "$T/out" | head -n 20; fi
-  cp "$T/out" "$T/first"
-  run "$@"
-  if cmp -s "$T/first" "$T/out"; then ok; else bad "a second import differs"; fi
-done
+check_goldens
 
 # Every family lints with no error in every phase, alone, on 8 GPUs of
 # tensor parallelism (where 8 divides its heads) and of expert parallelism
@@ -48,9 +28,7 @@ for f in "$HF"/*.json; do
         "qwen2_moe_a2_7b -D data=8 -D expert=8") continue ;; # 60 experts: below
       esac
       # shellcheck disable=SC2086
-      run -w -Wno-capacity --format json --phase "$phase" $d "$f"
-      expect_status 0
-      expect_eq "$name $phase $d errors" "$(json_field "$T/out" "d['counts']['errors']")" 0
+      lints_clean "$f" "$phase" $d
     done
   done
 done
@@ -274,23 +252,7 @@ expect_eq "layer flops" "$(json_field "$T/out" "sum(k['flops'] for k in $k)")" 8
 # reads its input, weight and bias and writes its output (+ reads x for the
 # add); b bytes per element (2 for bf16/fp16 and configs without
 # torch_dtype, 4 for Gemma-2's float32).  hand_layer FAMILY LAYERS
-# KERNEL:FLOPS:BYTES...: the kernel of that name run LAYERS times.
-hand_layer() {
-  fam=$1; nl=$2; shift 2
-  run -w -Wno-capacity --format json -D seq=1 "$HF/$fam.json"
-  expect_status 0
-  for row; do
-    kn=${row%%:*}
-    expect_eq "$fam layer $kn flops:bytes" "$(json_field "$T/out" \
-      "['%d:%d' % (k['flops'], k['bytes']) for k in d['models'][0]['kernels'] if k['count'] == $nl and k['name'] == '$kn'][0]")" "${row#*:}"
-  done
-}
-# hand_total LAYERS FLOPS:BYTES: the sum over the kernels run LAYERS times
-# (one whole layer) of the last hand_layer's run.
-hand_total() {
-  expect_eq "$fam layer flops:bytes" "$(json_field "$T/out" \
-    "'%d:%d' % tuple(sum(k[f] for k in d['models'][0]['kernels'] if k['count'] == $1) for f in ('flops', 'bytes'))")" "$2"
-}
+# KERNEL:FLOPS:BYTES... (hf_lib.inc): the kernel of that name run LAYERS times.
 # Llama-3-8B and Mistral-7B (H 4096, 32 q and 8 kv heads of 128, I 14336):
 #   qkv 4096 -> (32 + 2 x 8) x 128 = 6144: 2 x 4096 x 6144 = 50,331,648;
 #     2 x (4096 + 25,165,824 + 6144) = 50,352,128 B
