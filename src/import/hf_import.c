@@ -74,6 +74,9 @@
 #define F_TEXT_CONFIG (UINT64_C(1) << 34)
 #define F_SINKS (UINT64_C(1) << 35) /* a learned sink logit a head (gpt_oss) */
 #define F_ROUTER_BIAS (UINT64_C(1) << 36) /* the router has a bias (gpt_oss) */
+/* attention_bias is q, k and v's only: o_proj has none (glm4_moe) */
+#define F_NO_O_BIAS (UINT64_C(1) << 37)
+#define F_USE_QK_NORM (UINT64_C(1) << 38) /* F_QK_NORM only with use_qk_norm */
 
 typedef struct Family {
   const char *model_type;
@@ -201,6 +204,14 @@ static const Family families[] = {
      "gpt-oss: attention sinks, sliding-window and full layers alternating "
      "(layer_types), experts with biases, a router with a bias",
      NULL, NULL},
+    {"glm4_moe", "Glm4Moe",
+     LLAMA_LIKE | F_PARTIAL_ROPE | F_QK_NORM | F_USE_QK_NORM | F_NO_O_BIAS |
+         F_MOE | F_SHARED_EXPERT | F_SIGMOID_ROUTER,
+     "silu", NULL, NULL,
+     "GLM-4.5: q/k/v biases (attention_bias), rotary on partial_rotary_factor "
+     "of each head, a sigmoid router, shared and routed experts after "
+     "first_k_dense_replace dense layers",
+     NULL, NULL},
     {"bloom", "Bloom",
      F_ALIBI | F_ALL_BIAS | F_FUSED_QKV | F_EMBED_NORM | F_TIED,
      "gelu_pytorch_tanh", NULL, "query_key_value",
@@ -233,7 +244,6 @@ static const char *const unimported[][2] = {
     {"rwkv", "a linear-attention recurrence (no KV cache), not modelled"},
     {"recurrent_gemma", "RG-LRU recurrence with local attention, not modelled"},
     {"llama4", "routed plus shared experts with chunked attention, not modelled"},
-    {"glm4_moe", "GLM-4.5's experts, not modelled"},
     {"mpt", "ALiBi with MPT's blocks, not imported"},
     {"gpt_bigcode", "multi-query attention with learned positions, not imported"},
     {"opt", "OPT's layer (positions offset by 2), not imported"},
@@ -323,6 +333,7 @@ static const char *const known_fields[] = {
     "input_jitter_noise", "n_embed", "num_ln_in_parallel_attn", "mlp_type",
     "sliding_window_pattern", "rope_local_base_freq", "text_config",
     "experts_per_token", "initial_context_length", "swiglu_limit",
+    "use_qk_norm",
     "norm_type",
     /* PretrainedConfig's and generation's defaults, dumped by older
      * transformers into every config */
@@ -1878,7 +1889,7 @@ static void read_layer_shape(Cfg *c, Config *m) {
   bool all = (m->f & F_ALL_BIAS) != 0;
   if (m->fam->bias_field) all = cfg_bool(c, m->fam->bias_field, all);
   m->qkv_bias = ab || all || (m->f & F_QKV_BIAS);
-  m->o_bias = ab || all;
+  m->o_bias = (ab && !(m->f & F_NO_O_BIAS)) || all;
   m->mlp_bias = cfg_bool(c, "mlp_bias", false) || all || (m->f & F_MLP_BIAS);
   m->head_bias = (m->f & F_HEAD_BIAS) || cfg_bool(c, "lm_head_bias", false);
   if (m->f & F_LAYER_TYPES) {
@@ -2002,6 +2013,8 @@ static void read_model(Cfg *c, const ImportOptions *o, Config *m) {
   m->f = c->fam->features;
   read_block_layout(c, m);
   if (!read_phase(c, o, m)) return;
+  if ((m->f & F_USE_QK_NORM) && !cfg_bool(c, "use_qk_norm", false))
+    m->f &= ~F_QK_NORM;
   m->hidden = cfg_int(c, "hidden_size", -1, 1);
   m->layers = cfg_int(c, "num_hidden_layers", -1, 1);
   m->heads = cfg_int(c, "num_attention_heads", -1, 1);

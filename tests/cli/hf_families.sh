@@ -58,7 +58,13 @@ expect_err "rooflint: error: $HF/roberta_base.json:15:3: a roberta model is an e
 #                 x 2880 + 2880 = 20,914,757,184; active, 4 of 32 experts:
 #                 24 x 126,215,456 + 1,158,269,760 = 4,187,440,704 (R-FAM-006:
 #                 the published 3.6 B is this less the embedding's 579,133,440)
-for row in gpt_oss_20b:20914757184:4187440704 \
+#   GLM-4.5-Air   (243,554,304 dense layer) + 45 x (109,066,240 attention
+#                 + 524,416 router + 128 x 3 x 4096 x 1408 + 3 x 4096 x 1408
+#                 + 8192) + 2 x 151552 x 4096 + 4096 = 106,852,251,264;
+#                 active, 8 of 128: 45 x 265,312,384 + 243,554,304
+#                 + 1,241,518,080 = 13,424,129,664 (R-FAM-007)
+for row in glm4_5_air:106852251264:13424129664 \
+           gpt_oss_20b:20914757184:4187440704 \
            gemma3_1b:999885952: gemma3_4b:3880263168: \
            falcon_7b:6921720704: gptj_6b:6050882784: starcoder2_7b:7173923840: \
            olmo2_7b:7298617344: bloom_560m:559214592: roberta_base:124645632: \
@@ -158,6 +164,12 @@ expect_grep "$HF/gpt_oss_20b-decode.roof" "  repeat num_hidden_layers / 2 {"
 expect_grep "$HF/gpt_oss_20b-decode.roof" "        gu = add(gu, gate_up_proj_bias)"
 run -w --format json --phase decode "$HF/gpt_oss_20b.json"
 expect_eq "gpt-oss decode KV cache" "$(json_field "$T/out" "int(d['models'][0]['summary']['footprint']['kv_cache'])")" 53526528
+
+# GLM-4.5 (R-FAM-007): q/k/v biases, none on o_proj; at one token the
+# expert layer's qkv is 2 x 4096 x 14336 + 14336 = 117,454,848 FLOPs and
+# attn_out 2 x 12288 x 4096 + 4096 (the residual add) = 100,667,392
+hand_layer glm4_5_air 45 qkv:117454848:117506048 attn_out:100667392:100704256
+expect_no_grep "$HF/glm4_5_air.roof" "o_proj_bias"
 
 # Gemma-2-9B decode past its 4096 window: the sliding pair's cache is its own
 run -w -D ctx=8192 --phase decode tests/hf/gemma2_9b.json
