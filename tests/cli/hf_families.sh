@@ -116,6 +116,44 @@ hand_total 32 414281216:414341376
 hand_layer bloom_560m 24 qkv:6294528:6305792 a:2064:8256 \
   attn_out:2099200:2105344 up:8429568:8407040 down:8390656:8402944
 hand_total 24 25232400:25245760
+# GPT-J-6B (H 4096, 16 heads of 256, rotary on 64 of each, MLP 16384 with
+# biases, no attention biases):
+#   qkv 3 x 2 x 4096^2 = 100,663,296; 2 x (4096 + 3 x 16,777,216 + 3 x 4096)
+#     = 100,696,064 B
+#   attention 2 x 16 x 1/2 x 512 = 8,192; 2 x 4 x 4096 = 32,768 B
+#   o_proj 2 x 4096^2 = 33,554,432 (the parallel residual waits);
+#     2 x (4096 + 16,777,216 + 4096) = 33,570,816 B
+#   up 2 x 4096 x 16384 + 16384 bias + gelu_new 9 x 16384 = 134,381,568;
+#     2 x (4096 + 67,108,864 + 2 x 16384) = 134,291,456 B
+#   down 2 x 16384 x 4096 + bias and two adds 3 x 4096 = 134,230,016;
+#     2 x (16384 + 67,108,864 + 4 x 4096) = 134,283,264 B
+#   rope on 16 x 64 of q and of k, 3 x 1024 = 3,072 each; q_rot, cos, sin
+#     and out 2 x (1024 + 64 + 64 + 1024) = 4,352 B
+hand_layer gptj_6b 28 qkv:100663296:100696064 a:8192:32768 \
+  o_proj:33554432:33570816 up:134381568:134291456 down:134230016:134283264 \
+  q.rope:3072:4352
+hand_total 28 402876416:402948608
+# OLMo-2-7B (fp32, 4 B an element; no norm before attention or MLP):
+#   qkv 3 x 2 x 4096^2 = 100,663,296; 4 x (4096 + 3 x 16,777,216 + 3 x 4096)
+#     = 201,392,128 B
+#   q_norm over all of q, 4 x 4096 = 16,384; 4 x 3 x 4096 = 49,152 B
+#   o_proj 2 x 4096^2 = 33,554,432; 4 x (4096 + 16,777,216 + 4096)
+#     = 67,141,632 B; then post_attention_layernorm and the add
+#   gate_up 4 x 4096 x 11008 = 180,355,072; 4 x (4096 + 90,177,536
+#     + 2 x 11008) = 360,814,592 B
+#   down 2 x 11008 x 4096 = 90,177,536; 4 x (11008 + 45,088,768 + 4096)
+#     = 180,415,488 B
+hand_layer olmo2_7b 32 qkv:100663296:201392128 q:16384:49152 \
+  o_proj:33554432:67141632 gate_up:180355072:360814592 down:90177536:180415488
+hand_total 32 404922880:810323968
+# Phi-3.5-MoE at one token: 2 of the 16 experts, each reading the token
+#   expert_gate_up 2 x 2 x 2 x 4096 x 6400 = 209,715,200; 2 x 2 x (4096
+#     + 2 x 26,214,400 + 2 x 6400) = 209,782,784 B
+#   expert_down 2 x 2 x 6400 x 4096 = 104,857,600; 2 x 2 x (6400
+#     + 26,214,400 + 4096) = 104,899,584 B
+#   the router 2 x 4096 x 16 = 131,072; 2 x (4096 + 65,536 + 16) = 139,296 B
+hand_layer phimoe_42b 32 expert_gate_up:209715200:209782784 \
+  expert_down:104857600:104899584 router_logits:131072:139296
 # ALiBi at 2048 prompt tokens: 2 x 16 x 2048^2 / 2 x 128 = 8,589,934,592
 # + 2 x 16 x 2048^2 / 2 = 67,108,864; 4 x 2048 x 1024 x 2 + 64 B
 run -w --format json "$HF/bloom_560m.json"
