@@ -9,6 +9,7 @@
  * rules are cited where they are implemented.
  */
 #include "cli.h"
+#include "diag.h"
 #include "out/out.h"
 #include "import/import.h"
 #include "lsp/server.h"

@@ -21,6 +21,8 @@
 
 #include "import.h"
 #include "onnx.h"
+#include "ops.h"
+#include "util.h"
 
 #include <string.h>
 

@@ -36,6 +36,7 @@
  */
 #include "import/import.h"
 #include "import/onnx.h"
+#include "source.h"
 
 #include <stdio.h>
 #include <stdlib.h>
