@@ -1490,21 +1490,23 @@ extern const int embedded_targets_count;
 /* analyze.c: one file through the whole pipeline (pure in its inputs).   */
 /* ===================================================================== */
 
+typedef struct Analysis Analysis;
+
+/* What the caller needs of an analysis; how each is met is analyze.c's. */
 typedef struct AnalyzeOptions {
   Bindings *bindings;       /* -D overrides (and sweep values) */
   const char **targets;     /* --target names/files; none = the file's, else h100_sxm */
   int ntargets;
   bool run_checks;
   const DiagPolicy *policy; /* for the checks (CheckCtx.policy); NULL: none */
-  /* Keep the syntax tree in Analysis.tree.program (otherwise sema
-   * consumes it: analyze.c says why). */
-  bool keep_program;
-  /* The file was analysed before in this run (a --sweep value after the
-   * first): its directives are recorded already. */
-  bool again;
-  /* The file's tree kept by an earlier analysis (the first --sweep
-   * value), read instead of parsing again; NULL: parse. */
-  const Program *parsed;
+  /* The caller reads the syntax tree afterwards (Analysis.tree.program). */
+  bool keep_tree;
+  /* The caller will analyse this file's text again in this run (the first
+   * --sweep value): this analysis keeps what the later ones reuse. */
+  bool reanalyse;
+  /* This file's earlier analysis in this run, made with reanalyse (a
+   * --sweep value after the first); NULL: the first. */
+  const Analysis *earlier;
 } AnalyzeOptions;
 
 typedef struct Analysis {
