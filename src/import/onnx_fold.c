@@ -79,18 +79,23 @@ bool is_int_type(int32_t t) {
          t == ONNX_UINT32 || t == ONNX_UINT64 || t == ONNX_BOOL;
 }
 
+void known_values(X *x, Val *v, bool is_int, const int64_t *ints,
+                  const double *reals, int64_t n) {
+  v->known = true;
+  v->is_int = is_int;
+  v->n = n;
+  if (is_int) {
+    v->iv = arena_memdup(x->a, ints, (size_t)(n + 1) * sizeof *ints);
+    v->isym = arena_alloc(x->a, (size_t)(n + 1) * sizeof *v->isym);
+  } else {
+    v->rv = arena_memdup(x->a, reals, (size_t)(n + 1) * sizeof *reals);
+  }
+}
+
 /* A TensorProto's values (a Constant or a small initializer) into v. */
 void tensor_values(X *x, Val *v, const OnnxTensor *t) {
   if (!t->ints && !t->reals) return;
-  v->known = true;
-  v->is_int = t->ints != NULL;
-  v->n = t->nvalues;
-  if (v->is_int) {
-    v->iv = arena_memdup(x->a, t->ints, (size_t)(t->nvalues + 1) * sizeof *t->ints);
-    v->isym = arena_alloc(x->a, (size_t)(t->nvalues + 1) * sizeof *v->isym);
-  } else {
-    v->rv = arena_memdup(x->a, t->reals, (size_t)(t->nvalues + 1) * sizeof *t->reals);
-  }
+  known_values(x, v, t->ints != NULL, t->ints, t->reals, t->nvalues);
 }
 
 bool tensor_type(X *x, const OnnxTensor *t, TensorType *out) {

@@ -285,6 +285,10 @@ int64_t norm_ax(int64_t a, int rank);
 Val *known_new(X *x, const OnnxNode *n, int i, bool is_int, int64_t cnt,
                const TensorType *t);
 bool is_int_type(int32_t t);
+/* v's values, known: n integers (their let expressions to come) or reals,
+ * from arrays of n + 1 (the reader's, known_new's). */
+void known_values(X *x, Val *v, bool is_int, const int64_t *ints,
+                  const double *reals, int64_t n);
 void tensor_values(X *x, Val *v, const OnnxTensor *t);
 bool tensor_type(X *x, const OnnxTensor *t, TensorType *out);
 bool all_known(X *x, const OnnxNode *n, int from, int to);

@@ -567,15 +567,7 @@ bool map_constant(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     t.rank = 1;
     t.dims[0] = a->n;
     v->t = t;
-    v->known = true;
-    v->is_int = a->type == ONNX_ATTR_INTS;
-    v->n = a->n;
-    if (v->is_int) {
-      v->iv = arena_memdup(x->a, a->ints, (size_t)(a->n + 1) * sizeof *a->ints);
-      v->isym = arena_alloc(x->a, (size_t)(a->n + 1) * sizeof *v->isym);
-    } else {
-      v->rv = arena_memdup(x->a, a->floats, (size_t)(a->n + 1) * sizeof *a->floats);
-    }
+    known_values(x, v, a->type == ONNX_ATTR_INTS, a->ints, a->floats, a->n);
   } else {
     return fail(x, "its value attribute is not one rooflint reads");
   }
