@@ -45,7 +45,8 @@ static bool resolve_targets(Arena *a, SourceSet *ss, Analysis *an,
   return true;
 }
 
-/* cost: every model on every target. */
+/* cost: every model on every target; then the tree's pages that the cost
+ * did not take go back to the kernel. */
 static void cost_models(Arena *a, Analysis *an) {
   const Unit *u = an->unit;
   int nt = an->ntargets;
@@ -53,6 +54,7 @@ static void cost_models(Arena *a, Analysis *an) {
   for (int m = 0; m < u->nmodels; m++)
     for (int t = 0; t < nt; t++)
       an->costs[m * nt + t] = cost_model(a, &u->models[m], an->targets[t]);
+  arena_drop_spares(a);
 }
 
 void analyze_checks(Arena *a, SourceSet *ss, Analysis *an, Bindings *bindings,
@@ -171,43 +173,55 @@ static void check_target_defs(Arena *a, const Unit *u, bool resolved,
   }
 }
 
-/* Why a lint does not keep its tree: a big model's tree and its graph are
- * the two biggest things a run makes, and both whole at once exceed the
- * bench's bytes-per-op goal.  So unless the caller keeps it (keep_program)
- * or hands one in (parsed), the tree is parsed into a scratch arena that
- * sema consumes as it builds the graph and that ends right after, its
- * pages left to the analysis's arena for the cost's per-node arrays.
- * Whoever needs statements later (a fix-it that moves them, the crossover
- * search) has the file parsed again (parse_again), at most once. */
-static bool tree_kept(const AnalyzeOptions *opts) {
-  return opts->keep_program || opts->parsed;
+/* The tree an earlier analysis of the file kept for this one (reanalyse),
+ * read instead of parsing the text again; NULL when there is none or it
+ * has syntax errors, which a parse reports again for this analysis. */
+static const Program *reused_tree(const AnalyzeOptions *opts) {
+  const Program *p = opts->earlier ? opts->earlier->tree.program : NULL;
+  return p && p->nsyntax_errors == 0 ? p : NULL;
 }
 
-/* tokens -> tree: the tree handed in, or the file parsed into `tree`, what
+/* Why a lint does not keep its tree: a big model's tree and its graph are
+ * the two biggest things a run makes, and both whole at once exceed the
+ * bench's bytes-per-op goal.  So unless the caller reads it (keep_tree),
+ * analyses the text again (reanalyse) or has one reused, the tree is
+ * parsed into a scratch arena that sema consumes as it builds the graph
+ * and that ends right after, its pages left to the analysis's arena for
+ * the cost's per-node arrays.  Whoever needs statements later (a fix-it
+ * that moves them, the crossover search) has the file parsed again
+ * (parse_again), at most once. */
+static Arena *tree_arena(Arena *a, const AnalyzeOptions *opts) {
+  bool kept = opts->keep_tree || opts->reanalyse || reused_tree(opts);
+  return kept ? a : arena_new();
+}
+
+/* tokens -> tree: the tree reused, or the file parsed into `tree`, what
  * outlives the tree (names, strings, directives) into `a`.  A file
- * analysed before in this run (again) has its directives recorded and its
- * suppressions and importer findings reported already. */
+ * analysed before in this run (earlier) has its directives recorded and
+ * its suppressions and importer findings reported already. */
 static Program *parse_stage(Arena *a, Arena *tree, SourceSet *ss, int file,
                             const AnalyzeOptions *opts, DiagSink *diags) {
-  ParseOptions po = {.names = a, .skip_directives = opts->again};
-  Program *p = opts->parsed ? (Program *)opts->parsed
-                            : parse_file_opts(tree, ss, file, diags, &po);
-  if (!opts->again) {
+  bool again = opts->earlier != NULL;
+  ParseOptions po = {.names = a, .skip_directives = again};
+  const Program *reused = reused_tree(opts);
+  Program *p = reused ? (Program *)reused
+                      : parse_file_opts(tree, ss, file, diags, &po);
+  if (!again) {
     check_suppressions(a, ss, file, diags);
     report_import_diags(ss, file, diags);
   }
   return p;
 }
 
-/* tree -> graph, and the targets it is costed on; `consumed` is the tree's
- * arena when sema may release what it has read (NULL: a kept tree). */
+/* tree -> graph, and the targets it is costed on; sema releases what it
+ * has read of a tree in a scratch arena (tree_arena). */
 static void graph_stage(Arena *a, SourceSet *ss, Analysis *an,
-                        const Program *p, Arena *consumed,
+                        const Program *p, Arena *tree,
                         const AnalyzeOptions *opts, DiagSink *diags) {
   Bindings *b = opts->bindings;
   if (!b) b = arena_alloc(a, sizeof *b);
   int errors = diags->nerrors;
-  Unit *u = sema_analyze_consuming(a, p, consumed, b, diags);
+  Unit *u = sema_analyze_consuming(a, p, tree == a ? NULL : tree, b, diags);
   /* Contract: a non-NULL unit comes with at least one target. */
   bool resolved = u && diags->nerrors == errors;
   if (resolved && resolve_targets(a, ss, an, u, opts, diags)) an->unit = u;
@@ -235,15 +249,14 @@ Analysis *analyze_file(Arena *a, SourceSet *ss, int file,
                        const AnalyzeOptions *opts, DiagSink *diags) {
   Analysis *an = arena_alloc(a, sizeof *an);
   an->file = file;
-  Arena *tree = tree_kept(opts) ? a : arena_new();
-  Program *p = parse_stage(a, tree, ss, file, opts, diags); /* -> tree */
-  if (p->nsyntax_errors == 0)                                /* -> graph */
-    graph_stage(a, ss, an, p, tree == a ? NULL : tree, opts, diags);
+  Arena *tree = tree_arena(a, opts);
+  Program *p = parse_stage(a, tree, ss, file, opts, diags);   /* -> tree */
+  if (p->nsyntax_errors == 0)                                  /* -> graph */
+    graph_stage(a, ss, an, p, tree, opts, diags);
   tree_end(a, tree, ss, an, p);
   if (!an->unit) return an;
-  cost_models(a, an);                                        /* -> cost */
-  arena_drop_spares(a); /* the tree's pages that the cost did not take */
-  if (opts->run_checks)                                      /* -> checks */
+  cost_models(a, an);                                          /* -> cost */
+  if (opts->run_checks)                                        /* -> checks */
     analyze_checks(a, ss, an, opts->bindings, opts->policy, diags);
   return an;
 }

@@ -2,7 +2,8 @@
 /*
  * ast.h: the constructors the grammar actions (grammar/parser.y, the
  * scanner) and parse.c build the tree with, private to the tree stage: the
- * stages after it read a Program (rooflint.h), they never make one.  The
+ * stages after it read a Program (rooflint.h), they never make one
+ * (sema alone reads two spellings from here, at the end).  The
  * lists they take are built on the parser's scratch stacks and copied into
  * the arena once, at their final size: see parse.c.
  */
@@ -38,5 +39,10 @@ Stmt *ast_stmt_experts(Arena *a, Expr *count, Expr *top, Arg *opts, int nopts,
                        Block body, Loc loc);
 Stmt *ast_stmt_output(Arena *a, Ident *names, int n, Loc loc);
 Stmt *ast_stmt_unpack(Arena *a, Ident *names, int n, Expr *value, Loc loc);
+
+/* Read by sema: an operator's spelling (BINOP_FLOORDIV included) and
+ * where an argument's keyword is written, LOC_NONE for a positional one. */
+const char *ast_op_str(int op);
+Loc ast_arg_name_loc(const Arg *arg);
 
 #endif

@@ -317,11 +317,7 @@ static void remove_name(const char **list, int *n, const char *name) {
   *n = k;
 }
 
-/* -W CHECK, -WCHECK, -Wno-CHECK, -Werror, -Wno-error.  R-CLI-004: for one
- * check the last of -W/-Wno- wins; an unknown name is an error. */
-static bool opt_warn(Cli *c, const OptDesc *d, const char *val) {
-  (void)d;
-  DiagPolicy *p = &c->o.policy;
+bool cli_apply_warning(DiagPolicy *p, const char *val) {
   bool off = strncmp(val, "no-", 3) == 0;
   const char *name = off ? val + 3 : val;
   if (strcmp(name, "error") == 0) {
@@ -332,12 +328,7 @@ static bool opt_warn(Cli *c, const OptDesc *d, const char *val) {
   bool error = strncmp(name, "error=", 6) == 0;
   if (error) name += 6;
   const CheckDesc *chk = check_lookup(name);
-  if (!chk) {
-    const char *spelled = arena_printf(c->arena, "-W%s", val);
-    cli_error(c, "unknown warning option '%s'%s", spelled,
-              cli_did_you_mean(c, spelled, warning_spellings(c)));
-    return false;
-  }
+  if (!chk) return false;
   if (error) {
     remove_name(p->werror_on, &p->nwerror_on, chk->name);
     remove_name(p->werror_off, &p->nwerror_off, chk->name);
@@ -354,6 +345,17 @@ static bool opt_warn(Cli *c, const OptDesc *d, const char *val) {
   else
     cli_push(&p->enabled, &p->nenabled, chk->name);
   return true;
+}
+
+/* -W CHECK, -WCHECK, -Wno-CHECK, -Werror, -Wno-error: an unknown name is
+ * an error. */
+static bool opt_warn(Cli *c, const OptDesc *d, const char *val) {
+  (void)d;
+  if (cli_apply_warning(&c->o.policy, val)) return true;
+  const char *spelled = arena_printf(c->arena, "-W%s", val);
+  cli_error(c, "unknown warning option '%s'%s", spelled,
+            cli_did_you_mean(c, spelled, warning_spellings(c)));
+  return false;
 }
 
 /* The three kinds of row that set a field of Options (OptDesc.field): a

@@ -141,5 +141,12 @@ const char *cli_did_you_mean(Cli *c, const char *word,
 const char *cli_join_names(Cli *c, const char *const *names, const char *sep);
 /* Appends to an array of pointers (xrealloc'd, amortised O(1)). */
 void cli_push(const char ***list, int *n, const char *s);
+/* One -W option without its -W applied to p, as the command line and the
+ * language server's "warnings" setting take it: "error", "no-error",
+ * "CHECK", "no-CHECK", "error=CHECK", "no-error=CHECK".  R-CLI-004: for one
+ * check the last of -W/-Wno- wins.  False, p unchanged, when CHECK names
+ * no check.  The lists point at the registry's names; only the arrays are
+ * the policy's to free. */
+bool cli_apply_warning(DiagPolicy *p, const char *val);
 
 #endif

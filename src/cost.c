@@ -18,6 +18,9 @@
  */
 #include "arena.h"
 #include "footprint.h"
+#include "cost.h"
+#include "ops.h"
+#include "parallel.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -11,6 +11,7 @@
  * diagnostics against its `# expect:` comments (diag_verify).
  */
 #include "rooflint.h"
+#include "diag.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -9,6 +9,9 @@
  * buffers it counts on its own pass over the nodes.
  */
 #include "footprint.h"
+#include "cost.h"
+#include "ops.h"
+#include "parallel.h"
 
 #include <stdlib.h>
 

@@ -9,6 +9,7 @@
  * rules are cited where they are implemented.
  */
 #include "cli.h"
+#include "diag.h"
 #include "out/out.h"
 #include "import/import.h"
 #include "lsp/server.h"
@@ -212,8 +213,8 @@ static const DiagPolicy *checks_policy(Cli *c, int64_t k, DiagPolicy *quiet) {
   return quiet;
 }
 
-/* parsed: the file's tree kept by its first --sweep value, or NULL. */
-static void analyze_run(Cli *c, FileRun *r, int64_t k, const Program *parsed) {
+/* earlier: the file's analysis at its first --sweep value, or NULL. */
+static void analyze_run(Cli *c, FileRun *r, int64_t k, const Analysis *earlier) {
   DiagPolicy quiet;
   diag_sink_init(&r->diags);
   r->arena = arena_new();
@@ -229,11 +230,11 @@ static void analyze_run(Cli *c, FileRun *r, int64_t k, const Program *parsed) {
       .policy = checks_policy(c, k, &quiet),
       /* --dump ast prints the tree; -D and --sweep look up lets in it
        * (overrides_named); --dtype analyses it again under other plans */
-      .keep_program = c->o.dump == DUMP_AST || needs_file_target(&c->o) ||
-                      c->o.noverrides > 0 || (c->o.nsweeps && k == 0) ||
-                      c->o.ndtypes > 0,
-      .again = k > 0,
-      .parsed = parsed,
+      .keep_tree = c->o.dump == DUMP_AST || needs_file_target(&c->o) ||
+                   c->o.noverrides > 0 || (c->o.nsweeps && k == 0) ||
+                   c->o.ndtypes > 0,
+      .reanalyse = c->o.nsweeps && k == 0,
+      .earlier = earlier,
   };
   r->an = analyze_file(r->arena, &c->ss, r->file, &ao, &r->diags);
   mark_used(c, ao.bindings);
@@ -348,11 +349,7 @@ static int sweep_file(Cli *c, FileRun *r) {
   const char *names[MAX_SWEEPS], *values[MAX_SWEEPS];
   for (int x = 0; x < o->nsweeps; x++) names[x] = o->sweeps[x].name;
   for (int64_t k = 0; k < npoints; k++) {
-    /* Later values reuse the first's tree; one with syntax errors is
-     * parsed again, so each row reports them. */
-    const Program *kept = first.an ? first.an->tree.program : NULL;
-    if (k > 0)
-      analyze_run(c, r, k, kept && kept->nsyntax_errors == 0 ? kept : NULL);
+    if (k > 0) analyze_run(c, r, k, first.an); /* reuses what the first kept */
     Arena *scratch = arena_new();
     StrBuf at = {0};
     for (int x = 0; x < o->nsweeps; x++) {

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "rooflint.h"
+#include "ops.h"
 
 static bool fail(const ShapeCtx *ctx, Loc loc, const char *fmt, ...)
     PRINTF_LIKE(3, 4);
@@ -892,7 +893,7 @@ double op_tensor_bytes(const TensorType *t) {
   return op_tensor_elements(t) * dtype_info(t->dtype)->bytes;
 }
 
-const TensorType *op_in_type(const OpIn *x, int i) {
+static const TensorType *op_in_type(const OpIn *x, int i) {
   return x->model->nodes[x->inputs[i]].type;
 }
 

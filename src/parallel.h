@@ -3,7 +3,8 @@
  * parallel.h: what sema asks of the parallel plan (parallel.c) while it
  * builds the graph, private to the two: the plan's defaults, its rules
  * once the `parallel { }` keys are read, and the checks on a finished
- * model.  The plan itself, and where each group is placed, are in
+ * model; and the one thing the cost asks of it, the repeat a pipeline
+ * splits.  The plan itself, and where each group is placed, are in
  * rooflint.h for the stages after the graph.
  */
 #ifndef ROOFLINT_PARALLEL_H
@@ -22,5 +23,9 @@ void parallel_check_partials(Model *m, DiagSink *diags);
 void parallel_check_experts(Model *m, DiagSink *diags);
 /* R-PAR-009: the repeat the stages split must exist and divide evenly. */
 void parallel_check_pipeline(const Model *m, DiagSink *diags);
+
+/* R-PAR-009: the top-level repeat a pipeline splits (most trips, first on
+ * ties), -1 if none. */
+int parallel_pipeline_scope(const Model *m);
 
 #endif

@@ -12,6 +12,7 @@
  * warning set.
  */
 #include "ast.h"
+#include "source.h"
 
 #include <errno.h>
 #include <float.h>

@@ -73,39 +73,10 @@ typedef struct StrMap {
   size_t len;
 } StrMap;
 
-/* The hash StrMap uses, of bytes[0, n): a word at a time, mixed, so every
- * bit of the result depends on every byte (for tables of names kept
- * elsewhere, such as the ONNX reader's). */
-uint64_t hash_bytes(const void *bytes, size_t n);
 void strmap_init(StrMap *m);
 void strmap_free(StrMap *m);
 void *strmap_get(const StrMap *m, const char *key); /* NULL if absent */
 void strmap_put(StrMap *m, const char *key, void *val);
-/* Get-or-insert in one probe: the slot of key's value, key inserted with
- * a NULL value when absent.  The pointer is valid until the next insert. */
-void **strmap_ref(StrMap *m, const char *key);
-
-/* Open-addressing map keyed by address: for keys that are unique by
- * identity, such as the names the parser interns (one copy per spelling),
- * it needs no string hashing or comparing. */
-typedef struct PtrSlot {
-  const void *key; /* NULL = empty slot */
-  void *val;
-} PtrSlot;
-
-typedef struct PtrMap {
-  PtrSlot *slots; /* key and value side by side */
-  size_t cap;     /* power of two */
-  size_t len;
-} PtrMap;
-
-void ptrmap_init(PtrMap *m);
-void ptrmap_free(PtrMap *m);
-void *ptrmap_get(const PtrMap *m, const void *key); /* NULL if absent */
-void ptrmap_put(PtrMap *m, const void *key, void *val);
-/* The value slot of `key`, made (holding NULL) if absent: a lookup and an
- * insert in one probe.  Valid until the next insert. */
-void **ptrmap_ref(PtrMap *m, const void *key);
 
 /* Levenshtein distance, capped: returns cap+1 when the distance exceeds cap. */
 int util_edit_distance(const char *a, const char *b, int cap);
@@ -221,11 +192,6 @@ void src_linecol_near(const SourceFile *f, uint32_t offset, size_t *hint, int *l
 uint32_t src_line_end(const SourceFile *f, int line);
 /* The text of 1-based `line` without its line terminator. */
 const char *src_line_text(const SourceFile *f, int line, size_t *len);
-void src_add_suppression(SourceFile *f, Suppression s);
-void src_add_ignore_line(SourceFile *f, int line);
-void src_add_expectation(SourceFile *f, Expectation e);
-/* Takes ownership of an imported file's per-line origins (import.h). */
-void src_set_origins(SourceFile *f, char **origins, size_t n);
 /* An importer's finding on line `line` of its text (import.h); sev is a
  * Severity. */
 typedef struct ImportDiag {
@@ -233,8 +199,6 @@ typedef struct ImportDiag {
   int sev;
   char *msg;
 } ImportDiag;
-/* Takes ownership of an imported file's findings. */
-void src_set_import_diags(SourceFile *f, ImportDiag *d, size_t n);
 /* The origin of `line` (1-based) of an imported file, or NULL. */
 const char *src_origin(const SourceFile *f, int line);
 /* Where byte `offset` of f is, as a diagnostic's prefix names it (without
@@ -339,7 +303,6 @@ Diag *diag_vreport(DiagSink *s, Severity sev, const char *check, Loc loc,
                    const char *fmt, va_list ap);
 void diag_note(Diag *d, Loc loc, const char *fmt, ...) PRINTF_LIKE(3, 4);
 void diag_fixit(Diag *d, Loc loc, const char *text);
-void diag_figure(Diag *d, const char *key, double value);
 bool diag_too_many(const DiagSink *s); /* error limit reached: stop parsing */
 /* Sorts by (file, offset, seq): diagnostics print in source order. */
 void diag_sort(DiagSink *s);
@@ -358,9 +321,6 @@ typedef struct DiagPolicy {
   bool no_warnings;      /* -w: drop all warnings and remarks */
 } DiagPolicy;
 
-/* Whether diag_apply_policy would drop d (a suppression, -Wno-, -w): a
- * check may skip work for a finding no one will see. */
-bool diag_dropped(const Diag *d, const SourceSet *ss, const DiagPolicy *p);
 /* Drops what suppressions (from each SourceFile) and the policy remove,
  * promotes warnings under -Werror, recounts.  Run once, before rendering. */
 void diag_apply_policy(DiagSink *s, const SourceSet *ss, const DiagPolicy *p);
@@ -378,11 +338,6 @@ void diag_render_one(const Diag *d, const SourceSet *ss, FILE *out,
 /* Text from a file or a command line (a message, a path, an origin) as
  * the renderer writes it: ill-formed UTF-8 and control characters \xNN. */
 void diag_put_text(FILE *out, const char *s);
-/* --verify: matches the sink's diagnostics (after policy) one to one
- * against the `# expect:` comments of `file`; prints one line per problem
- * ("t.roof:7: expected warning[c] \"x\" was not emitted", "t.roof:9:3:
- * unexpected error: msg") and returns how many there were. */
-int diag_verify(const DiagSink *s, const SourceSet *ss, int file, FILE *out);
 
 /* ===================================================================== */
 /* lexer.l / parser.y / parse.c / ast.c: text -> AST.                    */
@@ -633,11 +588,8 @@ const Program *parse_again(ProgramSource *ps);
 /* ast.c: the --dump ast printer and what the stages after the tree read
  * of it; the constructors the grammar builds it with are ast.h's. */
 /* A binary operator is its character ('+', '*', ...), but floor division
- * `//`, which is BINOP_FLOORDIV; ast_op_str spells either. */
+ * `//`, which is BINOP_FLOORDIV; ast_op_str (ast.h) spells either. */
 enum { BINOP_FLOORDIV = 'F' };
-const char *ast_op_str(int op);
-/* Where an argument's keyword is written; LOC_NONE for a positional one. */
-Loc ast_arg_name_loc(const Arg *arg);
 void ast_dump(const Program *p, const SourceSet *ss, FILE *out);
 
 /* ===================================================================== */
@@ -919,30 +871,16 @@ struct OpDesc {
 
 const OpDesc *op_lookup(const char *name);
 const OpDesc *op_get(OpId id);
-const char *const *op_names(void); /* NULL-terminated, for suggestions */
 /* Rows are numbered 0 .. op_count()-1 (their OpId), so callers can keep
  * per-op data in an array instead of looking it up by name. */
 int op_count(void);
 int op_index(const OpDesc *op);
-/* Operand i's type. */
-const TensorType *op_in_type(const OpIn *x, int i);
-/* The one element count and byte size of a tensor (DT_NONE: 0 bytes). */
-double op_tensor_elements(const TensorType *t);
+/* The one byte size of a tensor (DT_NONE: 0 bytes). */
 double op_tensor_bytes(const TensorType *t);
 /* The op table as --help prints it: name, class, doc; one op a line. */
 void op_print_table(FILE *out);
-/* A dim as text: its let expression, else its size. */
-void op_put_dim(StrBuf *sb, const char *sym, int64_t v);
-/* `a OP b` of two dims (expression or size; opch one of + - * /) in
- * arena, parenthesised where needed; NULL when neither is an expression. */
-const char *op_sym_join(Arena *arena, const char *a, int64_t av,
-                        const char *b, int64_t bv, char opch);
-/* The application `c` of op as text, appended to sb. */
-void op_call_print(StrBuf *sb, const OpDesc *op, const OpCallText *c);
 /* "bf16[1, 4096]" into buf; returns buf. */
 char *op_type_str(char *buf, size_t n, const TensorType *t);
-/* Element count, false on 64-bit overflow. */
-bool op_elements(const TensorType *t, int64_t *out);
 
 /* ===================================================================== */
 /* sema.c: names, lets, shapes and dtypes -> the op graph.                */
@@ -1124,10 +1062,6 @@ const char *par_group_str(ParGroup g);
 GroupPlace parallel_place(const Parallel *p, ParGroup g);
 /* "NVLink", "InfiniBand", "NVLink + InfiniBand" or "-" (one rank). */
 const char *group_link_str(GroupPlace gp);
-struct Model;
-/* R-PAR-009: the top-level repeat a pipeline splits (most trips, first on
- * ties), -1 if none. */
-int parallel_pipeline_scope(const struct Model *m);
 
 typedef struct Model {
   const char *name;
@@ -1206,10 +1140,6 @@ Unit *sema_analyze(Arena *a, const Program *p, Bindings *b, DiagSink *diags);
  * top level of p (and the Unit's target_defs) may be read. */
 Unit *sema_analyze_consuming(Arena *a, const Program *p, Arena *tree,
                              Bindings *b, DiagSink *diags);
-/* Every keyword of `op` at its default, as sema starts an application
- * (an importer sizing a node it writes calls the op's shape rule with
- * these, so its shapes are the language's). */
-void op_default_args(const OpDesc *op, OpArgs *args);
 /* The most graph nodes one file may make (all models together): far above
  * any real model (a 100,000-layer transformer is 1.6 M), far below what
  * would exhaust memory. */
@@ -1413,16 +1343,6 @@ typedef struct ModelCost {
   PipelineCost pipe;             /* stages == 0: no pipeline */
 } ModelCost;
 
-/* At most this many implicit collectives per train step (ZeRO-3 with
- * hybrid sharding: two all-gathers, a reduce-scatter, an all-reduce). */
-#define COST_MAX_SYNC 4
-/* R-PAR-005: the implicit collectives of a train step under plan p, for
- * `weights` bytes of weights per GPU, into out[COST_MAX_SYNC]; how many. */
-int cost_grad_sync(const Parallel *p, const Target *t, double weights,
-                   Collective *out);
-/* R-PAR-004: the footprint per GPU under ZeRO stage `zero` over `ns`. */
-Footprint cost_footprint_sharded(const Footprint *whole, int64_t zero,
-                                 int64_t ns);
 /* R-PAR-007: the plan's step time: overlap_time with overlap, else the sum. */
 double cost_step_time(const ModelCost *mc);
 
@@ -1572,21 +1492,23 @@ extern const int embedded_targets_count;
 /* analyze.c: one file through the whole pipeline (pure in its inputs).   */
 /* ===================================================================== */
 
+typedef struct Analysis Analysis;
+
+/* What the caller needs of an analysis; how each is met is analyze.c's. */
 typedef struct AnalyzeOptions {
   Bindings *bindings;       /* -D overrides (and sweep values) */
   const char **targets;     /* --target names/files; none = the file's, else h100_sxm */
   int ntargets;
   bool run_checks;
   const DiagPolicy *policy; /* for the checks (CheckCtx.policy); NULL: none */
-  /* Keep the syntax tree in Analysis.tree.program (otherwise sema
-   * consumes it: analyze.c says why). */
-  bool keep_program;
-  /* The file was analysed before in this run (a --sweep value after the
-   * first): its directives are recorded already. */
-  bool again;
-  /* The file's tree kept by an earlier analysis (the first --sweep
-   * value), read instead of parsing again; NULL: parse. */
-  const Program *parsed;
+  /* The caller reads the syntax tree afterwards (Analysis.tree.program). */
+  bool keep_tree;
+  /* The caller will analyse this file's text again in this run (the first
+   * --sweep value): this analysis keeps what the later ones reuse. */
+  bool reanalyse;
+  /* This file's earlier analysis in this run, made with reanalyse (a
+   * --sweep value after the first); NULL: the first. */
+  const Analysis *earlier;
 } AnalyzeOptions;
 
 typedef struct Analysis {

@@ -9,6 +9,8 @@
 #define ROOFLINT_SEMA_H
 
 #include "rooflint.h"
+#include "ast.h"
+#include "ops.h"
 
 enum { ARGS_CACHE = 16 };
 

@@ -8,6 +8,7 @@
  * a FIFO or standard input ("-") load like a regular file.
  */
 #include "rooflint.h"
+#include "source.h"
 
 #include <errno.h>
 #include <stdio.h>

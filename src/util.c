@@ -7,6 +7,7 @@
  * util_suggest() powers every "did you mean".
  */
 #include "rooflint.h"
+#include "util.h"
 
 #include <malloc.h>
 #include <stdint.h>

@@ -10,6 +10,8 @@
 #define ROOFLINT_CHECKS_H
 
 #include "rooflint.h"
+#include "cost.h"
+#include "diag.h"
 
 /* The checks, in registry order: X(name) for each `const CheckDesc
  * check_name` of src/checks/name.c.  Adding a check is one row here. */

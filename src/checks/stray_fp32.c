@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "checks.h"
+#include "util.h"
 
 static bool is_wide(DType t) { return t == DT_FP32 || t == DT_FP64; }
 

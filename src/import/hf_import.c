@@ -17,6 +17,7 @@
  * warning (R-HF-006) rather than silently dropped.
  */
 #include "import.h"
+#include "util.h"
 
 #include <errno.h>
 #include <jansson.h>

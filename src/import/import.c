@@ -5,6 +5,7 @@
  * modules, one row each in importers.def.
  */
 #include "import.h"
+#include "source.h"
 
 #include <stdio.h>
 #include <stdlib.h>

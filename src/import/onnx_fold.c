@@ -79,18 +79,23 @@ bool is_int_type(int32_t t) {
          t == ONNX_UINT32 || t == ONNX_UINT64 || t == ONNX_BOOL;
 }
 
+void known_values(X *x, Val *v, bool is_int, const int64_t *ints,
+                  const double *reals, int64_t n) {
+  v->known = true;
+  v->is_int = is_int;
+  v->n = n;
+  if (is_int) {
+    v->iv = arena_memdup(x->a, ints, (size_t)(n + 1) * sizeof *ints);
+    v->isym = arena_alloc(x->a, (size_t)(n + 1) * sizeof *v->isym);
+  } else {
+    v->rv = arena_memdup(x->a, reals, (size_t)(n + 1) * sizeof *reals);
+  }
+}
+
 /* A TensorProto's values (a Constant or a small initializer) into v. */
 void tensor_values(X *x, Val *v, const OnnxTensor *t) {
   if (!t->ints && !t->reals) return;
-  v->known = true;
-  v->is_int = t->ints != NULL;
-  v->n = t->nvalues;
-  if (v->is_int) {
-    v->iv = arena_memdup(x->a, t->ints, (size_t)(t->nvalues + 1) * sizeof *t->ints);
-    v->isym = arena_alloc(x->a, (size_t)(t->nvalues + 1) * sizeof *v->isym);
-  } else {
-    v->rv = arena_memdup(x->a, t->reals, (size_t)(t->nvalues + 1) * sizeof *t->reals);
-  }
+  known_values(x, v, t->ints != NULL, t->ints, t->reals, t->nvalues);
 }
 
 bool tensor_type(X *x, const OnnxTensor *t, TensorType *out) {
@@ -152,21 +157,20 @@ static bool bcast_type(const TensorType *a, const TensorType *b, TensorType *o) 
   return true;
 }
 
-/* The type of an elementwise fold of the nin inputs in[] of n: their
- * broadcast shape, in the op's result dtype; *is_int: its values are
- * integers.  False when it cannot be folded. */
-static bool fold_type(const OnnxNode *n, Val *const *in, int nin,
-                      TensorType *ot, bool *is_int) {
-  const char *op = n->op_type;
+/* The type of an elementwise fold (arith) of the nin inputs in[] of n:
+ * their broadcast shape, in the op's result dtype; *is_int: its values
+ * are integers.  False when it cannot be folded. */
+static bool fold_type(const OnnxNode *n, OnnxArith arith, Val *const *in,
+                      int nin, TensorType *ot, bool *is_int) {
   *ot = in[0]->t;
   for (int i = 1; i < nin && i < 3; i++)
     if (!bcast_type(ot, &in[i]->t, ot)) return false;
   if (known_count(ot) > ONNX_SMALL_ELEMS) return false;
-  bool cmp = strcmp(op, "Equal") == 0 || strcmp(op, "Less") == 0 ||
-             strcmp(op, "Greater") == 0 || strcmp(op, "Not") == 0;
-  int vi = strcmp(op, "Where") == 0 ? 1 : 0;
+  bool cmp = arith == ONNX_ARITH_EQUAL || arith == ONNX_ARITH_LESS ||
+             arith == ONNX_ARITH_GREATER || arith == ONNX_ARITH_NOT;
+  int vi = arith == ONNX_ARITH_WHERE ? 1 : 0;
   *is_int = cmp || (in[vi]->is_int && (nin < 2 || in[nin - 1]->is_int));
-  if (strcmp(op, "Cast") == 0) {
+  if (arith == ONNX_ARITH_CAST) {
     int32_t to = (int32_t)attr_int(n, "to", ONNX_FLOAT);
     *is_int = is_int_type(to);
     DType d = dtype_of(to);
@@ -209,59 +213,58 @@ static const char *extreme_text(X *x, bool mx, const double *a,
   return t;
 }
 
-/* One element of op over the operands a[] (their let expressions s[]):
- * *r its value, *rs its let expression.  1: folded; 0: an op that does
- * not fold; -1: the node's error. */
-static int fold_element(X *x, const char *op, bool is_int, const double *a,
-                        const char *const *s, double *r, const char **rs) {
-  *r = a[0];
-  *rs = NULL;
-  char c = strcmp(op, "Add") == 0   ? '+'
-           : strcmp(op, "Sub") == 0 ? '-'
-           : strcmp(op, "Mul") == 0 ? '*'
-           : strcmp(op, "Div") == 0 ? '/'
-                                    : 0;
-  if (c) {
-    if (c == '/' && a[1] == 0) {
-      fail(x, "it divides by zero");
-      return -1;
-    }
-    *r = c == '+' ? a[0] + a[1] : c == '-' ? a[0] - a[1] : c == '*' ? a[0] * a[1]
-         : is_int ? (double)((int64_t)a[0] / (int64_t)a[1]) : a[0] / a[1];
-    if (is_int) *rs = op_sym_join(x->a, s[0], (int64_t)a[0], s[1], (int64_t)a[1], c);
-  } else if (strcmp(op, "Equal") == 0) {
-    if (!fold_equal(x, a, s, r)) return -1;
-  } else if (strcmp(op, "Less") == 0) {
-    *r = a[0] < a[1];
-  } else if (strcmp(op, "Greater") == 0) {
-    *r = a[0] > a[1];
-  } else if (strcmp(op, "Not") == 0) {
-    *r = a[0] == 0;
-  } else if (strcmp(op, "Where") == 0) {
-    *r = a[0] != 0 ? a[1] : a[2];
-    *rs = a[0] != 0 ? s[1] : s[2];
-  } else if (strcmp(op, "Neg") == 0) {
-    *r = -a[0];
-    if (s[0]) *rs = arena_printf(x->a, "-(%s)", s[0]);
-  } else if (strcmp(op, "Max") == 0 || strcmp(op, "Min") == 0) {
-    bool mx = op[1] == 'a';
-    *r = mx ? (a[0] > a[1] ? a[0] : a[1]) : (a[0] < a[1] ? a[0] : a[1]);
-    if (s[0] || s[1]) *rs = extreme_text(x, mx, a, s);
-  } else if (strcmp(op, "Cast") == 0 || strcmp(op, "Identity") == 0) {
-    *rs = s[0];
-  } else if (strcmp(op, "Sqrt") == 0) {
-    *r = sqrt(a[0]);
-  } else {
-    return 0;
-  }
-  return 1;
+/* `a OP b` of two dims (Add, Sub, Mul, Div): *r its value, *rs its let
+ * expression when the values are integers.  False: the node's error. */
+static bool fold_arith(X *x, char c, bool is_int, const double *a,
+                       const char *const *s, double *r, const char **rs) {
+  if (c == '/' && a[1] == 0) return fail(x, "it divides by zero");
+  *r = c == '+' ? a[0] + a[1] : c == '-' ? a[0] - a[1] : c == '*' ? a[0] * a[1]
+       : is_int ? (double)((int64_t)a[0] / (int64_t)a[1]) : a[0] / a[1];
+  if (is_int) *rs = op_sym_join(x->a, s[0], (int64_t)a[0], s[1], (int64_t)a[1], c);
+  return true;
 }
 
-/* Every input known: fold an elementwise op on them (shape arithmetic).
- * Returns true when it folded. */
-bool fold_elementwise(X *x, const OnnxNode *n) {
-  const char *op = n->op_type;
-  int nin = strcmp(op, "Where") == 0 ? 3 : n->ninputs;
+/* One element of arith over the operands a[] (their let expressions s[]):
+ * *r its value, *rs its let expression.  1: folded; 0: an op that does
+ * not fold; -1: the node's error. */
+static int fold_element(X *x, OnnxArith arith, bool is_int, const double *a,
+                        const char *const *s, double *r, const char **rs) {
+  static const char arith_char[] = {
+      [ONNX_ARITH_ADD] = '+', [ONNX_ARITH_SUB] = '-',
+      [ONNX_ARITH_MUL] = '*', [ONNX_ARITH_DIV] = '/'};
+  *r = a[0];
+  *rs = NULL;
+  bool mx = arith == ONNX_ARITH_MAX;
+  switch (arith) {
+  case ONNX_ARITH_ADD: case ONNX_ARITH_SUB: case ONNX_ARITH_MUL: case ONNX_ARITH_DIV:
+    return fold_arith(x, arith_char[arith], is_int, a, s, r, rs) ? 1 : -1;
+  case ONNX_ARITH_EQUAL:
+    return fold_equal(x, a, s, r) ? 1 : -1;
+  case ONNX_ARITH_LESS: *r = a[0] < a[1]; return 1;
+  case ONNX_ARITH_GREATER: *r = a[0] > a[1]; return 1;
+  case ONNX_ARITH_NOT: *r = a[0] == 0; return 1;
+  case ONNX_ARITH_WHERE:
+    *r = a[0] != 0 ? a[1] : a[2];
+    *rs = a[0] != 0 ? s[1] : s[2];
+    return 1;
+  case ONNX_ARITH_NEG:
+    *r = -a[0];
+    if (s[0]) *rs = arena_printf(x->a, "-(%s)", s[0]);
+    return 1;
+  case ONNX_ARITH_MAX: case ONNX_ARITH_MIN:
+    *r = mx ? (a[0] > a[1] ? a[0] : a[1]) : (a[0] < a[1] ? a[0] : a[1]);
+    if (s[0] || s[1]) *rs = extreme_text(x, mx, a, s);
+    return 1;
+  case ONNX_ARITH_CAST: *rs = s[0]; return 1;
+  case ONNX_ARITH_SQRT: *r = sqrt(a[0]); return 1;
+  case ONNX_ARITH_NONE: break;
+  }
+  return 0;
+}
+
+bool fold_elementwise(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  OnnxArith arith = row->arith;
+  int nin = arith == ONNX_ARITH_WHERE ? 3 : n->ninputs;
   if (nin < 1 || nin > 3 || n->ninputs < nin || !all_known(x, n, 0, nin))
     return false;
   Val *in[3];
@@ -269,7 +272,7 @@ bool fold_elementwise(X *x, const OnnxNode *n) {
     if (!(in[i] = in_val(x, n, i))) return false;
   TensorType ot;
   bool is_int;
-  if (!fold_type(n, in, nin, &ot, &is_int)) return false;
+  if (!fold_type(n, arith, in, nin, &ot, &is_int)) return false;
   int64_t cnt = known_count(&ot);
   Val *v = known_new(x, n, 0, is_int, cnt, &ot);
   if (!v) return true;
@@ -281,7 +284,7 @@ bool fold_elementwise(X *x, const OnnxNode *n) {
       a[j] = known_at(in[j], k);
       if (in[j]->is_int && in[j]->isym) s[j] = in[j]->isym[k];
     }
-    if (fold_element(x, op, is_int, a, s, &r, &rs) <= 0) return false;
+    if (fold_element(x, arith, is_int, a, s, &r, &rs) <= 0) return false;
     if (is_int) {
       v->iv[i] = (int64_t)r;
       v->isym[i] = rs;

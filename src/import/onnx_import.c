@@ -33,10 +33,14 @@
 /* ---------------------------------------------------------- the table */
 
 static const OnnxOpRow op_rows[] = {
-#define ONNX_OP(op_type, domain, handler, roof, doc) {op_type, domain, handler, roof, doc},
+/* The last column, arith, may be left out: ONNX_ARITH_NONE. */
+#define ONNX_ROW_TAIL(doc, arith, ...) doc, arith
+#define ONNX_OP(op_type, domain, handler, roof, ...) \
+  {op_type, domain, handler, roof, ONNX_ROW_TAIL(__VA_ARGS__, ONNX_ARITH_NONE, )},
 #include "onnx_ops.def"
 #undef ONNX_OP
-    {NULL, NULL, NULL, NULL, NULL},
+#undef ONNX_ROW_TAIL
+    {NULL, NULL, NULL, NULL, NULL, ONNX_ARITH_NONE},
 };
 
 /* The row of op_type in domain dom ("": the default), or NULL. */
@@ -52,7 +56,7 @@ static const OnnxOpRow *row_lookup(X *x, const char *op_type, const char *dom) {
 
 static const OnnxOpRow no_row; /* node_rows: an op type with no row */
 
-static const OnnxOpRow *row_for(X *x, const OnnxNode *n) {
+const OnnxOpRow *onnx_row(X *x, const OnnxNode *n) {
   const char *dom = n->domain ? n->domain : "";
   if (strcmp(dom, "ai.onnx") == 0) dom = "";
   if (dom[0]) return row_lookup(x, n->op_type, dom);
@@ -174,7 +178,7 @@ bool translate_nodes(X *x, const OnnxGraph *g, bool top) {
     const OnnxNode *n = &g->nodes[i];
     x->node = n;
     if (top) x->node_index = n->index;
-    const OnnxOpRow *row = row_for(x, n);
+    const OnnxOpRow *row = onnx_row(x, n);
     size_t before = x->body.n;
     bool ok;
     if (row) ok = row->map(x, n, row);

@@ -21,6 +21,8 @@
 
 #include "import.h"
 #include "onnx.h"
+#include "ops.h"
+#include "util.h"
 
 #include <string.h>
 
@@ -135,10 +137,33 @@ typedef struct X {
 typedef struct OnnxOpRow OnnxOpRow;
 typedef bool (*MapFn)(X *x, const OnnxNode *n, const OnnxOpRow *row);
 
+/* The arithmetic a row's op stands for, where the importer computes it
+ * itself rather than writing a call: the fold of known values (shape
+ * arithmetic, onnx_fold.c), a max pool's padding (max's identity, -inf),
+ * the Add after a MatMul that becomes its bias. */
+typedef enum OnnxArith {
+  ONNX_ARITH_NONE, /* the handler writes the op; nothing folds */
+  ONNX_ARITH_ADD,
+  ONNX_ARITH_SUB,
+  ONNX_ARITH_MUL,
+  ONNX_ARITH_DIV,
+  ONNX_ARITH_MAX,
+  ONNX_ARITH_MIN,
+  ONNX_ARITH_NEG,
+  ONNX_ARITH_SQRT,
+  ONNX_ARITH_EQUAL,
+  ONNX_ARITH_LESS,
+  ONNX_ARITH_GREATER,
+  ONNX_ARITH_NOT,
+  ONNX_ARITH_WHERE,
+  ONNX_ARITH_CAST, /* the values kept, in the dtype of its `to` */
+} OnnxArith;
+
 struct OnnxOpRow {
   const char *op_type, *domain;
   MapFn map;
   const char *roof, *doc;
+  OnnxArith arith;
 };
 
 /* An operand as the line writes it: a name, a number, or a nested call. */
@@ -260,10 +285,16 @@ int64_t norm_ax(int64_t a, int rank);
 Val *known_new(X *x, const OnnxNode *n, int i, bool is_int, int64_t cnt,
                const TensorType *t);
 bool is_int_type(int32_t t);
+/* v's values, known: n integers (their let expressions to come) or reals,
+ * from arrays of n + 1 (the reader's, known_new's). */
+void known_values(X *x, Val *v, bool is_int, const int64_t *ints,
+                  const double *reals, int64_t n);
 void tensor_values(X *x, Val *v, const OnnxTensor *t);
 bool tensor_type(X *x, const OnnxTensor *t, TensorType *out);
 bool all_known(X *x, const OnnxNode *n, int from, int to);
-bool fold_elementwise(X *x, const OnnxNode *n);
+/* Every input known: n folded by its row's arith; false when it does not
+ * fold (its handler writes it). */
+bool fold_elementwise(X *x, const OnnxNode *n, const OnnxOpRow *row);
 bool fold_copy(X *x, const OnnxNode *n, const Val *src, const TensorType *t,
                const int64_t *pick, int64_t cnt);
 
@@ -311,6 +342,7 @@ bool map_gather(X *x, const OnnxNode *n, const OnnxOpRow *row);
 bool map_expand(X *x, const OnnxNode *n, const OnnxOpRow *row);
 bool map_pad(X *x, const OnnxNode *n, const OnnxOpRow *row);
 bool map_resize(X *x, const OnnxNode *n, const OnnxOpRow *row);
+bool map_upsample(X *x, const OnnxNode *n, const OnnxOpRow *row);
 bool map_constant(X *x, const OnnxNode *n, const OnnxOpRow *row);
 bool map_shape(X *x, const OnnxNode *n, const OnnxOpRow *row);
 bool map_size(X *x, const OnnxNode *n, const OnnxOpRow *row);
@@ -324,5 +356,7 @@ bool map_scan(X *x, const OnnxNode *n, const OnnxOpRow *row);
 
 /* onnx_import.c */
 bool translate_nodes(X *x, const OnnxGraph *g, bool top);
+/* The mapping row of n's op type and domain, or NULL. */
+const OnnxOpRow *onnx_row(X *x, const OnnxNode *n);
 
 #endif

@@ -12,7 +12,7 @@
 /* -------------------------------------------------------- the mapping */
 
 bool map_unary(X *x, const OnnxNode *n, const OnnxOpRow *row) {
-  if (fold_elementwise(x, n)) return !x->error;
+  if (fold_elementwise(x, n, row)) return !x->error;
   Call c;
   call_init(x, &c, row->roof);
   Term t;
@@ -26,7 +26,7 @@ bool map_binary(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     emit_folded(x, n, "the bias= of the MatMul before it");
     return true;
   }
-  if (fold_elementwise(x, n)) return !x->error;
+  if (fold_elementwise(x, n, row)) return !x->error;
   if (n->ninputs != 2)
     return fail(x, "%s takes 2 operands here, got %d", n->op_type, n->ninputs);
   Call c;
@@ -78,7 +78,7 @@ static bool emit_cast(X *x, const OnnxNode *n, Term t, DType to) {
 }
 
 bool map_cast(X *x, const OnnxNode *n, const OnnxOpRow *row) {
-  if (fold_elementwise(x, n)) return !x->error;
+  if (fold_elementwise(x, n, row)) return !x->error;
   DType to;
   if (!dtype_or_fail(x, (int32_t)attr_int(n, "to", 0), "its 'to'", &to))
     return false;
@@ -143,7 +143,7 @@ bool map_clip(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 
 bool map_where(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
-  if (fold_elementwise(x, n)) return !x->error;
+  if (fold_elementwise(x, n, row)) return !x->error;
   Call c;
   call_init(x, &c, "where");
   Term t[3];
@@ -156,7 +156,7 @@ bool map_where(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 
 bool map_compare(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   (void)row;
-  if (fold_elementwise(x, n)) return !x->error;
+  if (fold_elementwise(x, n, row)) return !x->error;
   return fail(x, "%s is imported only on values rooflint knows (shape "
                  "arithmetic); here it compares tensors",
               n->op_type);
@@ -452,8 +452,8 @@ static const OnnxNode *bias_add_after(X *x, const OnnxNode *n, const Term *a,
   if (!g || n + 1 >= g->nodes + g->nnodes || n->noutputs < 1 || !n->outputs[0][0])
     return NULL;
   const OnnxNode *add = n + 1;
-  const char *dom = add->domain ? add->domain : "";
-  if (strcmp(add->op_type, "Add") != 0 || (dom[0] && strcmp(dom, "ai.onnx") != 0) ||
+  const OnnxOpRow *add_row = onnx_row(x, add);
+  if (!add_row || add_row->arith != ONNX_ARITH_ADD ||
       add->ninputs != 2 || add->noutputs < 1 || !add->outputs[0][0])
     return NULL;
   int32_t y = n->output_ids[0];
@@ -611,7 +611,7 @@ bool map_reduce(X *x, const OnnxNode *n, const OnnxOpRow *row) {
 
 /* maxpool/avgpool 1d, 2d or 3d by x's rank (N, C and 1 to 3 spatial
  * dims). */
-static bool pool_call(X *x, const OnnxNode *n, const char *op, Term xt,
+static bool pool_call(X *x, const OnnxNode *n, const OnnxOpRow *row, Term xt,
                       const int64_t *kernel, Term *out) {
   int nsp = xt.t.rank - 2;
   if (nsp < 1 || nsp > 3)
@@ -621,7 +621,7 @@ static bool pool_call(X *x, const OnnxNode *n, const char *op, Term xt,
   if (!window_of(x, n, &xt.t, kernel, nsp, &w)) return false;
   static const char *const names[2][3] = {
       {"avgpool1d", "avgpool2d", "avgpool3d"}, {"maxpool1d", "maxpool2d", "maxpool3d"}};
-  bool max = op[0] == 'm';
+  bool max = row->arith == ONNX_ARITH_MAX;
   if (!window_symmetric(&w)) {
     if (!pad_term(x, &xt, &w, max ? -INFINITY : 0)) return false;
     for (int i = 0; i < nsp; i++) w.pad_lo[i] = 0;
@@ -659,13 +659,13 @@ bool map_pool(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     if (dil[i] != 1)
       return fail(x, "its dilations: rooflint's pools are not dilated");
   Term out;
-  return pool_call(x, n, row->roof, xt, k, &out) && emit1(x, n, &out);
+  return pool_call(x, n, row, xt, k, &out) && emit1(x, n, &out);
 }
 
 bool map_global_pool(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   Term xt, out;
   return tensor_in(x, n, 0, &xt) &&
-         pool_call(x, n, row->roof, xt, &xt.t.dims[2], &out) && emit1(x, n, &out);
+         pool_call(x, n, row, xt, &xt.t.dims[2], &out) && emit1(x, n, &out);
 }
 
 /* ---- quantized */

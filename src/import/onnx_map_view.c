@@ -444,9 +444,10 @@ bool map_pad(X *x, const OnnxNode *n, const OnnxOpRow *row) {
  * floor(input_dimension * scale); coordinate_transformation_mode moves
  * the samples, not the shape), over every axis or opset 18's axes.  N and
  * C keep their size; the spatial dims are interpolate(scale=K) when each is
- * K times its input (a symbolic dim keeps its let), else size=[...]. */
-bool map_resize(X *x, const OnnxNode *n, const OnnxOpRow *row) {
-  (void)row;
+ * K times its input (a symbolic dim keeps its let), else size=[...].
+ * The scales are input si (Resize 11+: 2; Resize 10, Upsample 9: 1), or
+ * an attribute (Upsample 7); the sizes, input 3. */
+static bool resize(X *x, const OnnxNode *n, int si) {
   Term t;
   if (!tensor_in(x, n, 0, &t)) return false;
   const char *mode = attr_str(n, "mode", "nearest");
@@ -458,9 +459,6 @@ bool map_resize(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (!axes) na = r;
   int64_t od[MAX_RANK];
   memcpy(od, t.t.dims, sizeof od);
-  /* scales: input 2 (Resize 11+), 1 (Resize 10, Upsample 9), an attribute
-   * (Upsample 7); or sizes, input 3 */
-  int si = strcmp(n->op_type, "Upsample") == 0 || x->opset < 11 ? 1 : 2;
   Val *sc = in_val(x, n, si);
   const OnnxAttr *sa = onnx_attr(n, "scales");
   bool sized = !(sc && sc->known && sc->n > 0) && has_input(n, 3) && si == 2;
@@ -526,6 +524,16 @@ bool map_resize(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   return emit_call(x, n, &c);
 }
 
+bool map_resize(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  return resize(x, n, x->opset < 11 ? 1 : 2);
+}
+
+bool map_upsample(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  (void)row;
+  return resize(x, n, 1);
+}
+
 /* ---- shape arithmetic */
 
 bool map_constant(X *x, const OnnxNode *n, const OnnxOpRow *row) {
@@ -559,15 +567,7 @@ bool map_constant(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     t.rank = 1;
     t.dims[0] = a->n;
     v->t = t;
-    v->known = true;
-    v->is_int = a->type == ONNX_ATTR_INTS;
-    v->n = a->n;
-    if (v->is_int) {
-      v->iv = arena_memdup(x->a, a->ints, (size_t)(a->n + 1) * sizeof *a->ints);
-      v->isym = arena_alloc(x->a, (size_t)(a->n + 1) * sizeof *v->isym);
-    } else {
-      v->rv = arena_memdup(x->a, a->floats, (size_t)(a->n + 1) * sizeof *a->floats);
-    }
+    known_values(x, v, a->type == ONNX_ATTR_INTS, a->ints, a->floats, a->n);
   } else {
     return fail(x, "its value attribute is not one rooflint reads");
   }

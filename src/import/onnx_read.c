@@ -46,6 +46,7 @@
  * changed here would no longer match the same name elsewhere in the file.
  */
 #include "onnx.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -121,7 +121,7 @@ void lsp_doc_analyze(LspServer *s, LspDoc *d) {
       .run_checks = true,
       .policy = &st->policy,
       /* navigation and hover read the tree */
-      .keep_program = true,
+      .keep_tree = true,
   };
   d->an = analyze_file(d->arena, &d->ss, d->file, &ao, &d->diags);
   diag_apply_policy(&d->diags, &d->ss, &st->policy);

@@ -9,6 +9,7 @@
  * said in a window/logMessage.
  */
 #include "lsp/lsp.h"
+#include "cli.h" /* cli_apply_warning: -W as the command line reads it */
 
 #include <errno.h>
 #include <math.h>
@@ -99,43 +100,6 @@ static void read_defines(LspServer *s, json_t *arr) {
   free_strings(v, n);
 }
 
-static void push(const char ***list, int *n, const char *name) {
-  *list = xrealloc((void *)*list, (size_t)(*n + 1) * sizeof **list);
-  (*list)[(*n)++] = name;
-}
-
-static void remove_name(const char **list, int *n, const char *name) {
-  int k = 0;
-  for (int i = 0; i < *n; i++)
-    if (strcmp(list[i], name) != 0) list[k++] = list[i];
-  *n = k;
-}
-
-/* One -W option without its -W, as R-CLI-004 and R-CLI-013 read it. */
-static bool apply_warning(DiagPolicy *p, const char *val) {
-  bool off = strncmp(val, "no-", 3) == 0;
-  const char *name = off ? val + 3 : val;
-  if (strcmp(name, "error") == 0) {
-    p->werror = !off;
-    return true;
-  }
-  bool error = strncmp(name, "error=", 6) == 0;
-  const CheckDesc *chk = check_lookup(error ? name + 6 : name);
-  if (!chk) return false;
-  if (error) {
-    remove_name(p->werror_on, &p->nwerror_on, chk->name);
-    remove_name(p->werror_off, &p->nwerror_off, chk->name);
-    push(off ? &p->werror_off : &p->werror_on,
-         off ? &p->nwerror_off : &p->nwerror_on, chk->name);
-    if (off) return true;
-  }
-  remove_name(p->enabled, &p->nenabled, chk->name);
-  remove_name(p->disabled, &p->ndisabled, chk->name);
-  push(off && !error ? &p->disabled : &p->enabled,
-       off && !error ? &p->ndisabled : &p->nenabled, chk->name);
-  return true;
-}
-
 static void read_warnings(LspServer *s, json_t *arr) {
   int n;
   char **v = strings_of(s, arr, "warnings", &n);
@@ -147,7 +111,7 @@ static void read_warnings(LspServer *s, json_t *arr) {
   st->nwarnings = n;
   for (int i = 0; i < n; i++) {
     const char *w = strncmp(v[i], "-W", 2) == 0 ? v[i] + 2 : v[i];
-    if (!apply_warning(&st->policy, w))
+    if (!cli_apply_warning(&st->policy, w))
       warn(s, "rooflint: unknown warning option '%s'", v[i]);
   }
 }

@@ -1,14 +1,9 @@
 #!/bin/sh
 # layers.sh: the modules of src/ form no circle and none calls up the
 # pipeline (ARCHITECTURE.md, "Layers").  The import graph comes from the
-# objects, not from #include lines: a unit points at another when it uses
-# a symbol (a function or a table) that only the other defines, as `nm`
-# shows.  A unit is a file of src/, or a folder of it taken as one
-# (checks.c with src/checks/, the importers, the outputs, the language
-# server), or a stage's files that call each other (sema.c with
-# sema_apply.c, cost.c with footprint.c); the generated scanner and parser
-# belong to parse, the embedded target files to target, the embedded page
-# to the outputs.
+# objects, not from #include lines: a unit (tests/cli/units.inc) points at
+# another when it uses a symbol (a function or a table) that only the other
+# defines, as `nm` shows.
 #
 # LAYERS lists the units lowest first; a unit may use only the units listed
 # before it.  A strict order holds no circle, so one rule catches both: an
@@ -26,32 +21,8 @@ bad() { nfail=$((nfail + 1)); echo "FAIL: layers: $1"; }
 objs=$(find "$BUILD/obj" -name '*.o' ! -path "$BUILD/obj/tests/*" | sort)
 [ -n "$objs" ] || { echo "FAIL: layers: no objects in $BUILD/obj (build first)"; exit 1; }
 
-unit_of() {
-  case "$1" in
-  "$BUILD"/obj/checks/* | "$BUILD"/obj/checks.o) echo checks ;;
-  "$BUILD"/obj/import/*) echo import ;;
-  "$BUILD"/obj/out/* | "$BUILD"/obj/gen/html_embed.o) echo out ;;
-  "$BUILD"/obj/lsp/*) echo lsp ;;
-  "$BUILD"/obj/sema_apply.o) echo sema ;;
-  "$BUILD"/obj/footprint.o) echo cost ;;
-  "$BUILD"/obj/gen/parser.o | "$BUILD"/obj/gen/lexer.o) echo parse ;;
-  "$BUILD"/obj/gen/targets_embed.o) echo target ;;
-  *) basename "$1" .o ;;
-  esac
-}
-
-# "D unit symbol" for each definition, "U unit symbol" for each use.
-for o in $objs; do
-  # an object left from a source file since removed is no module
-  case "$o" in
-  "$BUILD"/obj/gen/*) ;;
-  *) src="src/${o#"$BUILD"/obj/}"; [ -f "${src%.o}.c" ] || continue ;;
-  esac
-  u=$(unit_of "$o")
-  nm "$o" | awk -v u="$u" '
-    NF == 3 && $2 ~ /^[TDRBCV]$/ { print "D", u, $3 }
-    NF == 2 && $1 == "U" { print "U", u, $2 }'
-done > "${TMPDIR:-/tmp}/layers.$$"
+. tests/cli/units.inc
+read_units > "${TMPDIR:-/tmp}/layers.$$"
 trap 'rm -f "${TMPDIR:-/tmp}/layers.$$"' EXIT INT TERM
 
 awk -v layers="$LAYERS" '

@@ -36,6 +36,7 @@
  */
 #include "import/import.h"
 #include "import/onnx.h"
+#include "source.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,13 +140,16 @@ static void lint_text(const char *path, Imported *im) {
   DiagSink diags;
   diag_sink_init(&diags);
   Arena *arena = arena_new();
-  Program *p = parse_file(arena, &ss, file, &diags);
+  /* the analysis below parses the text again, as a lint does, and
+   * records its directives then */
+  ParseOptions po = {.skip_directives = true};
+  Program *p = parse_file_opts(arena, &ss, file, &diags, &po);
   if (p->nsyntax_errors > 0 || diags.nerrors > 0) abort();
   check_statements(src_file(&ss, file), p);
   diag_sink_free(&diags);
   diag_sink_init(&diags);
   Bindings bindings = {0};
-  AnalyzeOptions opts = {.bindings = &bindings, .run_checks = true, .parsed = p};
+  AnalyzeOptions opts = {.bindings = &bindings, .run_checks = true};
   (void)analyze_file(arena, &ss, file, &opts, &diags);
   diag_sort(&diags);
   RenderOptions plain = {.color = false};

@@ -27,7 +27,7 @@ static const char *const SRC =
 /* The whole pipeline on the loaded file, with checks, as the CLI runs it
  * (tc->prog and tc->unit stay unset: the Analysis holds the results). */
 static Analysis *run(TestCtx *tc, bool keep) {
-  AnalyzeOptions ao = {.run_checks = true, .keep_program = keep};
+  AnalyzeOptions ao = {.run_checks = true, .keep_tree = keep};
   return analyze_file(tc->arena, &tc->ss, tc->file, &ao, &tc->diags);
 }
 

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "rooflint.h"
+#include "diag.h"
+#include "source.h"
 
 typedef struct Fx {
   SourceSet ss;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "rooflint.h"
+#include "diag.h"
 #include "out/out.h"
 #include "out/json_writer.h"
 

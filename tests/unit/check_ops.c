@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "test_util.h"
+#include "ops.h"
 
 static TestCtx *run_body(const char *body) {
   char src[4096];

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "rooflint.h"
+#include "source.h"
 #include "test_util.h"
 
 static int add(SourceSet *ss, const char *text) {

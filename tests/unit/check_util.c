@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "util.h"
 
 START_TEST(test_strbuf) {
   StrBuf sb = {0};
