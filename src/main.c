@@ -462,9 +462,17 @@ static int write_plot(Cli *c, FileRun *runs, int n) {
   Analysis **an = xcalloc((size_t)n + 1, sizeof *an);
   const DiagSink **diags = xcalloc((size_t)n + 1, sizeof *diags);
   run_arrays(runs, n, an, diags);
-  plot_write(out, an, n, &c->ss);
+  int left_out;
+  plot_write(out, an, n, &c->ss, &left_out);
   free(an);
   free((void *)diags);
+  if (left_out > 0) { /* R-OUT-017 */
+    diag_report(&c->errs, SEV_NOTE, NULL, LOC_NONE,
+                "--plot draws the first %d models; %d more %s left out of "
+                "the chart", PLOT_MAX_PANELS, left_out,
+                left_out == 1 ? "is" : "are");
+    cli_flush_errors(c);
+  }
   /* Standard output's errors are main's (stdout_written). */
   if (!to_stdout && fclose(out) != 0) {
     cli_error(c, "cannot write '%s': %s", c->o.plot, strerror(errno));

@@ -92,10 +92,15 @@ extern const int embedded_html_page_count;
 void sarif_write(FILE *out, Analysis *const *an, const DiagSink *const *diags,
                  int n, const SourceSet *ss, int exit_status);
 
-/* The roofline chart as a standalone SVG document: one panel per model,
- * one roof set per target, one point per kernel.  Returns the number of
- * kernels plotted. */
-int plot_write(FILE *out, Analysis *const *an, int n, const SourceSet *ss);
+/* The chart's panels at most (R-OUT-017). */
+#define PLOT_MAX_PANELS 1000
+
+/* The roofline chart as a standalone SVG document: one panel per model
+ * (the first PLOT_MAX_PANELS), one roof set per target, one point per kernel.
+ * Returns the number of kernels plotted; *left_out is the number of models
+ * past the cap, not drawn. */
+int plot_write(FILE *out, Analysis *const *an, int n, const SourceSet *ss,
+               int *left_out);
 
 /* ===================================================================== */
 /* plan.c, diff.c: reviewing a dtype plan (--plan, --dtype, `rooflint diff`) */
