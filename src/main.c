@@ -41,7 +41,7 @@ static const FormatDesc formats[] = {
     {"text", emit_text, NULL, DIFF_TEXT},
     {"json", NULL, emit_json, DIFF_JSON},
     {"sarif", NULL, emit_sarif, DIFF_NO},
-    {"html", NULL, emit_html, DIFF_NO},
+    {"html", NULL, emit_html, DIFF_HTML},
 };
 enum { NFORMATS = sizeof formats / sizeof *formats };
 
@@ -383,11 +383,19 @@ static int sweep_file(Cli *c, FileRun *r) {
       int len = (int)strlen(u->models[mi].name);
       if (len > model_w) model_w = len;
     }
-    if (k == 0) report_sweep_header(stdout, layout, names, o->nsweeps, model_w);
-    for (int mi = 0; mi < nmodels; mi++)
-      report_sweep_row(stdout, r->an, mi, layout, values, o->nsweeps, model_w,
-                       nmodels > 1 ? u->models[mi].name : NULL,
-                       error_summary(scratch, &r->diags, r->an ? r->an->unit : NULL, mi));
+    if (k == 0 && c->sweep_page) /* R-HTML-008: the page, at the end */
+      html_sweep_file(c->sweep_page, &c->ss, r->an, layout);
+    else if (k == 0)
+      report_sweep_header(stdout, layout, names, o->nsweeps, model_w);
+    for (int mi = 0; mi < nmodels; mi++) {
+      const char *errs =
+          error_summary(scratch, &r->diags, r->an ? r->an->unit : NULL, mi);
+      if (c->sweep_page)
+        html_sweep_row(c->sweep_page, r->an, mi, layout, values, errs);
+      else
+        report_sweep_row(stdout, r->an, mi, layout, values, o->nsweeps,
+                         model_w, nmodels > 1 ? u->models[mi].name : NULL, errs);
+    }
     arena_free(scratch);
     if (k == 0) { /* the first value's run is freed by lint() */
       first = *r;
@@ -438,6 +446,12 @@ static void emit_json(Cli *c, FileRun *runs, int n, int status) {
 
 static void emit_html(Cli *c, FileRun *runs, int n, int status) {
   (void)status;
+  if (c->sweep_page) { /* R-HTML-008 */
+    html_sweep_write(stdout, c->sweep_page);
+    html_sweep_free(c->sweep_page);
+    c->sweep_page = NULL;
+    return;
+  }
   emit_doc(c, runs, n, html_write);
 }
 
@@ -557,6 +571,11 @@ static int lint(Cli *c) {
   bool named = overrides_named(c, runs, n);
   named = targets_named(c, runs, n) && named;
   cli_flush_errors(c);
+  if (c->o.nsweeps && cli_format(c)->whole_run == emit_html) {
+    const char **axes = arena_alloc(c->arena, (size_t)c->o.nsweeps * sizeof *axes);
+    for (int x = 0; x < c->o.nsweeps; x++) axes[x] = c->o.sweeps[x].name;
+    c->sweep_page = html_sweep_new(axes, c->o.nsweeps);
+  }
   for (int i = 0; i < n && named; i++) {
     if (runs[i].file < 0) continue;
     int s = finish_file(c, &runs[i]); /* diagnostics, then output */
@@ -579,6 +598,8 @@ static int lint(Cli *c) {
       arena_free(runs[i].arena);
     }
   free(runs);
+  html_sweep_free(c->sweep_page); /* unwritten: a name was not found */
+  c->sweep_page = NULL;
   return named ? status : 2;
 }
 
@@ -622,7 +643,7 @@ static int run_diff(Cli *c, DiagSink *diags) {
   ImportOptions io = import_options(c);
   DiffOptions d = {bindings_for(c, c->arena, 0), c->o.targets, c->o.ntargets,
                    &c->o.policy, f->diff == DIFF_JSON, c->o.has_fail,
-                   c->o.fail_pct, &io};
+                   c->o.fail_pct, &io, f->diff == DIFF_HTML};
   if (c->o.nfiles != 2) {
     cli_error(c, "'rooflint diff' takes two files (OLD NEW), got %d",
               c->o.nfiles);
