@@ -448,6 +448,13 @@ static void mark_block(const Block *b, bool *used, int nnames) {
       case ST_LET: e = st->let.value; break;
       case ST_DECL: e = st->decl.type; break;
       case ST_ASSIGN: e = st->assign.value; break;
+      case ST_UNPACK: e = st->unpack.value; break;
+      case ST_OUTPUT:
+        for (int k = 0; k < st->output.nnames; k++) {
+          int id = st->output.names[k].id;
+          if (id >= 0 && id < nnames) used[id] = true;
+        }
+        break;
       case ST_EXPERTS:
         mark_names(st->experts.top, used, nnames);
         for (int k = 0; k < st->experts.nopts; k++)
@@ -470,6 +477,11 @@ static void mark_block(const Block *b, bool *used, int nnames) {
     }
   }
   free(blocks.v);
+}
+
+void checks_mark_stmt(const Stmt *st, bool *used, int nnames) {
+  Block one = {.items = (Stmt **)&st, .n = 1};
+  mark_block(&one, used, nnames);
 }
 
 /* The top-level lets with sema's values, xmalloc'd (the caller frees
@@ -527,6 +539,12 @@ CheckLet *checks_lets(const CheckCtx *ctx, int model, int *n,
  * cost as the first run, on `sub`, with one let overridden. */
 const ModelCost *checks_rerun(const CheckCtx *ctx, const Program *sub, Arena *a,
                               const char *name, int64_t v) {
+  return checks_rerun_sized(ctx, sub, a, name, v, ctx->model->nnodes);
+}
+
+const ModelCost *checks_rerun_sized(const CheckCtx *ctx, const Program *sub,
+                                    Arena *a, const char *name, int64_t v,
+                                    int nnodes) {
   Bindings *b = bindings_with(
       a, ctx->bindings, &(LetOverride){name, {false, v, (double)v}, false});
   DiagSink sink;
@@ -534,7 +552,7 @@ const ModelCost *checks_rerun(const CheckCtx *ctx, const Program *sub, Arena *a,
   const ModelCost *c = NULL;
   Unit *u = sema_analyze(a, sub, b, &sink);
   if (u && sink.nerrors == 0 && u->nmodels == 1 &&
-      u->models[0].nnodes == ctx->model->nnodes)
+      (nnodes < 0 || u->models[0].nnodes == nnodes))
     c = cost_model(a, &u->models[0], ctx->target);
   diag_sink_free(&sink);
   return c;

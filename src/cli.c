@@ -749,7 +749,9 @@ int cli_validate(Cli *c) {
   const char *modes[] = {o->nsweeps ? "--sweep" : NULL,
                          o->verify ? "--verify" : NULL,
                          o->dump != DUMP_NONE ? "--dump" : NULL,
-                         cli_format(c)->whole_run
+                         /* R-HTML-008: a sweep's page is its table's */
+                         cli_format(c)->whole_run &&
+                                 !(o->nsweeps && strcmp(cli_format(c)->name, "html") == 0)
                              ? arena_printf(c->arena, "--format %s", cli_format(c)->name)
                              : NULL,
                          o->plot && (o->verify || o->nsweeps || o->dump != DUMP_NONE)

@@ -33,7 +33,7 @@ typedef enum OptScope {
 } OptScope;
 
 /* rooflint diff writes some formats: as text or as JSON. */
-typedef enum DiffAs { DIFF_NO, DIFF_TEXT, DIFF_JSON } DiffAs;
+typedef enum DiffAs { DIFF_NO, DIFF_TEXT, DIFF_JSON, DIFF_HTML } DiffAs;
 
 /* One --format, written per file (text) or once for the whole run (JSON,
  * SARIF: one document).  A row with neither is "not available yet".
@@ -114,6 +114,7 @@ struct Cli {
   DiagSink errs; /* command-line errors (no location) */
   RenderOptions ro;
   int stdout_errno; /* the first failed flush of stdout, for the message */
+  struct HtmlSweep *sweep_page; /* --sweep --format html: the rows so far */
 };
 
 void cli_init(Cli *c, const CliTables *tables);

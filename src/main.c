@@ -42,7 +42,7 @@ static const FormatDesc formats[] = {
     {"text", emit_text, NULL, DIFF_TEXT},
     {"json", NULL, emit_json, DIFF_JSON},
     {"sarif", NULL, emit_sarif, DIFF_NO},
-    {"html", NULL, emit_html, DIFF_NO},
+    {"html", NULL, emit_html, DIFF_HTML},
 };
 enum { NFORMATS = sizeof formats / sizeof *formats };
 
@@ -380,11 +380,19 @@ static int sweep_file(Cli *c, FileRun *r) {
       int len = (int)strlen(u->models[mi].name);
       if (len > model_w) model_w = len;
     }
-    if (k == 0) report_sweep_header(stdout, layout, names, o->nsweeps, model_w);
-    for (int mi = 0; mi < nmodels; mi++)
-      report_sweep_row(stdout, r->an, mi, layout, values, o->nsweeps, model_w,
-                       nmodels > 1 ? u->models[mi].name : NULL,
-                       error_summary(scratch, &r->diags, r->an ? r->an->unit : NULL, mi));
+    if (k == 0 && c->sweep_page) /* R-HTML-008: the page, at the end */
+      html_sweep_file(c->sweep_page, &c->ss, r->an, layout);
+    else if (k == 0)
+      report_sweep_header(stdout, layout, names, o->nsweeps, model_w);
+    for (int mi = 0; mi < nmodels; mi++) {
+      const char *errs =
+          error_summary(scratch, &r->diags, r->an ? r->an->unit : NULL, mi);
+      if (c->sweep_page)
+        html_sweep_row(c->sweep_page, r->an, mi, layout, values, errs);
+      else
+        report_sweep_row(stdout, r->an, mi, layout, values, o->nsweeps,
+                         model_w, nmodels > 1 ? u->models[mi].name : NULL, errs);
+    }
     arena_free(scratch);
     if (k == 0) { /* the first value's run is freed by lint() */
       first = *r;
@@ -435,6 +443,12 @@ static void emit_json(Cli *c, FileRun *runs, int n, int status) {
 
 static void emit_html(Cli *c, FileRun *runs, int n, int status) {
   (void)status;
+  if (c->sweep_page) { /* R-HTML-008 */
+    html_sweep_write(stdout, c->sweep_page);
+    html_sweep_free(c->sweep_page);
+    c->sweep_page = NULL;
+    return;
+  }
   emit_doc(c, runs, n, html_write);
 }
 
@@ -459,9 +473,17 @@ static int write_plot(Cli *c, FileRun *runs, int n) {
   Analysis **an = xcalloc((size_t)n + 1, sizeof *an);
   const DiagSink **diags = xcalloc((size_t)n + 1, sizeof *diags);
   run_arrays(runs, n, an, diags);
-  plot_write(out, an, n, &c->ss);
+  int left_out;
+  plot_write(out, an, n, &c->ss, &left_out);
   free(an);
   free((void *)diags);
+  if (left_out > 0) { /* R-OUT-017 */
+    diag_report(&c->errs, SEV_NOTE, NULL, LOC_NONE,
+                "--plot draws the first %d models; %d more %s left out of "
+                "the chart", PLOT_MAX_PANELS, left_out,
+                left_out == 1 ? "is" : "are");
+    cli_flush_errors(c);
+  }
   /* Standard output's errors are main's (stdout_written). */
   if (!to_stdout && fclose(out) != 0) {
     cli_error(c, "cannot write '%s': %s", c->o.plot, strerror(errno));
@@ -546,6 +568,11 @@ static int lint(Cli *c) {
   bool named = overrides_named(c, runs, n);
   named = targets_named(c, runs, n) && named;
   cli_flush_errors(c);
+  if (c->o.nsweeps && cli_format(c)->whole_run == emit_html) {
+    const char **axes = arena_alloc(c->arena, (size_t)c->o.nsweeps * sizeof *axes);
+    for (int x = 0; x < c->o.nsweeps; x++) axes[x] = c->o.sweeps[x].name;
+    c->sweep_page = html_sweep_new(axes, c->o.nsweeps);
+  }
   for (int i = 0; i < n && named; i++) {
     if (runs[i].file < 0) continue;
     int s = finish_file(c, &runs[i]); /* diagnostics, then output */
@@ -568,6 +595,8 @@ static int lint(Cli *c) {
       arena_free(runs[i].arena);
     }
   free(runs);
+  html_sweep_free(c->sweep_page); /* unwritten: a name was not found */
+  c->sweep_page = NULL;
   return named ? status : 2;
 }
 
@@ -611,7 +640,7 @@ static int run_diff(Cli *c, DiagSink *diags) {
   ImportOptions io = import_options(c);
   DiffOptions d = {bindings_for(c, c->arena, 0), c->o.targets, c->o.ntargets,
                    &c->o.policy, f->diff == DIFF_JSON, c->o.has_fail,
-                   c->o.fail_pct, &io};
+                   c->o.fail_pct, &io, f->diff == DIFF_HTML};
   if (c->o.nfiles != 2) {
     cli_error(c, "'rooflint diff' takes two files (OLD NEW), got %d",
               c->o.nfiles);

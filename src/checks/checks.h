@@ -169,5 +169,13 @@ CheckLet *checks_lets(const CheckCtx *ctx, int model, int *n, Program *sub);
  * node count (not the same graph). */
 const ModelCost *checks_rerun(const CheckCtx *ctx, const Program *sub, Arena *a,
                               const char *name, int64_t v);
+/* checks_rerun() of a program whose model has `nnodes` nodes (a model
+ * cut to the statements some nodes need), or any number when negative. */
+const ModelCost *checks_rerun_sized(const CheckCtx *ctx, const Program *sub,
+                                    Arena *a, const char *name, int64_t v,
+                                    int nnodes);
+/* Marks in used[] (by name id) every name statement st reads, in the
+ * blocks inside it too. */
+void checks_mark_stmt(const Stmt *st, bool *used, int nnames);
 
 #endif

@@ -18,7 +18,12 @@
  * such integer: at most 2 log2(CHECK_CROSSOVER_LIMIT) re-runs a let.  It
  * runs only for the warnings the policy keeps, and every re-run is counted
  * against CHECK_CROSSOVER_RERUNS per model; when the budget runs out the
- * remaining notes are simply not given.
+ * remaining notes are simply not given.  Only a let's first re-run needs
+ * the whole model (its parameter and GPU counts say whether the let is
+ * workload); the others analyse the model cut to the statements the
+ * findings' nodes need (see slice_model), so that ops nothing under study
+ * reads (20,000 relus beside one matmul) are not analysed again for every
+ * step of every let's search.
  *
  * A memory-bound contraction that also leaves the SMs idle (batch-1
  * decode: 32 output tiles on 132 SMs) is one finding, not two: the seed
@@ -58,9 +63,20 @@ typedef struct Memo {
   Probe *probes; /* ncand entries */
 } Memo;
 
+/* The model cut to the statements the nodes under study need: its
+ * program, the model statement with the cut body, its node count and the
+ * nodes' ids in it. */
+typedef struct Slice {
+  Program prog;
+  Stmt model;
+  int nnodes;
+  int *node;
+} Slice;
+
 typedef struct Search {
   const CheckCtx *ctx;
   const Program *prog; /* the model and the lets it uses (see checks_lets) */
+  const Slice *slice; /* NULL: every re-run analyses prog */
   const int *cand; /* node ids under study */
   int ncand;
   int reruns; /* re-analyses so far */
@@ -75,23 +91,27 @@ struct Probe {
   double flops, bytes;
 };
 
-/* Re-runs sema + cost with `name` = v; fills one Probe per candidate.
- * False when the budget is spent or the program has an error there. */
-static bool rerun(Search *s, const char *name, int64_t v, Probe *out,
-                  double *params, int64_t *gpus) {
+/* Re-runs sema + cost with `name` = v, on the whole model or on the
+ * slice; fills one Probe per candidate.  False when the budget is spent or
+ * the program has an error there. */
+static bool rerun(Search *s, const char *name, int64_t v, bool whole,
+                  Probe *out, double *params, int64_t *gpus) {
   const CheckCtx *ctx = s->ctx;
   if (s->reruns >= CHECK_CROSSOVER_RERUNS) return false;
   s->reruns++;
   Arena *a = arena_new();
-  const ModelCost *c = checks_rerun(ctx, s->prog, a, name, v);
+  const Slice *sl = whole ? NULL : s->slice;
+  const ModelCost *c =
+      sl ? checks_rerun_sized(ctx, &sl->prog, a, name, v, sl->nnodes)
+         : checks_rerun(ctx, s->prog, a, name, v);
   bool ok = c != NULL;
   if (c) {
     const Model *m = c->model;
     *params = c->params;
     *gpus = m->parallel.nodes * m->parallel.gpus_per_node;
     for (int k = 0; k < s->ncand; k++) {
-      int id = s->cand[k];
-      const GNode *g = &m->nodes[id], *o = &ctx->model->nodes[id];
+      int id = sl ? sl->node[k] : s->cand[k];
+      const GNode *g = &m->nodes[id], *o = &ctx->model->nodes[s->cand[k]];
       if (g->loc.start != o->loc.start || strcmp(g->name, o->name) != 0) {
         ok = false; /* the graph changed shape: not the same node */
         break;
@@ -119,7 +139,8 @@ static const Probe *probe(Search *s, const char *name, int64_t v) {
   m->probes = xcalloc((size_t)s->ncand + 1, sizeof *m->probes);
   m->params = 0;
   m->gpus = 0;
-  m->ok = rerun(s, name, v, m->probes, &m->params, &m->gpus);
+  /* The let's first re-run judges it by the whole model's counts. */
+  m->ok = rerun(s, name, v, s->nmemo == 1, m->probes, &m->params, &m->gpus);
   return m->ok ? m->probes : NULL;
 }
 
@@ -156,6 +177,13 @@ static int64_t bisect(Search *s, const CheckLet *l, int k, int64_t lo,
   return hi;
 }
 
+/* Whether the search runs for let l: a positive integer below the bound
+ * that the model uses. */
+static bool searchable(const CheckLet *l) {
+  return l->used && l->ok && l->is_int && l->v >= 1 &&
+         l->v < CHECK_CROSSOVER_LIMIT;
+}
+
 /* For every candidate and let: the crossover value, or -1. */
 static void crossovers(Search *s, const CheckLet *lets, int nlets,
                        int64_t *result /* [ncand * nlets] */) {
@@ -171,9 +199,7 @@ static void crossovers(Search *s, const CheckLet *lets, int nlets,
   }
   for (int li = 0; li < nlets; li++) {
     const CheckLet *l = &lets[li];
-    if (!l->used || !l->ok || !l->is_int || l->v < 1 ||
-        l->v >= CHECK_CROSSOVER_LIMIT)
-      continue;
+    if (!searchable(l)) continue;
     int64_t v0 = (int64_t)l->v;
     int pending = 0;
     for (int k = 0; k < nc; k++) {
@@ -278,6 +304,105 @@ static void occupancy_note(const CheckCtx *ctx, Diag *d, int i,
   diag_figure(d, "utilisation", util);
 }
 
+/* Keeps, walking the model's body from its end, the statements that a
+ * node under study or a kept statement after them reads: every statement
+ * that is not an op (declarations, blocks, parallel, output) and every op
+ * whose result is read by what is kept.  A node's figures depend only on
+ * what it reads (a `fused` region is a block, kept whole), so the cut
+ * changes no candidate's figures; the caller checks that it does not. */
+static int slice_body(const Program *p, const Block *body, const Model *m,
+                      const int *cand, int nc, Stmt **items) {
+  bool *need = xcalloc((size_t)p->nnames + 1, sizeof *need);
+  int n = 0;
+  for (int i = body->n - 1; i >= 0; i--) {
+    Stmt *st = body->items[i];
+    if (!st) continue;
+    bool keep = st->kind != ST_ASSIGN && st->kind != ST_UNPACK;
+    for (int k = 0; k < nc && !keep; k++) {
+      Loc at = m->nodes[cand[k]].loc;
+      keep = at.file == st->loc.file && at.start >= st->loc.start &&
+             at.start < st->loc.end;
+    }
+    int id = st->kind == ST_ASSIGN ? st->assign.name.id : -1;
+    if (id >= 0 && id < p->nnames && need[id]) keep = true;
+    for (int k = 0; st->kind == ST_UNPACK && k < st->unpack.nnames; k++) {
+      int u = st->unpack.names[k].id;
+      if (u >= 0 && u < p->nnames && need[u]) keep = true;
+    }
+    if (!keep) continue;
+    /* A name (re)bound here is needed above only if read here. */
+    if (id >= 0 && id < p->nnames) need[id] = false;
+    for (int k = 0; st->kind == ST_UNPACK && k < st->unpack.nnames; k++) {
+      int u = st->unpack.names[k].id;
+      if (u >= 0 && u < p->nnames) need[u] = false;
+    }
+    checks_mark_stmt(st, need, p->nnames);
+    items[n++] = st;
+  }
+  free(need);
+  for (int i = 0; i < n / 2; i++) { /* back into source order */
+    Stmt *t = items[i];
+    items[i] = items[n - 1 - i];
+    items[n - 1 - i] = t;
+  }
+  return n;
+}
+
+/* Cuts sub's model to what the nodes under study need (slice_body), and
+ * analyses the cut once at the lets' own values: true, with the nodes
+ * found in it, when it drops something and gives every node the figures
+ * of the whole model's analysis.  The caller frees sl's arrays. */
+static bool slice_model(const CheckCtx *ctx, const Program *sub,
+                        const CheckLet *lets, int nlets, const int *cand,
+                        int nc, Slice *sl) {
+  int mi = -1, li = 0;
+  for (int i = 0; i < sub->top.n; i++)
+    if (sub->top.items[i] && sub->top.items[i]->kind == ST_MODEL) mi = i;
+  while (li < nlets && !searchable(&lets[li])) li++;
+  if (mi < 0 || li == nlets) return false;
+  const Stmt *ms = sub->top.items[mi];
+  Block body = ms->def.body;
+  body.items = xmalloc(((size_t)body.n + 1) * sizeof *body.items);
+  body.n = slice_body(sub, &ms->def.body, ctx->model, cand, nc, body.items);
+  sl->model = (Stmt){.kind = ST_MODEL, .loc = ms->loc};
+  sl->model.def.kind = ms->def.kind;
+  sl->model.def.name = ms->def.name;
+  sl->model.def.body = body;
+  sl->prog = *sub;
+  sl->prog.top.items = xmalloc(((size_t)sub->top.n + 1) * sizeof(Stmt *));
+  memcpy(sl->prog.top.items, sub->top.items, (size_t)sub->top.n * sizeof(Stmt *));
+  sl->prog.top.items[mi] = &sl->model;
+  sl->node = xmalloc(((size_t)nc + 1) * sizeof *sl->node);
+  bool ok = body.n < ms->def.body.n;
+  Arena *a = ok ? arena_new() : NULL;
+  const ModelCost *c =
+      ok ? checks_rerun_sized(ctx, &sl->prog, a, lets[li].name,
+                              (int64_t)lets[li].v, -1)
+         : NULL;
+  for (int k = 0; c && k < nc; k++) {
+    const GNode *o = &ctx->model->nodes[cand[k]];
+    const NodeCost *oc = &ctx->cost->nodes[cand[k]];
+    int j = 0;
+    while (j < c->model->nnodes && (c->model->nodes[j].loc.start != o->loc.start ||
+                                    strcmp(c->model->nodes[j].name, o->name) != 0))
+      j++;
+    if (j == c->model->nnodes || c->nodes[j].flops != oc->flops ||
+        c->nodes[j].bytes != oc->bytes || c->nodes[j].bound != oc->bound)
+      c = NULL;
+    else
+      sl->node[k] = j;
+  }
+  if (c) sl->nnodes = c->model->nnodes;
+  if (a) arena_free(a);
+  return c != NULL;
+}
+
+static void slice_free(Slice *sl) {
+  free(sl->model.def.body.items);
+  free(sl->prog.top.items);
+  free(sl->node);
+}
+
 /* The crossover notes, last on each diagnostic: searched only for the
  * findings the policy keeps (-Wno-memory-bound, -w and suppressions drop
  * the others), over the lets model m uses. */
@@ -298,8 +423,11 @@ static void crossover_notes(const CheckCtx *ctx, const int *cand, Diag **d,
                       : NULL;
   int64_t *cross = xmalloc(((size_t)nkept * (size_t)nlets + 1) * sizeof *cross);
   if (nlets > 0) {
-    Search s = {ctx, &sub, node, nkept, 0, NULL, 0, 0};
+    Slice sl = {0};
+    bool cut = slice_model(ctx, &sub, lets, nlets, node, nkept, &sl);
+    Search s = {ctx, &sub, cut ? &sl : NULL, node, nkept, 0, NULL, 0, 0};
     crossovers(&s, lets, nlets, cross);
+    slice_free(&sl);
   }
   free(sub.top.items);
   /* Figure keys are unique per diagnostic (JSON objects). */

@@ -153,9 +153,12 @@ bool map_loop(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     return fail(x, "its body's inputs and outputs do not match its %d carried values",
                 ncarried < 0 ? 0 : ncarried);
   Val *m = in_val(x, n, 0);
-  if (!m || !m->known || !m->is_int || m->n != 1 || m->iv[0] < 1)
+  if (!m || !m->known || !m->is_int || m->n != 1)
     return fail(x, "its trip count is not a constant: rooflint imports a Loop "
                    "that runs a known number of times");
+  if (m->iv[0] < 1)
+    return fail(x, "its trip count is %lld, not a positive integer",
+                (long long)m->iv[0]);
   Val *c = has_input(n, 1) ? val_at(x, n->input_ids[1]) : NULL;
   if (c && !(c->known && known_at(c, 0) != 0))
     return fail(x, "its condition is not a constant true");

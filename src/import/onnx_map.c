@@ -249,12 +249,30 @@ static bool pad_term(X *x, Term *xt, const Window *w, double value) {
 }
 
 /* conv1d/2d/3d(x, w, ...) with the window of n. */
+/* ONNX infers kernel_shape from the weight when it is absent; one given
+ * that disagrees makes the file inconsistent (which would run?). */
+static bool kernel_agrees(X *x, const OnnxNode *n, const TensorType *wt) {
+  int cnt, nsp = wt->rank - 2;
+  const int64_t *k = attr_ints(n, "kernel_shape", &cnt);
+  if (!k) return true;
+  if (cnt != nsp)
+    return fail(x, "its kernel_shape has %d entries for a weight of %d "
+                   "spatial dims", cnt, nsp);
+  for (int i = 0; i < nsp; i++)
+    if (wt->dims[2 + i] >= 0 && k[i] != wt->dims[2 + i])
+      return fail(x, "its kernel_shape is %lld on spatial axis %d where its "
+                     "weight has %lld", (long long)k[i], i,
+                  (long long)wt->dims[2 + i]);
+  return true;
+}
+
 static bool conv_call(X *x, const OnnxNode *n, Term xt, Term wt, Term *bias,
                       const char *out_dtype, Term *out) {
   int nsp = wt.t.rank - 2;
   if (nsp < 1 || nsp > 3)
     return fail(x, "its weight has rank %d; rooflint has 1-, 2- and 3-D "
                    "convolutions", wt.t.rank);
+  if (!kernel_agrees(x, n, &wt.t)) return false;
   static const char *const names[] = {"", "conv1d", "conv2d", "conv3d"};
   Window w;
   if (!window_of(x, n, &xt.t, &wt.t.dims[2], nsp, &w)) return false;
@@ -316,6 +334,7 @@ bool map_conv_transpose(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (wt.t.rank != 4)
     return fail(x, "rooflint has 2-D transposed convolutions; its weight has "
                    "rank %d", wt.t.rank);
+  if (!kernel_agrees(x, n, &wt.t)) return false;
   Window w;
   if (!window_of(x, n, &xt.t, &wt.t.dims[2], 2, &w)) return false;
   if (!window_symmetric(&w))

@@ -1108,6 +1108,7 @@ static bool rd_node(Rd *r, size_t start, size_t end, OnnxNode *n, int depth) {
   }
   if (got < 0) return false;
   if (!n->op_type) return fail(r, start, m, 0, "no op_type (field 4)");
+  if (!*n->op_type) return fail(r, start, m, 0, "an empty op_type (field 4)");
   const char **in = rd_alloc(r, (size_t)ni * sizeof *in, 8);
   const char **out = rd_alloc(r, (size_t)no * sizeof *out, 8);
   int32_t *in_ids = rd_alloc(r, (size_t)ni * sizeof *in_ids, 8);

@@ -18,6 +18,7 @@
  */
 #include "rooflint.h"
 #include "out.h"
+#include "html.h"
 #include "json_writer.h"
 #include "import/import.h"
 
@@ -28,8 +29,10 @@
 #define NB 64
 
 enum { C_OP, C_DTYPE, C_PREC, C_FLOPS, C_BYTES, C_PEAK, C_TIME, C_BOUND, NCELLS };
-static const char *const cell_names[NCELLS] = {
-    "op", "dtype", "precision", "FLOPs/step", "bytes/step", "peak", "time/step", "bound"};
+/* A node table's heads: the mark, the node, the NCELLS cells, where. */
+static const char *const row_heads[NCELLS + 3] = {
+    "", "node", "op", "dtype", "precision", "FLOPs/step", "bytes/step", "peak",
+    "time/step", "bound", "at"};
 
 /* One row of a model: a graph node or a fused region. */
 typedef struct Entry {
@@ -478,8 +481,47 @@ static const char *loc_line(Arena *a, const SourceSet *ss, Loc loc) {
 
 /* ---------------------------------------------------------- text output */
 
+/* One row of a model's node table: its cells as the text prints them
+ * (mark, name, the NCELLS cells, where) and its entries on each side. */
+typedef struct DiffRow {
+  const char *cells[NCELLS + 3];
+  const Entry *o, *n; /* NULL: not on that side */
+} DiffRow;
+
 /* R-DIFF-002: "~" changed (cells "old -> new"), "+" added, in NEW's
- * order, then "-" removed, in OLD's. */
+ * order, then "-" removed, in OLD's.  Returns the number of rows. */
+static int diff_rows(Arena *a, const SourceSet *ss, const ModelPair *p,
+                     DiffRow **out) {
+  DiffRow *rows = arena_alloc(a, (size_t)(p->nnew + p->nold + 1) * sizeof *rows);
+  int nr = 0;
+  for (int ni = 0; ni < p->nnew; ni++) {
+    const Entry *n = &p->news[ni];
+    const Entry *o = n->match >= 0 ? &p->olds[n->match] : NULL;
+    if (o && !entry_changed(o, n)) continue;
+    DiffRow *r = &rows[nr++];
+    *r = (DiffRow){.o = o, .n = n};
+    r->cells[0] = o ? "~" : "+";
+    r->cells[1] = n->name;
+    for (int k = 0; k < NCELLS; k++)
+      r->cells[k + 2] = !o || strcmp(o->cells[k], n->cells[k]) == 0
+                            ? n->cells[k]
+                            : arena_printf(a, "%s -> %s", o->cells[k], n->cells[k]);
+    r->cells[NCELLS + 2] = loc_line(a, ss, n->loc);
+  }
+  for (int oi = 0; oi < p->nold; oi++) {
+    const Entry *o = &p->olds[oi];
+    if (o->match >= 0) continue;
+    DiffRow *r = &rows[nr++];
+    *r = (DiffRow){.o = o};
+    r->cells[0] = "-";
+    r->cells[1] = o->name;
+    for (int k = 0; k < NCELLS; k++) r->cells[k + 2] = o->cells[k];
+    r->cells[NCELLS + 2] = arena_printf(a, "old %s", loc_line(a, ss, o->loc));
+  }
+  *out = rows;
+  return nr;
+}
+
 static void text_nodes(FILE *out, Arena *a, const SourceSet *ss,
                        const ModelPair *p) {
   if (p->changed + p->added + p->removed == 0) {
@@ -487,32 +529,10 @@ static void text_nodes(FILE *out, Arena *a, const SourceSet *ss,
     return;
   }
   Table t = {.ncols = NCELLS + 3, .align = "lllllrrrrrl"};
-  const char *row[NCELLS + 3] = {"", "node"};
-  for (int k = 0; k < NCELLS; k++) row[k + 2] = cell_names[k];
-  row[NCELLS + 2] = "at";
-  table_add(&t, row);
-  for (int ni = 0; ni < p->nnew; ni++) {
-    const Entry *n = &p->news[ni];
-    const Entry *o = n->match >= 0 ? &p->olds[n->match] : NULL;
-    if (o && !entry_changed(o, n)) continue;
-    row[0] = o ? "~" : "+";
-    row[1] = n->name;
-    for (int k = 0; k < NCELLS; k++)
-      row[k + 2] = !o || strcmp(o->cells[k], n->cells[k]) == 0
-                       ? n->cells[k]
-                       : arena_printf(a, "%s -> %s", o->cells[k], n->cells[k]);
-    row[NCELLS + 2] = loc_line(a, ss, n->loc);
-    table_add(&t, row);
-  }
-  for (int oi = 0; oi < p->nold; oi++) {
-    const Entry *o = &p->olds[oi];
-    if (o->match >= 0) continue;
-    row[0] = "-";
-    row[1] = o->name;
-    for (int k = 0; k < NCELLS; k++) row[k + 2] = o->cells[k];
-    row[NCELLS + 2] = arena_printf(a, "old %s", loc_line(a, ss, o->loc));
-    table_add(&t, row);
-  }
+  table_add(&t, row_heads);
+  DiffRow *rows;
+  int nr = diff_rows(a, ss, p, &rows);
+  for (int i = 0; i < nr; i++) table_add(&t, rows[i].cells);
   table_print(out, &t, "  ");
 }
 
@@ -530,22 +550,28 @@ static void text_totals(FILE *out, const ModelPair *p) {
   table_print(out, &t, "  ");
 }
 
-static void text_model(FILE *out, Arena *a, const SourceSet *ss,
-                       const ModelPair *p) {
+/* "model m: 4 changed, 1 added, 1 removed", or a model added or removed
+ * whole: "model m: added (12 nodes, step >= 1.2 ms)". */
+static const char *model_title(Arena *a, const ModelPair *p) {
   if (!p->nm || !p->om) {
     const Model *m = p->nm ? p->nm : p->om;
     const ModelCost *c = p->nm ? p->nc : p->oc;
     char tb[NB];
-    fprintf(out, "\nmodel %s: %s (%d nodes, step >= %s)\n", m->name,
-            p->nm ? "added" : "removed", m->nnodes,
-            fmt_time(tb, NB, c->time_s));
-    return;
+    return arena_printf(a, "model %s: %s (%d nodes, step >= %s)", m->name,
+                        p->nm ? "added" : "removed", m->nnodes,
+                        fmt_time(tb, NB, c->time_s));
   }
   /* R-DIFF-001: a pair of differently named models names both */
   bool renamed = strcmp(p->om->name, p->nm->name) != 0;
-  fprintf(out, "\nmodel %s%s%s: %d changed, %d added, %d removed\n",
-          renamed ? p->om->name : "", renamed ? " -> " : "", p->nm->name,
-          p->changed, p->added, p->removed);
+  return arena_printf(a, "model %s%s%s: %d changed, %d added, %d removed",
+                      renamed ? p->om->name : "", renamed ? " -> " : "",
+                      p->nm->name, p->changed, p->added, p->removed);
+}
+
+static void text_model(FILE *out, Arena *a, const SourceSet *ss,
+                       const ModelPair *p) {
+  fprintf(out, "\n%s\n", model_title(a, p));
+  if (!p->nm || !p->om) return;
   /* R-DIFF-007: a changed plan (dtype or recipe) is said before the nodes */
   const char *op = plan_label(a, p->om), *np = plan_label(a, p->nm);
   if (strcmp(op, np) != 0) fprintf(out, "  dtype plan %s -> %s\n", op, np);
@@ -743,6 +769,150 @@ static void write_json(FILE *out, Arena *a, const SourceSet *ss, const Side *o,
   json_out_finish(w);
 }
 
+/* ---------------------------------------------------------- HTML output */
+
+/* R-HTML-009: the page's data, every figure shown as the text prints it,
+ * the raw step figures beside a row's cells for sorting. */
+typedef struct HtmlDiff {
+  StrBuf d, clean;
+  Arena *a;
+  const SourceSet *ss;
+} HtmlDiff;
+
+static void html_str(HtmlDiff *h, const char *s) { html_json_str(&h->d, &h->clean, s); }
+
+/* An entry's step FLOPs, bytes and time, null where it has none. */
+static void html_figures(HtmlDiff *h, const Model *m, const ModelCost *c,
+                         const Entry *e) {
+  if (!e) {
+    sb_puts(&h->d, "null");
+    return;
+  }
+  Kernel kn = e->kernel >= 0 ? cost_kernel(c, e->kernel) : (Kernel){0};
+  const GNode *g = e->node >= 0 ? &m->nodes[e->node] : NULL;
+  double flops = e->kernel >= 0 ? kn.flops * kn.count
+                 : g && g->op   ? c->nodes[e->node].flops * g->count
+                                : NAN;
+  sb_putc(&h->d, '[');
+  html_json_num(&h->d, flops);
+  sb_putc(&h->d, ',');
+  html_json_num(&h->d, e->kernel >= 0 ? kn.bytes * kn.count : NAN);
+  sb_putc(&h->d, ',');
+  html_json_num(&h->d, e->kernel >= 0 ? kn.time_s * kn.count : NAN);
+  sb_putc(&h->d, ']');
+}
+
+static void html_totals(HtmlDiff *h, const ModelPair *p) {
+  sb_puts(&h->d, ",\"totals\":[");
+  for (int k = 0; p->om && p->nm && k < NTOTALS; k++) {
+    double o = total_of(p->oc, k), n = total_of(p->nc, k);
+    char ob[NB], nb[NB], cb[NB];
+    const char *cells[4] = {total_names[k], total_text(ob, NB, k, o),
+                            total_text(nb, NB, k, n), change_text(cb, NB, k, o, n)};
+    sb_puts(&h->d, k ? ",[" : "[");
+    for (int i = 0; i < 4; i++) {
+      html_str(h, cells[i]);
+      sb_putc(&h->d, ',');
+    }
+    html_json_num(&h->d, o);
+    sb_putc(&h->d, ',');
+    html_json_num(&h->d, n);
+    sb_putc(&h->d, ']');
+  }
+  sb_putc(&h->d, ']');
+}
+
+static void html_model(HtmlDiff *h, const ModelPair *p, bool first) {
+  const Model *m = p->nm ? p->nm : p->om;
+  sb_puts(&h->d, first ? "\n{\"name\":" : ",\n{\"name\":");
+  html_str(h, m->name);
+  sb_puts(&h->d, ",\"title\":");
+  html_str(h, model_title(h->a, p));
+  const char *op = p->om && p->nm ? plan_label(h->a, p->om) : "";
+  const char *np = p->om && p->nm ? plan_label(h->a, p->nm) : "";
+  sb_puts(&h->d, ",\"plan\":");
+  html_str(h, strcmp(op, np) != 0 ? arena_printf(h->a, "dtype plan %s -> %s", op, np) : NULL);
+  html_totals(h, p);
+  sb_puts(&h->d, ",\"rows\":[");
+  DiffRow *rows;
+  int nr = p->om && p->nm ? diff_rows(h->a, h->ss, p, &rows) : 0;
+  for (int i = 0; i < nr; i++) {
+    const DiffRow *r = &rows[i];
+    sb_puts(&h->d, i ? ",\n{\"cells\":[" : "\n{\"cells\":[");
+    for (int k = 0; k < NCELLS + 3; k++) {
+      if (k) sb_putc(&h->d, ',');
+      html_str(h, r->cells[k]);
+    }
+    bool kernel = (r->o && r->o->kernel >= 0) || (r->n && r->n->kernel >= 0);
+    bool node = (r->o && r->o->node >= 0) || (r->n && r->n->node >= 0);
+    sb_printf(&h->d, "],\"kernel\":%s,\"node\":%s,\"old\":", kernel ? "true" : "false",
+              node ? "true" : "false");
+    html_figures(h, p->om, p->oc, r->o);
+    sb_puts(&h->d, ",\"new\":");
+    html_figures(h, p->nm, p->nc, r->n);
+    sb_putc(&h->d, '}');
+  }
+  sb_puts(&h->d, "]}");
+}
+
+static void html_diags(HtmlDiff *h, const char *key, const Side *s,
+                       const bool *only_here) {
+  sb_printf(&h->d, ",\n\"%s\":[", key);
+  bool first = true;
+  for (int i = 0; i < s->checks.n; i++) {
+    if (!only_here[i]) continue;
+    const Diag *d = s->checks.items[i];
+    sb_puts(&h->d, first ? "\n{\"severity\":" : ",\n{\"severity\":");
+    first = false;
+    html_str(h, severity_str(d->sev));
+    sb_puts(&h->d, ",\"check\":");
+    html_str(h, d->check);
+    sb_puts(&h->d, ",\"node\":");
+    html_str(h, diag_node(s, d->loc));
+    sb_puts(&h->d, ",\"text\":");
+    html_str(h, diag_line(h->a, h->ss, d));
+    sb_putc(&h->d, '}');
+  }
+  sb_putc(&h->d, ']');
+}
+
+static void html_side(HtmlDiff *h, const char *key, const Side *s) {
+  const SourceFile *f = src_file(h->ss, s->file);
+  sb_printf(&h->d, ",\"%s\":{\"file\":", key);
+  html_str(h, f ? f->name : s->path);
+  sb_puts(&h->d, ",\"target\":");
+  html_str(h, s->an->targets[0]->display);
+  sb_putc(&h->d, '}');
+}
+
+static void write_html(FILE *out, Arena *a, const SourceSet *ss, const Side *o,
+                       const Side *n, const ModelPair *ps, int np,
+                       const Regression *regs, int nregs) {
+  HtmlDiff h = {.a = a, .ss = ss};
+  sb_puts(&h.d, "{\"tool\":\"rooflint\",\"kind\":\"diff\"");
+  html_side(&h, "old", o);
+  html_side(&h, "new", n);
+  sb_puts(&h.d, ",\"heads\":[");
+  for (int k = 0; k < NCELLS + 3; k++) {
+    if (k) sb_putc(&h.d, ',');
+    html_str(&h, row_heads[k]);
+  }
+  sb_puts(&h.d, "],\n\"models\":[");
+  for (int i = 0; i < np; i++) html_model(&h, &ps[i], i == 0);
+  sb_putc(&h.d, ']');
+  html_diags(&h, "appeared", n, unmatched(a, n, o));
+  html_diags(&h, "disappeared", o, unmatched(a, o, n));
+  sb_puts(&h.d, ",\n\"regressions\":[");
+  for (int i = 0; i < nregs; i++) {
+    if (i) sb_putc(&h.d, ',');
+    html_str(&h, regs[i].model);
+  }
+  sb_puts(&h.d, "]}");
+  html_page(out, sb_str(&h.d), h.d.len);
+  sb_free(&h.d);
+  sb_free(&h.clean);
+}
+
 /* ---------------------------------------------------------------- driver */
 
 static bool load_side(SourceSet *ss, Side *s, const DiffOptions *o,
@@ -836,6 +1006,8 @@ int diff_cmd(FILE *out, Arena *a, SourceSet *ss, const char *old_path,
   int nregs = regressions(a, ps, np, o, diags, &regs);
   if (o->json) {
     write_json(out, a, ss, &sides[0], &sides[1], ps, np, o, regs, nregs);
+  } else if (o->html) {
+    write_html(out, a, ss, &sides[0], &sides[1], ps, np, regs, nregs);
   } else {
     const SourceFile *fo = src_file(ss, sides[0].file);
     const SourceFile *fn = src_file(ss, sides[1].file);

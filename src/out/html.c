@@ -19,6 +19,7 @@
  */
 #include "rooflint.h"
 #include "out.h"
+#include "html.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -33,6 +34,16 @@ typedef struct Page {
 
 /* ----------------------------------------------------------------- JSON */
 
+/* One byte of JSON text as the data block holds it: markup characters,
+ * controls and DEL as \u escapes (inside a string is the only place JSON
+ * text has them). */
+static void put_block_byte(FILE *out, unsigned char ch) {
+  if (ch < 0x20 || ch == 0x7f || ch == '<' || ch == '>' || ch == '&')
+    fprintf(out, "\\u%04x", ch);
+  else
+    fputc(ch, out);
+}
+
 static void put_str(Page *p, const char *s) {
   FILE *out = p->out;
   if (!s) {
@@ -42,16 +53,48 @@ static void put_str(Page *p, const char *s) {
   p->clean.len = 0;
   src_utf8_clean(&p->clean, s, strlen(s), "\xEF\xBF\xBD");
   fputc('"', out);
-  for (const char *c = sb_str(&p->clean); *c; c++) {
-    unsigned char ch = (unsigned char)*c;
+  /* by length: an empty string appends nothing, not even a NUL */
+  for (size_t i = 0; i < p->clean.len; i++) {
+    unsigned char ch = (unsigned char)p->clean.data[i];
     if (ch == '"' || ch == '\\')
       fprintf(out, "\\%c", ch);
-    else if (ch < 0x20 || ch == 0x7f || ch == '<' || ch == '>' || ch == '&')
-      fprintf(out, "\\u%04x", ch);
     else
-      fputc(ch, out);
+      put_block_byte(out, ch);
   }
   fputc('"', out);
+}
+
+void html_json_str(StrBuf *out, StrBuf *clean, const char *s) {
+  if (!s) {
+    sb_printf(out, "null");
+    return;
+  }
+  clean->len = 0;
+  src_utf8_clean(clean, s, strlen(s), "\xEF\xBF\xBD");
+  sb_printf(out, "\"");
+  for (size_t i = 0; i < clean->len; i++) {
+    unsigned char ch = (unsigned char)clean->data[i];
+    if (ch == '"' || ch == '\\')
+      sb_printf(out, "\\%c", ch);
+    else if (ch < 0x20 || ch == 0x7f || ch == '<' || ch == '>' || ch == '&')
+      sb_printf(out, "\\u%04x", ch);
+    else
+      sb_putc(out, (char)ch);
+  }
+  sb_printf(out, "\"");
+}
+
+void html_json_num(StrBuf *out, double v) {
+  if (!isfinite(v)) {
+    sb_printf(out, "null");
+    return;
+  }
+  char buf[32];
+  int digits = 15; /* as put_num */
+  do
+    snprintf(buf, sizeof buf, "%.*g", digits, v);
+  while (digits++ < 17 && strtod(buf, NULL) != v);
+  sb_printf(out, "%s", buf);
 }
 
 /* Exact doubles (%.17g reads back bit for bit), so the page orders rows
@@ -418,12 +461,9 @@ static const EmbeddedFile *page_part(const char *name) {
   die("html: %s was not embedded at build", name);
 }
 
-void html_write(FILE *out, Analysis *const *an, const DiagSink *const *diags,
-                int n, const SourceSet *ss) {
-  Page p = {.out = out, .ss = ss};
-  p.lines = xcalloc((size_t)ss->nfiles + 1, sizeof *p.lines);
+/* The skeleton up to the data block's text, and from its end. */
+static void page_open(FILE *out) {
   const EmbeddedFile *css = page_part("html_page.css");
-  const EmbeddedFile *js = page_part("html_page.js");
   fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         "<title>rooflint report</title>\n<style>\n", out);
@@ -432,10 +472,36 @@ void html_write(FILE *out, Analysis *const *an, const DiagSink *const *diags,
         "script: enable JavaScript to see it.</p></noscript>\n"
         "<main id=\"app\"></main>\n"
         "<script type=\"application/json\" id=\"rooflint-data\">", out);
-  put_data(&p, an, diags, n);
+}
+
+static void page_close(FILE *out) {
+  const EmbeddedFile *js = page_part("html_page.js");
   fputs("</script>\n<script>\n", out);
   fwrite(js->text, 1, js->len, out);
   fputs("</script>\n</body>\n</html>\n", out);
+}
+
+void html_write(FILE *out, Analysis *const *an, const DiagSink *const *diags,
+                int n, const SourceSet *ss) {
+  Page p = {.out = out, .ss = ss};
+  p.lines = xcalloc((size_t)ss->nfiles + 1, sizeof *p.lines);
+  page_open(out);
+  put_data(&p, an, diags, n);
+  page_close(out);
   free(p.lines);
   sb_free(&p.clean);
+}
+
+void html_page(FILE *out, const char *data, size_t len) {
+  page_open(out);
+  /* JSON text: its controls are escaped inside strings already and are
+   * whitespace outside them; markup characters occur only inside them. */
+  for (size_t i = 0; i < len; i++) {
+    unsigned char ch = (unsigned char)data[i];
+    if (ch == 0x7f || ch == '<' || ch == '>' || ch == '&')
+      fprintf(out, "\\u%04x", ch);
+    else
+      fputc(ch, out);
+  }
+  page_close(out);
 }

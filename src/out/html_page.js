@@ -35,7 +35,7 @@
   }
 
   const sourceLine = new Map();
-  for (const [file, line, text] of data.lines) sourceLine.set(file + ":" + line, text);
+  for (const [file, line, text] of data.lines || []) sourceLine.set(file + ":" + line, text);
   function fileName(i) { return i >= 0 && i < data.files.length ? data.files[i] : "-"; }
   function diagsAt(file, line) {
     return data.diags.filter((d) => d.file === file && d.line === line && line > 0);
@@ -375,5 +375,242 @@
     if (sel) sel.value = String(i);
     if (v) drawRows();
   }
-  showView(0);
+  /* ------------------------------------ shared by the sweep and diff pages */
+  /* A table whose every column sorts on a click of its head: by keyOf(row,
+   * column), a number (largest first, as the lint page sorts figures) or a
+   * string; ties keep the given order.  rowAttrs(row, i) names each row. */
+  function sortableTable(id, heads, rows, cellsOf, keyOf, rowAttrs) {
+    const body = el("tbody", {});
+    const st = { col: -1, dir: 1 };
+    function draw() {
+      const idx = rows.map((_, i) => i);
+      if (st.col >= 0) {
+        idx.sort((a, b) => {
+          const x = keyOf(rows[a], st.col), y = keyOf(rows[b], st.col);
+          const c = typeof x === "number" && typeof y === "number" ? x - y
+            : String(x).localeCompare(String(y));
+          return c * st.dir;
+        });
+      }
+      const frag = document.createDocumentFragment();
+      for (const i of idx) {
+        const tr = el("tr", rowAttrs(rows[i], i));
+        for (const c of cellsOf(rows[i])) tr.appendChild(el("td", {}, c));
+        tr.addEventListener("click", () => markRow(tr));
+        frag.appendChild(tr);
+      }
+      body.replaceChildren(frag);
+    }
+    const tr = el("tr", {});
+    heads.forEach((h, j) => {
+      const th = el("th", { "data-col": String(j), scope: "col" },
+                    el("button", { type: "button" }, h === "" ? " " : h));
+      th.addEventListener("click", () => {
+        const numeric = rows.length > 0 && typeof keyOf(rows[0], j) === "number";
+        st.dir = st.col === j ? -st.dir : numeric ? -1 : 1;
+        st.col = j;
+        for (const x of tr.children)
+          x.setAttribute("aria-sort", Number(x.dataset.col) !== j ? "none"
+                         : st.dir < 0 ? "descending" : "ascending");
+        draw();
+      });
+      tr.appendChild(th);
+    });
+    draw();
+    return el("div", { class: "table-box" },
+              el("table", { id: id, class: "sortable" }, el("thead", {}, tr), body));
+  }
+  function markRow(tr) {
+    for (const x of document.querySelectorAll("tr.selected, circle.selected"))
+      x.classList.remove("selected");
+    if (!tr) return;
+    tr.classList.add("selected");
+    tr.scrollIntoView({ block: "nearest" });
+  }
+  function pageHeader(title, files, sections) {
+    document.title = "rooflint " + title + ": " + files;
+    const nav = el("nav", {});
+    for (const [id, label] of sections) nav.appendChild(el("a", { href: "#" + id }, label));
+    return el("header", {}, el("h1", {}, "rooflint " + title), el("p", { class: "files" }, files), nav);
+  }
+
+  /* --------------------------------------------- the sweep (R-HTML-008) */
+  function decades(lo, hi) {
+    let a = Math.floor(Math.log10(lo)), b = Math.ceil(Math.log10(hi));
+    if (b <= a) b = a + 1;
+    return [Math.pow(10, a), Math.pow(10, b)];
+  }
+  /* One chart of figure `key` against the first swept value, one line per
+   * value of the other swept lets; each point links to its row. */
+  function sweepChart(t, ti, key, label, limit) {
+    const SW = 520, SH = 300, L = 64, R = 16, T = 14, B = 44;
+    const pts = [];
+    t.rows.forEach((r, i) => {
+      if (r.values[0] !== null && r[key] !== null && r[key] > 0) pts.push(i);
+    });
+    if (!pts.length) return el("p", { class: "note" }, "no " + label + " to chart");
+    const xs = pts.map((i) => t.rows[i].values[0]);
+    const ys = pts.map((i) => t.rows[i][key]).concat(limit > 0 ? [limit] : []);
+    const xmin = Math.min(...xs), xmax = Math.max(...xs);
+    const xlog = xmin > 0 && xmax / xmin >= 10;
+    const X = xlog ? logScale(...decades(xmin, xmax), L, SW - R)
+      : (x) => L + (xmax > xmin ? (x - xmin) / (xmax - xmin) : 0.5) * (SW - R - L);
+    const [ylo, yhi] = decades(Math.min(...ys), Math.max(...ys));
+    const Y = logScale(ylo, yhi, SH - B, T);
+    const g = svgEl("svg", { viewBox: "0 0 " + SW + " " + SH, width: SW, height: SH,
+                             class: "sweep-chart", "data-figure": key, role: "img" });
+    g.appendChild(svgEl("rect", { x: L, y: T, width: SW - L - R, height: SH - T - B, class: "frame" }));
+    for (let e = Math.log10(ylo); e <= Math.log10(yhi); e++) {
+      const tx = svgEl("text", { x: L - 6, y: Y(Math.pow(10, e)) + 4, class: "tick", "text-anchor": "end" });
+      tx.textContent = "1e" + e;
+      g.appendChild(tx);
+    }
+    const seen = new Set();
+    for (const i of pts) { /* a tick at each swept value, its text as given */
+      const v = t.rows[i].values[0];
+      if (seen.has(v) || seen.size >= 12) continue;
+      seen.add(v);
+      const tx = svgEl("text", { x: X(v), y: SH - B + 16, class: "tick", "text-anchor": "middle" });
+      tx.textContent = t.rows[i].cells[0];
+      g.appendChild(tx);
+    }
+    const xl = svgEl("text", { x: (L + SW - R) / 2, y: SH - 8, class: "axis", "text-anchor": "middle" });
+    xl.textContent = data.axes[0];
+    const yl = svgEl("text", { x: 12, y: (T + SH - B) / 2, class: "axis", "text-anchor": "middle",
+                               transform: "rotate(-90 12 " + (T + SH - B) / 2 + ")" });
+    yl.textContent = label;
+    g.append(xl, yl);
+    if (limit > 0) {
+      g.appendChild(svgEl("line", { x1: L, x2: SW - R, y1: Y(limit), y2: Y(limit), class: "limit" }));
+      const lt = svgEl("text", { x: SW - R - 4, y: Y(limit) - 4, class: "roof-label", "text-anchor": "end" });
+      lt.textContent = "the target's memory";
+      g.appendChild(lt);
+    }
+    const series = new Map();
+    for (const i of pts) {
+      const k = t.rows[i].cells.slice(1, data.axes.length).join(", ");
+      if (!series.has(k)) series.set(k, []);
+      series.get(k).push(i);
+    }
+    let si = 0;
+    for (const list of series.values()) {
+      const line = list.slice().sort((a, b) => t.rows[a].values[0] - t.rows[b].values[0])
+        .map((i) => X(t.rows[i].values[0]).toFixed(1) + "," + Y(t.rows[i][key]).toFixed(1));
+      g.appendChild(svgEl("polyline", { points: line.join(" "), class: "series s" + (si % 8) }));
+      for (const i of list) {
+        const r = t.rows[i];
+        const a = svgEl("a", { href: "#sweep-" + ti + "-row-" + i });
+        const c = svgEl("circle", { cx: X(r.values[0]), cy: Y(r[key]), r: 4,
+                                    class: "sweep-point s" + (si % 8), "data-row": String(i) });
+        const tip = svgEl("title", {});
+        tip.textContent = t.heads.map((h, j) => h + " " + r.cells[j]).join("; ");
+        c.appendChild(tip);
+        a.appendChild(c);
+        a.addEventListener("click", () => {
+          markRow(document.getElementById("sweep-" + ti + "-row-" + i));
+          c.classList.add("selected");
+        });
+        g.appendChild(a);
+      }
+      si++;
+    }
+    return g;
+  }
+  function sweepPage() {
+    const files = [...new Set(data.tables.map((t) => t.file))].join(", ");
+    const parts = [pageHeader("sweep", files, data.tables.map((t, ti) =>
+      ["sweep-" + ti, (t.model === null ? "" : t.model + " ") + "(" + t.file + ")"]))];
+    data.tables.forEach((t, ti) => {
+      const na = data.axes.length;
+      const s = el("section", { id: "sweep-" + ti, class: "sweep" },
+        el("h2", {}, "--sweep " + data.axes.join(", ") + ": " +
+           (t.model === null ? "" : "model " + t.model + " in ") + t.file + " on " + t.target));
+      const mem = t.rows.reduce((m, r) => Math.max(m, r.memory || 0), 0);
+      s.appendChild(el("div", { class: "sweep-charts" },
+        sweepChart(t, ti, "step", "step time (s)", 0),
+        sweepChart(t, ti, "footprint", "footprint per GPU (B)", mem)));
+      const stepCol = t.heads.indexOf("time/step"), fpCol = t.heads.indexOf("footprint");
+      s.appendChild(sortableTable("sweep-table-" + ti, t.heads, t.rows, (r) => r.cells,
+        (r, j) => j < na && r.values[j] !== null ? r.values[j]
+          : j === stepCol && r.step !== null ? r.step
+          : j === fpCol && r.footprint !== null ? r.footprint : r.cells[j],
+        (r, i) => ({ id: "sweep-" + ti + "-row-" + i, "data-row": String(i) })));
+      parts.push(s);
+    });
+    if (!data.tables.length) parts.push(el("p", {}, "no file was swept"));
+    app.replaceChildren(...parts);
+  }
+
+  /* ---------------------------------------------- the diff (R-HTML-009) */
+  /* A figure column sorts by how much it grew (new minus old, a side that
+   * lacks it counted as 0): the change that matters most comes first. */
+  const DIFF_FIG = { 5: 0, 6: 1, 8: 2 };
+  function growth(r, k) {
+    const o = r.old && r.old[k] !== null ? r.old[k] : 0;
+    const n = r.new && r.new[k] !== null ? r.new[k] : 0;
+    return n - o;
+  }
+  function diffTable(mi, kind, rows) {
+    return sortableTable("diff-" + mi + "-" + kind, data.heads, rows, (r) => r.cells,
+      (r, j) => DIFF_FIG[j] !== undefined ? growth(r, DIFF_FIG[j]) : r.cells[j],
+      (r) => ({ class: "mark-" + (r.cells[0] === "~" ? "changed" : r.cells[0] === "+" ? "added" : "removed"),
+                "data-node": r.cells[1], "data-at": r.cells[10] }));
+  }
+  function diffModel(m, mi) {
+    const s = el("section", { id: "model-" + mi, class: "diff-model" }, el("h2", {}, m.title));
+    if (m.plan) s.appendChild(el("p", {}, m.plan));
+    if (m.totals.length) {
+      const tb = el("tbody", {});
+      for (const t of m.totals) tb.appendChild(el("tr", {}, ...t.slice(0, 4).map((c) => el("td", {}, c))));
+      s.appendChild(el("table", { class: "totals", id: "totals-" + mi },
+        el("thead", {}, el("tr", {}, ...["totals", "old", "new", "change"].map((h) => el("th", {}, h)))), tb));
+    }
+    const kernels = m.rows.filter((r) => r.kernel), nodes = m.rows.filter((r) => r.node);
+    s.appendChild(el("h3", {}, "kernels that changed (" + kernels.length + ")"));
+    s.appendChild(kernels.length ? diffTable(mi, "kernels", kernels) : el("p", {}, "none"));
+    s.appendChild(el("h3", {}, "nodes that changed (" + nodes.length + ")"));
+    s.appendChild(nodes.length ? diffTable(mi, "nodes", nodes) : el("p", {}, "none"));
+    return s;
+  }
+  /* A diagnostic's node: its row in the first model's node table that has it. */
+  function gotoNode(name) {
+    const tr = [...document.querySelectorAll("table[id$='-nodes'] tr, table[id$='-kernels'] tr")]
+      .find((t) => t.dataset.node === name);
+    markRow(tr || null);
+  }
+  function diffDiags(key, title, mark) {
+    const list = data[key];
+    const s = el("section", { id: key }, el("h2", {}, title + " (" + list.length + ")"));
+    for (const d of list) {
+      const p = el("p", { class: "diag " + d.severity }, mark + " ");
+      if (d.node !== null) {
+        const a = el("a", { href: "#", class: "node" }, d.node);
+        a.addEventListener("click", (ev) => { ev.preventDefault(); gotoNode(d.node); });
+        p.append(a, " ");
+      }
+      p.appendChild(el("span", { class: "text" }, d.text));
+      s.appendChild(p);
+    }
+    if (!list.length) s.appendChild(el("p", {}, "none"));
+    return s;
+  }
+  function diffPage() {
+    const files = data.old.file + " -> " + data.new.file;
+    const parts = [pageHeader("diff", files, [["models", "Models"], ["appeared", "Appeared"],
+                                              ["disappeared", "Disappeared"]])];
+    parts.push(el("p", { class: "summary-line" }, "on " + data.old.target +
+      (data.new.target !== data.old.target ? " -> " + data.new.target : "")));
+    if (data.regressions.length)
+      parts.push(el("p", { class: "diag error" }, "step-time regression past --fail-on-regression: " +
+                    data.regressions.join(", ")));
+    const models = el("div", { id: "models" });
+    data.models.forEach((m, mi) => models.appendChild(diffModel(m, mi)));
+    parts.push(models, diffDiags("appeared", "diagnostics that appeared", "+"),
+               diffDiags("disappeared", "diagnostics that went away", "-"));
+    app.replaceChildren(...parts);
+  }
+
+  if (data.kind === "sweep") sweepPage();
+  else if (data.kind === "diff") diffPage();
+  else showView(0);
 })();

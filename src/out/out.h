@@ -61,6 +61,12 @@ void report_sweep_header(FILE *out, SweepLayout layout, const char *const *names
 void report_sweep_row(FILE *out, const Analysis *an, int model, SweepLayout layout,
                       const char *const *values, int naxes, int model_w,
                       const char *model_name, const char *errors);
+/* The layout's column heads (NULL-terminated), and one row's figures under
+ * them (the count filled: 0 when the model has no cost), as the row prints
+ * them. */
+const char *const *report_sweep_heads(SweepLayout layout);
+int report_sweep_cells(const Analysis *an, int model, SweepLayout layout,
+                       char cells[][REPORT_NB]);
 /* `rooflint targets [NAMES...]`, `rooflint target NAME`: exit status. */
 int report_targets_cmd(FILE *out, Arena *a, SourceSet *ss,
                        const char *const *names, int n, DiagSink *diags);
@@ -87,15 +93,35 @@ void html_write(FILE *out, Analysis *const *an, const DiagSink *const *diags,
 extern const EmbeddedFile embedded_html_page[];
 extern const int embedded_html_page_count;
 
+/* --sweep with --format html (R-HTML-008): the rows gathered as the sweep
+ * makes them, one table per file and model, written as one page at the
+ * end.  html_sweep_file starts a file (its first value's analysis, which
+ * names its models); html_sweep_row adds model `model`'s row at a value
+ * (the text row's cells, `errors` its error summary). */
+typedef struct HtmlSweep HtmlSweep;
+HtmlSweep *html_sweep_new(const char *const *axes, int naxes);
+void html_sweep_file(HtmlSweep *s, const SourceSet *ss, const Analysis *an,
+                     SweepLayout layout);
+void html_sweep_row(HtmlSweep *s, const Analysis *an, int model,
+                    SweepLayout layout, const char *const *values,
+                    const char *errors);
+void html_sweep_write(FILE *out, HtmlSweep *s);
+void html_sweep_free(HtmlSweep *s);
+
 /* SARIF 2.1.0: one run, one rule per registered check plus the rule
  * "error" for language errors; `exit_status` is recorded in invocations. */
 void sarif_write(FILE *out, Analysis *const *an, const DiagSink *const *diags,
                  int n, const SourceSet *ss, int exit_status);
 
-/* The roofline chart as a standalone SVG document: one panel per model,
- * one roof set per target, one point per kernel.  Returns the number of
- * kernels plotted. */
-int plot_write(FILE *out, Analysis *const *an, int n, const SourceSet *ss);
+/* The chart's panels at most (R-OUT-017). */
+#define PLOT_MAX_PANELS 1000
+
+/* The roofline chart as a standalone SVG document: one panel per model
+ * (the first PLOT_MAX_PANELS), one roof set per target, one point per kernel.
+ * Returns the number of kernels plotted; *left_out is the number of models
+ * past the cap, not drawn. */
+int plot_write(FILE *out, Analysis *const *an, int n, const SourceSet *ss,
+               int *left_out);
 
 /* ===================================================================== */
 /* plan.c, diff.c: reviewing a dtype plan (--plan, --dtype, `rooflint diff`) */
@@ -138,6 +164,7 @@ typedef struct DiffOptions {
   bool has_fail;         /* --fail-on-regression given */
   double fail_pct;       /* its PCT */
   const struct ImportOptions *import; /* how a side not in .roof is read */
+  bool html;             /* --format html (R-HTML-009) */
 } DiffOptions;
 
 /* `rooflint diff OLD NEW` ("-" = stdin for one side): matches models and

@@ -40,6 +40,7 @@
 enum {
   WIDTH = 980,
   PANEL_H = 680,
+  LEFT_OUT_H = 40, /* the line saying how many models were not drawn */
   PLOT_LEFT = 112,
   PLOT_TOP = 92,
   PLOT_W = 590,
@@ -962,12 +963,21 @@ static int draw_panel(FILE *out, const Analysis *an, int model, double top, cons
   return npts;
 }
 
-/* R-OUT-008, R-OUT-009 */
-int plot_write(FILE *out, Analysis *const *an, int n, const SourceSet *ss) {
-  int panels = 0;
+/* R-OUT-008, R-OUT-009; R-OUT-017: at most PLOT_MAX_PANELS panels, the
+ * first models in file order, and a line under them saying how many more
+ * there were (a chart of thousands of panels is drawn for nobody, and
+ * each costs as much as a small model's whole lint). */
+int plot_write(FILE *out, Analysis *const *an, int n, const SourceSet *ss,
+               int *left_out) {
+  int models = 0, panels = 0; /* models analysed; those with a panel */
   for (int a = 0; a < n; a++)
-    if (an[a] && an[a]->unit && an[a]->costs && an[a]->ntargets > 0) panels += an[a]->unit->nmodels;
-  int height = PANEL_H * (panels ? panels : 1);
+    if (an[a] && an[a]->unit && an[a]->costs && an[a]->ntargets > 0)
+      for (int m = 0; m < an[a]->unit->nmodels; m++, models++)
+        panels += an[a]->costs[m * an[a]->ntargets] != NULL;
+  *left_out = panels > PLOT_MAX_PANELS ? panels - PLOT_MAX_PANELS : 0;
+  panels -= *left_out;
+  int height = *left_out ? PANEL_H * panels + LEFT_OUT_H
+                         : PANEL_H * (models ? models : 1);
   fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
                "viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n"
@@ -977,7 +987,7 @@ int plot_write(FILE *out, Analysis *const *an, int n, const SourceSet *ss) {
   int plotted = 0, panel = 0;
   for (int a = 0; a < n; a++) {
     if (!an[a] || !an[a]->unit || !an[a]->costs || an[a]->ntargets <= 0) continue;
-    for (int m = 0; m < an[a]->unit->nmodels; m++) {
+    for (int m = 0; m < an[a]->unit->nmodels && panel < panels; m++) {
       if (!an[a]->costs[m * an[a]->ntargets]) continue;
       fprintf(out, "<g class=\"panel\" id=\"model-%d\">\n", panel);
       plotted += draw_panel(out, an[a], m, (double)panel * PANEL_H, ss);
@@ -988,6 +998,16 @@ int plot_write(FILE *out, Analysis *const *an, int n, const SourceSet *ss) {
   if (panel == 0)
     text_at(out, WIDTH / 2.0, PANEL_H / 2.0, "middle", "font-size=\"16\" fill=\"#555\"",
             "no model to plot");
+  if (*left_out) {
+    char line[160];
+    snprintf(line, sizeof line,
+             "%d more model%s not drawn: the chart has at most %d panels",
+             *left_out, *left_out == 1 ? " is" : "s are", PLOT_MAX_PANELS);
+    fprintf(out, "<g class=\"left-out\">\n");
+    text_at(out, WIDTH / 2.0, panels * PANEL_H + LEFT_OUT_H / 2.0, "middle",
+            "font-size=\"16\" fill=\"#555\"", line);
+    fputs("</g>\n", out);
+  }
   fputs("</svg>\n", out);
   return plotted;
 }

@@ -702,10 +702,10 @@ void report_sweep_header(FILE *out, SweepLayout k, const char *const *names,
   sb_free(&line);
 }
 
-void report_sweep_row(FILE *out, const Analysis *an, int model, SweepLayout kind,
-                      const char *const *values, int naxes, int model_w,
-                      const char *model_name, const char *errors) {
-  char v[16][NB];
+const char *const *report_sweep_heads(SweepLayout kind) { return sweep_heads[kind]; }
+
+int report_sweep_cells(const Analysis *an, int model, SweepLayout kind,
+                       char v[][REPORT_NB]) {
   int n = 0;
   bool costed = an && an->unit && an->unit->nmodels > model && an->costs;
   const ModelCost *c = costed ? cost_at(an, model, 0) : NULL;
@@ -748,6 +748,14 @@ void report_sweep_row(FILE *out, const Analysis *an, int model, SweepLayout kind
     fmt_percent(v[n++], NB, w.utilisation, 1);
     fmt_fixed(v[n++], NB, w.idle_sms, 0);
   }
+  return n;
+}
+
+void report_sweep_row(FILE *out, const Analysis *an, int model, SweepLayout kind,
+                      const char *const *values, int naxes, int model_w,
+                      const char *model_name, const char *errors) {
+  char v[16][NB];
+  int n = report_sweep_cells(an, model, kind, v);
   for (int a = 0; a < naxes; a++) fprintf(out, "%s%10s", a ? "  " : "", values[a]);
   if (model_w > 0) fprintf(out, "  %-*s", model_w, model_name ? model_name : "-");
   for (int i = 0; sweep_heads[kind][i]; i++) /* "-": not costed at this value */

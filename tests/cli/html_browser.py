@@ -29,6 +29,20 @@ example (18 kernels, one wave-tail warning):
 R-HTML-005: with -t h100_sxm,a100_sxm the view selector switches targets.
 R-HTML-006: hostile text (a path with < & " ', a comment closing the
 script) shows as text and runs nothing.
+R-HTML-008, the sweep's page (tour.roof, --sweep B=1,2,4,8,16): the table
+is the text sweep's, cell for cell; each chart (step time, footprint) has
+a point per row, and clicking the third point selects the third row
+(B = 4) and goes to its anchor; sorting by time/step orders the rows by
+their step time, largest first (B = 16 .. 1); a grid of two lets
+(--sweep B=1,8 --sweep D=1024,4096) has one line per D in each chart; the
+hostile path of R-HTML-006 swept shows as text and runs nothing.
+R-HTML-009, the diff's page (tour.roof against a copy with B = 64 and
+relu for gelu): the totals, kernel and node tables are the text diff's,
+cell for cell (kernels: h, x, logits, fused act; nodes: h, +h, x, logits,
+-h); sorting the kernels by time/step puts first the one whose time grew
+most (logits, 157 us -> 250 us: +93 us, against fused act's +35 us and
+the matmuls' +22 us); the diagnostics that appeared (3) and went away (4)
+are the JSON diff's, and a diagnostic's node link selects that node's row.
 """
 import html.parser
 import json
@@ -230,6 +244,109 @@ def check_hostile(b, rooflint, tmp):
     console_errors(b, "hostile")
 
 
+def text_rows(lines):
+    """Rows of an aligned text table: cells split on runs of 2+ blanks."""
+    return [re.split(r"\s{2,}", l.strip()) for l in lines if l.strip()]
+
+
+def sweep_dom(b, ti):
+    return b.js("return [...document.querySelectorAll('#sweep-table-' + arguments[0] + ' tbody tr')]"
+                ".map(tr => [...tr.cells].map(td => td.textContent))", ti)
+
+
+def check_sweep(b, rooflint, tmp):
+    """R-HTML-008: the sweep's page."""
+    args = ["--sweep", "B=1,2,4,8,16", "examples/tour.roof"]
+    page = os.path.join(tmp, "sweep.html")
+    run(rooflint, ["--format", "html"] + args, page)
+    data = check_page(page)
+    assert data["kind"] == "sweep" and len(data["tables"]) == 1, data["kind"]
+    text = subprocess.run([rooflint, "-w"] + args, capture_output=True, text=True).stdout
+    want = text_rows(text.split("\n")[2:])
+    b.open(page)
+    assert sweep_dom(b, 0) == want, (sweep_dom(b, 0), want)
+    for fig in ("step", "footprint"):
+        n = b.js("return document.querySelectorAll('svg.sweep-chart[data-figure=\"' + arguments[0] +"
+                 " '\"] circle.sweep-point').length", fig)
+        assert n == 5, (fig, n)
+    pts = b.js("return [...document.querySelectorAll('svg.sweep-chart[data-figure=\"step\"] circle')]"
+               ".map(c => c.dataset.row)")
+    assert pts == ["0", "1", "2", "3", "4"], pts
+    b.click(b.find('svg.sweep-chart[data-figure="step"] a[href="#sweep-0-row-2"] circle'))
+    sel = b.js("return [...document.querySelectorAll('#sweep-table-0 tr.selected')].map(t => t.id)")
+    assert sel == ["sweep-0-row-2"], sel
+    assert b.js("return location.hash") == "#sweep-0-row-2"
+    col = data["tables"][0]["heads"].index("time/step")
+    b.click(b.find('#sweep-table-0 th[data-col="%d"] button' % col))
+    assert [r[0] for r in sweep_dom(b, 0)] == ["16", "8", "4", "2", "1"], sweep_dom(b, 0)
+    console_errors(b, "sweep")
+    # two swept lets: a line per value of the second
+    page2 = os.path.join(tmp, "sweep2.html")
+    run(rooflint, ["--format", "html", "--sweep", "B=1,8", "--sweep", "D=1024,4096",
+                   "examples/tour.roof"], page2)
+    check_page(page2)
+    b.open(page2)
+    lines = b.js("return [...document.querySelectorAll('svg.sweep-chart')].map(g => "
+                 "g.querySelectorAll('polyline.series').length)")
+    assert lines == [2, 2], lines
+    assert len(sweep_dom(b, 0)) == 4
+    console_errors(b, "sweep of two lets")
+
+
+def check_sweep_hostile(b, rooflint, tmp):
+    """R-HTML-006 on the sweep's page (the file of check_hostile)."""
+    path = os.path.join(tmp, "a<b>&\"c'", "<!--x.roof")
+    page = os.path.join(tmp, "sweep_hostile.html")
+    run(rooflint, ["--format", "html", "--sweep", "B=1,2", path], page)
+    check_page(page)
+    b.open(page)
+    assert b.js("return window.pwned === undefined")
+    assert b.js("return document.querySelector('.files').textContent") == path
+    console_errors(b, "sweep hostile")
+
+
+def check_diff(b, rooflint, tmp):
+    """R-HTML-009: the diff's page."""
+    src = open("examples/tour.roof", encoding="utf-8").read()
+    new = os.path.join(tmp, "tour_new.roof")
+    with open(new, "w", encoding="utf-8") as f:
+        f.write(src.replace("let B = 8 ", "let B = 64").replace("h = gelu(h)", "h = relu(h)"))
+    args = ["diff", "examples/tour.roof", new]
+    page = os.path.join(tmp, "diff.html")
+    with open(page, "w") as f:
+        r = subprocess.run([rooflint] + args[:1] + ["--format", "html"] + args[1:], stdout=f)
+    assert r.returncode == 0, r.returncode
+    data = check_page(page)
+    assert data["kind"] == "diff", data["kind"]
+    doc = json.loads(subprocess.run([rooflint, "diff", "--format", "json"] + args[1:],
+                                    capture_output=True, text=True).stdout)
+    lines = subprocess.run([rooflint] + args, capture_output=True, text=True).stdout.split("\n")
+    head = next(i for i, l in enumerate(lines) if l.strip().startswith("node"))
+    end = lines.index("", head)
+    nodes = text_rows(lines[head + 1:end])
+    tot = next(i for i, l in enumerate(lines) if l.strip().startswith("totals"))
+    totals = text_rows(lines[tot + 1:lines.index("", tot)])
+    b.open(page)
+    dom = lambda css: b.js("return [...document.querySelectorAll(arguments[0])]"
+                           ".map(tr => [...tr.cells].map(td => td.textContent))", css)
+    assert dom("#totals-0 tbody tr") == totals, (dom("#totals-0 tbody tr"), totals)
+    got_nodes = dom("#diff-0-nodes tbody tr")
+    want_nodes = [r for r in nodes if r[2] != "fused"]
+    assert got_nodes == want_nodes, (got_nodes, want_nodes)
+    kernels = [r[1] for r in dom("#diff-0-kernels tbody tr")]
+    assert kernels == ["h", "x", "logits", "fused act"], kernels
+    b.click(b.find('#diff-0-kernels th[data-col="8"] button'))
+    kernels = [r[1] for r in dom("#diff-0-kernels tbody tr")]
+    assert kernels == ["logits", "fused act", "h", "x"], kernels
+    for key, want in (("appeared", 3), ("disappeared", 4)):
+        n = b.js("return document.querySelectorAll('#' + arguments[0] + ' p.diag').length", key)
+        assert n == want == len(doc["diagnostics"][key]), (key, n)
+    b.click(b.find("#appeared p.diag a.node"))
+    sel = b.js("return [...document.querySelectorAll('tr.selected')].map(t => t.dataset.node)")
+    assert sel == ["h"], sel
+    console_errors(b, "diff")
+
+
 def main():
     if sys.argv[1] == "--screenshot":
         b = Browser(1280, 1500)
@@ -254,9 +371,12 @@ def main():
             check_rows_per_view(b, page, doc, " ".join(args))
         check_interaction(b, rooflint, tmp)
         check_hostile(b, rooflint, tmp)
+        check_sweep(b, rooflint, tmp)
+        check_sweep_hostile(b, rooflint, tmp)
+        check_diff(b, rooflint, tmp)
     finally:
         b.close()
-    print("html_browser: %d pages, interaction and hostile input: ok" % len(cases))
+    print("html_browser: %d pages, interaction, hostile input, sweep and diff: ok" % len(cases))
 
 
 if __name__ == "__main__":

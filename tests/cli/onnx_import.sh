@@ -243,6 +243,23 @@ done
 run tests/onnx/ops/loop_dynamic.onnx
 expect_status 1
 expect_err "rooflint: error: tests/onnx/ops/loop_dynamic.onnx: node 0 \"/loop\" (Loop): its trip count is not a constant: rooflint imports a Loop that runs a known number of times"
+# issue 28 item 21: a constant trip count of -3 is not "not a constant";
+# an op_type present but empty is refused at the node's byte offset, as a
+# missing one is (node 1 starts at byte 42); a kernel_shape of [5, 5] on a
+# weight [4, 3, 3, 3] is an inconsistent file.  Commit e048cfb (found by
+# fuzz_import): Unsqueeze axis 5 of a rank-2 input, rank 3 after.
+run $D28/loop_negative.onnx
+expect_status 1
+expect_err "rooflint: error: $D28/loop_negative.onnx: node 0 \"/loop\" (Loop): its trip count is -3, not a positive integer"
+run $D28/op_type_empty.onnx
+expect_status 1
+expect_err "rooflint: error: $D28/op_type_empty.onnx: not a valid ONNX model: byte 42: an empty op_type (field 4) in NodeProto"
+run $D28/conv_kernel_shape_mismatch.onnx
+expect_status 1
+expect_err "rooflint: error: $D28/conv_kernel_shape_mismatch.onnx: node 0 \"/Conv\" (Conv): its kernel_shape is 5 on spatial axis 0 where its weight has 3"
+run $D28/unsqueeze_axis_5.onnx
+expect_status 1
+expect_err "rooflint: error: $D28/unsqueeze_axis_5.onnx: node 0 \"/Unsqueeze\" (Unsqueeze): its axis 5 is out of range for rank 3"
 # import prints the importer's findings as the lint would name them
 run import --unknown-ops=custom tests/onnx/ops/unknown_op.onnx
 expect_status 0

@@ -3,8 +3,8 @@
 #
 # R-HTML-001: one page on standard output for the whole run, the exit
 # status the lint's (tour.roof: 0 with warnings; a file with a syntax error:
-# 1, and the page still holds its diagnostic); not with --sweep, nor as
-# `rooflint diff`'s format (exit 2, the message names the formats).
+# 1, and the page still holds its diagnostic); not with --plan (exit 2).
+# R-HTML-008 and R-HTML-009: the sweep's and the diff's pages.
 # R-HTML-002: nothing fetched: no src= or href= to anything but the page's
 # own sections, no @import or url( in the style, no fetch/XMLHttpRequest.
 # R-HTML-007: a 100,000-op model (tests/bench/gen.sh transformer 6250:
@@ -35,16 +35,35 @@ printf 'model m {\n  x = \n}\n' > "$T/bad.roof"
 st=$?
 [ $st -eq 1 ] || fail "syntax error: exit $st"
 grep -q '"severity":"error"' "$T/bad.html" || fail "syntax error: no diagnostic in the page"
-"$ROOFLINT" --format html --sweep B=1,2 examples/tour.roof > "$T/out" 2> "$T/err"
+"$ROOFLINT" --format html --plan examples/tour.roof > "$T/out" 2> "$T/err"
 st=$?
-[ $st -eq 2 ] && [ ! -s "$T/out" ] || fail "--sweep: exit $st"
-grep -qx 'rooflint: error: --sweep cannot be combined with --format html' "$T/err" ||
-  fail "--sweep: $(cat "$T/err")"
-"$ROOFLINT" diff --format html examples/tour.roof examples/tour.roof > "$T/out" 2> "$T/err"
+[ $st -eq 2 ] && [ ! -s "$T/out" ] || fail "--plan: exit $st"
+grep -qx 'rooflint: error: --format html cannot be combined with --plan' "$T/err" ||
+  fail "--plan: $(cat "$T/err")"
+# R-HTML-008: --sweep writes the sweep's page (the text table's rows, in
+# the page's data), its diagnostics on stderr; JSON still refuses a sweep.
+"$ROOFLINT" --format html --sweep B=1,2,4 examples/tour.roof > "$T/sweep.html" 2> "$T/err"
 st=$?
-[ $st -eq 2 ] || fail "diff: exit $st"
-grep -qx "rooflint: error: 'rooflint diff' writes --format text or json, not html" "$T/err" ||
-  fail "diff: $(cat "$T/err")"
+[ $st -eq 0 ] || fail "--sweep: exit $st"
+head -c 16 "$T/sweep.html" | grep -q '^<!DOCTYPE html>$' || fail "--sweep: no doctype"
+grep -q '"kind":"sweep","axes":\["B"\]' "$T/sweep.html" || fail "--sweep: not a sweep page"
+[ "$(grep -c '^{"cells":\["[124]",' "$T/sweep.html")" = 3 ] || fail "--sweep: not 3 rows"
+grep -q "warning: matmul 'h' is memory-bound" "$T/err" || fail "--sweep: diagnostics left stderr"
+"$ROOFLINT" --format json --sweep B=1,2 examples/tour.roof > "$T/out" 2> "$T/err"
+[ $? -eq 2 ] || fail "--format json --sweep: not refused"
+grep -qx 'rooflint: error: --sweep cannot be combined with --format json' "$T/err" ||
+  fail "--format json --sweep: $(cat "$T/err")"
+# R-HTML-009: `rooflint diff --format html` writes the diff's page; a
+# file against itself changes nothing (exit 0, no row).
+"$ROOFLINT" diff --format html examples/tour.roof examples/tour.roof > "$T/diff.html" 2> "$T/err"
+st=$?
+[ $st -eq 0 ] || fail "diff: exit $st"
+grep -q '"kind":"diff"' "$T/diff.html" || fail "diff: not a diff page"
+grep -q '"title":"model mlp: 0 changed, 0 added, 0 removed"' "$T/diff.html" ||
+  fail "diff: no model title"
+grep -q '"rows":\[\]}\]' "$T/diff.html" || fail "diff: rows for an unchanged file"
+grep -n -E 'src=|href="[^#]|@import|url\(|fetch\(|XMLHttpRequest|<link' "$T/sweep.html" "$T/diff.html" &&
+  fail "the sweep or diff page refers to something outside itself"
 
 # R-HTML-002
 grep -n -E 'src=|href="[^#]|@import|url\(|fetch\(|XMLHttpRequest|<link' "$T/tour.html" &&

@@ -51,4 +51,22 @@ if command -v xmllint > /dev/null 2>&1; then
   xmllint --noout "$T/c.svg" || fail "not well-formed XML"
 fi
 grep -q '<circle' "$T/c.svg" || fail "no kernel drawn"
+
+# R-OUT-017: 1,001 one-op models draw 1,000 panels; the 1,001st (m1000) is
+# left out, and a line under the panels and a note on stderr say so.
+/usr/bin/python3 -c '
+import sys
+sys.stdout.write("".join("model m%d {\n input x:[1,8]\n y=relu(x)\n}\n" % i for i in range(1001)))
+' > "$T/many.roof"
+"$ROOFLINT" -w --plot "$T/many.svg" "$T/many.roof" > /dev/null 2> "$T/many.err"
+[ $? -eq 0 ] || fail "1001 models: exit status"
+[ "$(grep -c 'class="panel"' "$T/many.svg")" = 1000 ] || fail "1001 models: not 1000 panels"
+grep -q '>m999<\|model m999\|m999' "$T/many.svg" || fail "1001 models: m999 not drawn"
+grep -q 'm1000' "$T/many.svg" && fail "1001 models: m1000 drawn"
+grep -q '>1 more model is not drawn: the chart has at most 1000 panels</text>' "$T/many.svg" ||
+  fail "1001 models: no left-out line in the SVG"
+[ "$(cat "$T/many.err")" = "note: --plot draws the first 1000 models; 1 more is left out of the chart" ] ||
+  fail "1001 models: stderr: $(cat "$T/many.err")"
+# 1000 panels of 680 units and the 40-unit line: height 680040
+grep -q 'height="680040"' "$T/many.svg" || fail "1001 models: height"
 exit 0

@@ -51,13 +51,26 @@ static FILE *null_sink(void) {
   return f;
 }
 
-/* A directory of this process's for the configs, which the importer reads
- * by their path. */
-static const char *work_dir(void) {
+/* The name of this process's directory for the configs ("" until made). */
+static char *work_dir_name(void) {
   static char dir[64]; /* made once per process, like null_sink's file */
+  return dir;
+}
+
+/* At exit: each input's file is unlinked after its run, so the directory
+ * is empty by then. */
+static void remove_work_dir(void) {
+  if (work_dir_name()[0]) rmdir(work_dir_name());
+}
+
+/* A directory of this process's for the configs, which the importer reads
+ * by their path, removed when the process exits. */
+static const char *work_dir(void) {
+  char *dir = work_dir_name();
   if (!dir[0]) {
-    snprintf(dir, sizeof dir, "/tmp/fuzz_import.XXXXXX");
+    snprintf(dir, 64, "/tmp/fuzz_import.XXXXXX");
     if (!mkdtemp(dir)) abort();
+    atexit(remove_work_dir);
   }
   return dir;
 }

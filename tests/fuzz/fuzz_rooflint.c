@@ -95,7 +95,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int status = diags.nerrors > 0 ? 1 : 0;
     json_write(out, all, sinks, 1, &ss);
     sarif_write(out, all, sinks, 1, &ss, status);
-    plot_write(out, all, 1, &ss);
+    int left_out;
+    plot_write(out, all, 1, &ss, &left_out);
   }
 
   arena_free(arena);

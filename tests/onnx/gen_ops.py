@@ -340,6 +340,23 @@ def hostile():
     for tag, v in (("inf", np.inf), ("nan", np.nan), ("1e30", 1e30)):
         save("resize_scale_" + tag, [node("Resize", ["x", "", "sc"], ["y"])], [vi("x", [1, 2, 8, 8])],
              [vi("y", [1, 2, 8, 8])], [const("sc", np.array([1, 1, v, 1], np.float32))])
+    # item 21: a Loop of -3 trips (a constant, but not a count)
+    body = helper.make_graph(
+        [node("Relu", ["h_in"], ["h_out"], name="/body/Relu"),
+         node("Identity", ["c_in"], ["c_out"], name="/body/Identity")],
+        "body", [vi("i", [], I64), vi("c_in", [], TensorProto.BOOL), vi("h_in", [2, 8])],
+        [vi("c_out", [], TensorProto.BOOL), vi("h_out", [2, 8])])
+    save("loop_negative", [node("Loop", ["trips", "", "x"], ["y"], name="/loop", body=body)], X28, Y28,
+         [const("trips", np.int64(-3))])
+    # item 21: an op_type of "" (present, empty) where a missing one is refused
+    save("op_type_empty", [node("Relu", ["x"], ["r"]), helper.make_node("", ["r"], ["y"], name="/empty")],
+         X28, Y28)
+    # item 21: a kernel_shape of 5x5 on a 3x3 weight
+    save("conv_kernel_shape_mismatch", [node("Conv", ["x", "w"], ["y"], kernel_shape=[5, 5])],
+         [vi("x", [1, 3, 8, 8])], [vi("y", [1, 4, 6, 6])], [w])
+    # commit e048cfb (fuzz_import): Unsqueeze of axis 5 on a rank-2 input (rank 3 after)
+    save("unsqueeze_axis_5", [node("Unsqueeze", ["x", "ax"], ["y"])], X28, [vi("y", [2, 8, 1])],
+         [const("ax", np.array([5], np.int64))])
 
 
 def main():

@@ -90,3 +90,13 @@ write("gen_append_chain", "model m {\n  cache c : [1, 4]\n  input t : [1, 1]\n" 
 # by nested linear searches (10 s)
 write("gen_models_24k", "".join(
     "model m%d {\n input x:[1,8]\n y=relu(x)\n}\n" % i for i in range(24000)))
+# issue 28 item 15: 100 lets that size one memory-bound matmul beside
+# 20,000 relus that none of them sizes (370 KB): the crossover search
+# analysed the whole model again at every step of every let's search
+# (about 1,500 analyses of 20,001 nodes, 4.6 s); now only each let's first
+# step does, the others analyse the matmul and what it reads.
+write("gen_crossover_lets", "".join("let L%d = 1\n" % i for i in range(100)) +
+      "let S = " + "+".join("L%d" % i for i in range(100)) + "\n" +
+      "model m {\n  input x : [S, 4096]\n  weight w : [4096, 4096]\n"
+      "  y = matmul(x, w)\n  input z : [1, 8]\n" +
+      "".join("  r%d = relu(z)\n" % i for i in range(20000)) + "}\n")

@@ -549,7 +549,9 @@ START_TEST(test_plot_svg) {
   char *buf = NULL;
   size_t len = 0;
   FILE *mem = open_memstream(&buf, &len);
-  ck_assert_int_eq(plot_write(mem, f->ans, 1, &f->ss), 2);
+  int left_out = -1;
+  ck_assert_int_eq(plot_write(mem, f->ans, 1, &f->ss, &left_out), 2);
+  ck_assert_int_eq(left_out, 0); /* one model: under the panel cap */
   fclose(mem);
   ck_assert(strncmp(buf, "<?xml", 5) == 0);
   ck_assert_ptr_nonnull(strstr(buf, "Roofline: m on NVIDIA H100 SXM"));
