@@ -1068,6 +1068,7 @@ typedef struct GNode {
   bool loop_carried : 1; /* rebinding of a name bound outside its loop */
   bool shard_tensor : 1; /* weight ... shard=tensor: one GPU's 1/tensor (R-PAR-002) */
   bool vocab_parallel : 1; /* cross_entropy of logits split over the tensor group (R-PAR-012) */
+  bool forward_only : 1; /* a vocab-parallel embedding's all-reduce: none in backward (R-PAR-019) */
 } GNode;
 
 /* The parallel plan (R-PAR-001): how many GPUs run the model and how they
