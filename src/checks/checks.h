@@ -167,5 +167,13 @@ CheckLet *checks_lets(const CheckCtx *ctx, int model, int *n, Program *sub);
  * node count (not the same graph). */
 const ModelCost *checks_rerun(const CheckCtx *ctx, const Program *sub, Arena *a,
                               const char *name, int64_t v);
+/* The model analysed again with the nadd bindings of `add` (-D NAME=V), on
+ * target t, its graph free to change (a tensor degree adds collectives):
+ * for an imported file through its importer (CheckCtx.reimport), else on
+ * the program cut to the model, where each must be a let the model uses.
+ * NULL when it fails there. */
+const ModelCost *checks_rerun_as(const CheckCtx *ctx, Arena *a,
+                                 const LetOverride *add, int nadd,
+                                 const Target *t);
 
 #endif
