@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "arena.h"
+#include "import/import.h"
 
 #include <string.h>
 
@@ -57,9 +58,62 @@ static void cost_models(Arena *a, Analysis *an) {
   arena_drop_spares(a);
 }
 
-void analyze_checks(Arena *a, SourceSet *ss, Analysis *an, Bindings *bindings,
-                    const DiagPolicy *policy, DiagSink *diags) {
+/* CheckCtx.reimport: the importer writes the text again with `add` among
+ * the -D values, into a source set of its own, and that text goes through
+ * sema and cost with the same bindings plus `add` (nadd of them).  Only figures are read
+ * from the result (its locations are in the freed source set). */
+static const ModelCost *reimport_model(const CheckCtx *ctx, Arena *a,
+                                       const LetOverride *add, int nadd,
+                                       const Target *t) {
+  const ImportOptions *io = ctx->import;
+  const SourceFile *f = src_file(ctx->sources, ctx->model->file);
+  if (!io || !f || !f->imported) return NULL;
+  LetOverride *ov = xmalloc(((size_t)io->noverrides + (size_t)nadd + 1) * sizeof *ov);
+  Bindings *b = ctx->bindings;
+  int n = 0;
+  for (int i = 0; i < io->noverrides; i++) {
+    bool replaced = false;
+    for (int k = 0; k < nadd; k++)
+      replaced = replaced || strcmp(io->overrides[i].name, add[k].name) == 0;
+    if (!replaced) ov[n++] = io->overrides[i];
+  }
+  for (int k = 0; k < nadd; k++) {
+    ov[n++] = add[k];
+    b = bindings_with(a, b, &add[k]);
+  }
+  ImportOptions o = *io;
+  o.overrides = ov;
+  o.noverrides = n;
+  o.warnings = NULL; /* said once, by the first import */
+  SourceSet ss;
+  src_init(&ss);
+  char *err = NULL;
+  ImportStatus why;
+  int file = import_load(&ss, f->name, &o, &err, &why);
+  const ModelCost *c = NULL;
+  DiagSink sink;
+  diag_sink_init(&sink);
+  Program *p = file < 0 ? NULL
+               : parse_file_opts(a, &ss, file, &sink, &(ParseOptions){.names = a});
+  int mi = (int)(ctx->model - ctx->unit->models);
+  if (p && sink.nerrors == 0) {
+    Unit *u = sema_analyze(a, p, b, &sink);
+    if (u && sink.nerrors == 0 && mi < u->nmodels)
+      c = cost_model(a, &u->models[mi], t);
+  }
+  diag_sink_free(&sink);
+  free(err);
+  free(ov);
+  src_free(&ss);
+  return c;
+}
+
+static void checks_on(Arena *a, SourceSet *ss, Analysis *an, Bindings *bindings,
+                      const DiagPolicy *policy, const ImportOptions *import,
+                      DiagSink *diags) {
   const Unit *u = an->unit;
+  const SourceFile *f = src_file(ss, an->file);
+  bool imported = import && f && f->imported;
   int nreg;
   const CheckDesc *const *reg = check_registry(&nreg);
   for (int m = 0; u && m < u->nmodels; m++) {
@@ -74,8 +128,14 @@ void analyze_checks(Arena *a, SourceSet *ss, Analysis *an, Bindings *bindings,
         .bindings = bindings,
         .diags = diags,
         .policy = policy,
+        .reimport = imported ? reimport_model : NULL,
+        .import = imported ? import : NULL,
     };
     checks_run(&ctx);
+    if (an->serving) {
+      Serving *sv = arena_alloc(a, sizeof *sv);
+      if (checks_serving(&ctx, sv)) an->serving[m] = sv;
+    }
     for (int t = 1; t < an->ntargets; t++) {
       ctx.cost = an->costs[m * an->ntargets + t];
       ctx.target = an->targets[t];
@@ -84,6 +144,11 @@ void analyze_checks(Arena *a, SourceSet *ss, Analysis *an, Bindings *bindings,
         if (reg[i]->every_target) reg[i]->run(&ctx);
     }
   }
+}
+
+void analyze_checks(Arena *a, SourceSet *ss, Analysis *an, Bindings *bindings,
+                    const DiagPolicy *policy, DiagSink *diags) {
+  checks_on(a, ss, an, bindings, policy, NULL, diags);
 }
 
 /* Whether `start` was seen before, adding it to the set (open addressing
@@ -256,7 +321,9 @@ Analysis *analyze_file(Arena *a, SourceSet *ss, int file,
   tree_end(a, tree, ss, an, p);
   if (!an->unit) return an;
   cost_models(a, an);                                          /* -> cost */
+  if (opts->run_checks && opts->serving)
+    an->serving = arena_alloc(a, ((size_t)an->unit->nmodels + 1) * sizeof *an->serving);
   if (opts->run_checks)                                        /* -> checks */
-    analyze_checks(a, ss, an, opts->bindings, opts->policy, diags);
+    checks_on(a, ss, an, opts->bindings, opts->policy, opts->import, diags);
   return an;
 }

@@ -557,3 +557,40 @@ const ModelCost *checks_rerun_sized(const CheckCtx *ctx, const Program *sub,
   diag_sink_free(&sink);
   return c;
 }
+
+/* The whole model again (its graph may change: a tensor degree adds
+ * collectives), on target t: the importer's text made again for an
+ * imported file, else sema and cost of the program cut to the model with
+ * the nadd lets of `add` overridden, each one the model uses. */
+const ModelCost *checks_rerun_as(const CheckCtx *ctx, Arena *a,
+                                 const LetOverride *add, int nadd,
+                                 const Target *t) {
+  if (ctx->reimport) return ctx->reimport(ctx, a, add, nadd, t);
+  int mi = ctx->unit ? (int)(ctx->model - ctx->unit->models) : -1;
+  if (mi < 0 || !checks_program(ctx)) return NULL;
+  int nlets = 0;
+  Program sub = {0};
+  CheckLet *lets = checks_lets(ctx, mi, &nlets, &sub);
+  int named = 0;
+  Bindings *b = ctx->bindings;
+  for (int k = 0; k < nadd; k++) {
+    for (int i = 0; i < nlets; i++)
+      if (lets[i].used && strcmp(lets[i].name, add[k].name) == 0) {
+        named++;
+        break;
+      }
+    b = bindings_with(a, b, &add[k]);
+  }
+  const ModelCost *c = NULL;
+  if (named == nadd) {
+    DiagSink sink;
+    diag_sink_init(&sink);
+    Unit *u = sema_analyze(a, &sub, b, &sink);
+    if (u && sink.nerrors == 0 && u->nmodels == 1)
+      c = cost_model(a, &u->models[0], t);
+    diag_sink_free(&sink);
+  }
+  free(sub.top.items);
+  free(lets);
+  return c;
+}

@@ -83,6 +83,7 @@ static double memo_peak(CostMemo *cm, const Target *t, DType precision,
 
 /* Train step = forward + backward, by the op's row (ops.def). */
 static double train_factor(const GNode *n) {
+  if (n->forward_only) return 1; /* R-PAR-019 */
   return n->op ? n->op->train_factor : 1;
 }
 
@@ -341,11 +342,27 @@ static int moe_all_to_alls(const Model *m, const Target *t, const MoeScope *moe,
   return n;
 }
 
+/* The contraction that makes the logits `v` (through views and
+ * elementwise ops: a soft-cap), or -1. */
+static int head_of(const Model *m, int v) {
+  for (int steps = 0; v >= 0 && steps < m->nnodes; steps++) {
+    const GNode *g = &m->nodes[v];
+    if (!g->op) return -1;
+    if (g->op->cls == OC_CONTRACTION) return v;
+    if ((g->op->cls != OC_VIEW && g->op->cls != OC_ELEMENTWISE) || g->ninputs < 1)
+      return -1;
+    v = g->inputs[0];
+  }
+  return -1;
+}
+
 /* R-PAR-012: a cross_entropy of logits split over the tensor group
  * (Megatron-LM's vocab_parallel_cross_entropy) all-reduces three fp32
  * values per token over it: the logits' max, the target's logit and the
  * sum of exp; its backward is local (softmax minus the one-hot, each rank
- * on its own slice of the vocabulary).  Into out; how many. */
+ * on its own slice of the vocabulary).  In train mode the head is
+ * column-parallel: its input's gradient is a partial sum on each rank,
+ * all-reduced in backward (R-PAR-019).  Into out; how many. */
 static int vocab_all_reduces(const Model *m, const Target *t, Collective *out) {
   int n = 0;
   if (parallel_place(&m->parallel, PG_TENSOR).size <= 1) return 0;
@@ -364,6 +381,14 @@ static int vocab_all_reduces(const Model *m, const Target *t, Collective *out) {
                &m->parallel, t);
       out[n].at = i;
       out[n++].count = g->count;
+    }
+    int head = m->train ? head_of(m, g->inputs[0]) : -1;
+    if (head >= 0 && m->nodes[head].ninputs > 0) {
+      implicit(&out[n], OP_ALLREDUCE, "head input gradient",
+               op_tensor_bytes(m->nodes[m->nodes[head].inputs[0]].type),
+               PG_TENSOR, &m->parallel, t);
+      out[n].at = head;
+      out[n++].count = m->nodes[head].count;
     }
   }
   return n;

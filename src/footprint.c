@@ -104,7 +104,7 @@ static bool *checkpoint_keeps(const Model *m, const int *ckpt_of) {
 }
 
 static void count_op(const GNode *g, OpCounts *oc) {
-  oc->collectives += is_op(g, OC_COLLECTIVE) + 3 * g->vocab_parallel;
+  oc->collectives += is_op(g, OC_COLLECTIVE) + 4 * g->vocab_parallel; /* R-PAR-012, 019 */
   oc->ops += g->op != NULL;
 }
 

@@ -51,6 +51,7 @@ static int run_targets(Cli *c, DiagSink *diags);
 static int run_target(Cli *c, DiagSink *diags);
 static int run_import(Cli *c, DiagSink *diags);
 static int run_lsp(Cli *c, DiagSink *diags);
+static ImportOptions import_options(Cli *c);
 
 static const SubcommandDesc subcommands[] = {
     {NULL, "[OPTIONS] FILE...", "lint (FILE '-' = stdin; a directory: its *.roof)",
@@ -213,9 +214,20 @@ static const DiagPolicy *checks_policy(Cli *c, int64_t k, DiagPolicy *quiet) {
   return quiet;
 }
 
+/* Whether the output prints the serving answer (R-SERVE-001): the text
+ * summary or the JSON document, not a --sweep row. */
+static bool serving_shown(Cli *c, int64_t k) {
+  const char *fmt = cli_format(c)->name;
+  bool summary = strcmp(fmt, "text") == 0 && !c->o.report && !c->o.plan &&
+                 c->o.ndtypes == 0;
+  return k == 0 && c->o.nsweeps == 0 && c->o.dump == DUMP_NONE &&
+         (summary || strcmp(fmt, "json") == 0);
+}
+
 /* earlier: the file's analysis at its first --sweep value, or NULL. */
 static void analyze_run(Cli *c, FileRun *r, int64_t k, const Analysis *earlier) {
   DiagPolicy quiet;
+  ImportOptions io = import_options(c); /* the capacity notes import again */
   diag_sink_init(&r->diags);
   r->arena = arena_new();
   /* --verify compares every error, so nothing may be dropped. */
@@ -235,6 +247,8 @@ static void analyze_run(Cli *c, FileRun *r, int64_t k, const Analysis *earlier) 
                    c->o.ndtypes > 0,
       .reanalyse = c->o.nsweeps && k == 0,
       .earlier = earlier,
+      .import = &io,
+      .serving = serving_shown(c, k),
   };
   r->an = analyze_file(r->arena, &c->ss, r->file, &ao, &r->diags);
   mark_used(c, ao.bindings);

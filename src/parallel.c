@@ -218,6 +218,14 @@ static bool keeps_partial(const GNode *g, const Held *held) {
  * shard=tensor weight) gives each GPU a partial sum; the tensor group
  * must sum it (allreduce or reduce_scatter with group=tensor) before
  * anything but a view, a cast or another partial sum reads it. */
+/* R-PAR-019: the sum over the tensor group of a vocab-parallel lookup's
+ * rows is Megatron-LM's VocabParallelEmbedding, whose backward hands each
+ * rank the whole gradient with nothing to sum. */
+static bool embedding_sum(const Model *m, const GNode *g, Held in0) {
+  return in0 == HELD_PARTIAL && (g->op->flags & OPF_ALLREDUCE) &&
+         is_op(&m->nodes[g->inputs[0]], OP_EMBEDDING);
+}
+
 void parallel_check_partials(Model *m, DiagSink *diags) {
   int n = m->nnodes;
   bool any = false;
@@ -230,8 +238,7 @@ void parallel_check_partials(Model *m, DiagSink *diags) {
       held[i] = g->shard_tensor ? HELD_SHARD : HELD_FULL;
       continue;
     }
-    bool tensor_group = g->op->cls == OC_COLLECTIVE &&
-                        g->args->group == PG_TENSOR;
+    bool tensor_group = g->op->cls == OC_COLLECTIVE && g->args->group == PG_TENSOR;
     Held in0 = g->ninputs > 0 ? held[g->inputs[0]] : HELD_FULL;
     int partial = -1, split = 0;
     for (int k = 0; k < g->ninputs; k++) {
@@ -240,6 +247,7 @@ void parallel_check_partials(Model *m, DiagSink *diags) {
       split += h == HELD_SPLIT;
     }
     if (tensor_group) { /* the group's sum or gather makes it whole */
+      m->nodes[i].forward_only = embedding_sum(m, g, in0);
       held[i] = HELD_FULL;
       continue;
     }

@@ -1008,6 +1008,7 @@ typedef struct GNode {
   bool loop_carried : 1; /* rebinding of a name bound outside its loop */
   bool shard_tensor : 1; /* weight ... shard=tensor: one GPU's 1/tensor (R-PAR-002) */
   bool vocab_parallel : 1; /* cross_entropy of logits split over the tensor group (R-PAR-012) */
+  bool forward_only : 1; /* a vocab-parallel embedding's all-reduce: none in backward (R-PAR-019) */
 } GNode;
 
 /* The parallel plan (R-PAR-001): how many GPUs run the model and how they
@@ -1416,6 +1417,16 @@ typedef struct CheckCtx {
   /* The policy applied afterwards (NULL: none), so that costly notes are
    * worked out only for findings it keeps (diag_dropped). */
   const DiagPolicy *policy;
+  /* An imported file's re-analysis with one more -D binding, which its
+   * importer reads (-D tensor=2 writes another model, not the same text
+   * with a let changed): the driver's, since the importers sit above the
+   * checks.  The model costed on `t` in arena `a`, or NULL when the
+   * import or the analysis fails there; `add` holds nadd bindings.  NULL for .roof text, whose lets
+   * the checks override themselves (checks_rerun). */
+  const struct ModelCost *(*reimport)(const struct CheckCtx *ctx, Arena *a,
+                                      const LetOverride *add, int nadd,
+                                      const Target *t);
+  const struct ImportOptions *import; /* what the file was imported with */
 } CheckCtx;
 
 /* One check, complete: each src/checks/X.c defines one (check_X) with its
@@ -1441,6 +1452,25 @@ const CheckDesc *const *check_registry(int *n);
 const CheckDesc *check_lookup(const char *name);
 /* Runs every registered check on one model (policy is applied later). */
 void checks_run(const CheckCtx *ctx);
+
+/* The serving answer of a model with a KV cache (R-SERVE-001), on the
+ * context's target: what a decode step gives at the batch it is written
+ * for, and the two batches found by analysing it again. */
+typedef struct Serving {
+  const char *batch;      /* the let searched: the first that sizes the cache */
+  int64_t batch_now;      /* its value */
+  const char *at;         /* the other lets that size the cache, "ctx = 8192" */
+  double token_time;      /* seconds per output token: one step */
+  double tokens_per_s;    /* the whole plan: batch x data ranks / step */
+  double tokens_per_s_gpu;
+  int64_t gpus;
+  int64_t max_batch;      /* the largest that fits; 0: none; -1: unknown */
+  int64_t compute_batch;  /* from which the slowest weight GEMM is compute-bound; -1: none */
+  const char *compute_node; /* that GEMM */
+} Serving;
+/* Fills *out in ctx->arena; false (nothing to say) for a model without a
+ * KV cache or a let that sizes it. */
+bool checks_serving(const CheckCtx *ctx, Serving *out);
 
 /* ===================================================================== */
 /* format.c: numbers with units, as the seed rounds them.                 */
@@ -1509,6 +1539,12 @@ typedef struct AnalyzeOptions {
   /* This file's earlier analysis in this run, made with reanalyse (a
    * --sweep value after the first); NULL: the first. */
   const Analysis *earlier;
+  /* How the file was imported (import.h), so that the checks can import
+   * it again with another -D (CheckCtx.reimport); NULL: not again. */
+  const struct ImportOptions *import;
+  /* Work out the serving answer of each model with a KV cache
+   * (Analysis.serving), for an output that prints it. */
+  bool serving;
 } AnalyzeOptions;
 
 typedef struct Analysis {
@@ -1518,6 +1554,9 @@ typedef struct Analysis {
   const Target **targets;  /* at least one when unit != NULL */
   int ntargets;
   ModelCost **costs;       /* [model * ntargets + target] */
+  /* [model], on the first target, when AnalyzeOptions.serving: NULL
+   * entries for models without an answer; NULL when not asked. */
+  Serving **serving;
 } Analysis;
 
 /* Parse, sema, target resolution, cost (every target), checks (first

@@ -177,5 +177,13 @@ const ModelCost *checks_rerun_sized(const CheckCtx *ctx, const Program *sub,
 /* Marks in used[] (by name id) every name statement st reads, in the
  * blocks inside it too. */
 void checks_mark_stmt(const Stmt *st, bool *used, int nnames);
+/* The model analysed again with the nadd bindings of `add` (-D NAME=V), on
+ * target t, its graph free to change (a tensor degree adds collectives):
+ * for an imported file through its importer (CheckCtx.reimport), else on
+ * the program cut to the model, where each must be a let the model uses.
+ * NULL when it fails there. */
+const ModelCost *checks_rerun_as(const CheckCtx *ctx, Arena *a,
+                                 const LetOverride *add, int nadd,
+                                 const Target *t);
 
 #endif

@@ -1425,7 +1425,10 @@ static void emit_head(Gen *g) {
       line(g, NULL, "logits = add(logits, lm_head_bias)");
     }
   }
-  if (tp(m) > 1) line(g, "tensor", "logits = allgather(logits, axis=-1, group=tensor)  # the vocabulary slices");
+  /* training ends as Megatron-LM does, in a vocab-parallel cross-entropy
+   * of each rank's slice (R-HF-011); serving gathers the slices */
+  if (tp(m) > 1 && m->phase != PH_TRAIN)
+    line(g, "tensor", "logits = allgather(logits, axis=-1, group=tensor)  # the vocabulary slices");
   if (m->final_cap > 0) {
     open_block(g, "final_logit_softcapping", "fused softcap");
     line(g, NULL, "logits = div(logits, %g)", m->final_cap);
@@ -1435,7 +1438,10 @@ static void emit_head(Gen *g) {
   }
   if (m->phase == PH_TRAIN) {
     line(g, NULL, "input labels : int32[batch, seq]");
-    line(g, NULL, "loss = cross_entropy(logits, labels)");
+    if (tp(m) > 1)
+      line(g, "tensor", "loss = cross_entropy(logits, labels)  # vocab-parallel: each GPU's slice");
+    else
+      line(g, NULL, "loss = cross_entropy(logits, labels)");
     line(g, NULL, "output loss");
   } else {
     line(g, NULL, "output logits");

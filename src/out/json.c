@@ -445,7 +445,25 @@ static void write_model_rows(JsonOut *w, const ModelCost *mc, Rows *src) {
   json_out_close(w, ']');
 }
 
-static void write_model(JsonOut *w, const ModelCost *mc, Rows *src) {
+/* R-SERVE-002: the serving answer, in a model with a KV cache. */
+static void write_serving(JsonOut *w, const Serving *sv) {
+  json_out_open(w, "serving", '{');
+  json_out_str(w, "batch_let", sv->batch);
+  json_out_int(w, "batch", sv->batch_now);
+  json_out_num(w, "time_per_output_token_s", sv->token_time);
+  json_out_num(w, "tokens_per_s", sv->tokens_per_s);
+  json_out_num(w, "tokens_per_s_per_gpu", sv->tokens_per_s_gpu);
+  json_out_int(w, "gpus", sv->gpus);
+  if (sv->max_batch >= 0) json_out_int(w, "max_batch", sv->max_batch);
+  else json_out_null(w, "max_batch");
+  if (sv->compute_batch > 0) json_out_int(w, "compute_bound_batch", sv->compute_batch);
+  else json_out_null(w, "compute_bound_batch");
+  json_out_str(w, "compute_bound_node", sv->compute_node);
+  json_out_close(w, '}');
+}
+
+static void write_model(JsonOut *w, const ModelCost *mc, const Serving *sv,
+                        Rows *src) {
   const Model *m = mc->model;
   json_out_open(w, NULL, '{');
   json_out_str(w, "name", m->name);
@@ -458,6 +476,7 @@ static void write_model(JsonOut *w, const ModelCost *mc, Rows *src) {
   write_location(w, "location", m->loc, src);
   write_model_rows(w, mc, src);
   write_summary(w, mc);
+  if (sv) write_serving(w, sv);
   if (mc->pipe.stages > 1) write_pipeline(w, &mc->pipe);
   json_out_open(w, "collectives", '[');
   for (int k = 0; k < mc->ncollectives; k++) write_collective(w, m, &mc->collectives[k], src);
@@ -557,7 +576,8 @@ void json_write(FILE *out, Analysis *const *an, const DiagSink *const *diags, in
     for (int m = 0; m < x->unit->nmodels; m++)
       for (int t = 0; t < x->ntargets; t++) {
         const ModelCost *mc = x->costs[m * x->ntargets + t];
-        if (mc && mc->model && mc->nodes) write_model(w, mc, src);
+        const Serving *sv = t == 0 && x->serving ? x->serving[m] : NULL;
+        if (mc && mc->model && mc->nodes) write_model(w, mc, sv, src);
       }
   }
   json_out_close(w, ']');

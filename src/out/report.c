@@ -92,6 +92,36 @@ static Headline headline(const Model *m, const ModelCost *c) {
 
 /* --------------------------------------------------------------- summary */
 
+/* "2263", or three significant digits under 100 ("12.3"). */
+static char *rate_text(char *buf, size_t n, double v) {
+  if (v >= 100) snprintf(buf, n, "%.0f", v);
+  else fmt_sig3(buf, n, v);
+  return buf;
+}
+
+/* R-SERVE-001: the serving answer, two lines under the model's. */
+static void report_serving(FILE *out, const Serving *sv) {
+  char t[NB], all[NB], one[NB];
+  const char *b = sv->batch;
+  fprintf(out, "  decode at %s = %lld%s%s%s", b, (long long)sv->batch_now,
+          *sv->at ? " (" : "", sv->at, *sv->at ? ")" : "");
+  if (sv->gpus > 1) fprintf(out, " on %lld GPUs", (long long)sv->gpus);
+  fprintf(out, ": %s per output token, %s tokens/s", fmt_time(t, sizeof t, sv->token_time),
+          rate_text(all, sizeof all, sv->tokens_per_s));
+  if (sv->gpus > 1)
+    fprintf(out, ", %s per GPU", rate_text(one, sizeof one, sv->tokens_per_s_gpu));
+  fputs("\n  ", out);
+  if (sv->max_batch > 0) fprintf(out, "fits up to %s = %lld", b, (long long)sv->max_batch);
+  else if (sv->max_batch == 0) fprintf(out, "does not fit even at %s = 1", b);
+  else fprintf(out, "largest %s that fits unknown", b);
+  if (sv->compute_batch > 0)
+    fprintf(out, "; memory-bound below %s = %lld, where matmul '%s' reaches the "
+            "compute roof", b, (long long)sv->compute_batch, sv->compute_node);
+  else if (sv->compute_node)
+    fprintf(out, "; matmul '%s' stays memory-bound at every %s", sv->compute_node, b);
+  fputc('\n', out);
+}
+
 void report_summary(FILE *out, const Analysis *an, const SourceSet *ss) {
   (void)ss;
   if (!an || !an->unit) return;
@@ -117,6 +147,8 @@ void report_summary(FILE *out, const Analysis *an, const SourceSet *ss) {
               "on %s (%s of it memory-bound)\n",
               m->name, op_nodes(m), p, act, f,
               b, i, t, an->targets[ti]->display, s);
+      if (ti == 0 && an->serving && an->serving[mi])
+        report_serving(out, an->serving[mi]);
     }
   }
 }

@@ -751,10 +751,14 @@ START_TEST(capacity_note_counts_copies) {
                     "}\n",
                     "capacity");
   ck_assert_int_eq(tc->diags.n, 2);
-  ck_assert_int_eq(tc->diags.items[0]->nnotes, 1);
+  /* and what would fit (R-CHK-083): 85.9 GB and a little of activations
+   * is over 80 GiB, under the H200's 141 GiB */
+  ck_assert_int_eq(tc->diags.items[0]->nnotes, 2);
   ck_assert_str_eq(tc->diags.items[0]->notes[0].msg,
                    "the largest weight, 'w', takes 85.9 GB (160 copies of "
                    "536.9 MB in repeat 160)");
+  ck_assert_str_eq(tc->diags.items[0]->notes[1].msg,
+                   "fits on H200 SXM (-t h200_sxm), which has 141 GiB = 151.4 GB");
   ck_assert_str_eq(tc->diags.items[1]->notes[0].msg,
                    "the largest weight, 'w', takes 85.9 GB (160 copies of "
                    "536.9 MB in nested repeats)");
@@ -786,15 +790,24 @@ START_TEST(capacity_note_per_gpu) {
                     "}\n",
                     "capacity");
   ck_assert_int_eq(tc->diags.n, 2);
-  ck_assert_int_eq(tc->diags.items[0]->nnotes, 1);
+  /* 171.8 GB a GPU fits only the 180 GiB B200 and the 192 GiB MI300X,
+   * the B200 the smaller (R-CHK-083) */
+  ck_assert_int_eq(tc->diags.items[0]->nnotes, 2);
+  ck_assert_str_eq(tc->diags.items[0]->notes[1].msg,
+                   "fits on B200 (-t b200), which has 180 GiB = 193.3 GB");
   ck_assert_str_eq(tc->diags.items[0]->notes[0].msg,
                    "the largest weight, 'w1', takes 171.8 GB per GPU (80 copies "
                    "of 2.15 GB in nested repeats: 2 of the 16 experts on each of "
                    "the expert group's 8 GPUs)");
-  ck_assert_int_eq(tc->diags.items[1]->nnotes, 1);
+  /* 2e10 parameters at 16 bytes with Adam over 2 GPUs are 160 GB a GPU,
+   * and 40 GB of gathered weights, 200.0 GB: over the B200's 193.3 GB,
+   * under the MI300X's 206.2 GB */
+  ck_assert_int_eq(tc->diags.items[1]->nnotes, 2);
   ck_assert_str_eq(tc->diags.items[1]->notes[0].msg,
                    "the largest weight, 'w', takes 20.0 GB per GPU (sharded 2 "
                    "ways by zero = 3)");
+  ck_assert_str_eq(tc->diags.items[1]->notes[1].msg,
+                   "fits on Instinct MI300X (-t mi300x), which has 192 GiB = 206.2 GB");
   tc_free(tc);
 }
 END_TEST

@@ -1280,7 +1280,9 @@ END_TEST
  * [1024, 4000 / 8] gives each GPU 500 of the 4000 logits of 64 tokens;
  * the loss all-reduces three fp32 values a token over the tensor group,
  * 64 x 4 = 256 bytes each: 2 x 7/8 x 256 = 448 bytes on NVLink, 448 /
- * 450e9 s, once a step even in train mode (the backward is local).
+ * 450e9 s, once a step even in train mode (the backward is local).  In
+ * train mode the head's input x, bf16 [64, 1024] = 131,072 bytes, is
+ * all-reduced in backward (R-PAR-019): 2 x 7/8 x 131,072 = 229,376 bytes.
  * Without the split (tensor 1) there are none. */
 START_TEST(vocab_parallel_cross_entropy) {
   const char *fmt = "model m {\n dtype bf16\n mode train\n"
@@ -1291,7 +1293,7 @@ START_TEST(vocab_parallel_cross_entropy) {
   char src[400];
   snprintf(src, sizeof src, fmt, 8, 8, 8);
   Fx fx = run(src);
-  ck_assert_int_eq(fx.c->ncollectives, 3);
+  ck_assert_int_eq(fx.c->ncollectives, 4);
   static const char *const what[] = {"cross-entropy max", "cross-entropy target",
                                      "cross-entropy sum"};
   for (int i = 0; i < 3; i++) {
@@ -1306,7 +1308,11 @@ START_TEST(vocab_parallel_cross_entropy) {
     EQ(k->time_s, 448 / 450e9);
     EQ(k->count, 1);
   }
-  EQ(fx.c->collective_time, 3 * 448 / 450e9);
+  const Collective *h = &fx.c->collectives[3];
+  ck_assert_str_eq(h->what, "head input gradient");
+  EQ(h->buffer, 131072);
+  EQ(h->nvlink_bytes, 229376);
+  EQ(fx.c->collective_time, 3 * 448 / 450e9 + 229376 / 450e9);
   tc_free(fx.tc);
   snprintf(src, sizeof src, fmt, 1, 1, 1);
   fx = run(src);
