@@ -73,7 +73,11 @@ static bool map_custom(X *x, const OnnxNode *n) {
   const OnnxValueInfo *vi = n->noutputs ? value_info_of(x, n->outputs[0]) : NULL;
   if (!vi || vi->ndims < 0)
     return fail(x, "op %s%s%s is not one rooflint maps, and its output has no "
-                   "shape in value_info to make a custom() of it",
+                   "shape in value_info to make a custom() of it; add the "
+                   "shapes ONNX can infer with python3 -c \"import onnx, "
+                   "sys; onnx.save(onnx.shape_inference.infer_shapes("
+                   "onnx.load(sys.argv[1])), sys.argv[2])\" IN.onnx "
+                   "OUT.onnx, or give the output a value_info yourself",
                 n->domain && n->domain[0] ? n->domain : "",
                 n->domain && n->domain[0] ? "." : "", n->op_type);
   TensorType t;

@@ -11,6 +11,7 @@
  *                    reductions, pools, quantized
  *   onnx_map_view.c  mapping handlers: views, data movement, shape arithmetic
  *   onnx_control.c   mapping handlers: If, Loop, Scan
+ *   onnx_map_rnn.c   mapping handlers: LSTM, GRU, RNN
  *   onnx_fold.c      attributes and constant folding
  *   onnx_apply.c     an op applied: sized by its shape rule, written
  *   onnx_emit.c      values, operands, declarations and node lines
@@ -316,6 +317,9 @@ bool map_shape(X *x, const OnnxNode *n, const OnnxOpRow *row);
 bool map_size(X *x, const OnnxNode *n, const OnnxOpRow *row);
 bool map_constant_of_shape(X *x, const OnnxNode *n, const OnnxOpRow *row);
 bool map_range(X *x, const OnnxNode *n, const OnnxOpRow *row);
+
+/* onnx_map_rnn.c */
+bool map_rnn(X *x, const OnnxNode *n, const OnnxOpRow *row);
 
 /* onnx_control.c */
 bool map_if(X *x, const OnnxNode *n, const OnnxOpRow *row);
