@@ -45,7 +45,7 @@ typedef struct Val {
   const char *decl_origin;   /* the declaration line's origin */
   const char *decl_note;     /* its comment */
   /* a declaration written when a kernel first reads the value */
-  enum { VD_NONE, VD_WEIGHT, VD_BUFFER, VD_INPUT } decl;
+  enum { VD_NONE, VD_WEIGHT, VD_BUFFER, VD_INPUT, VD_CACHE } decl;
   bool tensor;               /* a .roof tensor (bound or declared) */
   bool known;
   bool is_int;
@@ -287,6 +287,7 @@ bool map_softmax(X *x, const OnnxNode *n, const OnnxOpRow *row);
 bool map_layernorm(X *x, const OnnxNode *n, const OnnxOpRow *row);
 bool map_batchnorm(X *x, const OnnxNode *n, const OnnxOpRow *row);
 bool map_instancenorm(X *x, const OnnxNode *n, const OnnxOpRow *row);
+int32_t value_uses(X *x, int32_t id);
 int cmp_desc(const void *a, const void *b);
 bool map_reduce(X *x, const OnnxNode *n, const OnnxOpRow *row);
 bool map_pool(X *x, const OnnxNode *n, const OnnxOpRow *row);
