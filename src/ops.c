@@ -1864,6 +1864,9 @@ static bool shape_rnn(const OpDesc *op, const TensorType *in, int nin,
                   op->name, names[i], i == 3 ? 2 : 3,
                   op_type_str(s, sizeof s, &in[i]));
   int64_t dirs = args->direction == 2 ? 2 : 1, h = args->hidden;
+  if (h > INT64_MAX / 8) /* 2 * G * H stays in 64 bits */
+    return fail(ctx, ctx->call_loc, "%s hidden=%lld is larger than any "
+                "weight can be", op->name, (long long)h);
   int64_t gh = rnn_gates(op) * h, ix = in[0].dims[2];
   if (in[1].dims[0] != dirs || in[1].dims[1] != gh || in[1].dims[2] != ix ||
       in[2].dims[0] != dirs || in[2].dims[1] != gh || in[2].dims[2] != h)

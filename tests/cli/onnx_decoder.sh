@@ -4,7 +4,9 @@
 #     imports them as caches grown by append (R-CACHE-004), so the
 #     footprint has a KV cache and capacity gives the largest batch
 #     (R-CACHE-001, R-CACHE-003), from the .onnx and its import alike
-#     (R-ONNX-001).
+#     (R-ONNX-001);
+#   - attention written out is reported at its first matmul, in an import
+#     as in .roof (R-CHK-120, R-CHK-122).
 . "$(dirname "$0")/driver_lib.inc"
 D=tests/onnx/recurrent
 
@@ -52,4 +54,34 @@ for f in $D/decoder_past.onnx "$T/dec.roof"; do
   expect_status 0
   expect_grep "$T/err" "remark: model 'torch_jit' fits up to batch = 9 on Tiny (needs 316.4 KB of 3.00 MB at batch = 1) [-Wcapacity]"
 done
+
+# attn_mask.onnx: softmax(q k^T / sqrt(8) + mask) v, q, k, v fp32 [1, 4, 16,
+# 8] (2048 bytes each), mask [1, 1, 16, 16] (1024), scores [1, 4, 16, 16]
+# (4096).  Unfused: MatMul q + k^T + scores 8192; Div 8192; Add 4096 + 1024
+# + 4096 = 9216; Softmax 8192; MatMul_1 4096 + 2048 + 2048 = 8192: 41,984
+# bytes.  Fused: q, k, v, y and the mask, 4 x 2048 + 1024 = 9216.  Saved
+# 32,768 bytes, at H100 SXM's 3.35 TB/s 9.78 ns (both memory-bound: 39,936
+# FLOPs take 0.6 ns).
+for f in $D/attn_mask.onnx "$T/attn_mask.roof"; do
+  [ "$f" = "$T/attn_mask.roof" ] && "$ROOFLINT" import $D/attn_mask.onnx >"$f"
+  run "$f"
+  expect_status 0
+  expect_grep "$T/err" "warning: attention written out (matmul 'MatMul' -> div 'Div' -> add 'Add' -> softmax 'Softmax' -> matmul 'y') writes its fp32[1, 4, 16, 16] scores to memory and reads them back: 5 kernels move 42.0 KB, one fused attention kernel would move 9.22 KB; fusing saves 32.8 KB and 9.78 ns per step [-Wunfused-attention]"
+  expect_grep "$T/err" "note: the mask 'mask' is an operand of the fused kernel (scaled_dot_product_attention's attn_mask=; attention(q, k, v, causal=true) when it is causal)"
+done
+expect_grep "$T/err" "attn_mask.roof:9:12: warning: attention written out"
+run $D/attn_mask.onnx
+expect_grep "$T/err" "tests/onnx/recurrent/attn_mask.onnx: node 1 \"/MatMul\" (MatMul): warning: attention written out"
+# attn_nomask.onnx: no Add: 32,768 bytes unfused, 8192 fused, 24,576 saved
+# (7.34 ns); the fix-it is one attention() over the four lines.
+run --format json $D/attn_nomask.onnx
+expect_grep "$T/out" '"text": "y = attention(q, k, v)"'
+expect_grep "$T/out" '"bytes_unfused": 32768'
+# The decode step: the scores are [1, 4, 1, 1024] at past=1023; the five
+# kernels move 397,568 bytes (s 147,584 + scale 32,768 + mask 36,864 +
+# softmax 32,768 + context 147,584), one fused kernel 266,496 (q 128, the
+# two caches 262,144, the mask 4096, the result 128).
+run -D past=1023 -D total=1024 --format json $D/decoder_past.onnx
+expect_grep "$T/out" '"bytes_unfused": 397568'
+expect_grep "$T/out" '"bytes_fused": 266496'
 finish

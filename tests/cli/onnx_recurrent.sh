@@ -76,6 +76,12 @@ run "$T/bad.roof"
 expect_status 1
 expect_grep "$T/err" "lstm with hidden=16 over x bf16[5, 2, 8] (1 direction) needs w [1, 64, 8] and r [1, 64, 16], got w bf16[1, 48, 8] and r bf16[1, 48, 16]"
 
+# A hidden= whose gate rows would overflow 64 bits is an error, not a wrap.
+sed 's/hidden=16/hidden=4611686018427387904/' "$T/bad.roof" >"$T/huge.roof"
+run "$T/huge.roof"
+expect_status 1
+expect_grep "$T/err" "error: lstm hidden=4611686018427387904 is larger than any weight can be"
+
 # R-ONNX-005: an unmapped op with no value_info says how to add shapes.
 run --unknown-ops=custom $D/custom_noshape.onnx
 expect_status 1
