@@ -72,6 +72,15 @@ done
 expect_grep "$T/err" "attn_mask.roof:9:12: warning: attention written out"
 run $D/attn_mask.onnx
 expect_grep "$T/err" "tests/onnx/recurrent/attn_mask.onnx: node 1 \"/MatMul\" (MatMul): warning: attention written out"
+# Its figures, from the .onnx and its import: FLOPs q k^T 4 heads x 16 x
+# 16 x 2*8 = 16,384, y the same, Div and Add 1024 each, Softmax 5 x 1024:
+# 39,936 (torch.profiler(with_flops=True): aten::bmm 32,768, aten::add
+# 1024); bytes 41,984, as above.
+for f in $D/attn_mask.onnx "$T/attn_mask.roof"; do
+  what="figures of $f"
+  got=$(summary "$f" | cut -d' ' -f1,2)
+  if [ "$got" = "39936 41984" ]; then ok; else bad "figures '$got'"; fi
+done
 # attn_nomask.onnx: no Add: 32,768 bytes unfused, 8192 fused, 24,576 saved
 # (7.34 ns); the fix-it is one attention() over the four lines.
 run --format json $D/attn_nomask.onnx
