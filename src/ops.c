@@ -1837,6 +1837,126 @@ static void sym_matmul(const SymCtx *c, const char **out) {
   }
 }
 
+/* ------------------------------------ recurrent layers (R-RNN-001..004)
+ * lstm, gru, rnn(x, w, r[, b], hidden=, layers=1, direction=, batch_first=)
+ * with ONNX's operands: x [T, B, I] ([B, T, I] batch first), w [D, G*H, I],
+ * r [D, G*H, H], b [D, 2*G*H], D = 2 when bidirectional, G the gates
+ * (LSTM 4, GRU 3, RNN 1); the result is ONNX's Y, [T, D, B, H] ([B, T, D,
+ * H] batch first). */
+
+static const char *const rnn_directions[] = {"forward", "reverse",
+                                             "bidirectional", NULL};
+static const KwDesc kw_rnn[] = {{"hidden", KW_INT, true, 0, NULL},
+                                {"layers", KW_INT, false, 1, NULL},
+                                {"direction", KW_CHOICE, false, 0, rnn_directions},
+                                {"batch_first", KW_BOOL, false, 0, NULL},
+                                {NULL, 0, false, 0, NULL}};
+
+static int rnn_gates(const OpDesc *op) {
+  return op->id == OP_LSTM ? 4 : op->id == OP_GRU ? 3 : 1;
+}
+
+/* Element-wise FLOPs per hidden unit and step besides the GEMMs (the
+ * row's weights: a sigmoid 4, a tanh 1): the x and h products summed per
+ * gate, the bias adds (two per gate, when b is given), then
+ *   LSTM: 3 sigmoids, 2 tanh, c = f*c + i*g (3), h = o*tanh(c) (1): 18;
+ *   GRU (ONNX/PyTorch): 2 sigmoids, a tanh, r*(Rn h) and its add (2),
+ *        h = (1 - z)*n + z*h (4): 15, one gate's sum inside n's add;
+ *   RNN: a tanh: 1. */
+static double rnn_gate_flops(const OpDesc *op, bool bias) {
+  int g = rnn_gates(op);
+  double sums = op->id == OP_GRU ? 2 : g;
+  double body = op->id == OP_LSTM ? 18 : op->id == OP_GRU ? 15 : 1;
+  return sums + body + (bias ? 2 * g : 0);
+}
+
+static bool shape_rnn(const OpDesc *op, const TensorType *in, int nin,
+                      OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  static const char *const names[4] = {"x", "w", "r", "b"};
+  char s[160], s2[160];
+  for (int i = 0; i < nin; i++)
+    if (in[i].rank != (i == 3 ? 2 : 3))
+      return fail(ctx, ctx->arg_locs[i], "%s %s must be of rank %d, got %s",
+                  op->name, names[i], i == 3 ? 2 : 3,
+                  op_type_str(s, sizeof s, &in[i]));
+  int64_t dirs = args->direction == 2 ? 2 : 1, h = args->hidden;
+  if (h > INT64_MAX / 8) /* 2 * G * H stays in 64 bits */
+    return fail(ctx, ctx->call_loc, "%s hidden=%lld is larger than any "
+                "weight can be", op->name, (long long)h);
+  int64_t gh = rnn_gates(op) * h, ix = in[0].dims[2];
+  if (in[1].dims[0] != dirs || in[1].dims[1] != gh || in[1].dims[2] != ix ||
+      in[2].dims[0] != dirs || in[2].dims[1] != gh || in[2].dims[2] != h)
+    return fail(ctx, ctx->call_loc,
+                "%s with hidden=%lld over x %s (%lld direction%s) needs w "
+                "[%lld, %lld, %lld] and r [%lld, %lld, %lld], got w %s and r %s",
+                op->name, (long long)h, op_type_str(s, sizeof s, &in[0]),
+                (long long)dirs, dirs == 1 ? "" : "s", (long long)dirs,
+                (long long)gh, (long long)ix, (long long)dirs, (long long)gh,
+                (long long)h, op_type_str(s2, sizeof s2, &in[1]),
+                op_type_str(s2 + 80, sizeof s2 - 80, &in[2]));
+  if (nin == 4 && (in[3].dims[0] != dirs || in[3].dims[1] != 2 * gh))
+    return fail(ctx, ctx->arg_locs[3], "%s b must be [%lld, %lld], got %s",
+                op->name, (long long)dirs, (long long)(2 * gh),
+                op_type_str(s, sizeof s, &in[3]));
+  TensorType t = in[0];
+  t.rank = 4;
+  int64_t tl = in[0].dims[args->batch_first ? 1 : 0];
+  int64_t bt = in[0].dims[args->batch_first ? 0 : 1];
+  int64_t y[4] = {tl, dirs, bt, h}, yb[4] = {bt, tl, dirs, h};
+  memcpy(t.dims, args->batch_first ? yb : y, sizeof y);
+  if (!promote(ctx, op, in, nin, &t.dtype)) return false;
+  *out = t;
+  return true;
+}
+
+/* Per step: a [B, I + H] x [I + H, G*H] GEMM per direction. */
+static void dims_rnn(const OpIn *x, OpDims *d) {
+  const TensorType *in = op_in_type(x, 0), *r = op_in_type(x, 2);
+  int bf = x->args->batch_first ? 1 : 0;
+  d->m = (double)in->dims[1 - bf];
+  d->n = (double)r->dims[1];
+  d->k = (double)(in->dims[2] + r->dims[2]);
+  d->batch = (double)in->dims[bf] * (double)r->dims[0];
+  d->nalign = 1;
+  d->align[0] = (OpDim){.what = "hidden size", .size = r->dims[2],
+                        .operand = 2, .data = false};
+}
+
+/* Per layer, step and direction: G GEMMs of 2*B*H*(I + H) and the gate
+ * arithmetic on B*H; layers after the first read the previous layer's
+ * D*H features.  Bytes: x, w and b read once (the input GEMM over all
+ * steps is one, cuDNN's standard algorithm), r read once per step (a
+ * kernel that is not persistent reloads it, Appleyard et al. 2016; a
+ * persistent one, Diamos et al. 2016, keeps it on chip), y written; the
+ * later layers' weights of the same sizes, their input read and their
+ * output written. */
+static void cost_rnn(const OpIn *x, const Target *t, OpCost *c) {
+  const TensorType *in = op_in_type(x, 0), *r = op_in_type(x, 2);
+  int bf = x->args->batch_first ? 1 : 0;
+  double steps = (double)in->dims[bf], batch = (double)in->dims[1 - bf];
+  double dirs = (double)r->dims[0], h = (double)r->dims[2];
+  double g = rnn_gates(x->op), ix = (double)in->dims[2];
+  double layers = (double)x->args->layers, e = dtype_info(r->dtype)->bytes;
+  bool bias = x->nin == 4;
+  double arith = batch * h * rnn_gate_flops(x->op, bias);
+  double first = steps * dirs * (g * 2 * batch * h * (ix + h) + arith);
+  double later = steps * dirs * (g * 2 * batch * h * (dirs * h + h) + arith);
+  c->flops = first + (layers - 1) * later;
+  double rb = op_tensor_bytes(r), y = op_tensor_bytes(x->out);
+  double own = io_bytes(x) + (steps - 1) * rb;
+  double w_later = dirs * g * h * (dirs * h + h * steps) * e +
+                   (bias ? dirs * 2 * g * h * e : 0);
+  c->bytes = own + (layers - 1) * (w_later + 2 * y);
+  c->blocks = ceil_div(batch, t->tile_m) * ceil_div(g * h, t->tile_n) * dirs;
+}
+
+/* ONNX's Y: T and B where x has them. */
+static void sym_rnn(const SymCtx *c, const char **out) {
+  bool bf = c->args->batch_first;
+  out[bf ? 1 : 0] = c->in_sym[0][bf ? 1 : 0];
+  out[bf ? 0 : 2] = c->in_sym[0][bf ? 0 : 1];
+}
+
 /* ------------------------------------------ an application's text form */
 
 /* The mirror of sema's reading of the positionals by form

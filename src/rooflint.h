@@ -711,6 +711,10 @@ typedef struct OpArgs {
   double value;          /* pad value= */
   int64_t group;         /* collectives' group= (a ParGroup; data default) */
   int64_t k;             /* topk's K (R-ROUTE-001) */
+  /* lstm, gru, rnn (R-RNN-001): hidden=, layers=, direction= (0 forward,
+   * 1 reverse, 2 bidirectional), batch_first= */
+  int64_t hidden, layers, direction;
+  bool batch_first;
   /* OPF_RESULTS: which of the op's results this node is (0 = the first),
    * set by sema for every application */
   int64_t result;

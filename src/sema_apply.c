@@ -81,6 +81,10 @@ static const KwField kw_fields[] = {
     {"mode", offsetof(OpArgs, mode), 0},
     {"value", offsetof(OpArgs, value), INT64_MIN}, /* a real, any sign */
     {"group", offsetof(OpArgs, group), 0},
+    {"hidden", offsetof(OpArgs, hidden), 1},
+    {"layers", offsetof(OpArgs, layers), 1},
+    {"direction", offsetof(OpArgs, direction), 0},
+    {"batch_first", offsetof(OpArgs, batch_first), 0},
 };
 
 static const KwDesc kw_common[] = {{"blocks", KW_INT, false, 0, NULL},

@@ -18,6 +18,7 @@
 #define CHECKS_LIST(X)                                                     \
   X(stray_fp32)                                                            \
   X(unfused_elementwise)                                                   \
+  X(unfused_attention)                                                     \
   X(memory_bound)                                                          \
   X(low_occupancy)                                                         \
   X(wave_tail)                                                             \

@@ -47,7 +47,8 @@ void declare(X *x, Val *v) {
   v->declared = true;
   v->tensor = true;
   if (!v->ident) v->ident = ident_for(x, v->onnx, "t");
-  static const char *const words[] = {"", "weight", "buffer", "input"};
+  static const char *const words[] = {"", "weight", "buffer", "input",
+                                      "cache"};
   StrBuf *sb = &x->decls.text;
   put_str(sb, "  ");
   put_str(sb, words[v->decl]);

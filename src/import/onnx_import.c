@@ -77,7 +77,11 @@ static bool map_custom(X *x, const OnnxNode *n) {
   const OnnxValueInfo *vi = n->noutputs ? value_info_of(x, n->outputs[0]) : NULL;
   if (!vi || vi->ndims < 0)
     return fail(x, "op %s%s%s is not one rooflint maps, and its output has no "
-                   "shape in value_info to make a custom() of it",
+                   "shape in value_info to make a custom() of it; add the "
+                   "shapes ONNX can infer with python3 -c \"import onnx, "
+                   "sys; onnx.save(onnx.shape_inference.infer_shapes("
+                   "onnx.load(sys.argv[1])), sys.argv[2])\" IN.onnx "
+                   "OUT.onnx, or give the output a value_info yourself",
                 n->domain && n->domain[0] ? n->domain : "",
                 n->domain && n->domain[0] ? "." : "", n->op_type);
   TensorType t;
@@ -276,6 +280,51 @@ static const char *decl_origin(X *x, const char *what, int i, const char *name) 
   return arena_strndup(x->a, x->scratch.data, x->scratch.len);
 }
 
+/* A decode step's past keys or values (R-CACHE-004): a graph input whose
+ * one reader is a Concat of two operands, the input first and the step's
+ * new entries second, whose result is a graph output (the present keys or
+ * values), as a decoder exported with use_cache=True (or Optimum's
+ * decoder_with_past) grows its cache.  Such an input is marked in the
+ * array returned (by id) with its Concat's axis + MAX_RANK + 1 (0: not
+ * one); declare_graph_inputs keeps those whose axis is a symbolic dim, the
+ * past length. */
+static int16_t *kv_cache_inputs(X *x, const OnnxGraph *g) {
+  int16_t *axis_of = NULL;
+  unsigned char *is_output = NULL;
+  for (int i = 0; i < g->nnodes; i++) {
+    const OnnxNode *n = &g->nodes[i];
+    if (strcmp(n->op_type, "Concat") != 0 || (n->domain && n->domain[0]) ||
+        n->ninputs != 2 || n->noutputs < 1 || n->output_ids[0] < 0 ||
+        n->input_ids[0] < 0 || n->input_ids[0] == n->input_ids[1] ||
+        value_uses(x, n->input_ids[0]) != 1)
+      continue;
+    if (!is_output) {
+      is_output = onnx_zeroed((size_t)x->m->nnames + 1, 1);
+      for (int k = 0; k < g->noutputs; k++)
+        if (g->outputs[k].id >= 0) is_output[g->outputs[k].id] = 1;
+    }
+    int64_t axis = attr_int(n, "axis", 0);
+    if (!is_output[n->output_ids[0]] || axis < -MAX_RANK || axis >= MAX_RANK)
+      continue;
+    if (!axis_of) axis_of = onnx_zeroed((size_t)x->m->nnames + 1, sizeof *axis_of);
+    axis_of[n->input_ids[0]] = (int16_t)(axis + MAX_RANK + 1);
+  }
+  free(is_output);
+  return axis_of;
+}
+
+/* Whether input v, of Concat axis code `code` (kv_cache_inputs), is a
+ * cache: its concatenated axis is a symbolic dim. */
+static bool is_kv_cache(const Val *v, int16_t code) {
+  if (code == 0 || v->t.rank < 2) return false;
+  int64_t axis = code - MAX_RANK - 1;
+  if (axis < 0) axis += v->t.rank;
+  return axis >= 0 && axis < v->t.rank && v->sym[axis] != NULL;
+}
+
+static bool declare_graph_inputs(X *x, const OnnxGraph *g,
+                                 const int16_t *is_cache);
+
 static bool declare_inputs(X *x, const OnnxGraph *g) {
   for (int i = 0; i < g->ninitializers; i++) {
     const OnnxTensor *t = &g->initializers[i];
@@ -286,6 +335,16 @@ static bool declare_inputs(X *x, const OnnxGraph *g) {
     v->decl_origin = decl_origin(x, "initializer", i, t->name);
     if (t->external) v->decl_note = "onnx external data (not opened)";
   }
+  int16_t *is_cache = kv_cache_inputs(x, g);
+  bool ok = declare_graph_inputs(x, g, is_cache);
+  free(is_cache);
+  return ok;
+}
+
+/* The graph's inputs that no initializer gives: inputs, caches, or
+ * (--weights-as-inputs) weights. */
+static bool declare_graph_inputs(X *x, const OnnxGraph *g,
+                                 const int16_t *is_cache) {
   for (int i = 0; i < g->ninputs; i++) {
     const OnnxValueInfo *in = &g->inputs[i];
     if (val_at(x, in->id)) continue; /* an initializer listed as an input */
@@ -320,7 +379,8 @@ static bool declare_inputs(X *x, const OnnxGraph *g) {
        * weight, declared when a kernel first reads it */
       v->decl = VD_WEIGHT;
     } else {
-      v->decl = VD_INPUT;
+      v->decl = is_cache && in->id >= 0 && is_kv_cache(v, is_cache[in->id])
+                    ? VD_CACHE : VD_INPUT;
       declare(x, v);
     }
   }

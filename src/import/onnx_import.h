@@ -11,6 +11,7 @@
  *                    reductions, pools, quantized
  *   onnx_map_view.c  mapping handlers: views, data movement, shape arithmetic
  *   onnx_control.c   mapping handlers: If, Loop, Scan
+ *   onnx_map_rnn.c   mapping handlers: LSTM, GRU, RNN
  *   onnx_fold.c      attributes and constant folding
  *   onnx_apply.c     an op applied: sized by its shape rule, written
  *   onnx_emit.c      values, operands, declarations and node lines
@@ -46,7 +47,7 @@ typedef struct Val {
   const char *decl_origin;   /* the declaration line's origin */
   const char *decl_note;     /* its comment */
   /* a declaration written when a kernel first reads the value */
-  enum { VD_NONE, VD_WEIGHT, VD_BUFFER, VD_INPUT } decl;
+  enum { VD_NONE, VD_WEIGHT, VD_BUFFER, VD_INPUT, VD_CACHE } decl;
   bool tensor;               /* a .roof tensor (bound or declared) */
   bool known;
   bool is_int;
@@ -317,6 +318,7 @@ bool map_softmax(X *x, const OnnxNode *n, const OnnxOpRow *row);
 bool map_layernorm(X *x, const OnnxNode *n, const OnnxOpRow *row);
 bool map_batchnorm(X *x, const OnnxNode *n, const OnnxOpRow *row);
 bool map_instancenorm(X *x, const OnnxNode *n, const OnnxOpRow *row);
+int32_t value_uses(X *x, int32_t id);
 int cmp_desc(const void *a, const void *b);
 bool map_reduce(X *x, const OnnxNode *n, const OnnxOpRow *row);
 bool map_pool(X *x, const OnnxNode *n, const OnnxOpRow *row);
@@ -348,6 +350,9 @@ bool map_shape(X *x, const OnnxNode *n, const OnnxOpRow *row);
 bool map_size(X *x, const OnnxNode *n, const OnnxOpRow *row);
 bool map_constant_of_shape(X *x, const OnnxNode *n, const OnnxOpRow *row);
 bool map_range(X *x, const OnnxNode *n, const OnnxOpRow *row);
+
+/* onnx_map_rnn.c */
+bool map_rnn(X *x, const OnnxNode *n, const OnnxOpRow *row);
 
 /* onnx_control.c */
 bool map_if(X *x, const OnnxNode *n, const OnnxOpRow *row);

@@ -457,6 +457,15 @@ static void count_uses(X *x, const OnnxGraph *g) {
     if (g->outputs[i].id >= 0) x->uses[g->outputs[i].id]++;
 }
 
+/* The readers of value id, counted over the model on the first call. */
+int32_t value_uses(X *x, int32_t id) {
+  if (!x->uses) {
+    x->uses = onnx_zeroed((size_t)x->m->nnames + 1, sizeof *x->uses);
+    count_uses(x, x->m->graph);
+  }
+  return x->uses[id];
+}
+
 /* torch exports nn.Linear on an input of rank > 2 as MatMul(x, W^T) and
  * then Add(bias, that): y = x W^T + b, b [N] broadcast over the rows
  * (ONNX's numpy broadcasting).  The GPU runs the two as one GEMM whose
@@ -486,11 +495,7 @@ static const OnnxNode *bias_add_after(X *x, const OnnxNode *n, const Term *a,
     return NULL;
   for (int i = 0; i + 1 < bias->t.rank; i++)
     if (bias->t.dims[i] != 1) return NULL;
-  if (!x->uses) {
-    x->uses = onnx_zeroed((size_t)x->m->nnames + 1, sizeof *x->uses);
-    count_uses(x, x->m->graph);
-  }
-  if (x->uses[y] != 1) return NULL;
+  if (value_uses(x, y) != 1) return NULL;
   *bi = k;
   return add;
 }

@@ -324,8 +324,10 @@ bool map_concat(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     return true;
   }
 tensors:;
+  Val *first = in_val(x, n, 0);
   Call c;
-  call_init(x, &c, "concat");
+  /* a KV cache's Concat (R-CACHE-004): the new entries appended in place */
+  call_init(x, &c, first && first->decl == VD_CACHE ? "append" : "concat");
   if (n->ninputs > CALL_MAX_IN)
     return fail(x, "it concatenates %d tensors; rooflint imports at most %d",
                 n->ninputs, CALL_MAX_IN);

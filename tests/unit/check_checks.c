@@ -142,6 +142,10 @@ START_TEST(registry_quotes_thresholds) {
                                "ceiling is still at least 80%\nof peak"));
   ck_assert_ptr_nonnull(strstr(check_lookup("tc-alignment")->explain,
                                "suggests a multiple of 64"));
+  ck_assert_ptr_nonnull(strstr(check_lookup("unfused-attention")->explain,
+                               "up to 8\nelement-wise ops"));
+  ck_assert_ptr_nonnull(strstr(check_lookup("unfused-attention")->explain,
+                               "less than 1% of the step"));
 }
 END_TEST
 
@@ -178,6 +182,14 @@ START_TEST(all_messages_styled) {
                     "  input x : [8192, 4096]\n"
                     "  weight w : [4096, 4096]\n"
                     "  y = matmul(x, w)\n"
+                    "}\n"
+                    /* unfused-attention: the scores [8, 16, 4096, 4096] */
+                    "model e {\n"
+                    "  input q, k, v : [8, 16, 4096, 128]\n"
+                    "  kt = transpose(k, [0, 1, 3, 2])\n"
+                    "  s = matmul(q, kt)\n"
+                    "  p = softmax(s)\n"
+                    "  o = matmul(p, v)\n"
                     "}\n",
                     NULL);
   int n;
