@@ -134,6 +134,7 @@ typedef struct OnnxNode {
   int nattrs;
   int index;             /* position in its graph's node list */
   uint64_t offset;       /* byte offset of the NodeProto in the file */
+  uint64_t length;       /* and its length in bytes (R-DIAG-002) */
 } OnnxNode;
 
 struct OnnxGraph {

@@ -424,7 +424,7 @@ static void assemble(X *x, const char *name, Imported *out) {
   for (size_t i = 0; i < x->ndiags; i++) {
     struct Pending *p = &x->diags[i];
     int s = p->sec == &x->head ? 0 : p->sec == &x->decls ? 1 : 2;
-    out->diags[i] = (ImportDiag){(int)(first[s] + p->index + 1), p->sev, p->msg};
+    out->diags[i] = (ImportDiag){(int)(first[s] + p->index + 1), p->sev, p->msg, NULL};
     p->msg = NULL;
   }
   out->ndiags = x->ndiags;

@@ -1087,6 +1087,7 @@ static bool rd_node(Rd *r, size_t start, size_t end, OnnxNode *n, int depth) {
   n->domain = "";
   n->op_type = NULL;
   n->offset = start;
+  n->length = end - start;
   int ni = 0, no = 0, na = 0;
   Field f;
   int got;

@@ -27,7 +27,7 @@ static json_t *message_of(const LspDoc *d, const Diag *g) {
   const SourceFile *f = src_file(&d->ss, g->loc.file);
   if (f && g->loc.file != d->file) {
     char where[WHERE_MAX];
-    sb_printf(&sb, "%s: ", src_where(f, g->loc.start, where, sizeof where));
+    sb_printf(&sb, "%s: ", src_where(f, g->loc, g->origin, where, sizeof where));
   }
   sb_puts(&sb, g->msg);
   for (int i = 0; i < g->nnotes; i++)
