@@ -734,6 +734,7 @@ static bool rd_tensor(Rd *r, size_t start, size_t end, OnnxTensor *t) {
   t->name = "";
   t->id = -1;
   t->offset = start;
+  t->length = end - start;
   int ndims = 0;
   bool has_raw = false, has_typed = false;
   Field raw = {0}, f;
@@ -896,6 +897,7 @@ static bool rd_value(Rd *r, size_t start, size_t end, OnnxValueInfo *v) {
   v->id = -1;
   v->ndims = -1;
   v->offset = start;
+  v->length = end - start;
   Field f;
   int got;
   size_t pos = start;
