@@ -2080,7 +2080,11 @@ ImportStatus hf_translate(const char *path, const ImportOptions *o,
                           Imported *out) {
   int err = 0;
   Cfg c = {.path = path};
-  char *text = slurp(path, &c.len, &err);
+  char *text = o && o->text ? xmalloc(o->text_len + 1) : slurp(path, &c.len, &err);
+  if (o && o->text) {
+    memcpy(text, o->text, o->text_len);
+    text[c.len = o->text_len] = '\0';
+  }
   if (!text) {
     StrBuf sb = {0};
     if (err == EFBIG) sb_printf(&sb, "cannot read '%s': " HF_TOO_LARGE, path);

@@ -129,7 +129,8 @@ int import_load(SourceSet *ss, const char *path, const ImportOptions *o,
   SourceFile *sf = ss->files[file];
   struct stat st;
   sf->imported = true;
-  sf->file_bytes = stat(path, &st) == 0 ? (int64_t)st.st_size : -1;
+  sf->file_bytes = o && o->text ? (int64_t)o->text_len
+                  : stat(path, &st) == 0 ? (int64_t)st.st_size : -1;
   sf->language = imp->language;
   src_set_origins(sf, im.origins, im.norigins);
   src_set_import_diags(sf, im.diags, im.ndiags);

@@ -23,6 +23,10 @@ typedef struct ImportOptions {
   DiagSink *warnings;           /* where an importer's warnings go, or NULL */
   bool unknown_ops_custom;      /* --unknown-ops=custom (ONNX) */
   bool weights_as_inputs;       /* --weights-as-inputs (ONNX) */
+  /* The file's text when the caller has it (an editor's open document),
+   * read instead of the file: text formats (config.json) only. */
+  const char *text;
+  size_t text_len;
 } ImportOptions;
 
 typedef enum ImportStatus {
