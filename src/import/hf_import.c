@@ -1843,7 +1843,14 @@ static void warn_fields(Cfg *c, const Config *m, Imported *out) {
       sb_printf(&sb, "'%s' is not a field the %s importer knows; if it "
                 "changes the cost, edit the generated model",
                 key, c->fam->model_type);
-    add_warning(out, xstrdup(sb_str(&sb)), key_origin(c, key));
+    char *origin = key_origin(c, key);
+    if (!origin) { /* not found as written (escapes): named, not placed */
+      StrBuf o = {0};
+      sb_puts(&o, "key ");
+      import_put_escaped(&o, key, IMPORT_QUOTED);
+      origin = o.data;
+    }
+    add_warning(out, xstrdup(sb_str(&sb)), origin);
     sb_free(&sb);
   }
 }

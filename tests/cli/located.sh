@@ -45,6 +45,10 @@ $PY tools/validate_sarif.py $(sed "s|^\([0-9]*\) .*|$T/\1.sarif|" "$T/manifest")
 
 $PY - "$T" <<'PY' || fail "placement (above)"
 import json, os, re, sys
+try:
+    import onnx
+except ImportError:
+    onnx = None
 T = sys.argv[1]
 bad = 0
 def err(msg):
@@ -122,6 +126,12 @@ for row in open(os.path.join(T, "manifest")):
                     err(f"{path}: region {reg} past {len(raw)} bytes")
                 if loc["logicalLocations"][0]["kind"] not in ("function", "variable"):
                     err(f"{path}: node {loc['logicalLocations']}")
+                # the bytes are the node's NodeProto (python3-onnx reads it)
+                if loc["logicalLocations"][0]["kind"] == "function" and onnx is not None:
+                    node = onnx.NodeProto.FromString(raw[reg["byteOffset"]:reg["byteOffset"] + reg["byteLength"]])
+                    props = loc["logicalLocations"][0]["properties"]
+                    if node.op_type != props["opType"] or (node.name and node.name != loc["logicalLocations"][0]["name"]):
+                        err(f"{path}: bytes {reg} are {node.op_type} {node.name!r}, not {loc['logicalLocations']}")
                 checked["bytes"] += 1
             else:
                 if reg["startLine"] > len(lines) or reg["endLine"] > len(lines) or \
@@ -175,7 +185,9 @@ case $out in
 *) fail "the imported text linted: $out" ;;
 esac
 
-# R-SARIF-001..003: the GitHub fields.
+# R-SARIF-001 (help, helpUri, precision, problem.severity), R-SARIF-003
+# (the automation id) and R-SARIF-002 (distinct fingerprints): the GitHub
+# fields.
 "$ROOFLINT" --format sarif -t h100_sxm,a100_sxm examples/llama2_7b_decode.roof > "$T/a.sarif" 2> /dev/null
 $PY - "$T/a.sarif" docs/checks.md "$ROOFLINT" <<'PY' || fail "GitHub fields (above)"
 import json, re, subprocess, sys
