@@ -219,8 +219,11 @@ static void report_import_diags(const SourceSet *ss, int file,
       src_line_text(f, d->line, &len);
       while (len > 0 && f->text[start] == ' ') start++, len--;
       at = (Loc){file, start, start + (uint32_t)len};
+    } else if (d->origin) { /* R-DIAG-001: placed by its own origin */
+      at = (Loc){file, 0, 0};
     }
-    diag_report(diags, (Severity)d->sev, NULL, at, "%s", d->msg);
+    Diag *g = diag_report(diags, (Severity)d->sev, NULL, at, "%s", d->msg);
+    if (!d->line) g->origin = d->origin;
   }
 }
 

@@ -412,15 +412,15 @@ void diag_put_text(FILE *out, const char *s) {
   sb_free(&sb);
 }
 
-static void put_header(FILE *out, const SourceSet *ss, Loc loc, Severity sev,
-                       const char *msg, const char *check, bool werror,
-                       const RenderOptions *ro) {
+static void put_header(FILE *out, const SourceSet *ss, Loc loc,
+                       const char *origin, Severity sev, const char *msg,
+                       const char *check, bool werror, const RenderOptions *ro) {
   const SourceFile *f = src_file(ss, loc.file);
   bool bold_msg = sev != SEV_NOTE;
   if (ro->color) fputs(C_BOLD, out);
   if (f) {
     char where[WHERE_MAX];
-    diag_put_text(out, src_where(f, loc.start, where, sizeof where));
+    diag_put_text(out, src_where(f, loc, origin, where, sizeof where));
     fputs(": ", out);
   } else if (sev != SEV_NOTE) {
     fputs("rooflint: ", out);
@@ -441,33 +441,82 @@ static bool same_line(const SourceFile *f, uint32_t a, uint32_t b) {
   return la == lb;
 }
 
+/* R-DIAG-001: a place on a line an importer wrote is shown in the file
+ * the user has: the config's line under the key (a binary file has none
+ * to show), then the generated statement quoted as a note at the same
+ * place, as the text is not theirs.  `quoted` is the line quoted last,
+ * so a note on the same statement does not repeat it. */
+static void put_place(FILE *out, const SourceSet *ss, Loc loc, const char *origin,
+                      int *quoted, const RenderOptions *ro) {
+  const SourceFile *f = src_file(ss, loc.file);
+  if (!f) return;
+  Located at;
+  src_locate(f, loc, origin, &at);
+  if (at.in) put_snippet(out, at.in, (Loc){loc.file, at.start, at.end}, ro);
+  if (!f->imported || !at.gen_line || at.gen_line == *quoted) return;
+  *quoted = at.gen_line;
+  StrBuf sb = {0};
+  sb_puts(&sb, "in the imported text: ");
+  src_statement(f, at.gen_line, &sb);
+  put_header(out, ss, loc, origin, SEV_NOTE, sb_str(&sb), NULL, false, ro);
+  sb_free(&sb);
+}
+
+/* A fix-it on text an importer wrote cannot be applied to the file the
+ * user has: it is said as a note on the generated statement instead. */
+static void put_imported_fixit(FILE *out, const SourceSet *ss, const FixIt *fx,
+                               const RenderOptions *ro) {
+  StrBuf sb = {0};
+  sb_puts(&sb, "in the imported text, the fix is to ");
+  sb_puts(&sb, fx->loc.end > fx->loc.start ? "write '" : "insert '");
+  sb_putn(&sb, fx->text, strcspn(fx->text, "\n"));
+  sb_puts(&sb, "'; edit the generated model (rooflint import) to apply it");
+  put_header(out, ss, fx->loc, NULL, SEV_NOTE, sb_str(&sb), NULL, false, ro);
+  sb_free(&sb);
+}
+
+static void put_fixits(FILE *out, const SourceSet *ss, const Diag *d,
+                       const RenderOptions *ro) {
+  const SourceFile *f = src_file(ss, d->loc.file);
+  for (int i = 0; i < d->nfixits; i++) {
+    const FixIt *fx = &d->fixits[i];
+    const SourceFile *ff = src_file(ss, fx->loc.file);
+    if (ff && ff->imported) put_imported_fixit(out, ss, fx, ro);
+  }
+  if (!f || f->imported) return;
+  for (int i = 0; i < d->nfixits; i++) {
+    const FixIt *fx = &d->fixits[i];
+    if (fx->loc.file == d->loc.file &&
+        same_line(f, fx->loc.start, d->loc.start))
+      put_fixit_line(out, f, fx, ro);
+  }
+  for (int i = 0; i < d->nfixits; i++) {
+    const FixIt *fx = &d->fixits[i];
+    const SourceFile *ff = src_file(ss, fx->loc.file);
+    if (!ff || ff->imported || (fx->loc.file == d->loc.file &&
+                                same_line(f, fx->loc.start, d->loc.start)))
+      continue;
+    put_snippet(out, ff, fx->loc, ro);
+    put_fixit_line(out, ff, fx, ro);
+  }
+}
+
 void diag_render_one(const Diag *d, const SourceSet *ss, FILE *out,
                      const RenderOptions *ro) {
-  put_header(out, ss, d->loc, d->sev, d->msg, d->check, d->werror, ro);
+  int quoted = 0;
+  put_header(out, ss, d->loc, d->origin, d->sev, d->msg, d->check, d->werror, ro);
   const SourceFile *f = src_file(ss, d->loc.file);
-  if (f) {
+  if (f && f->imported) {
+    put_place(out, ss, d->loc, d->origin, &quoted, ro);
+    put_fixits(out, ss, d, ro);
+  } else if (f) {
     put_snippet(out, f, d->loc, ro);
-    for (int i = 0; i < d->nfixits; i++) {
-      const FixIt *fx = &d->fixits[i];
-      if (fx->loc.file == d->loc.file &&
-          same_line(f, fx->loc.start, d->loc.start))
-        put_fixit_line(out, f, fx, ro);
-    }
-    for (int i = 0; i < d->nfixits; i++) {
-      const FixIt *fx = &d->fixits[i];
-      const SourceFile *ff = src_file(ss, fx->loc.file);
-      if (!ff || (fx->loc.file == d->loc.file &&
-                  same_line(f, fx->loc.start, d->loc.start)))
-        continue;
-      put_snippet(out, ff, fx->loc, ro);
-      put_fixit_line(out, ff, fx, ro);
-    }
+    put_fixits(out, ss, d, ro);
   }
   for (int i = 0; i < d->nnotes; i++) {
     const DiagNote *n = &d->notes[i];
-    put_header(out, ss, n->loc, SEV_NOTE, n->msg, NULL, false, ro);
-    const SourceFile *nf = src_file(ss, n->loc.file);
-    if (nf) put_snippet(out, nf, n->loc, ro);
+    put_header(out, ss, n->loc, NULL, SEV_NOTE, n->msg, NULL, false, ro);
+    put_place(out, ss, n->loc, NULL, &quoted, ro);
   }
 }
 
@@ -528,7 +577,7 @@ static void put_unexpected(FILE *out, const SourceSet *ss,
   const SourceFile *df = src_file(ss, d->loc.file);
   if (df) {
     char where[WHERE_MAX];
-    fprintf(out, "%s: ", src_where(df, d->loc.start, where, sizeof where));
+    fprintf(out, "%s: ", src_where(df, d->loc, d->origin, where, sizeof where));
   } else {
     fprintf(out, "%s: ", f->name);
   }

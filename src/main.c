@@ -681,10 +681,10 @@ static void import_findings(Cli *c, const char *path, const Imported *im) {
   for (size_t i = 0; i < im->ndiags; i++) {
     const ImportDiag *d = &im->diags[i];
     if (c->o.policy.no_warnings && d->sev != SEV_ERROR) continue;
-    size_t k = (size_t)d->line - 1;
-    const char *origin = d->line >= 1 && k < im->norigins ? im->origins[k] : NULL;
-    diag_put_text(stderr, origin ? arena_printf(c->arena, "%s: %s", path, origin)
-                                 : arena_printf(c->arena, "%s:%d", path, d->line));
+    StrBuf where = {0};
+    import_where(path, im, d, &where);
+    diag_put_text(stderr, sb_str(&where));
+    sb_free(&where);
     fprintf(stderr, ": %s: ", severity_str((Severity)d->sev));
     diag_put_text(stderr, d->msg); /* what the file said, escaped (R-CLI-016) */
     fputc('\n', stderr);
@@ -733,8 +733,12 @@ static int run_import(Cli *c, DiagSink *diags) {
   free(im.text);
   for (size_t i = 0; i < im.norigins; i++) free(im.origins[i]);
   free(im.origins);
-  for (size_t i = 0; i < im.ndiags; i++) free(im.diags[i].msg);
+  for (size_t i = 0; i < im.ndiags; i++) {
+    free(im.diags[i].msg);
+    free(im.diags[i].origin);
+  }
   free(im.diags);
+  free(im.original);
   free(im.error);
   return status;
 }

@@ -164,6 +164,10 @@ typedef struct SourceFile {
   bool imported;
   int64_t file_bytes;
   const char *language;
+  /* An imported text format (a config.json): the file as the user has it,
+   * its own line table, which an origin's byte region points into; NULL
+   * for a binary format and for .roof text. */
+  struct SourceFile *original;
 } SourceFile;
 
 typedef struct SourceSet {
@@ -198,24 +202,45 @@ typedef struct ImportDiag {
   int line;
   int sev;
   char *msg;
+  char *origin; /* its own origin (a config key no line came from), or NULL */
 } ImportDiag;
-/* The origin of `line` (1-based) of an imported file, or NULL. */
-const char *src_origin(const SourceFile *f, int line);
-/* Where byte `offset` of f is, as a diagnostic's prefix names it (without
- * the ": "): `a.roof:12:7`, or on a line of an imported file with an
- * origin, `model.onnx: node 12 "/conv1/Conv" (Conv)`.  Into buf. */
-const char *src_where(const SourceFile *f, uint32_t offset, char *buf,
+/* Where a location is, in the file the user has (R-DIAG-001): in .roof
+ * text, the text itself; on a line an importer wrote, the line's origin
+ * (or `origin`, when not NULL: a finding with an origin of its own), and
+ * through its byte region the place in the original text (a config key),
+ * or the bytes of a binary file (an ONNX node). */
+typedef struct Located {
+  const SourceFile *in;   /* the text start..end are in, or NULL: none */
+  uint32_t start, end;
+  const char *origin;     /* an imported line's origin, or NULL */
+  size_t origin_len;      /* its length without the byte region */
+  int gen_line;           /* the imported text's line it was found on, or 0 */
+  bool has_bytes;         /* a region of a binary file: */
+  uint64_t byte_offset, byte_length;
+} Located;
+void src_locate(const SourceFile *f, Loc loc, const char *origin, Located *out);
+/* The text of the statement on `line` of an imported text, as a note quotes
+ * it: without its indentation and trailing comment, at most `max` bytes. */
+void src_statement(const SourceFile *f, int line, StrBuf *sb);
+/* Where loc is, as a diagnostic's prefix names it (without the ": "):
+ * `a.roof:12:7`, in an imported config the key's `x.json:5:3`, on a
+ * binary file's line the origin, `model.onnx: node 12 "/conv1/Conv"
+ * (Conv)` (src_locate; origin as there).  Into buf. */
+const char *src_where(const SourceFile *f, Loc loc, const char *origin, char *buf,
                       size_t n);
 /* Room for a src_where: a file name and an origin (a name may be long;
  * past this it is cut). */
 enum { WHERE_MAX = 8192 };
-/* An origin's parts, by import.h's grammar `KIND [INDEX] ["NAME"] [(TYPE)]`
+/* An origin's parts, by import.h's grammar
+ * `KIND [INDEX] ["NAME"] [(TYPE)] [@OFFSET+LENGTH]`
  * (`node 12 "/conv1/Conv" (Conv)`), for JSON and SARIF; the name with its
  * escapes undone.  False when the origin does not follow the grammar. */
 typedef struct OriginParts {
   char kind[32];
   long long index;
   bool has_index, has_name;
+  bool has_region;          /* ` @OFFSET+LENGTH`: bytes of the original file */
+  unsigned long long offset, length;
   char name[WHERE_MAX];
   char type[128];
 } OriginParts;
@@ -277,6 +302,9 @@ typedef struct Diag {
   /* Its check is off unless -W names it: set by whoever reports for a
    * check (checks_report), so the policy needs no registry. */
   bool off_by_default;
+  /* An importer's finding on no line of the text (a config key it does
+   * not model): its origin (import.h), which src_locate places. */
+  const char *origin;
 } Diag;
 
 #define DIAG_DEFAULT_ERROR_LIMIT 20

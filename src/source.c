@@ -27,8 +27,12 @@ static void file_free(SourceFile *f) {
   free(f->expectations);
   for (size_t i = 0; i < f->norigins; i++) free(f->origins[i]);
   free(f->origins);
-  for (size_t i = 0; i < f->nimport_diags; i++) free(f->import_diags[i].msg);
+  for (size_t i = 0; i < f->nimport_diags; i++) {
+    free(f->import_diags[i].msg);
+    free(f->import_diags[i].origin);
+  }
   free(f->import_diags);
+  if (f->original) file_free(f->original);
   free(f);
 }
 
@@ -299,7 +303,7 @@ void src_set_origins(SourceFile *f, char **origins, size_t n) {
   f->norigins = n;
 }
 
-const char *src_origin(const SourceFile *f, int line) {
+static const char *src_origin(const SourceFile *f, int line) {
   if (!f->origins || line < 1 || (size_t)line > f->norigins) return NULL;
   return f->origins[line - 1];
 }
@@ -309,13 +313,88 @@ void src_set_import_diags(SourceFile *f, ImportDiag *d, size_t n) {
   f->nimport_diags = n;
 }
 
-const char *src_where(const SourceFile *f, uint32_t offset, char *buf,
+void src_set_original(SourceFile *f, char *text, size_t len) {
+  if (len >= UINT32_MAX) {
+    free(text);
+    return;
+  }
+  SourceFile *o = xcalloc(1, sizeof *o);
+  o->name = xstrdup(f->name);
+  o->text = xrealloc(text, len + 2);
+  o->text[len] = o->text[len + 1] = '\0';
+  o->len = len;
+  build_line_starts(o);
+  f->original = o;
+}
+
+size_t src_origin_region(const char *origin, unsigned long long *off,
+                        unsigned long long *len) {
+  size_t n = strlen(origin);
+  const char *at = strrchr(origin, '@');
+  if (!at || at == origin || at[-1] != ' ') return n;
+  char *end;
+  unsigned long long o = strtoull(at + 1, &end, 10);
+  if (end == at + 1 || *end != '+') return n;
+  const char *l = end + 1;
+  unsigned long long k = strtoull(l, &end, 10);
+  if (end == l || *end) return n;
+  *off = o, *len = k;
+  return (size_t)(at - 1 - origin);
+}
+
+void src_locate(const SourceFile *f, Loc loc, const char *origin, Located *out) {
+  memset(out, 0, sizeof *out);
+  if (!f->imported) {
+    out->in = f, out->start = loc.start, out->end = loc.end;
+    return;
+  }
+  if (!origin) {
+    int col;
+    src_linecol(f, loc.start, &out->gen_line, &col);
+    origin = src_origin(f, out->gen_line);
+  }
+  out->origin = origin;
+  if (!origin) return;
+  unsigned long long off = 0, len = 0;
+  out->origin_len = src_origin_region(origin, &off, &len);
+  if (out->origin_len == strlen(origin)) return;
+  if (f->original) {
+    const SourceFile *o = f->original;
+    out->in = o;
+    out->start = (uint32_t)(off < o->len ? off : o->len);
+    out->end = (uint32_t)(off + len < o->len ? off + len : o->len);
+  } else {
+    out->has_bytes = true;
+    out->byte_offset = off, out->byte_length = len;
+  }
+}
+
+void src_statement(const SourceFile *f, int line, StrBuf *sb) {
+  size_t len;
+  const char *s = src_line_text(f, line, &len);
+  while (len && (*s == ' ' || *s == '\t')) s++, len--;
+  for (size_t i = 0; i + 2 < len; i++) /* generated text comments as "  #" */
+    if (s[i] == ' ' && s[i + 1] == ' ' && s[i + 2] == '#') {
+      len = i;
+      break;
+    }
+  while (len && s[len - 1] == ' ') len--;
+  sb_putn(sb, s, len);
+}
+
+const char *src_where(const SourceFile *f, Loc loc, const char *origin, char *buf,
                       size_t n) {
-  int line, col;
-  src_linecol(f, offset, &line, &col);
-  const char *origin = src_origin(f, line);
-  if (origin) snprintf(buf, n, "%s: %s", f->name, origin);
-  else snprintf(buf, n, "%s:%d:%d", f->name, line, col);
+  Located at;
+  src_locate(f, loc, origin, &at);
+  if (at.in) {
+    int line, col;
+    src_linecol(at.in, at.start, &line, &col);
+    snprintf(buf, n, "%s:%d:%d", f->name, line, col);
+  } else if (at.origin) {
+    snprintf(buf, n, "%s: %.*s", f->name, (int)at.origin_len, at.origin);
+  } else {
+    snprintf(buf, n, "%s", f->name);
+  }
   return buf;
 }
 
@@ -356,6 +435,13 @@ bool src_origin_parts(const char *s, OriginParts *p) {
     if (s[1 + n] != ')' || n >= sizeof p->type) return false;
     memcpy(p->type, s + 1, n);
     s += n + 2;
+    while (*s == ' ') s++;
+  }
+  if (*s == '@') {
+    size_t n = src_origin_region(s - 1, &p->offset, &p->length);
+    if (n == strlen(s - 1)) return false;
+    p->has_region = true;
+    return true;
   }
   return *s == '\0';
 }

@@ -21,5 +21,14 @@ void src_add_expectation(SourceFile *f, Expectation e);
 void src_set_origins(SourceFile *f, char **origins, size_t n);
 /* Takes ownership of an imported file's findings. */
 void src_set_import_diags(SourceFile *f, ImportDiag *d, size_t n);
+/* Takes ownership of the text of the file an imported file was made from
+ * (a config.json), so that origins with a byte region place a diagnostic
+ * in it (src_locate). */
+void src_set_original(SourceFile *f, char *text, size_t len);
+/* The byte region ` @OFFSET+LENGTH` that ends an origin: the origin's
+ * length without it, or strlen(origin) (and *off, *len untouched) when it
+ * has none. */
+size_t src_origin_region(const char *origin, unsigned long long *off,
+                         unsigned long long *len);
 
 #endif

@@ -377,12 +377,13 @@ typedef struct Cfg {
   /* where each top-level key is written, found in one pass (index_keys):
    * its spelling in the text -> 1 + its index in `at` */
   StrMap keys;
-  struct KeyAt { char *key; int line, col; } *at;
+  struct KeyAt { char *key; int line, col; size_t off, len; } *at;
   size_t nat, cap_at;
   char *error;      /* the first error (malloc'd) */
 } Cfg;
 
-static void add_key(Cfg *c, const char *s, size_t n, int line, int col) {
+static void add_key(Cfg *c, const char *s, size_t n, int line, int col,
+                    size_t off) {
   if (c->nat == c->cap_at) {
     c->cap_at = c->cap_at ? 2 * c->cap_at : 16;
     c->at = xrealloc(c->at, c->cap_at * sizeof *c->at);
@@ -390,7 +391,7 @@ static void add_key(Cfg *c, const char *s, size_t n, int line, int col) {
   char *key = xmalloc(n + 1);
   memcpy(key, s, n);
   key[n] = '\0';
-  c->at[c->nat] = (struct KeyAt){key, line, col};
+  c->at[c->nat] = (struct KeyAt){key, line, col, off, n + 2};
   void **slot = strmap_ref(&c->keys, key);
   if (!*slot) *slot = (void *)(uintptr_t)(c->nat + 1); /* the first wins */
   c->nat++;
@@ -414,7 +415,8 @@ static void index_keys(Cfg *c) {
       size_t j = i + 1;
       while (j < c->len && strchr(" \t\r\n", c->text[j])) j++;
       if (depth == 1 && j < c->len && c->text[j] == ':')
-        add_key(c, c->text + start + 1, i - start - 1, ln, (int)(start - bol) + 1);
+        add_key(c, c->text + start + 1, i - start - 1, ln, (int)(start - bol) + 1,
+                start);
     }
   }
 }
@@ -687,10 +689,137 @@ typedef struct Gen {
   char **origins;
   size_t nlines, cap;
   int indent;
+  /* R-DIAG-001: what each generated name's line came from, so a line
+   * written without a key is placed where its weight or operand is:
+   * name -> 1 + the index of its line */
+  StrMap weights, values, lets; /* lets: those written from a key */
+  StrBuf names;     /* the maps' keys (malloc'd), their pointers' bytes */
+  size_t block[64]; /* 1 + the line opening each enclosing block */
+  bool block_inferred[64]; /* its opener had no key of its own */
+  bool keyed;       /* the last line's origin was its own key's */
 } Gen;
 
+/* `key "NAME" @OFFSET+LENGTH`: the key as written in the config (its
+ * quotes included), or NULL when the config does not write it. */
+static char *key_origin(const Cfg *c, const char *key) {
+  uintptr_t k = key ? (uintptr_t)strmap_get(&c->keys, key) : 0;
+  if (!k) return NULL;
+  StrBuf sb = {0};
+  sb_puts(&sb, "key ");
+  import_put_escaped(&sb, key, IMPORT_QUOTED);
+  sb_printf(&sb, " @%zu+%zu", c->at[k - 1].off, c->at[k - 1].len);
+  return sb.data;
+}
+
+static bool ident_char(char ch) {
+  return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+         (ch >= '0' && ch <= '9') || ch == '_';
+}
+
+/* The next identifier of s[*i, n) into buf; false at the end. */
+static bool next_ident(const char *s, size_t n, size_t *i, char *buf, size_t cap) {
+  while (*i < n && !(ident_char(s[*i]) && !(s[*i] >= '0' && s[*i] <= '9'))) {
+    if (s[*i] >= '0' && s[*i] <= '9')
+      while (*i < n && ident_char(s[*i])) (*i)++;
+    else
+      (*i)++;
+  }
+  size_t k = 0;
+  for (; *i < n && ident_char(s[*i]); (*i)++)
+    if (k + 1 < cap) buf[k++] = s[*i];
+  buf[k] = '\0';
+  return k > 0;
+}
+
+static char *origin_of_line(const Gen *g, uintptr_t k) {
+  return k && g->origins[k - 1] ? xstrdup(g->origins[k - 1]) : NULL;
+}
+
+/* A declaration is placed at the field that sizes it: the first size in
+ * its shape other than hidden_size (intermediate_size for an MLP weight,
+ * vocab_size for the head), else hidden_size. */
+static char *shape_origin(const Gen *g, const char *shape, size_t n) {
+  char id[64], *hidden = NULL;
+  for (size_t i = 0; next_ident(shape, n, &i, id, sizeof id);) {
+    uintptr_t k = (uintptr_t)strmap_get(&g->lets, id);
+    char *o = k ? origin_of_line(g, k) : key_origin(g->cfg, spelled(g->cfg, id));
+    if (!o) continue;
+    if (strcmp(id, "hidden_size") != 0) {
+      free(hidden);
+      return o;
+    }
+    if (hidden) free(o);
+    else hidden = o;
+  }
+  return hidden;
+}
+
+/* A statement is placed where the first weight it reads is, else where
+ * its most recently written operand is. */
+static char *operand_origin(const Gen *g, const char *rhs) {
+  char id[64];
+  uintptr_t latest = 0;
+  size_t n = strlen(rhs);
+  for (size_t i = 0; next_ident(rhs, n, &i, id, sizeof id);) {
+    uintptr_t w = (uintptr_t)strmap_get(&g->weights, id);
+    if (w && g->origins[w - 1]) return xstrdup(g->origins[w - 1]);
+    uintptr_t v = (uintptr_t)strmap_get(&g->values, id);
+    if (v > latest) latest = v;
+  }
+  return origin_of_line(g, latest);
+}
+
+/* Records the names line `s` (without its indentation) declares or
+ * assigns, as written on line index `at`. */
+static void record_names(Gen *g, const char *s, size_t at, bool keyed) {
+  static const char *const decls[] = {"weight ", "buffer ", "cache "};
+  StrMap *into = &g->values;
+  if (keyed && strncmp(s, "let ", 4) == 0) s += 4, into = &g->lets;
+  const char *end = strstr(s, " = ");
+  for (int i = 0; i < 3; i++)
+    if (strncmp(s, decls[i], strlen(decls[i])) == 0) {
+      s += strlen(decls[i]);
+      end = strstr(s, " : ");
+      into = &g->weights;
+    }
+  if (!end || (into != &g->lets && strncmp(s, "let ", 4) == 0) || s[0] == '#')
+    return;
+  char id[64];
+  for (size_t i = 0; next_ident(s, (size_t)(end - s), &i, id, sizeof id);) {
+    if (strmap_get(into, id)) {
+      *strmap_ref(into, id) = (void *)(uintptr_t)(at + 1);
+      continue;
+    }
+    char *key = xstrdup(id); /* the map borrows its keys */
+    sb_putn(&g->names, (const char *)&key, sizeof key);
+    strmap_put(into, key, (void *)(uintptr_t)(at + 1));
+  }
+}
+
+/* Where a line written without a key comes from: its shape's field, its
+ * operands', the enclosing block's, the family's key. */
+static char *inferred_origin(const Gen *g, const char *s) {
+  char *o = NULL;
+  const char *colon = strstr(s, " : ");
+  if (colon && (!strncmp(s, "weight ", 7) || !strncmp(s, "buffer ", 7) ||
+                !strncmp(s, "cache ", 6))) {
+    const char *open = strchr(colon, '[');
+    if (open) o = shape_origin(g, open, strcspn(open, "]"));
+  } else if (strstr(s, " = ") && strncmp(s, "let ", 4) != 0 && s[0] != '#') {
+    o = operand_origin(g, strstr(s, " = ") + 3);
+  }
+  for (int d = g->indent; !o && d >= 0; d--)
+    if (d < 64) o = origin_of_line(g, g->block[d]);
+  if (!o) {
+    const char *family = spelled(g->cfg, "model_type");
+    o = key_origin(g->cfg, family ? family : spelled(g->cfg, "architectures"));
+  }
+  return o;
+}
+
 /* One line of text, indented, with its origin: the config key it comes
- * from (NULL: none). */
+ * from, or when the config does not write that key (NULL: none given),
+ * the one inferred_origin finds. */
 static void line(Gen *g, const char *key, const char *fmt, ...)
     PRINTF_LIKE(3, 4);
 static void line(Gen *g, const char *key, const char *fmt, ...) {
@@ -698,17 +827,9 @@ static void line(Gen *g, const char *key, const char *fmt, ...) {
     g->cap = g->cap ? 2 * g->cap : 256;
     g->origins = xrealloc(g->origins, g->cap * sizeof *g->origins);
   }
-  char *origin = NULL;
-  if (key) {
-    StrBuf sb = {0};
-    where(g->cfg, key, &sb);
-    sb_printf(&sb, "%s", key);
-    origin = xstrdup(sb_str(&sb));
-    sb_free(&sb);
-  }
-  g->origins[g->nlines++] = origin;
   size_t at = g->text.len;
   for (int i = 0; i < g->indent; i++) sb_puts(&g->text, "  ");
+  size_t body = g->text.len;
   va_list ap;
   va_start(ap, fmt);
   sb_vprintf(&g->text, fmt, ap);
@@ -716,6 +837,13 @@ static void line(Gen *g, const char *key, const char *fmt, ...) {
   /* no trailing blanks: an empty line is empty */
   while (g->text.len > at && g->text.data[g->text.len - 1] == ' ')
     g->text.data[--g->text.len] = '\0';
+  const char *s = g->text.data && g->text.len > body ? g->text.data + body : "";
+  char *origin = key_origin(g->cfg, key);
+  bool keyed = g->keyed = origin != NULL;
+  if (!origin && *s) origin = inferred_origin(g, s);
+  g->origins[g->nlines] = origin;
+  if (*s) record_names(g, s, g->nlines, keyed);
+  g->nlines++;
   sb_putc(&g->text, '\n');
 }
 
@@ -724,8 +852,21 @@ static void blank(Gen *g) { line(g, NULL, "%s", ""); }
 static void open_block(Gen *g, const char *key, const char *head) {
   line(g, key, "%s {", head);
   g->indent++;
+  if (g->indent < 64) {
+    g->block[g->indent] = g->nlines;
+    g->block_inferred[g->indent] = !g->keyed;
+  }
 }
+/* A block opened without a key (`fused qkv {`) is placed where its first
+ * statement is, a finding on a fused region being one on its kernels. */
 static void close_block(Gen *g) {
+  size_t open = g->indent < 64 ? g->block[g->indent] : 0;
+  if (open && g->block_inferred[g->indent] && open < g->nlines &&
+      g->origins[open]) {
+    free(g->origins[open - 1]);
+    g->origins[open - 1] = xstrdup(g->origins[open]);
+  }
+  if (g->indent < 64) g->block[g->indent] = 0;
   g->indent--;
   line(g, NULL, "}");
 }
@@ -2038,7 +2179,14 @@ static void read_model(Cfg *c, const ImportOptions *o, Config *m) {
 
 /* A warning for each field that changes the cost and is not modelled, or
  * that the importer does not know at all (R-HF-006). */
-static void warn_fields(Cfg *c, const ImportOptions *o, const Config *m) {
+static void add_warning(Imported *out, char *msg, char *origin) {
+  out->diags = xrealloc(out->diags, (out->ndiags + 1) * sizeof *out->diags);
+  out->diags[out->ndiags++] = (ImportDiag){0, SEV_WARNING, msg, origin};
+}
+
+/* R-DIAG-001: each warning is placed at its key (an ImportDiag on no line
+ * of the text, with the key's origin). */
+static void warn_fields(Cfg *c, const Config *m, Imported *out) {
   const char *key;
   json_t *v;
   json_object_foreach(c->root, key, v) {
@@ -2053,7 +2201,6 @@ static void warn_fields(Cfg *c, const ImportOptions *o, const Config *m) {
     if (strcmp(key, "num_nextn_predict_layers") == 0 && json_integer_value(v) == 0)
       continue;
     StrBuf sb = {0};
-    where(c, key, &sb);
     if (strcmp(key, "quantization_config") == 0) {
       if (!m->qwarning) {
         sb_free(&sb);
@@ -2070,8 +2217,14 @@ static void warn_fields(Cfg *c, const ImportOptions *o, const Config *m) {
       sb_printf(&sb, "'%s' is not a field the %s importer knows; if it "
                 "changes the cost, edit the generated model",
                 key, c->fam->model_type);
-    if (o->warnings)
-      diag_report(o->warnings, SEV_WARNING, NULL, LOC_NONE, "%s", sb_str(&sb));
+    char *origin = key_origin(c, key);
+    if (!origin) { /* not found as written (escapes): named, not placed */
+      StrBuf o = {0};
+      sb_puts(&o, "key ");
+      import_put_escaped(&o, key, IMPORT_QUOTED);
+      origin = o.data;
+    }
+    add_warning(out, xstrdup(sb_str(&sb)), origin);
     sb_free(&sb);
   }
 }
@@ -2276,13 +2429,25 @@ static ImportStatus generate(Cfg *c, const ImportOptions *o, Imported *out) {
   if (!c->error) check_layers(c, &m);
   ImportStatus status = IMPORT_INVALID;
   if (!c->error) {
-    warn_fields(c, o, &m);
+    warn_fields(c, &m, out);
     char *name = model_name(c->path, c->fam);
     StrBuf head = {0};
     sb_printf(&head, "model %s", name);
     m.name = sb_str(&head);
     Gen g = {.m = &m, .cfg = c};
+    strmap_init(&g.weights);
+    strmap_init(&g.values);
+    strmap_init(&g.lets);
     emit_model(&g);
+    strmap_free(&g.weights);
+    strmap_free(&g.values);
+    strmap_free(&g.lets);
+    for (size_t i = 0; i + sizeof(char *) <= g.names.len; i += sizeof(char *)) {
+      char *key;
+      memcpy(&key, g.names.data + i, sizeof key);
+      free(key);
+    }
+    sb_free(&g.names);
     out->text = g.text.data ? g.text.data : xstrdup("");
     out->len = g.text.len;
     out->origins = g.origins;
@@ -2321,7 +2486,11 @@ ImportStatus hf_translate(const char *path, const ImportOptions *o,
                           Imported *out) {
   int err = 0;
   Cfg c = {.path = path};
-  char *text = slurp(path, &c.len, &err);
+  char *text = o && o->text ? xmalloc(o->text_len + 1) : slurp(path, &c.len, &err);
+  if (o && o->text) {
+    memcpy(text, o->text, o->text_len);
+    text[c.len = o->text_len] = '\0';
+  }
   if (!text) {
     StrBuf sb = {0};
     if (err == EFBIG) sb_printf(&sb, "cannot read '%s': " HF_TOO_LARGE, path);
@@ -2356,6 +2525,11 @@ ImportStatus hf_translate(const char *path, const ImportOptions *o,
   strmap_free(&c.keys);
   sb_free(&c.read);
   json_decref(c.outer ? c.outer : c.root);
-  free(text);
+  if (status == IMPORT_OK) { /* R-DIAG-001: diagnostics are placed in it */
+    out->original = text;
+    out->original_len = c.len;
+  } else {
+    free(text);
+  }
   return status;
 }

@@ -74,10 +74,35 @@ void import_put_escaped(StrBuf *sb, const char *s, ImportEscape how) {
   if (how == IMPORT_QUOTED) sb_putc(sb, '"');
 }
 
+void import_where(const char *path, const Imported *im, const ImportDiag *d,
+                  StrBuf *sb) {
+  size_t k = (size_t)d->line - 1;
+  const char *origin = d->origin ? d->origin
+                       : d->line >= 1 && k < im->norigins ? im->origins[k] : NULL;
+  if (!origin) {
+    sb_printf(sb, "%s:%d", path, d->line);
+    return;
+  }
+  unsigned long long off = 0, len = 0;
+  size_t n = src_origin_region(origin, &off, &len);
+  if (n == strlen(origin) || !im->original) {
+    sb_printf(sb, "%s: %.*s", path, (int)n, origin);
+    return;
+  }
+  int line = 1, col = 1;
+  for (size_t i = 0; i < off && i < im->original_len; i++, col++)
+    if (im->original[i] == '\n') line++, col = 0;
+  sb_printf(sb, "%s:%d:%d", path, line, col);
+}
+
 static void imported_free(Imported *im) {
   free(im->text);
-  for (size_t i = 0; i < im->ndiags; i++) free(im->diags[i].msg);
+  for (size_t i = 0; i < im->ndiags; i++) {
+    free(im->diags[i].msg);
+    free(im->diags[i].origin);
+  }
   free(im->diags);
+  free(im->original);
   for (size_t i = 0; i < im->norigins; i++) free(im->origins[i]);
   free(im->origins);
   free(im->error);
@@ -105,10 +130,13 @@ int import_load(SourceSet *ss, const char *path, const ImportOptions *o,
   SourceFile *sf = ss->files[file];
   struct stat st;
   sf->imported = true;
-  sf->file_bytes = stat(path, &st) == 0 ? (int64_t)st.st_size : -1;
+  sf->file_bytes = o && o->text ? (int64_t)o->text_len
+                  : stat(path, &st) == 0 ? (int64_t)st.st_size : -1;
   sf->language = imp->language;
   src_set_origins(sf, im.origins, im.norigins);
   src_set_import_diags(sf, im.diags, im.ndiags);
+  if (im.original) src_set_original(sf, im.original, im.original_len);
+  im.original = NULL;
   im.text = NULL, im.origins = NULL, im.norigins = 0;
   im.diags = NULL, im.ndiags = 0;
   imported_free(&im);

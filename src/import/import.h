@@ -23,6 +23,10 @@ typedef struct ImportOptions {
   DiagSink *warnings;           /* where an importer's warnings go, or NULL */
   bool unknown_ops_custom;      /* --unknown-ops=custom (ONNX) */
   bool weights_as_inputs;       /* --weights-as-inputs (ONNX) */
+  /* The file's text when the caller has it (an editor's open document),
+   * read instead of the file: text formats (config.json) only. */
+  const char *text;
+  size_t text_len;
 } ImportOptions;
 
 typedef enum ImportStatus {
@@ -34,9 +38,11 @@ typedef enum ImportStatus {
 /* An importer's result.  text is malloc'd .roof text (ownership passes to
  * the SourceSet); origins[i], when not NULL, names where line i + 1 of the
  * text came from (malloc'd strings, owned likewise), in the form
- * `KIND [INDEX] ["NAME"] [(TYPE)]`: `node 12 "/conv1/Conv" (Conv)`,
- * `initializer 3 "fc.weight"`; diagnostics print it in place of the
- * line and column, JSON and SARIF split it into its parts.  On failure, error
+ * `KIND [INDEX] ["NAME"] [(TYPE)] [@OFFSET+LENGTH]`:
+ * `node 12 "/conv1/Conv" (Conv) @1834+96`, `initializer 3 "fc.weight"`,
+ * `key "hidden_size" @112+13`, the region being the bytes of the file
+ * read that the line came from (a NodeProto, a config key); diagnostics
+ * are placed there (src_locate), JSON and SARIF split it into its parts.  On failure, error
  * is the malloc'd message, naming the byte offset, node or key. */
 typedef struct Imported {
   char *text;
@@ -45,6 +51,8 @@ typedef struct Imported {
   size_t norigins;
   ImportDiag *diags;  /* findings on lines of text (rooflint.h), malloc'd */
   size_t ndiags;
+  char *original;     /* a text format's bytes as read (src_set_original) */
+  size_t original_len;
   char *error;
 } Imported;
 
@@ -80,6 +88,12 @@ int import_load(SourceSet *ss, const char *path, const ImportOptions *o,
  * Identifiers are made by each importer (letters, digits and `_` only). */
 typedef enum ImportEscape { IMPORT_COMMENT, IMPORT_QUOTED } ImportEscape;
 void import_put_escaped(StrBuf *sb, const char *s, ImportEscape how);
+
+/* Where an importer's finding d is, as `rooflint import` names it on
+ * standard error (R-DIAG-001): `x.json:5:3` at its key in the original
+ * text, `m.onnx: node 3 "/Add" (Add)`, or the line of the text written. */
+void import_where(const char *path, const Imported *im, const ImportDiag *d,
+                  StrBuf *sb);
 
 /* Every importer, for --help; a NULL name ends the list. */
 extern const Importer importer_table[];

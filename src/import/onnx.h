@@ -73,6 +73,7 @@ typedef struct OnnxTensor {
   int64_t nvalues;
   bool external;         /* data_location = EXTERNAL: never opened */
   uint64_t offset;       /* byte offset of the TensorProto in the file */
+  uint64_t length;       /* and its length in bytes */
 } OnnxTensor;
 
 /* One dimension of a value's type: a number, a dim_param name, or
@@ -89,7 +90,8 @@ typedef struct OnnxValueInfo {
   int32_t elem_type;     /* OnnxDataType; 0 when the type is not a tensor */
   const OnnxDim *dims;
   int ndims;             /* -1: no shape given */
-  uint64_t offset;
+  uint64_t offset;       /* the ValueInfoProto's bytes in the file */
+  uint64_t length;
 } OnnxValueInfo;
 
 /* AttributeProto.AttributeType. */
@@ -134,6 +136,7 @@ typedef struct OnnxNode {
   int nattrs;
   int index;             /* position in its graph's node list */
   uint64_t offset;       /* byte offset of the NodeProto in the file */
+  uint64_t length;       /* and its length in bytes (R-DIAG-002) */
 } OnnxNode;
 
 struct OnnxGraph {

@@ -56,9 +56,10 @@ void declare(X *x, Val *v) {
   put_str(sb, v->ident);
   put_str(sb, " : ");
   put_type(x, sb, &v->t, v->sym);
-  if (v->decl_origin) {
+  if (v->decl_origin) { /* the origin without its byte region */
+    unsigned long long off, len;
     put_str(sb, "  # onnx ");
-    put_str(sb, v->decl_origin);
+    sb_putn(sb, v->decl_origin, src_origin_region(v->decl_origin, &off, &len));
   }
   if (v->decl_note) {
     put_str(sb, v->decl_origin ? ", " : "  # ");
@@ -175,6 +176,8 @@ const char *arena_origin(X *x, const OnnxNode *n) {
   put_char(sb, '(');
   put_str(sb, n->op_type);
   put_char(sb, ')');
+  sb_printf(sb, " @%llu+%llu", (unsigned long long)n->offset,
+            (unsigned long long)n->length);
   return arena_strndup(x->a, sb->data, sb->len);
 }
 

@@ -200,12 +200,16 @@ bool translate_nodes(X *x, const OnnxGraph *g, bool top) {
   return !x->error;
 }
 
-/* `dim_param "batch"`: KIND then the name quoted (R-ONNX-008), in the
- * arena. */
-static const char *quoted_origin(X *x, const char *kind, const char *name) {
+/* `dim_param "batch" @OFFSET+LENGTH`: KIND then the name quoted
+ * (R-ONNX-008), and the bytes of the graph input it was read from
+ * (R-DIAG-002), in the arena. */
+static const char *quoted_origin(X *x, const char *kind, const char *name,
+                                 const OnnxValueInfo *from) {
   x->scratch.len = 0;
   sb_puts(&x->scratch, kind);
   import_put_escaped(&x->scratch, name, IMPORT_QUOTED);
+  sb_printf(&x->scratch, " @%llu+%llu", (unsigned long long)from->offset,
+            (unsigned long long)from->length);
   return arena_strndup(x->a, x->scratch.data, x->scratch.len);
 }
 
@@ -223,9 +227,9 @@ static const char *let_for(X *x, const char *param, int input, int dim) {
   }
   x->let_keys[x->nlets] = arena_strdup(x->a, key);
   x->let_origins[x->nlets] =
-      param ? quoted_origin(x, "dim_param ", param)
+      param ? quoted_origin(x, "dim_param ", param, &x->m->graph->inputs[input])
             : quoted_origin(x, arena_printf(x->a, "input %d ", input),
-                            x->m->graph->inputs[input].name);
+                            x->m->graph->inputs[input].name, &x->m->graph->inputs[input]);
   const char *name = param ? ident_for(x, param, "d")
                            : ident_for(x, arena_printf(x->a, "dim_%d_%d", input, dim), "d");
   static const int64_t primes[] = {11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53};
@@ -269,14 +273,18 @@ static DType plan_of(const OnnxGraph *g) {
   return best;
 }
 
-/* `initializer 3 "w"`: a declaration's origin, in the arena. */
-static const char *decl_origin(X *x, const char *what, int i, const char *name) {
+/* `initializer 3 "w" @OFFSET+LENGTH`: a declaration's origin and the
+ * bytes it was read from (R-DIAG-002), in the arena. */
+static const char *decl_origin(X *x, const char *what, int i, const char *name,
+                               uint64_t offset, uint64_t length) {
   x->scratch.len = 0;
   sb_puts(&x->scratch, what);
   sb_putc(&x->scratch, ' ');
   put_int(&x->scratch, i);
   sb_putc(&x->scratch, ' ');
   put_quoted(&x->scratch, name);
+  sb_printf(&x->scratch, " @%llu+%llu", (unsigned long long)offset,
+            (unsigned long long)length);
   return arena_strndup(x->a, x->scratch.data, x->scratch.len);
 }
 
@@ -332,7 +340,7 @@ static bool declare_inputs(X *x, const OnnxGraph *g) {
     if (!tensor_type(x, t, &v->t)) return false;
     tensor_values(x, v, t);
     v->decl = VD_WEIGHT;
-    v->decl_origin = decl_origin(x, "initializer", i, t->name);
+    v->decl_origin = decl_origin(x, "initializer", i, t->name, t->offset, t->length);
     if (t->external) v->decl_note = "onnx external data (not opened)";
   }
   int16_t *is_cache = kv_cache_inputs(x, g);
@@ -371,7 +379,7 @@ static bool declare_graph_inputs(X *x, const OnnxGraph *g,
     v->t = t;
     val_set_sym(x, v, sym);
     v->ident = ident_for(x, in->name, "x");
-    v->decl_origin = decl_origin(x, "input", i, in->name);
+    v->decl_origin = decl_origin(x, "input", i, in->name, in->offset, in->length);
     bool fixed = true;
     for (int k = 0; k < t.rank; k++) fixed &= v->sym[k] == NULL;
     if (x->o && x->o->weights_as_inputs && i > 0 && fixed) {
@@ -488,7 +496,7 @@ static void assemble(X *x, const char *name, Imported *out) {
   for (size_t i = 0; i < x->ndiags; i++) {
     struct Pending *p = &x->diags[i];
     int s = p->sec == &x->head ? 0 : p->sec == &x->decls ? 1 : 2;
-    out->diags[i] = (ImportDiag){(int)(first[s] + p->index + 1), p->sev, p->msg};
+    out->diags[i] = (ImportDiag){(int)(first[s] + p->index + 1), p->sev, p->msg, NULL};
     p->msg = NULL;
   }
   out->ndiags = x->ndiags;

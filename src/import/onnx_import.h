@@ -22,6 +22,7 @@
 
 #include "import.h"
 #include "onnx.h"
+#include "source.h"
 #include "ops.h"
 #include "util.h"
 

@@ -735,6 +735,7 @@ static bool rd_tensor(Rd *r, size_t start, size_t end, OnnxTensor *t) {
   t->name = "";
   t->id = -1;
   t->offset = start;
+  t->length = end - start;
   int ndims = 0;
   bool has_raw = false, has_typed = false;
   Field raw = {0}, f;
@@ -897,6 +898,7 @@ static bool rd_value(Rd *r, size_t start, size_t end, OnnxValueInfo *v) {
   v->id = -1;
   v->ndims = -1;
   v->offset = start;
+  v->length = end - start;
   Field f;
   int got;
   size_t pos = start;
@@ -1088,6 +1090,7 @@ static bool rd_node(Rd *r, size_t start, size_t end, OnnxNode *n, int depth) {
   n->domain = "";
   n->op_type = NULL;
   n->offset = start;
+  n->length = end - start;
   int ni = 0, no = 0, na = 0;
   Field f;
   int got;

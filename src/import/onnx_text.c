@@ -119,27 +119,20 @@ void put_int(StrBuf *sb, long long v) {
   put_bytes(sb, p, (size_t)(buf + sizeof buf - p));
 }
 
-/* `node 12 "/conv1/Conv" (Conv)`, import.h's origin grammar, malloc'd in
+/* `node 12 "/conv1/Conv" (Conv) @OFFSET+LENGTH`, import.h's origin grammar, malloc'd in
  * one piece, from the node's name already quoted (put_quoted): quoted[0,
  * qlen), qlen 0 for a node without a name. */
 char *origin_quoted(const OnnxNode *n, int index, const char *quoted, size_t qlen) {
-  char buf[24], *num = int_text(buf, index);
-  size_t nlen = (size_t)(buf + sizeof buf - num);
-  size_t olen = strlen(n->op_type);
-  size_t len = 5 + nlen + 1 + (qlen ? qlen + 1 : 0) + 1 + olen + 1;
-  char *s = xmalloc(len + 1), *p = s;
-  memcpy(p, "node ", 5), p += 5;
-  memcpy(p, num, nlen), p += nlen;
-  *p++ = ' ';
+  StrBuf sb = {0};
+  sb_puts(&sb, "node ");
+  sb_printf(&sb, "%d ", index);
   if (qlen) {
-    memcpy(p, quoted, qlen), p += qlen;
-    *p++ = ' ';
+    sb_putn(&sb, quoted, qlen);
+    sb_putc(&sb, ' ');
   }
-  *p++ = '(';
-  memcpy(p, n->op_type, olen), p += olen;
-  *p++ = ')';
-  *p = '\0';
-  return s; /* never empty */
+  sb_printf(&sb, "(%s) @%llu+%llu", n->op_type, (unsigned long long)n->offset,
+            (unsigned long long)n->length);
+  return sb.data; /* never empty */
 }
 
 /* n's origin, `node 12 "/conv1/Conv" (Conv)`, malloc'd. */
@@ -161,7 +154,9 @@ bool fail(X *x, const char *fmt, ...) {
   va_end(ap);
   if (x->node) {
     char *where = node_origin(x->node, x->node_index);
-    x->error = xprintf("%s: %s: %s", x->path, where, msg);
+    unsigned long long off, len;
+    int n = (int)src_origin_region(where, &off, &len);
+    x->error = xprintf("%s: %.*s: %s", x->path, n, where, msg);
     free(where);
   } else {
     x->error = xprintf("%s: %s", x->path, msg);

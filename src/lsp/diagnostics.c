@@ -27,7 +27,7 @@ static json_t *message_of(const LspDoc *d, const Diag *g) {
   const SourceFile *f = src_file(&d->ss, g->loc.file);
   if (f && g->loc.file != d->file) {
     char where[WHERE_MAX];
-    sb_printf(&sb, "%s: ", src_where(f, g->loc.start, where, sizeof where));
+    sb_printf(&sb, "%s: ", src_where(f, g->loc, g->origin, where, sizeof where));
   }
   sb_puts(&sb, g->msg);
   for (int i = 0; i < g->nnotes; i++)
@@ -38,8 +38,25 @@ static json_t *message_of(const LspDoc *d, const Diag *g) {
   return j;
 }
 
+/* Where loc is in the document: itself for .roof text; on a line of a
+ * config.json's imported text, the key it came from (R-DIAG-001), else
+ * the document's start.  quote: the generated statement, when imported. */
+static Loc doc_loc(const LspDoc *d, Loc loc, const char *origin, StrBuf *quote) {
+  const SourceFile *f = src_file(&d->ss, loc.file);
+  if (loc.file != d->file || !f) return LOC_NONE;
+  if (!f->imported) return loc;
+  Located at;
+  src_locate(f, loc, origin, &at);
+  if (quote && at.gen_line) {
+    sb_puts(quote, "\nin the imported text: ");
+    src_statement(f, at.gen_line, quote);
+  }
+  return at.in ? (Loc){loc.file, at.start, at.end} : (Loc){loc.file, 0, 0};
+}
+
 json_t *lsp_diagnostic(const LspDoc *d, const Diag *g) {
-  Loc at = g->loc.file == d->file ? g->loc : LOC_NONE;
+  StrBuf quote = {0};
+  Loc at = doc_loc(d, g->loc, g->origin, &quote);
   json_t *j = json_pack("{s:o, s:i, s:s}", "range", lsp_range(d, at),
                         "severity", severity_of(g), "source", "rooflint");
   if (g->check) {
@@ -49,13 +66,23 @@ json_t *lsp_diagnostic(const LspDoc *d, const Diag *g) {
     json_object_set_new(j, "codeDescription",
                         json_pack("{s:o}", "href", json_safe_string(href)));
   }
-  json_object_set_new(j, "message", message_of(d, g));
+  json_t *msg = message_of(d, g);
+  if (quote.len) {
+    StrBuf sb = {0};
+    sb_printf(&sb, "%s%s", json_string_value(msg), sb_str(&quote));
+    json_decref(msg);
+    msg = json_safe_string(sb_str(&sb));
+    sb_free(&sb);
+  }
+  sb_free(&quote);
+  json_object_set_new(j, "message", msg);
   json_t *related = json_array();
   for (int i = 0; i < g->nnotes; i++)
     if (g->notes[i].loc.file == d->file)
       json_array_append_new(
           related, json_pack("{s:o, s:o}", "location",
-                             lsp_location(d, g->notes[i].loc), "message",
+                             lsp_location(d, doc_loc(d, g->notes[i].loc, NULL, NULL)),
+                             "message",
                              json_safe_string(g->notes[i].msg)));
   if (json_array_size(related)) json_object_set_new(j, "relatedInformation", related);
   else json_decref(related);

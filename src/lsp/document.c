@@ -8,6 +8,7 @@
  * (R-LSP-011).
  */
 #include "lsp/lsp.h"
+#include "import/import.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +102,44 @@ static char *name_of(const char *uri) {
   return out;
 }
 
+/* "x.json:5:14: " at the start of an importer's error: its offset in the
+ * document, and the message after it. */
+static uint32_t error_place(const SourceFile *f, const char *err, const char **msg) {
+  const char *p = err + strlen(f->name);
+  int line = 0, col = 0, used = 0;
+  *msg = err;
+  if (strncmp(err, f->name, strlen(f->name)) != 0) return 0;
+  if (sscanf(p, ":%d:%d: %n", &line, &col, &used) == 2 && used > 0 && line >= 1 &&
+      (size_t)line <= f->nlines) {
+    *msg = p + used;
+    uint32_t at = f->line_starts[line - 1] + (uint32_t)(col - 1);
+    return at < src_line_end(f, line) ? at : src_line_end(f, line);
+  }
+  if (strncmp(p, ": ", 2) == 0) *msg = p + 2;
+  return 0;
+}
+
+/* R-LSP-020: a config.json is imported from the document's text, as the
+ * command line imports the file; one it cannot import gets that error,
+ * placed where the importer says.  Returns the file, or -1 (its error
+ * reported on the text). */
+static int load_config(LspDoc *d, const char *name, char *text) {
+  ImportOptions io = {.text = d->text, .text_len = d->len};
+  char *err = NULL;
+  ImportStatus why;
+  int file = import_load(&d->ss, name, &io, &err, &why);
+  if (file >= 0) {
+    free(text);
+    return file;
+  }
+  d->file = src_add(&d->ss, name, text, d->len);
+  const char *msg;
+  uint32_t at = error_place(src_file(&d->ss, d->file), err, &msg);
+  diag_report(&d->diags, SEV_ERROR, NULL, (Loc){d->file, at, at}, "%s", msg);
+  free(err);
+  return -1;
+}
+
 void lsp_doc_analyze(LspServer *s, LspDoc *d) {
   if (d->arena && !d->dirty) return;
   drop_analysis(d);
@@ -109,11 +148,20 @@ void lsp_doc_analyze(LspServer *s, LspDoc *d) {
   char *text = xmalloc(d->len + 1);
   memcpy(text, d->text, d->len + 1);
   char *name = name_of(d->uri);
-  d->file = src_add(&d->ss, name, text, d->len);
-  free(name);
   d->arena = arena_new();
   diag_sink_init(&d->diags);
   d->diags.error_limit = DIAG_DEFAULT_ERROR_LIMIT;
+  const Importer *imp = importer_for(name);
+  d->config = imp && imp->language; /* a text format: a config.json */
+  d->file = d->config ? load_config(d, name, text) : src_add(&d->ss, name, text, d->len);
+  free(name);
+  if (d->file < 0) {
+    d->file = d->ss.nfiles - 1;
+    d->dirty = false;
+    d->unpublished = true;
+    memset(d->pos, 0, sizeof *d->pos);
+    return;
+  }
   AnalyzeOptions ao = {
       .bindings = lsp_settings_bindings(st, d->arena),
       .targets = (const char **)st->targets,
@@ -132,10 +180,22 @@ void lsp_doc_analyze(LspServer *s, LspDoc *d) {
 }
 
 const SourceFile *lsp_doc_file(const LspDoc *d) {
-  return src_file(&d->ss, d->file);
+  const SourceFile *f = src_file(&d->ss, d->file);
+  return f && f->original ? f->original : f; /* the document's own text */
 }
 
 LspDoc *lsp_doc_of(LspServer *s, json_t *params, LspError *err) {
+  LspDoc *d = lsp_doc_any(s, params, err);
+  if (d && d->config) {
+    lsp_fail(err, LSP_REQUEST_FAILED,
+             "a config.json gets diagnostics only; hover, completion, actions and "
+             "navigation work on .roof text (rooflint import writes it)");
+    return NULL;
+  }
+  return d;
+}
+
+LspDoc *lsp_doc_any(LspServer *s, json_t *params, LspError *err) {
   json_t *td = json_object_get(params, "textDocument");
   const char *uri = json_string_value(json_object_get(td, "uri"));
   if (!uri) {

@@ -22,6 +22,7 @@ enum {
   LSP_METHOD_NOT_FOUND = -32601,
   LSP_INVALID_PARAMS = -32602,
   LSP_SERVER_NOT_INITIALIZED = -32002,
+  LSP_REQUEST_FAILED = -32803,
 };
 
 /* The settings (R-LSP-018): as the command line takes them. */
@@ -55,6 +56,9 @@ typedef struct LspDoc {
    * the next one on the same line counts on from here instead of from
    * the line's start (a line may be megabytes long). */
   struct LspPosCache *pos;
+  /* A Hugging Face config.json (R-LSP-020): its diagnostics are placed on
+   * its keys; the other requests answer for .roof text only. */
+  bool config;
 } LspDoc;
 
 typedef struct LspServer {
@@ -90,6 +94,8 @@ void lsp_doc_analyze(LspServer *s, LspDoc *d);
 /* The document a request's params name (textDocument.uri), analysed;
  * NULL after an InvalidParams error. */
 LspDoc *lsp_doc_of(LspServer *s, json_t *params, LspError *err);
+/* The same, a config.json included (lsp_doc_of refuses one). */
+LspDoc *lsp_doc_any(LspServer *s, json_t *params, LspError *err);
 /* The byte offset of params' `position` in d; false after an error. */
 bool lsp_doc_offset(const LspDoc *d, json_t *params, uint32_t *off,
                     LspError *err);

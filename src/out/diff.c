@@ -403,7 +403,7 @@ static const char *diag_line(Arena *a, const SourceSet *ss, const Diag *d) {
   const char *where = "";
   if (f) {
     char buf[WHERE_MAX];
-    where = arena_printf(a, "%s: ", src_where(f, d->loc.start, buf, sizeof buf));
+    where = arena_printf(a, "%s: ", src_where(f, d->loc, d->origin, buf, sizeof buf));
   }
   return arena_printf(a, "%s%s: %s%s%s%s", where, severity_str(d->sev), d->msg,
                       d->check ? " [-W" : "", d->check ? d->check : "",

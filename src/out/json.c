@@ -116,38 +116,65 @@ JSON_OUT_INLINE void out_quoted(JsonOut *w, Rows *r, const char *key, const char
   json_out_end(w, p + q->text[QUOTED_TEXT - 1]);
 }
 
-/* {"file", "line", "column", "end_line", "end_column"}, or null. */
-static void write_location(JsonOut *w, const char *key, Loc loc, Rows *src) {
+/* R-ONNX-007: a line an importer wrote says what it came from, its
+ * parts split and its byte region in the file read. */
+static void write_origin(JsonOut *w, const Located *at) {
+  OriginParts *op = xmalloc(sizeof *op);
+  StrBuf text = {0};
+  sb_putn(&text, at->origin, at->origin_len);
+  json_out_open(w, "origin", '{');
+  json_out_str(w, "text", sb_str(&text));
+  if (src_origin_parts(at->origin, op)) {
+    json_out_str(w, "kind", op->kind);
+    if (op->has_index) json_out_int(w, "index", op->index);
+    if (op->has_name) json_out_str(w, "name", op->name);
+    if (op->type[0]) json_out_str(w, "op_type", op->type);
+    if (op->has_region) {
+      json_out_int(w, "byte_offset", (long long)op->offset);
+      json_out_int(w, "byte_length", (long long)op->length);
+    }
+  }
+  json_out_close(w, '}');
+  sb_free(&text);
+  free(op);
+}
+
+/* {"file", "line", "column", "end_line", "end_column"}, or null; in the
+ * file the user has (R-DIAG-001): a config's key, and on a binary file's
+ * node null line and column beside the origin. */
+static void write_location(JsonOut *w, const char *key, Loc loc, const char *origin,
+                           Rows *src) {
   if (loc.file < 0 || loc.file >= src->ss->nfiles) {
     json_out_null(w, key);
     return;
   }
   const SourceFile *f = src_file(src->ss, loc.file);
-  if (loc.file != src->file) src->file = loc.file, src->line = 0;
-  int line, col, eline, ecol;
-  src_linecol_near(f, loc.start, &src->line, &line, &col);
-  src_linecol_near(f, loc.end, &src->line, &eline, &ecol);
+  Located at;
+  src_locate(f, loc, origin, &at);
   json_out_open(w, key, '{');
   out_quoted(w, src, "file", f->name);
-  json_out_int(w, "line", line);
-  json_out_int(w, "column", col);
-  json_out_int(w, "end_line", eline);
-  json_out_int(w, "end_column", ecol);
-  /* R-ONNX-007: a line an importer wrote says what it came from */
-  const char *origin = src_origin(f, line);
-  if (origin) {
-    OriginParts *op = xmalloc(sizeof *op);
-    json_out_open(w, "origin", '{');
-    json_out_str(w, "text", origin);
-    if (src_origin_parts(origin, op)) {
-      json_out_str(w, "kind", op->kind);
-      if (op->has_index) json_out_int(w, "index", op->index);
-      if (op->has_name) json_out_str(w, "name", op->name);
-      if (op->type[0]) json_out_str(w, "op_type", op->type);
-    }
-    json_out_close(w, '}');
-    free(op);
+  if (at.in == f) {
+    if (loc.file != src->file) src->file = loc.file, src->line = 0;
+    int line, col, eline, ecol;
+    src_linecol_near(f, loc.start, &src->line, &line, &col);
+    src_linecol_near(f, loc.end, &src->line, &eline, &ecol);
+    json_out_int(w, "line", line);
+    json_out_int(w, "column", col);
+    json_out_int(w, "end_line", eline);
+    json_out_int(w, "end_column", ecol);
+  } else if (at.in) {
+    int line, col, eline, ecol;
+    src_linecol(at.in, at.start, &line, &col);
+    src_linecol(at.in, at.end, &eline, &ecol);
+    json_out_int(w, "line", line);
+    json_out_int(w, "column", col);
+    json_out_int(w, "end_line", eline);
+    json_out_int(w, "end_column", ecol);
+  } else {
+    const char *k[] = {"line", "column", "end_line", "end_column"};
+    for (int i = 0; i < 4; i++) json_out_null(w, k[i]);
   }
+  if (at.origin) write_origin(w, &at);
   json_out_close(w, '}');
 }
 
@@ -273,7 +300,7 @@ static void write_node(JsonOut *w, const Model *m, const ModelCost *mc, int i,
   if (c->kernel >= 0) json_out_int(w, "kernel", c->kernel);
   else json_out_null(w, "kernel");
   out_quoted(w, src, "region", g->region >= 0 && g->region < m->nregions ? m->regions[g->region].name : NULL);
-  write_location(w, "location", g->loc, src);
+  write_location(w, "location", g->loc, NULL, src);
   json_out_close(w, '}');
 }
 
@@ -309,7 +336,7 @@ static void write_collective(JsonOut *w, const Model *m, const Collective *c, Ro
   out_figure(w, src, "ib_time_s", c->ib_time);
   out_figure(w, src, "time_s", c->time_s);
   out_figure(w, src, "count", c->count);
-  write_location(w, "location", has_node ? m->nodes[c->node].loc : LOC_NONE, src);
+  write_location(w, "location", has_node ? m->nodes[c->node].loc : LOC_NONE, NULL, src);
   json_out_close(w, '}');
 }
 
@@ -323,7 +350,7 @@ static void write_transfer(JsonOut *w, const GNode *g, const NodeCost *c, Rows *
   out_figure(w, src, "total_bytes", c->bytes * g->count);
   out_figure(w, src, "time_s", c->time_s);
   out_figure(w, src, "total_time_s", c->time_s * g->count);
-  write_location(w, "location", g->loc, src);
+  write_location(w, "location", g->loc, NULL, src);
   json_out_close(w, '}');
 }
 
@@ -473,7 +500,7 @@ static void write_model(JsonOut *w, const ModelCost *mc, const Serving *sv,
   write_recipe(w, m);
   json_out_str(w, "mode", m->train ? "train" : "inference");
   write_parallel(w, m);
-  write_location(w, "location", m->loc, src);
+  write_location(w, "location", m->loc, NULL, src);
   write_model_rows(w, mc, src);
   write_summary(w, mc);
   if (sv) write_serving(w, sv);
@@ -497,19 +524,19 @@ static void write_diag(JsonOut *w, const Diag *d, Rows *src) {
   json_out_str(w, "severity", severity_str(d->sev));
   json_out_str(w, "check", d->check);
   json_out_str(w, "message", d->msg);
-  write_location(w, "location", d->loc, src);
+  write_location(w, "location", d->loc, d->origin, src);
   json_out_open(w, "notes", '[');
   for (int i = 0; i < d->nnotes; i++) {
     json_out_open(w, NULL, '{');
     json_out_str(w, "message", d->notes[i].msg);
-    write_location(w, "location", d->notes[i].loc, src);
+    write_location(w, "location", d->notes[i].loc, NULL, src);
     json_out_close(w, '}');
   }
   json_out_close(w, ']');
   json_out_open(w, "fixits", '[');
   for (int i = 0; i < d->nfixits; i++) {
     json_out_open(w, NULL, '{');
-    write_location(w, "location", d->fixits[i].loc, src);
+    write_location(w, "location", d->fixits[i].loc, NULL, src);
     json_out_str(w, "text", d->fixits[i].text);
     json_out_close(w, '}');
   }

@@ -14,6 +14,7 @@
  * where rooflint ran, recorded as the uriBaseId %SRCROOT%.
  */
 #include "rooflint.h"
+#include "util.h"
 #include "out.h"
 #include "json_writer.h"
 
@@ -26,11 +27,18 @@
 /* The rule that language errors (diagnostics without a check) report under. */
 #define ERROR_RULE "error"
 
+/* GitHub code scanning's limits on an upload (its "SARIF support for code
+ * scanning" page): results past these are left out, and the log says so. */
+enum { GITHUB_MAX_RESULTS = 25000, GITHUB_MAX_LOCATIONS = 1000 };
+
 typedef struct SarifCtx {
   const SourceSet *ss;
   json_t *artifacts; /* run.artifacts, filled as files are referenced */
   int *artifact_of;  /* per SourceSet file: index in artifacts, or -1 */
   json_t *rules;     /* tool.driver.rules */
+  const Analysis *an; /* the analysis whose results are being made */
+  StrMap seen;       /* fingerprint text -> times met, to tell twins apart */
+  StrBuf keys;       /* seen's keys (malloc'd), their pointers' bytes */
 } SarifCtx;
 
 /* ---------------------------------------------------------------- locations */
@@ -105,21 +113,21 @@ static json_t *region(const SourceFile *f, Loc loc) {
   return r;
 }
 
-/* R-ONNX-007: a line an importer wrote names what it came from (an ONNX
- * node): [{name, fullyQualifiedName, kind, properties}], or NULL.  The
- * region beside it is the line of the imported text. */
-static json_t *logical_location(const SourceFile *f, Loc loc) {
-  int line, col;
-  src_linecol(f, loc.start, &line, &col);
-  const char *origin = src_origin(f, line);
-  if (!origin) return NULL;
+/* R-DIAG-004: what an imported line came from, an ONNX node (kind
+ * "function") or a config key ("member"): [{name, fullyQualifiedName,
+ * kind, properties}]. */
+static json_t *logical_location(const Located *at) {
   OriginParts *p = xmalloc(sizeof *p);
-  bool parts = src_origin_parts(origin, p);
+  bool parts = src_origin_parts(at->origin, p);
+  StrBuf full = {0};
+  sb_putn(&full, at->origin, at->origin_len);
   json_t *l = json_object();
-  json_object_set_new(l, "name", json_safe_string(parts && p->has_name ? p->name : origin));
-  json_object_set_new(l, "fullyQualifiedName", json_safe_string(origin));
-  json_object_set_new(l, "kind", json_string(parts && strcmp(p->kind, "node") == 0
-                                                 ? "function" : "variable"));
+  json_object_set_new(l, "name", json_safe_string(parts && p->has_name ? p->name : sb_str(&full)));
+  json_object_set_new(l, "fullyQualifiedName", json_safe_string(sb_str(&full)));
+  bool node = parts && strcmp(p->kind, "node") == 0;
+  json_object_set_new(l, "kind", json_string(node ? "function"
+                                             : parts && !strcmp(p->kind, "key") ? "member"
+                                             : "variable"));
   if (parts) {
     json_t *props = json_object();
     json_object_set_new(props, "kind", json_safe_string(p->kind));
@@ -127,6 +135,7 @@ static json_t *logical_location(const SourceFile *f, Loc loc) {
     if (p->type[0]) json_object_set_new(props, "opType", json_safe_string(p->type));
     json_object_set_new(l, "properties", props);
   }
+  sb_free(&full);
   free(p);
   json_t *a = json_array();
   json_array_append_new(a, l);
@@ -137,17 +146,31 @@ static bool has_loc(const SarifCtx *cx, Loc loc) {
   return loc.file >= 0 && loc.file < cx->ss->nfiles;
 }
 
+/* R-DIAG-004: the region in the file the user has: a line of .roof text
+ * or of a config, or the bytes of an ONNX node; NULL when the place has
+ * none (a line an importer wrote with no origin). */
+static json_t *physical_region(const Located *at, Loc loc) {
+  if (at->in) return region(at->in, (Loc){loc.file, at->start, at->end});
+  if (!at->has_bytes) return NULL;
+  json_t *r = json_object();
+  json_object_set_new(r, "byteOffset", json_integer((json_int_t)at->byte_offset));
+  json_object_set_new(r, "byteLength", json_integer((json_int_t)at->byte_length));
+  return r;
+}
+
 /* A location object; an empty one (allowed by the schema) when the
  * diagnostic has no place in a file. */
-static json_t *location(SarifCtx *cx, Loc loc, const char *message) {
+static json_t *location(SarifCtx *cx, Loc loc, const char *origin, const char *message) {
   json_t *o = json_object();
   if (has_loc(cx, loc)) {
+    Located at;
+    src_locate(src_file(cx->ss, loc.file), loc, origin, &at);
     json_t *phys = json_object();
     json_object_set_new(phys, "artifactLocation", artifact_location(cx, loc.file));
-    json_object_set_new(phys, "region", region(src_file(cx->ss, loc.file), loc));
+    json_t *r = physical_region(&at, loc);
+    if (r) json_object_set_new(phys, "region", r);
     json_object_set_new(o, "physicalLocation", phys);
-    json_t *logical = logical_location(src_file(cx->ss, loc.file), loc);
-    if (logical) json_object_set_new(o, "logicalLocations", logical);
+    if (at.origin) json_object_set_new(o, "logicalLocations", logical_location(&at));
   }
   if (message) {
     json_t *m = json_object();
@@ -171,13 +194,62 @@ static const char *level_of(Severity s) {
   return s >= SEV_NOTE && s <= SEV_ERROR ? levels[s] : "none";
 }
 
+/* Where a check's documentation is: docs/checks.md, one heading per check
+ * (its anchor the check's name), in the repository rooflint is built from;
+ * a build for another home sets ROOFLINT_DOCS_URL. */
+#ifndef ROOFLINT_DOCS_URL
+#define ROOFLINT_DOCS_URL "https://github.com/rooflint/rooflint/blob/main/docs/checks.md"
+#endif
+
+/* R-SARIF-003: how often a finding of the rule is right, in GitHub's
+ * terms.  Exact arithmetic on the model's own figures (capacity, alignment,
+ * dtypes, language errors): very-high; a roofline bound or a wave count,
+ * right for the model as written but not measured: high; the heuristics
+ * about fusion, launches and placement, which a compiler or runtime may
+ * already handle: medium. */
+static const char *precision_of(const char *id) {
+  static const char *const rows[][2] = {
+      {"error", "very-high"},         {"capacity", "very-high"},
+      {"tc-alignment", "very-high"},  {"stray-fp32", "very-high"},
+      {"memory-bound", "high"},       {"wave-tail", "high"},
+      {"low-occupancy", "high"},      {"transfer-in-loop", "high"},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+    if (strcmp(rows[i][0], id) == 0) return rows[i][1];
+  return "medium";
+}
+
+/* GitHub's problem.severity: error, warning, or recommendation for a
+ * check that is off unless asked for. */
+static const char *problem_severity(Severity sev, bool enabled) {
+  if (!enabled) return "recommendation";
+  return sev == SEV_ERROR ? "error" : sev == SEV_WARNING ? "warning" : "recommendation";
+}
+
+/* help: the --explain text, as text and as Markdown with a link to the
+ * documentation's anchor for the rule (helpUri). */
+static json_t *rule_help(const char *id, const char *summary, const char *body,
+                         const char *uri) {
+  StrBuf md = {0};
+  sb_printf(&md, "**%s**: %s\n\n%s\n\n[Documentation](%s)", id, summary, body, uri);
+  json_t *h = json_object();
+  json_object_set_new(h, "text", json_safe_string(body));
+  json_object_set_new(h, "markdown", json_safe_string(sb_str(&md)));
+  sb_free(&md);
+  return h;
+}
+
 static json_t *rule(const char *id, const char *summary, const char *explain, Severity sev,
                     bool enabled, const char *tag) {
   json_t *r = json_object();
+  const char *body = explain ? explain : summary ? summary : id;
+  char uri[512];
+  snprintf(uri, sizeof uri, "%s#%s", ROOFLINT_DOCS_URL, id);
   json_object_set_new(r, "id", json_safe_string(id));
   json_object_set_new(r, "shortDescription", text_message(summary ? summary : id));
-  json_object_set_new(r, "fullDescription", text_message(explain ? explain : summary ? summary : id));
-  json_object_set_new(r, "help", text_message(explain ? explain : summary ? summary : id));
+  json_object_set_new(r, "fullDescription", text_message(body));
+  json_object_set_new(r, "help", rule_help(id, summary ? summary : id, body, uri));
+  json_object_set_new(r, "helpUri", json_safe_string(uri));
   json_t *cfg = json_object();
   json_object_set_new(cfg, "enabled", json_boolean(enabled));
   json_object_set_new(cfg, "level", json_string(level_of(sev)));
@@ -185,6 +257,8 @@ static json_t *rule(const char *id, const char *summary, const char *explain, Se
   json_t *props = json_object(), *tags = json_array();
   json_array_append_new(tags, json_string(tag));
   json_object_set_new(props, "tags", tags);
+  json_object_set_new(props, "precision", json_string(precision_of(id)));
+  json_object_set_new(props, "problem.severity", json_string(problem_severity(sev, enabled)));
   json_object_set_new(r, "properties", props);
   return r;
 }
@@ -232,7 +306,8 @@ static json_t *fixes(SarifCtx *cx, const Diag *d) {
   json_t *changes = json_array();
   for (int i = 0; i < d->nfixits; i++) {
     const FixIt *fx = &d->fixits[i];
-    if (!has_loc(cx, fx->loc)) continue;
+    /* a fix-it on an importer's text has no place in the file read */
+    if (!has_loc(cx, fx->loc) || src_file(cx->ss, fx->loc.file)->imported) continue;
     json_t *change = NULL, *c;
     size_t k;
     json_array_foreach(changes, k, c) {
@@ -276,6 +351,74 @@ static json_t *fixes(SarifCtx *cx, const Diag *d) {
   return list;
 }
 
+/* The model a diagnostic is in: the last of the file's models that
+ * starts before it (models are in source order), or "". */
+static const char *model_of(const SarifCtx *cx, const Diag *d) {
+  const Unit *u = cx->an ? cx->an->unit : NULL;
+  const char *name = "";
+  for (int i = 0; u && i < u->nmodels; i++)
+    if (u->models[i].file == d->loc.file && u->models[i].loc.start <= d->loc.start)
+      name = u->models[i].name;
+  return name;
+}
+
+/* The target a finding is on: the one its message names (a check run on
+ * every target says which), else the first. */
+static const char *target_of(const SarifCtx *cx, const Diag *d) {
+  if (!cx->an || cx->an->ntargets == 0) return "";
+  for (int i = 0; i < cx->an->ntargets; i++) {
+    const char *disp = cx->an->targets[i]->display;
+    const char *bare = disp ? strchr(disp, ' ') : NULL;
+    if (disp && (strstr(d->msg, disp) || (bare && strstr(d->msg, bare + 1))))
+      return cx->an->targets[i]->name;
+  }
+  return cx->an->targets[0]->name;
+}
+
+/* R-SARIF-002: what a finding is, not where its line is: the check, the
+ * file, the model, the node (an ONNX node's name and op type, a config
+ * key and the statement written from it, else the statement's text), the
+ * target and the message without its figures; twins are numbered in
+ * order.  Hashed into 16 hex digits. */
+static json_t *fingerprints(SarifCtx *cx, const Diag *d) {
+  StrBuf key = {0};
+  const SourceFile *f = src_file(cx->ss, d->loc.file);
+  sb_printf(&key, "%s|%s|%s|", d->check ? d->check : ERROR_RULE, f ? f->name : "",
+            model_of(cx, d));
+  if (f) {
+    Located at;
+    src_locate(f, d->loc, d->origin, &at);
+    OriginParts *p = xmalloc(sizeof *p);
+    if (at.origin && src_origin_parts(at.origin, p))
+      sb_printf(&key, "%s %s (%s)", p->kind, p->name, p->type);
+    free(p);
+    int line, col;
+    src_linecol(f, d->loc.start, &line, &col);
+    sb_putc(&key, ' ');
+    if (!d->origin) src_statement(f, line, &key);
+  }
+  sb_printf(&key, "|%s|", target_of(cx, d));
+  for (const char *m = d->msg; *m; m++)
+    if (!(*m >= '0' && *m <= '9')) sb_putc(&key, *m);
+  void **slot = strmap_ref(&cx->seen, sb_str(&key));
+  uintptr_t twin = (uintptr_t)*slot;
+  if (!twin) { /* the map borrows its keys: keep this one */
+    char *kept = xstrdup(sb_str(&key));
+    sb_putn(&cx->keys, (const char *)&kept, sizeof kept);
+    strmap_put(&cx->seen, kept, (void *)(uintptr_t)1);
+  } else {
+    *slot = (void *)(twin + 1);
+  }
+  sb_printf(&key, "|%lu", (unsigned long)twin);
+  char hex[32];
+  snprintf(hex, sizeof hex, "%016llx",
+           (unsigned long long)hash_bytes(key.data, key.len));
+  sb_free(&key);
+  json_t *fp = json_object();
+  json_object_set_new(fp, "rooflint/v1", json_string(hex));
+  return fp;
+}
+
 static json_t *result(SarifCtx *cx, const Diag *d) {
   json_t *r = json_object();
   const char *id = d->check ? d->check : ERROR_RULE;
@@ -284,17 +427,18 @@ static json_t *result(SarifCtx *cx, const Diag *d) {
   json_object_set_new(r, "level", json_string(level_of(d->sev)));
   json_object_set_new(r, "message", text_message(d->msg));
   json_t *locs = json_array();
-  if (has_loc(cx, d->loc)) json_array_append_new(locs, location(cx, d->loc, NULL));
+  if (has_loc(cx, d->loc)) json_array_append_new(locs, location(cx, d->loc, d->origin, NULL));
   json_object_set_new(r, "locations", locs);
-  if (d->nnotes > 0) {
+  if (d->nnotes > 0) { /* GitHub reads 1,000 locations a result */
     json_t *rel = json_array();
-    for (int i = 0; i < d->nnotes; i++) {
-      json_t *l = location(cx, d->notes[i].loc, d->notes[i].msg);
+    for (int i = 0; i < d->nnotes && i < GITHUB_MAX_LOCATIONS; i++) {
+      json_t *l = location(cx, d->notes[i].loc, NULL, d->notes[i].msg);
       json_object_set_new(l, "id", json_integer(i));
       json_array_append_new(rel, l);
     }
     json_object_set_new(r, "relatedLocations", rel);
   }
+  json_object_set_new(r, "partialFingerprints", fingerprints(cx, d));
   json_t *fx = fixes(cx, d);
   if (fx) json_object_set_new(r, "fixes", fx);
   if (d->nfigures > 0) {
@@ -312,9 +456,59 @@ static json_t *result(SarifCtx *cx, const Diag *d) {
  * with the input, go out one by one.  The artifacts come before them in
  * the log but are found by making the results, so a first pass makes each
  * result and drops it, and the second writes it. */
+static void seen_reset(SarifCtx *cx, bool again) {
+  for (size_t i = 0; i + sizeof(char *) <= cx->keys.len; i += sizeof(char *)) {
+    char *k;
+    memcpy(&k, cx->keys.data + i, sizeof k);
+    free(k);
+  }
+  sb_free(&cx->keys);
+  strmap_free(&cx->seen);
+  if (again) strmap_init(&cx->seen);
+}
+
+/* runAutomationDetails.id: the category of the run, one per set of
+ * targets, so runs for several target sets are tracked apart. */
+static json_t *automation(Analysis *const *an, int n) {
+  StrBuf id = {0};
+  sb_puts(&id, "rooflint/");
+  for (int a = 0; a < n; a++) {
+    if (!an[a] || !an[a]->ntargets) continue;
+    for (int t = 0; t < an[a]->ntargets; t++)
+      sb_printf(&id, "%s%s", t ? "," : "", an[a]->targets[t]->name);
+    break;
+  }
+  sb_puts(&id, "/");
+  json_t *o = json_object();
+  json_object_set_new(o, "id", json_safe_string(sb_str(&id)));
+  sb_free(&id);
+  return o;
+}
+
+/* R-SARIF-004: results past GitHub's 25,000 are left out, and a
+ * notification says how many. */
+static void say_dropped(json_t *inv, long dropped) {
+  if (dropped <= 0) return;
+  char text[200];
+  snprintf(text, sizeof text,
+           "%ld results left out: GitHub code scanning reads at most %d a run",
+           dropped, GITHUB_MAX_RESULTS);
+  json_t *note = json_object(), *list = json_array();
+  json_object_set_new(note, "level", json_string("warning"));
+  json_object_set_new(note, "message", text_message(text));
+  json_array_append_new(list, note);
+  json_object_set_new(inv, "toolExecutionNotifications", list);
+}
+
+/* R-OUT-005.  Written as it is made (JsonOut): the results, which grow
+ * with the input, go out one by one.  The artifacts come before them in
+ * the log but are found by making the results, so a first pass makes each
+ * result and drops it, and the second writes it. */
 void sarif_write(FILE *out, Analysis *const *an, const DiagSink *const *diags, int n,
                  const SourceSet *ss, int exit_status) {
-  SarifCtx cx = {ss, json_array(), xmalloc((size_t)(ss->nfiles + 1) * sizeof(int)), NULL};
+  SarifCtx cx = {ss, json_array(), xmalloc((size_t)(ss->nfiles + 1) * sizeof(int)), NULL,
+                 NULL, {0}, {0}};
+  strmap_init(&cx.seen);
   for (int i = 0; i < ss->nfiles; i++) cx.artifact_of[i] = -1;
 
   json_t *tool = json_object();
@@ -324,8 +518,6 @@ void sarif_write(FILE *out, Analysis *const *an, const DiagSink *const *diags, i
   json_t *inv = json_object();
   json_object_set_new(inv, "executionSuccessful", json_boolean(exit_status != 2));
   json_object_set_new(inv, "exitCode", json_integer(exit_status));
-  json_t *invs = json_array();
-  json_array_append_new(invs, inv);
   json_t *base = json_object();
   json_t *srcroot = json_object();
   json_object_set_new(srcroot, "description", text_message("the directory rooflint ran in"));
@@ -343,10 +535,17 @@ void sarif_write(FILE *out, Analysis *const *an, const DiagSink *const *diags, i
       json_object_set_new(art, "roles", roles);
     }
   }
+  long total = 0;
   for (int f = 0; f < n; f++) { /* the files the results name */
     const DiagSink *d = diags ? diags[f] : NULL;
-    for (int i = 0; d && i < d->n; i++) json_decref(result(&cx, d->items[i]));
+    cx.an = an[f];
+    for (int i = 0; d && i < d->n; i++, total++)
+      if (total < GITHUB_MAX_RESULTS) json_decref(result(&cx, d->items[i]));
   }
+  say_dropped(inv, total - GITHUB_MAX_RESULTS);
+  json_t *invs = json_array();
+  json_array_append_new(invs, inv);
+  seen_reset(&cx, true);
 
   JsonOut *w = json_out_begin(out);
   json_out_put(w, "$schema", json_string(SARIF_SCHEMA));
@@ -355,18 +554,23 @@ void sarif_write(FILE *out, Analysis *const *an, const DiagSink *const *diags, i
   json_out_open(w, NULL, '{');
   json_out_put(w, "tool", tool);
   json_out_put(w, "invocations", invs);
+  json_out_put(w, "automationDetails", automation(an, n));
   json_out_put(w, "originalUriBaseIds", base);
   json_out_put(w, "columnKind", json_string("unicodeCodePoints"));
   json_out_put(w, "artifacts", json_incref(cx.artifacts));
   json_out_open(w, "results", '[');
+  long written = 0;
   for (int f = 0; f < n; f++) {
     const DiagSink *d = diags ? diags[f] : NULL;
-    for (int i = 0; d && i < d->n; i++) json_out_put(w, NULL, result(&cx, d->items[i]));
+    cx.an = an[f];
+    for (int i = 0; d && i < d->n && written < GITHUB_MAX_RESULTS; i++, written++)
+      json_out_put(w, NULL, result(&cx, d->items[i]));
   }
   json_out_close(w, ']');
   json_out_close(w, '}');
   json_out_close(w, ']');
   json_out_finish(w);
+  seen_reset(&cx, false);
   json_decref(drv);
   json_decref(cx.artifacts);
   free(cx.artifact_of);

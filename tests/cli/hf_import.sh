@@ -611,7 +611,7 @@ expect_grep README.md "$(cat "$T/out")"
 # --- warnings (R-HF-006): a field that changes the cost and is not modelled
 run import "$HF/deepseek_v3.json"
 expect_status 0
-expect_err "rooflint: warning: tests/hf/deepseek_v3.json:29:3: 'num_nextn_predict_layers' changes the cost (the multi-token-prediction module: not written, as the published parameter counts leave it out) and is not modelled"
+expect_err "tests/hf/deepseek_v3.json:29:3: warning: 'num_nextn_predict_layers' changes the cost (the multi-token-prediction module: not written, as the published parameter counts leave it out) and is not modelled"
 # R-HF-013: a quantization_config that is not fp8 is a warning saying why,
 # and the weights stay in the plan dtype (GPTQ's, as TheBloke's Llama-2-7B
 # config writes it; bitsandbytes' has no quant_method in older configs).
@@ -619,12 +619,12 @@ sed 's/"vocab_size": 32000/"vocab_size": 32000,\n  "quantization_config": {"bits
   "$HF/llama2_7b.json" >"$T/gptq.json"
 run import "$T/gptq.json"
 expect_status 0
-expect_err "rooflint: warning: $T/gptq.json:25:3: 'quantization_config' (quant_method \"gptq\") changes the cost (the weights' storage dtype) and is not modelled: rooflint prices fp8 checkpoints only (a GPTQ or AWQ GEMM also reads its group scales and zeros, which a matmul has no operand for); the weights stay in the plan dtype"
+expect_err "$T/gptq.json:25:3: warning: 'quantization_config' (quant_method \"gptq\") changes the cost (the weights' storage dtype) and is not modelled: rooflint prices fp8 checkpoints only (a GPTQ or AWQ GEMM also reads its group scales and zeros, which a matmul has no operand for); the weights stay in the plan dtype"
 expect_grep "$T/out" "    weight q_proj : [hidden_size, num_attention_heads * head_dim]"
 sed 's/"vocab_size": 32000/"vocab_size": 32000,\n  "quantization_config": {"load_in_4bit": true, "bnb_4bit_quant_type": "nf4"}/' \
   "$HF/llama2_7b.json" >"$T/bnb.json"
 run import "$T/bnb.json"
-expect_err "rooflint: warning: $T/bnb.json:25:3: 'quantization_config' changes the cost (the weights' storage dtype) and is not modelled: it names no quant_method; the weights stay in the plan dtype"
+expect_err "$T/bnb.json:25:3: warning: 'quantization_config' changes the cost (the weights' storage dtype) and is not modelled: it names no quant_method; the weights stay in the plan dtype"
 # fp8 with one scale a tensor (no weight_block_size), e5m2: a [1] scale a
 # projection, 32 x 7 x 4 B = 896 B of buffers; fp8 weights 32 x 202,375,168
 # = 6,476,005,376 B and the embedding and head 2 x 32000 x 4096 x 2 plus
@@ -643,7 +643,7 @@ expect_eq "fp8 params" "$(json_field "$T/out" "d['models'][0]['summary']['params
 sed 's/"vocab_size": 32000/"vocab_size": 32000,\n  "quantization_config": {"quant_method": "fp8", "modules_to_not_convert": ["lm_head", "model.layers.0.mlp"]}/' \
   "$HF/llama2_7b.json" >"$T/fp8n.json"
 run import "$T/fp8n.json"
-expect_err "rooflint: warning: $T/fp8n.json:25:3: 'quantization_config' (quant_method \"fp8\") changes the cost (the weights' storage dtype) and is not modelled: its modules_to_not_convert keeps layers in the plan dtype that the importer would write in fp8; the weights stay in the plan dtype"
+expect_err "$T/fp8n.json:25:3: warning: 'quantization_config' (quant_method \"fp8\") changes the cost (the weights' storage dtype) and is not modelled: its modules_to_not_convert keeps layers in the plan dtype that the importer would write in fp8; the weights stay in the plan dtype"
 # Training keeps the weights in the plan dtype, and says so.
 run import --phase train "$HF/deepseek_v3.json"
 expect_grep "$T/out" "# quantization_config (fp8 weights) is the served checkpoint's storage: training keeps the weights, their gradients and optimizer state in bf16."
@@ -652,7 +652,7 @@ expect_empty "$T/err"
 printf '{"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 1,\n "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100,\n "flux_capacitor": 3}\n' >"$T/odd.json"
 run import "$T/odd.json"
 expect_status 0
-expect_err "rooflint: warning: $T/odd.json:3:2: 'flux_capacitor' is not a field the llama importer knows; if it changes the cost, edit the generated model"
+expect_err "$T/odd.json:3:2: warning: 'flux_capacitor' is not a field the llama importer knows; if it changes the cost, edit the generated model"
 
 # --- bad configs (R-HF-005): each one error naming the file and the key, at
 # the key's line:column; the same through import and through the lint.
@@ -686,5 +686,9 @@ expect_grep "$T/err" "is not a format rooflint imports"
 # config has 23 lines, the text's `model` line is its 32nd.
 run "$HF/bert_base.json"
 expect_status 0
-expect_grep "$T/err" "tests/hf/bert_base.json: tests/hf/bert_base.json:14:3: model_type: warning: 11 of 11 kernels in model 'bert_base'"
+expect_grep "$T/err" "tests/hf/bert_base.json:14:3: warning: 11 of 11 kernels in model 'bert_base'"
+# R-DIAG-001: one GNU line, the config's line under it, the generated
+# statement as a note
+expect_grep "$T/err" '   14 |   "model_type": "bert",'
+expect_grep "$T/err" "tests/hf/bert_base.json:14:3: note: in the imported text: model bert_base {"
 finish

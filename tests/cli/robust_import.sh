@@ -35,14 +35,17 @@ if [ "$(grep -c '^model ' "$T/out")" -eq 1 ] && ! grep -q '^model injected_model
   bad "the imported text has a model of the file's name"; fi
 
 # A key with newlines is a warning with the newlines escaped (not found in
-# the text as jansson decodes it, so no line and column).
+# the text as jansson decodes it, so no line and column: the key is named
+# in place of them, R-DIAG-003).
 run -Wno-overhead-bound "$G/inj_key.json"
 expect_status 0
-expect_err "rooflint: warning: $G/inj_key.json: 'evil\\x0Amodel injected_model {\\x0A  weight w : [100000000000, 1000]\\x0A}\\x0A#' is not a field the llama importer knows; if it changes the cost, edit the generated model"
+expect_err "$G/inj_key.json: key \"evil\\x0Amodel injected_model {\\x0A  weight w : [100000000000, 1000]\\x0A}\\x0A#\": warning: 'evil\\x0Amodel injected_model {\\x0A  weight w : [100000000000, 1000]\\x0A}\\x0A#' is not a field the llama importer knows; if it changes the cost, edit the generated model"
 # ESC, BEL and a newline in quant_method: escaped, no forged line.
 run -Wno-overhead-bound "$G/inj_quant.json"
 expect_status 0
-expect_err "rooflint: warning: $G/inj_quant.json:1:194: 'quantization_config' (quant_method \"\\x1B]0;pwned\\x07gptq\\x0Arooflint: error: forged\") changes the cost (the weights' storage dtype) and is not modelled: rooflint prices fp8 checkpoints only (a GPTQ or AWQ GEMM also reads its group scales and zeros, which a matmul has no operand for); the weights stay in the plan dtype"
+expect_err "$G/inj_quant.json:1:194: warning: 'quantization_config' (quant_method \"\\x1B]0;pwned\\x07gptq\\x0Arooflint: error: forged\") changes the cost (the weights' storage dtype) and is not modelled: rooflint prices fp8 checkpoints only (a GPTQ or AWQ GEMM also reads its group scales and zeros, which a matmul has no operand for); the weights stay in the plan dtype
+    1 | ...ey_value_heads\": 4, \"vocab_size\": 1000, \"torch_dtype\": \"bfloat16\", \"quantization_config\": {\"quant_method\": \"\\u001b]0;pwned\\u0007gptq\\nrooflint: error: forged\"}}
+      |                                                                       ^~~~~~~~~~~~~~~~~~~~~"
 
 # --- configs: bounds ---
 
@@ -65,7 +68,7 @@ start=$(date +%s)
 run "$G/keys_20k.json"
 expect_status 0
 [ "$(grep -c "is not a field the llama importer knows" "$T/err")" -eq 20000 ] && ok || bad "expected 20000 warnings"
-expect_grep "$T/err" "rooflint: warning: $G/keys_20k.json:20009:2: 'k19999' is not a field"
+expect_grep "$T/err" "$G/keys_20k.json:20009:2: warning: 'k19999' is not a field"
 [ $(($(date +%s) - start)) -le 10 ] && ok || bad "keys_20k took over 10 s"
 
 # A config over 64 MiB is refused by its size, unread (a sparse file).
@@ -135,8 +138,7 @@ model g {
 run -Wno-overhead-bound "$G/inj_names.onnx"
 expect_status 0
 expect_err "$G/inj_names.onnx: dim_param \"batch\x0Amodel m2 {\x0A}\": remark: the model's symbolic dims are lets, each 1 unless -D NAME=VALUE binds it (or --sweep NAME=V1,V2 sweeps it): batch_model_m2
-    2 | let batch_model_m2 = 1
-      | ^~~~~~~~~~~~~~~~~~~~~~"
+$G/inj_names.onnx: dim_param \"batch\x0Amodel m2 {\x0A}\": note: in the imported text: let batch_model_m2 = 1"
 # (the dim_param is a let of 1: [1, 8] is 8 FLOPs, 64 B, 0.0191 ns)
 expect_out "g: 1 ops, 0 parameters, 8 FLOP, 64 B, 0.125 FLOP/B, step >= 0.0191 ns on NVIDIA H100 SXM (100% of it memory-bound)"
 # A file name with newlines: one model, the name escaped in the header.

@@ -21,7 +21,8 @@ errors), R-LSP-006 (before initialize), R-LSP-007 (unknown methods,
 params), R-LSP-008 (after shutdown), R-LSP-009 (UTF-16 positions),
 R-LSP-010 (the latest text wins), R-LSP-012 (diagnostics), R-LSP-013
 (hover), R-LSP-014 (navigation), R-LSP-015 (code actions), R-LSP-016
-(completion), R-LSP-017 (inlay hints), R-LSP-018 (settings).
+(completion), R-LSP-017 (inlay hints), R-LSP-018 (settings), R-LSP-020
+(a config.json).
 """
 import json
 import os
@@ -137,6 +138,24 @@ def change_session(s, text):
         "textDocument": {"uri": "file:///work/u.roof"}}), 1)
 
 
+def config_session(s):
+    """R-LSP-020: a config.json the user opens gets its diagnostics on its
+    keys, the generated statement quoted in the message; an invalid one
+    its JSON error where jansson places it; other requests are refused."""
+    uri = "file:///work/gpt2.json"
+    with open(os.path.join(HERE, "..", "hf", "gpt2.json")) as f:
+        cfg = f.read()
+    s.step("didOpen: a config.json", lambda c: c.notify("textDocument/didOpen", {
+        "textDocument": {"uri": uri, "languageId": "json", "version": 1, "text": cfg}}), 1)
+    s.req("hover on a config.json", "textDocument/hover",
+          {"textDocument": {"uri": uri}, "position": {"line": 29, "character": 3}})
+    bad = cfg.replace('"vocab_size": 50257', '"vocab_size": 50257,')
+    s.step("didChange: invalid JSON", lambda c: c.notify("textDocument/didChange", {
+        "textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": bad}]}), 1)
+    s.step("didClose: the config", lambda c: c.notify("textDocument/didClose", {
+        "textDocument": {"uri": uri}}), 1)
+
+
 def error_session(s):
     s.step("not JSON", framed(b"{\"jsonrpc\": \"2.0\", \"id\": 1,"), 1)
     s.step("a JSON array", framed(b"[1, 2]"), 1)
@@ -199,6 +218,7 @@ def main():
     s = Session(rooflint)
     main_session(s, text)
     change_session(s, text)
+    config_session(s)
     error_session(s)
     s.c.notify("exit")
     status = s.c.proc.wait(timeout=10)

@@ -28,17 +28,17 @@ static OnnxModel model_of(OnnxGraph *g, const OnnxValueInfo *in, int nin,
 START_TEST(test_gemm_by_hand) {
   static const OnnxDim d24[] = {{2, NULL, true}, {4, NULL, true}};
   static const char *const names[] = {"input", "fc.weight", "fc.bias", "y"};
-  static const OnnxValueInfo in[] = {{"input", 0, ONNX_FLOAT, d24, 2, 0}};
+  static const OnnxValueInfo in[] = {{"input", 0, ONNX_FLOAT, d24, 2, 10, 12}};
   static const int64_t wd[] = {3, 4}, cd[] = {3};
   static const OnnxTensor inits[] = {
-      {"fc.weight", 1, ONNX_FLOAT, wd, 2, NULL, NULL, 0, false, 0},
-      {"fc.bias", 2, ONNX_FLOAT, cd, 1, NULL, NULL, 0, false, 0}};
+      {"fc.weight", 1, ONNX_FLOAT, wd, 2, NULL, NULL, 0, false, 0, 0},
+      {"fc.bias", 2, ONNX_FLOAT, cd, 1, NULL, NULL, 0, false, 0, 0}};
   static const char *ins[] = {"input", "fc.weight", "fc.bias"}, *outs[] = {"y"};
   static const int32_t in_ids[] = {0, 1, 2}, out_ids[] = {3};
   static const OnnxAttr attrs[] = {{.name = "transB", .type = ONNX_ATTR_INT, .i = 1}};
   static const OnnxNode nodes[] = {
-      {"/fc/Gemm", "Gemm", "", ins, in_ids, 3, outs, out_ids, 1, attrs, 1, 0, 0}};
-  static const OnnxValueInfo out[] = {{"y", 3, ONNX_FLOAT, NULL, -1, 0}};
+      {"/fc/Gemm", "Gemm", "", ins, in_ids, 3, outs, out_ids, 1, attrs, 1, 0, 40, 25}};
+  static const OnnxValueInfo out[] = {{"y", 3, ONNX_FLOAT, NULL, -1, 0, 0}};
   OnnxGraph g = {.name = "mlp", .nodes = nodes, .nnodes = 1,
                  .initializers = inits, .ninitializers = 2,
                  .outputs = out, .noutputs = 1};
@@ -58,8 +58,9 @@ START_TEST(test_gemm_by_hand) {
                    "  output y\n"
                    "}\n");
   ck_assert_uint_eq(im.norigins, 9);
-  ck_assert_str_eq(im.origins[6], "node 0 \"/fc/Gemm\" (Gemm)");
-  ck_assert_str_eq(im.origins[3], "input 0 \"input\"");
+  /* each with the bytes it was read from (R-DIAG-002) */
+  ck_assert_str_eq(im.origins[6], "node 0 \"/fc/Gemm\" (Gemm) @40+25");
+  ck_assert_str_eq(im.origins[3], "input 0 \"input\" @10+12");
   ck_assert_ptr_null(im.origins[1]);
   free(im.text);
   for (size_t i = 0; i < im.norigins; i++) free(im.origins[i]);
@@ -72,11 +73,11 @@ END_TEST
 START_TEST(test_unknown_op_by_hand) {
   static const OnnxDim d2[] = {{2, NULL, true}};
   static const char *const names[] = {"x", "y"};
-  static const OnnxValueInfo in[] = {{"x", 0, ONNX_FLOAT, d2, 1, 0}};
+  static const OnnxValueInfo in[] = {{"x", 0, ONNX_FLOAT, d2, 1, 0, 0}};
   static const char *ins[] = {"x"}, *outs[] = {"y"};
   static const int32_t in_ids[] = {0}, out_ids[] = {1};
   static const OnnxNode nodes[] = {
-      {"", "Frobnicate", "", ins, in_ids, 1, outs, out_ids, 1, NULL, 0, 4, 0}};
+      {"", "Frobnicate", "", ins, in_ids, 1, outs, out_ids, 1, NULL, 0, 4, 0, 0}};
   OnnxGraph g = {.name = "g", .nodes = nodes, .nnodes = 1};
   OnnxModel m = model_of(&g, in, 1, names, 2);
   Imported im;
@@ -104,6 +105,15 @@ START_TEST(test_origin_parts) {
   ck_assert(src_origin_parts("dim_param \"batch\"", p));
   ck_assert(!p->has_index && p->type[0] == '\0');
   ck_assert(!src_origin_parts("node 1 \"unterminated", p));
+  /* R-DIAG-002: the byte region that ends an origin */
+  ck_assert(src_origin_parts("node 7 \"/a @1+2\" (Add) @1834+96", p));
+  ck_assert_str_eq(p->name, "/a @1+2");
+  ck_assert(p->has_region);
+  ck_assert_uint_eq(p->offset, 1834);
+  ck_assert_uint_eq(p->length, 96);
+  ck_assert(src_origin_parts("key \"hidden_size\" @112+13", p));
+  ck_assert(p->has_region && p->offset == 112 && p->length == 13);
+  ck_assert(!src_origin_parts("node 1 (Add) @12", p));
   ck_assert(!src_origin_parts("", p));
   free(p);
 }
