@@ -13,12 +13,7 @@
 D=tests/onnx/ops
 
 # FLOPs and bytes of the model's step, from --format json.
-figures() {
-  "$ROOFLINT" --format json "$@" 2>"$T/err" </dev/null |
-    /usr/bin/python3 -c 'import json, sys
-s = json.load(sys.stdin)["models"][0]["summary"]
-print(s["flops"], s["bytes"])'
-}
+figures() { json_summary "flops bytes" "$@"; }
 
 # check NAME FLOPS BYTES [OPTIONS...]: the import text, the figures of the
 # .onnx and of its import.

@@ -12,7 +12,13 @@
 #   decoder/gpt_dynamic.onnx     the same with dynamic_axes: symbolic batch
 #                                and sequence, so the mask's Equal stays
 #   decoder/einsum_attn.onnx     attention written with torch.einsum
+#   decoder/einsum_dynamic.onnx  the same with symbolic batch and sequence,
+#                                through onnx.shape_inference.infer_shapes
 #   decoder/mask_buffer.onnx     a bool mask (register_buffer), no parameter
+#   decoder/nonfinite_*.onnx     written with onnx.helper (issue 28 item 16):
+#                                an infinite or NaN value where a coefficient
+#                                (Gemm alpha, beta, an epsilon), a bound or
+#                                an operand is read; an infinite fill is legal
 #
 # torch 1.13 has no fp16 LayerNorm on the CPU, so the fp16 files are the
 # fp32 export with every float type made float16 (initializers, inputs,
@@ -96,8 +102,10 @@ class EinsumAttention(nn.Module):
     """Scores and context by torch.einsum, over q, k, v given as inputs."""
 
     def forward(self, q, k, v):
-        att = torch.einsum("bhqd,bhkd->bhqk", q, k) / math.sqrt(q.size(-1))
-        return torch.einsum("bhqk,bhkd->bhqd", F.softmax(att, dim=-1), v)
+        b, h, t, hd = q.size()
+        att = torch.einsum("bhqd,bhkd->bhqk", q, k) / math.sqrt(hd)
+        y = torch.einsum("bhqk,bhkd->bhqd", F.softmax(att, dim=-1), v)
+        return y.transpose(1, 2).reshape(b, t, h * hd)
 
 
 class MaskBuffer(nn.Module):
@@ -154,11 +162,52 @@ def export(model, args, name, opset, names, dynamic=None):
     strip(path)
 
 
+def nonfinite():
+    """One node each, x float32 [2, 8]: a value the language cannot hold
+    where it is read (an error at the node), or -inf where it is a fill."""
+    from onnx import helper
+    inf, nan = float("inf"), float("nan")
+    f = TensorProto.FLOAT
+    x = [helper.make_tensor_value_info("x", f, [2, 8])]
+    y = [helper.make_tensor_value_info("y", f, [2, 8])]
+    w = numpy_helper.from_array(np.zeros((8, 8), np.float32), "w")
+    g8 = numpy_helper.from_array(np.zeros(8, np.float32), "g")
+
+    def scalar(name, v):
+        return numpy_helper.from_array(np.array(v, np.float32), name)
+
+    cases = {
+        "gemm_alpha_inf": ([helper.make_node("Gemm", ["x", "w"], ["y"], alpha=inf)], [w]),
+        "gemm_beta_nan": ([helper.make_node("Gemm", ["x", "w", "g"], ["y"], beta=nan)], [w, g8]),
+        "layernorm_eps_inf": ([helper.make_node("LayerNormalization", ["x", "g"], ["y"],
+                                                epsilon=inf)], [g8]),
+        "clip_nan": ([helper.make_node("Clip", ["x", "lo"], ["y"])], [scalar("lo", nan)]),
+        "clip_inf": ([helper.make_node("Clip", ["x", "lo", "hi"], ["y"])],
+                     [scalar("lo", -inf), scalar("hi", 6)]),
+        "mul_nan": ([helper.make_node("Mul", ["x", "k"], ["y"])], [scalar("k", nan)]),
+        "pad_nan": ([helper.make_node("Pad", ["x", "pads", "v"], ["y"])],
+                    [numpy_helper.from_array(np.array([0, 1, 0, 1], np.int64), "pads"),
+                     scalar("v", nan)]),
+    }
+    for name, (nodes, inits) in cases.items():
+        graph = helper.make_graph(nodes, name, x, y, inits)
+        m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
+                              producer_name="gen_decoder.py")
+        m.ir_version = 8
+        with open(os.path.join(OUT, "nonfinite_" + name + ".onnx"), "wb") as out:
+            out.write(m.SerializeToString())
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     torch.manual_seed(0)
     idx = torch.zeros(B, S, dtype=torch.long)
     gpt = Gpt()
+    # torch's export merges initializers of equal values (every LayerNorm's
+    # ones and zeros): random values keep one initializer per parameter
+    with torch.no_grad():
+        for prm in gpt.parameters():
+            prm.normal_()
     for opset in (13, 17):
         export(gpt, (idx,), "gpt_fp32_op%d" % opset, opset, ["idx"])
     for opset in (13, 17):
@@ -169,7 +218,15 @@ def main():
     hd = D // H
     q = torch.zeros(B, H, S, hd)
     export(EinsumAttention(), (q, q, q), "einsum_attn", 17, ["q", "k", "v"])
+    # symbolic batch and sequence, then onnx.shape_inference, which types
+    # the einsums' results with dims of its own (unk__N)
+    axes = {0: "batch", 2: "sequence"}
+    export(EinsumAttention(), (q, q, q), "einsum_dynamic", 17, ["q", "k", "v"],
+           {"q": axes, "k": axes, "v": axes})
+    path = os.path.join(OUT, "einsum_dynamic.onnx")
+    onnx.save(onnx.shape_inference.infer_shapes(onnx.load(path)), path)
     export(MaskBuffer(), (q, q), "mask_buffer", 17, ["q", "k"])
+    nonfinite()
     for f in sorted(os.listdir(OUT)):
         size = os.path.getsize(os.path.join(OUT, f))
         if size >= 1 << 20:
