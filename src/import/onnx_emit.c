@@ -66,6 +66,12 @@ void declare(X *x, Val *v) {
     put_str(sb, v->decl_note);
   }
   lines_end(&x->decls, v->decl_origin ? xstrdup(v->decl_origin) : NULL);
+  if (v->tied_copy)
+    note(x, &x->decls, x->decls.n - 1, SEV_REMARK,
+         "'%s' has %s: it may be a tied weight (torch writes a head tied to the "
+         "embedding as a second, transposed initializer), counted twice in "
+         "the parameters",
+         v->ident, v->decl_note);
 }
 
 static bool tensor_of(X *x, const OnnxNode *n, int i, Val *v, Term *out);

@@ -49,6 +49,7 @@ typedef struct Val {
   bool known;
   bool is_int;
   bool declared;
+  bool tied_copy;            /* R-ONNX-023: remarked on at its declaration */
 } Val;
 
 /* The let expressions of a value whose dims are all numbers. */
@@ -208,6 +209,11 @@ void put_int(StrBuf *sb, long long v);
 char *origin_quoted(const OnnxNode *n, int index, const char *quoted,
                     size_t qlen);
 bool fail(X *x, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* R-ONNX-023: how an initializer of dtype d is declared: a bool or int64
+ * one (a mask, an index table, position ids: torch's long) is a buffer,
+ * any other a weight (floats; int8 and int4 quantized weights and the
+ * int32 biases of QLinearConv). */
+int initializer_decl(DType d);
 /* R-ONNX-020: a number the translation writes must read back: NaN never,
  * an infinity only where the language takes `inf` (a scalar operand, a
  * bound, a fill: may_be_infinite), never as a coefficient.  False after

@@ -49,33 +49,48 @@ check() {
 # Opset 13 has no LayerNormalization: torch writes mean, sub, pow, mean,
 # add eps, sqrt, div, mul, add, 7 x 512 + 2 x 16 = 3,616 per norm, 480
 # under 4,096, for 5 norms 2,400 less: 942,240.
-# Parameters: the export's initializers, 29,888: the model's 30,080
-# (wte 2,048, wpe 512, per layer 12,704, ln_f 64, lm_head 2,048) less wpe,
-# which the export folds into the [8, 32] rows it reads (256), plus the
-# bool mask [1, 1, 8, 8] that constant folding made of `bias == 0` (64).
+# Parameters: the export's float initializers, 29,824: the model's 28,032
+# (wte 2,048, tied to lm_head as nanoGPT does, wpe 512, per layer 4 x 32
+# of LayerNorm + 32 x 96 + 96 + 32 x 32 + 32 + 32 x 128 + 128 + 128 x 32
+# + 32 = 12,704, ln_f 64) less wpe, which the export folds into the
+# [8, 32] rows it reads (256), plus the tied head's transposed copy
+# [32, 64] that torch writes for the MatMul (2,048, remarked on below).
+# The bool mask [1, 1, 8, 8] that constant folding made of `bias == 0` is
+# a buffer, not a parameter (R-ONNX-023).
 # Bytes are the operands and results of each kernel (fp16 halves the float
 # ones; idx stays int64, the mask bool).
-check gpt_fp32_op17 "944640 465664 29888"
-check gpt_fp32_op13 "942240 570624 29888"
-check gpt_fp16_op17 "944640 232960 29888"
-check gpt_fp16_op13 "942240 285440 29888"
+check gpt_fp32_op17 "944640 465664 29824"
+check gpt_fp32_op13 "942240 570624 29824"
+check gpt_fp16_op17 "944640 232960 29824"
+check gpt_fp16_op13 "942240 285440 29824"
 
-# The same decoder with dynamic_axes: batch and sequence are lets; at
+# R-ONNX-021: the same decoder with dynamic_axes: batch and sequence are
+# lets, and the mask's Equal compares tensors; at
 # B = 2, S = 8 it is opset 17's 944,640 plus eq(bias[:, :, :S, :S], 0) on
 # [1, 1, 8, 8], 64 per layer: 944,768.  The float mask buffer [1, 1, 16,
-# 16] (256) and the whole wpe [16, 32] are initializers here: 30,080 +
-# 256 = 30,336.
+# 16] (256, a float initializer: a weight to ONNX) and the whole wpe
+# [16, 32] are initializers here: 28,032 + 2,048 (the head's copy) + 256
+# = 30,336.
 check gpt_dynamic "944768 468416 30336" -D batch=2 -D sequence=8
 what="rooflint import $D/gpt_dynamic.onnx: the mask's Equal and Where"
 "$ROOFLINT" import "$D/gpt_dynamic.onnx" >"$T/dyn.roof" 2>"$T/err"
 expect_grep "$T/dyn.roof" '  h_0_attn_Equal = eq(h_0_attn_Slice_1, 0)  # onnx #75 Equal "/h.0/attn/Equal"'
 expect_grep "$T/dyn.roof" '  h_0_attn_Where = where(h_0_attn_Cast_2, -inf, h_0_attn_Mul)  # onnx #78 Where "/h.0/attn/Where"'
 
-# Masked scores with a bool tril buffer and no parameter: q k^T on
+# Masked scores with a bool tril buffer and no parameter (R-ONNX-023: the
+# buffer is footprint, not one of the parameters): q k^T on
 # [2, 4, 8, 8] 8,192, where 512, softmax 2,560: 11,264 FLOPs; bytes: the
 # matmul 3 x 2,048, where 64 (bool [8, 8]) + 2 x 2,048, softmax 2 x 2,048:
 # 14,400.
-check mask_buffer "11264 14400 64"
+check mask_buffer "11264 14400 0"
+run import "$D/mask_buffer.onnx"
+expect_grep "$T/out" '  buffer onnx_Where_11 : bool[8, 8]  # onnx initializer 0 "onnx::Where_11"'
+
+# R-ONNX-023: the tied head's transposed copy is remarked on, once (the
+# MLP's [32, 128] and [128, 32] come in 2 pairs, one per layer: no tie).
+run tests/onnx/decoder/gpt_fp32_op17.onnx
+expect_grep "$T/err" "tests/onnx/decoder/gpt_fp32_op17.onnx: initializer 29 \"onnx::MatMul_282\": remark: 'onnx_MatMul_282' has the transposed shape of initializer 0 \"wte.weight\": it may be a tied weight (torch writes a head tied to the embedding as a second, transposed initializer), counted twice in the parameters"
+if [ "$(grep -c 'remark: .* tied weight' "$T/err")" = 1 ]; then ok; else bad "not one tied-weight remark"; fi
 
 # R-OP-006: comparisons and logic written in .roof (compare_ops.roof).
 # FLOPs, 1 per output element: eq on [1, 1, 8, 8] 64; ten ops on

@@ -89,6 +89,7 @@ class Gpt(nn.Module):
         self.h = nn.ModuleList(Block() for _ in range(L))
         self.ln_f = nn.LayerNorm(D)
         self.lm_head = nn.Linear(D, V, bias=False)
+        self.wte.weight = self.lm_head.weight  # nanoGPT ties them
 
     def forward(self, idx):
         pos = torch.arange(0, idx.size(1), dtype=torch.long)
