@@ -125,7 +125,7 @@ $(BUILD)/onnx_dump: tests/onnx/onnx_dump.c $(LIB_OBJS) $(GEN_OBJS) $(HDRS)
 
 # make onnx-fixtures: regenerates the committed ONNX fixtures with Debian's
 # python3-onnx.  One script per directory of fixtures; append yours.
-ONNX_FIXTURE_GEN = tests/onnx/gen_wire.py tests/onnx/gen_ops.py tests/onnx/gen_recurrent.py
+ONNX_FIXTURE_GEN = tests/onnx/gen_wire.py tests/onnx/gen_ops.py tests/onnx/gen_recurrent.py tests/onnx/gen_decoder.py
 .PHONY: onnx-fixtures
 onnx-fixtures:
 	@sh tools/deps.sh python3-onnx python3-torch

@@ -256,6 +256,8 @@ static Stmt *experts_stmt(ParseCtx *ctx, Expr *count, int word, Loc word_loc,
 %token REPEAT "repeat" LOOP "loop" FUSED "fused" OUTPUT "output"
 %token CHECKPOINT "checkpoint"
 %token TRUE "true" FALSE "false"
+/* R-LEX-014: the real +infinity; `-inf` is its negation */
+%token INF "inf"
 %token FLOORDIV "//"
 %token <name> IDENT "name"
 /* The scanner builds literal nodes itself (value, unit, location). */
@@ -393,7 +395,7 @@ name_list
 /* ---- expressions -----------------------------------------------------
  *   expr = NAME | nexpr
  *   nexpr = expr (+|-|*|/|//|%) expr | '-' expr
- *         | INT | REAL | STRING | QUANTITY | true | false
+ *         | INT | REAL | STRING | QUANTITY | true | false | inf
  *         | NAME '(' args ')' | '[' items ']' | NAME '[' items ']'
  *         | '(' expr ')'
  * The operands are alternatives of nexpr itself, not of a `primary` below
@@ -422,6 +424,7 @@ nexpr
   | QUANTITY
   | "true"                  { $$ = ast_bool(ctx->arena, true, @$); }
   | "false"                 { $$ = ast_bool(ctx->arena, false, @$); }
+  | "inf"                   { $$ = ast_inf(ctx->arena, @$); }
   /* args = [arg {, arg} [,]], spelt out here: an `args` nonterminal would
    * cost a reduction per call */
   | IDENT '(' ')'           { $$ = ast_call(ctx->arena, parse_ident(ctx, $1, @1), NULL, 0, @$); }
@@ -531,6 +534,7 @@ static void describe_expected_set(StrBuf *want, const yysymbol_kind_t *exp,
       bool expr_start = k == YYSYMBOL_INT || k == YYSYMBOL_REAL ||
                         k == YYSYMBOL_STRING || k == YYSYMBOL_QUANTITY ||
                         k == YYSYMBOL_TRUE || k == YYSYMBOL_FALSE ||
+                        k == YYSYMBOL_INF ||
                         k == YYSYMBOL_IDENT || (c && strchr("([-", c));
       bool after_operand = (c && strchr("+-*/%([=", c)) || k == YYSYMBOL_FLOORDIV;
       bool terminator = k == YYSYMBOL_NEWLINE || k == YYSYMBOL_YYEOF ||

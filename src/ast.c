@@ -11,6 +11,7 @@
  */
 #include "ast.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +119,12 @@ Ident ast_ident(const char *name, int id, Loc loc) {
 Expr *ast_bool(Arena *a, bool value, Loc loc) {
   Expr *e = ast_expr(a, EX_BOOL, loc);
   e->ival = value;
+  return e;
+}
+
+Expr *ast_inf(Arena *a, Loc loc) {
+  Expr *e = ast_expr(a, EX_REAL, loc);
+  e->rval = INFINITY;
   return e;
 }
 

@@ -17,6 +17,8 @@ Expr *ast_expr(Arena *a, ExprKind k, Loc loc);
 Stmt *ast_stmt(Arena *a, StmtKind k, Loc loc);
 Ident ast_ident(const char *name, int id, Loc loc);
 Expr *ast_bool(Arena *a, bool value, Loc loc);
+/* The literal `inf`: an EX_REAL of +infinity (R-LEX-014). */
+Expr *ast_inf(Arena *a, Loc loc);
 Expr *ast_name(Arena *a, int id, Loc loc);
 Expr *ast_binary(Arena *a, int op, Expr *lhs, Expr *rhs, Loc loc);
 Expr *ast_unary(Arena *a, int op, Expr *operand, Loc loc);

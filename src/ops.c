@@ -1016,6 +1016,216 @@ static void cost_attention(const OpIn *x, const Target *t, OpCost *c) {
   c->blocks = d.batch * ceil_div(d.m, ATTN_ROWS_PER_BLOCK);
 }
 
+/* ---------------------------------------------------------------- einsum */
+
+/* An einsum equation read against its operands: each operand's indices,
+ * the result's, and each index letter's size.  At most EINSUM_MAX_OPERANDS
+ * operands; letters only (no ellipsis). */
+enum { EINSUM_MAX_OPERANDS = 8 };
+
+typedef struct Einsum {
+  int nterm;
+  char term[EINSUM_MAX_OPERANDS][MAX_RANK + 1];
+  char out[MAX_RANK + 1];
+  int64_t size[128]; /* by letter; 0: not used */
+} Einsum;
+
+static bool einsum_letter(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* Reads one side's indices (a term) into dst; *p moves past them. */
+static const char *einsum_term(const char **p, char *dst) {
+  int n = 0;
+  for (; einsum_letter(**p); (*p)++) {
+    if (n == MAX_RANK) return "more indices than the rank limit of 8";
+    dst[n++] = **p;
+  }
+  dst[n] = '\0';
+  if (**p == '.') return "an ellipsis '...': write every index";
+  return NULL;
+}
+
+/* The result's indices when the equation has no "->": the letters that
+ * appear once, in alphabetical order (numpy's and torch's rule). */
+static void einsum_implicit(Einsum *e) {
+  int count[128] = {0};
+  for (int t = 0; t < e->nterm; t++)
+    for (const char *c = e->term[t]; *c; c++) count[(int)*c]++;
+  int n = 0;
+  for (int c = 'A'; c <= 'z' && n < MAX_RANK; c++)
+    if (einsum_letter((char)c) && count[c] == 1) e->out[n++] = (char)c;
+  e->out[n] = '\0';
+}
+
+/* Parses `eq` (spaces dropped by the caller) over the nin operands in[]:
+ * NULL, or what is wrong with it. */
+static const char *einsum_parse(const char *eq, const TensorType *in, int nin,
+                                Einsum *e, char *why, size_t nwhy) {
+  memset(e, 0, sizeof *e);
+  const char *p = eq, *bad;
+  for (;;) {
+    if (e->nterm == EINSUM_MAX_OPERANDS) return "more than 8 operands";
+    if ((bad = einsum_term(&p, e->term[e->nterm++]))) return bad;
+    if (*p != ',') break;
+    p++;
+  }
+  if (p[0] == '-' && p[1] == '>') {
+    p += 2;
+    if ((bad = einsum_term(&p, e->out))) return bad;
+  } else {
+    einsum_implicit(e);
+  }
+  if (*p) return "a character other than a letter, ',' or '->'";
+  if (e->nterm != nin) {
+    snprintf(why, nwhy, "the equation has %d operands and the call %d",
+             e->nterm, nin);
+    return why;
+  }
+  for (int t = 0; t < nin; t++) {
+    if ((int)strlen(e->term[t]) != in[t].rank) {
+      snprintf(why, nwhy, "operand %d has rank %d and '%s' %d indices", t + 1,
+               in[t].rank, e->term[t], (int)strlen(e->term[t]));
+      return why;
+    }
+    for (int d = 0; d < in[t].rank; d++) {
+      int64_t *s = &e->size[(int)e->term[t][d]], have = in[t].dims[d];
+      if (*s > 1 && have > 1 && *s != have) {
+        snprintf(why, nwhy, "index '%c' is %lld in one operand and %lld in "
+                 "operand %d", e->term[t][d], (long long)*s, (long long)have,
+                 t + 1);
+        return why;
+      }
+      if (have > *s) *s = have; /* a size-1 dim broadcasts, as torch */
+    }
+  }
+  for (const char *c = e->out; *c; c++)
+    if (!e->size[(int)*c] || strchr(c + 1, *c)) {
+      snprintf(why, nwhy, "result index '%c' is %s", *c,
+               e->size[(int)*c] ? "repeated" : "in no operand");
+      return why;
+    }
+  return NULL;
+}
+
+/* The parse of a checked application (the shape rule accepted it). */
+static void einsum_of(const OpIn *x, Einsum *e) {
+  TensorType in[EINSUM_MAX_OPERANDS];
+  int n = x->nin < EINSUM_MAX_OPERANDS ? x->nin : EINSUM_MAX_OPERANDS;
+  for (int i = 0; i < n; i++) in[i] = *op_in_type(x, i);
+  char why[128];
+  if (einsum_parse(x->args->equation, in, n, e, why, sizeof why)) unreachable();
+}
+
+static bool shape_einsum(const OpDesc *op, const TensorType *in, int nin,
+                         OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  Einsum e;
+  char why[128];
+  const char *bad = einsum_parse(args->equation, in, nin, &e, why, sizeof why);
+  if (bad)
+    return fail(ctx, ctx->list_loc, "einsum \"%s\": %s", args->equation, bad);
+  if (!strstr(args->equation, "->")) /* the result's indices written out */
+    args->equation = arena_printf(ctx->arena, "%s->%s", args->equation, e.out);
+  TensorType t = {0};
+  if (!promote(ctx, op, in, nin, &t.dtype)) return false;
+  t.rank = (int)strlen(e.out);
+  for (int i = 0; i < t.rank; i++) t.dims[i] = e.size[(int)e.out[i]];
+  *out = t;
+  return true;
+}
+
+/* One step of torch.einsum's left-to-right evaluation: the indices of
+ * the running result `have` and of operand t; the union's sizes give the
+ * step (2 x their product: a multiply and an add per point), and what
+ * is kept (in the result or a later operand) is the next running result.
+ * Returns the step's FLOPs and fills its GEMM view. */
+static double einsum_step(const Einsum *e, char *have, int t, OpDims *d) {
+  char keep[2 * MAX_RANK + 1] = {0}, all[2 * MAX_RANK + 1] = {0};
+  int nall = 0, nkeep = 0;
+  const char *next = e->term[t];
+  for (int side = 0; side < 2; side++)
+    for (const char *c = side ? next : have; *c; c++)
+      if (!strchr(all, *c)) all[nall++] = *c;
+  double points = 1;
+  *d = (OpDims){.m = 1, .n = 1, .k = 1, .batch = 1};
+  for (int i = 0; i < nall; i++) {
+    char c = all[i];
+    double s = (double)e->size[(int)c];
+    bool kept = strchr(e->out, c) != NULL;
+    for (int later = t + 1; !kept && later < e->nterm; later++)
+      kept = strchr(e->term[later], c) != NULL;
+    points *= s;
+    bool in_a = strchr(have, c), in_b = strchr(next, c);
+    if (!kept) d->k *= s;
+    else if (in_a && in_b) d->batch *= s;
+    else if (in_a) d->m *= s;
+    else d->n *= s;
+    if (kept && nkeep < MAX_RANK) keep[nkeep++] = c;
+  }
+  memcpy(have, keep, (size_t)nkeep + 1);
+  return 2 * points;
+}
+
+/* FLOPs of the whole application, and the GEMM view of its largest step;
+ * one operand is a sum over its summed indices (one add per element) or,
+ * with none, a permutation (no FLOP). */
+static double einsum_flops(const OpIn *x, OpDims *d) {
+  Einsum e;
+  einsum_of(x, &e);
+  char have[2 * MAX_RANK + 1];
+  strcpy(have, e.term[0]);
+  double flops = 0, best = -1;
+  *d = (OpDims){.m = op_tensor_elements(x->out), .n = 1, .k = 1, .batch = 1};
+  if (e.nterm == 1) {
+    double points = 1;
+    bool summed = false;
+    for (const char *c = e.term[0]; *c; c++) {
+      if (strchr(c + 1, *c)) continue; /* a repeated index once */
+      points *= (double)e.size[(int)*c];
+      summed |= !strchr(e.out, *c);
+    }
+    return summed ? points : 0;
+  }
+  for (int t = 1; t < e.nterm; t++) {
+    OpDims step;
+    double f = einsum_step(&e, have, t, &step);
+    flops += f;
+    if (f > best) best = f, *d = step;
+  }
+  return flops;
+}
+
+static void dims_einsum(const OpIn *x, OpDims *d) { einsum_flops(x, d); }
+
+static void cost_einsum(const OpIn *x, const Target *t, OpCost *c) {
+  OpDims d;
+  c->flops = einsum_flops(x, &d);
+  c->bytes = io_bytes(x);
+  c->blocks = gemm_blocks(&d, t);
+}
+
+/* Each result dim is the first operand dim of its letter. */
+static void sym_einsum(const SymCtx *c, const char **out) {
+  const char *eq = c->args->equation;
+  const char *arrow = strstr(eq, "->");
+  for (int i = 0; arrow && i < c->out->rank; i++) {
+    char letter = arrow[2 + i];
+    int t = 0, d = 0;
+    for (const char *p = eq; p < arrow; p++) {
+      if (*p == ',') {
+        t++, d = 0;
+        continue;
+      }
+      if (*p == letter && t < c->nin && c->in_sym[t][d] &&
+          c->in[t].dims[d] == c->out->dims[i]) {
+        out[i] = c->in_sym[t][d];
+        break;
+      }
+      d++;
+    }
+  }
+}
+
 /* The row's weight per output element. */
 static void cost_elementwise(const OpIn *x, const Target *t, OpCost *c) {
   double out = op_tensor_elements(x->out);
@@ -1401,6 +1611,24 @@ static bool shape_where(const OpDesc *op, const TensorType *in, int nin,
     return false;
   t.dtype = ab.dtype;
   *out = t;
+  return true;
+}
+
+/* eq, lt, ..., logical_and: the operands broadcast (their dtypes
+ * promotable, as for add), the result bool. */
+static bool shape_compare(const OpDesc *op, const TensorType *in, int nin,
+                          OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  if (!shape_binary(op, in, nin, args, out, ctx)) return false;
+  out->dtype = DT_BOOL;
+  return true;
+}
+
+/* logical_not, isnan, isinf: x's dims, bool. */
+static bool shape_to_bool(const OpDesc *op, const TensorType *in, int nin,
+                          OpArgs *args, TensorType *out, const ShapeCtx *ctx) {
+  (void)op; (void)nin; (void)args; (void)ctx;
+  *out = in[0];
+  out->dtype = DT_BOOL;
   return true;
 }
 
@@ -1982,6 +2210,7 @@ static void put_positional(StrBuf *sb, const OpDesc *op, const OpCallText *c) {
   case FORM_TENSORS:
   case FORM_SCALAR_OK:
   case FORM_TENSOR_LIST:
+  case FORM_EQUATION: /* before the operands (op_call_print) */
     return;
   }
   sb_puts(sb, ", [");
@@ -1997,6 +2226,9 @@ void op_call_print(StrBuf *sb, const OpDesc *op, const OpCallText *c) {
   sb_putc(sb, '(');
   bool list_form = op->form == FORM_TENSOR_LIST;
   if (list_form) sb_putc(sb, '[');
+  /* the equation's characters are letters, ',' and "->" (shape_einsum) */
+  if (op->form == FORM_EQUATION)
+    sb_printf(sb, "\"%s\"%s", c->equation, c->noperands ? ", " : "");
   for (int i = 0; i < c->noperands; i++) {
     if (i) sb_puts(sb, ", ");
     sb_puts(sb, c->operands[i]);

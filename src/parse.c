@@ -59,6 +59,7 @@ static const struct {
     {"repeat", REPEAT}, {"loop", LOOP},     {"fused", FUSED}, {"checkpoint", CHECKPOINT},
     {"output", OUTPUT}, {"true", TRUE},     {"false", FALSE},
     {"buffer", BUFFER}, {"cache", CACHE},   {"experts", EXPERTS},
+    {"inf", INF},
 };
 
 /* R-LEX-003: keywords are reserved; every other word is a name. */
@@ -736,7 +737,7 @@ static void stray_at(ParseCtx *ctx, int next, Loc loc) {
 /* Tokens after which a '-' is binary. */
 static bool ends_operand(int tok) {
   static const int operand_end[] = {IDENT, INT,   REAL, STRING, QUANTITY,
-                                    TRUE,  FALSE, ')',  ']',    '}'};
+                                    TRUE,  FALSE, INF,  ')',    ']', '}'};
   for (size_t i = 0; i < sizeof operand_end / sizeof operand_end[0]; i++)
     if (operand_end[i] == tok) return true;
   return false;

@@ -743,6 +743,7 @@ typedef struct OpArgs {
    * 1 reverse, 2 bidirectional), batch_first= */
   int64_t hidden, layers, direction;
   bool batch_first;
+  const char *equation;  /* einsum's, without blanks, "->" written out */
   /* OPF_RESULTS: which of the op's results this node is (0 = the first),
    * set by sema for every application */
   int64_t result;
@@ -760,6 +761,7 @@ typedef enum OpForm {
   FORM_SPLIT,       /* split(x, N) or split(x, [sizes]) */
   FORM_PADS,        /* pad(x, [before..., after...]): up to 2 * MAX_RANK */
   FORM_COUNT,       /* topk(x, K): a tensor and a positive integer (OpArgs.k) */
+  FORM_EQUATION,    /* einsum("ij,jk->ik", a, b): a string, then tensors */
 } OpForm;
 
 typedef struct OpDesc OpDesc;
@@ -810,6 +812,7 @@ typedef struct OpCallText {
   const char *const *list_sym; /* its expressions, or NULL */
   int nlist;                   /* FORM_SPLIT: -N for N equal parts */
   int64_t count;               /* FORM_COUNT's K */
+  const char *equation;        /* FORM_EQUATION's */
   const char *bias;            /* bias=, or NULL */
   const char *keywords;        /* ", stride=2, axis=1" ..., or NULL */
 } OpCallText;

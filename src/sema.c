@@ -292,12 +292,24 @@ static Let *let_of(const Sema *s, int id) {
 
 bool is_let_name(Sema *s, int id) { return let_of(s, id) != NULL; }
 
+/* R-LEX-014: `inf` where a finite number is needed. */
+static bool finite_literal(Sema *s, const Expr *e, NumKind kind) {
+  if (!isinf(e->rval)) return true;
+  diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+              "inf is not a %s: it stands only for a scalar operand, like "
+              "where(m, -inf, x), or a fill (clip's min= and max=, pad's "
+              "value=)",
+              kind == NUM_DIMENSION ? "dimension" : "finite number");
+  return false;
+}
+
 bool eval_num(Sema *s, const Expr *e, NumKind kind, LetValue *out) {
   switch (e->kind) {
   case EX_INT:
     *out = (LetValue){.is_real = false, .i = e->ival};
     return true;
   case EX_REAL:
+    if (!finite_literal(s, e, kind)) return false;
     *out = (LetValue){.is_real = true, .r = e->rval};
     return true;
   case EX_NAME: {

@@ -12,11 +12,41 @@
 
 #include "sema.h"
 
+/* R-SYN-015: a unary minus where a tensor is expected, said with what it
+ * stands before (a tensor wants neg(), a number is no tensor). */
+static void unary_operand(Sema *s, const Expr *e) {
+  const Expr *x = e->un.operand;
+  const char *what = expr_kind_str(x->kind);
+  const char *fix = "";
+  if (x->kind == EX_NAME && *binding_slot(s, x->name.id)) {
+    what = arena_printf(s->arena, "the tensor '%s'", name_of(s, x));
+    fix = arena_printf(s->arena, ": a unary minus applies to numbers; write "
+                                 "neg(%s)", name_of(s, x));
+  } else if (x->kind == EX_NAME && is_let_name(s, x->name.id)) {
+    what = arena_printf(s->arena, "the let '%s' (a number)", name_of(s, x));
+  } else if (x->kind == EX_NAME) {
+    what = arena_printf(s->arena, "the unknown name '%s'", name_of(s, x));
+  } else if (x->kind == EX_CALL) {
+    what = arena_printf(s->arena, "a call of %s()", s->names[x->call.callee]);
+    fix = arena_printf(s->arena, ": write neg(%s(...))", s->names[x->call.callee]);
+  } else if (x->kind == EX_STRING) {
+    what = "a string";
+  } else if (x->kind == EX_LIST) {
+    what = "a list";
+  }
+  diag_report(s->diags, SEV_ERROR, NULL, e->loc,
+              "expected a tensor name, got '-' before %s%s", what, fix);
+}
+
 /* Resolves a tensor operand.  Returns the binding, or NULL after an error
  * (*poisoned set instead when the name exists but its statement failed). */
 const Binding *tensor_operand(Sema *s, const Expr *e, bool *poisoned) {
   if (e->kind == EX_ERROR) {
     *poisoned = true;
+    return NULL;
+  }
+  if (e->kind == EX_UNARY) {
+    unary_operand(s, e);
     return NULL;
   }
   if (e->kind != EX_NAME) {
@@ -224,8 +254,20 @@ static bool kw_set_bool(Sema *s, const KwDesc *k, const Expr *e, bool *v) {
   return true;
 }
 
+/* `inf` or `-inf` written as such (R-LEX-014): its value, else 0. */
+static double infinity_literal(const Expr *e) {
+  if (e->kind == EX_UNARY && e->un.op == '-') return -infinity_literal(e->un.operand);
+  return e->kind == EX_REAL && isinf(e->rval) ? e->rval : 0;
+}
+
 static bool kw_set_real(Sema *s, const KwDesc *k, const KwField *f,
                         const Expr *e, double *v) {
+  /* a keyword of any sign (a bound, a fill) takes an infinity */
+  double inf = f->min == INT64_MIN ? infinity_literal(e) : 0;
+  if (inf != 0) {
+    *v = inf;
+    return true;
+  }
   LetValue lv;
   if (!eval_num(s, e, NUM_VALUE, &lv)) return false;
   double d = lv.is_real ? lv.r : (double)lv.i;
@@ -491,6 +533,26 @@ static bool operand_positionals(Sema *s, const OpDesc *op, const Expr *call,
   return true;
 }
 
+/* FORM_EQUATION: einsum("ij,jk->ik", a, b), the equation (its blanks
+ * dropped, as torch.einsum ignores them) then the operands. */
+static bool equation_positionals(Sema *s, const OpDesc *op, const Expr *call,
+                                 const Expr **pos, int npos, Reading *r) {
+  if (npos < 1 || pos[0]->kind != EX_STRING) {
+    diag_report(s->diags, SEV_ERROR, NULL, npos ? pos[0]->loc : call->loc,
+                "%s takes its equation first, like "
+                "einsum(\"bhqd,bhkd->bhqk\", q, k)",
+                op->name);
+    return false;
+  }
+  char *eq = arena_strdup(s->arena, pos[0]->str), *to = eq;
+  for (const char *c = eq; *c; c++)
+    if (*c != ' ') *to++ = *c;
+  *to = '\0';
+  r->args.equation = eq;
+  r->list_loc = pos[0]->loc;
+  return operand_positionals(s, op, call, pos + 1, npos - 1, r);
+}
+
 /* The positional after the operand, by the op's form: a dtype, a list,
  * a count.  `usage` is the form's example. */
 static bool second_positional(Sema *s, const OpDesc *op, const Expr *e,
@@ -538,6 +600,8 @@ static bool positionals(Sema *s, const OpDesc *op, const Expr *call,
   case FORM_SCALAR_OK:
   case FORM_TENSOR_LIST:
     return operand_positionals(s, op, call, pos, npos, r);
+  case FORM_EQUATION:
+    return equation_positionals(s, op, call, pos, npos, r);
   case FORM_DTYPE:
   case FORM_DIMS:
   case FORM_PERM:
@@ -624,7 +688,9 @@ static void apply_inners(Sema *s, const Stmt *st, const OpDesc *op,
   for (int i = 0; i < call->call.nargs; i++) {
     const Expr *v = call->call.args[i].value;
     if (call->call.args[i].key) continue;
-    bool tensor = first || op->form == FORM_TENSORS || op->form == FORM_SCALAR_OK;
+    bool tensor = op->form == FORM_EQUATION
+                      ? !first
+                      : first || op->form == FORM_TENSORS || op->form == FORM_SCALAR_OK;
     first = false;
     if (!tensor) continue;
     if (v->kind == EX_CALL) apply_inner(s, st, v, name);

@@ -77,7 +77,7 @@ static void write_call(X *x, const Call *c, Term *out) {
   OpCallText text = {.operands = operands, .noperands = npos,
                      .dtype = c->dtype, .list = c->list,
                      .list_sym = c->list_sym, .nlist = c->nlist,
-                     .count = c->args.k,
+                     .count = c->args.k, .equation = c->args.equation,
                      .bias = c->bias ? c->in[c->nin - 1].text : NULL,
                      .keywords = sb_str(&c->kw)};
   StrBuf *sb = &x->scratch; /* nothing below builds another piece */

@@ -18,7 +18,7 @@ static bool inline_graph(X *x, const OnnxGraph *g) {
     Val *v = val_new(x, g->initializers[i].name, g->initializers[i].id);
     if (!tensor_type(x, &g->initializers[i], &v->t)) return false;
     tensor_values(x, v, &g->initializers[i]);
-    v->decl = VD_WEIGHT;
+    v->decl = initializer_decl(v->t.dtype);
   }
   if (!translate_nodes(x, g, false)) return false;
   x->node = keep;

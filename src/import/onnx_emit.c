@@ -6,6 +6,8 @@
  */
 #include "onnx_import.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* The let expressions of a value whose dims are all numbers. */
@@ -66,6 +68,12 @@ void declare(X *x, Val *v) {
     put_str(sb, v->decl_note);
   }
   lines_end(&x->decls, v->decl_origin ? xstrdup(v->decl_origin) : NULL);
+  if (v->tied_copy)
+    note(x, &x->decls, x->decls.n - 1, SEV_REMARK,
+         "'%s' has %s: it may be a tied weight (torch writes a head tied to the "
+         "embedding as a second, transposed initializer), counted twice in "
+         "the parameters",
+         v->ident, v->decl_note);
 }
 
 static bool tensor_of(X *x, const OnnxNode *n, int i, Val *v, Term *out);
@@ -96,11 +104,23 @@ static bool tensor_of(X *x, const OnnxNode *n, int i, Val *v, Term *out) {
   return true;
 }
 
+bool written_number(X *x, double v, bool may_be_infinite, const char *what) {
+  if (isnan(v))
+    return fail(x, "its %s is NaN, which rooflint cannot write (a bound, a fill or an operand may be inf or -inf)", what);
+  if (isinf(v) && !may_be_infinite)
+    return fail(x, "its %s is %s: a coefficient must be a finite number",
+                what, v < 0 ? "-inf" : "inf");
+  return true;
+}
+
 /* Input i as an operand of a binary op: a known scalar is a number. */
 bool scalar_or_tensor_in(X *x, const OnnxNode *n, int i, Term *out) {
   Val *v = i < n->ninputs ? val_at(x, n->input_ids[i]) : NULL;
   if (v && v->known && v->n == 1 && !v->tensor &&
       !(v->is_int && v->isym && v->isym[0])) {
+    char what[32];
+    snprintf(what, sizeof what, "input %d", i);
+    if (!written_number(x, known_at(v, 0), true, what)) return false;
     *out = number_term(x, known_at(v, 0));
     return true;
   }

@@ -333,16 +333,100 @@ static bool is_kv_cache(const Val *v, int16_t code) {
 static bool declare_graph_inputs(X *x, const OnnxGraph *g,
                                  const int16_t *is_cache);
 
+int initializer_decl(DType d) {
+  return d == DT_BOOL || d == DT_INT64 ? VD_BUFFER : VD_WEIGHT;
+}
+
+/* A float initializer of rank 2 this large whose dims are another's
+ * reversed may be a tied weight written twice (R-ONNX-023). */
+enum { TIED_MIN_ELEMENTS = 1024 };
+
+typedef struct TiedKey {
+  int64_t lo, hi;  /* the smaller dim, the larger */
+  int32_t dtype;
+  int index;       /* the initializer's */
+} TiedKey;
+
+/* By dims, dtype, then place in the file. */
+static int cmp_tied(const void *pa, const void *pb) {
+  const TiedKey *a = pa, *b = pb;
+  if (a->lo != b->lo) return a->lo < b->lo ? -1 : 1;
+  if (a->hi != b->hi) return a->hi < b->hi ? -1 : 1;
+  if (a->dtype != b->dtype) return a->dtype < b->dtype ? -1 : 1;
+  return (a->index > b->index) - (a->index < b->index);
+}
+
+/* By value id: whether a Gather reads it as its table (an embedding);
+ * xcalloc'd, made on the first pair that needs it. */
+static bool *gathered_ids(const X *x, const OnnxGraph *g) {
+  bool *ids = xcalloc((size_t)x->m->nnames + 1, sizeof *ids);
+  for (int i = 0; i < g->nnodes; i++) {
+    const OnnxNode *n = &g->nodes[i];
+    if (n->ninputs > 0 && n->input_ids[0] >= 0 &&
+        strcmp(n->op_type, "Gather") == 0)
+      ids[n->input_ids[0]] = true;
+  }
+  return ids;
+}
+
+/* Marks the copy of an embedding table [V, D] that a tied head reads as
+ * [D, V]: the one pair of its shape (a shape that comes in several pairs
+ * is a stack of layers, the MLP's up and down projections), one of the two
+ * gathered, the later marked, with a note naming the other: O(n log n). */
+static void find_tied(X *x, const OnnxGraph *g) {
+  bool *gathered = NULL;
+  TiedKey *keys = xmalloc(((size_t)g->ninitializers + 1) * sizeof *keys);
+  int n = 0;
+  for (int i = 0; i < g->ninitializers; i++) {
+    const OnnxTensor *t = &g->initializers[i];
+    DType d = dtype_of(t->data_type);
+    if (t->ndims != 2 || t->dims[0] == t->dims[1] || d == DT_NONE ||
+        !dtype_info(d)->is_float ||
+        (double)t->dims[0] * (double)t->dims[1] < TIED_MIN_ELEMENTS)
+      continue;
+    bool tall = t->dims[0] > t->dims[1];
+    keys[n++] = (TiedKey){tall ? t->dims[1] : t->dims[0],
+                          tall ? t->dims[0] : t->dims[1], t->data_type, i};
+  }
+  qsort(keys, (size_t)n, sizeof *keys, cmp_tied);
+  for (int s = 0, e; s < n; s = e) {
+    int first[2] = {-1, -1}, count[2] = {0, 0};
+    for (e = s; e < n && keys[e].lo == keys[s].lo &&
+                keys[e].hi == keys[s].hi && keys[e].dtype == keys[s].dtype;
+         e++) {
+      const OnnxTensor *t = &g->initializers[keys[e].index];
+      int tall = t->dims[0] > t->dims[1];
+      if (first[tall] < 0) first[tall] = keys[e].index;
+      count[tall]++;
+    }
+    if (count[0] != 1 || count[1] != 1) continue;
+    int copy = first[0] > first[1] ? first[0] : first[1];
+    int orig = first[0] + first[1] - copy;
+    if (!gathered) gathered = gathered_ids(x, g);
+    int32_t a = g->initializers[orig].id, b = g->initializers[copy].id;
+    if (!(a >= 0 && gathered[a]) && !(b >= 0 && gathered[b])) continue;
+    Val *v = val_at(x, g->initializers[copy].id);
+    v->tied_copy = true;
+    x->scratch.len = 0;
+    sb_printf(&x->scratch, "the transposed shape of initializer %d ", orig);
+    put_quoted(&x->scratch, g->initializers[orig].name);
+    v->decl_note = arena_strndup(x->a, x->scratch.data, x->scratch.len);
+  }
+  free(keys);
+  free(gathered);
+}
+
 static bool declare_inputs(X *x, const OnnxGraph *g) {
   for (int i = 0; i < g->ninitializers; i++) {
     const OnnxTensor *t = &g->initializers[i];
     Val *v = val_new(x, t->name, t->id);
     if (!tensor_type(x, t, &v->t)) return false;
     tensor_values(x, v, t);
-    v->decl = VD_WEIGHT;
+    v->decl = initializer_decl(v->t.dtype);
     v->decl_origin = decl_origin(x, "initializer", i, t->name, t->offset, t->length);
     if (t->external) v->decl_note = "onnx external data (not opened)";
   }
+  find_tied(x, g);
   int16_t *is_cache = kv_cache_inputs(x, g);
   bool ok = declare_graph_inputs(x, g, is_cache);
   free(is_cache);

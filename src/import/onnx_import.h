@@ -53,6 +53,7 @@ typedef struct Val {
   bool known;
   bool is_int;
   bool declared;
+  bool tied_copy;            /* R-ONNX-023: remarked on at its declaration */
 } Val;
 
 /* The let expressions of a value whose dims are all numbers. */
@@ -235,6 +236,16 @@ void put_int(StrBuf *sb, long long v);
 char *origin_quoted(const OnnxNode *n, int index, const char *quoted,
                     size_t qlen);
 bool fail(X *x, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* R-ONNX-023: how an initializer of dtype d is declared: a bool or int64
+ * one (a mask, an index table, position ids: torch's long) is a buffer,
+ * any other a weight (floats; int8 and int4 quantized weights and the
+ * int32 biases of QLinearConv). */
+int initializer_decl(DType d);
+/* R-ONNX-020: a number the translation writes must read back: NaN never,
+ * an infinity only where the language takes `inf` (a scalar operand, a
+ * bound, a fill: may_be_infinite), never as a coefficient.  False after
+ * the error at the node, which names `what`. */
+bool written_number(X *x, double v, bool may_be_infinite, const char *what);
 void note(X *x, Lines *sec, size_t index, Severity sev, const char *fmt,
           ...) PRINTF_LIKE(5, 6);
 void idents_reserve(Idents *t, size_t n);
@@ -315,6 +326,7 @@ bool map_conv_transpose(X *x, const OnnxNode *n, const OnnxOpRow *row);
 bool transpose_term(X *x, Term *t, const int64_t *perm, int r);
 bool map_gemm(X *x, const OnnxNode *n, const OnnxOpRow *row);
 bool map_matmul(X *x, const OnnxNode *n, const OnnxOpRow *row);
+bool map_einsum(X *x, const OnnxNode *n, const OnnxOpRow *row);
 bool map_softmax(X *x, const OnnxNode *n, const OnnxOpRow *row);
 bool map_layernorm(X *x, const OnnxNode *n, const OnnxOpRow *row);
 bool map_batchnorm(X *x, const OnnxNode *n, const OnnxOpRow *row);

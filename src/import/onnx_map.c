@@ -11,8 +11,8 @@
 
 /* -------------------------------------------------------- the mapping */
 
-bool map_unary(X *x, const OnnxNode *n, const OnnxOpRow *row) {
-  if (fold_elementwise(x, n, row)) return !x->error;
+/* n's line: the row's op on its one tensor operand. */
+static bool unary_call(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   Call c;
   call_init(x, &c, row->roof);
   Term t;
@@ -21,12 +21,13 @@ bool map_unary(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   return emit_call(x, n, &c);
 }
 
-bool map_binary(X *x, const OnnxNode *n, const OnnxOpRow *row) {
-  if (n == x->bias_add) { /* map_matmul wrote it */
-    emit_folded(x, n, "the bias= of the MatMul before it");
-    return true;
-  }
+bool map_unary(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (fold_elementwise(x, n, row)) return !x->error;
+  return unary_call(x, n, row);
+}
+
+/* n's line: the row's op on two operands, a known scalar as a number. */
+static bool binary_call(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (n->ninputs != 2)
     return fail(x, "%s takes 2 operands here, got %d", n->op_type, n->ninputs);
   Call c;
@@ -39,6 +40,15 @@ bool map_binary(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   call_in(&c, a);
   call_in(&c, b);
   return emit_call(x, n, &c);
+}
+
+bool map_binary(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  if (n == x->bias_add) { /* map_matmul wrote it */
+    emit_folded(x, n, "the bias= of the MatMul before it");
+    return true;
+  }
+  if (fold_elementwise(x, n, row)) return !x->error;
+  return binary_call(x, n, row);
 }
 
 bool map_reciprocal(X *x, const OnnxNode *n, const OnnxOpRow *row) {
@@ -124,6 +134,9 @@ bool map_clip(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (!clip_bound(x, n, "min", 1, &lo, &has_lo) ||
       !clip_bound(x, n, "max", 2, &hi, &has_hi))
     return false;
+  if ((has_lo && !written_number(x, lo, true, "min")) ||
+      (has_hi && !written_number(x, hi, true, "max")))
+    return false;
   if (!has_lo && !has_hi) return map_alias(x, n, row);
   Call c;
   call_init(x, &c, "clip");
@@ -154,15 +167,38 @@ bool map_where(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   return emit_call(x, n, &c);
 }
 
+/* R-ONNX-021: a comparison or logic op folds on values the importer
+ * knows (the four that shape arithmetic uses), else is the element-wise op
+ * of its row, with a bool result; a known scalar operand is a number. */
 bool map_compare(X *x, const OnnxNode *n, const OnnxOpRow *row) {
-  (void)row;
   if (fold_elementwise(x, n, row)) return !x->error;
-  return fail(x, "%s is imported only on values rooflint knows (shape "
-                 "arithmetic); here it compares tensors",
-              n->op_type);
+  if (x->error) return false;
+  return n->ninputs == 1 ? unary_call(x, n, row) : binary_call(x, n, row);
 }
 
 /* ---- contractions */
+
+/* R-ONNX-022: einsum("...", operands), the equation without its blanks;
+ * einsum's shape rule checks it (letters, ',' and "->" only) before a
+ * byte of it is written. */
+bool map_einsum(X *x, const OnnxNode *n, const OnnxOpRow *row) {
+  const char *eq = attr_str(n, "equation", NULL);
+  if (!eq) return fail(x, "it has no equation");
+  size_t len = strlen(eq);
+  char *bare = arena_alloc(x->a, len + 1), *to = bare;
+  for (size_t i = 0; i < len; i++)
+    if (eq[i] != ' ') *to++ = eq[i];
+  *to = '\0';
+  Call c;
+  call_init(x, &c, row->roof);
+  c.args.equation = bare;
+  for (int i = 0; i < n->ninputs; i++) {
+    Term t;
+    if (!tensor_in(x, n, i, &t)) return false;
+    call_in(&c, t);
+  }
+  return emit_call(x, n, &c);
+}
 
 /* Conv's and the pools' pads: symmetric ones as padding=, asymmetric
  * ones by a pad() around x; auto_pad from the input size. */
@@ -391,6 +427,9 @@ bool map_gemm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (attr_int(n, "transA", 0) && !transpose_term(x, &a, swap, 2)) return false;
   if (attr_int(n, "transB", 0) && !transpose_term(x, &b, swap, 2)) return false;
   double alpha = attr_float(n, "alpha", 1), beta = attr_float(n, "beta", 1);
+  if (!written_number(x, alpha, false, "alpha") ||
+      !written_number(x, beta, false, "beta"))
+    return false;
   bool has_c = has_input(n, 2) && beta != 0;
   Call c;
   call_init(x, &c, "matmul");
@@ -542,10 +581,12 @@ bool map_softmax(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   return emit_call(x, n, &c);
 }
 
-static void epsilon_kw(X *x, Call *c, const OnnxNode *n, double def) {
+static bool epsilon_kw(X *x, Call *c, const OnnxNode *n, double def) {
   double eps = attr_float(n, "epsilon", def);
+  if (!written_number(x, eps, false, "epsilon")) return false;
   c->args.epsilon = eps;
   call_kw(c, "epsilon=%s", number_term(x, eps).text);
+  return true;
 }
 
 bool map_layernorm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
@@ -561,6 +602,10 @@ bool map_layernorm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   int64_t axis = attr_int(n, "axis", -1);
   c.args.axis = axis;
   if (axis != -1) call_kw(&c, "axis=%lld", (long long)axis);
+  /* layernorm() has no epsilon= (it does not change the cost), but an
+   * infinite one is no model */
+  if (!written_number(x, attr_float(n, "epsilon", 1e-5), false, "epsilon"))
+    return false;
   return emit_call(x, n, &c);
 }
 
@@ -578,8 +623,7 @@ bool map_batchnorm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     if (!tensor_in(x, n, i, &t)) return false;
     call_in(&c, t);
   }
-  epsilon_kw(x, &c, n, 1e-5);
-  return emit_call(x, n, &c);
+  return epsilon_kw(x, &c, n, 1e-5) && emit_call(x, n, &c);
 }
 
 bool map_instancenorm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
@@ -591,8 +635,7 @@ bool map_instancenorm(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     if (!tensor_in(x, n, i, &t)) return false;
     call_in(&c, t);
   }
-  epsilon_kw(x, &c, n, 1e-5);
-  return emit_call(x, n, &c);
+  return epsilon_kw(x, &c, n, 1e-5) && emit_call(x, n, &c);
 }
 
 int cmp_desc(const void *a, const void *b) {

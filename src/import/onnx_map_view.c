@@ -436,6 +436,7 @@ bool map_pad(X *x, const OnnxNode *n, const OnnxOpRow *row) {
   if (cnt > 2 * MAX_RANK) return fail(x, "it has %d pads", cnt);
   c.nlist = cnt;
   for (int i = 0; i < cnt; i++) c.list[i] = pads[i];
+  if (!written_number(x, value, true, "value")) return false;
   c.args.value = value;
   if (value != 0) call_kw(&c, "value=%s", number_term(x, value).text);
   return emit_call(x, n, &c);

@@ -181,7 +181,7 @@ void note(X *x, Lines *sec, size_t index, Severity sev, const char *fmt, ...) {
 static const char *const roof_keywords[] = {
     "let", "target", "model", "dtype", "mode", "parallel", "input", "weight",
     "host", "buffer", "repeat", "loop", "fused", "output", "true", "false",
-    NULL};
+    "cache", "experts", "checkpoint", "inf", NULL};
 
 /* An ONNX name as a .roof identifier, unused so far: [A-Za-z0-9_] kept,
  * runs of anything else one '_', torch's `_output_0` suffix dropped, a
@@ -253,7 +253,7 @@ const char *ident_for(X *x, const char *onnx, const char *fallback) {
   base[n] = '\0';
   if (!base[0]) base = arena_strdup(x->a, fallback), n = strlen(base);
   bool keyword = false;
-  if (n <= 8) /* the longest keyword, "parallel" */
+  if (n <= 10) /* the longest keyword, "checkpoint" */
     for (int i = 0; roof_keywords[i] && !keyword; i++)
       keyword = strcmp(base, roof_keywords[i]) == 0;
   if (isdigit((unsigned char)base[0]) || keyword) {

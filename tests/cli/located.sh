@@ -85,7 +85,7 @@ for row in open(os.path.join(T, "manifest")):
             continue
         # a node, or the graph input, initializer or symbolic dim a let
         # was made from (import.h's origin grammar)
-        m = re.match(r': (node|input|initializer|dim_param)( \d+)? "(?:[^"\\]|\\.)*"( \([A-Za-z0-9_.]+\))?: (error|warning|note|remark): ', rest)
+        m = re.match(r': (node|input|initializer|dim_param)( \d+)?(?: "(?:[^"\\]|\\.)*")?( \([A-Za-z0-9_.]+\))?: (error|warning|note|remark): ', rest)
         if m and binary:
             checked["node"] += 1
             last = None

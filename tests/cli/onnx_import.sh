@@ -13,6 +13,26 @@
 D=tests/onnx/ops
 
 . "$(dirname "$0")/onnx_lib.inc"
+# FLOPs and bytes of the model's step, from --format json.
+figures() { json_summary "flops bytes" "$@"; }
+
+# check NAME FLOPS BYTES [OPTIONS...]: the import text, the figures of the
+# .onnx and of its import.
+check() {
+  name=$1 flops=$2 bytes=$3
+  shift 3
+  what="rooflint import $D/$name.onnx"
+  "$ROOFLINT" import "$@" "$D/$name.onnx" >"$T/$name.roof" 2>"$T/err"
+  status=$?
+  expect_status 0
+  if cmp -s "$D/$name.roof" "$T/$name.roof"; then ok; else bad "differs from $D/$name.roof"; diff -u "$D/$name.roof" "$T/$name.roof" | head -n 12; fi
+  what="rooflint $D/$name.onnx $*"
+  got=$(figures "$@" "$D/$name.onnx")
+  if [ "$got" = "$flops $bytes" ]; then ok; else bad "figures '$got', expected '$flops $bytes'"; fi
+  what="rooflint (import of $name.onnx) $*"
+  got=$(figures "$@" "$T/$name.roof")
+  if [ "$got" = "$flops $bytes" ]; then ok; else bad "round trip '$got', expected '$flops $bytes'"; fi
+}
 
 # Elementwise on fp32 [2, 8]: 16 elements, bytes 64 in + 64 out, FLOPs
 # 16 x the op's weight (R-COST-021): relu 1, sigmoid 4, tanh 1, exp 1, log 1,

@@ -62,9 +62,17 @@ START_TEST(test_table) {
     ck_assert_msg((op->dims != NULL) == (op->cls == OC_CONTRACTION), "%s dims",
                   op->name);
     /* R-TRAIN-001: backward is 2x a contraction's forward, 1x the rest's;
-     * views and transfers are not repeated */
+     * views, transfers and the comparisons (R-OP-006: no gradient) are
+     * not repeated */
+    static const char *const no_gradient[] = {
+        "eq", "lt", "le", "gt", "ge", "logical_not", "logical_and",
+        "logical_or", "logical_xor", "isnan", "isinf", NULL};
+    bool compare = false;
+    for (int k = 0; no_gradient[k]; k++)
+      compare |= strcmp(op->name, no_gradient[k]) == 0;
     double train = op->cls == OC_CONTRACTION                        ? 3
                    : op->cls == OC_VIEW || op->cls == OC_TRANSFER ? 1
+                   : compare                                        ? 1
                                                                    : 2;
     ck_assert_msg(op->train_factor == train, "%s train factor", op->name);
   }
