@@ -856,6 +856,24 @@ enum {
   OPF_APPEND = 1 << 4,
 };
 
+/* What an op's backward reads (ops.def's saves column, R-TRAIN-002): the
+ * tensors autograd saves for it (PyTorch's tools/autograd/derivatives.yaml)
+ * and any state of its own a kernel writes for the backward. */
+enum {
+  SV_IN0 = 1 << 0,  /* operand 0, 1, 2 (a weight is resident: not counted) */
+  SV_IN1 = 1 << 1,
+  SV_IN2 = 1 << 2,
+  SV_INS = 1 << 3,  /* every operand */
+  SV_OUT = 1 << 4,  /* its result */
+  SV_MASK = 1 << 5, /* one byte per result element (dropout's bool mask) */
+  SV_LSE = 1 << 6,  /* fp32 per query row: a fused attention's log-sum-exp */
+  SV_INDEX = 1 << 7, /* int64 per result element: the argmax of max, topk, pools */
+  SV_PROBS = 1 << 8, /* operand 0's shape and dtype: cross-entropy's
+                        log-probabilities */
+  SV_STATS1 = 1 << 9,  /* one fp32 per normalised row (rmsnorm's rstd) */
+  SV_STATS2 = 1 << 10, /* two (mean and rstd) */
+};
+
 typedef struct Model Model;
 typedef struct Target Target;
 
@@ -911,6 +929,7 @@ struct OpDesc {
   void (*cost)(const OpIn *x, const Target *t, OpCost *c);
   void (*dims)(const OpIn *x, OpDims *d); /* contractions; else NULL */
   double train_factor; /* train step FLOPs and bytes / the forward's */
+  unsigned saves;      /* SV_*: what its backward reads */
   unsigned flags;      /* OPF_* */
   const char *doc;     /* one line */
 };
@@ -927,6 +946,13 @@ const TensorType *op_in_type(const OpIn *x, int i);
 /* The one element count and byte size of a tensor (DT_NONE: 0 bytes). */
 double op_tensor_elements(const TensorType *t);
 double op_tensor_bytes(const TensorType *t);
+/* The bytes of the state an op keeps for its backward besides the tensors
+ * it saves (its row's SV_MASK, SV_INDEX, SV_LSE, SV_PROBS, SV_STATS*):
+ * in0 its first operand, out its result (R-TRAIN-002); by_dtype, when not
+ * NULL, gets them added by their dtype. */
+double op_saved_state_bytes(const OpDesc *op, const TensorType *in0,
+                            const TensorType *out, const OpArgs *args,
+                            double *by_dtype);
 /* The op table as --help prints it: name, class, doc; one op a line. */
 void op_print_table(FILE *out);
 /* A dim as text: its let expression, else its size. */
