@@ -1057,7 +1057,15 @@ typedef struct Region {
 typedef struct CheckpointBlock {
   int first, end;
   Loc loc;
+  bool selective; /* `checkpoint selective { }`: its attention core alone (R-PAR-014) */
 } CheckpointBlock;
+
+/* A name rebound in a repeat or loop: each copy after the first reads
+ * what the copy before bound last, where the graph (one copy) has it read
+ * the binding from before: outer and last are those two nodes. */
+typedef struct LoopCarry {
+  int outer, last;
+} LoopCarry;
 
 typedef struct GNode {
   /* Ordered widest first so a model of millions of nodes wastes no padding
@@ -1094,6 +1102,9 @@ typedef struct GNode {
   bool loop_carried : 1; /* rebinding of a name bound outside its loop */
   bool shard_tensor : 1; /* weight ... shard=tensor: one GPU's 1/tensor (R-PAR-002) */
   bool vocab_parallel : 1; /* cross_entropy of logits split over the tensor group (R-PAR-012) */
+  bool tensor_replicated : 1; /* an activation whole on every rank of the tensor
+                                 group, under tensor parallelism (R-PAR-008):
+                                 sequence parallelism splits it (R-PAR-015) */
 } GNode;
 
 /* The parallel plan (R-PAR-001): how many GPUs run the model and how they
@@ -1106,6 +1117,8 @@ typedef struct Parallel {
   int64_t zero;  /* ZeRO stage 0..3 (Rajbhandari et al. 2020) */
   int64_t shard; /* ZeRO's shard group in data ranks; 0: the whole data group */
   bool overlap;  /* collectives may hide behind compute (R-PAR-007) */
+  bool sequence_parallel; /* Korthikanti et al. 2022 (R-PAR-015) */
+  bool fp32_grads; /* gradients in fp32, Megatron-LM's default (R-TRAIN-003) */
   Loc loc;
 } Parallel;
 
@@ -1174,6 +1187,8 @@ typedef struct Model {
   int nregions;
   CheckpointBlock *ckpts; /* R-PAR-010, in source order */
   int nckpts;
+  LoopCarry *carries;     /* every name carried through a repeat or loop */
+  int ncarries;
 } Model;
 
 /* The dtype the plan gives ops of class c: the recipe's, else the plan
@@ -1441,9 +1456,10 @@ typedef struct ModelCost {
  * hybrid sharding: two all-gathers, a reduce-scatter, an all-reduce). */
 #define COST_MAX_SYNC 4
 /* R-PAR-005: the implicit collectives of a train step under plan p, for
- * `weights` bytes of weights per GPU, into out[COST_MAX_SYNC]; how many. */
+ * `weights` bytes of weights and `grads` of gradients per GPU (R-TRAIN-004),
+ * into out[COST_MAX_SYNC]; how many. */
 int cost_grad_sync(const Parallel *p, const Target *t, double weights,
-                   Collective *out);
+                   double grads, Collective *out);
 /* R-PAR-004: the footprint per GPU under ZeRO stage `zero` over `ns`. */
 Footprint cost_footprint_sharded(const Footprint *whole, int64_t zero,
                                  int64_t ns);
