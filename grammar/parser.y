@@ -336,7 +336,8 @@ block
  *   dtype WORD | dtype CLASS = WORD | mode WORD | parallel block
  *   (input|weight|host|buffer) NAME {, NAME} : expr | NAME = expr
  *   NAME, NAME {, NAME} = nexpr
- *   repeat expr block | loop expr block | fused NAME block | checkpoint block
+ *   repeat expr block | loop expr block | fused NAME block
+ *   checkpoint [selective] block
  *   output NAME {, NAME} | WORD NAME block */
 stmt
   : "let" IDENT '=' expr          { $$ = ast_stmt_bind(ctx->arena, ST_LET, parse_ident(ctx, $2, @2), $4, @$); }
@@ -348,6 +349,8 @@ stmt
   | "model" IDENT block           { $$ = ast_stmt_def(ctx->arena, ST_MODEL, ast_ident("model", NAME_NONE, @1), parse_ident(ctx, $2, @2), *$3, @$); }
   | "fused" IDENT block           { $$ = ast_stmt_def(ctx->arena, ST_FUSED, ast_ident("fused", NAME_NONE, @1), parse_ident(ctx, $2, @2), *$3, @$); }
   | "checkpoint" block            { $$ = ast_stmt_def(ctx->arena, ST_CHECKPOINT, ast_ident("checkpoint", NAME_NONE, @1), ast_ident("checkpoint", NAME_NONE, @1), *$2, @$); }
+  /* R-PAR-014: checkpoint selective { } */
+  | "checkpoint" IDENT block      { $$ = ast_stmt_def(ctx->arena, ST_CHECKPOINT, ast_ident("checkpoint", NAME_NONE, @1), parse_ident(ctx, $2, @2), *$3, @$); }
   | IDENT IDENT block             { $$ = ast_stmt_def(ctx->arena, ST_SECTION, parse_ident(ctx, $1, @1), parse_ident(ctx, $2, @2), *$3, @$); }
   | "dtype" IDENT                 { $$ = ast_stmt_word(ctx->arena, ST_DTYPE, parse_ident(ctx, $2, @2), @$); }
   | "dtype" IDENT '=' IDENT       { $$ = ast_stmt_bind(ctx->arena, ST_DTYPE_CLASS, parse_ident(ctx, $2, @2), name_expr(ctx, $4, @4), @$); }

@@ -151,25 +151,25 @@ static void implicit(Collective *c, OpId op, const char *what, double buffer,
  * the bytes.  With shard groups smaller than data (hybrid sharding) the
  * gradient shards are all-reduced across the groups. */
 int cost_grad_sync(const Parallel *p, const Target *t, double weights,
-                   Collective *out) {
+                   double grads, Collective *out) {
   if (weights <= 0 || parallel_place(p, PG_DATA).size <= 1) return 0;
   int n = 0;
   if (p->zero == 0) {
-    implicit(&out[n++], OP_ALLREDUCE, "gradients", weights, PG_DATA, p, t);
+    implicit(&out[n++], OP_ALLREDUCE, "gradients", grads, PG_DATA, p, t);
     return n;
   }
   if (p->zero == 3) {
     implicit(&out[n++], OP_ALLGATHER, "weights, forward", weights, PG_SHARD, p, t);
     implicit(&out[n++], OP_ALLGATHER, "weights, backward", weights, PG_SHARD, p, t);
-    implicit(&out[n++], OP_REDUCE_SCATTER, "gradients", weights, PG_SHARD, p, t);
+    implicit(&out[n++], OP_REDUCE_SCATTER, "gradients", grads, PG_SHARD, p, t);
   } else {
-    implicit(&out[n++], OP_REDUCE_SCATTER, "gradients", weights, PG_SHARD, p, t);
+    implicit(&out[n++], OP_REDUCE_SCATTER, "gradients", grads, PG_SHARD, p, t);
     implicit(&out[n++], OP_ALLGATHER, "weights", weights, PG_SHARD, p, t);
   }
   GroupPlace shard = parallel_place(p, PG_SHARD);
   if (parallel_place(p, PG_REPLICA).size > 1)
     implicit(&out[n++], OP_ALLREDUCE, "gradient shards",
-             weights / (double)shard.size, PG_REPLICA, p, t);
+             grads / (double)shard.size, PG_REPLICA, p, t);
   return n;
 }
 
@@ -789,13 +789,18 @@ static void cost_footprint(ModelCost *mc, const Model *m, const Target *t,
     mc->footprint = mc->pipe.footprint[mc->pipe.worst];
     if (m->train)
       mc->ncollectives += cost_grad_sync(&m->parallel, t, mc->unsharded.weights,
+                                         mc->unsharded.gradients,
                                          &mc->collectives[mc->ncollectives]);
     return;
   }
   if (m->train) {
-    mc->footprint.gradients = mc->footprint.weights;
+    /* R-TRAIN-004: in the weights' dtype, or fp32 as Megatron-LM keeps them */
+    mc->footprint.gradients = m->parallel.fp32_grads
+                                  ? mc->gpu_params * FP32_GRAD_BYTES
+                                  : mc->footprint.weights;
     mc->footprint.optimizer = mc->gpu_params * ADAM_BYTES_PER_PARAM;
     mc->ncollectives += cost_grad_sync(&m->parallel, t, mc->footprint.weights,
+                                       mc->footprint.gradients,
                                        &mc->collectives[mc->ncollectives]);
   }
   mc->footprint.total = mc->footprint.weights + mc->footprint.gradients +

@@ -15,7 +15,7 @@
 /* R-PAR-005: the implicit collectives of a train step under plan p, for
  * `weights` bytes of weights per GPU, into out[COST_MAX_SYNC]; how many. */
 int cost_grad_sync(const Parallel *p, const Target *t, double weights,
-                   Collective *out);
+                   double grads, Collective *out);
 /* R-PAR-004: the footprint per GPU under ZeRO stage `zero` over `ns`. */
 Footprint cost_footprint_sharded(const Footprint *whole, int64_t zero,
                                  int64_t ns);

@@ -14,6 +14,7 @@
 #include "parallel.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* R-PAR-004: what ZeRO stage `zero` leaves each GPU of a shard group of
  * `ns` ranks, from the unsharded footprint (Rajbhandari et al. 2020,
@@ -73,34 +74,65 @@ bool *footprint_region_exits(const Model *m) {
   return leaves;
 }
 
+/* A product of two activations (attention's QK^T and PV, or an
+ * attention op): no operand is a weight. */
+static bool activation_product(const Model *m, const GNode *g) {
+  if (!is_op(g, OC_CONTRACTION)) return false;
+  for (int k = 0; k < g->ninputs; k++) {
+    Role r = m->nodes[storage_of(m, g->inputs[k])].role;
+    if (r != ROLE_ACTIVATION && r != ROLE_INPUT) return false;
+  }
+  return true;
+}
+
+/* R-PAR-014: a selective block recomputes its attention core alone: its
+ * products of two activations and every op on a path from one to another
+ * (the scale, the mask, softmax, dropout), as Korthikanti et al. 2022
+ * (section 5) recompute QK^T, softmax, its dropout and the product by V;
+ * the rest of the block is kept as written. */
+static void selective_core(const Model *m, int b, int *of) {
+  const CheckpointBlock *cb = &m->ckpts[b];
+  int first = cb->first, len = cb->end - first;
+  char *prod = xcalloc((size_t)len + 1, 1), *from = xcalloc((size_t)len + 1, 1),
+       *to = xcalloc((size_t)len + 1, 1);
+  for (int i = 0; i < len; i++) {
+    const GNode *g = &m->nodes[first + i];
+    prod[i] = activation_product(m, g);
+    for (int k = 0; k < g->ninputs; k++) {
+      int src = g->inputs[k] - first;
+      if (src >= 0 && src < len && (prod[src] || from[src])) from[i] = 1;
+    }
+  }
+  for (int i = len - 1; i >= 0; i--) {
+    const GNode *g = &m->nodes[first + i];
+    if (!prod[i] && !to[i]) continue;
+    for (int k = 0; k < g->ninputs; k++) {
+      int src = g->inputs[k] - first;
+      if (src >= 0 && src < len) to[src] = 1;
+    }
+  }
+  for (int i = 0; i < len; i++)
+    of[first + i] = prod[i] || (from[i] && to[i]) ? b : -1;
+  free(prod);
+  free(from);
+  free(to);
+}
+
 /* R-PAR-010: each node's checkpoint block, -1 outside (scratch, n ints,
- * for the caller to free; NULL without blocks or outside train mode). */
+ * for the caller to free; NULL without blocks or outside train mode); of
+ * a selective block only its attention core (R-PAR-014). */
 int *footprint_checkpoint_blocks(const Model *m) {
   if (!m->train || m->nckpts == 0) return NULL;
   int *of = xmalloc(((size_t)m->nnodes + 1) * sizeof *of);
   for (int i = 0; i < m->nnodes; i++) of[i] = -1;
-  for (int b = 0; b < m->nckpts; b++)
-    for (int i = m->ckpts[b].first; i < m->ckpts[b].end; i++) of[i] = b;
-  return of;
-}
-
-/* Which values of a checkpoint block leave it: model outputs, values
- * carried to the next copy of a repeat, and what a node outside the
- * block reads (through views, their storage). */
-static bool *checkpoint_keeps(const Model *m, const int *ckpt_of) {
-  int n = m->nnodes;
-  bool *keep = xcalloc((size_t)n + 1, sizeof *keep);
-  for (int i = n - 1; i >= 0; i--) {
-    const GNode *g = &m->nodes[i];
-    if (g->is_output || g->loop_carried) keep[i] = true;
-    bool alias = is_alias(m, g);
-    for (int k = 0; k < g->ninputs; k++) {
-      int src = g->inputs[k];
-      if (ckpt_of[src] >= 0 && (ckpt_of[src] != ckpt_of[i] || (alias && keep[i])))
-        keep[src] = true;
+  for (int b = 0; b < m->nckpts; b++) {
+    if (m->ckpts[b].selective) {
+      selective_core(m, b, of);
+      continue;
     }
+    for (int i = m->ckpts[b].first; i < m->ckpts[b].end; i++) of[i] = b;
   }
-  return keep;
+  return of;
 }
 
 static void count_op(const GNode *g, OpCounts *oc) {
@@ -108,14 +140,6 @@ static void count_op(const GNode *g, OpCounts *oc) {
   oc->ops += g->op != NULL;
 }
 
-/* The largest set of live activations in a linear scan of the graph (in
- * source order): a value is live from the node that makes it to its last
- * consumer; outputs stay live to the end.  A repeat/loop body is scanned
- * once, as its copies run one after another.  In train mode every value a
- * kernel writes to HBM is kept for the backward pass, each times its
- * count: the inputs and the outputs of every op outside a fused region;
- * of a region only the values that leave it (`leaves`), since a fused
- * kernel saves its inputs and recomputes the rest (R-TRAIN-002). */
 /* A value's bytes as the footprint holds them: an experts block's values
  * for the tokens it runs (R-MOE-002). */
 static double held_bytes(const Model *m, int id, bool experts) {
@@ -125,36 +149,213 @@ static double held_bytes(const Model *m, int id, bool experts) {
                                   : 1);
 }
 
-/* Whether node i, in train mode, is an op's result the backward pass
- * reads (R-TRAIN-002): one a kernel writes to HBM, outside a fused region
- * or leaving it. */
-static bool saved_result(const Model *m, int i, const bool *leaves) {
-  const GNode *g = &m->nodes[i];
-  return g->role == ROLE_ACTIVATION && !is_alias(m, g) &&
-         !is_op(g, OC_TRANSFER) && (g->region < 0 || (leaves && leaves[i]));
+static void add_by_dtype(double *by_dtype, DType dt, double bytes) {
+  if (by_dtype && dt != DT_NONE) by_dtype[dt] += bytes;
 }
 
-/* R-PAR-010: a saved result of a checkpoint block that does not leave it:
- * recomputed in backward, not kept. */
-static bool recomputed(const Model *m, int i, const bool *leaves,
-                       const int *ckpt_of, const bool *keep) {
-  return keep && ckpt_of[i] >= 0 && !keep[i] && saved_result(m, i, leaves);
+/* What backward keeps, as the walk over the nodes finds it (R-TRAIN-002,
+ * R-PAR-010, R-PAR-014, R-PAR-015). */
+typedef struct SaveWalk {
+  const Model *m;
+  const bool *leaves; /* fused-region exits; NULL without regions */
+  const int *ckpt_of; /* each node's checkpoint block; NULL without */
+  bool experts;
+  double sp;          /* 1/tensor under sequence parallelism, else 1 */
+  bool *saved;        /* per node: its storage is kept for backward */
+  bool *entered;      /* per node: saved by an op of a loop it enters */
+  bool *region_done;  /* per region: its inputs saved in its place */
+  int *region_span;   /* per region: its first node and one past its last */
+} SaveWalk;
+
+/* Whether scope `inner` lies inside scope `outer` (or is it). */
+static bool scope_within(const Model *m, int inner, int outer) {
+  for (int sc = inner; sc >= 0; sc = m->scopes[sc].parent)
+    if (sc == outer) return true;
+  return outer < 0;
 }
 
-/* R-TRAIN-002, R-PAR-010: the bytes node i keeps for the backward pass,
- * times its count; a checkpointed value that does not leave its block
- * keeps nothing and adds its bytes (one copy) to own[its block]. */
-static double kept_bytes(const Model *m, int i, const bool *leaves,
-                         const int *ckpt_of, const bool *keep, double *own,
-                         bool experts) {
-  const GNode *g = &m->nodes[i];
-  if (recomputed(m, i, leaves, ckpt_of, keep)) {
-    own[ckpt_of[i]] += held_bytes(m, i, experts);
-    return 0;
+static bool holds_activation(const GNode *g) {
+  return g->role == ROLE_ACTIVATION || g->role == ROLE_INPUT;
+}
+
+/* Node src is kept because op `by` saves it (or recomputes from it); by
+ * an op of a loop src was bound outside, it is the value the loop's first
+ * copy reads (R-PAR-010). */
+static void keep(SaveWalk *w, int src, int by) {
+  const Model *m = w->m;
+  int ssc = m->nodes[src].scope, bsc = m->nodes[by].scope;
+  if (ssc != bsc && scope_within(m, bsc, ssc)) w->entered[src] = true;
+  else w->saved[src] = true;
+}
+
+/* A fused region keeps in place of a value that stays inside it the
+ * region's own inputs, from which its backward recomputes the rest. */
+static void keep_region_inputs(SaveWalk *w, int r) {
+  const Model *m = w->m;
+  if (w->region_done[r]) return;
+  w->region_done[r] = true;
+  for (int i = w->region_span[2 * r]; i < w->region_span[2 * r + 1]; i++) {
+    const GNode *g = &m->nodes[i];
+    if (g->region != r) continue;
+    for (int k = 0; k < g->ninputs; k++) {
+      int src = storage_of(m, g->inputs[k]);
+      if (m->nodes[src].region != r && holds_activation(&m->nodes[src]))
+        keep(w, src, i);
+    }
   }
-  return saved_result(m, i, leaves) || g->role == ROLE_INPUT
-             ? held_bytes(m, i, experts) * g->count
-             : 0;
+}
+
+/* Operand k of node i (k = -1: its result) is saved by its op. */
+static void save_one(SaveWalk *w, int i, int k) {
+  const Model *m = w->m;
+  const GNode *g = &m->nodes[i];
+  int src = storage_of(m, k < 0 ? i : g->inputs[k]);
+  const GNode *s = &m->nodes[src];
+  if (!holds_activation(s)) return; /* a weight or buffer is resident */
+  if (s->region >= 0 && s->region == g->region && !(w->leaves && w->leaves[src]))
+    keep_region_inputs(w, s->region);
+  else
+    keep(w, src, i);
+}
+
+static bool saves_operand(unsigned sv, int k) {
+  return (sv & SV_INS) || (k < 3 && (sv & (SV_IN0 << k)));
+}
+
+/* Node i's op outside a checkpoint block: what its row saves. */
+static void save_op(SaveWalk *w, int i) {
+  const GNode *g = &w->m->nodes[i];
+  unsigned sv = g->op->saves;
+  for (int k = 0; k < g->ninputs; k++)
+    if (saves_operand(sv, k)) save_one(w, i, k);
+  if (sv & SV_OUT) save_one(w, i, -1);
+}
+
+/* Node i's op inside checkpoint block b: recomputed from the block's
+ * inputs, which are kept. */
+static void save_block_inputs(SaveWalk *w, int i) {
+  const Model *m = w->m;
+  const GNode *g = &m->nodes[i];
+  for (int k = 0; k < g->ninputs; k++) {
+    int src = storage_of(m, g->inputs[k]);
+    if (w->ckpt_of[src] != w->ckpt_of[i] && holds_activation(&m->nodes[src]))
+      keep(w, src, i);
+  }
+}
+
+/* Sequence parallelism splits a value whole on every tensor rank. */
+static double sp_share(const SaveWalk *w, const GNode *g) {
+  return g->tensor_replicated ? w->sp : 1;
+}
+
+/* The state op i keeps of its own (a norm's statistics, a mask), per
+ * step; by_dtype gets it too. */
+static double op_state(const SaveWalk *w, int i, double *by_dtype) {
+  const Model *m = w->m;
+  const GNode *g = &m->nodes[i];
+  if (!g->op || !g->op->saves) return 0;
+  double per[DT__COUNT] = {0};
+  const TensorType *in0 = g->ninputs > 0 ? m->nodes[g->inputs[0]].type : NULL;
+  double b = op_saved_state_bytes(g->op, in0, g->type, g->args, per);
+  double f = g->count * sp_share(w, g) *
+             (w->experts ? model_experts_work(m, g->scope) : 1);
+  for (int d = 0; by_dtype && d < DT__COUNT; d++) by_dtype[d] += per[d] * f;
+  return b * f;
+}
+
+/* What one copy of checkpoint block b would keep were it not
+ * checkpointed: the values its ops save that it makes, and their own
+ * state; live while backward recomputes it (R-PAR-010).  mark is n
+ * zeroed bools, left zeroed. */
+static double block_own(const SaveWalk *w, int b, bool *mark, double *by_dtype) {
+  const Model *m = w->m;
+  const CheckpointBlock *cb = &m->ckpts[b];
+  double own = 0;
+  for (int i = cb->first; i < cb->end; i++) {
+    const GNode *g = &m->nodes[i];
+    if (w->ckpt_of[i] != b || !g->op) continue;
+    for (int k = -1; k < g->ninputs; k++) {
+      if (k < 0 ? !(g->op->saves & SV_OUT) : !saves_operand(g->op->saves, k))
+        continue;
+      int src = storage_of(m, k < 0 ? i : g->inputs[k]);
+      if (w->ckpt_of[src] != b || mark[src]) continue;
+      mark[src] = true;
+      double bytes = held_bytes(m, src, w->experts) * sp_share(w, &m->nodes[src]);
+      own += bytes;
+      add_by_dtype(by_dtype, m->nodes[src].type->dtype, bytes);
+    }
+    double per[DT__COUNT] = {0};
+    const TensorType *in0 = g->ninputs > 0 ? m->nodes[g->inputs[0]].type : NULL;
+    double st = op_saved_state_bytes(g->op, in0, g->type, g->args, per) *
+                sp_share(w, g);
+    own += st;
+    for (int d = 0; by_dtype && d < DT__COUNT; d++) by_dtype[d] += per[d] * sp_share(w, g);
+  }
+  for (int i = cb->first; i < cb->end; i++) mark[i] = false;
+  return own;
+}
+
+/* R-TRAIN-002: the bytes kept for backward, per node (n doubles, for the
+ * caller to free): a value saved by some op (once, however many save it)
+ * or a model input, times its count, and each op's own state; *recompute
+ * the largest checkpoint block's own values (R-PAR-010).  by_dtype, when
+ * not NULL, gets the same bytes by dtype. */
+static double *saved_bytes(const Model *m, const bool *leaves,
+                           const int *ckpt_of, bool experts,
+                           double *recompute, double *by_dtype) {
+  int n = m->nnodes;
+  const Parallel *par = &m->parallel;
+  SaveWalk w = {m, leaves, ckpt_of, experts,
+                par->sequence_parallel && par->tensor > 1 ? 1.0 / (double)par->tensor : 1,
+                xcalloc((size_t)n + 1, sizeof(bool)), xcalloc((size_t)n + 1, sizeof(bool)),
+                xcalloc((size_t)m->nregions + 1, sizeof(bool)),
+                xmalloc(((size_t)m->nregions + 1) * 2 * sizeof(int))};
+  for (int r = 0; r < m->nregions; r++)
+    w.region_span[2 * r] = n, w.region_span[2 * r + 1] = 0;
+  for (int i = 0; i < n; i++) {
+    int r = m->nodes[i].region;
+    if (r < 0) continue;
+    if (i < w.region_span[2 * r]) w.region_span[2 * r] = i;
+    w.region_span[2 * r + 1] = i + 1;
+  }
+  double *kept = xcalloc((size_t)n + 1, sizeof *kept);
+  for (int i = 0; i < n; i++) {
+    if (!m->nodes[i].op) continue;
+    if (ckpt_of && ckpt_of[i] >= 0) save_block_inputs(&w, i);
+    else save_op(&w, i);
+  }
+  /* each copy of a loop reads what the copy before bound last (the first
+   * copy the binding from before the loop): one such value is kept per
+   * copy, counted as the last binding's copies */
+  bool *carried = xcalloc((size_t)n + 1, sizeof *carried);
+  for (int c = 0; c < m->ncarries; c++) {
+    int outer = storage_of(m, m->carries[c].outer);
+    if (!w.entered[outer]) continue;
+    carried[storage_of(m, m->carries[c].last)] = true;
+    w.entered[outer] = false;
+  }
+  for (int i = 0; i < n; i++) {
+    const GNode *g = &m->nodes[i];
+    if (!(ckpt_of && ckpt_of[i] >= 0)) kept[i] = op_state(&w, i, by_dtype);
+    if (!w.saved[i] && !carried[i] && !w.entered[i]) continue;
+    double bytes = held_bytes(m, i, experts) * g->count * sp_share(&w, g);
+    kept[i] += bytes;
+    add_by_dtype(by_dtype, g->type->dtype, bytes);
+  }
+  *recompute = 0;
+  int largest = -1;
+  memset(w.saved, 0, (size_t)n * sizeof *w.saved); /* block_own's marks */
+  for (int b = 0; ckpt_of && b < m->nckpts; b++) {
+    double own = block_own(&w, b, w.saved, NULL);
+    if (own > *recompute) *recompute = own, largest = b;
+  }
+  if (largest >= 0 && by_dtype) block_own(&w, largest, w.saved, by_dtype);
+  free(carried);
+  free(w.saved);
+  free(w.entered);
+  free(w.region_done);
+  free(w.region_span);
+  return kept;
 }
 
 /* The bytes node i adds to the live set of an inference step (0 when it
@@ -170,10 +371,6 @@ static double live_bytes(const Model *m, int i, bool experts) {
          (g->role == ROLE_INPUT ? model_weight_copies(m, g->scope) : 1);
 }
 
-static void add_by_dtype(double *by_dtype, DType dt, double bytes) {
-  if (by_dtype && dt != DT_NONE) by_dtype[dt] += bytes;
-}
-
 /* by_dtype, when not NULL, gets the same bytes split by storage dtype
  * (--plan's rows, R-PLAN-002). */
 double footprint_activations(Arena *scratch, const Model *m, const bool *leaves,
@@ -182,27 +379,11 @@ double footprint_activations(Arena *scratch, const Model *m, const bool *leaves,
   int n = m->nnodes;
   if (n == 0) return 0;
   if (m->train) {
-    /* R-PAR-010: a checkpoint block keeps only what leaves it (read
-     * after it, carried to the next copy, or an output); backward
-     * recomputes the rest, one block at a time: the largest block's own
-     * values, one copy, are live while it does */
-    bool *keep = ckpt_of ? checkpoint_keeps(m, ckpt_of) : NULL;
-    double *own = ckpt_of ? xcalloc((size_t)m->nckpts + 1, sizeof *own) : NULL;
-    double sum = 0, buffer = 0;
-    int largest = -1;
-    for (int i = 0; i < n; i++) {
-      count_op(&m->nodes[i], oc);
-      double kept = kept_bytes(m, i, leaves, ckpt_of, keep, own, experts);
-      sum += kept;
-      add_by_dtype(by_dtype, m->nodes[i].type->dtype, kept);
-    }
-    for (int b = 0; own && b < m->nckpts; b++)
-      if (own[b] > buffer) buffer = own[b], largest = b;
-    for (int i = 0; by_dtype && largest >= 0 && i < n; i++)
-      if (ckpt_of[i] == largest && recomputed(m, i, leaves, ckpt_of, keep))
-        add_by_dtype(by_dtype, m->nodes[i].type->dtype, held_bytes(m, i, experts));
-    free(keep);
-    free(own);
+    for (int i = 0; i < n; i++) count_op(&m->nodes[i], oc);
+    double buffer = 0, sum = 0;
+    double *kept = saved_bytes(m, leaves, ckpt_of, experts, &buffer, by_dtype);
+    for (int i = 0; i < n; i++) sum += kept[i];
+    free(kept);
     return sum + buffer;
   }
   /* Scratch, in the caller's scratch arena: the result arena keeps only
@@ -305,8 +486,9 @@ static PartSums part_sums(const ModelCost *mc, const Model *m,
                           const bool *leaves, const int *ckpt_of) {
   const PipelineCost *pc = &mc->pipe;
   PartSums s = {.carried = 0};
-  bool *keep = ckpt_of ? checkpoint_keeps(m, ckpt_of) : NULL;
-  double *own = ckpt_of ? xcalloc((size_t)m->nckpts + 1, sizeof *own) : NULL;
+  double *kept = m->train ? saved_bytes(m, leaves, ckpt_of, mc->experts,
+                                        &s.recompute, NULL)
+                          : NULL;
   for (int i = 0; i < m->nnodes; i++) {
     const GNode *g = &m->nodes[i];
     int part = pipe_part(m, i, pc->scope, pc->first_node);
@@ -318,17 +500,12 @@ static PartSums part_sums(const ModelCost *mc, const Model *m,
       s.params[part] += op_tensor_elements(g->type) * copies / e;
     }
     if (g->role == ROLE_BUFFER) s.buffers[part] += node_bytes(m, i) * copies;
-    if (m->train)
-      s.activations[part] += kept_bytes(m, i, leaves, ckpt_of, keep, own, mc->experts);
+    if (kept) s.activations[part] += kept[i];
     /* the value a layer hands to the next: the body's loop-carried one */
     if (part == PART_BODY && g->loop_carried && node_bytes(m, i) > s.carried)
       s.carried = node_bytes(m, i);
   }
-  /* once per stage */
-  for (int b = 0; own && b < m->nckpts; b++)
-    if (own[b] > s.recompute) s.recompute = own[b];
-  free(keep);
-  free(own);
+  free(kept);
   return s;
 }
 
@@ -354,7 +531,9 @@ static void stage_footprints(ModelCost *mc, const Model *m, const PartSums *s) {
                                    s->recompute
                              : mc->footprint.activations;
     if (m->train) {
-      f.gradients = f.weights;
+      f.gradients = m->parallel.fp32_grads
+                        ? stage_share(s->params, k, p) * FP32_GRAD_BYTES
+                        : f.weights;
       f.optimizer = stage_share(s->params, k, p) * ADAM_BYTES_PER_PARAM;
     }
     /* R-PAR-013: a stage's units, its layers and what else it runs */
@@ -372,9 +551,11 @@ static void stage_footprints(ModelCost *mc, const Model *m, const PartSums *s) {
   }
 }
 
-/* Sequence parallelism: a collective over the tensor group that is not an
- * all-reduce (its all-gather or reduce-scatter). */
+/* Sequence parallelism: the plan's key (R-PAR-015), or a collective over
+ * the tensor group that is not an all-reduce (its all-gather or
+ * reduce-scatter written out). */
 static bool sequence_parallel(const Model *m) {
+  if (m->parallel.sequence_parallel) return true;
   for (int i = 0; i < m->nnodes; i++) {
     const GNode *g = &m->nodes[i];
     if (g->op && g->op->cls == OC_COLLECTIVE && g->args->group == PG_TENSOR &&
@@ -393,6 +574,9 @@ static void stage_send(PipelineCost *pc, const Model *m, const Target *t,
   double nvbw = t->nvlink_bw > 0 ? t->nvlink_bw : t->pcie_bw;
   double ibbw = t->ib_bw > 0 ? t->ib_bw : t->pcie_bw;
   double bw = pc->send_ib ? ibbw : nvbw;
+  /* R-PAR-015: under the key, the layer's output is each rank's slice of
+   * the sequence, as written whole */
+  if (par->sequence_parallel && par->tensor > 1) carried /= (double)par->tensor;
   pc->send_bytes = carried;
   pc->send_time = bw > 0 ? carried / bw : 0;
   /* R-PAR-011: across nodes, the t tensor ranks of a stage hold the same

@@ -14,6 +14,8 @@
 
 /* Adam: two fp32 moments and an fp32 master copy per parameter. */
 #define ADAM_BYTES_PER_PARAM 12.0
+/* R-TRAIN-004: Megatron-LM's fp32 gradient buffer (main_grad). */
+#define FP32_GRAD_BYTES 4.0
 
 static inline double node_bytes(const Model *m, int id) {
   return op_tensor_bytes(m->nodes[id].type);

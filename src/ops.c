@@ -893,6 +893,51 @@ double op_tensor_bytes(const TensorType *t) {
   return op_tensor_elements(t) * dtype_info(t->dtype)->bytes;
 }
 
+/* The rows a norm's statistics are kept for: each normalised group of
+ * elements (batchnorm: a channel; groupnorm: a sample's group; instancenorm:
+ * a sample's channel; layernorm and rmsnorm: the dims before axis=). */
+static double stat_rows(const OpDesc *op, const TensorType *x,
+                        const OpArgs *args) {
+  double rows = 1;
+  switch (op->id) {
+  case OP_BATCHNORM: return x->rank > 1 ? (double)x->dims[1] : 1;
+  case OP_GROUPNORM: return (double)x->dims[0] * (double)args->groups;
+  case OP_INSTANCENORM:
+    return (double)x->dims[0] * (x->rank > 1 ? (double)x->dims[1] : 1);
+  default:
+    for (int d = 0; d < args->axis && d < x->rank; d++) rows *= (double)x->dims[d];
+    return rows;
+  }
+}
+
+static void add_state(double *by_dtype, DType dt, double bytes, double *sum) {
+  *sum += bytes;
+  if (by_dtype && dt != DT_NONE) by_dtype[dt] += bytes;
+}
+
+double op_saved_state_bytes(const OpDesc *op, const TensorType *in0,
+                            const TensorType *out, const OpArgs *args,
+                            double *by_dtype) {
+  unsigned sv = op->saves;
+  double sum = 0, elems = op_tensor_elements(out);
+  /* a bool a byte, as torch.native_dropout returns its mask */
+  if (sv & SV_MASK) add_state(by_dtype, DT_BOOL, elems, &sum);
+  if (sv & SV_INDEX) add_state(by_dtype, DT_INT64, elems * 8, &sum);
+  if ((sv & SV_LSE) && out->rank > 0 && out->dims[out->rank - 1] > 0)
+    add_state(by_dtype, DT_FP32, elems / (double)out->dims[out->rank - 1] * 4,
+              &sum);
+  if ((sv & SV_PROBS) && in0)
+    add_state(by_dtype, in0->dtype, op_tensor_bytes(in0), &sum);
+  if ((sv & SV_GATES) && in0) /* per element of Y: LSTM i, f, g, o, c; GRU z, r, n, r_n */
+    add_state(by_dtype, in0->dtype,
+              elems * (op->id == OP_LSTM ? 5 : 4) * dtype_info(in0->dtype)->bytes,
+              &sum);
+  if ((sv & (SV_STATS1 | SV_STATS2)) && in0)
+    add_state(by_dtype, DT_FP32,
+              stat_rows(op, in0, args) * 4 * ((sv & SV_STATS2) ? 2 : 1), &sum);
+  return sum;
+}
+
 static const TensorType *op_in_type(const OpIn *x, int i) {
   return x->model->nodes[x->inputs[i]].type;
 }
@@ -2244,12 +2289,13 @@ void op_call_print(StrBuf *sb, const OpDesc *op, const OpCallText *c) {
 
 static const OpDesc op_table[] = {
 #define OP(id_, name_, cls_, min_, max_, form_, kw_, flops_, shape_, sym_, \
-           cost_, dims_, train_, flags_, doc_)                               \
+           cost_, dims_, train_, saves_, flags_, doc_)                       \
   [OP_##id_] = {.id = OP_##id_, .name = name_, .cls = cls_,                 \
                 .min_inputs = min_, .max_inputs = max_, .form = form_,      \
                 .keywords = kw_, .flops_per_element = flops_,               \
                 .shape = shape_, .sym = sym_, .cost = cost_, .dims = dims_, \
-                .train_factor = train_, .flags = flags_, .doc = doc_},
+                .train_factor = train_, .saves = saves_, .flags = flags_,   \
+                .doc = doc_},
 #include "ops.def"
 #undef OP
 };

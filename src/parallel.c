@@ -45,6 +45,12 @@ const ParallelKey parallel_keys[] = {
      "across groups (hybrid sharding)"},
     {"overlap", K(overlap), true, 0, 0, 1,
      "collectives hide behind compute"},
+    {"sequence_parallel", K(sequence_parallel), true, 0, 0, 1,
+     "split the activations outside the tensor-parallel regions over the "
+     "tensor group (Korthikanti et al. 2022)"},
+    {"fp32_grads", K(fp32_grads), true, 0, 0, 1,
+     "gradients in fp32, as Megatron-LM accumulates them (18 bytes a "
+     "parameter with Adam; default: the weights' dtype, the ZeRO paper's 16)"},
 };
 /* clang-format on */
 #undef K
@@ -214,6 +220,15 @@ static bool keeps_partial(const GNode *g, const Held *held) {
   return true;
 }
 
+/* R-PAR-015: which activations tensor parallelism leaves whole on every
+ * rank (what sequence parallelism splits); frees held. */
+static void keep_replicated(Model *m, Held *held) {
+  for (int i = 0; i < m->nnodes; i++)
+    m->nodes[i].tensor_replicated =
+        m->nodes[i].role == ROLE_ACTIVATION && held[i] == HELD_FULL;
+  free(held);
+}
+
 /* R-PAR-008: a row-parallel product (a matmul of a split operand by a
  * shard=tensor weight) gives each GPU a partial sum; the tensor group
  * must sum it (allreduce or reduce_scatter with group=tensor) before
@@ -304,7 +319,7 @@ void parallel_check_partials(Model *m, DiagSink *diags) {
     }
     held[i] = split > 0 ? HELD_SPLIT : HELD_FULL;
   }
-  free(held);
+  keep_replicated(m, held);
 }
 
 /* R-PAR-001: each GPU of the expert group holds E / expert whole experts

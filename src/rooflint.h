@@ -845,6 +845,26 @@ enum {
   OPF_APPEND = 1 << 4,
 };
 
+/* What an op's backward reads (ops.def's saves column, R-TRAIN-002): the
+ * tensors autograd saves for it (PyTorch's tools/autograd/derivatives.yaml)
+ * and any state of its own a kernel writes for the backward. */
+enum {
+  SV_IN0 = 1 << 0,  /* operand 0, 1, 2 (a weight is resident: not counted) */
+  SV_IN1 = 1 << 1,
+  SV_IN2 = 1 << 2,
+  SV_INS = 1 << 3,  /* every operand */
+  SV_OUT = 1 << 4,  /* its result */
+  SV_MASK = 1 << 5, /* one byte per result element (dropout's bool mask) */
+  SV_LSE = 1 << 6,  /* fp32 per query row: a fused attention's log-sum-exp */
+  SV_INDEX = 1 << 7, /* int64 per result element: the argmax of max, topk, pools */
+  SV_PROBS = 1 << 8, /* operand 0's shape and dtype: cross-entropy's
+                        log-probabilities */
+  SV_STATS1 = 1 << 9,  /* one fp32 per normalised row (rmsnorm's rstd) */
+  SV_STATS2 = 1 << 10, /* two (mean and rstd) */
+  SV_GATES = 1 << 11,  /* a recurrent layer's gates and cell per step, in
+                          operand 0's dtype: cuDNN's reserve space */
+};
+
 typedef struct Model Model;
 typedef struct Target Target;
 
@@ -900,6 +920,7 @@ struct OpDesc {
   void (*cost)(const OpIn *x, const Target *t, OpCost *c);
   void (*dims)(const OpIn *x, OpDims *d); /* contractions; else NULL */
   double train_factor; /* train step FLOPs and bytes / the forward's */
+  unsigned saves;      /* SV_*: what its backward reads */
   unsigned flags;      /* OPF_* */
   const char *doc;     /* one line */
 };
@@ -912,6 +933,13 @@ int op_count(void);
 int op_index(const OpDesc *op);
 /* The one byte size of a tensor (DT_NONE: 0 bytes). */
 double op_tensor_bytes(const TensorType *t);
+/* The bytes of the state an op keeps for its backward besides the tensors
+ * it saves (its row's SV_MASK, SV_INDEX, SV_LSE, SV_PROBS, SV_STATS*):
+ * in0 its first operand, out its result (R-TRAIN-002); by_dtype, when not
+ * NULL, gets them added by their dtype. */
+double op_saved_state_bytes(const OpDesc *op, const TensorType *in0,
+                            const TensorType *out, const OpArgs *args,
+                            double *by_dtype);
 /* The op table as --help prints it: name, class, doc; one op a line. */
 void op_print_table(FILE *out);
 /* "bf16[1, 4096]" into buf; returns buf. */
@@ -1006,7 +1034,15 @@ typedef struct Region {
 typedef struct CheckpointBlock {
   int first, end;
   Loc loc;
+  bool selective; /* `checkpoint selective { }`: its attention core alone (R-PAR-014) */
 } CheckpointBlock;
+
+/* A name rebound in a repeat or loop: each copy after the first reads
+ * what the copy before bound last, where the graph (one copy) has it read
+ * the binding from before: outer and last are those two nodes. */
+typedef struct LoopCarry {
+  int outer, last;
+} LoopCarry;
 
 typedef struct GNode {
   /* Ordered widest first so a model of millions of nodes wastes no padding
@@ -1044,6 +1080,9 @@ typedef struct GNode {
   bool shard_tensor : 1; /* weight ... shard=tensor: one GPU's 1/tensor (R-PAR-002) */
   bool vocab_parallel : 1; /* cross_entropy of logits split over the tensor group (R-PAR-012) */
   bool forward_only : 1; /* a vocab-parallel embedding's all-reduce: none in backward (R-PAR-019) */
+  bool tensor_replicated : 1; /* an activation whole on every rank of the tensor
+                                 group, under tensor parallelism (R-PAR-008):
+                                 sequence parallelism splits it (R-PAR-015) */
 } GNode;
 
 /* The parallel plan (R-PAR-001): how many GPUs run the model and how they
@@ -1056,6 +1095,8 @@ typedef struct Parallel {
   int64_t zero;  /* ZeRO stage 0..3 (Rajbhandari et al. 2020) */
   int64_t shard; /* ZeRO's shard group in data ranks; 0: the whole data group */
   bool overlap;  /* collectives may hide behind compute (R-PAR-007) */
+  bool sequence_parallel; /* Korthikanti et al. 2022 (R-PAR-015) */
+  bool fp32_grads; /* gradients in fp32, Megatron-LM's default (R-TRAIN-003) */
   Loc loc;
 } Parallel;
 
@@ -1120,6 +1161,8 @@ typedef struct Model {
   int nregions;
   CheckpointBlock *ckpts; /* R-PAR-010, in source order */
   int nckpts;
+  LoopCarry *carries;     /* every name carried through a repeat or loop */
+  int ncarries;
 } Model;
 
 /* The dtype the plan gives ops of class c: the recipe's, else the plan

@@ -727,6 +727,10 @@ static void check_carried(Sema *s, int scope) {
     const Carried *c = &l->items[i];
     const Binding *now = *binding_slot(s, c->id);
     if (c->outer->node < 0 || now->node < 0) continue;
+    Model *m = s->m;
+    grow((void **)&s->carries, &s->cap_carries, m->ncarries + 1,
+         sizeof *s->carries);
+    s->carries[m->ncarries++] = (LoopCarry){c->outer->node, now->node};
     const TensorType *a = s->nodes[c->outer->node].type;
     const TensorType *b = s->nodes[now->node].type;
     if (same_type(a, b)) continue;
@@ -966,10 +970,18 @@ static void checkpoint_stmt(Sema *s, const Stmt *st) {
               "the enclosing block starts here");
     return;
   }
+  /* R-PAR-014: `checkpoint selective { }` recomputes its attention core */
+  bool selective = strcmp(st->def.name.name, "checkpoint") != 0;
+  if (selective && strcmp(st->def.name.name, "selective") != 0) {
+    diag_report(s->diags, SEV_ERROR, NULL, st->def.name.loc,
+                "'checkpoint' takes 'selective' or nothing, not '%s'",
+                st->def.name.name);
+    return;
+  }
   Model *m = s->m;
   grow((void **)&s->ckpts, &s->cap_ckpts, m->nckpts + 1, sizeof *s->ckpts);
   int id = m->nckpts++;
-  s->ckpts[id] = (CheckpointBlock){m->nnodes, m->nnodes, header};
+  s->ckpts[id] = (CheckpointBlock){m->nnodes, m->nnodes, header, selective};
   s->ckpt = id;
   model_block(s, &st->def.body, false);
   s->ckpts[id].end = m->nnodes;
@@ -1341,6 +1353,8 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
   s->cap_regions = 0;
   s->ckpts = NULL;
   s->cap_ckpts = 0;
+  s->carries = NULL;
+  s->cap_carries = 0;
   s->scope = s->region = s->ckpt = -1;
 
   model_settings(s, &st->def.body);
@@ -1366,6 +1380,10 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
                                       (size_t)m->nckpts * sizeof *s->ckpts)
                        : NULL;
   free(s->ckpts);
+  m->carries = m->ncarries ? arena_memdup(s->arena, s->carries,
+                                          (size_t)m->ncarries * sizeof *s->carries)
+                           : NULL;
+  free(s->carries);
   parallel_check_experts(m, s->diags);  /* R-PAR-001 */
   parallel_check_partials(m, s->diags); /* R-PAR-008 */
   parallel_check_pipeline(m, s->diags); /* R-PAR-009 */

@@ -94,6 +94,8 @@ typedef struct Sema {
   int cap_regions;
   CheckpointBlock *ckpts;
   int cap_ckpts;
+  LoopCarry *carries; /* becomes Model.carries */
+  int cap_carries;
   int scope, region; /* current; -1 = none */
   int ckpt;          /* the checkpoint block being read; -1 = none */
   /* scratch for one op application, reused */

@@ -145,7 +145,8 @@ static bool shard_spans(const CheckCtx *ctx) {
   Parallel q = *p;
   q.shard = in_node;
   Collective alt[COST_MAX_SYNC];
-  int n = cost_grad_sync(&q, ctx->target, c->unsharded.weights, alt);
+  int n = cost_grad_sync(&q, ctx->target, c->unsharded.weights,
+                         c->unsharded.gradients, alt);
   IbSum now = ib_sum(c->collectives, c->ncollectives, PG__COUNT, true);
   IbSum then = ib_sum(alt, n, PG__COUNT, true);
   if (!(then.time < now.time)) return false;

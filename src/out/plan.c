@@ -264,7 +264,10 @@ static void plan_footprint(FILE *out, Arena *a, const Model *m,
   double gdiv = fp->gradient_shards > 1 ? (double)fp->gradient_shards : 1;
   for (int d = 0; d < DT__COUNT; d++) {
     double opt = train && d == DT_FP32 ? fp->optimizer : 0;
-    double grads = train ? w[d] / gdiv : 0;
+    double grads = !train ? 0
+                   : m->parallel.fp32_grads /* R-TRAIN-004: one fp32 buffer */
+                       ? (d == DT_FP32 ? fp->gradients : 0)
+                       : w[d] / gdiv;
     w[d] /= wdiv;
     if (w[d] == 0 && act[d] == 0 && opt == 0 && buf[d] == 0 && kv[d] == 0)
       continue;

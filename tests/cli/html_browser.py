@@ -201,7 +201,7 @@ def check_interaction(b, rooflint, tmp):
     kernels = doc["models"][0]["kernels"]
     set_select(b, "#filter-bound", "memory")
     rows = dom_rows(b)
-    assert len(rows) == sum(k["bound"] == "memory" for k in kernels) == 9 and \
+    assert len(rows) == sum(k["bound"] == "memory" for k in kernels) == 14 and \
         all(r[10] == "memory" for r in rows), rows
     set_select(b, "#filter-bound", "")
     b.type(b.find("#filter-text"), "qkv")

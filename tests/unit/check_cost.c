@@ -703,9 +703,11 @@ END_TEST
  * the slowest (the last) + the gradient all-reduce; bubble 3 / 11.
  * Memory (1F1B: the first stage holds 4 microbatches, stage 1 three, the
  * last one): first = weights 3 x 2 MiB, gradients as much, Adam 12 x
- * 3 x 1048576, activations 4 x (x, emb's x, and 2 layers of h and x:
- * 6 x 8 MiB) = 201326592; last = 2 MiB x 2 + 8 MiB of head, ..., one
- * microbatch of 2 layers and y ([4096, 4096], 32 MiB). */
+ * 3 x 1048576, activations what backward reads (R-TRAIN-002): 4 x (the
+ * input x, which emb's matmul saves, and the x each of its 2 layers'
+ * matmuls saves: 3 x 8 MiB) = 100663296 (add saves nothing, so no h);
+ * the last stage one microbatch of its 2 layers' x (the head's matmul
+ * saves the last of them), 16 MiB; y, read by no backward, is not kept. */
 START_TEST(parallel_pipeline) {
   Fx fx = run("model m {\n dtype bf16\n mode train\n"
               " parallel { gpus_per_node = 8; pipeline = 4; data = 2; microbatches = 8 }\n"
@@ -733,27 +735,28 @@ START_TEST(parallel_pipeline) {
   const double MiB = 1048576;
   EQ(pc->footprint[PIPE_FIRST].weights, 6 * MiB);
   EQ(pc->footprint[PIPE_FIRST].optimizer, 12 * 3 * MiB);
-  EQ(pc->footprint[PIPE_FIRST].activations, 4 * 6 * 8 * MiB);
-  EQ(pc->footprint[PIPE_MIDDLE].activations, 3 * 4 * 8 * MiB);
+  EQ(pc->footprint[PIPE_FIRST].activations, 4 * 3 * 8 * MiB);
+  EQ(pc->footprint[PIPE_MIDDLE].activations, 3 * 2 * 8 * MiB);
   EQ(pc->footprint[PIPE_LAST].weights, 12 * MiB);
-  EQ(pc->footprint[PIPE_LAST].activations, 4 * 8 * MiB + 32 * MiB);
+  EQ(pc->footprint[PIPE_LAST].activations, 2 * 8 * MiB);
   ck_assert_int_eq(pc->worst, PIPE_FIRST);
-  EQ(fx.c->footprint.total, 6 * MiB + 6 * MiB + 36 * MiB + 192 * MiB);
+  EQ(fx.c->footprint.total, 6 * MiB + 6 * MiB + 36 * MiB + 96 * MiB);
   /* the gradient all-reduce of the first stage's 6 MiB over 2 ranks */
   const Collective *g = &fx.c->collectives[fx.c->ncollectives - 1];
   EQ(g->buffer, 6 * MiB);
   EQ(cost_step_time(fx.c), pc->step_time + g->time_s);
   tc_free(fx.tc);
   /* R-PAR-010 in a stage: with the layer checkpointed, a layer keeps only
-   * its carried x (8 MiB), and the stage one copy's h (8 MiB) while it
-   * recomputes: the first stage 4 x (16 + 2 x 8) MiB + 8 MiB = 136 MiB */
+   * its input x (8 MiB), and the stage one copy's relu output (8 MiB, what
+   * the block saves) while it recomputes: the first stage 4 x (8 + 2 x 8)
+   * MiB + 8 MiB = 104 MiB, against 4 x (8 + 2 x 16) = 160 MiB without */
   fx = run("model m {\n dtype bf16\n mode train\n"
            " parallel { gpus_per_node = 8; pipeline = 4; data = 2; microbatches = 8 }\n"
            " input x : [4096, 1024]\n weight emb : [1024, 1024]\n x = matmul(x, emb)\n"
            " repeat 8 {\n  weight w : [1024, 1024]\n"
-           "  checkpoint {\n   h = matmul(x, w)\n   x = add(x, h)\n  }\n }\n"
+           "  checkpoint {\n   h = matmul(x, w)\n   h = relu(h)\n   x = add(x, h)\n  }\n }\n"
            " weight head : [1024, 4096]\n y = matmul(x, head)\n}\n");
-  EQ(fx.c->pipe.footprint[PIPE_FIRST].activations, 136 * MiB);
+  EQ(fx.c->pipe.footprint[PIPE_FIRST].activations, 104 * MiB);
   tc_free(fx.tc);
 }
 END_TEST
@@ -762,9 +765,10 @@ END_TEST
  * (2 MiB); each of the 4 copies runs h = matmul (2 x 1024^3 = 2147483648
  * FLOPs forward), relu and add.  Checkpointed, each op runs its forward
  * once more: the matmul 4 x its forward (3 + 1), relu and add 3 x (2 + 1).
- * Kept for backward: the input x and each copy's carried x (5 x 2 MiB),
- * plus one copy's own values while it is recomputed (h, h: 4 MiB): 14 MiB,
- * against 2 + 4 x 6 = 26 MiB without the block. */
+ * Kept for backward: each copy's input x (4 x 2 MiB: the input, then each
+ * copy's carried x), plus what one copy saves while it is recomputed (the
+ * relu's output, 2 MiB): 10 MiB.  Without the block every copy's matmul
+ * saves its x and relu its output: 4 x (2 + 2) = 16 MiB (R-TRAIN-002). */
 START_TEST(parallel_checkpoint) {
   const char *body = "   h = matmul(x, w)\n   h = relu(h)\n   x = add(x, h)\n";
   char text[400];
@@ -782,8 +786,8 @@ START_TEST(parallel_checkpoint) {
   EQ(no.c->nodes[2].flops, 3 * fwd);
   EQ(ck.c->nodes[3].flops, 3 * MiB);
   EQ(ck.c->nodes[4].bytes, 3 * 3 * 2 * MiB);
-  EQ(ck.c->footprint.activations, 14 * MiB);
-  EQ(no.c->footprint.activations, 26 * MiB);
+  EQ(ck.c->footprint.activations, 10 * MiB);
+  EQ(no.c->footprint.activations, 16 * MiB);
   tc_free(ck.tc);
   tc_free(no.tc);
 }
@@ -831,23 +835,81 @@ START_TEST(train_mode) {
 }
 END_TEST
 
-/* R-TRAIN-002: a training step keeps what kernels write to HBM: the model's
- * inputs, every unfused op's output and of a fused region only the values
- * that leave it (issue 16 item 9).  bf16 [1024, 1024] is 2097152 bytes.
- * Kept: x, a (leaves the region through the view v) and out: 3 * 2097152 =
- * 6291456 bytes; h stays in the region and is recomputed in backward (it
- * was counted too, 4 * 2097152, before).  Unfused, h is kept: 4 * 2097152. */
-START_TEST(train_keeps_region_exits) {
+/* R-TRAIN-002: a training step keeps what backward reads, the tensors
+ * each op's row saves (PyTorch's derivatives.yaml).  bf16 [1024, 1024] is
+ * 2097152 bytes.  h = mul(x, x) saves x (both operands, one tensor), g =
+ * gelu(h) its input h, out = add(g, g) nothing: x and h, 4194304 bytes.
+ * In a fused region h stays on chip: the region keeps its input x in its
+ * place and recomputes h in backward: 2097152.  relu saves its output, so
+ * a = relu(h) keeps a, not h: x and a, 4194304; a layernorm over rows of
+ * 1024 keeps its input and two fp32 statistics per row: 2097152 + 1024 x 8;
+ * dropout a one-byte mask per element: 1048576. */
+START_TEST(train_keeps_saved_tensors) {
   Fx fx = run("model m {\n dtype bf16\n mode train\n input x : [1024, 1024]\n"
-              " fused r {\n  h = mul(x, x)\n  a = relu(h)\n"
-              "  v = reshape(a, [1048576])\n }\n out = add(v, v)\n}\n");
-  EQ(fx.c->footprint.activations, 6291456);
+              " h = mul(x, x)\n g = gelu(h)\n out = add(g, g)\n}\n");
+  EQ(fx.c->footprint.activations, 4194304);
   tc_free(fx.tc);
   fx = run("model m {\n dtype bf16\n mode train\n input x : [1024, 1024]\n"
-           " h = mul(x, x)\n a = relu(h)\n"
-           " v = reshape(a, [1048576])\n out = add(v, v)\n}\n");
-  EQ(fx.c->footprint.activations, 8388608);
+           " fused r {\n  h = mul(x, x)\n  g = gelu(h)\n }\n out = add(g, g)\n}\n");
+  EQ(fx.c->footprint.activations, 2097152);
   tc_free(fx.tc);
+  fx = run("model m {\n dtype bf16\n mode train\n input x : [1024, 1024]\n"
+           " h = mul(x, x)\n a = relu(h)\n v = reshape(a, [1048576])\n"
+           " out = add(v, v)\n}\n");
+  EQ(fx.c->footprint.activations, 4194304);
+  tc_free(fx.tc);
+  fx = run("model m {\n dtype bf16\n mode train\n input x : [1024, 1024]\n"
+           " weight w : [1024]\n h = layernorm(x, w)\n}\n");
+  EQ(fx.c->footprint.activations, 2097152 + 1024 * 8);
+  tc_free(fx.tc);
+  fx = run("model m {\n dtype bf16\n mode train\n input x : [1024, 1024]\n"
+           " h = dropout(x)\n}\n");
+  EQ(fx.c->footprint.activations, 1048576);
+  tc_free(fx.tc);
+}
+END_TEST
+
+/* R-PAR-010, issue 30 item 2: a name rebound inside a checkpoint block
+ * keeps nothing more than one named apart.  bf16 [1024, 1024] x (2 MiB)
+ * through repeat 4 of a block whose middle value is `x` in one program
+ * and `y` in the other: each keeps the four copies' inputs x (8 MiB) and
+ * one copy's relu output while recomputing (2 MiB): 10 MiB. */
+START_TEST(checkpoint_rebinding) {
+  const char *fmt = "model m {\n dtype bf16\n mode train\n input x : [1024, 1024]\n"
+                    " repeat 4 {\n  weight w : [1024, 1024]\n  checkpoint {\n"
+                    "   h = relu(matmul(x, w))\n   %s = add(x, h)\n"
+                    "   x = add(%s, h)\n  }\n }\n}\n";
+  char text[400];
+  snprintf(text, sizeof text, fmt, "x", "x");
+  Fx a = run(text);
+  snprintf(text, sizeof text, fmt, "y", "y");
+  Fx b = run(text);
+  EQ(a.c->footprint.activations, 10 * 1048576.0);
+  EQ(b.c->footprint.activations, 10 * 1048576.0);
+  tc_free(a.tc);
+  tc_free(b.tc);
+}
+END_TEST
+
+/* R-TRAIN-004: gradients in the weights' dtype (the ZeRO paper's 2 + 2 +
+ * 12 = 16 bytes a parameter), or fp32 with fp32_grads (Megatron-LM's main
+ * grads: 18).  bf16 [1024, 1024] weight: 2 MiB of gradients, 4 MiB. */
+START_TEST(fp32_grads) {
+  const char *fmt = "model m {\n dtype bf16\n mode train\n parallel { fp32_grads = %s }\n"
+                    " input x : [16, 1024]\n weight w : [1024, 1024]\n"
+                    " y = matmul(x, w)\n}\n";
+  char text[300];
+  snprintf(text, sizeof text, fmt, "false");
+  Fx a = run(text);
+  snprintf(text, sizeof text, fmt, "true");
+  Fx b = run(text);
+  const double P = 1048576;
+  EQ(a.c->footprint.gradients, 2 * P);
+  EQ(b.c->footprint.gradients, 4 * P);
+  EQ(a.c->footprint.weights + a.c->footprint.gradients + a.c->footprint.optimizer, 16 * P);
+  EQ(b.c->footprint.weights + b.c->footprint.gradients + b.c->footprint.optimizer, 18 * P);
+  tc_free(a.tc);
+  tc_free(b.tc);
 }
 END_TEST
 
@@ -1415,7 +1477,9 @@ Suite *cost_suite(void) {
   tcase_add_test(tc, vector_16bit_peaks);
   tcase_add_test(tc, transfer_in_loop);
   tcase_add_test(tc, train_mode);
-  tcase_add_test(tc, train_keeps_region_exits);
+  tcase_add_test(tc, train_keeps_saved_tensors);
+  tcase_add_test(tc, checkpoint_rebinding);
+  tcase_add_test(tc, fp32_grads);
   tcase_add_test(tc, custom_as_stated);
   tcase_add_test(tc, issue18_elementwise);
   tcase_add_test(tc, issue18_bias);

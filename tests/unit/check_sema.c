@@ -393,7 +393,8 @@ START_TEST(test_parallel) {
             "'gpus_per_node'?");
   one_error("model m {\n  parallel { zzz = 8 }\n}\n", 2,
             "unknown parallel key 'zzz' (expected nodes, gpus_per_node, data, "
-            "tensor, pipeline, expert, microbatches, zero, shard or overlap)");
+            "tensor, pipeline, expert, microbatches, zero, shard, overlap, "
+            "sequence_parallel or fp32_grads)");
   one_error("model m {\n  parallel { nodes = 0 }\n}\n", 2,
             "parallel 'nodes' must be a positive integer, got 0");
   one_error("model m {\n  parallel { zero = 4 }\n}\n", 2,
