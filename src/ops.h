@@ -18,6 +18,13 @@ bool op_elements(const TensorType *t, int64_t *out);
 /* cost */
 /* The one element count of a tensor (op_tensor_bytes is its byte size). */
 double op_tensor_elements(const TensorType *t);
+/* The bytes of the state an op keeps for its backward besides the tensors
+ * it saves (its row's SV_MASK, SV_INDEX, SV_LSE, SV_PROBS, SV_STATS*):
+ * in0 its first operand, out its result (R-TRAIN-002); by_dtype, when not
+ * NULL, gets them added by their dtype. */
+double op_saved_state_bytes(const OpDesc *op, const TensorType *in0,
+                            const TensorType *out, const OpArgs *args,
+                            double *by_dtype);
 
 /* The importers: an application as text, with the keywords sema starts
  * from (sema_apply.c). */

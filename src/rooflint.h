@@ -933,13 +933,6 @@ int op_count(void);
 int op_index(const OpDesc *op);
 /* The one byte size of a tensor (DT_NONE: 0 bytes). */
 double op_tensor_bytes(const TensorType *t);
-/* The bytes of the state an op keeps for its backward besides the tensors
- * it saves (its row's SV_MASK, SV_INDEX, SV_LSE, SV_PROBS, SV_STATS*):
- * in0 its first operand, out its result (R-TRAIN-002); by_dtype, when not
- * NULL, gets them added by their dtype. */
-double op_saved_state_bytes(const OpDesc *op, const TensorType *in0,
-                            const TensorType *out, const OpArgs *args,
-                            double *by_dtype);
 /* The op table as --help prints it: name, class, doc; one op a line. */
 void op_print_table(FILE *out);
 /* "bf16[1, 4096]" into buf; returns buf. */
