@@ -188,6 +188,17 @@ static void other_lets(StrBuf *at, const CheckLet *lets, int nlets,
                 (long long)lets[i].v);
 }
 
+/* Where the capacity diagnostic goes (R-DIAG-001): the model's name in
+ * .roof text; in an imported file its `dtype` line, when the importer
+ * wrote one, which is placed at the key a user changes first to fit
+ * (a config.json's torch_dtype), not at the family's key. */
+static Loc capacity_loc(const CheckCtx *ctx) {
+  const Model *m = ctx->model;
+  const SourceFile *f = ctx->sources ? src_file(ctx->sources, m->file) : NULL;
+  if (f && f->imported && m->dtype_loc.file >= 0) return m->dtype_loc;
+  return m->loc;
+}
+
 /* The remark when the model fits, else a note on the capacity error `d`
  * (R-CACHE-003). */
 static void say_fits(const CheckCtx *ctx, Diag *d, const CheckLet *l,
@@ -205,7 +216,8 @@ static void say_fits(const CheckCtx *ctx, Diag *d, const CheckLet *l,
   } else if (best > 0) {
     char need[32], have[32];
     const Model *m = ctx->model;
-    Diag *r = diag_report(ctx->diags, SEV_REMARK, "capacity", m->loc,
+    Diag *r = diag_report(ctx->diags, SEV_REMARK, "capacity",
+                          capacity_loc(ctx),
                           "model '%s' fits up to %s = %lld%s on %s (needs "
                           "%s of %s at %s = %lld)",
                           m->name, l->name, (long long)best, at, tn,
@@ -228,7 +240,8 @@ static void fits_up_to(const CheckCtx *ctx, Diag *d) {
   if (mi < 0 || ctx->cost->footprint.kv_cache <= 0 || !checks_program(ctx))
     return;
   if (!d && ctx->policy) { /* the remark only if someone will see it */
-    Diag probe = {.sev = SEV_REMARK, .check = "capacity", .loc = m->loc};
+    Diag probe = {.sev = SEV_REMARK, .check = "capacity",
+                  .loc = capacity_loc(ctx)};
     if (diag_dropped(&probe, ctx->sources, ctx->policy)) return;
   }
   CacheLets cl;
@@ -370,7 +383,8 @@ static Diag *report_footprint(const CheckCtx *ctx) {
   char need[32], have[48];
   bool many = p->nodes * p->gpus_per_node > 1;
   Diag *d = checks_report(
-      ctx, "capacity", m->loc, "model '%s' needs %s%s but %s has %s: %s",
+      ctx, "capacity", capacity_loc(ctx),
+      "model '%s' needs %s%s but %s has %s: %s",
       m->name, fmt_bytes(need, sizeof need, f->total), many ? " per GPU" : "",
       checks_target_name(ctx->target), fmt_capacity(have, sizeof have, mem),
       sb_str(&sb));
@@ -437,7 +451,7 @@ static void note_pipeline(const CheckCtx *ctx, Diag *d) {
     step_cost(ctx, add, nadd, &step);
     for (int i = 0; i < nadd; i++)
       sb_printf(&with, " -D %s=%lld", add[i].name, (long long)add[i].value.i);
-    diag_note(d, LOC_NONE, "fits with%s: %s per GPU%s", sb_str(&with),
+    diag_note(d, d->loc, "fits with%s: %s per GPU%s", sb_str(&with),
               fmt_bytes(b, sizeof b, f), sb_str(&step));
     diag_figure(d, "fits_with_pipeline", (double)(p0 << k));
     sb_free(&with);
@@ -581,7 +595,7 @@ static void note_tensor(const CheckCtx *ctx, Diag *d) {
     if (f < 0 || f >= before) return; /* no such degree, or it shards nothing */
     if (f <= ctx->target->memory) {
       char b[32];
-      diag_note(d, LOC_NONE, "fits with -D %s=%lld: %s per GPU", name,
+      diag_note(d, d->loc, "fits with -D %s=%lld: %s per GPU", name,
                 (long long)(t0 << i), fmt_bytes(b, sizeof b, f));
       diag_figure(d, "fits_with_tensor", (double)(t0 << i));
       return;
@@ -617,7 +631,7 @@ static void note_target(const CheckCtx *ctx, Diag *d) {
   }
   if (best) {
     char have[48];
-    diag_note(d, LOC_NONE, "fits on %s (-t %s), which has %s",
+    diag_note(d, d->loc, "fits on %s (-t %s), which has %s",
               checks_target_name(best), best->name,
               fmt_capacity(have, sizeof have, best->memory));
     diag_figure(d, "fits_on_capacity", best->memory);

@@ -501,7 +501,7 @@ static void summary(const CheckCtx *ctx, const int *cand, const int *rest,
   }
   diag_note(d, m->nodes[cand[rest[0]]].loc, "the next %s %s%s",
             named == 1 ? "is" : "are", list, n > named ? ", ..." : "");
-  diag_note(d, LOC_NONE,
+  diag_note(d, d->loc, /* at its error (R-DIAG-001) */
             "decode is memory-bound by nature; `rooflint --explain "
             "memory-bound` says when it is worth fixing");
 }

@@ -50,7 +50,7 @@ static void run(const CheckCtx *ctx) {
           checks_per_step(ps, sizeof ps, kk->count));
       diag_figure(d, "time_s", kk->time_s);
       diag_figure(d, "launch_overhead_s", lo);
-      diag_note(d, LOC_NONE,
+      diag_note(d, d->loc,
                 "fuse it into a neighbouring kernel, or capture the step in a "
                 "CUDA graph so launches are paid once");
     }
@@ -70,7 +70,7 @@ static void run(const CheckCtx *ctx) {
   diag_figure(d, "step_time_s", step);
   diag_note(d, checks_kernel_loc(ctx, first), "the first is %s",
             checks_kernel_name(ctx, first, name, sizeof name));
-  diag_note(d, LOC_NONE,
+  diag_note(d, d->loc,
             "fuse small ops into their neighbours (`fused NAME { ... }`), or "
             "capture the step in a CUDA graph so launches are paid once");
 }

@@ -71,7 +71,11 @@ for row in open(os.path.join(T, "manifest")):
             elif last is None or int(m.group(1)) != last or lines[last - 1] != m.group(2):
                 err(f"{path}: snippet {ln!r} is not line {last} of the file")
             continue
-        if re.match(r"\s*\| ", ln) or ln.startswith("note: ") or ln.startswith("rooflint: "):
+        # a note is placed like its error (R-DIAG-001): none without a place
+        if re.match(r"(note|warning|error|remark): ", ln):
+            err(f"{path}: a diagnostic without a location: {ln}")
+            continue
+        if re.match(r"\s*\| ", ln) or ln.startswith("rooflint: "):
             continue
         if not ln.startswith(path): continue
         rest = ln[len(path):]
@@ -174,8 +178,18 @@ $out"
 out=$("$ROOFLINT" tests/onnx/ops/binary_add.onnx 2>&1 >/dev/null)
 exp='tests/onnx/ops/binary_add.onnx: node 0 "/Add" (Add): warning: add '"'"'y'"'"' takes 0.0478 ns on the roofline, under the 5.00 us launch overhead of H100 SXM [-Woverhead-bound]
 tests/onnx/ops/binary_add.onnx: node 0 "/Add" (Add): note: in the imported text: y = add(x, b)
-note: fuse it into a neighbouring kernel, or capture the step in a CUDA graph so launches are paid once'
+tests/onnx/ops/binary_add.onnx: node 0 "/Add" (Add): note: fuse it into a neighbouring kernel, or capture the step in a CUDA graph so launches are paid once'
 [ "$out" = "$exp" ] || fail "binary_add: got
+$out"
+# R-DIAG-001: a capacity error on a config.json is at "torch_dtype" (line 30
+# of llama3_1_70b.json, column 3), the key a user changes first, and its
+# notes on what would fit at the same place: BF16 weights of 70.55 G
+# parameters are 141.1 GB, over the H100's 85.9 GB; half at -D tensor=2.
+out=$("$ROOFLINT" tests/hf/llama3_1_70b.json 2>&1 >/dev/null | grep -e '-Wcapacity' -e 'fits')
+exp="tests/hf/llama3_1_70b.json:30:3: error: model 'llama3_1_70b' needs 141.5 GB but H100 SXM has 80 GiB = 85.9 GB: weights 141.1 GB, activations 385.9 MB [-Wcapacity]
+tests/hf/llama3_1_70b.json:30:3: note: fits with -D tensor=2: 70.8 GB per GPU
+tests/hf/llama3_1_70b.json:30:3: note: fits on H200 SXM (-t h200_sxm), which has 141 GiB = 151.4 GB"
+[ "$out" = "$exp" ] || fail "capacity at torch_dtype: got
 $out"
 # R-DIAG-003: `rooflint import` output, saved and linted, keeps its lines
 "$ROOFLINT" import tests/hf/gpt2.json -o "$T/gpt2.roof" 2> /dev/null || fail "import gpt2"

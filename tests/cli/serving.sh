@@ -15,12 +15,14 @@ PY=/usr/bin/python3
 # 2048 x (8192 + 3 x 14,336) x 2 = 209,715,200 of activations: 70,764,740,608,
 # which fits.  The built-ins with less memory than H200 SXM's 141 GiB
 # (151,397,597,184 bytes) are the 80 GiB, 48 GiB and 24 GiB parts.
+# All at "torch_dtype" (line 30, column 3: R-DIAG-001), the notes at their
+# error's place; the largest weight at its own key.
 run "$CFG"
 expect_status 1
-expect_grep "$T/err" "error: model 'llama3_1_70b' needs 141.5 GB but H100 SXM has 80 GiB = 85.9 GB: weights 141.1 GB, activations 385.9 MB [-Wcapacity]"
+expect_grep "$T/err" "$CFG:30:3: error: model 'llama3_1_70b' needs 141.5 GB but H100 SXM has 80 GiB = 85.9 GB: weights 141.1 GB, activations 385.9 MB [-Wcapacity]"
 expect_grep "$T/err" "note: the largest weight, 'gate_proj', takes 37.6 GB (80 copies of 469.8 MB in repeat 80)"
-expect_grep "$T/err" "note: fits with -D tensor=2: 70.8 GB per GPU"
-expect_grep "$T/err" "note: fits on H200 SXM (-t h200_sxm), which has 141 GiB = 151.4 GB"
+expect_grep "$T/err" "$CFG:30:3: note: fits with -D tensor=2: 70.8 GB per GPU"
+expect_grep "$T/err" "$CFG:30:3: note: fits on H200 SXM (-t h200_sxm), which has 141 GiB = 151.4 GB"
 run --format json "$CFG"
 expect_status 1
 got=$($PY -c '
@@ -43,7 +45,9 @@ expect_status 0
 # TP = 1 needs 138.6 GB; at TP = 2, 69.3 GB.
 run -D TP=1 examples/llama2_70b_serve_tp8.roof
 expect_status 1
-expect_grep "$T/err" "note: fits with -D TP=2: 69.3 GB per GPU"
+# In .roof text the place is the model's name, as before (32:7).
+expect_grep "$T/err" "examples/llama2_70b_serve_tp8.roof:32:7: error: model 'llama2_70b_serve_tp8' needs 138.6 GB"
+expect_grep "$T/err" "examples/llama2_70b_serve_tp8.roof:32:7: note: fits with -D TP=2: 69.3 GB per GPU"
 # A degree the model cannot take is not proposed: at batch 204 the TP 8
 # decode plan is over by 0.3 GB, and -D tensor=16 does not divide the 8 KV
 # heads (the importer refuses it), so only the larger target is.

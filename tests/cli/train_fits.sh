@@ -28,10 +28,13 @@ CFG=tests/hf/llama3_1_70b.json
 #     larger bubble (3/67 against 1/33) makes the step 0.8% longer.
 run --phase train -D tensor=8 -D pipeline=2 -D data=4 -D microbatches=32 -D seq=4096 -D nodes=8 -D gpus_per_node=8 -w "$CFG"
 expect_status 1
-expect_grep "$T/err" "error: model 'llama3_1_70b' needs 100.6 GB per GPU but H100 SXM has 80 GiB = 85.9 GB: weights 8.82 GB, gradients 8.82 GB, optimizer 52.9 GB, activations 30.0 GB [-Wcapacity]"
+# The error and its notes on what fits are at "torch_dtype" (line 30,
+# column 3: R-DIAG-001), the key a user changes first; ZeRO's at the
+# parallel block's, the sequence's at the let's (model_type: no key).
+expect_grep "$T/err" "$CFG:30:3: error: model 'llama3_1_70b' needs 100.6 GB per GPU but H100 SXM has 80 GiB = 85.9 GB: weights 8.82 GB, gradients 8.82 GB, optimizer 52.9 GB, activations 30.0 GB [-Wcapacity]"
 expect_grep "$T/err" "note: with zero = 1 over the 4 data ranks it needs 60.9 GB per GPU, step 6.03 s -> 6.03 s (+0.0%)"
 expect_grep "$T/err" "note: fits up to seq = 2090 at batch = 1 on H100 SXM"
-expect_grep "$T/err" "note: fits with -D pipeline=4 -D data=2 -D microbatches=64: 66.4 GB per GPU, step 6.03 s -> 6.08 s (+0.8%)"
+expect_grep "$T/err" "$CFG:30:3: note: fits with -D pipeline=4 -D data=2 -D microbatches=64: 66.4 GB per GPU, step 6.03 s -> 6.08 s (+0.8%)"
 # What the notes promise holds.
 run --phase train -D tensor=8 -D pipeline=4 -D data=2 -D microbatches=64 -D seq=4096 -D nodes=8 -D gpus_per_node=8 -w "$CFG"
 expect_status 0
