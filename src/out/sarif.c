@@ -352,14 +352,22 @@ static json_t *fixes(SarifCtx *cx, const Diag *d) {
 }
 
 /* The model a diagnostic is in: the last of the file's models that
- * starts before it (models are in source order), or "". */
+ * starts before it, or "".  Models are in source order (an analysis reads
+ * one file, its models as they stand), so a binary search finds it: a
+ * scan per finding would be quadratic in a file of many models. */
 static const char *model_of(const SarifCtx *cx, const Diag *d) {
   const Unit *u = cx->an ? cx->an->unit : NULL;
-  const char *name = "";
-  for (int i = 0; u && i < u->nmodels; i++)
-    if (u->models[i].file == d->loc.file && u->models[i].loc.start <= d->loc.start)
-      name = u->models[i].name;
-  return name;
+  int lo = 0, hi = u ? u->nmodels : 0; /* models[0, lo) start at or before d */
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    const Model *m = &u->models[mid];
+    if (m->file < d->loc.file || (m->file == d->loc.file && m->loc.start <= d->loc.start))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo == 0 || u->models[lo - 1].file != d->loc.file) return "";
+  return u->models[lo - 1].name;
 }
 
 /* The target a finding is on: the one its message names (a check run on
