@@ -1817,8 +1817,12 @@ static int64_t override_of(const ImportOptions *o, const char *name,
 /* The text of the last -D `name` (what follows its '='), or NULL. */
 static const char *override_text(const ImportOptions *o, const char *name) {
   for (int i = o->noverrides - 1; i >= 0; i--)
-    if (strcmp(o->overrides[i].name, name) == 0 && o->override_args)
-      return strchr(o->override_args[i], '=') + 1;
+    if (strcmp(o->overrides[i].name, name) == 0) {
+      /* a -D added by a re-analysis is a number, with no text */
+      const char *t = o->override_args ? o->override_args[i] : NULL;
+      if (t && strchr(t, '=')) return strchr(t, '=') + 1;
+      return o->overrides[i].value.i == 1 ? "1" : "0";
+    }
   return NULL;
 }
 

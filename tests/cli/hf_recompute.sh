@@ -51,6 +51,16 @@ want=30046584832; acts $PLAN -D recompute=selective "$CFG"
 # 107,085,824 stays: 140,644,352 x 80 + 4,227,072 = 11,255,775,232.
 want=11255775232; acts $PLAN -D sequence_parallel=1 "$CFG"
 
+# A re-analysis (the pipeline note, R-CHK-084) imports again with the word
+# -D kept beside its name, wherever it stands among the -D: at 16,384
+# tokens with full recomputation the plan is over (activations 22.8 GB:
+# 80 x 2sbh = 80 x 268,435,456 and one layer's buffer) and pipeline 4
+# is noted; it would not be, were -D recompute read from another -D's text.
+run -w $PLAN -D seq=16384 -D recompute=full "$CFG"
+expect_status 1
+expect_grep "$T/err" "activations 22.8 GB [-Wcapacity]"
+expect_grep "$T/err" "note: fits with -D pipeline=4 -D data=2 -D microbatches=64: 59.2 GB per GPU"
+
 # Other values: an error naming the -D.
 run $PLAN -D recompute=half "$CFG"
 expect_status 1
