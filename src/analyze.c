@@ -69,13 +69,18 @@ static const ModelCost *reimport_model(const CheckCtx *ctx, Arena *a,
   const SourceFile *f = src_file(ctx->sources, ctx->model->file);
   if (!io || !f || !f->imported) return NULL;
   LetOverride *ov = xmalloc(((size_t)io->noverrides + (size_t)nadd + 1) * sizeof *ov);
+  /* the text of each -D beside it (an importer's own word, R-HF-017);
+   * an added one is a number, with no text */
+  const char **args = xcalloc((size_t)io->noverrides + (size_t)nadd + 1, sizeof *args);
   Bindings *b = ctx->bindings;
   int n = 0;
   for (int i = 0; i < io->noverrides; i++) {
     bool replaced = false;
     for (int k = 0; k < nadd; k++)
       replaced = replaced || strcmp(io->overrides[i].name, add[k].name) == 0;
-    if (!replaced) ov[n++] = io->overrides[i];
+    if (replaced) continue;
+    args[n] = io->override_args ? io->override_args[i] : NULL;
+    ov[n++] = io->overrides[i];
   }
   for (int k = 0; k < nadd; k++) {
     ov[n++] = add[k];
@@ -83,6 +88,7 @@ static const ModelCost *reimport_model(const CheckCtx *ctx, Arena *a,
   }
   ImportOptions o = *io;
   o.overrides = ov;
+  o.override_args = args;
   o.noverrides = n;
   o.warnings = NULL; /* said once, by the first import */
   SourceSet ss;
@@ -104,6 +110,7 @@ static const ModelCost *reimport_model(const CheckCtx *ctx, Arena *a,
   diag_sink_free(&sink);
   free(err);
   free(ov);
+  free(args);
   src_free(&ss);
   return c;
 }

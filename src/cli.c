@@ -180,10 +180,16 @@ static bool opt_define(Cli *c, const OptDesc *d, const char *val) {
   const char *name, *text;
   LetValue v;
   if (!split_assignment(c, opt, val, &name, &text)) return false;
+  /* an importer's own -D may be a word (-D recompute=full): the importer
+   * reads it from override_args and says which words it takes */
   if (!parse_number(text, &v)) {
-    cli_error(c, "invalid value '%s' for -D %s: expected a number", text,
-              name);
-    return false;
+    if (import_define_is_own(name) && *text) {
+      v = (LetValue){0};
+    } else {
+      cli_error(c, "invalid value '%s' for -D %s: expected a number", text,
+                name);
+      return false;
+    }
   }
   Options *o = &c->o;
   for (int i = 0; i < o->noverrides; i++) {

@@ -278,7 +278,9 @@ static double block_own(const SaveWalk *w, int b, bool *mark, double *by_dtype) 
       if (k < 0 ? !(g->op->saves & SV_OUT) : !saves_operand(g->op->saves, k))
         continue;
       int src = storage_of(m, k < 0 ? i : g->inputs[k]);
-      if (w->ckpt_of[src] != b || mark[src]) continue;
+      /* a weight declared inside the block is no value it makes: it is
+       * in the weights already (an imported layer declares its own) */
+      if (w->ckpt_of[src] != b || mark[src] || !m->nodes[src].op) continue;
       mark[src] = true;
       double bytes = held_bytes(m, src, w->experts) * sp_share(w, &m->nodes[src]);
       own += bytes;

@@ -106,6 +106,11 @@ static bool overrides_named(Cli *c, FileRun *runs, int nruns) {
     const char *name = i < o->noverrides ? o->overrides[i].name
                                          : o->sweeps[i - o->noverrides].name;
     if (i < o->noverrides && o->overrides[i].used) continue;
+    /* the import read it itself (R-HF-017): a file it made is loaded */
+    bool imported = false;
+    for (int k = 0; k < nruns && !imported && import_define_is_own(name); k++)
+      imported = i < o->noverrides && importer_for(c->o.files[k]) != NULL;
+    if (imported) continue;
     bool found = false;
     for (int k = 0; lets[k] && !found; k++) found = strcmp(lets[k], name) == 0;
     if (found) continue;
@@ -525,6 +530,7 @@ static ImportOptions import_options(Cli *c) {
   ImportOptions io = {0};
   io.overrides = c->o.overrides;
   io.noverrides = c->o.noverrides;
+  io.override_args = c->o.override_args;
   io.unknown_ops_custom = c->o.unknown_ops == UNKNOWN_OPS_CUSTOM;
   io.weights_as_inputs = c->o.weights_as_inputs;
   io.phase = c->o.phase;

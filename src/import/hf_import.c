@@ -623,6 +623,9 @@ typedef struct Config {
   int64_t block_out, block_in;
   const char *qwarning; /* why quantization_config is not honoured */
   const char *qtrain;   /* the fp8 storage the train phase leaves aside */
+  /* -D recompute= and -D sequence_parallel= (R-HF-017) */
+  const char *recompute; /* "checkpoint", "checkpoint selective"; NULL: none */
+  bool seq_par;
 } Config;
 
 static int64_t par(const Config *m, const char *key) {
@@ -1399,6 +1402,13 @@ static void emit_layer(Gen *g, bool moe, bool sliding) {
   emit_mlp_block(g, moe);
 }
 
+/* A layer, its body in a checkpoint block under -D recompute (R-HF-017). */
+static void emit_layer_body(Gen *g, bool moe, bool sliding) {
+  if (g->m->recompute) open_block(g, NULL, g->m->recompute);
+  emit_layer(g, moe, sliding);
+  if (g->m->recompute) close_block(g);
+}
+
 /* Whether decode's layers are two kinds that alternate (gemma2's sliding
  * and global layers), written as one repeat of the pair. */
 static bool layers_alternate(const Config *m) {
@@ -1456,7 +1466,7 @@ static void emit_layers(Gen *g) {
       bool s = layer_sliding(m, i);
       line(g, NULL, "# %s attention", s ? "sliding-window" : "global");
       open_block(g, NULL, "repeat 1");
-      emit_layer(g, layer_moe(m, i), s);
+      emit_layer_body(g, layer_moe(m, i), s);
       close_block(g);
     }
     close_block(g);
@@ -1483,7 +1493,7 @@ static void emit_layers(Gen *g) {
       snprintf(head, sizeof head, "repeat %lld", (long long)(end - start));
       open_block(g, NULL, head);
     }
-    emit_layer(g, moe, s);
+    emit_layer_body(g, moe, s);
     close_block(g);
     start = end;
   }
@@ -1802,6 +1812,43 @@ static int64_t override_of(const ImportOptions *o, const char *name,
       return x;
     }
   return dflt;
+}
+
+/* The text of the last -D `name` (what follows its '='), or NULL. */
+static const char *override_text(const ImportOptions *o, const char *name) {
+  for (int i = o->noverrides - 1; i >= 0; i--)
+    if (strcmp(o->overrides[i].name, name) == 0) {
+      /* a -D added by a re-analysis is a number, with no text */
+      const char *t = o->override_args ? o->override_args[i] : NULL;
+      if (t && strchr(t, '=')) return strchr(t, '=') + 1;
+      return o->overrides[i].value.i == 1 ? "1" : "0";
+    }
+  return NULL;
+}
+
+static void define_fail(Cfg *c, const char *name, const char *want,
+                        const char *got) {
+  if (c->error) return;
+  StrBuf sb = {0};
+  sb_printf(&sb, "-D %s must be %s, not '%s'", name, want, got);
+  c->error = xstrdup(sb_str(&sb));
+  sb_free(&sb);
+}
+
+/* -D recompute=full|selective wraps each layer's body in `checkpoint { }`
+ * or `checkpoint selective { }` (R-PAR-010, R-PAR-014); -D
+ * sequence_parallel=1 (0: the default) writes it in parallel { }
+ * (R-PAR-015).  R-HF-017. */
+static void read_recompute(Cfg *c, const ImportOptions *o, Config *m) {
+  const char *r = override_text(o, "recompute");
+  if (r && strcmp(r, "full") == 0) m->recompute = "checkpoint";
+  else if (r && strcmp(r, "selective") == 0) m->recompute = "checkpoint selective";
+  else if (r)
+    define_fail(c, "recompute", "full or selective", r);
+  const char *sp = override_text(o, "sequence_parallel");
+  if (sp && strcmp(sp, "0") != 0 && strcmp(sp, "1") != 0)
+    define_fail(c, "sequence_parallel", "0 or 1", sp);
+  m->seq_par = sp && strcmp(sp, "1") == 0;
 }
 
 /* quantization_config (R-HF-013): honoured for fp8 checkpoints (block
@@ -2141,6 +2188,7 @@ static void read_overrides(Cfg *c, const ImportOptions *o, Config *m) {
   m->seq = override_of(o, "seq", def_seq, c, NULL);
   m->ctx = override_of(o, "ctx", 2048, c, NULL);
   for (int i = 0; i < NPAR; i++) m->par[i] = override_of(o, par_keys[i], 0, c, NULL);
+  read_recompute(c, o, m);
   int64_t t = tp(m);
   if (!c->error && t > 1) {
     static const char *const what[] = {"num_attention_heads", "num_key_value_heads",
@@ -2327,7 +2375,7 @@ static void emit_model(Gen *g) {
              m->name);
   line(g, "torch_dtype", "dtype %s", m->dtype);
   line(g, NULL, "mode %s", m->phase == PH_TRAIN ? "train" : "inference");
-  bool any = false;
+  bool any = m->seq_par;
   for (int i = 0; i < NPAR; i++) any = any || m->par[i];
   if (any) {
     StrBuf sb = {0};
@@ -2344,6 +2392,7 @@ static void emit_model(Gen *g) {
     for (int i = 0; i < NPAR; i++)
       if (m->par[i])
         sb_printf(&sb, "%s%s = %s", n++ ? "; " : "", par_keys[i], par_keys[i]);
+    if (m->seq_par) sb_printf(&sb, "%ssequence_parallel = true", n++ ? "; " : "");
     line(g, NULL, "parallel { %s }", sb_str(&sb));
     sb_free(&sb);
   }

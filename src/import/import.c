@@ -27,6 +27,10 @@ const Importer importer_table[] = {
     {NULL, NULL, NULL, NULL, NULL},
 };
 
+bool import_define_is_own(const char *name) {
+  return strcmp(name, "recompute") == 0 || strcmp(name, "sequence_parallel") == 0;
+}
+
 /* Enough of a file's start to tell the formats apart by their magic. */
 enum { HEAD_BYTES = 64 };
 

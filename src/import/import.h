@@ -19,6 +19,8 @@
 typedef struct ImportOptions {
   const LetOverride *overrides; /* -D NAME=VALUE, as given */
   int noverrides;
+  const char *const *override_args; /* each "NAME=VALUE" as written: a word
+                                     * value (-D recompute=full) is here only */
   const char *phase;            /* --phase (Hugging Face configs), or NULL */
   DiagSink *warnings;           /* where an importer's warnings go, or NULL */
   bool unknown_ops_custom;      /* --unknown-ops=custom (ONNX) */
@@ -79,7 +81,7 @@ int import_load(SourceSet *ss, const char *path, const ImportOptions *o,
 /* How a string read from an input (a name, a path, a config key) is
  * written into the .roof text an importer makes: the one function every
  * importer writes such a string through (specs/onnx.md R-ONNX-060,
- * R-HF-016).  IMPORT_COMMENT writes it as the text of a comment: valid
+ * R-HF-017).  IMPORT_COMMENT writes it as the text of a comment: valid
  * UTF-8 as it is, `\` doubled, a control character (C0, DEL) or a byte of
  * ill-formed UTF-8 as \xNN, so no newline or carriage return can end the
  * comment and start a statement.  IMPORT_QUOTED writes it between double
@@ -94,6 +96,11 @@ void import_put_escaped(StrBuf *sb, const char *s, ImportEscape how);
  * text, `m.onnx: node 3 "/Add" (Add)`, or the line of the text written. */
 void import_where(const char *path, const Imported *im, const ImportDiag *d,
                   StrBuf *sb);
+
+/* Whether -D `name` is read by an importer itself, not as a let of the
+ * text it makes (the Hugging Face import's recompute and
+ * sequence_parallel, R-HF-017): such a -D may take a word, and names no let. */
+bool import_define_is_own(const char *name);
 
 /* Every importer, for --help; a NULL name ends the list. */
 extern const Importer importer_table[];
