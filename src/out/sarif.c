@@ -408,14 +408,15 @@ static json_t *fingerprints(SarifCtx *cx, const Diag *d) {
   sb_printf(&key, "|%s|", target_of(cx, d));
   for (const char *m = d->msg; *m; m++)
     if (!(*m >= '0' && *m <= '9')) sb_putc(&key, *m);
-  void **slot = strmap_ref(&cx->seen, sb_str(&key));
-  uintptr_t twin = (uintptr_t)*slot;
-  if (!twin) { /* the map borrows its keys: keep this one */
+  /* The map borrows its keys, so a key goes in as a copy that outlives
+   * `key` (strmap_ref would store key's own buffer, freed below). */
+  uintptr_t twin = (uintptr_t)strmap_get(&cx->seen, sb_str(&key));
+  if (!twin) {
     char *kept = xstrdup(sb_str(&key));
     sb_putn(&cx->keys, (const char *)&kept, sizeof kept);
     strmap_put(&cx->seen, kept, (void *)(uintptr_t)1);
-  } else {
-    *slot = (void *)(twin + 1);
+  } else { /* the slot keeps its copy of the key; only the count changes */
+    strmap_put(&cx->seen, sb_str(&key), (void *)(twin + 1));
   }
   sb_printf(&key, "|%lu", (unsigned long)twin);
   char hex[32];
