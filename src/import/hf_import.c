@@ -2228,7 +2228,11 @@ static void read_model(Cfg *c, const ImportOptions *o, Config *m) {
 /* A warning for each field that changes the cost and is not modelled, or
  * that the importer does not know at all (R-HF-006). */
 static void add_warning(Imported *out, char *msg, char *origin) {
-  out->diags = xrealloc(out->diags, (out->ndiags + 1) * sizeof *out->diags);
+  /* Capacity doubles (8, 16, 32, ...: full when the count is 8 or a larger
+   * power of two), so a config of many unknown keys stays linear. */
+  size_t n = out->ndiags;
+  if (n == 0 || (n >= 8 && (n & (n - 1)) == 0))
+    out->diags = xrealloc(out->diags, (n ? 2 * n : 8) * sizeof *out->diags);
   out->diags[out->ndiags++] = (ImportDiag){0, SEV_WARNING, msg, origin};
 }
 
