@@ -13,7 +13,7 @@
 set -u
 BUILD=${BUILD:-build}
 ROOFLINT=${ROOFLINT:-$BUILD/rooflint}
-T=$(mktemp -d "${TMPDIR:-/tmp}/rooflint-located.XXXXXX")
+T=$(mktemp -d "${TMPDIR:-/tmp}/rooflint-located.XXXXXX") || exit 2
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL located: $*"; exit 1; }
 PY=/usr/bin/python3

@@ -52,8 +52,9 @@ static FILE *null_sink(void) {
 }
 
 /* The name of this process's directory for the configs ("" until made). */
+enum { WORK_DIR_MAX = 4096 };
 static char *work_dir_name(void) {
-  static char dir[64]; /* made once per process, like null_sink's file */
+  static char dir[WORK_DIR_MAX]; /* made once per process, like null_sink's file */
   return dir;
 }
 
@@ -68,8 +69,10 @@ static void remove_work_dir(void) {
 static const char *work_dir(void) {
   char *dir = work_dir_name();
   if (!dir[0]) {
-    snprintf(dir, 64, "/tmp/fuzz_import.XXXXXX");
-    if (!mkdtemp(dir)) abort();
+    const char *tmp = getenv("TMPDIR");
+    int n = snprintf(dir, WORK_DIR_MAX, "%s/fuzz_import.XXXXXX",
+                     tmp && tmp[0] ? tmp : "/tmp");
+    if (n < 0 || n >= WORK_DIR_MAX || !mkdtemp(dir)) abort();
     atexit(remove_work_dir);
   }
   return dir;
