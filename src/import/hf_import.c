@@ -466,16 +466,30 @@ static const char *spelled(const Cfg *c, const char *name) {
   return v && !json_is_null(v) ? name : NULL;
 }
 
+/* A value as compact JSON, for a comment or a message: json_dumps escapes
+ * the control characters below 0x20 but leaves DEL, which a terminal acts
+ * on; it becomes \u007f, so the text still reads as the same JSON. */
+static char *json_text(const json_t *v) {
+  char *val = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+  if (!val || !strchr(val, 0x7f)) return val;
+  StrBuf sb = {0};
+  for (const char *p = val; *p; p++)
+    if (*p == 0x7f) sb_puts(&sb, "\\u007f");
+    else sb_putc(&sb, *p);
+  free(val);
+  return sb.data;
+}
+
 static void note_read(Cfg *c, const char *key, const json_t *v) {
   for (int i = 0; i < c->nseen; i++)
     if (strcmp(c->seen[i], key) == 0) return;
   if (c->nseen < (int)(sizeof c->seen / sizeof *c->seen))
     c->seen[c->nseen++] = key;
   /* the key as a comment's text: a newline in it would end the comment;
-   * json_dumps escapes the value's control characters itself */
+   * json_text escapes the value's control characters itself */
   StrBuf k = {0};
   import_put_escaped(&k, key, IMPORT_COMMENT);
-  char *val = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+  char *val = json_text(v);
   sb_printf(&c->read, "#   %-34s %s\n", sb_str(&k), val ? val : "?");
   free(val);
   sb_free(&k);
@@ -534,7 +548,7 @@ static int64_t cfg_int(Cfg *c, const char *name, int64_t dflt, int64_t min) {
     int64_t i = json_is_integer(v) ? (int64_t)json_integer_value(v) : (int64_t)r;
     if (i >= min) return i;
   }
-  char *val = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+  char *val = json_text(v);
   cfg_fail(c, key, "'%s' must be an integer of at least %lld, got %s", key,
            (long long)min, val ? val : "?");
   free(val);

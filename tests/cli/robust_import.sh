@@ -46,6 +46,14 @@ expect_status 0
 expect_err "$G/inj_quant.json:1:194: warning: 'quantization_config' (quant_method \"\\x1B]0;pwned\\x07gptq\\x0Arooflint: error: forged\") changes the cost (the weights' storage dtype) and is not modelled: rooflint prices fp8 checkpoints only (a GPTQ or AWQ GEMM also reads its group scales and zeros, which a matmul has no operand for); the weights stay in the plan dtype
     1 | ...ey_value_heads\": 4, \"vocab_size\": 1000, \"torch_dtype\": \"bfloat16\", \"quantization_config\": {\"quant_method\": \"\\u001b]0;pwned\\u0007gptq\\nrooflint: error: forged\"}}
       |                                                                       ^~~~~~~~~~~~~~~~~~~~~"
+# DEL in a value the text quotes (found by fuzz_import): json_dumps escapes
+# the control characters below 0x20 only; the comment carries \u007f.
+run import "$G/inj_del.json"
+expect_status 0
+expect_grep "$T/out" '#   quantization_config                {"modules_to_not_convert":["model.layer\u007fs.*.self_attn"]}'
+if tr -d '\177' < "$T/out" | cmp -s - "$T/out"; then ok; else
+  bad "inj_del.json: a DEL byte in the imported text"
+fi
 
 # --- configs: bounds ---
 

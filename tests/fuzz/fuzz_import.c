@@ -151,6 +151,9 @@ static void lint_text(const char *path, Imported *im) {
   sf->imported = true;
   src_set_origins(sf, im->origins, im->norigins);
   src_set_import_diags(sf, im->diags, im->ndiags);
+  /* as import_load does: diagnostics are placed in the original too */
+  if (im->original) src_set_original(sf, im->original, im->original_len);
+  im->original = NULL;
   im->text = NULL, im->origins = NULL, im->norigins = 0;
   im->diags = NULL, im->ndiags = 0;
   DiagSink diags;
@@ -180,8 +183,12 @@ static void imported_free(Imported *im) {
   free(im->text);
   for (size_t i = 0; i < im->norigins; i++) free(im->origins[i]);
   free(im->origins);
-  for (size_t i = 0; i < im->ndiags; i++) free(im->diags[i].msg);
+  for (size_t i = 0; i < im->ndiags; i++) {
+    free(im->diags[i].msg);
+    free(im->diags[i].origin);
+  }
   free(im->diags);
+  free(im->original);
   free(im->error);
 }
 

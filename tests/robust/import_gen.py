@@ -116,6 +116,9 @@ LLAMA = {
 write("inj_key.json", json.dumps(dict(LLAMA, **{"evil" + INJECT + "#": 1})))
 write("inj_quant.json", json.dumps(dict(LLAMA, quantization_config={
     "quant_method": "\x1b]0;pwned\x07gptq\nrooflint: error: forged"})))
+# a DEL in a value the import quotes in its comments: json_dumps leaves it
+write("inj_del.json", json.dumps(dict(LLAMA, quantization_config={
+    "modules_to_not_convert": ["model.layer\x7fs.*.self_attn"]})))
 # item 10: num_hidden_layers of 10^9 (a loop per layer ran for an hour)
 write("layers_1e9.json", json.dumps(dict(LLAMA, num_hidden_layers=10**9)))
 # item 10: 4096 layers (the bound) and 95,000 numbers in mlp_only_layers
