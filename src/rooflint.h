@@ -1238,6 +1238,13 @@ typedef struct MemLevel {
   bool approximate;      /* `approximate = true`: printed as "~100 TB/s" */
 } MemLevel;
 
+/* What measured kernels reach, beside the datasheet's peaks (R-CEIL-001):
+ * the same slots as Target's, 0 where the card states no measurement. */
+typedef struct Achieved {
+  double vector_peak[DT__COUNT], tensor_peak[DT__COUNT]; /* FLOP/s */
+  double memory_bw, nvlink_bw, ib_bw, pcie_bw;           /* B/s */
+} Achieved;
+
 typedef struct Target {
   const char *name;      /* h100_sxm */
   const char *display;   /* "NVIDIA H100 SXM" */
@@ -1253,6 +1260,7 @@ typedef struct Target {
   int tile_m, tile_n;    /* matmul output tile (default 128x128) */
   int elements_per_block; /* elementwise/reduction block size */
   double launch_overhead; /* s */
+  Achieved achieved;
   MemLevel *levels;
   int nlevels;
   const char **sources;  /* source = "..." lines */
