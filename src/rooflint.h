@@ -1245,6 +1245,9 @@ typedef struct Achieved {
   double memory_bw, nvlink_bw, ib_bw, pcie_bw;           /* B/s */
 } Achieved;
 
+/* --ceilings: which figures a model is priced against (R-CEIL-003). */
+typedef enum Ceilings { CEILINGS_PEAK, CEILINGS_ACHIEVED } Ceilings;
+
 typedef struct Target {
   const char *name;      /* h100_sxm */
   const char *display;   /* "NVIDIA H100 SXM" */
@@ -1261,6 +1264,15 @@ typedef struct Target {
   int elements_per_block; /* elementwise/reduction block size */
   double launch_overhead; /* s */
   Achieved achieved;
+  /* CEILINGS_ACHIEVED: target_ceilings put the achieved figures in the
+   * peak slots; fell_back names the keys stated with no measurement, whose
+   * peak stayed. */
+  Ceilings ceilings;
+  const char **fell_back;
+  int nfell_back;
+  /* How the outputs name them: NULL for the datasheet's peaks (printed as
+   * before), else "achieved ceilings (the peak for fp32, pcie_bw)". */
+  const char *ceilings_text;
   MemLevel *levels;
   int nlevels;
   const char **sources;  /* source = "..." lines */
@@ -1283,6 +1295,9 @@ const TargetSet *target_builtins(Arena *a, SourceSet *ss, DiagSink *diags);
  * '/' or ending in .roof).  NULL after reporting an error. */
 const Target *target_resolve(Arena *a, SourceSet *ss, const char *name_or_file,
                              const Unit *u, Loc where, DiagSink *diags);
+/* `t` priced against `which` ceilings: under CEILINGS_ACHIEVED a copy with
+ * each achieved figure in its peak's slot (R-CEIL-003); else `t`. */
+const Target *target_ceilings(Arena *a, const Target *t, Ceilings which);
 /* Peak FLOP/s for an op computing at `precision`: contractions use the
  * tensor-core peak (fp32 the vector peak unless tf32), others the vector. */
 double target_peak(const Target *t, DType precision, bool contraction,
@@ -1624,6 +1639,7 @@ typedef struct AnalyzeOptions {
   /* Work out the serving answer of each model with a KV cache
    * (Analysis.serving), for an output that prints it. */
   bool serving;
+  Ceilings ceilings; /* --ceilings: every target priced against these */
 } AnalyzeOptions;
 
 typedef struct Analysis {
