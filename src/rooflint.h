@@ -1298,6 +1298,9 @@ const Target *target_resolve(Arena *a, SourceSet *ss, const char *name_or_file,
 /* `t` priced against `which` ceilings: under CEILINGS_ACHIEVED a copy with
  * each achieved figure in its peak's slot (R-CEIL-003); else `t`. */
 const Target *target_ceilings(Arena *a, const Target *t, Ceilings which);
+/* The card's achieved figures in key order, "bf16_tc 792.1 TFLOP/s,
+ * nvlink_bw 370 GB/s", for the target card; NULL when it states none. */
+const char *target_achieved_text(Arena *a, const Target *t);
 /* Peak FLOP/s for an op computing at `precision`: contractions use the
  * tensor-core peak (fp32 the vector peak unless tf32), others the vector. */
 double target_peak(const Target *t, DType precision, bool contraction,

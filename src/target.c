@@ -429,6 +429,23 @@ static void set_figure(const KeyDesc *key, Target *t, double v) {
     *p = v;
 }
 
+const char *target_achieved_text(Arena *a, const Target *t) {
+  static const char prefix[] = "achieved_";
+  StrBuf b = {0};
+  for (int i = 0; i < NKEYS; i++) {
+    const KeyDesc *key = &target_keys[i];
+    double v = key_figure(key, t);
+    if (strncmp(key->name, prefix, sizeof prefix - 1) || v == 0) continue;
+    char fig[32];
+    sb_printf(&b, "%s%s %s", b.len ? ", " : "", key->name + sizeof prefix - 1,
+              key->kind == V_FLOPS ? fmt_flops_rate(fig, sizeof fig, v)
+                                   : fmt_bandwidth(fig, sizeof fig, v));
+  }
+  const char *text = b.len ? arena_strdup(a, sb_str(&b)) : NULL;
+  sb_free(&b);
+  return text;
+}
+
 const Target *target_ceilings(Arena *a, const Target *t, Ceilings which) {
   static const char prefix[] = "achieved_";
   if (which != CEILINGS_ACHIEVED) return t;

@@ -935,6 +935,8 @@ int report_target_card(FILE *out, Arena *a, SourceSet *ss, const char *name,
           t->nvlink_bw > 0 ? fmt_bandwidth(v3, sizeof v3, t->nvlink_bw) : "none",
           t->ib_bw > 0 ? fmt_bandwidth(v4, sizeof v4, t->ib_bw) : "none",
           fmt_bandwidth((char[NB]){0}, NB, t->pcie_bw), t->gpus_per_node);
+  const char *achieved = target_achieved_text(a, t); /* R-CEIL-001 */
+  if (achieved) fprintf(out, "achieved (--ceilings achieved): %s\n", achieved);
   if (t->nsources > 0) {
     fprintf(out, "\nsources\n");
     for (int i = 0; i < t->nsources; i++) fprintf(out, "  %s\n", t->sources[i]);

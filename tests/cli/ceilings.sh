@@ -98,6 +98,26 @@ expect_no_grep "$T/out" "ceilings"
 run -t mine --ceilings achieved --plot - "$F"
 expect_grep "$T/out" "Roofline: m on Mine, achieved ceilings (the peak for fp32, pcie_bw)"
 
+# R-CEIL-005: the built-in cards' achieved figures (specs/targets/SOURCES.md
+# G6-G9), on the card in key order.
+run target h100_sxm
+expect_grep "$T/out" "achieved (--ceilings achieved): bf16_tc 792.1 TFLOP/s, nvlink_bw 370 GB/s, ib_bw 46 GB/s"
+run target a100_sxm
+expect_grep "$T/out" "achieved (--ceilings achieved): bf16_tc 267.9 TFLOP/s, nvlink_bw 230 GB/s"
+run target a100_pcie
+expect_grep "$T/out" "achieved (--ceilings achieved): bf16_tc 256.4 TFLOP/s"
+run target mi300x
+expect_grep "$T/out" "achieved (--ceilings achieved): bf16_tc 781.9 TFLOP/s"
+for t in b200 h100_pcie h200_sxm l4 l40s rtx4090 v100_sxm2; do
+  run target $t
+  expect_grep "$T/out" "achieved ceilings: no published measurement for this part is cited here"
+  expect_no_grep "$T/out" "achieved (--ceilings achieved)"
+done
+# The matmul on H100 SXM: 137.44 G / 792.1 T = 173.51 us; the relu's bytes
+# stay at the 3.35 TB/s peak (no memory measurement): 20.03 us; 193.54 us.
+run --ceilings achieved -t h100_sxm -D N=4096 "$F"
+expect_grep "$T/out" "step ~ 194 us on NVIDIA H100 SXM (10% of it memory-bound), achieved ceilings (the peak for fp64, fp32, fp16, bf16, fp64_tc, tf32_tc, fp16_tc, fp8_tc, int8_tc, memory_bw, pcie_bw)"
+
 # A value that is neither: exit 2.
 run -t mine --ceilings measured "$F"
 expect_status 2
