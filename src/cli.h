@@ -104,6 +104,7 @@ typedef struct Options {
   int unknown_ops;      /* UnknownOps */
   bool weights_as_inputs; /* --weights-as-inputs */
   const char *phase;    /* --phase (a Hugging Face config), or NULL */
+  int ceilings;         /* --ceilings: Ceilings */
 } Options;
 
 struct Cli {

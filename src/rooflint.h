@@ -1238,6 +1238,16 @@ typedef struct MemLevel {
   bool approximate;      /* `approximate = true`: printed as "~100 TB/s" */
 } MemLevel;
 
+/* What measured kernels reach, beside the datasheet's peaks (R-CEIL-001):
+ * the same slots as Target's, 0 where the card states no measurement. */
+typedef struct Achieved {
+  double vector_peak[DT__COUNT], tensor_peak[DT__COUNT]; /* FLOP/s */
+  double memory_bw, nvlink_bw, ib_bw, pcie_bw;           /* B/s */
+} Achieved;
+
+/* --ceilings: which figures a model is priced against (R-CEIL-003). */
+typedef enum Ceilings { CEILINGS_PEAK, CEILINGS_ACHIEVED } Ceilings;
+
 typedef struct Target {
   const char *name;      /* h100_sxm */
   const char *display;   /* "NVIDIA H100 SXM" */
@@ -1253,6 +1263,16 @@ typedef struct Target {
   int tile_m, tile_n;    /* matmul output tile (default 128x128) */
   int elements_per_block; /* elementwise/reduction block size */
   double launch_overhead; /* s */
+  Achieved achieved;
+  /* CEILINGS_ACHIEVED: target_ceilings put the achieved figures in the
+   * peak slots; fell_back names the keys stated with no measurement, whose
+   * peak stayed. */
+  Ceilings ceilings;
+  const char **fell_back;
+  int nfell_back;
+  /* How the outputs name them: NULL for the datasheet's peaks (printed as
+   * before), else "achieved ceilings (the peak for fp32, pcie_bw)". */
+  const char *ceilings_text;
   MemLevel *levels;
   int nlevels;
   const char **sources;  /* source = "..." lines */
@@ -1275,6 +1295,12 @@ const TargetSet *target_builtins(Arena *a, SourceSet *ss, DiagSink *diags);
  * '/' or ending in .roof).  NULL after reporting an error. */
 const Target *target_resolve(Arena *a, SourceSet *ss, const char *name_or_file,
                              const Unit *u, Loc where, DiagSink *diags);
+/* `t` priced against `which` ceilings: under CEILINGS_ACHIEVED a copy with
+ * each achieved figure in its peak's slot (R-CEIL-003); else `t`. */
+const Target *target_ceilings(Arena *a, const Target *t, Ceilings which);
+/* The card's achieved figures in key order, "bf16_tc 792.1 TFLOP/s,
+ * nvlink_bw 370 GB/s", for the target card; NULL when it states none. */
+const char *target_achieved_text(Arena *a, const Target *t);
 /* Peak FLOP/s for an op computing at `precision`: contractions use the
  * tensor-core peak (fp32 the vector peak unless tf32), others the vector. */
 double target_peak(const Target *t, DType precision, bool contraction,
@@ -1616,6 +1642,7 @@ typedef struct AnalyzeOptions {
   /* Work out the serving answer of each model with a KV cache
    * (Analysis.serving), for an output that prints it. */
   bool serving;
+  Ceilings ceilings; /* --ceilings: every target priced against these */
 } AnalyzeOptions;
 
 typedef struct Analysis {

@@ -8,7 +8,8 @@
  *
  * Validation is table-driven: one row per key says its kind (the unit a
  * value must carry) and where it lands in the Target.  Peaks are keys named
- * after a dtype (vector cores) or dtype + "_tc" (tensor/matrix cores).
+ * after a dtype (vector cores) or dtype + "_tc" (tensor/matrix cores);
+ * "achieved_" before a peak or bandwidth key is what measured kernels reach.
  * Nothing here is cached globally: a built-in is parsed each time it is
  * resolved (a dozen small files; the source entry is reused), and the
  * result lives in the caller's arena.
@@ -57,63 +58,72 @@ static const ValKind unit_kind_val[] = {
     [UNIT_TIME] = V_TIME,
 };
 
-/* A Target field: offset of a double/int/const char * in Target, or a peak
- * slot (dtype >= 0). */
+/* A Target field: offset of a double/int/const char * in Target, or, for a
+ * rate (dtype >= 0), offset of the per-dtype array it lands in. */
 typedef struct KeyDesc {
   const char *name;
   ValKind kind;
   bool required;
   size_t offset;
   DType peak; /* DT_NONE: a plain field */
-  bool tensor;
 } KeyDesc;
 
+/* The rate keys, each applied to X(name, dtype, tensor cores). */
+#define PEAK_KEYS(X)                                                      \
+  X("fp64", DT_FP64, false) X("fp32", DT_FP32, false)                    \
+  X("fp16", DT_FP16, false) X("bf16", DT_BF16, false)                    \
+  X("int8", DT_INT8, false) X("fp64_tc", DT_FP64, true)                  \
+  X("tf32_tc", DT_TF32, true) X("fp16_tc", DT_FP16, true)                \
+  X("bf16_tc", DT_BF16, true) X("fp8_tc", DT_FP8_E4M3, true)             \
+  X("int8_tc", DT_INT8, true) X("fp4_tc", DT_FP4, true)                  \
+  X("int4_tc", DT_INT4, true)
+
 #define F(field) offsetof(Target, field)
-#define PEAK(name, dt, tc) {name, V_FLOPS, false, 0, dt, tc}
+#define PEAK(name, dt, tc) \
+  {name, V_FLOPS, false, tc ? F(tensor_peak) : F(vector_peak), dt},
+/* R-CEIL-001: what measured kernels reach, beside the peak it qualifies. */
+#define ACHIEVED_PEAK(name, dt, tc)                                       \
+  {"achieved_" name, V_FLOPS, false,                                      \
+   tc ? F(achieved.tensor_peak) : F(achieved.vector_peak), dt},
+#define ACHIEVED_BW(field) \
+  {"achieved_" #field, V_BANDWIDTH, false, F(achieved.field), DT_NONE}
 
 static const KeyDesc target_keys[] = {
-    {"display", V_STRING, true, F(display), DT_NONE, false},
-    {"year", V_INT, false, F(year), DT_NONE, false},
-    {"source", V_STRING, false, 0, DT_NONE, false}, /* repeatable */
-    {"sms", V_INT, true, F(sms), DT_NONE, false},
-    {"memory", V_BYTES, true, F(memory), DT_NONE, false},
-    {"memory_bw", V_BANDWIDTH, true, F(memory_bw), DT_NONE, false},
-    {"l2", V_BYTES, false, F(l2), DT_NONE, false},
-    {"smem_per_sm", V_BYTES, false, F(smem_per_sm), DT_NONE, false},
-    {"regs_per_sm", V_BYTES, false, F(regs_per_sm), DT_NONE, false},
-    PEAK("fp64", DT_FP64, false),
-    PEAK("fp32", DT_FP32, false),
-    PEAK("fp16", DT_FP16, false),
-    PEAK("bf16", DT_BF16, false),
-    PEAK("int8", DT_INT8, false),
-    PEAK("fp64_tc", DT_FP64, true),
-    PEAK("tf32_tc", DT_TF32, true),
-    PEAK("fp16_tc", DT_FP16, true),
-    PEAK("bf16_tc", DT_BF16, true),
-    PEAK("fp8_tc", DT_FP8_E4M3, true),
-    PEAK("int8_tc", DT_INT8, true),
-    PEAK("fp4_tc", DT_FP4, true),
-    PEAK("int4_tc", DT_INT4, true),
-    {"nvlink_bw", V_BANDWIDTH, false, F(nvlink_bw), DT_NONE, false},
-    {"ib_bw", V_BANDWIDTH, false, F(ib_bw), DT_NONE, false},
-    {"pcie_bw", V_BANDWIDTH, true, F(pcie_bw), DT_NONE, false},
-    {"gpus_per_node", V_INT, false, F(gpus_per_node), DT_NONE, false},
-    {"tile_m", V_INT, false, F(tile_m), DT_NONE, false},
-    {"tile_n", V_INT, false, F(tile_n), DT_NONE, false},
-    {"elements_per_block", V_INT, false, F(elements_per_block), DT_NONE, false},
-    {"launch_overhead", V_TIME, false, F(launch_overhead), DT_NONE, false},
+    {"display", V_STRING, true, F(display), DT_NONE},
+    {"year", V_INT, false, F(year), DT_NONE},
+    {"source", V_STRING, false, 0, DT_NONE}, /* repeatable */
+    {"sms", V_INT, true, F(sms), DT_NONE},
+    {"memory", V_BYTES, true, F(memory), DT_NONE},
+    {"memory_bw", V_BANDWIDTH, true, F(memory_bw), DT_NONE},
+    {"l2", V_BYTES, false, F(l2), DT_NONE},
+    {"smem_per_sm", V_BYTES, false, F(smem_per_sm), DT_NONE},
+    {"regs_per_sm", V_BYTES, false, F(regs_per_sm), DT_NONE},
+    PEAK_KEYS(PEAK)
+    PEAK_KEYS(ACHIEVED_PEAK)
+    ACHIEVED_BW(memory_bw),
+    ACHIEVED_BW(nvlink_bw),
+    ACHIEVED_BW(ib_bw),
+    ACHIEVED_BW(pcie_bw),
+    {"nvlink_bw", V_BANDWIDTH, false, F(nvlink_bw), DT_NONE},
+    {"ib_bw", V_BANDWIDTH, false, F(ib_bw), DT_NONE},
+    {"pcie_bw", V_BANDWIDTH, true, F(pcie_bw), DT_NONE},
+    {"gpus_per_node", V_INT, false, F(gpus_per_node), DT_NONE},
+    {"tile_m", V_INT, false, F(tile_m), DT_NONE},
+    {"tile_n", V_INT, false, F(tile_n), DT_NONE},
+    {"elements_per_block", V_INT, false, F(elements_per_block), DT_NONE},
+    {"launch_overhead", V_TIME, false, F(launch_overhead), DT_NONE},
 };
 #define NKEYS ((int)(sizeof target_keys / sizeof target_keys[0]))
 #undef F
 
 #define L(field) offsetof(MemLevel, field)
 static const KeyDesc level_keys[] = {
-    {"label", V_STRING, false, L(label), DT_NONE, false},
-    {"capacity", V_BYTES, false, L(capacity), DT_NONE, false},
-    {"bandwidth", V_BANDWIDTH, true, L(bandwidth), DT_NONE, false},
-    {"latency", V_TIME, true, L(latency), DT_NONE, false},
-    {"note", V_STRING, false, L(note), DT_NONE, false},
-    {"approximate", V_BOOL, false, L(approximate), DT_NONE, false},
+    {"label", V_STRING, false, L(label), DT_NONE},
+    {"capacity", V_BYTES, false, L(capacity), DT_NONE},
+    {"bandwidth", V_BANDWIDTH, true, L(bandwidth), DT_NONE},
+    {"latency", V_TIME, true, L(latency), DT_NONE},
+    {"note", V_STRING, false, L(note), DT_NONE},
+    {"approximate", V_BOOL, false, L(approximate), DT_NONE},
 };
 #define NLEVEL_KEYS ((int)(sizeof level_keys / sizeof level_keys[0]))
 #undef L
@@ -291,7 +301,7 @@ static bool apply_assign(Arena *a, const Stmt *s, const KeyDesc *keys, int n,
     return true;
   }
   if (key->peak != DT_NONE) {
-    (key->tensor ? t->tensor_peak : t->vector_peak)[key->peak] = num;
+    ((double *)((char *)t + key->offset))[key->peak] = num;
     return true;
   }
   store(key, base, num, str);
@@ -363,6 +373,106 @@ static bool apply_level(Arena *a, const Stmt *s, Target *t, DiagSink *diags) {
   return ok;
 }
 
+/* The figure a rate or bandwidth key set in `t` (0: not stated). */
+static double key_figure(const KeyDesc *key, const Target *t) {
+  const double *p = (const double *)((const char *)t + key->offset);
+  return key->peak != DT_NONE ? p[key->peak] : *p;
+}
+
+/* R-CEIL-002: an achieved figure qualifies a peak the card states, and a
+ * measurement cannot beat the datasheet. */
+static bool check_achieved(const Target *t, const Loc *seen, DiagSink *diags) {
+  static const char prefix[] = "achieved_";
+  bool ok = true;
+  for (int i = 0; i < NKEYS; i++) {
+    const KeyDesc *key = &target_keys[i];
+    if (seen[i].file < 0 || strncmp(key->name, prefix, sizeof prefix - 1))
+      continue;
+    const KeyDesc *pk = find_key(target_keys, NKEYS, key->name + sizeof prefix - 1);
+    double got = key_figure(key, t), peak = key_figure(pk, t);
+    if (peak > 0 && got <= peak) continue;
+    ok = false;
+    if (peak == 0) {
+      diag_report(diags, SEV_ERROR, NULL, seen[i],
+                  "'%s' qualifies '%s', which target '%s' does not state",
+                  key->name, pk->name, t->name);
+      continue;
+    }
+    char g[32], p[32];
+    bool rate = key->kind == V_FLOPS;
+    Diag *d = diag_report(
+        diags, SEV_ERROR, NULL, seen[i], "'%s' is %s, above its peak '%s' (%s)",
+        key->name, rate ? fmt_flops_rate(g, sizeof g, got) : fmt_bandwidth(g, sizeof g, got),
+        pk->name, rate ? fmt_flops_rate(p, sizeof p, peak) : fmt_bandwidth(p, sizeof p, peak));
+    diag_note(d, seen[pk - target_keys], "'%s' set here", pk->name);
+  }
+  return ok;
+}
+
+static const char *ceilings_text(Arena *a, const Target *t) {
+  if (t->nfell_back == 0) return "achieved ceilings";
+  StrBuf b = {0};
+  sb_puts(&b, "achieved ceilings (the peak for ");
+  for (int i = 0; i < t->nfell_back; i++)
+    sb_printf(&b, "%s%s", i ? ", " : "", t->fell_back[i]);
+  sb_puts(&b, ")");
+  const char *text = arena_strdup(a, sb_str(&b));
+  sb_free(&b);
+  return text;
+}
+
+static void set_figure(const KeyDesc *key, Target *t, double v) {
+  double *p = (double *)((char *)t + key->offset);
+  if (key->peak != DT_NONE)
+    p[key->peak] = v;
+  else
+    *p = v;
+}
+
+const char *target_achieved_text(Arena *a, const Target *t) {
+  static const char prefix[] = "achieved_";
+  StrBuf b = {0};
+  for (int i = 0; i < NKEYS; i++) {
+    const KeyDesc *key = &target_keys[i];
+    double v = key_figure(key, t);
+    if (strncmp(key->name, prefix, sizeof prefix - 1) || v == 0) continue;
+    char fig[32];
+    sb_printf(&b, "%s%s %s", b.len ? ", " : "", key->name + sizeof prefix - 1,
+              key->kind == V_FLOPS ? fmt_flops_rate(fig, sizeof fig, v)
+                                   : fmt_bandwidth(fig, sizeof fig, v));
+  }
+  const char *text = b.len ? arena_strdup(a, sb_str(&b)) : NULL;
+  sb_free(&b);
+  return text;
+}
+
+const Target *target_ceilings(Arena *a, const Target *t, Ceilings which) {
+  static const char prefix[] = "achieved_";
+  if (which != CEILINGS_ACHIEVED) return t;
+  Target *c = arena_alloc(a, sizeof *c);
+  *c = *t;
+  c->ceilings = CEILINGS_ACHIEVED;
+  c->fell_back = NULL;
+  c->nfell_back = 0;
+  for (int i = 0; i < NKEYS; i++) {
+    const KeyDesc *key = &target_keys[i];
+    if (strncmp(key->name, prefix, sizeof prefix - 1)) continue;
+    const KeyDesc *pk = find_key(target_keys, NKEYS, key->name + sizeof prefix - 1);
+    double got = key_figure(key, t);
+    if (key_figure(pk, t) == 0) continue;
+    if (got > 0) {
+      set_figure(pk, c, got);
+      continue;
+    }
+    c->fell_back = grow(a, c->fell_back, (size_t)c->nfell_back, sizeof *c->fell_back);
+    c->fell_back[c->nfell_back++] = pk->name;
+  }
+  /* fp8's e5m2 variant has no key: it runs at the e4m3 figure. */
+  c->tensor_peak[DT_FP8_E5M2] = c->tensor_peak[DT_FP8_E4M3];
+  c->ceilings_text = ceilings_text(a, c);
+  return c;
+}
+
 Target *target_from_def(Arena *a, const Stmt *def, DiagSink *diags) {
   Target *t = arena_alloc(a, sizeof *t);
   t->name = def->def.name.name;
@@ -420,10 +530,13 @@ Target *target_from_def(Arena *a, const Stmt *def, DiagSink *diags) {
                 t->name);
     ok = false;
   }
+  if (ok) ok = check_achieved(t, seen, diags);
   if (!ok) return NULL;
   /* fp8 means e4m3; the e5m2 variant runs at the same rate. */
   if (t->tensor_peak[DT_FP8_E5M2] == 0)
     t->tensor_peak[DT_FP8_E5M2] = t->tensor_peak[DT_FP8_E4M3];
+  if (t->achieved.tensor_peak[DT_FP8_E5M2] == 0)
+    t->achieved.tensor_peak[DT_FP8_E5M2] = t->achieved.tensor_peak[DT_FP8_E4M3];
   if (!t->tile_m) t->tile_m = DEFAULT_TILE;
   if (!t->tile_n) t->tile_n = DEFAULT_TILE;
   if (!t->elements_per_block)

@@ -252,6 +252,12 @@ static void write_target(JsonOut *w, const char *key, const Target *t) {
     json_out_close(w, '}');
   }
   json_out_close(w, ']');
+  if (t->ceilings == CEILINGS_ACHIEVED) { /* R-CEIL-004 */
+    json_out_str(w, "ceilings", "achieved");
+    json_out_open(w, "ceilings_fell_back", '[');
+    for (int i = 0; i < t->nfell_back; i++) json_out_str(w, NULL, t->fell_back[i]);
+    json_out_close(w, ']');
+  }
   json_out_close(w, '}');
 }
 
