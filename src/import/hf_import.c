@@ -2769,6 +2769,11 @@ static void read_encdec(Cfg *c, const ImportOptions *o, Config *m) {
   if (!read_dtype(c, m)) return;
   read_overrides(c, o, m);
   read_encdec_lengths(c, o, m);
+  /* R-PAR-009 splits one repeat over the stages: of two stacks, it would
+   * put the whole other stack on one stage */
+  if (!c->error && par(m, "pipeline") > 1)
+    c->error = xstrdup("-D pipeline: an encoder-decoder's two stacks are not "
+                       "split into pipeline stages (use -D tensor or -D data)");
 }
 
 /* A warning for each field that changes the cost and is not modelled, or

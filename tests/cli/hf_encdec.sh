@@ -35,6 +35,18 @@ for row in t5_small:60506624 whisper_tiny:37184640; do
     expect_eq "$name $phase params" "$(json_field "$T/out" "d['models'][0]['summary']['params']")" "${row#*:}"
   done
 done
+# whisper-large-v3's layout (d_model 1280, 20 heads, 32 + 32 layers, FFN
+# 5120, 128 mel bins, V 51866): conv1 128 x 1280 x 3 + 1280 = 492,800,
+# conv2 4,916,480, an encoder layer 4 x 1280^2 + 3 x 1280 + 2 x 1280 x 5120
+# + 6400 + 5120 = 19,676,160 (x 32 = 629,637,120), its norm 2,560; the
+# decoder's embedding 66,388,480 and positions 573,440, a layer 26,236,160
+# (x 32 = 839,557,120), its norm 2,560: 1,541,570,560 (and the 1500 x 1280
+# sinusoidal buffer)
+"$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); d.update(d_model=1280, encoder_attention_heads=20, decoder_attention_heads=20, encoder_layers=32, decoder_layers=32, encoder_ffn_dim=5120, decoder_ffn_dim=5120, num_mel_bins=128, vocab_size=51866); json.dump(d, open(sys.argv[2],'w'), indent=2)" "$HF/whisper_tiny.json" "$T/wl3.json"
+run -w -Wno-capacity --format json "$T/wl3.json"
+expect_status 0
+expect_eq "whisper-large-v3 layout params" "$(json_field "$T/out" "d['models'][0]['summary']['params']")" 1541570560
+expect_eq "whisper-large-v3 buffers" "$(json_field "$T/out" "int(d['models'][0]['summary']['footprint']['buffers'])")" $((1500 * 1280 * 4))
 run -w --format json "$HF/whisper_tiny.json"
 expect_eq "whisper buffers" "$(json_field "$T/out" "int(d['models'][0]['summary']['footprint']['buffers'])")" 2304000
 
@@ -129,6 +141,10 @@ expect_no_grep "$T/out" "kv_cache_read_only"
 run -D src_seq=3000 "$HF/whisper_tiny.json"
 expect_status 1
 expect_err "rooflint: error: -D src_seq=3000 is more than max_source_positions 1500"
+# a pipeline would split one stack and leave the other on one stage
+run -D pipeline=2 --phase train "$HF/t5_small.json"
+expect_status 1
+expect_err "rooflint: error: -D pipeline: an encoder-decoder's two stacks are not split into pipeline stages (use -D tensor or -D data)"
 # two stacks of different heads are not written
 sed 's/"encoder_attention_heads": 6/"encoder_attention_heads": 12/' "$HF/whisper_tiny.json" >"$T/w.json"
 run "$T/w.json"
