@@ -1806,12 +1806,21 @@ static const struct EncDecFields {
   const char *model_type;
   const char *enc_layers, *dec_layers, *enc_heads, *dec_heads, *head_dim,
       *enc_ffn, *dec_ffn, *src_positions, *tgt_positions;
+  const char *modules[2]; /* the header's lines: the checkpoint's names */
 } encdec_fields[] = {
     {"t5", "num_layers", "num_decoder_layers", "num_heads", "num_heads", "d_kv",
-     "d_ff", "d_ff", NULL, "n_positions"},
+     "d_ff", "d_ff", NULL, "n_positions",
+     {"# Weights: SelfAttention's q, k, v, o are q_proj .. o_proj, "
+      "EncDecAttention's cross_q_proj .. cross_o_proj;",
+      "#   wi, wo (wi_0, wi_1, wo) are up_proj, down_proj (gate_proj, up_proj, "
+      "down_proj); shared is embed_tokens."}},
     {"whisper", "encoder_layers", "decoder_layers", "encoder_attention_heads",
      "decoder_attention_heads", NULL, "encoder_ffn_dim", "decoder_ffn_dim",
-     "max_source_positions", "max_target_positions"},
+     "max_source_positions", "max_target_positions",
+     {"# Weights: out_proj is o_proj, encoder_attn's are cross_q_proj .. "
+      "cross_o_proj (its norm cross_attn_layer_norm);",
+      "#   fc1, fc2 are up_proj, down_proj; the decoder's embed_positions is "
+      "embed_positions_dec."}},
 };
 
 static const struct EncDecFields *encdec_of(const Family *fam) {
@@ -2870,6 +2879,8 @@ static void emit_header(Gen *g) {
        sb_str(&path));
   sb_free(&path);
   line(g, NULL, "# model_type %s: %s.", m->fam->model_type, m->fam->doc);
+  for (int i = 0; (m->f & F_ENCDEC) && i < 2; i++)
+    line(g, NULL, "%s", encdec_of(m->fam)->modules[i]);
   if (m->f & F_TEXT_CONFIG)
     line(g, "text_config", "# The language model only: the fields below are "
          "text_config's; vision_config is not written.");
