@@ -875,7 +875,10 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   free(moe);
   free(ckpt_of);
   /* a pass of its own only for a model that has a cache */
-  if (np.any_cache) mc->footprint.kv_cache = cost_kv_cache(m, NULL);
+  if (np.any_cache) {
+    mc->footprint.kv_cache = cost_kv_cache(m, NULL);
+    mc->footprint.read_only_cache = footprint_read_only_cache(m);
+  }
   cost_footprint(mc, m, t, &np, piped);
   cost_totals(mc);
   if (piped) pipeline_time(mc, m);

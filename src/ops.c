@@ -417,6 +417,31 @@ static void check_layout(const TensorType *q, const TensorType *k,
             r - 3, r - 2);
 }
 
+/* The additive bias of attention(q, k, v, bias) (R-FAM-102): it
+ * broadcasts to the scores [..., H, Sq, Skv] without widening them, as
+ * scaled_dot_product_attention's float attn_mask does (T5's relative
+ * position bias, [H, Sq, Skv]). */
+static bool check_attention_bias(const OpDesc *op, const TensorType *in,
+                                 const ShapeCtx *ctx) {
+  (void)op;
+  const TensorType *q = &in[0], *k = &in[1], *b = &in[3];
+  TensorType scores = *q;
+  scores.dims[q->rank - 1] = k->dims[k->rank - 2];
+  bool fits = b->rank <= scores.rank;
+  for (int i = 1; fits && i <= b->rank; i++) {
+    int64_t d = b->dims[b->rank - i];
+    fits = d == 1 || d == scores.dims[scores.rank - i];
+  }
+  char sb[160], ss[160];
+  if (!fits)
+    return fail(ctx, ctx->arg_locs[3],
+                "attention bias %s does not broadcast to the scores %s "
+                "[..., heads, queries, keys]",
+                op_type_str(sb, sizeof sb, b),
+                op_type_str(ss, sizeof ss, &scores));
+  return true;
+}
+
 /* q [..., H, Sq, d], k [..., Hkv, Skv, d], v [..., Hkv, Skv, dv]; 2-D
  * [S, d] inputs are a single head, as torch's scaled_dot_product_attention
  * takes them. */
@@ -459,7 +484,8 @@ static bool shape_attention(const OpDesc *op, const TensorType *in, int nin,
                 (long long)h, (long long)hkv);
   TensorType t = *q;
   t.dims[r - 1] = v->dims[r - 1];
-  if (!promote(ctx, op, in, nin, &t.dtype)) return false;
+  if (!promote(ctx, op, in, 3, &t.dtype)) return false;
+  if (nin == 4 && !check_attention_bias(op, in, ctx)) return false;
   check_layout(q, k, ctx);
   *out = t;
   return true;
@@ -1058,6 +1084,9 @@ static void cost_attention(const OpIn *x, const Target *t, OpCost *c) {
   }
   if (x->args->sinks && q->dtype != DT_NONE)
     c->bytes += heads * dtype_info(q->dtype)->bytes;
+  /* a bias operand (R-FAM-102) is one add a computed score; io_bytes has
+   * read it whole */
+  if (x->nin == 4) c->flops += scores;
   c->blocks = d.batch * ceil_div(d.m, ATTN_ROWS_PER_BLOCK);
 }
 

@@ -1361,6 +1361,9 @@ typedef struct Footprint {
   double weights, gradients, optimizer, activations; /* bytes, per GPU */
   double buffers; /* `buffer` declarations: no gradients, no optimizer state */
   double kv_cache; /* `cache` declarations at the length their appends reach */
+  /* the part of kv_cache that no append extends, read only by the step
+   * (cross-attention keys and values, R-FAM-105) */
+  double read_only_cache;
   /* R-PAR-013: zero = 3 gathers an FSDP unit's full weights while it runs,
    * two units at once; units is what that holds of the whole weights (the
    * two largest units, per GPU), gathered that part of the footprint */

@@ -78,6 +78,14 @@
 /* attention_bias is q, k and v's only: o_proj has none (glm4_moe) */
 #define F_NO_O_BIAS (UINT64_C(1) << 37)
 #define F_USE_QK_NORM (UINT64_C(1) << 38) /* F_QK_NORM only with use_qk_norm */
+/* encoder-decoders (R-FAM-101): an encoder's stack, then a decoder's with
+ * cross-attention on the encoder's output */
+#define F_ENCDEC (UINT64_C(1) << 50)
+#define F_REL_BIAS (UINT64_C(1) << 51) /* T5's relative position bias */
+#define F_AUDIO_CONV (UINT64_C(1) << 52) /* two Conv1d over mel frames (whisper) */
+#define F_NO_K_BIAS (UINT64_C(1) << 53) /* with F_ALL_BIAS: k_proj has none (whisper) */
+/* a tied head reads the decoder's output times d_model^-0.5 (t5) */
+#define F_HEAD_SCALE (UINT64_C(1) << 54)
 
 typedef struct Family {
   const char *model_type;
@@ -219,6 +227,19 @@ static const Family families[] = {
      "BLOOM: ALiBi (no rotary), a LayerNorm after the embedding, fused qkv, "
      "biases, tied head",
      NULL, NULL},
+    {"t5", "T5", F_ENCDEC | F_RMSNORM | F_REL_BIAS | F_TIED | F_HEAD_SCALE,
+     "relu", "feed_forward_proj", NULL,
+     "T5: encoder-decoder, relative position bias, RMS-style norms without "
+     "bias, ReLU or gated-GELU FFN (feed_forward_proj), tied head scaled by "
+     "d_model^-0.5",
+     NULL, NULL},
+    {"whisper", "Whisper",
+     F_ENCDEC | F_AUDIO_CONV | F_LEARNED_POS | F_ALL_BIAS | F_NO_K_BIAS | F_TIED,
+     "gelu", NULL, NULL,
+     "Whisper: audio encoder-decoder, two Conv1d over the mel frames, "
+     "sinusoidal encoder positions (a buffer), learned decoder positions, "
+     "LayerNorm, biases but on k_proj, GELU MLP, tied head",
+     NULL, NULL},
 };
 enum { NFAMILIES = sizeof families / sizeof *families };
 
@@ -227,16 +248,12 @@ enum { NFAMILIES = sizeof families / sizeof *families };
  * nearest name is another architecture (mamba is not llama) and a
  * relabelled config would give a wrong count. */
 static const char *const unimported[][2] = {
-    {"t5", "encoder-decoder with relative attention bias and cross-attention, "
-           "not modelled"},
     {"mt5", "T5's encoder-decoder, not modelled"},
     {"umt5", "T5's encoder-decoder, not modelled"},
     {"bart", "encoder-decoder with cross-attention, not modelled"},
     {"mbart", "encoder-decoder with cross-attention, not modelled"},
     {"marian", "encoder-decoder with cross-attention, not modelled"},
     {"pegasus", "encoder-decoder with cross-attention, not modelled"},
-    {"whisper", "audio encoder-decoder (1-D convolutions, cross-attention), "
-                "not modelled"},
     {"mamba", "selective state-space model (no attention), not modelled"},
     {"mamba2", "selective state-space v2, not modelled"},
     {"falcon_mamba", "selective state-space model (no attention), not modelled"},
@@ -335,6 +352,22 @@ static const char *const known_fields[] = {
     "sliding_window_pattern", "rope_local_base_freq", "text_config",
     "experts_per_token", "initial_context_length", "swiglu_limit",
     "use_qk_norm",
+    /* encoder-decoders (R-FAM-101): T5Config's and WhisperConfig's sizes,
+     * and what changes no figure (relative_attention_max_distance only
+     * buckets distances; SpecAugment's masks, layer drop and the
+     * classifier head are training or fine-tuning switches) */
+    "d_model", "d_kv", "d_ff", "num_layers", "num_decoder_layers", "num_heads",
+    "relative_attention_num_buckets", "relative_attention_max_distance",
+    "feed_forward_proj", "dropout_rate", "is_gated_act", "dense_act_fn",
+    "output_past", "encoder_layers", "decoder_layers",
+    "encoder_attention_heads", "decoder_attention_heads", "encoder_ffn_dim",
+    "decoder_ffn_dim", "num_mel_bins", "max_source_positions",
+    "max_target_positions", "scale_embedding", "activation_dropout",
+    "dropout", "encoder_layerdrop", "decoder_layerdrop", "init_std",
+    "forced_decoder_ids", "apply_spec_augment", "mask_time_prob",
+    "mask_time_length", "mask_time_min_masks", "mask_feature_prob",
+    "mask_feature_length", "mask_feature_min_masks", "median_filter_width",
+    "classifier_proj_size", "use_weighted_layer_sum",
     "norm_type",
     /* PretrainedConfig's and generation's defaults, dumped by older
      * transformers into every config */
@@ -640,6 +673,11 @@ typedef struct Config {
   /* -D recompute= and -D sequence_parallel= (R-HF-017) */
   const char *recompute; /* "checkpoint", "checkpoint selective"; NULL: none */
   bool seq_par;
+  /* an encoder-decoder (R-FAM-101; `layers` are the decoder's): the
+   * encoder's layers and its input's length (src_positions: the most it
+   * may have, 0: no limit), T5's relative position buckets, Whisper's mel
+   * bins */
+  int64_t enc_layers, src_seq, src_positions, buckets, mel_bins;
 } Config;
 
 static int64_t par(const Config *m, const char *key) {
@@ -1571,6 +1609,9 @@ static void emit_head(Gen *g) {
   norm(g, "x", "x", "norm", "hidden_size");
   if (m->phase == PH_PREFILL)
     line(g, NULL, "x = slice(x, axis=1, start=seq - 1, end=seq)  # logits of the last position only");
+  if (m->tied && (m->f & F_HEAD_SCALE))
+    line(g, "tie_word_embeddings", "x = mul(x, %.6g)  # tied: times d_model^-0.5, "
+         "as T5 rescales before the shared head", 1 / sqrt((double)m->hidden));
   if (m->tied) {
     line(g, "tie_word_embeddings",
          "logits = matmul(x, transpose(embed_tokens, [1, 0]))  # tied: the embedding, no new weight");
@@ -1642,10 +1683,19 @@ static void emit_run_lets(Gen *g) {
   static const char *const seq_doc[] = {
       "prompt tokens (-D seq=N)", "new tokens this step (-D seq=N)",
       "tokens per sequence (-D seq=N)"};
+  static const char *const encdec_seq_doc[] = {
+      "decoder tokens (-D seq=N)", "new decoder tokens this step (-D seq=N)",
+      "decoder tokens per sequence (-D seq=N)"};
+  bool encdec = m->f & F_ENCDEC;
   leti(g, NULL, "batch", m->batch, phase_doc[m->phase]);
-  leti(g, NULL, "seq", m->seq, seq_doc[m->phase]);
+  if (encdec)
+    leti(g, NULL, "src_seq", m->src_seq, m->f & F_AUDIO_CONV
+         ? "encoder positions, of 2 x as many mel frames (-D src_seq=N)"
+         : "encoder tokens (-D src_seq=N)");
+  leti(g, NULL, "seq", m->seq, (encdec ? encdec_seq_doc : seq_doc)[m->phase]);
   if (m->phase == PH_DECODE)
-    leti(g, NULL, "ctx", m->ctx, "tokens already in the KV cache (-D ctx=N)");
+    leti(g, NULL, "ctx", m->ctx, encdec ? "decoder tokens already in the self-attention "
+         "cache (-D ctx=N)" : "tokens already in the KV cache (-D ctx=N)");
   for (int i = 0; i < NPAR; i++)
     if (m->par[i]) {
       char c[64];
@@ -1745,9 +1795,406 @@ static void emit_moe_lets(Gen *g) {
   }
 }
 
+/* ------------------------------------------------- encoder-decoders */
+
+/* How an encoder-decoder's config spells its sizes (R-FAM-101): T5Config's
+ * and WhisperConfig's fields.  The lets are named as the other families
+ * name them (hidden_size, num_attention_heads, ...), the config's spelling
+ * in the comment; the two stacks' heads and widths are one let each, as
+ * every published checkpoint has them equal. */
+static const struct EncDecFields {
+  const char *model_type;
+  const char *enc_layers, *dec_layers, *enc_heads, *dec_heads, *head_dim,
+      *enc_ffn, *dec_ffn, *src_positions, *tgt_positions;
+  const char *modules[2]; /* the header's lines: the checkpoint's names */
+} encdec_fields[] = {
+    {"t5", "num_layers", "num_decoder_layers", "num_heads", "num_heads", "d_kv",
+     "d_ff", "d_ff", NULL, "n_positions",
+     {"# Weights: SelfAttention's q, k, v, o are q_proj .. o_proj, "
+      "EncDecAttention's cross_q_proj .. cross_o_proj;",
+      "#   wi, wo (wi_0, wi_1, wo) are up_proj, down_proj (gate_proj, up_proj, "
+      "down_proj); shared is embed_tokens."}},
+    {"whisper", "encoder_layers", "decoder_layers", "encoder_attention_heads",
+     "decoder_attention_heads", NULL, "encoder_ffn_dim", "decoder_ffn_dim",
+     "max_source_positions", "max_target_positions",
+     {"# Weights: out_proj is o_proj, encoder_attn's are cross_q_proj .. "
+      "cross_o_proj (its norm cross_attn_layer_norm);",
+      "#   fc1, fc2 are up_proj, down_proj; the decoder's embed_positions is "
+      "embed_positions_dec."}},
+};
+
+static const struct EncDecFields *encdec_of(const Family *fam) {
+  for (size_t i = 0; i < sizeof encdec_fields / sizeof *encdec_fields; i++)
+    if (strcmp(encdec_fields[i].model_type, fam->model_type) == 0)
+      return &encdec_fields[i];
+  return &encdec_fields[0];
+}
+
+/* One attention sublayer of an encoder-decoder.  The values it binds are
+ * named with `p` (the encoder's "enc_": a name bound in one stack's repeat
+ * and bound again, at another length, in the other's would be
+ * loop-carried), its weights with `w` (the cross-attention's "cross_"). */
+typedef struct Sublayer {
+  const char *p, *w, *region; /* value, weight and fused-region prefixes */
+  const char *norm;           /* the norm's weight */
+  const char *x, *h, *len;    /* the residual stream, its norm, its length */
+  const char *kv, *kv_len;    /* what k and v are projected from */
+  const char *bias;           /* T5's position bias, or NULL */
+  bool causal, run;           /* run false: the weights only (decode's encoder) */
+  bool cache, cross_cache;    /* decode: the self-attention's, the cross one's */
+} Sublayer;
+
+/* The norm of `x` into `y`, or with run false its weight alone. */
+static void encdec_norm(Gen *g, const char *y, const char *x, const char *w,
+                        bool run) {
+  if (run) norm(g, y, x, w, "hidden_size");
+  else if (g->m->f & F_RMSNORM) line(g, NULL, "weight %s : [hidden_size]", w);
+  else line(g, NULL, "weight %s, %s_bias : [hidden_size]", w, w);
+}
+
+/* The four projections' weights and biases (Whisper's k_proj has none). */
+static void sublayer_weights(Gen *g, const Sublayer *s) {
+  const Config *m = g->m;
+  char n[64], sh[128];
+  static const char *const qkv[] = {"q", "k", "v"};
+  for (int i = 0; i < 3; i++) {
+    snprintf(n, sizeof n, "%s%s_proj", s->w, qkv[i]);
+    proj(g, NULL, n, "hidden_size", "num_attention_heads * head_dim", 1, NULL);
+  }
+  if (m->qkv_bias)
+    line(g, NULL, "weight %sq_proj_bias, %sv_proj_bias : %s%s", s->w, s->w,
+         sharded(g, sh, sizeof sh, "num_attention_heads * head_dim", NULL, 0),
+         m->f & F_NO_K_BIAS ? "  # k_proj has no bias" : "");
+  snprintf(n, sizeof n, "%so_proj", s->w);
+  proj(g, NULL, n, "num_attention_heads * head_dim", "hidden_size", 0, NULL);
+  if (m->o_bias) line(g, NULL, "weight %s_bias : [hidden_size]", n);
+}
+
+/* `v = matmul(from, W)` with its bias. */
+static void sublayer_proj(Gen *g, const Sublayer *s, const char *v,
+                          const char *from) {
+  const Config *m = g->m;
+  line(g, NULL, "%s%s = matmul(%s, %s%s_proj%s)", s->p, v, from, s->w, v, qp(g));
+  if (m->qkv_bias && !(strcmp(v, "k") == 0 && (m->f & F_NO_K_BIAS)))
+    line(g, NULL, "%s%s = add(%s%s, %s%s_proj_bias)", s->p, v, s->p, v, s->w, v);
+}
+
+/* [batch, LEN, heads * head_dim] -> [batch, heads, LEN, head_dim]. */
+static void sublayer_heads(Gen *g, const Sublayer *s, const char *v,
+                           const char *len) {
+  char h[64];
+  per_gpu(g, h, sizeof h, "num_attention_heads");
+  line(g, NULL, "%s%s = transpose(reshape(%s%s, [batch, %s, %s, head_dim]), [0, 2, 1, 3])",
+       s->p, v, s->p, v, len, h);
+}
+
+/* q, k and v: one region when they read the same norm, else q's and the
+ * encoder's k and v's (none in decode: the cross cache holds them). */
+static void sublayer_project(Gen *g, const Sublayer *s) {
+  bool self = strcmp(s->kv, s->h) == 0;
+  char region[64];
+  snprintf(region, sizeof region, "fused %s%s", s->region, self ? "qkv" : "q");
+  open_block(g, NULL, region);
+  sublayer_proj(g, s, "q", s->h);
+  if (self) {
+    sublayer_proj(g, s, "k", s->h);
+    sublayer_proj(g, s, "v", s->h);
+  }
+  close_block(g);
+  if (!self && !s->cross_cache) {
+    snprintf(region, sizeof region, "fused %skv", s->region);
+    open_block(g, NULL, region);
+    sublayer_proj(g, s, "k", s->kv);
+    sublayer_proj(g, s, "v", s->kv);
+    close_block(g);
+  }
+  sublayer_heads(g, s, "q", s->len);
+  if (!s->cross_cache) {
+    sublayer_heads(g, s, "k", s->kv_len);
+    sublayer_heads(g, s, "v", s->kv_len);
+  }
+}
+
+/* The attention kernel into `a`, over this step's keys, the self-attention
+ * cache with them appended, or the cross-attention cache (R-FAM-105). */
+static void sublayer_attend(Gen *g, const Sublayer *s) {
+  char h[64], k[64], v[64];
+  per_gpu(g, h, sizeof h, "num_attention_heads");
+  snprintf(k, sizeof k, "%sk", s->p);
+  snprintf(v, sizeof v, "%sv", s->p);
+  if (s->cache) {
+    line(g, NULL, "cache k_cache, v_cache : [batch, %s, ctx, head_dim]  # the self-attention's", h);
+    line(g, NULL, "k_all = append(k_cache, %s, axis=2)  # [batch, %s, ctx + seq, head_dim]", k, h);
+    line(g, NULL, "v_all = append(v_cache, %s, axis=2)", v);
+    snprintf(k, sizeof k, "k_all");
+    snprintf(v, sizeof v, "v_all");
+  }
+  if (s->cross_cache) {
+    line(g, NULL, "cache cross_k_cache, cross_v_cache : [batch, %s, src_seq, head_dim]"
+         "  # the encoder's keys and values, projected once at prefill", h);
+    snprintf(k, sizeof k, "cross_k_cache");
+    snprintf(v, sizeof v, "cross_v_cache");
+  }
+  line(g, NULL, "%sa = attention(%sq, %s, %s%s%s%s)", s->p, s->p, k, v,
+       s->bias ? ", " : "", s->bias ? s->bias : "", s->causal ? ", causal=true" : "");
+  line(g, NULL, "%sa = reshape(transpose(%sa, [0, 2, 1, 3]), [batch, %s, %s * head_dim])",
+       s->p, s->p, s->len, h);
+}
+
+/* The output projection, its bias and the residual. */
+static void sublayer_out(Gen *g, const Sublayer *s) {
+  const Config *m = g->m;
+  char region[64], o[32];
+  snprintf(o, sizeof o, "%so", s->p);
+  bool tail = tp(m) == 1;
+  snprintf(region, sizeof region, "fused %s%s", s->region, tail ? "attn_out" : "o_proj");
+  open_block(g, NULL, region);
+  line(g, NULL, "%s = matmul(%sa, %so_proj%s)", o, s->p, s->w, qp(g));
+  if (m->o_bias && tail) line(g, NULL, "%s = add(%s, %so_proj_bias)", o, o, s->w);
+  if (tail) line(g, NULL, "%s = add(%s, %s)", s->x, s->x, o);
+  close_block(g);
+  if (tail) return;
+  tp_allreduce(g, o);
+  if (m->o_bias) line(g, NULL, "%s = add(%s, %so_proj_bias)", o, o, s->w);
+  line(g, NULL, "%s = add(%s, %s)", s->x, s->x, o);
+}
+
+/* An attention sublayer (R-FAM-101): pre-norm, attention, residual. */
+static void emit_sublayer(Gen *g, const Sublayer *s) {
+  encdec_norm(g, s->h, s->x, s->norm, s->run);
+  sublayer_weights(g, s);
+  if (!s->run) return;
+  sublayer_project(g, s);
+  sublayer_attend(g, s);
+  sublayer_out(g, s);
+}
+
+/* The feed-forward sublayer: pre-norm, T5's DenseReluDense (wi, wo) or
+ * DenseGatedActDense (wi_0, wi_1, wo), Whisper's fc1 and fc2 with biases;
+ * the values named with `p`, the stream `x`. */
+static void emit_ffn(Gen *g, const char *p, const char *x, bool run) {
+  const Config *m = g->m;
+  char h[32], gv[32], act[96];
+  snprintf(h, sizeof h, "%sh", p);
+  snprintf(gv, sizeof gv, "%sg", p);
+  snprintf(act, sizeof act, m->act, gv);
+  encdec_norm(g, h, x, "final_layer_norm", run);
+  bool gated = m->f & F_GATED;
+  if (gated) proj(g, NULL, "gate_proj", "hidden_size", "intermediate_size", 1, "wi_0");
+  proj(g, NULL, "up_proj", "hidden_size", "intermediate_size", 1, gated ? "wi_1" : NULL);
+  proj(g, NULL, "down_proj", "intermediate_size", "hidden_size", 0, NULL);
+  char sh[128];
+  if (m->mlp_bias) {
+    line(g, NULL, "weight up_proj_bias : %s",
+         sharded(g, sh, sizeof sh, "intermediate_size", NULL, 0));
+    line(g, NULL, "weight down_proj_bias : [hidden_size]");
+  }
+  if (!run) return;
+  char region[64];
+  snprintf(region, sizeof region, "fused %s%s", p, gated ? "gate_up" : "up");
+  open_block(g, NULL, region);
+  if (gated) line(g, NULL, "%sg = matmul(%s, gate_proj%s)", p, h, qp(g));
+  line(g, NULL, "%s%s = matmul(%s, up_proj%s)", p, gated ? "u" : "g", h, qp(g));
+  if (m->mlp_bias) line(g, NULL, "%sg = add(%sg, up_proj_bias)", p, p);
+  if (!gated) line(g, m->act_key, "%s = %s", gv, act);
+  close_block(g);
+  if (gated) {
+    snprintf(region, sizeof region, "fused %sact_mul", p);
+    open_block(g, NULL, region);
+    line(g, m->act_key, "%s = %s", gv, act);
+    line(g, NULL, "%sg = mul(%sg, %su)", p, p, p);
+    close_block(g);
+  }
+  bool tail = tp(m) == 1;
+  snprintf(region, sizeof region, "fused %sdown", p);
+  open_block(g, NULL, region);
+  line(g, NULL, "%se = matmul(%sg, down_proj%s)", p, p, qp(g));
+  if (m->mlp_bias && tail) line(g, NULL, "%se = add(%se, down_proj_bias)", p, p);
+  if (tail) line(g, NULL, "%s = add(%s, %se)", x, x, p);
+  close_block(g);
+  if (tail) return;
+  char e[32];
+  snprintf(e, sizeof e, "%se", p);
+  tp_allreduce(g, e);
+  if (m->mlp_bias) line(g, NULL, "%s = add(%s, down_proj_bias)", e, e);
+  line(g, NULL, "%s = add(%s, %s)", x, x, e);
+}
+
+/* T5's relative position bias (R-FAM-103): the bucket of each query and
+ * key position (T5Attention._relative_position_bucket, from the positions
+ * alone) looks up a learned [buckets, heads] table, the first layer's of
+ * the stack, and the [heads, Sq, Skv] result is added to every layer's
+ * scores.  `run` false: the table alone. */
+static void emit_rel_bias(Gen *g, const char *p, const char *sq,
+                          const char *skv, bool run) {
+  line(g, "relative_attention_num_buckets",
+       "weight %srelative_attention_bias : [relative_attention_num_buckets, "
+       "num_attention_heads]  # layer 0's, read by every layer", p);
+  if (!run) return;
+  line(g, NULL, "input %sbuckets : int32[%s, %s]  # the relative position bucket "
+       "of each query and key", p, sq, skv);
+  line(g, NULL, "%sbias = transpose(embedding(%sbuckets, %srelative_attention_bias), "
+       "[2, 0, 1])  # [num_attention_heads, %s, %s]", p, p, p, sq, skv);
+  /* under -D tensor the table is whole on every GPU (a sliced table's
+   * lookup would read as a vocabulary-parallel partial sum), each GPU
+   * taking its heads' rows */
+  if (tp(g->m) > 1)
+    line(g, "tensor", "%sbias = slice(%sbias, axis=0, start=0, end=num_attention_heads "
+         "/ tensor)  # this GPU's heads", p, p);
+}
+
+/* Whisper's front (R-FAM-104): conv1 (kernel 3, padding 1) and conv2
+ * (kernel 3, stride 2, padding 1) over the log-mel frames, each with GELU,
+ * halving 2 x src_seq frames to src_seq positions; plus the sinusoidal
+ * positions, a frozen table (a buffer).  `run` false: the weights only. */
+static void emit_audio_front(Gen *g, bool run) {
+  line(g, "num_mel_bins", "weight conv1 : [hidden_size, num_mel_bins, 3]");
+  line(g, NULL, "weight conv1_bias, conv2_bias : [hidden_size]");
+  line(g, NULL, "weight conv2 : [hidden_size, hidden_size, 3]");
+  line(g, "max_source_positions", "buffer embed_positions : [max_source_positions, "
+       "hidden_size]  # sinusoidal, frozen: no parameter");
+  if (!run) return;
+  line(g, NULL, "input input_features : [batch, num_mel_bins, 2 * src_seq]  # log-mel frames");
+  open_block(g, NULL, "fused conv1");
+  line(g, NULL, "enc = conv1d(input_features, conv1, bias=conv1_bias, padding=1)");
+  line(g, NULL, "enc = gelu(enc)");
+  close_block(g);
+  open_block(g, NULL, "fused conv2");
+  line(g, NULL, "enc = conv1d(enc, conv2, bias=conv2_bias, stride=2, padding=1)  "
+       "# [batch, hidden_size, src_seq]");
+  line(g, NULL, "enc = gelu(enc)");
+  close_block(g);
+  line(g, NULL, "enc = transpose(enc, [0, 2, 1])");
+  line(g, NULL, "enc = add(enc, slice(embed_positions, axis=0, start=0, end=src_seq))");
+}
+
+/* The encoder's stack into `enc`; in decode its weights only, resident
+ * beside the decoder's (it ran once, at prefill). */
+static void emit_encoder(Gen *g) {
+  const Config *m = g->m;
+  bool run = m->phase != PH_DECODE;
+  line(g, NULL, run ? "# the encoder over src_seq positions"
+                    : "# the encoder's weights: it ran once, at prefill, and "
+                      "the cross-attention caches hold what the decoder reads of it");
+  if (m->f & F_AUDIO_CONV) emit_audio_front(g, run);
+  else if (run) {
+    line(g, NULL, "input input_ids : int32[batch, src_seq]");
+    line(g, NULL, "enc = embedding(input_ids, embed_tokens)  # [batch, src_seq, hidden_size]");
+    tp_allreduce(g, "enc");
+  }
+  if (m->f & F_REL_BIAS) emit_rel_bias(g, "enc_", "src_seq", "src_seq", run);
+  open_block(g, spelled(g->cfg, encdec_of(m->fam)->enc_layers), "repeat encoder_layers");
+  if (m->recompute && run) open_block(g, NULL, m->recompute);
+  Sublayer s = {.p = "enc_", .w = "", .region = "enc_", .norm = "self_attn_layer_norm",
+                .x = "enc", .h = "enc_h", .len = "src_seq", .kv = "enc_h",
+                .kv_len = "src_seq", .bias = m->f & F_REL_BIAS ? "enc_bias" : NULL,
+                .run = run};
+  emit_sublayer(g, &s);
+  emit_ffn(g, "enc_", "enc", run);
+  if (m->recompute && run) close_block(g);
+  close_block(g);
+  encdec_norm(g, "enc", "enc", "encoder_norm", run);
+}
+
+/* The decoder's input: its token embedding (and Whisper's learned
+ * positions), T5's causal position bias. */
+static void emit_decoder_input(Gen *g) {
+  const Config *m = g->m;
+  line(g, NULL, "# the decoder over seq tokens: self-attention, then cross-attention "
+       "on the encoder's output");
+  line(g, NULL, "input decoder_input_ids : int32[batch, seq]");
+  line(g, NULL, "x = embedding(decoder_input_ids, embed_tokens)  # [batch, seq, hidden_size]");
+  tp_allreduce(g, "x");
+  if (m->f & F_EMBED_SCALE)
+    line(g, "scale_embedding", "x = mul(x, %.6g)  # times sqrt(d_model)", sqrt((double)m->hidden));
+  if (m->f & F_LEARNED_POS) {
+    line(g, NULL, "input positions : int32[seq]");
+    line(g, "max_target_positions",
+         "weight embed_positions_dec : [max_target_positions, hidden_size]  # learned");
+    line(g, NULL, "x = add(x, embedding(positions, embed_positions_dec))");
+  }
+  if (m->f & F_REL_BIAS)
+    emit_rel_bias(g, "dec_", "seq", m->phase == PH_DECODE ? "ctx + seq" : "seq", true);
+}
+
+/* The decoder's stack: causal self-attention (over the cache in decode),
+ * cross-attention on the encoder's output (its cache in decode), FFN. */
+static void emit_decoder(Gen *g) {
+  const Config *m = g->m;
+  bool decode = m->phase == PH_DECODE;
+  emit_decoder_input(g);
+  open_block(g, spelled(g->cfg, encdec_of(m->fam)->dec_layers), "repeat decoder_layers");
+  if (m->recompute) open_block(g, NULL, m->recompute);
+  Sublayer self = {.p = "", .w = "", .region = "", .norm = "self_attn_layer_norm",
+                   .x = "x", .h = "h", .len = "seq", .kv = "h", .kv_len = "seq",
+                   .bias = m->f & F_REL_BIAS ? "dec_bias" : NULL,
+                   .causal = !decode, .run = true, .cache = decode};
+  emit_sublayer(g, &self);
+  blank(g);
+  Sublayer cross = {.p = "x", .w = "cross_", .region = "cross_",
+                    .norm = "cross_attn_layer_norm", .x = "x", .h = "h", .len = "seq",
+                    .kv = "enc", .kv_len = "src_seq", .run = true, .cross_cache = decode};
+  emit_sublayer(g, &cross);
+  blank(g);
+  emit_ffn(g, "", "x", true);
+  if (m->recompute) close_block(g);
+  close_block(g);
+}
+
+/* An encoder-decoder's body (R-FAM-101): the shared token embedding, the
+ * encoder, the decoder, the head (emit_head: the final norm, the tied or
+ * untied projection, the logits or the loss). */
+static void emit_encdec_body(Gen *g) {
+  const Config *m = g->m;
+  if (tp(m) > 1)
+    line(g, "vocab_size", "weight embed_tokens : [cdiv(vocab_size, tensor), "
+         "hidden_size] shard=tensor  # a vocabulary slice per GPU");
+  else
+    line(g, "vocab_size", "weight embed_tokens : [vocab_size, hidden_size]%s",
+         m->f & F_REL_BIAS ? "  # shared: the encoder's and the decoder's" : "");
+  blank(g);
+  emit_encoder(g);
+  blank(g);
+  emit_decoder(g);
+  emit_head(g);
+}
+
+/* The sizes' lets, each at its key (R-HF-007). */
+static void emit_encdec_lets(Gen *g) {
+  const Config *m = g->m;
+  const struct EncDecFields *fd = encdec_of(m->fam);
+  leti(g, "hidden_size", "hidden_size", m->hidden, NULL);
+  leti(g, fd->enc_layers, "encoder_layers", m->enc_layers, NULL);
+  if (spelled(g->cfg, fd->dec_layers))
+    leti(g, fd->dec_layers, "decoder_layers", m->layers, NULL);
+  else {
+    char c[64];
+    snprintf(c, sizeof c, "absent: %s", fd->enc_layers);
+    let(g, NULL, "decoder_layers", "encoder_layers", c);
+  }
+  leti(g, fd->dec_heads, "num_attention_heads", m->heads, NULL);
+  if (fd->head_dim) leti(g, fd->head_dim, "head_dim", m->head_dim, NULL);
+  else let(g, NULL, "head_dim", "hidden_size / num_attention_heads", NULL);
+  leti(g, fd->dec_ffn, "intermediate_size", m->inter, NULL);
+  leti(g, "vocab_size", "vocab_size", m->vocab, NULL);
+  if (m->f & F_REL_BIAS)
+    leti(g, "relative_attention_num_buckets", "relative_attention_num_buckets",
+         m->buckets, NULL);
+  if (m->f & F_AUDIO_CONV) {
+    leti(g, "num_mel_bins", "num_mel_bins", m->mel_bins, NULL);
+    leti(g, "max_source_positions", "max_source_positions", m->src_positions, NULL);
+  }
+  if (m->f & F_LEARNED_POS)
+    leti(g, fd->tgt_positions, "max_target_positions", m->positions, NULL);
+}
+
 static void emit_lets(Gen *g) {
   emit_run_lets(g);
   blank(g);
+  if (g->m->f & F_ENCDEC) {
+    emit_encdec_lets(g);
+    return;
+  }
   emit_attention_lets(g);
   emit_width_lets(g);
   emit_moe_lets(g);
@@ -2239,6 +2686,105 @@ static void read_model(Cfg *c, const ImportOptions *o, Config *m) {
   read_overrides(c, o, m);
 }
 
+/* A size of both stacks that the text writes as one let: the decoder's
+ * field, which must equal the encoder's. */
+static int64_t same_in_both(Cfg *c, const char *enc, const char *dec) {
+  int64_t e = cfg_int(c, enc, -1, 1), d = cfg_int(c, dec, e, 1);
+  if (!c->error && d != e)
+    cfg_fail(c, dec, "'%s' %lld differs from '%s' %lld: rooflint writes the "
+             "two stacks with one", dec, (long long)d, enc, (long long)e);
+  return d;
+}
+
+/* T5's feed_forward_proj: "ACT" or "gated-ACT" (T5Config: "gated-gelu" is
+ * gelu_new); Whisper's activation_function. */
+static bool read_encdec_act(Cfg *c, Config *m) {
+  const char *af = m->fam->act_field ? m->fam->act_field : "hidden_act";
+  m->act_key = spelled(c, af);
+  const char *act = cfg_str(c, af, m->fam->act);
+  if (c->error) return false;
+  if (m->fam->act_field && strncmp(act, "gated-", 6) == 0) {
+    m->f |= F_GATED;
+    act += 6;
+    if (strcmp(act, "gelu") == 0) act = "gelu_new";
+  }
+  m->act = act_op(act);
+  if (!m->act)
+    cfg_fail(c, m->act_key, "%s '%s' is not an activation rooflint knows "
+             "(relu, gated-gelu, gelu, gelu_new, silu, ...)", af, act);
+  return m->act != NULL;
+}
+
+/* The sizes of the two stacks, the positions and T5's buckets. */
+static void read_encdec_sizes(Cfg *c, Config *m) {
+  const struct EncDecFields *fd = encdec_of(m->fam);
+  m->hidden = cfg_int(c, "hidden_size", -1, 1);
+  m->enc_layers = cfg_int(c, fd->enc_layers, -1, 1);
+  m->layers = cfg_int(c, fd->dec_layers, m->enc_layers, 1);
+  m->heads = m->kv_heads = same_in_both(c, fd->enc_heads, fd->dec_heads);
+  m->vocab = cfg_int(c, "vocab_size", -1, 1);
+  if (c->error) return;
+  if (!fd->head_dim)
+    multiple(c, spelled(c, "hidden_size"), m->hidden, fd->dec_heads, m->heads);
+  m->head_dim = fd->head_dim ? cfg_int(c, fd->head_dim, -1, 1) : m->hidden / m->heads;
+  m->inter = same_in_both(c, fd->enc_ffn, fd->dec_ffn);
+  const char *many = m->enc_layers > HF_MAX_LAYERS ? fd->enc_layers
+                     : m->layers > HF_MAX_LAYERS    ? fd->dec_layers : NULL;
+  if (many)
+    cfg_fail(c, many, "'%s' %lld is more layers than rooflint imports (%d at most)",
+             many, (long long)(many == fd->enc_layers ? m->enc_layers : m->layers),
+             HF_MAX_LAYERS);
+  if (m->f & F_REL_BIAS) m->buckets = cfg_int(c, "relative_attention_num_buckets", 32, 1);
+  if (m->f & F_AUDIO_CONV) {
+    m->mel_bins = cfg_int(c, "num_mel_bins", 80, 1);
+    m->src_positions = cfg_int(c, fd->src_positions, -1, 1);
+  }
+  /* T5's n_positions bounds no table (its positions are relative): it
+   * is the length the defaults take */
+  m->positions = cfg_int(c, fd->tgt_positions, (m->f & F_LEARNED_POS) ? -1 : 512, 1);
+  if ((m->f & F_LEARNED_POS) && cfg_bool(c, "scale_embedding", false))
+    m->f |= F_EMBED_SCALE;
+}
+
+/* The lengths (R-FAM-101): src_seq, the encoder's positions (Whisper's
+ * max_source_positions, at most that; T5's n_positions), seq the decoder's
+ * tokens, and in decode ctx the decoder's positions less the step's. */
+static void read_encdec_lengths(Cfg *c, const ImportOptions *o, Config *m) {
+  int64_t src = m->src_positions ? m->src_positions : m->positions;
+  m->src_seq = override_of(o, "src_seq", src, c, NULL);
+  if (!c->error && m->src_positions && m->src_seq > m->src_positions) {
+    StrBuf sb = {0};
+    sb_printf(&sb, "-D src_seq=%lld is more than max_source_positions %lld",
+              (long long)m->src_seq, (long long)m->src_positions);
+    c->error = xstrdup(sb_str(&sb));
+    sb_free(&sb);
+  }
+  bool given = false;
+  override_of(o, "ctx", 0, c, &given);
+  if (!given && m->phase == PH_DECODE && m->positions > m->seq)
+    m->ctx = m->positions - m->seq;
+}
+
+/* An encoder-decoder's config (R-FAM-101), read as read_model reads a
+ * decoder's. */
+static void read_encdec(Cfg *c, const ImportOptions *o, Config *m) {
+  m->fam = c->fam;
+  m->f = c->fam->features;
+  if (!read_phase(c, o, m)) return;
+  read_encdec_sizes(c, m);
+  if (c->error || !read_encdec_act(c, m)) return;
+  m->tied = cfg_bool(c, "tie_word_embeddings", (m->f & F_TIED) != 0);
+  m->qkv_bias = m->o_bias = m->mlp_bias = (m->f & F_ALL_BIAS) != 0;
+  if (!read_dtype(c, m)) return;
+  read_overrides(c, o, m);
+  read_encdec_lengths(c, o, m);
+  /* R-PAR-009 splits one repeat over the stages: of two stacks, it would
+   * put the whole other stack on one stage */
+  if (!c->error && par(m, "pipeline") > 1)
+    c->error = xstrdup("-D pipeline: an encoder-decoder's two stacks are not "
+                       "split into pipeline stages (use -D tensor or -D data)");
+}
+
 /* A warning for each field that changes the cost and is not modelled, or
  * that the importer does not know at all (R-HF-006). */
 static void add_warning(Imported *out, char *msg, char *origin) {
@@ -2333,11 +2879,24 @@ static void emit_header(Gen *g) {
        sb_str(&path));
   sb_free(&path);
   line(g, NULL, "# model_type %s: %s.", m->fam->model_type, m->fam->doc);
+  for (int i = 0; (m->f & F_ENCDEC) && i < 2; i++)
+    line(g, NULL, "%s", encdec_of(m->fam)->modules[i]);
   if (m->f & F_TEXT_CONFIG)
     line(g, "text_config", "# The language model only: the fields below are "
          "text_config's; vision_config is not written.");
+  static const char *const encdec_phase_doc[] = {
+      "prefill: the encoder over `src_seq` positions, then the decoder over "
+      "`seq`\n#   target tokens (causal self-attention, cross-attention), the "
+      "logits of its last position",
+      "decode: one decoder step of `seq` new tokens (1) over a self-attention "
+      "cache\n#   of `ctx` tokens and the cross-attention cache of the encoder's "
+      "`src_seq` positions",
+      "train: forward and backward of both stacks (`src_seq` encoder positions, "
+      "`seq`\n#   decoder tokens) with the optimizer state (mode train), a "
+      "cross-entropy loss"};
   /* one line() a line, so each line of the text has its origin */
-  const char *doc = phase_doc[m->phase], *nl = strchr(doc, '\n');
+  const char *doc = (m->f & F_ENCDEC ? encdec_phase_doc : phase_doc)[m->phase];
+  const char *nl = strchr(doc, '\n');
   line(g, NULL, "# Phase %.*s", (int)(nl - doc), doc);
   line(g, NULL, "%s.", nl + 1);
   line(g, NULL, "#");
@@ -2415,10 +2974,14 @@ static void emit_model(Gen *g) {
     sb_free(&sb);
   }
   blank(g);
-  emit_embeddings(g);
-  blank(g);
-  emit_layers(g);
-  emit_head(g);
+  if (m->f & F_ENCDEC) {
+    emit_encdec_body(g);
+  } else {
+    emit_embeddings(g);
+    blank(g);
+    emit_layers(g);
+    emit_head(g);
+  }
   close_block(g);
 }
 
@@ -2492,7 +3055,8 @@ bool hf_recognises(const char *path, const unsigned char *head, size_t n) {
 /* The model of a config whose family is known: read, checked, written. */
 static ImportStatus generate(Cfg *c, const ImportOptions *o, Imported *out) {
   Config m = {0};
-  read_model(c, o, &m);
+  if (c->fam->features & F_ENCDEC) read_encdec(c, o, &m);
+  else read_model(c, o, &m);
   if (!c->error) check_layers(c, &m);
   ImportStatus status = IMPORT_INVALID;
   if (!c->error) {

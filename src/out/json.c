@@ -386,6 +386,8 @@ static void write_summary(JsonOut *w, const ModelCost *mc) {
   json_out_num(w, "activations", mc->footprint.activations);
   if (mc->footprint.buffers > 0) json_out_num(w, "buffers", mc->footprint.buffers);
   if (mc->footprint.kv_cache > 0) json_out_num(w, "kv_cache", mc->footprint.kv_cache);
+  if (mc->footprint.read_only_cache > 0) /* R-FAM-105 */
+    json_out_num(w, "kv_cache_read_only", mc->footprint.read_only_cache);
   if (mc->footprint.gathered > 0) json_out_num(w, "gathered", mc->footprint.gathered);
   json_out_num(w, "total", mc->footprint.total);
   json_out_close(w, '}');

@@ -420,6 +420,11 @@ static void report_footprint(FILE *out, const ModelCost *c) {
       fmt_bytes(whole, sizeof whole, parts[i].bytes * (double)parts[i].shards);
       fprintf(out, "  %-12s %10s  %6s  (%s / %lld)\n", parts[i].name, v, pct,
               whole, (long long)parts[i].shards);
+    } else if (strcmp(parts[i].name, "KV cache") == 0 && f->read_only_cache > 0) {
+      /* R-FAM-105: the caches the step only reads, beside those it appends to */
+      fmt_bytes(whole, sizeof whole, f->read_only_cache);
+      fprintf(out, "  %-12s %10s  %6s  (%s of it read only, written at prefill)\n",
+              parts[i].name, v, pct, whole);
     } else {
       fprintf(out, "  %-12s %10s  %6s\n", parts[i].name, v, pct);
     }
