@@ -112,6 +112,12 @@ run -w --format json --phase decode -D batch=27077 "$HF/mamba_130m.json"
 expect_eq "mamba at 27077" "$(json_field "$T/out" "int(d['models'][0]['summary']['footprint']['total'])")" 85898770464
 run -w --format json --phase decode -D batch=27078 "$HF/mamba_130m.json"
 expect_eq "mamba at 27078" "$(json_field "$T/out" "int(d['models'][0]['summary']['footprint']['total'])")" 85901923776
+# in the plan dtype, as MambaCache allocates it: a bf16 checkpoint's state
+# is half, 24 x 1536 x (16 + 4) x 2 B = 1,474,560 B
+/usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['torch_dtype']='bfloat16'; json.dump(d, open(sys.argv[2],'w'), indent=2)" "$HF/mamba_130m.json" "$T/m16.json"
+run -w --format json --phase decode "$T/m16.json"
+expect_status 0
+expect_eq "mamba bf16 state" "$(json_field "$T/out" "int(d['models'][0]['summary']['footprint']['kv_cache'])")" 1474560
 # no context: -D ctx names no let of a Mamba step
 run --phase decode -D ctx=65536 "$HF/mamba_130m.json"
 expect_status 2
