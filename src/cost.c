@@ -501,6 +501,8 @@ static void fuse_regions(const Model *m, const ModelCost *mc,
       k->bytes += node_bytes(m, src) * region_moe(m, moe, region, src);
     }
     if (leaves[i]) k->bytes += op_tensor_bytes(g->type) * region_moe(m, moe, region, i);
+    for (int j = 0; (g->op->flags & OPF_UPDATES_CACHE) && j < g->ninputs; j++)
+      if (m->nodes[g->inputs[j]].role == ROLE_CACHE) k->bytes += node_bytes(m, g->inputs[j]);
   }
   /* Node costs already carry the train factor in FLOPs; bytes get the
    * region's largest factor (backward re-reads the same boundary). */

@@ -843,6 +843,9 @@ enum {
    * operand to be a `cache` (or an append to one), and the result is the
    * cache's storage, so it holds no bytes of its own */
   OPF_APPEND = 1 << 4,
+  /* updates a `cache` operand in place (a recurrent state, R-OP-008): the
+   * cache is written back as well as read, inside a fused region too */
+  OPF_UPDATES_CACHE = 1 << 5,
 };
 
 /* What an op's backward reads (ops.def's saves column, R-TRAIN-002): the

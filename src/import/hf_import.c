@@ -86,6 +86,15 @@
 #define F_NO_K_BIAS (UINT64_C(1) << 53) /* with F_ALL_BIAS: k_proj has none (whisper) */
 /* a tied head reads the decoder's output times d_model^-0.5 (t5) */
 #define F_HEAD_SCALE (UINT64_C(1) << 54)
+/* selective state-space layers instead of attention and MLP (mamba) */
+#define F_SSM (UINT64_C(1) << 39)
+/* chunked attention (attention_chunk_size) on the rotary layers that
+ * no_rope_layers marks, global NoPE layers with their temperature, a
+ * weightless L2 norm of q and k with use_qk_norm (llama4) */
+#define F_CHUNKED (UINT64_C(1) << 40)
+/* the sigmoid of the top-k router logits, which scale each expert's
+ * input; one shared expert of the experts' width (llama4) */
+#define F_TOPK_SIGMOID (UINT64_C(1) << 41)
 
 typedef struct Family {
   const char *model_type;
@@ -240,6 +249,25 @@ static const Family families[] = {
      "sinusoidal encoder positions (a buffer), learned decoder positions, "
      "LayerNorm, biases but on k_proj, GELU MLP, tied head",
      NULL, NULL},
+    {"llama4_text", "Llama4",
+     LLAMA_LIKE | F_MOE | F_SHARED_EXPERT | F_TOPK_SIGMOID | F_CHUNKED, "silu",
+     NULL, NULL,
+     "Llama 4 (text): routed experts and a shared one (every "
+     "interleave_moe_layer_step-th layer), a sigmoid router, chunked "
+     "attention on the rotary layers, global NoPE layers",
+     NULL, NULL},
+    {"llama4", "Llama4",
+     LLAMA_LIKE | F_MOE | F_SHARED_EXPERT | F_TOPK_SIGMOID | F_CHUNKED |
+         F_TEXT_CONFIG,
+     "silu", NULL, NULL,
+     "Llama 4 (multimodal): the language model of its text_config, a "
+     "llama4_text layer; the vision tower and projector are not written",
+     NULL, NULL},
+    {"mamba", "Mamba", F_SSM | F_RMSNORM | F_TIED, "silu", NULL, NULL,
+     "Mamba: selective state-space layers (in_proj, a causal depthwise "
+     "conv1d, the selective scan gated by silu(z), out_proj), no attention, "
+     "RMSNorm, tied head",
+     NULL, NULL},
 };
 enum { NFAMILIES = sizeof families / sizeof *families };
 
@@ -254,14 +282,12 @@ static const char *const unimported[][2] = {
     {"mbart", "encoder-decoder with cross-attention, not modelled"},
     {"marian", "encoder-decoder with cross-attention, not modelled"},
     {"pegasus", "encoder-decoder with cross-attention, not modelled"},
-    {"mamba", "selective state-space model (no attention), not modelled"},
     {"mamba2", "selective state-space v2, not modelled"},
     {"falcon_mamba", "selective state-space model (no attention), not modelled"},
     {"jamba", "attention interleaved with Mamba layers, not modelled"},
     {"zamba2", "Mamba-2 layers with shared attention, not modelled"},
     {"rwkv", "a linear-attention recurrence (no KV cache), not modelled"},
     {"recurrent_gemma", "RG-LRU recurrence with local attention, not modelled"},
-    {"llama4", "routed plus shared experts with chunked attention, not modelled"},
     {"mpt", "ALiBi with MPT's blocks, not imported"},
     {"gpt_bigcode", "multi-query attention with learned positions, not imported"},
     {"opt", "OPT's layer (positions offset by 2), not imported"},
@@ -283,6 +309,10 @@ static const struct FamilyDefault {
     {"gemma3", "hidden_size", 2304},        {"gemma3", "intermediate_size", 9216},
     {"gemma3", "num_hidden_layers", 26},
     {"gemma3_text", "sliding_window_pattern", 6},
+    {"llama4", "intermediate_size_mlp", 16384},
+    {"llama4_text", "intermediate_size_mlp", 16384},
+    {"llama4", "attention_chunk_size", 8192},
+    {"llama4_text", "attention_chunk_size", 8192},
 };
 
 /* Another family's spelling of a canonical field (GPT-2's n_embd is
@@ -368,6 +398,21 @@ static const char *const known_fields[] = {
     "mask_time_length", "mask_time_min_masks", "mask_feature_prob",
     "mask_feature_length", "mask_feature_min_masks", "median_filter_width",
     "classifier_proj_size", "use_weighted_layer_sum",
+    /* Mamba's: the sizes the mixer reads, and its initialisation, fusion
+     * and kernel switches; residual_in_fp32 keeps the residual stream in
+     * fp32 between the layers, which is not priced apart from the plan
+     * dtype */
+    "state_size", "conv_kernel", "expand", "time_step_rank", "use_conv_bias",
+    "d_inner", "d_model", "fused_add_norm", "rms_norm", "ssm_cfg", "residual_in_fp32",
+    "pad_vocab_size_multiple", "rescale_prenorm_residual", "time_step_floor",
+    "time_step_init_scheme", "time_step_max", "time_step_min",
+    "time_step_scale", "use_mambapy",
+    /* Llama 4's: the dense width, the layers with experts, the NoPE
+     * layers' temperature (attn_scale, floor_scale), and what changes no
+     * figure */
+    "intermediate_size_mlp", "interleave_moe_layer_step", "moe_layers",
+    "attn_temperature_tuning", "attn_scale", "floor_scale",
+    "no_rope_layer_interval", "for_llm_compressor",
     "norm_type",
     /* PretrainedConfig's and generation's defaults, dumped by older
      * transformers into every config */
@@ -678,6 +723,13 @@ typedef struct Config {
    * may have, 0: no limit), T5's relative position buckets, Whisper's mel
    * bins */
   int64_t enc_layers, src_seq, src_positions, buckets, mel_bins;
+  /* the selective scan's sizes (mamba): the state, the conv's kernel, the
+   * step size's rank ("auto": ceil(hidden_size / 16)) */
+  int64_t d_state, d_conv, dt_rank;
+  bool dt_rank_auto, conv_bias;
+  /* [layers]: a layer without rotary embeddings, global (F_CHUNKED) */
+  bool *nope_at;
+  bool attn_temp; /* the NoPE layers scale q by a temperature */
 } Config;
 
 static int64_t par(const Config *m, const char *key) {
@@ -728,6 +780,10 @@ static bool layer_moe(const Config *m, int64_t i) {
   return !m->mlp_only || !m->mlp_only[i];
 }
 
+static bool layer_nope(const Config *m, int64_t i) {
+  return m->nope_at && m->nope_at[i];
+}
+
 static bool layer_sliding(const Config *m, int64_t i) {
   if (!m->window) return false;
   if (m->sliding_at) return m->sliding_at[i];
@@ -752,6 +808,7 @@ typedef struct Gen {
   size_t block[64]; /* 1 + the line opening each enclosing block */
   bool block_inferred[64]; /* its opener had no key of its own */
   bool keyed;       /* the last line's origin was its own key's */
+  int64_t layer;    /* the first layer of the repeat being written */
 } Gen;
 
 /* `key "NAME" @OFFSET+LENGTH`: the key as written in the config (its
@@ -1101,6 +1158,28 @@ static void rotary(Gen *g) {
   }
 }
 
+/* Llama 4's positions (R-FAM-204): a rotary layer gets rope and, with
+ * use_qk_norm, Llama4TextL2Norm of each head of q and k after it (no
+ * weight: a unit-scale buffer, no parameter); a NoPE layer gets neither,
+ * and with attn_temperature_tuning its q is scaled by a temperature a
+ * position. */
+static void llama4_positions(Gen *g) {
+  const Config *m = g->m;
+  if (layer_nope(m, g->layer)) {
+    line(g, "no_rope_layers", "# a NoPE layer: no rotary embeddings, global attention");
+    if (m->attn_temp)
+      line(g, "attn_temperature_tuning", "q = mul(q, attn_scales)  # the temperature");
+    return;
+  }
+  rotary(g);
+  if (m->f & F_QK_NORM) {
+    line(g, "use_qk_norm", "buffer qk_unit : [head_dim]  # Llama4TextL2Norm has "
+         "no weight: a unit scale, no parameter");
+    line(g, NULL, "q = rmsnorm(q, qk_unit)");
+    line(g, NULL, "k = rmsnorm(k, qk_unit)");
+  }
+}
+
 /* OLMo 2's q_norm and k_norm: one RMSNorm over all of q and of k, before
  * the heads are split.  Under -D tensor each GPU norms its own heads: the
  * statistic over the whole width would add an all-reduce of one value a
@@ -1113,6 +1192,27 @@ static void qk_norm_full(Gen *g) {
        "num_key_value_heads * head_dim", NULL, 0));
   line(g, NULL, "q = rmsnorm(q, q_norm)  # over all the heads");
   line(g, NULL, "k = rmsnorm(k, k_norm)");
+}
+
+/* Prefill and train write full causal attention where the kernel sees a
+ * window or a chunk of keys: a comment says so. */
+static void window_comment(Gen *g) {
+  const Config *m = g->m;
+  if (m->window && m->phase != PH_DECODE && (m->f & F_CHUNKED) &&
+      layer_sliding(m, g->layer))
+    line(g, "attention_chunk_size",
+         "# attention_chunk_size %lld: a query sees the keys of its chunk; the "
+         "attention op has no chunks, so this is full causal attention (more "
+         "than the kernel does when seq > attention_chunk_size)",
+         (long long)m->window);
+  else if (m->window && m->phase != PH_DECODE && !(m->f & F_CHUNKED))
+    line(g, "sliding_window",
+         "# sliding_window %lld%s: a query sees at most that many keys; the "
+         "attention op has no window, so this is full causal attention "
+         "(more than the kernel does when seq > sliding_window)",
+         (long long)m->window, m->f & F_ALT_SLIDING ? " on every other layer"
+                               : m->sliding_at ? " on the sliding layers"
+                                               : "");
 }
 
 /* Multi-head attention with grouped KV heads: norms, projections, rotary,
@@ -1167,21 +1267,15 @@ static void emit_attention(Gen *g, bool sliding) {
   heads_out(g, "q", h, "head_dim");
   heads_out(g, "k", kvh, "head_dim");
   heads_out(g, "v", kvh, "head_dim");
-  if (m->f & F_QK_NORM) {
+  if ((m->f & F_QK_NORM) && !(m->f & F_CHUNKED)) {
     line(g, NULL, "weight q_norm, k_norm : [head_dim]  # RMSNorm of each head");
     line(g, NULL, "q = rmsnorm(q, q_norm)");
     line(g, NULL, "k = rmsnorm(k, k_norm)");
   }
-  rotary(g);
+  if (m->f & F_CHUNKED) llama4_positions(g);
+  else rotary(g);
   if (m->phase == PH_DECODE) kv_cache(g, sliding, kvh);
-  if (m->window && m->phase != PH_DECODE)
-    line(g, "sliding_window",
-         "# sliding_window %lld%s: a query sees at most that many keys; the "
-         "attention op has no window, so this is full causal attention "
-         "(more than the kernel does when seq > sliding_window)",
-         (long long)m->window, m->f & F_ALT_SLIDING ? " on every other layer"
-                               : m->sliding_at ? " on the sliding layers"
-                                               : "");
+  window_comment(g);
   if (m->attn_cap > 0)
     line(g, "attn_logit_softcapping",
          "# attn_logit_softcapping %g: cap * tanh(score / cap) inside the "
@@ -1375,14 +1469,21 @@ static void emit_moe(Gen *g) {
     line(g, NULL, "weight gate_bias : [num_experts]");
     line(g, NULL, "router_logits = add(router_logits, gate_bias)");
   }
-  if (m->f & F_SIGMOID_ROUTER) {
-    line(g, "scoring_func", "weight e_score_correction_bias : [num_experts]");
-    line(g, NULL, "scores = add(sigmoid(router_logits), e_score_correction_bias)");
+  if (m->f & F_TOPK_SIGMOID) {
+    line(g, "num_experts_per_tok",
+         "topk_logits, topk_idx = topk(router_logits, num_experts_per_tok, axis=-1)");
+    line(g, NULL, "topk_weights = sigmoid(topk_logits)  # they scale each "
+         "expert's input (Llama4TextMoe), priced as the combine");
   } else {
-    line(g, NULL, "scores = softmax(router_logits, axis=-1)");
+    if (m->f & F_SIGMOID_ROUTER) {
+      line(g, "scoring_func", "weight e_score_correction_bias : [num_experts]");
+      line(g, NULL, "scores = add(sigmoid(router_logits), e_score_correction_bias)");
+    } else {
+      line(g, NULL, "scores = softmax(router_logits, axis=-1)");
+    }
+    line(g, "num_experts_per_tok",
+         "topk_weights, topk_idx = topk(scores, num_experts_per_tok, axis=-1)");
   }
-  line(g, "num_experts_per_tok",
-       "topk_weights, topk_idx = topk(scores, num_experts_per_tok, axis=-1)");
   /* Expert parallelism: the experts block itself prices the dispatch and
    * combine all-to-alls over the expert group (R-MOE-006), so they are not
    * written here (they would be counted twice); a comment says so. */
@@ -1440,9 +1541,93 @@ static void emit_mlp_block(Gen *g, bool moe) {
   if (m->f & F_ENCODER) norm(g, "x", "x", "output_layernorm", "hidden_size");
 }
 
+/* The causal depthwise conv1d of Mamba's mixer on xs [batch,
+ * intermediate_size, seq], activated, into xc.  Prefill and train pad by
+ * conv_kernel - 1 and keep the first seq outputs (PyTorch's nn.Conv1d, as
+ * MambaMixer slices it); a decode step convolves the cached last inputs
+ * and its own, and the cache keeps the newest conv_kernel. */
+static void mamba_conv(Gen *g, const char *act) {
+  const Config *m = g->m;
+  const char *bias = m->conv_bias ? ", bias=conv1d_bias" : "";
+  line(g, "conv_kernel", "weight conv1d : [intermediate_size, 1, conv_kernel]"
+       "  # depthwise: groups=intermediate_size");
+  if (m->conv_bias) line(g, "use_conv_bias", "weight conv1d_bias : [intermediate_size]");
+  line(g, NULL, "xs = transpose(xs, [0, 2, 1])  # [batch, intermediate_size, seq]");
+  if (m->phase == PH_DECODE) {
+    line(g, "conv_kernel", "cache conv_state : [batch, intermediate_size, "
+         "conv_kernel - 1]  # the last inputs: a constant size");
+    line(g, NULL, "window = append(conv_state, xs, axis=2)  # [batch, "
+         "intermediate_size, conv_kernel - 1 + seq], MambaCache's conv_kernel");
+  }
+  open_block(g, NULL, "fused conv");
+  if (m->phase == PH_DECODE) {
+    line(g, NULL, "xc = conv1d(window, conv1d, groups=intermediate_size%s)", bias);
+  } else {
+    line(g, NULL, "xc = conv1d(xs, conv1d, padding=conv_kernel - 1, "
+         "groups=intermediate_size%s)  # [batch, intermediate_size, seq + "
+         "conv_kernel - 1]", bias);
+    line(g, NULL, "xc = slice(xc, axis=2, start=0, end=seq)  # causal: the first seq");
+  }
+  line(g, m->act_key, "xc = %s", act);
+  close_block(g);
+  line(g, NULL, "xc = transpose(xc, [0, 2, 1])  # [batch, seq, intermediate_size]");
+}
+
+/* Mamba's mixer (modeling_mamba.py's MambaMixer, R-FAM-201): in_proj to
+ * the scan's input and its gate, the conv, x_proj to the step size's rank
+ * and B and C, dt_proj, the selective scan (R-OP-008) gated by act(z),
+ * out_proj and the residual.  In decode the scan's state is each layer's
+ * cache, of a constant size (R-FAM-202). */
+static void emit_mamba_mixer(Gen *g) {
+  const Config *m = g->m;
+  char act[64];
+  snprintf(act, sizeof act, m->act, "xc");
+  weight(g, "intermediate_size", "in_proj", "hidden_size", "2 * intermediate_size",
+         -1, "the scan's input and its gate");
+  if (m->mlp_bias) line(g, "use_bias", "weight in_proj_bias : [2 * intermediate_size]");
+  line(g, NULL, "xz = matmul(h, in_proj)");
+  if (m->mlp_bias) line(g, NULL, "xz = add(xz, in_proj_bias)");
+  line(g, NULL, "xs, z = split(xz, 2, axis=-1)  # [batch, seq, intermediate_size] each");
+  mamba_conv(g, act);
+  weight(g, "time_step_rank", "x_proj", "intermediate_size",
+         "time_step_rank + 2 * state_size", -1, "the step's rank, B and C");
+  line(g, NULL, "p = matmul(xc, x_proj)");
+  line(g, NULL, "ts, B, C = split(p, [time_step_rank, state_size, state_size], axis=-1)");
+  weight(g, NULL, "dt_proj", "time_step_rank", "intermediate_size", -1, NULL);
+  line(g, NULL, "weight dt_proj_bias : [intermediate_size]");
+  line(g, NULL, "dt = matmul(ts, dt_proj)  # [batch, seq, intermediate_size]");
+  line(g, "state_size", "weight A_log : [intermediate_size, state_size]");
+  line(g, NULL, "weight D : [intermediate_size]  # the skip");
+  bool decode = m->phase == PH_DECODE;
+  if (decode)
+    line(g, "state_size", "cache ssm_state : [batch, intermediate_size, "
+         "state_size]  # the scan's state: a constant size, whatever the context");
+  open_block(g, NULL, "fused scan");
+  line(g, NULL, "A = neg(exp(A_log))");
+  line(g, NULL, "dt = softplus(add(dt, dt_proj_bias))");
+  line(g, NULL, "y = selective_scan(xc, dt, A, B, C, D%s)  # [batch, seq, "
+       "intermediate_size]", decode ? ", ssm_state" : "");
+  snprintf(act, sizeof act, m->act, "z");
+  line(g, m->act_key, "zg = %s", act);
+  line(g, NULL, "y = mul(y, zg)");
+  close_block(g);
+  weight(g, NULL, "out_proj", "intermediate_size", "hidden_size", -1, NULL);
+  if (m->mlp_bias) line(g, "use_bias", "weight out_proj_bias : [hidden_size]");
+  open_block(g, NULL, "fused out_proj");
+  line(g, NULL, "o = matmul(y, out_proj)");
+  if (m->mlp_bias) line(g, NULL, "o = add(o, out_proj_bias)");
+  line(g, NULL, "x = add(x, o)");
+  close_block(g);
+}
+
 /* One decoder (or encoder) layer. */
 static void emit_layer(Gen *g, bool moe, bool sliding) {
   const Config *m = g->m;
+  if (m->f & F_SSM) {
+    norm(g, "h", "x", "norm", "hidden_size");
+    emit_mamba_mixer(g);
+    return;
+  }
   if (m->f & (F_ENCODER | F_NO_PRENORM)) line(g, NULL, "h = x");
   else {
     norm(g, "h", "x", "input_layernorm", "hidden_size");
@@ -1479,9 +1664,56 @@ static int64_t run_end(const Config *m, int64_t start) {
   bool moe = layer_moe(m, start), s = m->phase == PH_DECODE && layer_sliding(m, start);
   int64_t end = start + 1;
   while (end < m->layers && layer_moe(m, end) == moe &&
-         (m->phase == PH_DECODE ? layer_sliding(m, end) : false) == s)
+         (m->phase == PH_DECODE ? layer_sliding(m, end) : false) == s &&
+         layer_nope(m, end) == layer_nope(m, start))
     end++;
   return end;
+}
+
+/* Whether layers i and j are written alike: the same MLP, positions and,
+ * in decode, attention. */
+static bool same_layer(const Config *m, int64_t i, int64_t j) {
+  return layer_moe(m, i) == layer_moe(m, j) && layer_nope(m, i) == layer_nope(m, j) &&
+         (m->phase != PH_DECODE || layer_sliding(m, i) == layer_sliding(m, j));
+}
+
+/* The period of Llama 4's layers (R-FAM-204): the least p of 2 to 8
+ * dividing the layers, in which the kinds repeat and are not all one
+ * (NoPE every fourth layer, experts every interleave_moe_layer_step-th);
+ * 0: none, and the runs are written one by one. */
+static int64_t layer_period(const Config *m) {
+  if (!(m->f & F_CHUNKED)) return 0;
+  for (int64_t p = 2; p <= 8; p++) {
+    if (m->layers % p != 0 || m->layers == p) continue;
+    bool periodic = true, mixed = false;
+    for (int64_t i = 0; periodic && i < m->layers; i++) {
+      periodic = same_layer(m, i, i % p);
+      mixed = mixed || !same_layer(m, i, 0);
+    }
+    if (periodic && mixed) return p;
+  }
+  return 0;
+}
+
+/* One repeat of a period of p layers, each run of alike layers in it a
+ * repeat of its own. */
+static void emit_period(Gen *g, int64_t p) {
+  const Config *m = g->m;
+  char head[64];
+  snprintf(head, sizeof head, "repeat num_hidden_layers / %lld", (long long)p);
+  open_block(g, "num_hidden_layers", head);
+  for (int64_t i = 0, end; i < p; i = end) {
+    for (end = i + 1; end < p && same_layer(m, end, i);) end++;
+    line(g, NULL, "# layers %lld .. %lld of each %lld: %s, %s", (long long)i,
+         (long long)end - 1, (long long)p, layer_nope(m, i) ? "NoPE, global" : "rotary",
+         layer_moe(m, i) ? "experts" : "a dense MLP");
+    snprintf(head, sizeof head, "repeat %lld", (long long)(end - i));
+    open_block(g, NULL, head);
+    g->layer = i;
+    emit_layer_body(g, layer_moe(m, i), m->phase == PH_DECODE && layer_sliding(m, i));
+    close_block(g);
+  }
+  close_block(g);
 }
 
 /* The bounds on the layers (R-HF-015): at most HF_MAX_LAYERS of them, in
@@ -1495,7 +1727,7 @@ static void check_layers(Cfg *c, const Config *m) {
              key, (long long)m->layers, HF_MAX_LAYERS);
     return;
   }
-  if (layers_alternate(m)) return;
+  if (layers_alternate(m) || layer_period(m)) return;
   int64_t runs = 0;
   for (int64_t i = 0; i < m->layers && runs <= HF_MAX_RUNS; i = run_end(m, i)) runs++;
   if (runs > HF_MAX_RUNS)
@@ -1511,13 +1743,18 @@ static void check_layers(Cfg *c, const Config *m) {
  * repeat of a pair. */
 static void emit_layers(Gen *g) {
   const Config *m = g->m;
-  int64_t n = m->layers;
+  int64_t n = m->layers, period = layer_period(m);
+  if (period) {
+    emit_period(g, period);
+    return;
+  }
   if (layers_alternate(m)) {
     open_block(g, "num_hidden_layers", "repeat num_hidden_layers / 2");
     for (int i = 0; i < 2; i++) {
       bool s = layer_sliding(m, i);
       line(g, NULL, "# %s attention", s ? "sliding-window" : "global");
       open_block(g, NULL, "repeat 1");
+      g->layer = i;
       emit_layer_body(g, layer_moe(m, i), s);
       close_block(g);
     }
@@ -1545,6 +1782,7 @@ static void emit_layers(Gen *g) {
       snprintf(head, sizeof head, "repeat %lld", (long long)(end - start));
       open_block(g, NULL, head);
     }
+    g->layer = start;
     emit_layer_body(g, moe, s);
     close_block(g);
     start = end;
@@ -1588,6 +1826,9 @@ static void emit_embeddings(Gen *g) {
                     : m->rotary_dim != m->head_dim ? "rotary_dim" : "head_dim";
     line(g, NULL, "input cos, sin : [seq, %s]  # rotary tables of this step's positions", d);
   }
+  if (m->attn_temp)
+    line(g, "attn_temperature_tuning", "input attn_scales : [seq, 1]  # the NoPE "
+         "layers' temperature, log1p(floor((pos + 1) / floor_scale)) * attn_scale + 1");
 }
 
 /* The final norm, the head, soft-capping, the loss or the logits. */
@@ -1606,7 +1847,7 @@ static void emit_head(Gen *g) {
     line(g, NULL, "output x, pooled");
     return;
   }
-  norm(g, "x", "x", "norm", "hidden_size");
+  norm(g, "x", "x", m->f & F_SSM ? "norm_f" : "norm", "hidden_size");
   if (m->phase == PH_PREFILL)
     line(g, NULL, "x = slice(x, axis=1, start=seq - 1, end=seq)  # logits of the last position only");
   if (m->tied && (m->f & F_HEAD_SCALE))
@@ -1693,7 +1934,7 @@ static void emit_run_lets(Gen *g) {
          ? "encoder positions, of 2 x as many mel frames (-D src_seq=N)"
          : "encoder tokens (-D src_seq=N)");
   leti(g, NULL, "seq", m->seq, (encdec ? encdec_seq_doc : seq_doc)[m->phase]);
-  if (m->phase == PH_DECODE)
+  if (m->phase == PH_DECODE && !(m->f & F_SSM))
     leti(g, NULL, "ctx", m->ctx, encdec ? "decoder tokens already in the self-attention "
          "cache (-D ctx=N)" : "tokens already in the KV cache (-D ctx=N)");
   for (int i = 0; i < NPAR; i++)
@@ -1739,7 +1980,10 @@ static void emit_width_lets(Gen *g) {
   const Config *m = g->m;
   bool dense = false;
   for (int64_t i = 0; i < m->layers; i++) dense = dense || !layer_moe(m, i);
-  if (dense) {
+  if (dense && (m->f & F_CHUNKED)) {
+    leti(g, "intermediate_size_mlp", "intermediate_size", m->inter,
+         "intermediate_size_mlp: the dense layers' width");
+  } else if (dense) {
     if (spelled(g->cfg, "intermediate_size"))
       leti(g, "intermediate_size", "intermediate_size", m->inter, NULL);
     else
@@ -1749,7 +1993,12 @@ static void emit_width_lets(Gen *g) {
   if (m->f & F_LEARNED_POS)
     leti(g, "max_position_embeddings", "max_position_embeddings", m->max_pos, NULL);
   if (m->f & F_ENCODER) leti(g, "type_vocab_size", "type_vocab_size", m->type_vocab, NULL);
-  if (m->phase == PH_DECODE && m->window) {
+  if (m->phase == PH_DECODE && m->window && (m->f & F_CHUNKED)) {
+    leti(g, "attention_chunk_size", "sliding_window", m->window,
+         "attention_chunk_size: a chunk, priced as a window of its size");
+    let(g, "attention_chunk_size", "window_ctx", "min(ctx, sliding_window)",
+        "a chunked layer caches at most a chunk");
+  } else if (m->phase == PH_DECODE && m->window) {
     leti(g, "sliding_window", "sliding_window", m->window, NULL);
     let(g, "sliding_window", "window_ctx", "min(ctx, sliding_window)",
         "a sliding-window layer caches at most sliding_window tokens");
@@ -1778,7 +2027,10 @@ static void emit_moe_lets(Gen *g) {
     else
       leti(g, "intermediate_size", "moe_intermediate_size", m->moe_inter,
            "intermediate_size: one expert's width");
-    if (m->f & F_SHARED_EXPERT) {
+    if ((m->f & F_SHARED_EXPERT) && (m->f & F_TOPK_SIGMOID)) {
+      let(g, "intermediate_size", "shared_intermediate_size", "moe_intermediate_size",
+          "one shared expert of the experts' width");
+    } else if (m->f & F_SHARED_EXPERT) {
       if (spelled(g->cfg, "n_shared_experts")) {
         int64_t n = m->shared_inter / m->moe_inter;
         if (n > 1) leti(g, "n_shared_experts", "n_shared_experts", n, NULL);
@@ -2188,11 +2440,30 @@ static void emit_encdec_lets(Gen *g) {
     leti(g, fd->tgt_positions, "max_target_positions", m->positions, NULL);
 }
 
+/* Mamba's sizes (R-FAM-201), each at the key it comes from. */
+static void emit_ssm_lets(Gen *g) {
+  const Config *m = g->m;
+  leti(g, "hidden_size", "hidden_size", m->hidden, NULL);
+  leti(g, "num_hidden_layers", "num_hidden_layers", m->layers, NULL);
+  bool given = spelled(g->cfg, "intermediate_size") != NULL;
+  leti(g, given ? "intermediate_size" : "expand", "intermediate_size", m->inter,
+       given ? NULL : "expand * hidden_size");
+  leti(g, "state_size", "state_size", m->d_state, NULL);
+  leti(g, "conv_kernel", "conv_kernel", m->d_conv, NULL);
+  leti(g, "time_step_rank", "time_step_rank", m->dt_rank,
+       m->dt_rank_auto ? "\"auto\": ceil(hidden_size / 16)" : NULL);
+  leti(g, "vocab_size", "vocab_size", m->vocab, NULL);
+}
+
 static void emit_lets(Gen *g) {
   emit_run_lets(g);
   blank(g);
   if (g->m->f & F_ENCDEC) {
     emit_encdec_lets(g);
+    return;
+  }
+  if (g->m->f & F_SSM) {
+    emit_ssm_lets(g);
     return;
   }
   emit_attention_lets(g);
@@ -2374,25 +2645,63 @@ static void read_quant(Cfg *c, Config *m) {
   }
 }
 
-/* mlp_only_layers as a flag per layer, read once: a layer's kind is then
- * looked up, not searched for in the list (R-HF-015).  A number that is
- * no layer's is left out, as Qwen's code never meets it. */
-static void read_mlp_only(Cfg *c, Config *m) {
-  json_t *list = json_object_get(c->root, "mlp_only_layers");
-  if (!list) return;
-  note_read(c, "mlp_only_layers", list);
+/* A list of layer numbers as one flag a layer, read once, so a layer's
+ * kind is then looked up, not searched for in the list (R-HF-015); NULL
+ * after an error or past the layers' bound (check_layers says so).  A
+ * number that is no layer's is left out, as the modelling code never
+ * meets it. */
+static bool *layer_list(Cfg *c, const Config *m, const char *key) {
+  json_t *list = json_object_get(c->root, key);
+  note_read(c, key, list);
   if (!json_is_array(list)) {
-    cfg_fail(c, "mlp_only_layers", "'mlp_only_layers' must be a list of layer numbers");
-    return;
+    cfg_fail(c, key, "'%s' must be a list of layer numbers", key);
+    return NULL;
   }
-  if (c->error || m->layers > HF_MAX_LAYERS) return; /* check_layers says so */
-  m->mlp_only = xcalloc((size_t)m->layers, sizeof *m->mlp_only);
+  if (c->error || m->layers > HF_MAX_LAYERS) return NULL;
+  bool *at = xcalloc((size_t)m->layers, sizeof *at);
   size_t k;
   json_t *v;
   json_array_foreach(list, k, v) {
     json_int_t i = json_integer_value(v);
-    if (i >= 0 && i < m->layers) m->mlp_only[i] = true;
+    if (json_is_integer(v) && i >= 0 && i < m->layers) at[i] = true;
   }
+  return at;
+}
+
+/* Qwen's mlp_only_layers: the layers with a dense MLP. */
+static void read_mlp_only(Cfg *c, Config *m) {
+  if (json_object_get(c->root, "mlp_only_layers"))
+    m->mlp_only = layer_list(c, m, "mlp_only_layers");
+}
+
+/* A list of one of two values a layer (layer_types, no_rope_layers) into
+ * at[layers]: `kind` says whether a value is one of them, and which; an
+ * error names the two (`want`). */
+static void per_layer(Cfg *c, const Config *m, json_t *list, const char *key,
+                      bool (*kind)(const json_t *v, bool *out), const char *want,
+                      bool *at) {
+  note_read(c, key, list);
+  bool ok = json_is_array(list) && (int64_t)json_array_size(list) == m->layers;
+  size_t k;
+  json_t *v;
+  json_array_foreach(list, k, v) ok = ok && kind(v, &at[k]);
+  if (!ok)
+    cfg_fail(c, key, "'%s' must be a list of %lld %s", key, (long long)m->layers, want);
+}
+
+/* layer_types' values: true for a sliding-window layer. */
+static bool sliding_kind(const json_t *v, bool *out) {
+  const char *t = json_string_value(v);
+  if (!t) return false;
+  *out = strcmp(t, "sliding_attention") == 0;
+  return *out || strcmp(t, "full_attention") == 0;
+}
+
+/* no_rope_layers' values: true for a NoPE layer (0). */
+static bool nope_kind(const json_t *v, bool *out) {
+  json_int_t i = json_integer_value(v);
+  *out = i == 0;
+  return json_is_integer(v) && (i == 0 || i == 1);
 }
 
 /* Which layers have a sliding window (R-FAM-005): layer_types, one
@@ -2404,23 +2713,8 @@ static void read_layer_types(Cfg *c, Config *m) {
   m->sliding_at = xcalloc((size_t)m->layers, sizeof *m->sliding_at);
   json_t *list = json_object_get(c->root, "layer_types");
   if (list && !json_is_null(list)) {
-    note_read(c, "layer_types", list);
-    if (!json_is_array(list) || (int64_t)json_array_size(list) != m->layers) {
-      cfg_fail(c, "layer_types", "'layer_types' must be a list of %lld "
-               "\"sliding_attention\" or \"full_attention\"", (long long)m->layers);
-      return;
-    }
-    size_t k;
-    json_t *v;
-    json_array_foreach(list, k, v) {
-      const char *t = json_string_value(v);
-      if (!t || (strcmp(t, "sliding_attention") != 0 && strcmp(t, "full_attention") != 0)) {
-        cfg_fail(c, "layer_types", "'layer_types' must be a list of %lld "
-                 "\"sliding_attention\" or \"full_attention\"", (long long)m->layers);
-        return;
-      }
-      m->sliding_at[k] = strcmp(t, "sliding_attention") == 0;
-    }
+    per_layer(c, m, list, "layer_types", sliding_kind,
+              "\"sliding_attention\" or \"full_attention\"", m->sliding_at);
     return;
   }
   int64_t n = cfg_int(c, "sliding_window_pattern", 1, 1);
@@ -2592,7 +2886,9 @@ static void read_moe(Cfg *c, Config *m) {
              "'num_experts_per_tok' %lld is more than the %lld experts",
              (long long)m->top_k, (long long)m->experts);
   m->moe_inter = cfg_int(c, "moe_intermediate_size", m->inter, 1);
-  if (m->f & F_SHARED_EXPERT) {
+  if (m->f & F_TOPK_SIGMOID) {
+    m->shared_inter = m->moe_inter;
+  } else if (m->f & F_SHARED_EXPERT) {
     if (spelled(c, "n_shared_experts"))
       m->shared_inter = cfg_int(c, "n_shared_experts", 1, 1) * m->moe_inter;
     else
@@ -2665,6 +2961,73 @@ static void read_overrides(Cfg *c, const ImportOptions *o, Config *m) {
   }
 }
 
+/* Which layers are NoPE (R-FAM-204): no_rope_layers, 1 a rotary layer and
+ * 0 a NoPE one, or when absent or empty every no_rope_layer_interval-th
+ * (4), as Llama4TextConfig derives it. */
+static void read_nope_layers(Cfg *c, Config *m) {
+  m->nope_at = xcalloc((size_t)m->layers, sizeof *m->nope_at);
+  json_t *list = json_object_get(c->root, "no_rope_layers");
+  if (list && !json_is_null(list) && json_array_size(list) > 0) {
+    per_layer(c, m, list, "no_rope_layers", nope_kind, "0 or 1", m->nope_at);
+    return;
+  }
+  int64_t n = cfg_int(c, "no_rope_layer_interval", 4, 1);
+  for (int64_t i = 0; i < m->layers; i++) m->nope_at[i] = (i + 1) % n == 0;
+}
+
+/* Llama 4's layers (R-FAM-204): the dense width intermediate_size_mlp,
+ * the layers with experts (moe_layers, else every
+ * interleave_moe_layer_step-th), the NoPE layers, the chunk, the q/k norm
+ * and the NoPE layers' temperature. */
+static void read_llama4(Cfg *c, Config *m) {
+  if (c->error || m->layers > HF_MAX_LAYERS) return; /* check_layers says so */
+  m->inter = cfg_int(c, "intermediate_size_mlp", -1, 1);
+  m->sparse_step = cfg_int(c, "interleave_moe_layer_step", 1, 1);
+  json_t *ml = json_object_get(c->root, "moe_layers");
+  if (ml && !json_is_null(ml)) {
+    bool *moe = layer_list(c, m, "moe_layers");
+    if (!moe) return;
+    m->mlp_only = xcalloc((size_t)m->layers, sizeof *m->mlp_only);
+    for (int64_t i = 0; i < m->layers; i++) m->mlp_only[i] = !moe[i];
+    m->sparse_step = 1;
+    free(moe);
+  }
+  read_nope_layers(c, m);
+  json_t *w = json_object_get(c->root, "attention_chunk_size");
+  m->window = w && json_is_null(w) ? 0 : cfg_int(c, "attention_chunk_size", 8192, 1);
+  if (w && json_is_null(w)) note_read(c, "attention_chunk_size", w);
+  m->sliding_at = xcalloc((size_t)m->layers, sizeof *m->sliding_at);
+  for (int64_t i = 0; i < m->layers; i++) m->sliding_at[i] = !m->nope_at[i];
+  if (cfg_bool(c, "use_qk_norm", true)) m->f |= F_QK_NORM;
+  json_t *t = json_object_get(c->root, "attn_temperature_tuning");
+  if (t) note_read(c, "attn_temperature_tuning", t);
+  m->attn_temp = !t || json_is_true(t) ||
+                 (json_is_number(t) && json_number_value(t) != 0);
+}
+
+/* Mamba's mixer (R-FAM-201), with MambaConfig's defaults: intermediate_size
+ * expand * hidden_size, time_step_rank "auto" ceil(hidden_size / 16),
+ * biases on the conv only, a tied head.  It is written whole on each GPU:
+ * -D tensor is refused. */
+static void read_ssm(Cfg *c, const ImportOptions *o, Config *m) {
+  int64_t expand = cfg_int(c, "expand", 2, 1);
+  m->inter = cfg_int(c, "intermediate_size", expand * m->hidden, 1);
+  m->d_state = cfg_int(c, "state_size", 16, 1);
+  m->d_conv = cfg_int(c, "conv_kernel", 4, 1);
+  json_t *r = json_object_get(c->root, "time_step_rank");
+  m->dt_rank_auto = !r || (json_is_string(r) && strcmp(json_string_value(r), "auto") == 0);
+  if (r && m->dt_rank_auto) note_read(c, "time_step_rank", r);
+  m->dt_rank = m->dt_rank_auto ? (m->hidden + 15) / 16
+                               : cfg_int(c, "time_step_rank", 1, 1);
+  m->mlp_bias = cfg_bool(c, "use_bias", false);
+  m->conv_bias = cfg_bool(c, "use_conv_bias", true);
+  m->tied = cfg_bool(c, "tie_word_embeddings", true);
+  if (!c->error && override_of(o, "tensor", 1, c, NULL) > 1)
+    cfg_fail(c, "model_type", "-D tensor: a %s model is not written tensor-"
+             "parallel (its scan's state is not split across GPUs here)",
+             m->fam->model_type);
+}
+
 static void read_model(Cfg *c, const ImportOptions *o, Config *m) {
   m->fam = c->fam;
   m->f = c->fam->features;
@@ -2674,14 +3037,19 @@ static void read_model(Cfg *c, const ImportOptions *o, Config *m) {
     m->f &= ~F_QK_NORM;
   m->hidden = cfg_int(c, "hidden_size", -1, 1);
   m->layers = cfg_int(c, "num_hidden_layers", -1, 1);
-  m->heads = cfg_int(c, "num_attention_heads", -1, 1);
+  if (!(m->f & F_SSM)) m->heads = cfg_int(c, "num_attention_heads", -1, 1);
   m->vocab = cfg_int(c, "vocab_size", -1, 1);
   if (c->error) return;
-  read_attention(c, m);
-  if (c->error) return;
-  read_layer_shape(c, m);
+  if (m->f & F_SSM) {
+    read_ssm(c, o, m);
+  } else {
+    read_attention(c, m);
+    if (c->error) return;
+    read_layer_shape(c, m);
+  }
   if (!read_activation(c, m)) return;
   if (m->f & F_MOE) read_moe(c, m);
+  if (m->f & F_CHUNKED) read_llama4(c, m);
   if (!read_dtype(c, m)) return;
   read_overrides(c, o, m);
 }
@@ -2810,6 +3178,9 @@ static void warn_fields(Cfg *c, const Config *m, Imported *out) {
     for (int i = 0; !why && known_fields[i]; i++) known = known || strcmp(known_fields[i], key) == 0;
     if (known) continue;
     if ((m->f & F_LAYER_TYPES) && strcmp(key, "layer_types") == 0) continue;
+    if ((m->f & F_CHUNKED) && (strcmp(key, "attention_chunk_size") == 0 ||
+                               strcmp(key, "no_rope_layers") == 0))
+      continue;
     if (strcmp(key, "num_nextn_predict_layers") == 0 && json_integer_value(v) == 0)
       continue;
     StrBuf sb = {0};
@@ -2896,6 +3267,10 @@ static void emit_header(Gen *g) {
       "cross-entropy loss"};
   /* one line() a line, so each line of the text has its origin */
   const char *doc = (m->f & F_ENCDEC ? encdec_phase_doc : phase_doc)[m->phase];
+  if ((m->f & F_SSM) && m->phase == PH_DECODE)
+    doc = "decode: one step of `seq` new tokens (1); each layer reads and "
+          "updates\n#   its recurrent state (`cache`: a constant size, no KV "
+          "cache and no context)";
   const char *nl = strchr(doc, '\n');
   line(g, NULL, "# Phase %.*s", (int)(nl - doc), doc);
   line(g, NULL, "%s.", nl + 1);
@@ -3089,6 +3464,7 @@ static ImportStatus generate(Cfg *c, const ImportOptions *o, Imported *out) {
   }
   free(m.mlp_only);
   free(m.sliding_at);
+  free(m.nope_at);
   return status;
 }
 

@@ -20,6 +20,7 @@ for f in "$HF"/*.json; do
   name=$(basename "$f" .json)
   case $name in falcon_7b|gemma3_1b) tps="" ;; starcoder2_7b|roberta_base|gemma3_4b) tps=4 ;; *) tps=8 ;; esac
   case $name in whisper_tiny) tps=2 ;; esac # its 6 heads (hf_encdec.sh)
+  case $name in mamba_130m) tps="" ;; esac  # not tensor-parallel (R-FAM-202)
   for phase in prefill decode train; do
     [ "$name.$phase" = roberta_base.decode ] && continue
     for d in "" ${tps:+"-D tensor=$tps"} "-D data=8 -D expert=8"; do
