@@ -335,6 +335,7 @@ static const char *const aliases[][5] = {
  * epsilons, initialisation, rotary frequencies, dropout, serving hints). */
 static const char *const known_fields[] = {
     "_name_or_path", "architectures", "model_type", "transformers_version",
+    "_attn_implementation_autoset", /* transformers writes its own choice */
     "bos_token_id", "eos_token_id", "pad_token_id", "sep_token_id",
     "decoder_start_token_id", "initializer_range", "initializer_factor",
     "rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon", "rope_theta",
