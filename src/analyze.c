@@ -70,7 +70,7 @@ static const ModelCost *reimport_model(const CheckCtx *ctx, Arena *a,
   if (!io || !f || !f->imported) return NULL;
   LetOverride *ov = xmalloc(((size_t)io->noverrides + (size_t)nadd + 1) * sizeof *ov);
   /* the text of each -D beside it (an importer's own word, R-HF-017);
-   * an added one is a number, with no text */
+   * an added one has its own, or is a number */
   const char **args = xcalloc((size_t)io->noverrides + (size_t)nadd + 1, sizeof *args);
   Bindings *b = ctx->bindings;
   int n = 0;
@@ -83,6 +83,7 @@ static const ModelCost *reimport_model(const CheckCtx *ctx, Arena *a,
     ov[n++] = io->overrides[i];
   }
   for (int k = 0; k < nadd; k++) {
+    args[n] = add[k].text;
     ov[n++] = add[k];
     b = bindings_with(a, b, &add[k]);
   }

@@ -200,7 +200,7 @@ static bool opt_define(Cli *c, const OptDesc *d, const char *val) {
   }
   o->overrides =
       xrealloc(o->overrides, (size_t)(o->noverrides + 1) * sizeof *o->overrides);
-  o->overrides[o->noverrides] = (LetOverride){name, v, false};
+  o->overrides[o->noverrides] = (LetOverride){name, v, false, NULL};
   int n = o->noverrides;
   cli_push(&o->override_args, &n, val);
   o->noverrides++;

@@ -193,7 +193,7 @@ static Bindings *bindings_for(Cli *c, Arena *a, int64_t k) {
     if (!is_swept(o, o->overrides[i].name)) b->overrides[b->n++] = o->overrides[i];
   for (int x = 0; x < o->nsweeps; x++)
     b->overrides[b->n++] = (LetOverride){
-        o->sweeps[x].name, o->sweeps[x].values[sweep_index(o, k, x)], false};
+        o->sweeps[x].name, o->sweeps[x].values[sweep_index(o, k, x)], false, NULL};
   return b;
 }
 

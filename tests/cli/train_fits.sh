@@ -23,6 +23,19 @@ CFG=tests/hf/llama3_1_70b.json
 #     60.9 GB, the same step (its reduce-scatter and all-gather move the
 #     all-reduce's bytes, R-PAR-005);
 #   - at a micro-batch of one the sequence is searched: 2090 tokens fit;
+#   - sequence parallelism (-D sequence_parallel=1) splits the norms'
+#     inputs, outputs and statistics over the 8 tensor ranks: activations
+#     11,255,775,232 (R-HF-017 works them), 2 x 8,820,359,168 +
+#     52,922,155,008 + 11,255,775,232 = 81,818,648,576, 81.8 GB; its
+#     boundary send is each rank's slice, not scattered and gathered
+#     (R-PAR-011), so the step is 0.1% shorter;
+#   - full recomputation (-D recompute=full) keeps each layer copy's
+#     input alone, 5,710,741,504 of activations (R-HF-017: 80 x 2sbh +
+#     4,227,072 + one layer's recompute buffer of 337,805,312):
+#     76,273,614,848 = 76.3 GB; every op of a layer runs its forward once
+#     more (221.8 TFLOP a microbatch to 294.7): 36.7% more step;
+#   - selective recomputation saves only flash attention's log-sum-exp
+#     (30,046,584,832 of activations, 100.6 GB): not noted;
 #   - pipeline 4 on the same 64 GPUs (data 2, 64 microbatches: the same
 #     tokens a step) halves the layers a GPU holds: 66.4 GB, and the
 #     larger bubble (3/67 against 1/33) makes the step 0.8% longer.
@@ -34,7 +47,46 @@ expect_status 1
 expect_grep "$T/err" "$CFG:30:3: error: model 'llama3_1_70b' needs 100.6 GB per GPU but H100 SXM has 80 GiB = 85.9 GB: weights 8.82 GB, gradients 8.82 GB, optimizer 52.9 GB, activations 30.0 GB [-Wcapacity]"
 expect_grep "$T/err" "note: with zero = 1 over the 4 data ranks it needs 60.9 GB per GPU, step 6.03 s -> 6.03 s (+0.0%)"
 expect_grep "$T/err" "note: fits up to seq = 2090 at batch = 1 on H100 SXM"
+expect_grep "$T/err" "$CFG:30:3: note: fits with -D sequence_parallel=1: 81.8 GB per GPU, step 6.03 s -> 6.03 s (-0.1%)"
+expect_grep "$T/err" "$CFG:30:3: note: fits with -D recompute=full: 76.3 GB per GPU, step 6.03 s -> 8.24 s (+36.7%)"
+expect_no_grep "$T/err" "recompute=selective"
 expect_grep "$T/err" "$CFG:30:3: note: fits with -D pipeline=4 -D data=2 -D microbatches=64: 66.4 GB per GPU, step 6.03 s -> 6.08 s (+0.8%)"
+# The figures in JSON are the footprints in bytes.
+"$ROOFLINT" --format json --phase train -D tensor=8 -D pipeline=2 -D data=4 -D microbatches=32 -D seq=4096 -D nodes=8 -D gpus_per_node=8 -w "$CFG" 2>/dev/null |
+  /usr/bin/python3 -c 'import json, sys
+f = json.load(sys.stdin)["diagnostics"][0]["figures"]
+print(int(f["fits_with_sequence_parallel"]), int(f["fits_with_full_recompute"]), "fits_with_selective_recompute" in f)' >"$T/figs"
+what="capacity figures"
+if [ "$(cat "$T/figs")" = "81818648576 76273614848 False" ]; then ok; else bad "figures: $(cat "$T/figs")"; fi
+# What the notes promise holds, with their footprints.
+set -- --phase train -D tensor=8 -D pipeline=2 -D data=4 -D microbatches=32 -D seq=4096 -D nodes=8 -D gpus_per_node=8 -w
+what="-D recompute=full"
+got=$(json_summary "footprint_bytes step_time_s" "$@" -D recompute=full "$CFG")
+case $got in "76273614848 8.24"*) ok ;; *) bad "got $got" ;; esac
+what="-D sequence_parallel=1"
+got=$(json_summary "footprint_bytes" "$@" -D sequence_parallel=1 "$CFG")
+if [ "$got" = 81818648576 ]; then ok; else bad "got $got"; fi
+set --
+
+# The same plan as .roof text (rooflint import): the notes name the edit
+# instead of the -D, each at what it edits (the parallel block; the
+# layers' repeat), with the same figures: the .roof re-analysis reads the
+# text as if the edit were made.
+run import --phase train -D tensor=8 -D pipeline=2 -D data=4 -D microbatches=32 -D seq=4096 -D nodes=8 -D gpus_per_node=8 "$CFG"
+cp "$T/out" "$T/l70.roof"
+run -w "$T/l70.roof"
+expect_status 1
+expect_grep "$T/err" "l70.roof:43:3: note: fits with sequence parallelism (\`sequence_parallel = true\` in \`parallel { }\`): 81.8 GB per GPU, step 6.03 s -> 6.03 s (-0.1%)"
+expect_grep "$T/err" "l70.roof:51:3: note: fits with full recomputation (\`checkpoint { }\` around the body of each innermost repeat): 76.3 GB per GPU, step 6.03 s -> 8.24 s (+36.7%)"
+sed -n 43p "$T/l70.roof" >"$T/line"
+expect_grep "$T/line" "parallel {"
+sed -n 51p "$T/l70.roof" >"$T/line"
+expect_grep "$T/line" "repeat num_hidden_layers {"
+# Written so, the plans fit, with those footprints.
+sed -e 's/^  parallel { /  parallel { sequence_parallel = true; /' "$T/l70.roof" >"$T/sp.roof"
+what="sequence_parallel = true"
+got=$(json_summary "footprint_bytes" -w "$T/sp.roof")
+if [ "$got" = 81818648576 ]; then ok; else bad "got $got"; fi
 # What the notes promise holds.
 run --phase train -D tensor=8 -D pipeline=4 -D data=2 -D microbatches=64 -D seq=4096 -D nodes=8 -D gpus_per_node=8 -w "$CFG"
 expect_status 0
