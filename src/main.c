@@ -359,6 +359,16 @@ static const char *error_summary(Arena *a, const DiagSink *d, const Unit *u, int
  * text and the lets that overrides_named read are in it).  Every value runs
  * the checks; its errors are rendered, with the value in a note, and
  * summarised in its row; warnings are shown for the first value only. */
+/* Where an error's --sweep note goes: the first swept let, where the file
+ * defines it (an imported file's at the key it was written from), else
+ * the error's own place. */
+static Loc sweep_loc(const FileRun *r, const Options *o, Loc error) {
+  const Unit *u = r->an ? r->an->unit : NULL;
+  for (int i = 0; u && i < u->nlets; i++)
+    if (strcmp(u->lets[i].name, o->sweeps[0].name) == 0) return u->lets[i].loc;
+  return error;
+}
+
 static int sweep_file(Cli *c, FileRun *r) {
   const Options *o = &c->o;
   int status = 0;
@@ -379,7 +389,8 @@ static int sweep_file(Cli *c, FileRun *r) {
     diag_sort(&r->diags);
     for (int i = 0; i < r->diags.n; i++)
       if (r->diags.items[i]->sev == SEV_ERROR)
-        diag_note(r->diags.items[i], LOC_NONE, "with %s from --sweep", sb_str(&at));
+        diag_note(r->diags.items[i], sweep_loc(r, o, r->diags.items[i]->loc),
+                  "with %s from --sweep", sb_str(&at));
     sb_free(&at);
     flush_stdout(c);
     for (int i = 0; i < r->diags.n; i++)
@@ -475,7 +486,7 @@ static void emit_sarif(Cli *c, FileRun *runs, int n, int status) {
   Analysis **an = xcalloc((size_t)n + 1, sizeof *an);
   const DiagSink **diags = xcalloc((size_t)n + 1, sizeof *diags);
   run_arrays(runs, n, an, diags);
-  sarif_write(stdout, an, diags, n, &c->ss, status);
+  sarif_write(stdout, an, diags, n, &c->ss, status, c->o.sarif_help_base);
   free(an);
   free((void *)diags);
 }
