@@ -232,13 +232,16 @@ const char *src_where(const SourceFile *f, Loc loc, const char *origin, char *bu
  * past this it is cut). */
 enum { WHERE_MAX = 8192 };
 /* An origin's parts, by import.h's grammar
- * `KIND [INDEX] ["NAME"] [(TYPE)] [@OFFSET+LENGTH]`
- * (`node 12 "/conv1/Conv" (Conv)`), for JSON and SARIF; the name with its
- * escapes undone.  False when the origin does not follow the grammar. */
+ * `KIND [INDEX] ["NAME"] [(TYPE)] [in "PATH"] [@OFFSET+LENGTH]`
+ * (`node 12 "/conv1/Conv" (Conv)`; PATH: the subgraph an ONNX node is in,
+ * `main_graph/If_1/then_branch`), for JSON and SARIF; the name and path
+ * with their escapes undone.  False when the origin does not follow the
+ * grammar. */
 typedef struct OriginParts {
   char kind[32];
   long long index;
-  bool has_index, has_name;
+  bool has_index, has_name, has_path;
+  char path[WHERE_MAX];
   bool has_region;          /* ` @OFFSET+LENGTH`: bytes of the original file */
   unsigned long long offset, length;
   char name[WHERE_MAX];

@@ -116,12 +116,17 @@ static json_t *region(const SourceFile *f, Loc loc) {
 
 /* R-DIAG-004: what an imported line came from, an ONNX node (kind
  * "function") or a config key ("member"): [{name, fullyQualifiedName,
- * kind, properties}]. */
+ * kind, properties}].  A node of a subgraph is named by its graph path,
+ * `main_graph/If_1/then_branch//then/Relu` (the path, then the node's
+ * name, else its op type). */
 static json_t *logical_location(const Located *at) {
   OriginParts *p = xmalloc(sizeof *p);
   bool parts = src_origin_parts(at->origin, p);
   StrBuf full = {0};
-  sb_putn(&full, at->origin, at->origin_len);
+  if (parts && p->has_path)
+    sb_printf(&full, "%s/%s", p->path, p->has_name ? p->name : p->type);
+  else
+    sb_putn(&full, at->origin, at->origin_len);
   json_t *l = json_object();
   json_object_set_new(l, "name", json_safe_string(parts && p->has_name ? p->name : sb_str(&full)));
   json_object_set_new(l, "fullyQualifiedName", json_safe_string(sb_str(&full)));
@@ -134,6 +139,7 @@ static json_t *logical_location(const Located *at) {
     json_object_set_new(props, "kind", json_safe_string(p->kind));
     if (p->has_index) json_object_set_new(props, "index", json_integer(p->index));
     if (p->type[0]) json_object_set_new(props, "opType", json_safe_string(p->type));
+    if (p->has_path) json_object_set_new(props, "graph", json_safe_string(p->path));
     json_object_set_new(l, "properties", props);
   }
   sb_free(&full);

@@ -89,7 +89,7 @@ for row in open(os.path.join(T, "manifest")):
             continue
         # a node, or the graph input, initializer or symbolic dim a let
         # was made from (import.h's origin grammar)
-        m = re.match(r': (node|input|initializer|dim_param)( \d+)?(?: "(?:[^"\\]|\\.)*")?( \([A-Za-z0-9_.]+\))?: (error|warning|note|remark): ', rest)
+        m = re.match(r': (node|input|initializer|dim_param)( \d+)?(?: "(?:[^"\\]|\\.)*")?( \([A-Za-z0-9_.]+\))?(?: in "(?:[^"\\]|\\.)*")?: (error|warning|note|remark): ', rest)
         if m and binary:
             checked["node"] += 1
             last = None
@@ -181,6 +181,27 @@ tests/onnx/ops/binary_add.onnx: node 0 "/Add" (Add): note: in the imported text:
 tests/onnx/ops/binary_add.onnx: node 0 "/Add" (Add): note: fuse it into a neighbouring kernel, or capture the step in a CUDA graph so launches are paid once'
 [ "$out" = "$exp" ] || fail "binary_add: got
 $out"
+# R-DIAG-002, R-DIAG-004: a node of a subgraph (if_const's then_branch,
+# inlined where its If, node 1, stands) names the subgraph's path, from
+# the graph's name (if_const) through the If's name (/If) and attribute;
+# SARIF's logical location is that path and the node's name.
+out=$("$ROOFLINT" tests/onnx/ops/if_const.onnx 2>&1 >/dev/null | head -1)
+exp='tests/onnx/ops/if_const.onnx: node 1 "/then/Relu" (Relu) in "if_const//If/then_branch": warning: relu '"'"'t'"'"' takes 0.0382 ns on the roofline, under the 5.00 us launch overhead of H100 SXM [-Woverhead-bound]'
+[ "$out" = "$exp" ] || fail "if_const's subgraph node: got
+$out"
+"$ROOFLINT" --format sarif tests/onnx/ops/if_const.onnx 2>/dev/null | $PY -c '
+import json, sys
+l = json.load(sys.stdin)["runs"][0]["results"][0]["locations"][0]["logicalLocations"][0]
+want = {"name": "/then/Relu", "fullyQualifiedName": "if_const//If/then_branch//then/Relu",
+        "kind": "function", "properties": {"kind": "node", "index": 1, "opType": "Relu",
+                                           "graph": "if_const//If/then_branch"}}
+sys.exit(0 if l == want else print(l) or 1)' || fail "if_const's logical location (above)"
+"$ROOFLINT" --format json tests/onnx/ops/if_const.onnx 2>/dev/null | $PY -c '
+import json, sys
+o = json.load(sys.stdin)["diagnostics"][0]["location"]["origin"]
+sys.exit(0 if o["graph"] == "if_const//If/then_branch" and o["name"] == "/then/Relu" else print(o) or 1)' ||
+  fail "if_const's JSON origin (above)"
+
 # R-DIAG-001: a capacity error on a config.json is at "torch_dtype" (line 30
 # of llama3_1_70b.json, column 3), the key a user changes first, and its
 # notes on what would fit at the same place: BF16 weights of 70.55 G
