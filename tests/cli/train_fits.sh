@@ -114,4 +114,52 @@ expect_status 1
 expect_grep "$T/err" "note: does not fit on H100 SXM even at S = 1, B = 1"
 expect_grep "$T/err" "note: with zero = 1 over the 16 data ranks it needs 76.9 GB per GPU, step 0.56 s -> 0.56 s (+0.0%)"
 expect_grep "$T/err" "note: fits with -D T=4: 48.3 GB per GPU"
+# Recomputation on .roof text, on a card of 11 MiB = 11,534,336 bytes.
+# Two copies of a layer (S 2048, d 64, bf16: x, q, k, v 262,144 bytes
+# each, the scores s and probabilities p 8,388,608), 24,576 parameters:
+# 49,152 of weights and of gradients, 294,912 of Adam state.  What
+# backward reads (R-TRAIN-002), per copy: x (the projections' input), q
+# and k (s's operands; k through a view), p (softmax's result and a's
+# operand) and v: 9,437,184, x 2 = 18,874,368, 19,267,584 in all: over.
+#   - selective (R-PAR-014): the core s, p, a recomputes; each copy keeps
+#     x, q, k, v (1,048,576 x 2) plus one copy's p while it recomputes:
+#     10,485,760 of activations, 10,878,976 = 10.9 MB;
+#   - full (R-PAR-010): each copy keeps its input x (262,144 x 2) plus one
+#     copy's q, k, v and p while it recomputes (9,175,040): 9,699,328,
+#     10,092,544 = 10.1 MB.
+# Both fit; the notes are at the repeat whose body the edit wraps.
+card small Small "11 MiB" "1 TB/s" >"$T/small.roof"
+cat >"$T/attn.roof" <<'ROOF'
+model m {
+  mode train
+  input x : bf16[2048, 64]
+  repeat 2 {
+    weight wq : [64, 64]
+    weight wk : [64, 64]
+    weight wv : [64, 64]
+    q = matmul(x, wq)
+    k = matmul(x, wk)
+    v = matmul(x, wv)
+    s = matmul(q, transpose(k, [1, 0]))
+    p = softmax(s)
+    a = matmul(p, v)
+    x = add(x, a)
+  }
+}
+ROOF
+run -w -t "$T/small.roof" "$T/attn.roof"
+expect_status 1
+expect_grep "$T/err" "attn.roof:4:3: note: fits with selective recomputation (\`checkpoint selective { }\` around the body of each innermost repeat): 10.9 MB per GPU, step 187 us -> 256 us (+37.0%)"
+expect_grep "$T/err" "attn.roof:4:3: note: fits with full recomputation (\`checkpoint { }\` around the body of each innermost repeat): 10.1 MB per GPU, step 187 us -> 261 us (+39.6%)"
+expect_no_grep "$T/err" "sequence parallelism"
+# The same, written so: the footprints the notes name.
+sed -e 's/  repeat 2 {/  repeat 2 { checkpoint selective {/' -e 's/    x = add(x, a)/    x = add(x, a) }/' "$T/attn.roof" >"$T/sel.roof"
+sed -e 's/  repeat 2 {/  repeat 2 { checkpoint {/' -e 's/    x = add(x, a)/    x = add(x, a) }/' "$T/attn.roof" >"$T/full.roof"
+what="written with checkpoint blocks"
+got="$(json_summary footprint_bytes "$T/sel.roof") $(json_summary footprint_bytes "$T/full.roof")"
+if [ "$got" = "10878976 10092544" ]; then ok; else bad "got $got"; fi
+# Nested repeats: the innermost is the layer, and the note is at it.
+sed -e 's/  repeat 2 {/  repeat 1 {\n  repeat 2 {/' -e 's/^}$/}\n}/' "$T/attn.roof" >"$T/nested.roof"
+run -w -t "$T/small.roof" "$T/nested.roof"
+expect_grep "$T/err" "nested.roof:5:3: note: fits with full recomputation"
 finish
