@@ -71,7 +71,7 @@ static const ModelCost *reimport_model(const CheckCtx *ctx, Arena *a,
   if (!io || !f || !f->imported) return NULL;
   LetOverride *ov = xmalloc(((size_t)io->noverrides + (size_t)nadd + 1) * sizeof *ov);
   /* the text of each -D beside it (an importer's own word, R-HF-017);
-   * an added one is a number, with no text */
+   * an added one has its own, or is a number */
   const char **args = xcalloc((size_t)io->noverrides + (size_t)nadd + 1, sizeof *args);
   Bindings *b = ctx->bindings;
   int n = 0;
@@ -84,6 +84,7 @@ static const ModelCost *reimport_model(const CheckCtx *ctx, Arena *a,
     ov[n++] = io->overrides[i];
   }
   for (int k = 0; k < nadd; k++) {
+    args[n] = add[k].text;
     ov[n++] = add[k];
     b = bindings_with(a, b, &add[k]);
   }
@@ -187,13 +188,14 @@ static void check_suppressions(Arena *a, const SourceSet *ss, int file,
   uint64_t *slot = xcalloc(cap, sizeof *slot);
   int shown = 0, more = 0;
   Diag *last = NULL;
+  Loc rest = LOC_NONE; /* the first suppression not shown */
   for (int i = 0; i < f->nsuppressions; i++) {
     const Suppression *s = &f->suppressions[i];
     if (check_lookup(s->check)) continue;
     /* a file parsed again (--sweep) repeats its list */
     if (seen_before(slot, cap - 1, s->loc.start)) continue;
     if (diags->error_limit > 0 && shown >= diags->error_limit) {
-      more++;
+      if (more++ == 0) rest = s->loc;
       continue;
     }
     shown++;
@@ -207,9 +209,9 @@ static void check_suppressions(Arena *a, const SourceSet *ss, int file,
   }
   free(slot);
   if (more > 0)
-    diag_note(last, LOC_NONE,
-              "%d more suppression%s in this file name%s an unknown check "
-              "(--error-limit N shows more)",
+    diag_note(last, rest,
+              "%d more suppression%s in this file name%s an unknown check, "
+              "the first here (--error-limit N shows more)",
               more, more == 1 ? "" : "s", more == 1 ? "s" : "");
 }
 

@@ -546,7 +546,7 @@ const ModelCost *checks_rerun_sized(const CheckCtx *ctx, const Program *sub,
                                     Arena *a, const char *name, int64_t v,
                                     int nnodes) {
   Bindings *b = bindings_with(
-      a, ctx->bindings, &(LetOverride){name, {false, v, (double)v}, false});
+      a, ctx->bindings, &(LetOverride){name, {false, v, (double)v}, false, NULL});
   DiagSink sink;
   diag_sink_init(&sink);
   const ModelCost *c = NULL;

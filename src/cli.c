@@ -201,7 +201,7 @@ static bool opt_define(Cli *c, const OptDesc *d, const char *val) {
   }
   o->overrides =
       xrealloc(o->overrides, (size_t)(o->noverrides + 1) * sizeof *o->overrides);
-  o->overrides[o->noverrides] = (LetOverride){name, v, false};
+  o->overrides[o->noverrides] = (LetOverride){name, v, false, NULL};
   int n = o->noverrides;
   cli_push(&o->override_args, &n, val);
   o->noverrides++;
@@ -373,6 +373,27 @@ static bool opt_flag(Cli *c, const OptDesc *d, const char *val);
 static bool opt_string(Cli *c, const OptDesc *d, const char *val);
 static bool opt_choice(Cli *c, const OptDesc *d, const char *val);
 
+/* --sarif-help-base URL: where docs/checks.md is served, each rule's
+ * helpUri that URL and its anchor (R-SARIF-001).  An http(s) address of
+ * the URI characters that need no escape in JSON or in a Markdown link
+ * (no parentheses, spaces or quotes), and no fragment: the anchor is
+ * added. */
+static bool opt_help_base(Cli *c, const OptDesc *d, const char *val) {
+  static const char ok[] = "-._~:/?[]@!$&*+,;=%";
+  bool good = strncmp(val, "https://", 8) == 0 || strncmp(val, "http://", 7) == 0;
+  for (const char *p = val; good && *p; p++)
+    good = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+           (*p >= '0' && *p <= '9') || strchr(ok, *p);
+  if (!good) {
+    cli_error(c, "%s takes an http:// or https:// address without spaces, "
+                 "quotes, parentheses or '#'",
+              d->name);
+    return false;
+  }
+  c->o.sarif_help_base = val;
+  return true;
+}
+
 /* --list-checks: the same as a bare --explain. */
 static bool opt_list_checks(Cli *c, const OptDesc *d, const char *val) {
   (void)d, (void)val;
@@ -425,6 +446,8 @@ static const OptDesc options[] = {
      "figures", IN_LINT},
     {"--sweep", NULL, "NAME=V1,V2,...", CALL(opt_sweep), NULL,
      "one summary row per value of a let; twice: a grid", IN_LINT},
+    {"--sarif-help-base", NULL, "URL", CALL(opt_help_base), NULL,
+     "SARIF: where docs/checks.md is served, for each rule's helpUri", IN_LINT},
     {"--plan", NULL, NULL, FLAG(plan), NULL,
      "print the dtype plan: compute by precision, footprint by dtype, nodes "
      "off the plan", IN_LINT},

@@ -89,6 +89,7 @@ typedef struct Options {
   bool report, verify, help, version;
   int format; /* index into the formats */
   const char *plot, *explain;
+  const char *sarif_help_base; /* --sarif-help-base: the checks' documentation */
   const SubcommandDesc *subcommand; /* NULL: the lint */
   int dump;   /* DumpMode */
   SweepAxis sweeps[MAX_SWEEPS];

@@ -193,7 +193,7 @@ static Bindings *bindings_for(Cli *c, Arena *a, int64_t k) {
     if (!is_swept(o, o->overrides[i].name)) b->overrides[b->n++] = o->overrides[i];
   for (int x = 0; x < o->nsweeps; x++)
     b->overrides[b->n++] = (LetOverride){
-        o->sweeps[x].name, o->sweeps[x].values[sweep_index(o, k, x)], false};
+        o->sweeps[x].name, o->sweeps[x].values[sweep_index(o, k, x)], false, NULL};
   return b;
 }
 
@@ -360,6 +360,16 @@ static const char *error_summary(Arena *a, const DiagSink *d, const Unit *u, int
  * text and the lets that overrides_named read are in it).  Every value runs
  * the checks; its errors are rendered, with the value in a note, and
  * summarised in its row; warnings are shown for the first value only. */
+/* Where an error's --sweep note goes: the first swept let, where the file
+ * defines it (an imported file's at the key it was written from), else
+ * the error's own place. */
+static Loc sweep_loc(const FileRun *r, const Options *o, Loc error) {
+  const Unit *u = r->an ? r->an->unit : NULL;
+  for (int i = 0; u && i < u->nlets; i++)
+    if (strcmp(u->lets[i].name, o->sweeps[0].name) == 0) return u->lets[i].loc;
+  return error;
+}
+
 static int sweep_file(Cli *c, FileRun *r) {
   const Options *o = &c->o;
   int status = 0;
@@ -380,7 +390,8 @@ static int sweep_file(Cli *c, FileRun *r) {
     diag_sort(&r->diags);
     for (int i = 0; i < r->diags.n; i++)
       if (r->diags.items[i]->sev == SEV_ERROR)
-        diag_note(r->diags.items[i], LOC_NONE, "with %s from --sweep", sb_str(&at));
+        diag_note(r->diags.items[i], sweep_loc(r, o, r->diags.items[i]->loc),
+                  "with %s from --sweep", sb_str(&at));
     sb_free(&at);
     flush_stdout(c);
     for (int i = 0; i < r->diags.n; i++)
@@ -476,7 +487,7 @@ static void emit_sarif(Cli *c, FileRun *runs, int n, int status) {
   Analysis **an = xcalloc((size_t)n + 1, sizeof *an);
   const DiagSink **diags = xcalloc((size_t)n + 1, sizeof *diags);
   run_arrays(runs, n, an, diags);
-  sarif_write(stdout, an, diags, n, &c->ss, status);
+  sarif_write(stdout, an, diags, n, &c->ss, status, c->o.sarif_help_base);
   free(an);
   free((void *)diags);
 }

@@ -62,7 +62,7 @@ static int64_t *key_int(Parallel *p, int k) {
 
 void parallel_default(Parallel *p) {
   memset(p, 0, sizeof *p);
-  p->loc = LOC_NONE;
+  p->loc = p->sequence_parallel_loc = LOC_NONE;
   for (int k = 0; k < parallel_nkeys; k++) {
     const ParallelKey *pk = &parallel_keys[k];
     int64_t v = pk->def == PAR_DERIVED ? 1 : pk->def;
@@ -241,10 +241,34 @@ static bool embedding_sum(const Model *m, const GNode *g, Held in0) {
          is_op(&m->nodes[g->inputs[0]], OP_EMBEDDING);
 }
 
+/* R-PAR-015: sequence parallelism splits what tensor parallelism leaves
+ * whole on every rank of the tensor group; a plan with no such group, or
+ * no shard=tensor weight to split the products, has nothing to split, and
+ * the key would change nothing without a word. */
+static void check_sequence_parallel(const Model *m, bool sharded,
+                                    DiagSink *diags) {
+  const Parallel *p = &m->parallel;
+  if (!p->sequence_parallel || p->sequence_parallel_loc.file < 0) return;
+  if (p->tensor > 1 && sharded) return;
+  diag_report(diags, SEV_WARNING, NULL, p->sequence_parallel_loc,
+              p->tensor <= 1
+                  ? "sequence_parallel splits nothing at tensor = 1: it "
+                    "splits activations over the tensor group"
+                  : "sequence_parallel splits nothing: no weight is "
+                    "shard=tensor, so no activation is whole on every rank "
+                    "of the tensor group");
+}
+
+static bool has_shards(const Model *m) {
+  for (int i = 0; i < m->nnodes; i++)
+    if (m->nodes[i].shard_tensor) return true;
+  return false;
+}
+
 void parallel_check_partials(Model *m, DiagSink *diags) {
   int n = m->nnodes;
-  bool any = false;
-  for (int i = 0; i < n && !any; i++) any = m->nodes[i].shard_tensor;
+  bool any = has_shards(m);
+  check_sequence_parallel(m, any, diags);
   if (!any) return;
   Held *held = xcalloc((size_t)n + 1, sizeof *held);
   for (int i = 0; i < n; i++) {

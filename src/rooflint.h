@@ -232,13 +232,16 @@ const char *src_where(const SourceFile *f, Loc loc, const char *origin, char *bu
  * past this it is cut). */
 enum { WHERE_MAX = 8192 };
 /* An origin's parts, by import.h's grammar
- * `KIND [INDEX] ["NAME"] [(TYPE)] [@OFFSET+LENGTH]`
- * (`node 12 "/conv1/Conv" (Conv)`), for JSON and SARIF; the name with its
- * escapes undone.  False when the origin does not follow the grammar. */
+ * `KIND [INDEX] ["NAME"] [(TYPE)] [in "PATH"] [@OFFSET+LENGTH]`
+ * (`node 12 "/conv1/Conv" (Conv)`; PATH: the subgraph an ONNX node is in,
+ * `main_graph/If_1/then_branch`), for JSON and SARIF; the name and path
+ * with their escapes undone.  False when the origin does not follow the
+ * grammar. */
 typedef struct OriginParts {
   char kind[32];
   long long index;
-  bool has_index, has_name;
+  bool has_index, has_name, has_path;
+  char path[WHERE_MAX];
   bool has_region;          /* ` @OFFSET+LENGTH`: bytes of the original file */
   unsigned long long offset, length;
   char name[WHERE_MAX];
@@ -957,7 +960,13 @@ typedef struct LetOverride {
   const char *name;
   LetValue value;
   bool used; /* set by sema: an override naming no let is an error */
+  /* "NAME=WORD" for an importer's own -D added by a re-analysis
+   * (-D recompute=full, R-HF-017); NULL: the value */
+  const char *text;
 } LetOverride;
+
+/* Activation recomputation (R-PAR-010, R-PAR-014). */
+typedef enum Recompute { RECOMPUTE_NONE, RECOMPUTE_FULL, RECOMPUTE_SELECTIVE } Recompute;
 
 typedef struct Bindings {
   LetOverride *overrides;
@@ -973,6 +982,12 @@ typedef struct Bindings {
   bool what_if_recipe;
   OpClass recipe_class;
   DType recipe_dtype;
+  /* A training plan's what-ifs (capacity's notes, R-CHK-084): each
+   * innermost `repeat` body as if written in `checkpoint { }` (or
+   * `checkpoint selective { }`), where no block stands in or around it,
+   * and the plan as if it said `sequence_parallel = true`. */
+  Recompute recompute;
+  bool sequence_parallel;
 } Bindings;
 
 /* A copy of b (NULL: none) from arena a, with `add` (NULL: nothing) in
@@ -1092,6 +1107,7 @@ typedef struct Parallel {
   int64_t shard; /* ZeRO's shard group in data ranks; 0: the whole data group */
   bool overlap;  /* collectives may hide behind compute (R-PAR-007) */
   bool sequence_parallel; /* Korthikanti et al. 2022 (R-PAR-015) */
+  Loc sequence_parallel_loc; /* its key, where the plan writes it */
   bool fp32_grads; /* gradients in fp32, Megatron-LM's default (R-TRAIN-003) */
   Loc loc;
 } Parallel;

@@ -875,6 +875,44 @@ static bool in_experts(Sema *s, const Stmt *st) {
   return true;
 }
 
+/* A checkpoint block holding the nodes model_block makes until
+ * checkpoint_close (R-PAR-010). */
+static int checkpoint_open(Sema *s, Loc header, bool selective) {
+  Model *m = s->m;
+  grow((void **)&s->ckpts, &s->cap_ckpts, m->nckpts + 1, sizeof *s->ckpts);
+  int id = m->nckpts++;
+  s->ckpts[id] = (CheckpointBlock){m->nnodes, m->nnodes, header, selective};
+  s->ckpt = id;
+  return id;
+}
+
+static void checkpoint_close(Sema *s, int id) {
+  s->ckpts[id].end = s->m->nnodes;
+  s->ckpt = -1;
+}
+
+/* Whether a block has a repeat, a loop or a checkpoint block in it, in
+ * an experts body too (a fused region holds none). */
+static bool holds_scope(const Block *b) {
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *st = b->items[i];
+    if (!st) continue;
+    if (st->kind == ST_REPEAT || st->kind == ST_LOOP || st->kind == ST_CHECKPOINT)
+      return true;
+    if (st->kind == ST_EXPERTS && holds_scope(&st->loop.body)) return true;
+  }
+  return false;
+}
+
+/* Bindings.recompute (R-CHK-084): an innermost repeat's body is read as
+ * if written in a checkpoint block, where no block stands in or around
+ * it, as Megatron-LM recomputes each layer. */
+static bool recompute_body(const Sema *s, const Stmt *st) {
+  return s->overrides && s->overrides->recompute != RECOMPUTE_NONE &&
+         st->kind == ST_REPEAT && s->ckpt < 0 && s->region < 0 &&
+         !holds_scope(&st->loop.body);
+}
+
 static void scope_stmt(Sema *s, const Stmt *st) {
   bool is_loop = st->kind == ST_LOOP;
   if (st->kind != ST_EXPERTS && in_experts(s, st)) return;
@@ -929,7 +967,12 @@ static void scope_stmt(Sema *s, const Stmt *st) {
   s->carried[id] = (CarriedList){0};
   int saved = s->scope;
   s->scope = id;
+  int ck = recompute_body(s, st)
+               ? checkpoint_open(s, s->scopes[id].loc,
+                                 s->overrides->recompute == RECOMPUTE_SELECTIVE)
+               : -1;
   model_block(s, &st->loop.body, false);
+  if (ck >= 0) checkpoint_close(s, ck);
   check_carried(s, id);
   s->scope = saved;
 }
@@ -978,14 +1021,9 @@ static void checkpoint_stmt(Sema *s, const Stmt *st) {
                 st->def.name.name);
     return;
   }
-  Model *m = s->m;
-  grow((void **)&s->ckpts, &s->cap_ckpts, m->nckpts + 1, sizeof *s->ckpts);
-  int id = m->nckpts++;
-  s->ckpts[id] = (CheckpointBlock){m->nnodes, m->nnodes, header, selective};
-  s->ckpt = id;
+  int id = checkpoint_open(s, header, selective);
   model_block(s, &st->def.body, false);
-  s->ckpts[id].end = m->nnodes;
-  s->ckpt = -1;
+  checkpoint_close(s, id);
 }
 
 static void misplaced(Sema *s, const Stmt *st, const char *fmt) {
@@ -1163,6 +1201,8 @@ static void parallel_stmt(Sema *s, const Stmt *st) {
         continue;
       }
       *(bool *)((char *)p + pk->offset) = e->ival != 0;
+      if (pk->offset == offsetof(Parallel, sequence_parallel))
+        p->sequence_parallel_loc = key->loc;
       given[k] = true;
       continue;
     }
@@ -1364,6 +1404,8 @@ static void analyze_model(Sema *s, const Stmt *st, Model *m) {
     m->class_given[s->overrides->recipe_class] = true;
     m->class_dtype[s->overrides->recipe_class] = s->overrides->recipe_dtype;
   }
+  if (s->overrides && s->overrides->sequence_parallel) /* R-CHK-084 */
+    m->parallel.sequence_parallel = true;
   model_block(s, &st->def.body, true);
 
   /* apply() counted consumers and cleared is_output of what was read */
@@ -1449,6 +1491,8 @@ Bindings *bindings_with(Arena *a, const Bindings *b, const LetOverride *add) {
     nb->what_if_recipe = b->what_if_recipe;
     nb->recipe_class = b->recipe_class;
     nb->recipe_dtype = b->recipe_dtype;
+    nb->recompute = b->recompute;
+    nb->sequence_parallel = b->sequence_parallel;
   }
   return nb;
 }

@@ -398,6 +398,29 @@ const char *src_where(const SourceFile *f, Loc loc, const char *origin, char *bu
   return buf;
 }
 
+/* A string in put_quoted's escapes (\" \\ \xNN) at *s, its quotes
+ * included, into out (cut to cap - 1 bytes); *s past it.  False when it
+ * has no closing quote. */
+static bool read_quoted(const char **s, char *out, size_t cap) {
+  const char *q = *s;
+  size_t n = 0;
+  for (q++; *q && *q != '"'; q++) {
+    char c = *q;
+    if (c == '\\' && q[1] == 'x' && q[2] && q[3]) {
+      char hex[3] = {q[2], q[3], 0};
+      c = (char)strtol(hex, NULL, 16);
+      q += 3;
+    } else if (c == '\\' && q[1]) {
+      c = *++q;
+    }
+    if (n + 1 < cap) out[n++] = c;
+  }
+  if (*q != '"') return false;
+  out[n] = '\0';
+  *s = q + 1;
+  return true;
+}
+
 bool src_origin_parts(const char *s, OriginParts *p) {
   memset(p, 0, sizeof *p);
   size_t k = strcspn(s, " ");
@@ -412,22 +435,9 @@ bool src_origin_parts(const char *s, OriginParts *p) {
     s = end;
     while (*s == ' ') s++;
   }
-  if (*s == '"') { /* put_quoted's escapes: \" \\ \xNN */
-    size_t n = 0;
-    for (s++; *s && *s != '"'; s++) {
-      char c = *s;
-      if (c == '\\' && s[1] == 'x' && s[2] && s[3]) {
-        char hex[3] = {s[2], s[3], 0};
-        c = (char)strtol(hex, NULL, 16);
-        s += 3;
-      } else if (c == '\\' && s[1]) {
-        c = *++s;
-      }
-      if (n + 1 < sizeof p->name) p->name[n++] = c;
-    }
-    if (*s != '"') return false;
+  if (*s == '"') {
+    if (!read_quoted(&s, p->name, sizeof p->name)) return false;
     p->has_name = true;
-    s++;
     while (*s == ' ') s++;
   }
   if (*s == '(') {
@@ -435,6 +445,12 @@ bool src_origin_parts(const char *s, OriginParts *p) {
     if (s[1 + n] != ')' || n >= sizeof p->type) return false;
     memcpy(p->type, s + 1, n);
     s += n + 2;
+    while (*s == ' ') s++;
+  }
+  if (strncmp(s, "in \"", 4) == 0) { /* a subgraph's path */
+    s += 3;
+    if (!read_quoted(&s, p->path, sizeof p->path)) return false;
+    p->has_path = true;
     while (*s == ' ') s++;
   }
   if (*s == '@') {

@@ -405,17 +405,13 @@ static Diag *report_footprint(const CheckCtx *ctx) {
 
 /* -D name=v, as an override. */
 static LetOverride binding(const char *name, int64_t v) {
-  return (LetOverride){name, {false, v, (double)v}, false};
+  return (LetOverride){name, {false, v, (double)v}, false, NULL};
 }
 
 /* ", step 3.41 s -> 3.52 s (+3.2%)": the step time with the bindings of
  * `add`, analysed again; nothing when the first names no let or the
  * analysis fails there. */
-static void step_cost(const CheckCtx *ctx, const LetOverride *add, int nadd,
-                      StrBuf *out) {
-  if (nadd < 1 || !add[0].name) return;
-  Arena *a = arena_new();
-  const ModelCost *c = checks_rerun_as(ctx, a, add, nadd, ctx->target);
+static void step_change(const CheckCtx *ctx, const ModelCost *c, StrBuf *out) {
   double before = cost_step_time(ctx->cost), after = c ? cost_step_time(c) : -1;
   if (after > 0 && before > 0) {
     char t0[32], t1[32], pct[32];
@@ -423,7 +419,84 @@ static void step_cost(const CheckCtx *ctx, const LetOverride *add, int nadd,
               fmt_time(t1, sizeof t1, after), after >= before ? "+" : "",
               fmt_percent(pct, sizeof pct, after / before - 1, 1));
   }
+}
+
+static void step_cost(const CheckCtx *ctx, const LetOverride *add, int nadd,
+                      StrBuf *out) {
+  if (nadd < 1 || !add[0].name) return;
+  Arena *a = arena_new();
+  step_change(ctx, checks_rerun_as(ctx, a, add, nadd, ctx->target), out);
   arena_free(a);
+}
+
+/* R-CHK-084: recomputation and sequence parallelism, each tried by
+ * analysing the plan again with it: an imported config through its
+ * importer's own -D (R-HF-017), a .roof file with the what-if of
+ * Bindings, which reads it as the edit the note names. */
+typedef struct TrainOption {
+  const char *define; /* the importer's -D */
+  const char *edit;   /* what a .roof file writes */
+  const char *figure;
+  Recompute recompute;
+  bool sequence_parallel;
+} TrainOption;
+
+static const TrainOption train_options[] = {
+    {"recompute=selective",
+     "selective recomputation (`checkpoint selective { }` around the body of "
+     "each innermost repeat)",
+     "fits_with_selective_recompute", RECOMPUTE_SELECTIVE, false},
+    {"sequence_parallel=1",
+     "sequence parallelism (`sequence_parallel = true` in `parallel { }`)",
+     "fits_with_sequence_parallel", RECOMPUTE_NONE, true},
+    {"recompute=full",
+     "full recomputation (`checkpoint { }` around the body of each innermost "
+     "repeat)",
+     "fits_with_full_recompute", RECOMPUTE_FULL, false},
+};
+
+static const ModelCost *rerun_with(const CheckCtx *ctx, Arena *a,
+                                   const TrainOption *o) {
+  if (ctx->reimport) {
+    const char *eq = strchr(o->define, '=');
+    LetOverride add = {arena_strndup(a, o->define, (size_t)(eq - o->define)),
+                       {false, 0, 0}, false, o->define};
+    return checks_rerun_as(ctx, a, &add, 1, ctx->target);
+  }
+  CheckCtx what_if = *ctx;
+  what_if.bindings = bindings_with(a, ctx->bindings, NULL);
+  what_if.bindings->recompute = o->recompute;
+  what_if.bindings->sequence_parallel |= o->sequence_parallel;
+  return checks_rerun_as(&what_if, a, NULL, 0, ctx->target);
+}
+
+/* Each option that makes the plan fit, with its footprint and step time;
+ * a .roof file's note at what it edits (the first block the what-if
+ * wrote, the parallel block). */
+static void note_recompute(const CheckCtx *ctx, Diag *d) {
+  int n = (int)(sizeof train_options / sizeof train_options[0]);
+  for (int i = 0; i < n; i++) {
+    const TrainOption *o = &train_options[i];
+    Arena *a = arena_new();
+    const ModelCost *c = rerun_with(ctx, a, o);
+    double f = c ? c->footprint.total : -1;
+    if (f >= 0 && f <= ctx->target->memory) {
+      Loc at = d->loc;
+      if (!ctx->reimport && o->recompute && c->model->nckpts > 0)
+        at = c->model->ckpts[0].loc;
+      else if (!ctx->reimport && o->sequence_parallel)
+        at = ctx->model->parallel.loc;
+      char b[32];
+      StrBuf step = {0};
+      step_change(ctx, c, &step);
+      diag_note(d, at, "fits with %s%s: %s per GPU%s",
+                ctx->reimport ? "-D " : "", ctx->reimport ? o->define : o->edit,
+                fmt_bytes(b, sizeof b, f), sb_str(&step));
+      diag_figure(d, o->figure, f);
+      sb_free(&step);
+    }
+    arena_free(a);
+  }
 }
 
 /* R-CHK-084: more pipeline stages on the same GPUs, doubling the plan's
@@ -463,11 +536,9 @@ static void note_pipeline(const CheckCtx *ctx, Diag *d) {
 /* R-CHK-084: a training plan that does not fit.  The largest micro-batch
  * that fits (else the longest sequence at a micro-batch of one): the
  * search of R-CACHE-003 over the lets that size the activations.  Then
- * more pipeline stages, doubling the plan's twice at most, with the step
- * time each costs (the larger ZeRO stage is note_zero's).  Full and
- * selective recomputation and sequence parallelism join this list where
- * the plan can be written with them by a -D (issue 30 item 5: the
- * importer's -D recompute= and -D sequence_parallel=). */
+ * recomputation and sequence parallelism, and more pipeline stages,
+ * doubling the plan's twice at most, each with the step time it costs
+ * (the larger ZeRO stage is note_zero's). */
 static void note_train(const CheckCtx *ctx, Diag *d) {
   const Model *m = ctx->model;
   int mi = ctx->unit ? (int)(m - ctx->unit->models) : -1;
@@ -491,6 +562,7 @@ static void note_train(const CheckCtx *ctx, Diag *d) {
     break;
   }
   cache_lets_free(&cl);
+  note_recompute(ctx, d);
   note_pipeline(ctx, d);
 }
 

@@ -40,8 +40,10 @@ typedef enum ImportStatus {
 /* An importer's result.  text is malloc'd .roof text (ownership passes to
  * the SourceSet); origins[i], when not NULL, names where line i + 1 of the
  * text came from (malloc'd strings, owned likewise), in the form
- * `KIND [INDEX] ["NAME"] [(TYPE)] [@OFFSET+LENGTH]`:
- * `node 12 "/conv1/Conv" (Conv) @1834+96`, `initializer 3 "fc.weight"`,
+ * `KIND [INDEX] ["NAME"] [(TYPE)] [in "PATH"] [@OFFSET+LENGTH]`:
+ * `node 12 "/conv1/Conv" (Conv) @1834+96`, `initializer 3 "fc.weight"`, a
+ * node of a subgraph with its path `node 1 "/then/Relu" (Relu) in
+ * "main_graph/If_1/then_branch" @210+40`,
  * `key "hidden_size" @112+13`, the region being the bytes of the file
  * read that the line came from (a NodeProto, a config key); diagnostics
  * are placed there (src_locate), JSON and SARIF split it into its parts.  On failure, error

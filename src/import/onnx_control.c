@@ -9,11 +9,20 @@
 
 /* ---- control flow */
 
-/* The nodes of a subgraph (an If's branch, a Loop's body) written where
- * the node that holds it stands; its initializers are weights. */
-static bool inline_graph(X *x, const OnnxGraph *g) {
+/* The nodes of a subgraph (an If's branch, a Loop's body: node n's
+ * attribute `attr`) written where the node that holds it stands; its
+ * initializers are weights.  Its nodes' origins name its path
+ * (X.graph_path). */
+static bool inline_graph(X *x, const OnnxNode *n, const char *attr,
+                         const OnnxGraph *g) {
   const OnnxNode *keep = x->node;
   int keep_index = x->node_index;
+  const char *keep_path = x->graph_path;
+  const char *top = x->m->graph->name && x->m->graph->name[0] ? x->m->graph->name : "main";
+  x->graph_path = n->name && n->name[0]
+                      ? arena_printf(x->a, "%s/%s/%s", keep_path ? keep_path : top, n->name, attr)
+                      : arena_printf(x->a, "%s/%s_%d/%s", keep_path ? keep_path : top,
+                                     n->op_type, n->index, attr);
   for (int i = 0; i < g->ninitializers; i++) {
     Val *v = val_new(x, g->initializers[i].name, g->initializers[i].id);
     if (!tensor_type(x, &g->initializers[i], &v->t)) return false;
@@ -23,6 +32,7 @@ static bool inline_graph(X *x, const OnnxGraph *g) {
   if (!translate_nodes(x, g, false)) return false;
   x->node = keep;
   x->node_index = keep_index;
+  x->graph_path = keep_path;
   return true;
 }
 
@@ -37,7 +47,7 @@ bool map_if(X *x, const OnnxNode *n, const OnnxOpRow *row) {
     return fail(x, "its branch has %d outputs for %d", g->noutputs, n->noutputs);
   emit_folded(x, n, known_at(cond, 0) != 0 ? "then_branch inlined"
                                            : "else_branch inlined");
-  if (!inline_graph(x, g)) return false;
+  if (!inline_graph(x, n, br->name, g)) return false;
   for (int i = 0; i < n->noutputs; i++) {
     Val *src = val_at(x, g->outputs[i].id);
     if (!src) return fail(x, "its branch output '%s' is not computed", g->outputs[i].name);
@@ -96,7 +106,7 @@ static bool run_body(X *x, const OnnxNode *n, const Body *b) {
     set_tensor(x, v, &slice);
     bind_line(x, n, v->ident, slice.text);
   }
-  if (!inline_graph(x, g)) return false;
+  if (!inline_graph(x, n, "body", g)) return false;
   Val *cond = b->loop_cond ? val_at(x, g->outputs[0].id) : NULL;
   if (b->loop_cond && !(cond && cond->known && known_at(cond, 0) != 0))
     return fail(x, "its body's condition is not a constant true: its trip "

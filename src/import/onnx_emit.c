@@ -173,7 +173,7 @@ Val *bind_output(X *x, const OnnxNode *n, int i) {
 void end_node_line(X *x, const OnnxNode *n) {
   StrBuf *sb = &x->body.text;
   size_t at = comment_at(sb, n, x->node_index);
-  lines_end(&x->body, origin_quoted(n, x->node_index, sb->data + at, sb->len - at));
+  lines_end(&x->body, origin_quoted(x, n, sb->data + at, sb->len - at));
 }
 
 /* A line of node n binding `name = text`. */
@@ -196,6 +196,10 @@ const char *arena_origin(X *x, const OnnxNode *n) {
   put_char(sb, '(');
   put_str(sb, n->op_type);
   put_char(sb, ')');
+  if (x->graph_path) { /* as origin_quoted */
+    put_str(sb, " in ");
+    put_quoted(sb, x->graph_path);
+  }
   sb_printf(sb, " @%llu+%llu", (unsigned long long)n->offset,
             (unsigned long long)n->length);
   return arena_strndup(x->a, sb->data, sb->len);
@@ -253,7 +257,7 @@ bool emit_call(X *x, const OnnxNode *n, Call *c) {
 void emit_folded(X *x, const OnnxNode *n, const char *what) {
   StrBuf *sb = &x->body.text;
   size_t at = comment_at(sb, n, x->node_index); /* as end_node_line */
-  char *origin = origin_quoted(n, x->node_index, sb->data + at, sb->len - at);
+  char *origin = origin_quoted(x, n, sb->data + at, sb->len - at);
   put_str(sb, ": ");
   put_str(sb, what);
   lines_end(&x->body, origin);

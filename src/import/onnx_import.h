@@ -114,6 +114,11 @@ typedef struct X {
   /* the node being translated */
   const OnnxNode *node;
   int node_index;         /* in the top graph (subgraph nodes: the If's) */
+  /* The subgraph being inlined as a path from the top graph,
+   * `main_graph/If_0/then_branch` (node names, else OP_INDEX, and the
+   * attribute holding it), written in its nodes' origins; NULL at the
+   * top. */
+  const char *graph_path;
   char *error;
   StrMap warned_ops;      /* --unknown-ops=custom: one warning per op type */
   PtrMap ops;             /* rooflint op name (by address: the callers'
@@ -233,7 +238,7 @@ char *xprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
 void put_quoted(StrBuf *sb, const char *s);
 void put_comment_text(StrBuf *sb, const char *s);
 void put_int(StrBuf *sb, long long v);
-char *origin_quoted(const OnnxNode *n, int index, const char *quoted,
+char *origin_quoted(const X *x, const OnnxNode *n, const char *quoted,
                     size_t qlen);
 bool fail(X *x, const char *fmt, ...) PRINTF_LIKE(2, 3);
 /* R-ONNX-023: how an initializer of dtype d is declared: a bool or int64

@@ -121,26 +121,33 @@ void put_int(StrBuf *sb, long long v) {
 
 /* `node 12 "/conv1/Conv" (Conv) @OFFSET+LENGTH`, import.h's origin grammar, malloc'd in
  * one piece, from the node's name already quoted (put_quoted): quoted[0,
- * qlen), qlen 0 for a node without a name. */
-char *origin_quoted(const OnnxNode *n, int index, const char *quoted, size_t qlen) {
+ * qlen), qlen 0 for a node without a name; a node of a subgraph has its
+ * graph's path before the region: `(Relu) in "main_graph/If_1/then_branch"`.
+ * The node being translated, x->node_index's. */
+char *origin_quoted(const X *x, const OnnxNode *n, const char *quoted, size_t qlen) {
   StrBuf sb = {0};
   sb_puts(&sb, "node ");
-  sb_printf(&sb, "%d ", index);
+  sb_printf(&sb, "%d ", x->node_index);
   if (qlen) {
     sb_putn(&sb, quoted, qlen);
     sb_putc(&sb, ' ');
   }
-  sb_printf(&sb, "(%s) @%llu+%llu", n->op_type, (unsigned long long)n->offset,
+  sb_printf(&sb, "(%s)", n->op_type);
+  if (x->graph_path) {
+    sb_puts(&sb, " in ");
+    put_quoted(&sb, x->graph_path);
+  }
+  sb_printf(&sb, " @%llu+%llu", (unsigned long long)n->offset,
             (unsigned long long)n->length);
   return sb.data; /* never empty */
 }
 
 /* n's origin, `node 12 "/conv1/Conv" (Conv)`, malloc'd. */
-static char *node_origin(const OnnxNode *n, int index) {
-  if (!n->name || !n->name[0]) return origin_quoted(n, index, NULL, 0);
+static char *node_origin(const X *x, const OnnxNode *n) {
+  if (!n->name || !n->name[0]) return origin_quoted(x, n, NULL, 0);
   StrBuf q = {0};
   put_quoted(&q, n->name);
-  char *s = origin_quoted(n, index, q.data, q.len);
+  char *s = origin_quoted(x, n, q.data, q.len);
   sb_free(&q);
   return s;
 }
@@ -153,7 +160,7 @@ bool fail(X *x, const char *fmt, ...) {
   char *msg = vxprintf(fmt, ap);
   va_end(ap);
   if (x->node) {
-    char *where = node_origin(x->node, x->node_index);
+    char *where = node_origin(x, x->node);
     unsigned long long off, len;
     int n = (int)src_origin_region(where, &off, &len);
     x->error = xprintf("%s: %.*s: %s", x->path, n, where, msg);

@@ -95,7 +95,7 @@ static void read_defines(LspServer *s, json_t *arr) {
       continue;
     }
     *eq = '\0';
-    st->overrides[st->noverrides++] = (LetOverride){xstrdup(v[i]), val, false};
+    st->overrides[st->noverrides++] = (LetOverride){xstrdup(v[i]), val, false, NULL};
   }
   free_strings(v, n);
 }

@@ -129,6 +129,7 @@ static void write_origin(JsonOut *w, const Located *at) {
     if (op->has_index) json_out_int(w, "index", op->index);
     if (op->has_name) json_out_str(w, "name", op->name);
     if (op->type[0]) json_out_str(w, "op_type", op->type);
+    if (op->has_path) json_out_str(w, "graph", op->path); /* a subgraph's */
     if (op->has_region) {
       json_out_int(w, "byte_offset", (long long)op->offset);
       json_out_int(w, "byte_length", (long long)op->length);

@@ -109,9 +109,12 @@ void html_sweep_write(FILE *out, HtmlSweep *s);
 void html_sweep_free(HtmlSweep *s);
 
 /* SARIF 2.1.0: one run, one rule per registered check plus the rule
- * "error" for language errors; `exit_status` is recorded in invocations. */
+ * "error" for language errors; `exit_status` is recorded in invocations.
+ * `help_base`: where docs/checks.md is served (--sarif-help-base), each
+ * rule's helpUri; NULL: no helpUri. */
 void sarif_write(FILE *out, Analysis *const *an, const DiagSink *const *diags,
-                 int n, const SourceSet *ss, int exit_status);
+                 int n, const SourceSet *ss, int exit_status,
+                 const char *help_base);
 
 /* The chart's panels at most (R-OUT-017). */
 #define PLOT_MAX_PANELS 1000

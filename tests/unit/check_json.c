@@ -143,7 +143,7 @@ static json_t *capture_json(Fixture *f, bool sarif, char **text) {
   size_t len = 0;
   FILE *mem = open_memstream(&buf, &len);
   const DiagSink *sinks[1] = {&f->diags};
-  if (sarif) sarif_write(mem, f->ans, sinks, 1, &f->ss, 1);
+  if (sarif) sarif_write(mem, f->ans, sinks, 1, &f->ss, 1, NULL);
   else json_write(mem, f->ans, sinks, 1, &f->ss);
   fclose(mem);
   json_error_t err;

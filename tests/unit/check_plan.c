@@ -63,7 +63,7 @@ END_TEST
 /* A what-if is no let: -D overrides beside it still apply. */
 START_TEST(override_with_define) {
   Arena *a = arena_new();
-  LetOverride m = {"M", {false, 64, 0}, false};
+  LetOverride m = {"M", {false, 64, 0}, false, NULL};
   Bindings *b = with_plan(a, DT_FP32, &m);
   TestCtx *tc = tc_sema(MLP, b);
   ck_assert_int_eq(tc->diags.nerrors, 0);

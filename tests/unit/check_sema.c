@@ -63,8 +63,8 @@ END_TEST
 
 /* R-LET-003 */
 START_TEST(test_overrides) {
-  LetOverride o[2] = {{"D", {false, 128, 0}, false},
-                      {"S", {true, 0, 7.0}, false}};
+  LetOverride o[2] = {{"D", {false, 128, 0}, false, NULL},
+                      {"S", {true, 0, 7.0}, false, NULL}};
   Bindings b = {.overrides = o, .n = 2};
   TestCtx *tc = tc_sema("let D = 4096 / 3\nlet S = 2\nlet E = D * S\n"
                         "model m { input x : [E] }\n",
@@ -73,7 +73,7 @@ START_TEST(test_overrides) {
   ck_assert(o[0].used && o[1].used);
   ck_assert_int_eq(tc_node(tc, "x")->type->dims[0], 896);
   tc_free(tc);
-  LetOverride z = {"Q", {false, 1, 0}, false};
+  LetOverride z = {"Q", {false, 1, 0}, false, NULL};
   Bindings bz = {.overrides = &z, .n = 1};
   tc = tc_sema("let D = 1\n", &bz);
   ck_assert(!z.used);
@@ -557,7 +557,7 @@ END_TEST
 /* The lets sema evaluated travel with the unit (the crossover search reads
  * them), with the overrides applied; R-LET-001, R-LET-003. */
 START_TEST(test_unit_lets) {
-  LetOverride o[] = {{"B", {false, 8, 0}, false}};
+  LetOverride o[] = {{"B", {false, 8, 0}, false, NULL}};
   Bindings b = {.overrides = o, .n = 1};
   TestCtx *tc = tc_sema("let B = 1\nlet S = B * 128 + 2\nlet r = 0.5\n", &b);
   ck_assert_int_eq(tc->unit->nlets, 3);
@@ -575,15 +575,15 @@ END_TEST
  * a new one appended, the others kept in order. */
 START_TEST(test_bindings_with) {
   Arena *a = arena_new();
-  LetOverride o[] = {{"B", {false, 1, 0}, true}, {"S", {false, 2, 0}, false}};
+  LetOverride o[] = {{"B", {false, 1, 0}, true, NULL}, {"S", {false, 2, 0}, false, NULL}};
   Bindings b = {.overrides = o, .n = 2};
-  Bindings *r = bindings_with(a, &b, &(LetOverride){"B", {false, 64, 0}, false});
+  Bindings *r = bindings_with(a, &b, &(LetOverride){"B", {false, 64, 0}, false, NULL});
   ck_assert_int_eq(r->n, 2);
   ck_assert_str_eq(r->overrides[0].name, "S");
   ck_assert_str_eq(r->overrides[1].name, "B");
   ck_assert_int_eq(r->overrides[1].value.i, 64);
   ck_assert(!r->overrides[1].used);
-  r = bindings_with(a, &b, &(LetOverride){"H", {false, 3, 0}, false});
+  r = bindings_with(a, &b, &(LetOverride){"H", {false, 3, 0}, false, NULL});
   ck_assert_int_eq(r->n, 3);
   ck_assert_str_eq(r->overrides[2].name, "H");
   r = bindings_with(a, NULL, NULL);
