@@ -197,4 +197,23 @@ expect_status 0
 if cmp -s "$T/out" "$T/h100.roof"; then ok; else bad "stdout is not the card"; fi
 expect_empty "$T/err"
 
+# R-CAL-007: a device's name with quotes and an escape byte: escaped in
+# the card's string ('?') and in the summary ('\x1B', as diagnostics do).
+cat >"$SCRIPT" <<'EOF'
+cat <<'DOC'
+{"device": "cpu", "torch": "2.5.1", "python": "3.12.3",
+ "date": "2026-12-06T09:00:00Z", "name": "Evil \"CPU\" \u001b[31mred",
+ "units": 4, "memory": 17179869184, "gpus": 0, "runtime": "4 threads",
+ "measured": [{"key": "memory_bw", "value": 2e10, "method": "copy"},
+              {"key": "fp32", "value": 1e11, "method": "mm"}],
+ "skipped": []}
+DOC
+EOF
+cal ROOFLINT_PYTHON=sh "$T/prefix/bin/rooflint" calibrate -o "$T/evil.roof"
+expect_status 0
+expect_grep "$T/evil.roof" '  display = "Evil \"CPU\" ?[31mred"'
+expect_grep "$T/out" "the ceilings of the CPU 'Evil \"CPU\" \\x1B[31mred'"
+run -t "$T/evil.roof" "$EXAMPLE"
+expect_status 0
+
 finish
