@@ -175,7 +175,7 @@ ubsan-robust:
 
 # ---------------------------------------------------------------- deps
 DEB_PACKAGES = flex bison check pkg-config make gcc libjansson-dev python3-jsonschema libxml2-utils \
-               python3-yaml groff-base python3-onnx chromium chromium-driver neovim \
+               python3-yaml groff-base python3-onnx chromium chromium-driver neovim time \
                python3-torch
 
 deps:

@@ -38,6 +38,7 @@ static bool resolve_targets(Arena *a, SourceSet *ss, Analysis *an,
     const char *name = target_name_of(u, opts, i);
     Loc where = opts->ntargets == 0 && u->target_name ? u->target_loc : LOC_NONE;
     ts[i] = target_resolve(a, ss, name, u, where, diags);
+    if (ts[i]) ts[i] = target_ceilings(a, ts[i], opts->ceilings);
     ok = ok && ts[i];
   }
   if (!ok) return false;

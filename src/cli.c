@@ -24,6 +24,7 @@ static const char *const dump_names[] = {"ast", "graph"};
 static const char *const unknown_ops_names[] = {"error", "custom"};
 /* in the order of calibrate.h's CalibrateDevice */
 static const char *const device_names[] = {"auto", "cpu", "cuda"};
+static const char *const ceilings_names[] = {"peak", "achieved"};
 
 typedef struct OptDesc OptDesc;
 
@@ -435,6 +436,9 @@ static const OptDesc options[] = {
      "output format on stdout (default text)", IN_LINT | IN_DIFF},
     {"--plot", NULL, "FILE.svg", STRING(plot), NULL,
      "write the roofline chart ('-': standard output)", IN_LINT},
+    {"--ceilings", NULL, NULL, CHOICE(ceilings, NAMES_OF(ceilings_names, )), NULL,
+     "price against the datasheet's peaks (default) or the card's achieved "
+     "figures", IN_LINT},
     {"--sweep", NULL, "NAME=V1,V2,...", CALL(opt_sweep), NULL,
      "one summary row per value of a let; twice: a grid", IN_LINT},
     {"--plan", NULL, NULL, FLAG(plan), NULL,

@@ -105,6 +105,7 @@ typedef struct Options {
   int unknown_ops;      /* UnknownOps */
   bool weights_as_inputs; /* --weights-as-inputs */
   const char *phase;    /* --phase (a Hugging Face config), or NULL */
+  int ceilings;         /* --ceilings: Ceilings */
   int device;           /* calibrate --device (CalibrateDevice); -1: not given */
   double seconds;       /* calibrate --seconds; 0: not given */
 } Options;

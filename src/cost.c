@@ -501,6 +501,8 @@ static void fuse_regions(const Model *m, const ModelCost *mc,
       k->bytes += node_bytes(m, src) * region_moe(m, moe, region, src);
     }
     if (leaves[i]) k->bytes += op_tensor_bytes(g->type) * region_moe(m, moe, region, i);
+    for (int j = 0; (g->op->flags & OPF_UPDATES_CACHE) && j < g->ninputs; j++)
+      if (m->nodes[g->inputs[j]].role == ROLE_CACHE) k->bytes += node_bytes(m, g->inputs[j]);
   }
   /* Node costs already carry the train factor in FLOPs; bytes get the
    * region's largest factor (backward re-reads the same boundary). */
@@ -875,7 +877,10 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   free(moe);
   free(ckpt_of);
   /* a pass of its own only for a model that has a cache */
-  if (np.any_cache) mc->footprint.kv_cache = cost_kv_cache(m, NULL);
+  if (np.any_cache) {
+    mc->footprint.kv_cache = cost_kv_cache(m, NULL);
+    mc->footprint.read_only_cache = footprint_read_only_cache(m);
+  }
   cost_footprint(mc, m, t, &np, piped);
   cost_totals(mc);
   if (piped) pipeline_time(mc, m);

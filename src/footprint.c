@@ -475,6 +475,18 @@ double cost_kv_cache(const Model *m, double *by_dtype) {
   return total;
 }
 
+double footprint_read_only_cache(const Model *m) {
+  bool *appended = xcalloc((size_t)m->nnodes, sizeof *appended);
+  for (int i = 0; i < m->nnodes; i++)
+    if (is_append(&m->nodes[i])) appended[storage_of(m, i)] = true;
+  double total = 0;
+  for (int i = 0; i < m->nnodes; i++)
+    if (m->nodes[i].role == ROLE_CACHE && !appended[i])
+      total += node_bytes(m, i) * model_weight_copies(m, m->nodes[i].scope);
+  free(appended);
+  return total;
+}
+
 /* What each part of a pipelined model holds (PART_PRE, PART_BODY,
  * PART_POST), summed over its nodes. */
 typedef struct PartSums {

@@ -259,6 +259,7 @@ static void analyze_run(Cli *c, FileRun *r, int64_t k, const Analysis *earlier) 
       .earlier = earlier,
       .import = &io,
       .serving = serving_shown(c, k),
+      .ceilings = (Ceilings)c->o.ceilings,
   };
   r->an = analyze_file(r->arena, &c->ss, r->file, &ao, &r->diags);
   mark_used(c, ao.bindings);

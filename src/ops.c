@@ -417,6 +417,31 @@ static void check_layout(const TensorType *q, const TensorType *k,
             r - 3, r - 2);
 }
 
+/* The additive bias of attention(q, k, v, bias) (R-FAM-102): it
+ * broadcasts to the scores [..., H, Sq, Skv] without widening them, as
+ * scaled_dot_product_attention's float attn_mask does (T5's relative
+ * position bias, [H, Sq, Skv]). */
+static bool check_attention_bias(const OpDesc *op, const TensorType *in,
+                                 const ShapeCtx *ctx) {
+  (void)op;
+  const TensorType *q = &in[0], *k = &in[1], *b = &in[3];
+  TensorType scores = *q;
+  scores.dims[q->rank - 1] = k->dims[k->rank - 2];
+  bool fits = b->rank <= scores.rank;
+  for (int i = 1; fits && i <= b->rank; i++) {
+    int64_t d = b->dims[b->rank - i];
+    fits = d == 1 || d == scores.dims[scores.rank - i];
+  }
+  char sb[160], ss[160];
+  if (!fits)
+    return fail(ctx, ctx->arg_locs[3],
+                "attention bias %s does not broadcast to the scores %s "
+                "[..., heads, queries, keys]",
+                op_type_str(sb, sizeof sb, b),
+                op_type_str(ss, sizeof ss, &scores));
+  return true;
+}
+
 /* q [..., H, Sq, d], k [..., Hkv, Skv, d], v [..., Hkv, Skv, dv]; 2-D
  * [S, d] inputs are a single head, as torch's scaled_dot_product_attention
  * takes them. */
@@ -459,7 +484,8 @@ static bool shape_attention(const OpDesc *op, const TensorType *in, int nin,
                 (long long)h, (long long)hkv);
   TensorType t = *q;
   t.dims[r - 1] = v->dims[r - 1];
-  if (!promote(ctx, op, in, nin, &t.dtype)) return false;
+  if (!promote(ctx, op, in, 3, &t.dtype)) return false;
+  if (nin == 4 && !check_attention_bias(op, in, ctx)) return false;
   check_layout(q, k, ctx);
   *out = t;
   return true;
@@ -1058,6 +1084,9 @@ static void cost_attention(const OpIn *x, const Target *t, OpCost *c) {
   }
   if (x->args->sinks && q->dtype != DT_NONE)
     c->bytes += heads * dtype_info(q->dtype)->bytes;
+  /* a bias operand (R-FAM-102) is one add a computed score; io_bytes has
+   * read it whole */
+  if (x->nin == 4) c->flops += scores;
   c->blocks = d.batch * ceil_div(d.m, ATTN_ROWS_PER_BLOCK);
 }
 
@@ -2228,6 +2257,66 @@ static void sym_rnn(const SymCtx *c, const char **out) {
   bool bf = c->args->batch_first;
   out[bf ? 1 : 0] = c->in_sym[0][bf ? 1 : 0];
   out[bf ? 0 : 2] = c->in_sym[0][bf ? 0 : 1];
+}
+
+/* ------------------------------------------ the selective scan (R-OP-008)
+ * selective_scan(x, delta, A, B, C[, D[, state]]): Mamba's S6 layer (Gu and
+ * Dao 2023, section 3), as transformers' modeling_mamba.py and mamba_ssm's
+ * selective_scan_fn take it, channels last: x and delta [batch, L, D], A
+ * [D, N], B and C [batch, L, N], the skip D [D] and, for a decode step,
+ * the recurrent state [batch, D, N] it reads and updates in place.  The
+ * result y is [batch, L, D]. */
+
+static bool scan_dims_fail(const ShapeCtx *ctx, const OpDesc *op, int i,
+                           const TensorType *t, const char *want) {
+  static const char *const names[7] = {"x", "delta", "A", "B", "C", "D", "state"};
+  char s[160];
+  return fail(ctx, ctx->arg_locs[i], "%s %s must be %s, got %s", op->name,
+              names[i], want, op_type_str(s, sizeof s, t));
+}
+
+static bool shape_selective_scan(const OpDesc *op, const TensorType *in, int nin,
+                                 OpArgs *args, TensorType *out,
+                                 const ShapeCtx *ctx) {
+  (void)args;
+  if (in[0].rank != 3) return scan_dims_fail(ctx, op, 0, &in[0], "[batch, L, D]");
+  if (in[2].rank != 2) return scan_dims_fail(ctx, op, 2, &in[2], "[D, N]");
+  int64_t b = in[0].dims[0], l = in[0].dims[1], d = in[0].dims[2];
+  int64_t n = in[2].dims[1];
+  const int64_t want[7][3] = {{b, l, d}, {b, l, d}, {d, n, 0}, {b, l, n},
+                              {b, l, n}, {d, 0, 0}, {b, d, n}};
+  static const int rank[7] = {3, 3, 2, 3, 3, 1, 3};
+  for (int i = 1; i < nin; i++) {
+    bool same = in[i].rank == rank[i];
+    for (int k = 0; same && k < rank[i]; k++) same = in[i].dims[k] == want[i][k];
+    if (!same) {
+      char w[96];
+      dims_str(w, sizeof w, want[i], rank[i]);
+      return scan_dims_fail(ctx, op, i, &in[i], w);
+    }
+  }
+  /* y in x's dtype, as mamba_ssm writes it, whatever A's and D's (fp32) */
+  *out = in[0];
+  return true;
+}
+
+/* FLOPs: the recurrence h_t = exp(delta A) h_t-1 + delta B x_t, y_t = C h_t
+ * on each of the N state elements of a channel and step, as written: delta
+ * A, its exp, the product with h, delta B, its product with x, the sum, C
+ * times h and the sum over N: 8; the skip D x adds 2 a channel and step.
+ * Bytes: the operands and y, never the [batch, L, D, N] states, which stay
+ * on chip (section 3.3.2); a decode step's state is read and written back.
+ * Blocks: one per batch row and channel, mamba_ssm's grid. */
+static void cost_selective_scan(const OpIn *x, const Target *t, OpCost *c) {
+  (void)t;
+  const TensorType *in = op_in_type(x, 0), *a = op_in_type(x, 2);
+  double steps = (double)in->dims[0] * (double)in->dims[1] * (double)in->dims[2];
+  c->flops = steps * (x->op->flops_per_element * (double)a->dims[1] + (x->nin >= 6 ? 2 : 0));
+  c->bytes = io_bytes(x);
+  for (int i = 0; i < x->nin; i++) /* OPF_UPDATES_CACHE: written back */
+    if (x->model->nodes[x->inputs[i]].role == ROLE_CACHE)
+      c->bytes += op_tensor_bytes(op_in_type(x, i));
+  c->blocks = (double)in->dims[0] * (double)in->dims[2];
 }
 
 /* ------------------------------------------ an application's text form */

@@ -843,6 +843,9 @@ enum {
    * operand to be a `cache` (or an append to one), and the result is the
    * cache's storage, so it holds no bytes of its own */
   OPF_APPEND = 1 << 4,
+  /* updates a `cache` operand in place (a recurrent state, R-OP-008): the
+   * cache is written back as well as read, inside a fused region too */
+  OPF_UPDATES_CACHE = 1 << 5,
 };
 
 /* What an op's backward reads (ops.def's saves column, R-TRAIN-002): the
@@ -1245,6 +1248,9 @@ typedef struct Achieved {
   double memory_bw, nvlink_bw, ib_bw, pcie_bw;           /* B/s */
 } Achieved;
 
+/* --ceilings: which figures a model is priced against (R-CEIL-003). */
+typedef enum Ceilings { CEILINGS_PEAK, CEILINGS_ACHIEVED } Ceilings;
+
 typedef struct Target {
   const char *name;      /* h100_sxm */
   const char *display;   /* "NVIDIA H100 SXM" */
@@ -1261,6 +1267,15 @@ typedef struct Target {
   int elements_per_block; /* elementwise/reduction block size */
   double launch_overhead; /* s */
   Achieved achieved;
+  /* CEILINGS_ACHIEVED: target_ceilings put the achieved figures in the
+   * peak slots; fell_back names the keys stated with no measurement, whose
+   * peak stayed. */
+  Ceilings ceilings;
+  const char **fell_back;
+  int nfell_back;
+  /* How the outputs name them: NULL for the datasheet's peaks (printed as
+   * before), else "achieved ceilings (the peak for fp32, pcie_bw)". */
+  const char *ceilings_text;
   MemLevel *levels;
   int nlevels;
   const char **sources;  /* source = "..." lines */
@@ -1283,6 +1298,12 @@ const TargetSet *target_builtins(Arena *a, SourceSet *ss, DiagSink *diags);
  * '/' or ending in .roof).  NULL after reporting an error. */
 const Target *target_resolve(Arena *a, SourceSet *ss, const char *name_or_file,
                              const Unit *u, Loc where, DiagSink *diags);
+/* `t` priced against `which` ceilings: under CEILINGS_ACHIEVED a copy with
+ * each achieved figure in its peak's slot (R-CEIL-003); else `t`. */
+const Target *target_ceilings(Arena *a, const Target *t, Ceilings which);
+/* The card's achieved figures in key order, "bf16_tc 792.1 TFLOP/s,
+ * nvlink_bw 370 GB/s", for the target card; NULL when it states none. */
+const char *target_achieved_text(Arena *a, const Target *t);
 /* Peak FLOP/s for an op computing at `precision`: contractions use the
  * tensor-core peak (fp32 the vector peak unless tf32), others the vector. */
 double target_peak(const Target *t, DType precision, bool contraction,
@@ -1343,6 +1364,9 @@ typedef struct Footprint {
   double weights, gradients, optimizer, activations; /* bytes, per GPU */
   double buffers; /* `buffer` declarations: no gradients, no optimizer state */
   double kv_cache; /* `cache` declarations at the length their appends reach */
+  /* the part of kv_cache that no append extends, read only by the step
+   * (cross-attention keys and values, R-FAM-105) */
+  double read_only_cache;
   /* R-PAR-013: zero = 3 gathers an FSDP unit's full weights while it runs,
    * two units at once; units is what that holds of the whole weights (the
    * two largest units, per GPU), gathered that part of the footprint */
@@ -1624,6 +1648,7 @@ typedef struct AnalyzeOptions {
   /* Work out the serving answer of each model with a KV cache
    * (Analysis.serving), for an output that prints it. */
   bool serving;
+  Ceilings ceilings; /* --ceilings: every target priced against these */
 } AnalyzeOptions;
 
 typedef struct Analysis {

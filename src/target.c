@@ -409,6 +409,70 @@ static bool check_achieved(const Target *t, const Loc *seen, DiagSink *diags) {
   return ok;
 }
 
+static const char *ceilings_text(Arena *a, const Target *t) {
+  if (t->nfell_back == 0) return "achieved ceilings";
+  StrBuf b = {0};
+  sb_puts(&b, "achieved ceilings (the peak for ");
+  for (int i = 0; i < t->nfell_back; i++)
+    sb_printf(&b, "%s%s", i ? ", " : "", t->fell_back[i]);
+  sb_puts(&b, ")");
+  const char *text = arena_strdup(a, sb_str(&b));
+  sb_free(&b);
+  return text;
+}
+
+static void set_figure(const KeyDesc *key, Target *t, double v) {
+  double *p = (double *)((char *)t + key->offset);
+  if (key->peak != DT_NONE)
+    p[key->peak] = v;
+  else
+    *p = v;
+}
+
+const char *target_achieved_text(Arena *a, const Target *t) {
+  static const char prefix[] = "achieved_";
+  StrBuf b = {0};
+  for (int i = 0; i < NKEYS; i++) {
+    const KeyDesc *key = &target_keys[i];
+    double v = key_figure(key, t);
+    if (strncmp(key->name, prefix, sizeof prefix - 1) || v == 0) continue;
+    char fig[32];
+    sb_printf(&b, "%s%s %s", b.len ? ", " : "", key->name + sizeof prefix - 1,
+              key->kind == V_FLOPS ? fmt_flops_rate(fig, sizeof fig, v)
+                                   : fmt_bandwidth(fig, sizeof fig, v));
+  }
+  const char *text = b.len ? arena_strdup(a, sb_str(&b)) : NULL;
+  sb_free(&b);
+  return text;
+}
+
+const Target *target_ceilings(Arena *a, const Target *t, Ceilings which) {
+  static const char prefix[] = "achieved_";
+  if (which != CEILINGS_ACHIEVED) return t;
+  Target *c = arena_alloc(a, sizeof *c);
+  *c = *t;
+  c->ceilings = CEILINGS_ACHIEVED;
+  c->fell_back = NULL;
+  c->nfell_back = 0;
+  for (int i = 0; i < NKEYS; i++) {
+    const KeyDesc *key = &target_keys[i];
+    if (strncmp(key->name, prefix, sizeof prefix - 1)) continue;
+    const KeyDesc *pk = find_key(target_keys, NKEYS, key->name + sizeof prefix - 1);
+    double got = key_figure(key, t);
+    if (key_figure(pk, t) == 0) continue;
+    if (got > 0) {
+      set_figure(pk, c, got);
+      continue;
+    }
+    c->fell_back = grow(a, c->fell_back, (size_t)c->nfell_back, sizeof *c->fell_back);
+    c->fell_back[c->nfell_back++] = pk->name;
+  }
+  /* fp8's e5m2 variant has no key: it runs at the e4m3 figure. */
+  c->tensor_peak[DT_FP8_E5M2] = c->tensor_peak[DT_FP8_E4M3];
+  c->ceilings_text = ceilings_text(a, c);
+  return c;
+}
+
 Target *target_from_def(Arena *a, const Stmt *def, DiagSink *diags) {
   Target *t = arena_alloc(a, sizeof *t);
   t->name = def->def.name.name;

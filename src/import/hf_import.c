@@ -78,6 +78,23 @@
 /* attention_bias is q, k and v's only: o_proj has none (glm4_moe) */
 #define F_NO_O_BIAS (UINT64_C(1) << 37)
 #define F_USE_QK_NORM (UINT64_C(1) << 38) /* F_QK_NORM only with use_qk_norm */
+/* encoder-decoders (R-FAM-101): an encoder's stack, then a decoder's with
+ * cross-attention on the encoder's output */
+#define F_ENCDEC (UINT64_C(1) << 50)
+#define F_REL_BIAS (UINT64_C(1) << 51) /* T5's relative position bias */
+#define F_AUDIO_CONV (UINT64_C(1) << 52) /* two Conv1d over mel frames (whisper) */
+#define F_NO_K_BIAS (UINT64_C(1) << 53) /* with F_ALL_BIAS: k_proj has none (whisper) */
+/* a tied head reads the decoder's output times d_model^-0.5 (t5) */
+#define F_HEAD_SCALE (UINT64_C(1) << 54)
+/* selective state-space layers instead of attention and MLP (mamba) */
+#define F_SSM (UINT64_C(1) << 39)
+/* chunked attention (attention_chunk_size) on the rotary layers that
+ * no_rope_layers marks, global NoPE layers with their temperature, a
+ * weightless L2 norm of q and k with use_qk_norm (llama4) */
+#define F_CHUNKED (UINT64_C(1) << 40)
+/* the sigmoid of the top-k router logits, which scale each expert's
+ * input; one shared expert of the experts' width (llama4) */
+#define F_TOPK_SIGMOID (UINT64_C(1) << 41)
 
 typedef struct Family {
   const char *model_type;
@@ -219,6 +236,38 @@ static const Family families[] = {
      "BLOOM: ALiBi (no rotary), a LayerNorm after the embedding, fused qkv, "
      "biases, tied head",
      NULL, NULL},
+    {"t5", "T5", F_ENCDEC | F_RMSNORM | F_REL_BIAS | F_TIED | F_HEAD_SCALE,
+     "relu", "feed_forward_proj", NULL,
+     "T5: encoder-decoder, relative position bias, RMS-style norms without "
+     "bias, ReLU or gated-GELU FFN (feed_forward_proj), tied head scaled by "
+     "d_model^-0.5",
+     NULL, NULL},
+    {"whisper", "Whisper",
+     F_ENCDEC | F_AUDIO_CONV | F_LEARNED_POS | F_ALL_BIAS | F_NO_K_BIAS | F_TIED,
+     "gelu", NULL, NULL,
+     "Whisper: audio encoder-decoder, two Conv1d over the mel frames, "
+     "sinusoidal encoder positions (a buffer), learned decoder positions, "
+     "LayerNorm, biases but on k_proj, GELU MLP, tied head",
+     NULL, NULL},
+    {"llama4_text", "Llama4",
+     LLAMA_LIKE | F_MOE | F_SHARED_EXPERT | F_TOPK_SIGMOID | F_CHUNKED, "silu",
+     NULL, NULL,
+     "Llama 4 (text): routed experts and a shared one (every "
+     "interleave_moe_layer_step-th layer), a sigmoid router, chunked "
+     "attention on the rotary layers, global NoPE layers",
+     NULL, NULL},
+    {"llama4", "Llama4",
+     LLAMA_LIKE | F_MOE | F_SHARED_EXPERT | F_TOPK_SIGMOID | F_CHUNKED |
+         F_TEXT_CONFIG,
+     "silu", NULL, NULL,
+     "Llama 4 (multimodal): the language model of its text_config, a "
+     "llama4_text layer; the vision tower and projector are not written",
+     NULL, NULL},
+    {"mamba", "Mamba", F_SSM | F_RMSNORM | F_TIED, "silu", NULL, NULL,
+     "Mamba: selective state-space layers (in_proj, a causal depthwise "
+     "conv1d, the selective scan gated by silu(z), out_proj), no attention, "
+     "RMSNorm, tied head",
+     NULL, NULL},
 };
 enum { NFAMILIES = sizeof families / sizeof *families };
 
@@ -227,24 +276,18 @@ enum { NFAMILIES = sizeof families / sizeof *families };
  * nearest name is another architecture (mamba is not llama) and a
  * relabelled config would give a wrong count. */
 static const char *const unimported[][2] = {
-    {"t5", "encoder-decoder with relative attention bias and cross-attention, "
-           "not modelled"},
     {"mt5", "T5's encoder-decoder, not modelled"},
     {"umt5", "T5's encoder-decoder, not modelled"},
     {"bart", "encoder-decoder with cross-attention, not modelled"},
     {"mbart", "encoder-decoder with cross-attention, not modelled"},
     {"marian", "encoder-decoder with cross-attention, not modelled"},
     {"pegasus", "encoder-decoder with cross-attention, not modelled"},
-    {"whisper", "audio encoder-decoder (1-D convolutions, cross-attention), "
-                "not modelled"},
-    {"mamba", "selective state-space model (no attention), not modelled"},
     {"mamba2", "selective state-space v2, not modelled"},
     {"falcon_mamba", "selective state-space model (no attention), not modelled"},
     {"jamba", "attention interleaved with Mamba layers, not modelled"},
     {"zamba2", "Mamba-2 layers with shared attention, not modelled"},
     {"rwkv", "a linear-attention recurrence (no KV cache), not modelled"},
     {"recurrent_gemma", "RG-LRU recurrence with local attention, not modelled"},
-    {"llama4", "routed plus shared experts with chunked attention, not modelled"},
     {"mpt", "ALiBi with MPT's blocks, not imported"},
     {"gpt_bigcode", "multi-query attention with learned positions, not imported"},
     {"opt", "OPT's layer (positions offset by 2), not imported"},
@@ -266,6 +309,10 @@ static const struct FamilyDefault {
     {"gemma3", "hidden_size", 2304},        {"gemma3", "intermediate_size", 9216},
     {"gemma3", "num_hidden_layers", 26},
     {"gemma3_text", "sliding_window_pattern", 6},
+    {"llama4", "intermediate_size_mlp", 16384},
+    {"llama4_text", "intermediate_size_mlp", 16384},
+    {"llama4", "attention_chunk_size", 8192},
+    {"llama4_text", "attention_chunk_size", 8192},
 };
 
 /* Another family's spelling of a canonical field (GPT-2's n_embd is
@@ -288,6 +335,7 @@ static const char *const aliases[][5] = {
  * epsilons, initialisation, rotary frequencies, dropout, serving hints). */
 static const char *const known_fields[] = {
     "_name_or_path", "architectures", "model_type", "transformers_version",
+    "_attn_implementation_autoset", /* transformers writes its own choice */
     "bos_token_id", "eos_token_id", "pad_token_id", "sep_token_id",
     "decoder_start_token_id", "initializer_range", "initializer_factor",
     "rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon", "rope_theta",
@@ -335,6 +383,37 @@ static const char *const known_fields[] = {
     "sliding_window_pattern", "rope_local_base_freq", "text_config",
     "experts_per_token", "initial_context_length", "swiglu_limit",
     "use_qk_norm",
+    /* encoder-decoders (R-FAM-101): T5Config's and WhisperConfig's sizes,
+     * and what changes no figure (relative_attention_max_distance only
+     * buckets distances; SpecAugment's masks, layer drop and the
+     * classifier head are training or fine-tuning switches) */
+    "d_model", "d_kv", "d_ff", "num_layers", "num_decoder_layers", "num_heads",
+    "relative_attention_num_buckets", "relative_attention_max_distance",
+    "feed_forward_proj", "dropout_rate", "is_gated_act", "dense_act_fn",
+    "output_past", "encoder_layers", "decoder_layers",
+    "encoder_attention_heads", "decoder_attention_heads", "encoder_ffn_dim",
+    "decoder_ffn_dim", "num_mel_bins", "max_source_positions",
+    "max_target_positions", "scale_embedding", "activation_dropout",
+    "dropout", "encoder_layerdrop", "decoder_layerdrop", "init_std",
+    "forced_decoder_ids", "apply_spec_augment", "mask_time_prob",
+    "mask_time_length", "mask_time_min_masks", "mask_feature_prob",
+    "mask_feature_length", "mask_feature_min_masks", "median_filter_width",
+    "classifier_proj_size", "use_weighted_layer_sum",
+    /* Mamba's: the sizes the mixer reads, and its initialisation, fusion
+     * and kernel switches; residual_in_fp32 keeps the residual stream in
+     * fp32 between the layers, which is not priced apart from the plan
+     * dtype */
+    "state_size", "conv_kernel", "expand", "time_step_rank", "use_conv_bias",
+    "d_inner", "d_model", "fused_add_norm", "rms_norm", "ssm_cfg", "residual_in_fp32",
+    "pad_vocab_size_multiple", "rescale_prenorm_residual", "time_step_floor",
+    "time_step_init_scheme", "time_step_max", "time_step_min",
+    "time_step_scale", "use_mambapy",
+    /* Llama 4's: the dense width, the layers with experts, the NoPE
+     * layers' temperature (attn_scale, floor_scale), and what changes no
+     * figure */
+    "intermediate_size_mlp", "interleave_moe_layer_step", "moe_layers",
+    "attn_temperature_tuning", "attn_scale", "floor_scale",
+    "no_rope_layer_interval", "for_llm_compressor",
     "norm_type",
     /* PretrainedConfig's and generation's defaults, dumped by older
      * transformers into every config */
@@ -640,6 +719,18 @@ typedef struct Config {
   /* -D recompute= and -D sequence_parallel= (R-HF-017) */
   const char *recompute; /* "checkpoint", "checkpoint selective"; NULL: none */
   bool seq_par;
+  /* an encoder-decoder (R-FAM-101; `layers` are the decoder's): the
+   * encoder's layers and its input's length (src_positions: the most it
+   * may have, 0: no limit), T5's relative position buckets, Whisper's mel
+   * bins */
+  int64_t enc_layers, src_seq, src_positions, buckets, mel_bins;
+  /* the selective scan's sizes (mamba): the state, the conv's kernel, the
+   * step size's rank ("auto": ceil(hidden_size / 16)) */
+  int64_t d_state, d_conv, dt_rank;
+  bool dt_rank_auto, conv_bias;
+  /* [layers]: a layer without rotary embeddings, global (F_CHUNKED) */
+  bool *nope_at;
+  bool attn_temp; /* the NoPE layers scale q by a temperature */
 } Config;
 
 static int64_t par(const Config *m, const char *key) {
@@ -690,6 +781,10 @@ static bool layer_moe(const Config *m, int64_t i) {
   return !m->mlp_only || !m->mlp_only[i];
 }
 
+static bool layer_nope(const Config *m, int64_t i) {
+  return m->nope_at && m->nope_at[i];
+}
+
 static bool layer_sliding(const Config *m, int64_t i) {
   if (!m->window) return false;
   if (m->sliding_at) return m->sliding_at[i];
@@ -714,6 +809,7 @@ typedef struct Gen {
   size_t block[64]; /* 1 + the line opening each enclosing block */
   bool block_inferred[64]; /* its opener had no key of its own */
   bool keyed;       /* the last line's origin was its own key's */
+  int64_t layer;    /* the first layer of the repeat being written */
 } Gen;
 
 /* `key "NAME" @OFFSET+LENGTH`: the key as written in the config (its
@@ -1063,6 +1159,28 @@ static void rotary(Gen *g) {
   }
 }
 
+/* Llama 4's positions (R-FAM-204): a rotary layer gets rope and, with
+ * use_qk_norm, Llama4TextL2Norm of each head of q and k after it (no
+ * weight: a unit-scale buffer, no parameter); a NoPE layer gets neither,
+ * and with attn_temperature_tuning its q is scaled by a temperature a
+ * position. */
+static void llama4_positions(Gen *g) {
+  const Config *m = g->m;
+  if (layer_nope(m, g->layer)) {
+    line(g, "no_rope_layers", "# a NoPE layer: no rotary embeddings, global attention");
+    if (m->attn_temp)
+      line(g, "attn_temperature_tuning", "q = mul(q, attn_scales)  # the temperature");
+    return;
+  }
+  rotary(g);
+  if (m->f & F_QK_NORM) {
+    line(g, "use_qk_norm", "buffer qk_unit : [head_dim]  # Llama4TextL2Norm has "
+         "no weight: a unit scale, no parameter");
+    line(g, NULL, "q = rmsnorm(q, qk_unit)");
+    line(g, NULL, "k = rmsnorm(k, qk_unit)");
+  }
+}
+
 /* OLMo 2's q_norm and k_norm: one RMSNorm over all of q and of k, before
  * the heads are split.  Under -D tensor each GPU norms its own heads: the
  * statistic over the whole width would add an all-reduce of one value a
@@ -1075,6 +1193,27 @@ static void qk_norm_full(Gen *g) {
        "num_key_value_heads * head_dim", NULL, 0));
   line(g, NULL, "q = rmsnorm(q, q_norm)  # over all the heads");
   line(g, NULL, "k = rmsnorm(k, k_norm)");
+}
+
+/* Prefill and train write full causal attention where the kernel sees a
+ * window or a chunk of keys: a comment says so. */
+static void window_comment(Gen *g) {
+  const Config *m = g->m;
+  if (m->window && m->phase != PH_DECODE && (m->f & F_CHUNKED) &&
+      layer_sliding(m, g->layer))
+    line(g, "attention_chunk_size",
+         "# attention_chunk_size %lld: a query sees the keys of its chunk; the "
+         "attention op has no chunks, so this is full causal attention (more "
+         "than the kernel does when seq > attention_chunk_size)",
+         (long long)m->window);
+  else if (m->window && m->phase != PH_DECODE && !(m->f & F_CHUNKED))
+    line(g, "sliding_window",
+         "# sliding_window %lld%s: a query sees at most that many keys; the "
+         "attention op has no window, so this is full causal attention "
+         "(more than the kernel does when seq > sliding_window)",
+         (long long)m->window, m->f & F_ALT_SLIDING ? " on every other layer"
+                               : m->sliding_at ? " on the sliding layers"
+                                               : "");
 }
 
 /* Multi-head attention with grouped KV heads: norms, projections, rotary,
@@ -1129,21 +1268,15 @@ static void emit_attention(Gen *g, bool sliding) {
   heads_out(g, "q", h, "head_dim");
   heads_out(g, "k", kvh, "head_dim");
   heads_out(g, "v", kvh, "head_dim");
-  if (m->f & F_QK_NORM) {
+  if ((m->f & F_QK_NORM) && !(m->f & F_CHUNKED)) {
     line(g, NULL, "weight q_norm, k_norm : [head_dim]  # RMSNorm of each head");
     line(g, NULL, "q = rmsnorm(q, q_norm)");
     line(g, NULL, "k = rmsnorm(k, k_norm)");
   }
-  rotary(g);
+  if (m->f & F_CHUNKED) llama4_positions(g);
+  else rotary(g);
   if (m->phase == PH_DECODE) kv_cache(g, sliding, kvh);
-  if (m->window && m->phase != PH_DECODE)
-    line(g, "sliding_window",
-         "# sliding_window %lld%s: a query sees at most that many keys; the "
-         "attention op has no window, so this is full causal attention "
-         "(more than the kernel does when seq > sliding_window)",
-         (long long)m->window, m->f & F_ALT_SLIDING ? " on every other layer"
-                               : m->sliding_at ? " on the sliding layers"
-                                               : "");
+  window_comment(g);
   if (m->attn_cap > 0)
     line(g, "attn_logit_softcapping",
          "# attn_logit_softcapping %g: cap * tanh(score / cap) inside the "
@@ -1337,14 +1470,21 @@ static void emit_moe(Gen *g) {
     line(g, NULL, "weight gate_bias : [num_experts]");
     line(g, NULL, "router_logits = add(router_logits, gate_bias)");
   }
-  if (m->f & F_SIGMOID_ROUTER) {
-    line(g, "scoring_func", "weight e_score_correction_bias : [num_experts]");
-    line(g, NULL, "scores = add(sigmoid(router_logits), e_score_correction_bias)");
+  if (m->f & F_TOPK_SIGMOID) {
+    line(g, "num_experts_per_tok",
+         "topk_logits, topk_idx = topk(router_logits, num_experts_per_tok, axis=-1)");
+    line(g, NULL, "topk_weights = sigmoid(topk_logits)  # they scale each "
+         "expert's input (Llama4TextMoe), priced as the combine");
   } else {
-    line(g, NULL, "scores = softmax(router_logits, axis=-1)");
+    if (m->f & F_SIGMOID_ROUTER) {
+      line(g, "scoring_func", "weight e_score_correction_bias : [num_experts]");
+      line(g, NULL, "scores = add(sigmoid(router_logits), e_score_correction_bias)");
+    } else {
+      line(g, NULL, "scores = softmax(router_logits, axis=-1)");
+    }
+    line(g, "num_experts_per_tok",
+         "topk_weights, topk_idx = topk(scores, num_experts_per_tok, axis=-1)");
   }
-  line(g, "num_experts_per_tok",
-       "topk_weights, topk_idx = topk(scores, num_experts_per_tok, axis=-1)");
   /* Expert parallelism: the experts block itself prices the dispatch and
    * combine all-to-alls over the expert group (R-MOE-006), so they are not
    * written here (they would be counted twice); a comment says so. */
@@ -1402,9 +1542,93 @@ static void emit_mlp_block(Gen *g, bool moe) {
   if (m->f & F_ENCODER) norm(g, "x", "x", "output_layernorm", "hidden_size");
 }
 
+/* The causal depthwise conv1d of Mamba's mixer on xs [batch,
+ * intermediate_size, seq], activated, into xc.  Prefill and train pad by
+ * conv_kernel - 1 and keep the first seq outputs (PyTorch's nn.Conv1d, as
+ * MambaMixer slices it); a decode step convolves the cached last inputs
+ * and its own, and the cache keeps the newest conv_kernel. */
+static void mamba_conv(Gen *g, const char *act) {
+  const Config *m = g->m;
+  const char *bias = m->conv_bias ? ", bias=conv1d_bias" : "";
+  line(g, "conv_kernel", "weight conv1d : [intermediate_size, 1, conv_kernel]"
+       "  # depthwise: groups=intermediate_size");
+  if (m->conv_bias) line(g, "use_conv_bias", "weight conv1d_bias : [intermediate_size]");
+  line(g, NULL, "xs = transpose(xs, [0, 2, 1])  # [batch, intermediate_size, seq]");
+  if (m->phase == PH_DECODE) {
+    line(g, "conv_kernel", "cache conv_state : [batch, intermediate_size, "
+         "conv_kernel - 1]  # the last inputs: a constant size");
+    line(g, NULL, "window = append(conv_state, xs, axis=2)  # [batch, "
+         "intermediate_size, conv_kernel - 1 + seq], MambaCache's conv_kernel");
+  }
+  open_block(g, NULL, "fused conv");
+  if (m->phase == PH_DECODE) {
+    line(g, NULL, "xc = conv1d(window, conv1d, groups=intermediate_size%s)", bias);
+  } else {
+    line(g, NULL, "xc = conv1d(xs, conv1d, padding=conv_kernel - 1, "
+         "groups=intermediate_size%s)  # [batch, intermediate_size, seq + "
+         "conv_kernel - 1]", bias);
+    line(g, NULL, "xc = slice(xc, axis=2, start=0, end=seq)  # causal: the first seq");
+  }
+  line(g, m->act_key, "xc = %s", act);
+  close_block(g);
+  line(g, NULL, "xc = transpose(xc, [0, 2, 1])  # [batch, seq, intermediate_size]");
+}
+
+/* Mamba's mixer (modeling_mamba.py's MambaMixer, R-FAM-201): in_proj to
+ * the scan's input and its gate, the conv, x_proj to the step size's rank
+ * and B and C, dt_proj, the selective scan (R-OP-008) gated by act(z),
+ * out_proj and the residual.  In decode the scan's state is each layer's
+ * cache, of a constant size (R-FAM-202). */
+static void emit_mamba_mixer(Gen *g) {
+  const Config *m = g->m;
+  char act[64];
+  snprintf(act, sizeof act, m->act, "xc");
+  weight(g, "intermediate_size", "in_proj", "hidden_size", "2 * intermediate_size",
+         -1, "the scan's input and its gate");
+  if (m->mlp_bias) line(g, "use_bias", "weight in_proj_bias : [2 * intermediate_size]");
+  line(g, NULL, "xz = matmul(h, in_proj)");
+  if (m->mlp_bias) line(g, NULL, "xz = add(xz, in_proj_bias)");
+  line(g, NULL, "xs, z = split(xz, 2, axis=-1)  # [batch, seq, intermediate_size] each");
+  mamba_conv(g, act);
+  weight(g, "time_step_rank", "x_proj", "intermediate_size",
+         "time_step_rank + 2 * state_size", -1, "the step's rank, B and C");
+  line(g, NULL, "p = matmul(xc, x_proj)");
+  line(g, NULL, "ts, B, C = split(p, [time_step_rank, state_size, state_size], axis=-1)");
+  weight(g, NULL, "dt_proj", "time_step_rank", "intermediate_size", -1, NULL);
+  line(g, NULL, "weight dt_proj_bias : [intermediate_size]");
+  line(g, NULL, "dt = matmul(ts, dt_proj)  # [batch, seq, intermediate_size]");
+  line(g, "state_size", "weight A_log : [intermediate_size, state_size]");
+  line(g, NULL, "weight D : [intermediate_size]  # the skip");
+  bool decode = m->phase == PH_DECODE;
+  if (decode)
+    line(g, "state_size", "cache ssm_state : [batch, intermediate_size, "
+         "state_size]  # the scan's state: a constant size, whatever the context");
+  open_block(g, NULL, "fused scan");
+  line(g, NULL, "A = neg(exp(A_log))");
+  line(g, NULL, "dt = softplus(add(dt, dt_proj_bias))");
+  line(g, NULL, "y = selective_scan(xc, dt, A, B, C, D%s)  # [batch, seq, "
+       "intermediate_size]", decode ? ", ssm_state" : "");
+  snprintf(act, sizeof act, m->act, "z");
+  line(g, m->act_key, "zg = %s", act);
+  line(g, NULL, "y = mul(y, zg)");
+  close_block(g);
+  weight(g, NULL, "out_proj", "intermediate_size", "hidden_size", -1, NULL);
+  if (m->mlp_bias) line(g, "use_bias", "weight out_proj_bias : [hidden_size]");
+  open_block(g, NULL, "fused out_proj");
+  line(g, NULL, "o = matmul(y, out_proj)");
+  if (m->mlp_bias) line(g, NULL, "o = add(o, out_proj_bias)");
+  line(g, NULL, "x = add(x, o)");
+  close_block(g);
+}
+
 /* One decoder (or encoder) layer. */
 static void emit_layer(Gen *g, bool moe, bool sliding) {
   const Config *m = g->m;
+  if (m->f & F_SSM) {
+    norm(g, "h", "x", "norm", "hidden_size");
+    emit_mamba_mixer(g);
+    return;
+  }
   if (m->f & (F_ENCODER | F_NO_PRENORM)) line(g, NULL, "h = x");
   else {
     norm(g, "h", "x", "input_layernorm", "hidden_size");
@@ -1441,9 +1665,56 @@ static int64_t run_end(const Config *m, int64_t start) {
   bool moe = layer_moe(m, start), s = m->phase == PH_DECODE && layer_sliding(m, start);
   int64_t end = start + 1;
   while (end < m->layers && layer_moe(m, end) == moe &&
-         (m->phase == PH_DECODE ? layer_sliding(m, end) : false) == s)
+         (m->phase == PH_DECODE ? layer_sliding(m, end) : false) == s &&
+         layer_nope(m, end) == layer_nope(m, start))
     end++;
   return end;
+}
+
+/* Whether layers i and j are written alike: the same MLP, positions and,
+ * in decode, attention. */
+static bool same_layer(const Config *m, int64_t i, int64_t j) {
+  return layer_moe(m, i) == layer_moe(m, j) && layer_nope(m, i) == layer_nope(m, j) &&
+         (m->phase != PH_DECODE || layer_sliding(m, i) == layer_sliding(m, j));
+}
+
+/* The period of Llama 4's layers (R-FAM-204): the least p of 2 to 8
+ * dividing the layers, in which the kinds repeat and are not all one
+ * (NoPE every fourth layer, experts every interleave_moe_layer_step-th);
+ * 0: none, and the runs are written one by one. */
+static int64_t layer_period(const Config *m) {
+  if (!(m->f & F_CHUNKED)) return 0;
+  for (int64_t p = 2; p <= 8; p++) {
+    if (m->layers % p != 0 || m->layers == p) continue;
+    bool periodic = true, mixed = false;
+    for (int64_t i = 0; periodic && i < m->layers; i++) {
+      periodic = same_layer(m, i, i % p);
+      mixed = mixed || !same_layer(m, i, 0);
+    }
+    if (periodic && mixed) return p;
+  }
+  return 0;
+}
+
+/* One repeat of a period of p layers, each run of alike layers in it a
+ * repeat of its own. */
+static void emit_period(Gen *g, int64_t p) {
+  const Config *m = g->m;
+  char head[64];
+  snprintf(head, sizeof head, "repeat num_hidden_layers / %lld", (long long)p);
+  open_block(g, "num_hidden_layers", head);
+  for (int64_t i = 0, end; i < p; i = end) {
+    for (end = i + 1; end < p && same_layer(m, end, i);) end++;
+    line(g, NULL, "# layers %lld .. %lld of each %lld: %s, %s", (long long)i,
+         (long long)end - 1, (long long)p, layer_nope(m, i) ? "NoPE, global" : "rotary",
+         layer_moe(m, i) ? "experts" : "a dense MLP");
+    snprintf(head, sizeof head, "repeat %lld", (long long)(end - i));
+    open_block(g, NULL, head);
+    g->layer = i;
+    emit_layer_body(g, layer_moe(m, i), m->phase == PH_DECODE && layer_sliding(m, i));
+    close_block(g);
+  }
+  close_block(g);
 }
 
 /* The bounds on the layers (R-HF-015): at most HF_MAX_LAYERS of them, in
@@ -1457,7 +1728,7 @@ static void check_layers(Cfg *c, const Config *m) {
              key, (long long)m->layers, HF_MAX_LAYERS);
     return;
   }
-  if (layers_alternate(m)) return;
+  if (layers_alternate(m) || layer_period(m)) return;
   int64_t runs = 0;
   for (int64_t i = 0; i < m->layers && runs <= HF_MAX_RUNS; i = run_end(m, i)) runs++;
   if (runs > HF_MAX_RUNS)
@@ -1473,13 +1744,18 @@ static void check_layers(Cfg *c, const Config *m) {
  * repeat of a pair. */
 static void emit_layers(Gen *g) {
   const Config *m = g->m;
-  int64_t n = m->layers;
+  int64_t n = m->layers, period = layer_period(m);
+  if (period) {
+    emit_period(g, period);
+    return;
+  }
   if (layers_alternate(m)) {
     open_block(g, "num_hidden_layers", "repeat num_hidden_layers / 2");
     for (int i = 0; i < 2; i++) {
       bool s = layer_sliding(m, i);
       line(g, NULL, "# %s attention", s ? "sliding-window" : "global");
       open_block(g, NULL, "repeat 1");
+      g->layer = i;
       emit_layer_body(g, layer_moe(m, i), s);
       close_block(g);
     }
@@ -1507,6 +1783,7 @@ static void emit_layers(Gen *g) {
       snprintf(head, sizeof head, "repeat %lld", (long long)(end - start));
       open_block(g, NULL, head);
     }
+    g->layer = start;
     emit_layer_body(g, moe, s);
     close_block(g);
     start = end;
@@ -1550,6 +1827,9 @@ static void emit_embeddings(Gen *g) {
                     : m->rotary_dim != m->head_dim ? "rotary_dim" : "head_dim";
     line(g, NULL, "input cos, sin : [seq, %s]  # rotary tables of this step's positions", d);
   }
+  if (m->attn_temp)
+    line(g, "attn_temperature_tuning", "input attn_scales : [seq, 1]  # the NoPE "
+         "layers' temperature, log1p(floor((pos + 1) / floor_scale)) * attn_scale + 1");
 }
 
 /* The final norm, the head, soft-capping, the loss or the logits. */
@@ -1568,9 +1848,12 @@ static void emit_head(Gen *g) {
     line(g, NULL, "output x, pooled");
     return;
   }
-  norm(g, "x", "x", "norm", "hidden_size");
+  norm(g, "x", "x", m->f & F_SSM ? "norm_f" : "norm", "hidden_size");
   if (m->phase == PH_PREFILL)
     line(g, NULL, "x = slice(x, axis=1, start=seq - 1, end=seq)  # logits of the last position only");
+  if (m->tied && (m->f & F_HEAD_SCALE))
+    line(g, "tie_word_embeddings", "x = mul(x, %.6g)  # tied: times d_model^-0.5, "
+         "as T5 rescales before the shared head", 1 / sqrt((double)m->hidden));
   if (m->tied) {
     line(g, "tie_word_embeddings",
          "logits = matmul(x, transpose(embed_tokens, [1, 0]))  # tied: the embedding, no new weight");
@@ -1642,10 +1925,19 @@ static void emit_run_lets(Gen *g) {
   static const char *const seq_doc[] = {
       "prompt tokens (-D seq=N)", "new tokens this step (-D seq=N)",
       "tokens per sequence (-D seq=N)"};
+  static const char *const encdec_seq_doc[] = {
+      "decoder tokens (-D seq=N)", "new decoder tokens this step (-D seq=N)",
+      "decoder tokens per sequence (-D seq=N)"};
+  bool encdec = m->f & F_ENCDEC;
   leti(g, NULL, "batch", m->batch, phase_doc[m->phase]);
-  leti(g, NULL, "seq", m->seq, seq_doc[m->phase]);
-  if (m->phase == PH_DECODE)
-    leti(g, NULL, "ctx", m->ctx, "tokens already in the KV cache (-D ctx=N)");
+  if (encdec)
+    leti(g, NULL, "src_seq", m->src_seq, m->f & F_AUDIO_CONV
+         ? "encoder positions, of 2 x as many mel frames (-D src_seq=N)"
+         : "encoder tokens (-D src_seq=N)");
+  leti(g, NULL, "seq", m->seq, (encdec ? encdec_seq_doc : seq_doc)[m->phase]);
+  if (m->phase == PH_DECODE && !(m->f & F_SSM))
+    leti(g, NULL, "ctx", m->ctx, encdec ? "decoder tokens already in the self-attention "
+         "cache (-D ctx=N)" : "tokens already in the KV cache (-D ctx=N)");
   for (int i = 0; i < NPAR; i++)
     if (m->par[i]) {
       char c[64];
@@ -1689,7 +1981,10 @@ static void emit_width_lets(Gen *g) {
   const Config *m = g->m;
   bool dense = false;
   for (int64_t i = 0; i < m->layers; i++) dense = dense || !layer_moe(m, i);
-  if (dense) {
+  if (dense && (m->f & F_CHUNKED)) {
+    leti(g, "intermediate_size_mlp", "intermediate_size", m->inter,
+         "intermediate_size_mlp: the dense layers' width");
+  } else if (dense) {
     if (spelled(g->cfg, "intermediate_size"))
       leti(g, "intermediate_size", "intermediate_size", m->inter, NULL);
     else
@@ -1699,7 +1994,12 @@ static void emit_width_lets(Gen *g) {
   if (m->f & F_LEARNED_POS)
     leti(g, "max_position_embeddings", "max_position_embeddings", m->max_pos, NULL);
   if (m->f & F_ENCODER) leti(g, "type_vocab_size", "type_vocab_size", m->type_vocab, NULL);
-  if (m->phase == PH_DECODE && m->window) {
+  if (m->phase == PH_DECODE && m->window && (m->f & F_CHUNKED)) {
+    leti(g, "attention_chunk_size", "sliding_window", m->window,
+         "attention_chunk_size: a chunk, priced as a window of its size");
+    let(g, "attention_chunk_size", "window_ctx", "min(ctx, sliding_window)",
+        "a chunked layer caches at most a chunk");
+  } else if (m->phase == PH_DECODE && m->window) {
     leti(g, "sliding_window", "sliding_window", m->window, NULL);
     let(g, "sliding_window", "window_ctx", "min(ctx, sliding_window)",
         "a sliding-window layer caches at most sliding_window tokens");
@@ -1728,7 +2028,10 @@ static void emit_moe_lets(Gen *g) {
     else
       leti(g, "intermediate_size", "moe_intermediate_size", m->moe_inter,
            "intermediate_size: one expert's width");
-    if (m->f & F_SHARED_EXPERT) {
+    if ((m->f & F_SHARED_EXPERT) && (m->f & F_TOPK_SIGMOID)) {
+      let(g, "intermediate_size", "shared_intermediate_size", "moe_intermediate_size",
+          "one shared expert of the experts' width");
+    } else if (m->f & F_SHARED_EXPERT) {
       if (spelled(g->cfg, "n_shared_experts")) {
         int64_t n = m->shared_inter / m->moe_inter;
         if (n > 1) leti(g, "n_shared_experts", "n_shared_experts", n, NULL);
@@ -1745,9 +2048,425 @@ static void emit_moe_lets(Gen *g) {
   }
 }
 
+/* ------------------------------------------------- encoder-decoders */
+
+/* How an encoder-decoder's config spells its sizes (R-FAM-101): T5Config's
+ * and WhisperConfig's fields.  The lets are named as the other families
+ * name them (hidden_size, num_attention_heads, ...), the config's spelling
+ * in the comment; the two stacks' heads and widths are one let each, as
+ * every published checkpoint has them equal. */
+static const struct EncDecFields {
+  const char *model_type;
+  const char *enc_layers, *dec_layers, *enc_heads, *dec_heads, *head_dim,
+      *enc_ffn, *dec_ffn, *src_positions, *tgt_positions;
+  const char *modules[2]; /* the header's lines: the checkpoint's names */
+} encdec_fields[] = {
+    {"t5", "num_layers", "num_decoder_layers", "num_heads", "num_heads", "d_kv",
+     "d_ff", "d_ff", NULL, "n_positions",
+     {"# Weights: SelfAttention's q, k, v, o are q_proj .. o_proj, "
+      "EncDecAttention's cross_q_proj .. cross_o_proj;",
+      "#   wi, wo (wi_0, wi_1, wo) are up_proj, down_proj (gate_proj, up_proj, "
+      "down_proj); shared is embed_tokens."}},
+    {"whisper", "encoder_layers", "decoder_layers", "encoder_attention_heads",
+     "decoder_attention_heads", NULL, "encoder_ffn_dim", "decoder_ffn_dim",
+     "max_source_positions", "max_target_positions",
+     {"# Weights: out_proj is o_proj, encoder_attn's are cross_q_proj .. "
+      "cross_o_proj (its norm cross_attn_layer_norm);",
+      "#   fc1, fc2 are up_proj, down_proj; the decoder's embed_positions is "
+      "embed_positions_dec."}},
+};
+
+static const struct EncDecFields *encdec_of(const Family *fam) {
+  for (size_t i = 0; i < sizeof encdec_fields / sizeof *encdec_fields; i++)
+    if (strcmp(encdec_fields[i].model_type, fam->model_type) == 0)
+      return &encdec_fields[i];
+  return &encdec_fields[0];
+}
+
+/* One attention sublayer of an encoder-decoder.  The values it binds are
+ * named with `p` (the encoder's "enc_": a name bound in one stack's repeat
+ * and bound again, at another length, in the other's would be
+ * loop-carried), its weights with `w` (the cross-attention's "cross_"). */
+typedef struct Sublayer {
+  const char *p, *w, *region; /* value, weight and fused-region prefixes */
+  const char *norm;           /* the norm's weight */
+  const char *x, *h, *len;    /* the residual stream, its norm, its length */
+  const char *kv, *kv_len;    /* what k and v are projected from */
+  const char *bias;           /* T5's position bias, or NULL */
+  bool causal, run;           /* run false: the weights only (decode's encoder) */
+  bool cache, cross_cache;    /* decode: the self-attention's, the cross one's */
+} Sublayer;
+
+/* The norm of `x` into `y`, or with run false its weight alone. */
+static void encdec_norm(Gen *g, const char *y, const char *x, const char *w,
+                        bool run) {
+  if (run) norm(g, y, x, w, "hidden_size");
+  else if (g->m->f & F_RMSNORM) line(g, NULL, "weight %s : [hidden_size]", w);
+  else line(g, NULL, "weight %s, %s_bias : [hidden_size]", w, w);
+}
+
+/* The four projections' weights and biases (Whisper's k_proj has none). */
+static void sublayer_weights(Gen *g, const Sublayer *s) {
+  const Config *m = g->m;
+  char n[64], sh[128];
+  static const char *const qkv[] = {"q", "k", "v"};
+  for (int i = 0; i < 3; i++) {
+    snprintf(n, sizeof n, "%s%s_proj", s->w, qkv[i]);
+    proj(g, NULL, n, "hidden_size", "num_attention_heads * head_dim", 1, NULL);
+  }
+  if (m->qkv_bias)
+    line(g, NULL, "weight %sq_proj_bias, %sv_proj_bias : %s%s", s->w, s->w,
+         sharded(g, sh, sizeof sh, "num_attention_heads * head_dim", NULL, 0),
+         m->f & F_NO_K_BIAS ? "  # k_proj has no bias" : "");
+  snprintf(n, sizeof n, "%so_proj", s->w);
+  proj(g, NULL, n, "num_attention_heads * head_dim", "hidden_size", 0, NULL);
+  if (m->o_bias) line(g, NULL, "weight %s_bias : [hidden_size]", n);
+}
+
+/* `v = matmul(from, W)` with its bias. */
+static void sublayer_proj(Gen *g, const Sublayer *s, const char *v,
+                          const char *from) {
+  const Config *m = g->m;
+  line(g, NULL, "%s%s = matmul(%s, %s%s_proj%s)", s->p, v, from, s->w, v, qp(g));
+  if (m->qkv_bias && !(strcmp(v, "k") == 0 && (m->f & F_NO_K_BIAS)))
+    line(g, NULL, "%s%s = add(%s%s, %s%s_proj_bias)", s->p, v, s->p, v, s->w, v);
+}
+
+/* [batch, LEN, heads * head_dim] -> [batch, heads, LEN, head_dim]. */
+static void sublayer_heads(Gen *g, const Sublayer *s, const char *v,
+                           const char *len) {
+  char h[64];
+  per_gpu(g, h, sizeof h, "num_attention_heads");
+  line(g, NULL, "%s%s = transpose(reshape(%s%s, [batch, %s, %s, head_dim]), [0, 2, 1, 3])",
+       s->p, v, s->p, v, len, h);
+}
+
+/* q, k and v: one region when they read the same norm, else q's and the
+ * encoder's k and v's (none in decode: the cross cache holds them). */
+static void sublayer_project(Gen *g, const Sublayer *s) {
+  bool self = strcmp(s->kv, s->h) == 0;
+  char region[64];
+  snprintf(region, sizeof region, "fused %s%s", s->region, self ? "qkv" : "q");
+  open_block(g, NULL, region);
+  sublayer_proj(g, s, "q", s->h);
+  if (self) {
+    sublayer_proj(g, s, "k", s->h);
+    sublayer_proj(g, s, "v", s->h);
+  }
+  close_block(g);
+  if (!self && !s->cross_cache) {
+    snprintf(region, sizeof region, "fused %skv", s->region);
+    open_block(g, NULL, region);
+    sublayer_proj(g, s, "k", s->kv);
+    sublayer_proj(g, s, "v", s->kv);
+    close_block(g);
+  }
+  sublayer_heads(g, s, "q", s->len);
+  if (!s->cross_cache) {
+    sublayer_heads(g, s, "k", s->kv_len);
+    sublayer_heads(g, s, "v", s->kv_len);
+  }
+}
+
+/* The attention kernel into `a`, over this step's keys, the self-attention
+ * cache with them appended, or the cross-attention cache (R-FAM-105). */
+static void sublayer_attend(Gen *g, const Sublayer *s) {
+  char h[64], k[64], v[64];
+  per_gpu(g, h, sizeof h, "num_attention_heads");
+  snprintf(k, sizeof k, "%sk", s->p);
+  snprintf(v, sizeof v, "%sv", s->p);
+  if (s->cache) {
+    line(g, NULL, "cache k_cache, v_cache : [batch, %s, ctx, head_dim]  # the self-attention's", h);
+    line(g, NULL, "k_all = append(k_cache, %s, axis=2)  # [batch, %s, ctx + seq, head_dim]", k, h);
+    line(g, NULL, "v_all = append(v_cache, %s, axis=2)", v);
+    snprintf(k, sizeof k, "k_all");
+    snprintf(v, sizeof v, "v_all");
+  }
+  if (s->cross_cache) {
+    line(g, NULL, "cache cross_k_cache, cross_v_cache : [batch, %s, src_seq, head_dim]"
+         "  # the encoder's keys and values, projected once at prefill", h);
+    snprintf(k, sizeof k, "cross_k_cache");
+    snprintf(v, sizeof v, "cross_v_cache");
+  }
+  line(g, NULL, "%sa = attention(%sq, %s, %s%s%s%s)", s->p, s->p, k, v,
+       s->bias ? ", " : "", s->bias ? s->bias : "", s->causal ? ", causal=true" : "");
+  line(g, NULL, "%sa = reshape(transpose(%sa, [0, 2, 1, 3]), [batch, %s, %s * head_dim])",
+       s->p, s->p, s->len, h);
+}
+
+/* The output projection, its bias and the residual. */
+static void sublayer_out(Gen *g, const Sublayer *s) {
+  const Config *m = g->m;
+  char region[64], o[32];
+  snprintf(o, sizeof o, "%so", s->p);
+  bool tail = tp(m) == 1;
+  snprintf(region, sizeof region, "fused %s%s", s->region, tail ? "attn_out" : "o_proj");
+  open_block(g, NULL, region);
+  line(g, NULL, "%s = matmul(%sa, %so_proj%s)", o, s->p, s->w, qp(g));
+  if (m->o_bias && tail) line(g, NULL, "%s = add(%s, %so_proj_bias)", o, o, s->w);
+  if (tail) line(g, NULL, "%s = add(%s, %s)", s->x, s->x, o);
+  close_block(g);
+  if (tail) return;
+  tp_allreduce(g, o);
+  if (m->o_bias) line(g, NULL, "%s = add(%s, %so_proj_bias)", o, o, s->w);
+  line(g, NULL, "%s = add(%s, %s)", s->x, s->x, o);
+}
+
+/* An attention sublayer (R-FAM-101): pre-norm, attention, residual. */
+static void emit_sublayer(Gen *g, const Sublayer *s) {
+  encdec_norm(g, s->h, s->x, s->norm, s->run);
+  sublayer_weights(g, s);
+  if (!s->run) return;
+  sublayer_project(g, s);
+  sublayer_attend(g, s);
+  sublayer_out(g, s);
+}
+
+/* The feed-forward sublayer: pre-norm, T5's DenseReluDense (wi, wo) or
+ * DenseGatedActDense (wi_0, wi_1, wo), Whisper's fc1 and fc2 with biases;
+ * the values named with `p`, the stream `x`. */
+static void emit_ffn(Gen *g, const char *p, const char *x, bool run) {
+  const Config *m = g->m;
+  char h[32], gv[32], act[96];
+  snprintf(h, sizeof h, "%sh", p);
+  snprintf(gv, sizeof gv, "%sg", p);
+  snprintf(act, sizeof act, m->act, gv);
+  encdec_norm(g, h, x, "final_layer_norm", run);
+  bool gated = m->f & F_GATED;
+  if (gated) proj(g, NULL, "gate_proj", "hidden_size", "intermediate_size", 1, "wi_0");
+  proj(g, NULL, "up_proj", "hidden_size", "intermediate_size", 1, gated ? "wi_1" : NULL);
+  proj(g, NULL, "down_proj", "intermediate_size", "hidden_size", 0, NULL);
+  char sh[128];
+  if (m->mlp_bias) {
+    line(g, NULL, "weight up_proj_bias : %s",
+         sharded(g, sh, sizeof sh, "intermediate_size", NULL, 0));
+    line(g, NULL, "weight down_proj_bias : [hidden_size]");
+  }
+  if (!run) return;
+  char region[64];
+  snprintf(region, sizeof region, "fused %s%s", p, gated ? "gate_up" : "up");
+  open_block(g, NULL, region);
+  if (gated) line(g, NULL, "%sg = matmul(%s, gate_proj%s)", p, h, qp(g));
+  line(g, NULL, "%s%s = matmul(%s, up_proj%s)", p, gated ? "u" : "g", h, qp(g));
+  if (m->mlp_bias) line(g, NULL, "%sg = add(%sg, up_proj_bias)", p, p);
+  if (!gated) line(g, m->act_key, "%s = %s", gv, act);
+  close_block(g);
+  if (gated) {
+    snprintf(region, sizeof region, "fused %sact_mul", p);
+    open_block(g, NULL, region);
+    line(g, m->act_key, "%s = %s", gv, act);
+    line(g, NULL, "%sg = mul(%sg, %su)", p, p, p);
+    close_block(g);
+  }
+  bool tail = tp(m) == 1;
+  snprintf(region, sizeof region, "fused %sdown", p);
+  open_block(g, NULL, region);
+  line(g, NULL, "%se = matmul(%sg, down_proj%s)", p, p, qp(g));
+  if (m->mlp_bias && tail) line(g, NULL, "%se = add(%se, down_proj_bias)", p, p);
+  if (tail) line(g, NULL, "%s = add(%s, %se)", x, x, p);
+  close_block(g);
+  if (tail) return;
+  char e[32];
+  snprintf(e, sizeof e, "%se", p);
+  tp_allreduce(g, e);
+  if (m->mlp_bias) line(g, NULL, "%s = add(%s, down_proj_bias)", e, e);
+  line(g, NULL, "%s = add(%s, %s)", x, x, e);
+}
+
+/* T5's relative position bias (R-FAM-103): the bucket of each query and
+ * key position (T5Attention._relative_position_bucket, from the positions
+ * alone) looks up a learned [buckets, heads] table, the first layer's of
+ * the stack, and the [heads, Sq, Skv] result is added to every layer's
+ * scores.  `run` false: the table alone. */
+static void emit_rel_bias(Gen *g, const char *p, const char *sq,
+                          const char *skv, bool run) {
+  line(g, "relative_attention_num_buckets",
+       "weight %srelative_attention_bias : [relative_attention_num_buckets, "
+       "num_attention_heads]  # layer 0's, read by every layer", p);
+  if (!run) return;
+  line(g, NULL, "input %sbuckets : int32[%s, %s]  # the relative position bucket "
+       "of each query and key", p, sq, skv);
+  line(g, NULL, "%sbias = transpose(embedding(%sbuckets, %srelative_attention_bias), "
+       "[2, 0, 1])  # [num_attention_heads, %s, %s]", p, p, p, sq, skv);
+  /* under -D tensor the table is whole on every GPU (a sliced table's
+   * lookup would read as a vocabulary-parallel partial sum), each GPU
+   * taking its heads' rows */
+  if (tp(g->m) > 1)
+    line(g, "tensor", "%sbias = slice(%sbias, axis=0, start=0, end=num_attention_heads "
+         "/ tensor)  # this GPU's heads", p, p);
+}
+
+/* Whisper's front (R-FAM-104): conv1 (kernel 3, padding 1) and conv2
+ * (kernel 3, stride 2, padding 1) over the log-mel frames, each with GELU,
+ * halving 2 x src_seq frames to src_seq positions; plus the sinusoidal
+ * positions, a frozen table (a buffer).  `run` false: the weights only. */
+static void emit_audio_front(Gen *g, bool run) {
+  line(g, "num_mel_bins", "weight conv1 : [hidden_size, num_mel_bins, 3]");
+  line(g, NULL, "weight conv1_bias, conv2_bias : [hidden_size]");
+  line(g, NULL, "weight conv2 : [hidden_size, hidden_size, 3]");
+  line(g, "max_source_positions", "buffer embed_positions : [max_source_positions, "
+       "hidden_size]  # sinusoidal, frozen: no parameter");
+  if (!run) return;
+  line(g, NULL, "input input_features : [batch, num_mel_bins, 2 * src_seq]  # log-mel frames");
+  open_block(g, NULL, "fused conv1");
+  line(g, NULL, "enc = conv1d(input_features, conv1, bias=conv1_bias, padding=1)");
+  line(g, NULL, "enc = gelu(enc)");
+  close_block(g);
+  open_block(g, NULL, "fused conv2");
+  line(g, NULL, "enc = conv1d(enc, conv2, bias=conv2_bias, stride=2, padding=1)  "
+       "# [batch, hidden_size, src_seq]");
+  line(g, NULL, "enc = gelu(enc)");
+  close_block(g);
+  line(g, NULL, "enc = transpose(enc, [0, 2, 1])");
+  line(g, NULL, "enc = add(enc, slice(embed_positions, axis=0, start=0, end=src_seq))");
+}
+
+/* The encoder's stack into `enc`; in decode its weights only, resident
+ * beside the decoder's (it ran once, at prefill). */
+static void emit_encoder(Gen *g) {
+  const Config *m = g->m;
+  bool run = m->phase != PH_DECODE;
+  line(g, NULL, run ? "# the encoder over src_seq positions"
+                    : "# the encoder's weights: it ran once, at prefill, and "
+                      "the cross-attention caches hold what the decoder reads of it");
+  if (m->f & F_AUDIO_CONV) emit_audio_front(g, run);
+  else if (run) {
+    line(g, NULL, "input input_ids : int32[batch, src_seq]");
+    line(g, NULL, "enc = embedding(input_ids, embed_tokens)  # [batch, src_seq, hidden_size]");
+    tp_allreduce(g, "enc");
+  }
+  if (m->f & F_REL_BIAS) emit_rel_bias(g, "enc_", "src_seq", "src_seq", run);
+  open_block(g, spelled(g->cfg, encdec_of(m->fam)->enc_layers), "repeat encoder_layers");
+  if (m->recompute && run) open_block(g, NULL, m->recompute);
+  Sublayer s = {.p = "enc_", .w = "", .region = "enc_", .norm = "self_attn_layer_norm",
+                .x = "enc", .h = "enc_h", .len = "src_seq", .kv = "enc_h",
+                .kv_len = "src_seq", .bias = m->f & F_REL_BIAS ? "enc_bias" : NULL,
+                .run = run};
+  emit_sublayer(g, &s);
+  emit_ffn(g, "enc_", "enc", run);
+  if (m->recompute && run) close_block(g);
+  close_block(g);
+  encdec_norm(g, "enc", "enc", "encoder_norm", run);
+}
+
+/* The decoder's input: its token embedding (and Whisper's learned
+ * positions), T5's causal position bias. */
+static void emit_decoder_input(Gen *g) {
+  const Config *m = g->m;
+  line(g, NULL, "# the decoder over seq tokens: self-attention, then cross-attention "
+       "on the encoder's output");
+  line(g, NULL, "input decoder_input_ids : int32[batch, seq]");
+  line(g, NULL, "x = embedding(decoder_input_ids, embed_tokens)  # [batch, seq, hidden_size]");
+  tp_allreduce(g, "x");
+  if (m->f & F_EMBED_SCALE)
+    line(g, "scale_embedding", "x = mul(x, %.6g)  # times sqrt(d_model)", sqrt((double)m->hidden));
+  if (m->f & F_LEARNED_POS) {
+    line(g, NULL, "input positions : int32[seq]");
+    line(g, "max_target_positions",
+         "weight embed_positions_dec : [max_target_positions, hidden_size]  # learned");
+    line(g, NULL, "x = add(x, embedding(positions, embed_positions_dec))");
+  }
+  if (m->f & F_REL_BIAS)
+    emit_rel_bias(g, "dec_", "seq", m->phase == PH_DECODE ? "ctx + seq" : "seq", true);
+}
+
+/* The decoder's stack: causal self-attention (over the cache in decode),
+ * cross-attention on the encoder's output (its cache in decode), FFN. */
+static void emit_decoder(Gen *g) {
+  const Config *m = g->m;
+  bool decode = m->phase == PH_DECODE;
+  emit_decoder_input(g);
+  open_block(g, spelled(g->cfg, encdec_of(m->fam)->dec_layers), "repeat decoder_layers");
+  if (m->recompute) open_block(g, NULL, m->recompute);
+  Sublayer self = {.p = "", .w = "", .region = "", .norm = "self_attn_layer_norm",
+                   .x = "x", .h = "h", .len = "seq", .kv = "h", .kv_len = "seq",
+                   .bias = m->f & F_REL_BIAS ? "dec_bias" : NULL,
+                   .causal = !decode, .run = true, .cache = decode};
+  emit_sublayer(g, &self);
+  blank(g);
+  Sublayer cross = {.p = "x", .w = "cross_", .region = "cross_",
+                    .norm = "cross_attn_layer_norm", .x = "x", .h = "h", .len = "seq",
+                    .kv = "enc", .kv_len = "src_seq", .run = true, .cross_cache = decode};
+  emit_sublayer(g, &cross);
+  blank(g);
+  emit_ffn(g, "", "x", true);
+  if (m->recompute) close_block(g);
+  close_block(g);
+}
+
+/* An encoder-decoder's body (R-FAM-101): the shared token embedding, the
+ * encoder, the decoder, the head (emit_head: the final norm, the tied or
+ * untied projection, the logits or the loss). */
+static void emit_encdec_body(Gen *g) {
+  const Config *m = g->m;
+  if (tp(m) > 1)
+    line(g, "vocab_size", "weight embed_tokens : [cdiv(vocab_size, tensor), "
+         "hidden_size] shard=tensor  # a vocabulary slice per GPU");
+  else
+    line(g, "vocab_size", "weight embed_tokens : [vocab_size, hidden_size]%s",
+         m->f & F_REL_BIAS ? "  # shared: the encoder's and the decoder's" : "");
+  blank(g);
+  emit_encoder(g);
+  blank(g);
+  emit_decoder(g);
+  emit_head(g);
+}
+
+/* The sizes' lets, each at its key (R-HF-007). */
+static void emit_encdec_lets(Gen *g) {
+  const Config *m = g->m;
+  const struct EncDecFields *fd = encdec_of(m->fam);
+  leti(g, "hidden_size", "hidden_size", m->hidden, NULL);
+  leti(g, fd->enc_layers, "encoder_layers", m->enc_layers, NULL);
+  if (spelled(g->cfg, fd->dec_layers))
+    leti(g, fd->dec_layers, "decoder_layers", m->layers, NULL);
+  else {
+    char c[64];
+    snprintf(c, sizeof c, "absent: %s", fd->enc_layers);
+    let(g, NULL, "decoder_layers", "encoder_layers", c);
+  }
+  leti(g, fd->dec_heads, "num_attention_heads", m->heads, NULL);
+  if (fd->head_dim) leti(g, fd->head_dim, "head_dim", m->head_dim, NULL);
+  else let(g, NULL, "head_dim", "hidden_size / num_attention_heads", NULL);
+  leti(g, fd->dec_ffn, "intermediate_size", m->inter, NULL);
+  leti(g, "vocab_size", "vocab_size", m->vocab, NULL);
+  if (m->f & F_REL_BIAS)
+    leti(g, "relative_attention_num_buckets", "relative_attention_num_buckets",
+         m->buckets, NULL);
+  if (m->f & F_AUDIO_CONV) {
+    leti(g, "num_mel_bins", "num_mel_bins", m->mel_bins, NULL);
+    leti(g, "max_source_positions", "max_source_positions", m->src_positions, NULL);
+  }
+  if (m->f & F_LEARNED_POS)
+    leti(g, fd->tgt_positions, "max_target_positions", m->positions, NULL);
+}
+
+/* Mamba's sizes (R-FAM-201), each at the key it comes from. */
+static void emit_ssm_lets(Gen *g) {
+  const Config *m = g->m;
+  leti(g, "hidden_size", "hidden_size", m->hidden, NULL);
+  leti(g, "num_hidden_layers", "num_hidden_layers", m->layers, NULL);
+  bool given = spelled(g->cfg, "intermediate_size") != NULL;
+  leti(g, given ? "intermediate_size" : "expand", "intermediate_size", m->inter,
+       given ? NULL : "expand * hidden_size");
+  leti(g, "state_size", "state_size", m->d_state, NULL);
+  leti(g, "conv_kernel", "conv_kernel", m->d_conv, NULL);
+  leti(g, "time_step_rank", "time_step_rank", m->dt_rank,
+       m->dt_rank_auto ? "\"auto\": ceil(hidden_size / 16)" : NULL);
+  leti(g, "vocab_size", "vocab_size", m->vocab, NULL);
+}
+
 static void emit_lets(Gen *g) {
   emit_run_lets(g);
   blank(g);
+  if (g->m->f & F_ENCDEC) {
+    emit_encdec_lets(g);
+    return;
+  }
+  if (g->m->f & F_SSM) {
+    emit_ssm_lets(g);
+    return;
+  }
   emit_attention_lets(g);
   emit_width_lets(g);
   emit_moe_lets(g);
@@ -1927,25 +2646,63 @@ static void read_quant(Cfg *c, Config *m) {
   }
 }
 
-/* mlp_only_layers as a flag per layer, read once: a layer's kind is then
- * looked up, not searched for in the list (R-HF-015).  A number that is
- * no layer's is left out, as Qwen's code never meets it. */
-static void read_mlp_only(Cfg *c, Config *m) {
-  json_t *list = json_object_get(c->root, "mlp_only_layers");
-  if (!list) return;
-  note_read(c, "mlp_only_layers", list);
+/* A list of layer numbers as one flag a layer, read once, so a layer's
+ * kind is then looked up, not searched for in the list (R-HF-015); NULL
+ * after an error or past the layers' bound (check_layers says so).  A
+ * number that is no layer's is left out, as the modelling code never
+ * meets it. */
+static bool *layer_list(Cfg *c, const Config *m, const char *key) {
+  json_t *list = json_object_get(c->root, key);
+  note_read(c, key, list);
   if (!json_is_array(list)) {
-    cfg_fail(c, "mlp_only_layers", "'mlp_only_layers' must be a list of layer numbers");
-    return;
+    cfg_fail(c, key, "'%s' must be a list of layer numbers", key);
+    return NULL;
   }
-  if (c->error || m->layers > HF_MAX_LAYERS) return; /* check_layers says so */
-  m->mlp_only = xcalloc((size_t)m->layers, sizeof *m->mlp_only);
+  if (c->error || m->layers > HF_MAX_LAYERS) return NULL;
+  bool *at = xcalloc((size_t)m->layers, sizeof *at);
   size_t k;
   json_t *v;
   json_array_foreach(list, k, v) {
     json_int_t i = json_integer_value(v);
-    if (i >= 0 && i < m->layers) m->mlp_only[i] = true;
+    if (json_is_integer(v) && i >= 0 && i < m->layers) at[i] = true;
   }
+  return at;
+}
+
+/* Qwen's mlp_only_layers: the layers with a dense MLP. */
+static void read_mlp_only(Cfg *c, Config *m) {
+  if (json_object_get(c->root, "mlp_only_layers"))
+    m->mlp_only = layer_list(c, m, "mlp_only_layers");
+}
+
+/* A list of one of two values a layer (layer_types, no_rope_layers) into
+ * at[layers]: `kind` says whether a value is one of them, and which; an
+ * error names the two (`want`). */
+static void per_layer(Cfg *c, const Config *m, json_t *list, const char *key,
+                      bool (*kind)(const json_t *v, bool *out), const char *want,
+                      bool *at) {
+  note_read(c, key, list);
+  bool ok = json_is_array(list) && (int64_t)json_array_size(list) == m->layers;
+  size_t k;
+  json_t *v;
+  json_array_foreach(list, k, v) ok = ok && kind(v, &at[k]);
+  if (!ok)
+    cfg_fail(c, key, "'%s' must be a list of %lld %s", key, (long long)m->layers, want);
+}
+
+/* layer_types' values: true for a sliding-window layer. */
+static bool sliding_kind(const json_t *v, bool *out) {
+  const char *t = json_string_value(v);
+  if (!t) return false;
+  *out = strcmp(t, "sliding_attention") == 0;
+  return *out || strcmp(t, "full_attention") == 0;
+}
+
+/* no_rope_layers' values: true for a NoPE layer (0). */
+static bool nope_kind(const json_t *v, bool *out) {
+  json_int_t i = json_integer_value(v);
+  *out = i == 0;
+  return json_is_integer(v) && (i == 0 || i == 1);
 }
 
 /* Which layers have a sliding window (R-FAM-005): layer_types, one
@@ -1957,23 +2714,8 @@ static void read_layer_types(Cfg *c, Config *m) {
   m->sliding_at = xcalloc((size_t)m->layers, sizeof *m->sliding_at);
   json_t *list = json_object_get(c->root, "layer_types");
   if (list && !json_is_null(list)) {
-    note_read(c, "layer_types", list);
-    if (!json_is_array(list) || (int64_t)json_array_size(list) != m->layers) {
-      cfg_fail(c, "layer_types", "'layer_types' must be a list of %lld "
-               "\"sliding_attention\" or \"full_attention\"", (long long)m->layers);
-      return;
-    }
-    size_t k;
-    json_t *v;
-    json_array_foreach(list, k, v) {
-      const char *t = json_string_value(v);
-      if (!t || (strcmp(t, "sliding_attention") != 0 && strcmp(t, "full_attention") != 0)) {
-        cfg_fail(c, "layer_types", "'layer_types' must be a list of %lld "
-                 "\"sliding_attention\" or \"full_attention\"", (long long)m->layers);
-        return;
-      }
-      m->sliding_at[k] = strcmp(t, "sliding_attention") == 0;
-    }
+    per_layer(c, m, list, "layer_types", sliding_kind,
+              "\"sliding_attention\" or \"full_attention\"", m->sliding_at);
     return;
   }
   int64_t n = cfg_int(c, "sliding_window_pattern", 1, 1);
@@ -2145,7 +2887,9 @@ static void read_moe(Cfg *c, Config *m) {
              "'num_experts_per_tok' %lld is more than the %lld experts",
              (long long)m->top_k, (long long)m->experts);
   m->moe_inter = cfg_int(c, "moe_intermediate_size", m->inter, 1);
-  if (m->f & F_SHARED_EXPERT) {
+  if (m->f & F_TOPK_SIGMOID) {
+    m->shared_inter = m->moe_inter;
+  } else if (m->f & F_SHARED_EXPERT) {
     if (spelled(c, "n_shared_experts"))
       m->shared_inter = cfg_int(c, "n_shared_experts", 1, 1) * m->moe_inter;
     else
@@ -2218,6 +2962,73 @@ static void read_overrides(Cfg *c, const ImportOptions *o, Config *m) {
   }
 }
 
+/* Which layers are NoPE (R-FAM-204): no_rope_layers, 1 a rotary layer and
+ * 0 a NoPE one, or when absent or empty every no_rope_layer_interval-th
+ * (4), as Llama4TextConfig derives it. */
+static void read_nope_layers(Cfg *c, Config *m) {
+  m->nope_at = xcalloc((size_t)m->layers, sizeof *m->nope_at);
+  json_t *list = json_object_get(c->root, "no_rope_layers");
+  if (list && !json_is_null(list) && json_array_size(list) > 0) {
+    per_layer(c, m, list, "no_rope_layers", nope_kind, "0 or 1", m->nope_at);
+    return;
+  }
+  int64_t n = cfg_int(c, "no_rope_layer_interval", 4, 1);
+  for (int64_t i = 0; i < m->layers; i++) m->nope_at[i] = (i + 1) % n == 0;
+}
+
+/* Llama 4's layers (R-FAM-204): the dense width intermediate_size_mlp,
+ * the layers with experts (moe_layers, else every
+ * interleave_moe_layer_step-th), the NoPE layers, the chunk, the q/k norm
+ * and the NoPE layers' temperature. */
+static void read_llama4(Cfg *c, Config *m) {
+  if (c->error || m->layers > HF_MAX_LAYERS) return; /* check_layers says so */
+  m->inter = cfg_int(c, "intermediate_size_mlp", -1, 1);
+  m->sparse_step = cfg_int(c, "interleave_moe_layer_step", 1, 1);
+  json_t *ml = json_object_get(c->root, "moe_layers");
+  if (ml && !json_is_null(ml)) {
+    bool *moe = layer_list(c, m, "moe_layers");
+    if (!moe) return;
+    m->mlp_only = xcalloc((size_t)m->layers, sizeof *m->mlp_only);
+    for (int64_t i = 0; i < m->layers; i++) m->mlp_only[i] = !moe[i];
+    m->sparse_step = 1;
+    free(moe);
+  }
+  read_nope_layers(c, m);
+  json_t *w = json_object_get(c->root, "attention_chunk_size");
+  m->window = w && json_is_null(w) ? 0 : cfg_int(c, "attention_chunk_size", 8192, 1);
+  if (w && json_is_null(w)) note_read(c, "attention_chunk_size", w);
+  m->sliding_at = xcalloc((size_t)m->layers, sizeof *m->sliding_at);
+  for (int64_t i = 0; i < m->layers; i++) m->sliding_at[i] = !m->nope_at[i];
+  if (cfg_bool(c, "use_qk_norm", true)) m->f |= F_QK_NORM;
+  json_t *t = json_object_get(c->root, "attn_temperature_tuning");
+  if (t) note_read(c, "attn_temperature_tuning", t);
+  m->attn_temp = !t || json_is_true(t) ||
+                 (json_is_number(t) && json_number_value(t) != 0);
+}
+
+/* Mamba's mixer (R-FAM-201), with MambaConfig's defaults: intermediate_size
+ * expand * hidden_size, time_step_rank "auto" ceil(hidden_size / 16),
+ * biases on the conv only, a tied head.  It is written whole on each GPU:
+ * -D tensor is refused. */
+static void read_ssm(Cfg *c, const ImportOptions *o, Config *m) {
+  int64_t expand = cfg_int(c, "expand", 2, 1);
+  m->inter = cfg_int(c, "intermediate_size", expand * m->hidden, 1);
+  m->d_state = cfg_int(c, "state_size", 16, 1);
+  m->d_conv = cfg_int(c, "conv_kernel", 4, 1);
+  json_t *r = json_object_get(c->root, "time_step_rank");
+  m->dt_rank_auto = !r || (json_is_string(r) && strcmp(json_string_value(r), "auto") == 0);
+  if (r && m->dt_rank_auto) note_read(c, "time_step_rank", r);
+  m->dt_rank = m->dt_rank_auto ? (m->hidden + 15) / 16
+                               : cfg_int(c, "time_step_rank", 1, 1);
+  m->mlp_bias = cfg_bool(c, "use_bias", false);
+  m->conv_bias = cfg_bool(c, "use_conv_bias", true);
+  m->tied = cfg_bool(c, "tie_word_embeddings", true);
+  if (!c->error && override_of(o, "tensor", 1, c, NULL) > 1)
+    cfg_fail(c, "model_type", "-D tensor: a %s model is not written tensor-"
+             "parallel (its scan's state is not split across GPUs here)",
+             m->fam->model_type);
+}
+
 static void read_model(Cfg *c, const ImportOptions *o, Config *m) {
   m->fam = c->fam;
   m->f = c->fam->features;
@@ -2227,16 +3038,120 @@ static void read_model(Cfg *c, const ImportOptions *o, Config *m) {
     m->f &= ~F_QK_NORM;
   m->hidden = cfg_int(c, "hidden_size", -1, 1);
   m->layers = cfg_int(c, "num_hidden_layers", -1, 1);
-  m->heads = cfg_int(c, "num_attention_heads", -1, 1);
+  if (!(m->f & F_SSM)) m->heads = cfg_int(c, "num_attention_heads", -1, 1);
   m->vocab = cfg_int(c, "vocab_size", -1, 1);
   if (c->error) return;
-  read_attention(c, m);
-  if (c->error) return;
-  read_layer_shape(c, m);
+  if (m->f & F_SSM) {
+    read_ssm(c, o, m);
+  } else {
+    read_attention(c, m);
+    if (c->error) return;
+    read_layer_shape(c, m);
+  }
   if (!read_activation(c, m)) return;
   if (m->f & F_MOE) read_moe(c, m);
+  if (m->f & F_CHUNKED) read_llama4(c, m);
   if (!read_dtype(c, m)) return;
   read_overrides(c, o, m);
+}
+
+/* A size of both stacks that the text writes as one let: the decoder's
+ * field, which must equal the encoder's. */
+static int64_t same_in_both(Cfg *c, const char *enc, const char *dec) {
+  int64_t e = cfg_int(c, enc, -1, 1), d = cfg_int(c, dec, e, 1);
+  if (!c->error && d != e)
+    cfg_fail(c, dec, "'%s' %lld differs from '%s' %lld: rooflint writes the "
+             "two stacks with one", dec, (long long)d, enc, (long long)e);
+  return d;
+}
+
+/* T5's feed_forward_proj: "ACT" or "gated-ACT" (T5Config: "gated-gelu" is
+ * gelu_new); Whisper's activation_function. */
+static bool read_encdec_act(Cfg *c, Config *m) {
+  const char *af = m->fam->act_field ? m->fam->act_field : "hidden_act";
+  m->act_key = spelled(c, af);
+  const char *act = cfg_str(c, af, m->fam->act);
+  if (c->error) return false;
+  if (m->fam->act_field && strncmp(act, "gated-", 6) == 0) {
+    m->f |= F_GATED;
+    act += 6;
+    if (strcmp(act, "gelu") == 0) act = "gelu_new";
+  }
+  m->act = act_op(act);
+  if (!m->act)
+    cfg_fail(c, m->act_key, "%s '%s' is not an activation rooflint knows "
+             "(relu, gated-gelu, gelu, gelu_new, silu, ...)", af, act);
+  return m->act != NULL;
+}
+
+/* The sizes of the two stacks, the positions and T5's buckets. */
+static void read_encdec_sizes(Cfg *c, Config *m) {
+  const struct EncDecFields *fd = encdec_of(m->fam);
+  m->hidden = cfg_int(c, "hidden_size", -1, 1);
+  m->enc_layers = cfg_int(c, fd->enc_layers, -1, 1);
+  m->layers = cfg_int(c, fd->dec_layers, m->enc_layers, 1);
+  m->heads = m->kv_heads = same_in_both(c, fd->enc_heads, fd->dec_heads);
+  m->vocab = cfg_int(c, "vocab_size", -1, 1);
+  if (c->error) return;
+  if (!fd->head_dim)
+    multiple(c, spelled(c, "hidden_size"), m->hidden, fd->dec_heads, m->heads);
+  m->head_dim = fd->head_dim ? cfg_int(c, fd->head_dim, -1, 1) : m->hidden / m->heads;
+  m->inter = same_in_both(c, fd->enc_ffn, fd->dec_ffn);
+  const char *many = m->enc_layers > HF_MAX_LAYERS ? fd->enc_layers
+                     : m->layers > HF_MAX_LAYERS    ? fd->dec_layers : NULL;
+  if (many)
+    cfg_fail(c, many, "'%s' %lld is more layers than rooflint imports (%d at most)",
+             many, (long long)(many == fd->enc_layers ? m->enc_layers : m->layers),
+             HF_MAX_LAYERS);
+  if (m->f & F_REL_BIAS) m->buckets = cfg_int(c, "relative_attention_num_buckets", 32, 1);
+  if (m->f & F_AUDIO_CONV) {
+    m->mel_bins = cfg_int(c, "num_mel_bins", 80, 1);
+    m->src_positions = cfg_int(c, fd->src_positions, -1, 1);
+  }
+  /* T5's n_positions bounds no table (its positions are relative): it
+   * is the length the defaults take */
+  m->positions = cfg_int(c, fd->tgt_positions, (m->f & F_LEARNED_POS) ? -1 : 512, 1);
+  if ((m->f & F_LEARNED_POS) && cfg_bool(c, "scale_embedding", false))
+    m->f |= F_EMBED_SCALE;
+}
+
+/* The lengths (R-FAM-101): src_seq, the encoder's positions (Whisper's
+ * max_source_positions, at most that; T5's n_positions), seq the decoder's
+ * tokens, and in decode ctx the decoder's positions less the step's. */
+static void read_encdec_lengths(Cfg *c, const ImportOptions *o, Config *m) {
+  int64_t src = m->src_positions ? m->src_positions : m->positions;
+  m->src_seq = override_of(o, "src_seq", src, c, NULL);
+  if (!c->error && m->src_positions && m->src_seq > m->src_positions) {
+    StrBuf sb = {0};
+    sb_printf(&sb, "-D src_seq=%lld is more than max_source_positions %lld",
+              (long long)m->src_seq, (long long)m->src_positions);
+    c->error = xstrdup(sb_str(&sb));
+    sb_free(&sb);
+  }
+  bool given = false;
+  override_of(o, "ctx", 0, c, &given);
+  if (!given && m->phase == PH_DECODE && m->positions > m->seq)
+    m->ctx = m->positions - m->seq;
+}
+
+/* An encoder-decoder's config (R-FAM-101), read as read_model reads a
+ * decoder's. */
+static void read_encdec(Cfg *c, const ImportOptions *o, Config *m) {
+  m->fam = c->fam;
+  m->f = c->fam->features;
+  if (!read_phase(c, o, m)) return;
+  read_encdec_sizes(c, m);
+  if (c->error || !read_encdec_act(c, m)) return;
+  m->tied = cfg_bool(c, "tie_word_embeddings", (m->f & F_TIED) != 0);
+  m->qkv_bias = m->o_bias = m->mlp_bias = (m->f & F_ALL_BIAS) != 0;
+  if (!read_dtype(c, m)) return;
+  read_overrides(c, o, m);
+  read_encdec_lengths(c, o, m);
+  /* R-PAR-009 splits one repeat over the stages: of two stacks, it would
+   * put the whole other stack on one stage */
+  if (!c->error && par(m, "pipeline") > 1)
+    c->error = xstrdup("-D pipeline: an encoder-decoder's two stacks are not "
+                       "split into pipeline stages (use -D tensor or -D data)");
 }
 
 /* A warning for each field that changes the cost and is not modelled, or
@@ -2264,6 +3179,9 @@ static void warn_fields(Cfg *c, const Config *m, Imported *out) {
     for (int i = 0; !why && known_fields[i]; i++) known = known || strcmp(known_fields[i], key) == 0;
     if (known) continue;
     if ((m->f & F_LAYER_TYPES) && strcmp(key, "layer_types") == 0) continue;
+    if ((m->f & F_CHUNKED) && (strcmp(key, "attention_chunk_size") == 0 ||
+                               strcmp(key, "no_rope_layers") == 0))
+      continue;
     if (strcmp(key, "num_nextn_predict_layers") == 0 && json_integer_value(v) == 0)
       continue;
     StrBuf sb = {0};
@@ -2333,11 +3251,28 @@ static void emit_header(Gen *g) {
        sb_str(&path));
   sb_free(&path);
   line(g, NULL, "# model_type %s: %s.", m->fam->model_type, m->fam->doc);
+  for (int i = 0; (m->f & F_ENCDEC) && i < 2; i++)
+    line(g, NULL, "%s", encdec_of(m->fam)->modules[i]);
   if (m->f & F_TEXT_CONFIG)
     line(g, "text_config", "# The language model only: the fields below are "
          "text_config's; vision_config is not written.");
+  static const char *const encdec_phase_doc[] = {
+      "prefill: the encoder over `src_seq` positions, then the decoder over "
+      "`seq`\n#   target tokens (causal self-attention, cross-attention), the "
+      "logits of its last position",
+      "decode: one decoder step of `seq` new tokens (1) over a self-attention "
+      "cache\n#   of `ctx` tokens and the cross-attention cache of the encoder's "
+      "`src_seq` positions",
+      "train: forward and backward of both stacks (`src_seq` encoder positions, "
+      "`seq`\n#   decoder tokens) with the optimizer state (mode train), a "
+      "cross-entropy loss"};
   /* one line() a line, so each line of the text has its origin */
-  const char *doc = phase_doc[m->phase], *nl = strchr(doc, '\n');
+  const char *doc = (m->f & F_ENCDEC ? encdec_phase_doc : phase_doc)[m->phase];
+  if ((m->f & F_SSM) && m->phase == PH_DECODE)
+    doc = "decode: one step of `seq` new tokens (1); each layer reads and "
+          "updates\n#   its recurrent state (`cache`: a constant size, no KV "
+          "cache and no context)";
+  const char *nl = strchr(doc, '\n');
   line(g, NULL, "# Phase %.*s", (int)(nl - doc), doc);
   line(g, NULL, "%s.", nl + 1);
   line(g, NULL, "#");
@@ -2415,10 +3350,14 @@ static void emit_model(Gen *g) {
     sb_free(&sb);
   }
   blank(g);
-  emit_embeddings(g);
-  blank(g);
-  emit_layers(g);
-  emit_head(g);
+  if (m->f & F_ENCDEC) {
+    emit_encdec_body(g);
+  } else {
+    emit_embeddings(g);
+    blank(g);
+    emit_layers(g);
+    emit_head(g);
+  }
   close_block(g);
 }
 
@@ -2492,7 +3431,8 @@ bool hf_recognises(const char *path, const unsigned char *head, size_t n) {
 /* The model of a config whose family is known: read, checked, written. */
 static ImportStatus generate(Cfg *c, const ImportOptions *o, Imported *out) {
   Config m = {0};
-  read_model(c, o, &m);
+  if (c->fam->features & F_ENCDEC) read_encdec(c, o, &m);
+  else read_model(c, o, &m);
   if (!c->error) check_layers(c, &m);
   ImportStatus status = IMPORT_INVALID;
   if (!c->error) {
@@ -2525,6 +3465,7 @@ static ImportStatus generate(Cfg *c, const ImportOptions *o, Imported *out) {
   }
   free(m.mlp_only);
   free(m.sliding_at);
+  free(m.nope_at);
   return status;
 }
 

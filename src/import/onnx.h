@@ -110,7 +110,8 @@ typedef struct OnnxAttr {
                             field present for IR versions before 2) */
   double f;
   int64_t i;
-  const char *s;         /* STRING (bytes, NUL-terminated copy) */
+  const char *s;         /* STRING (bytes, NUL-terminated copy; "" when
+                            the field is absent, never NULL) */
   const int64_t *ints;   /* INTS */
   const double *floats;  /* FLOATS */
   const char **strings;  /* STRINGS */

@@ -1066,6 +1066,7 @@ static bool rd_attr(Rd *r, size_t start, size_t end, OnnxAttr *at, int depth) {
       .graphs = rd_alloc(r, (size_t)n.ng * sizeof *v.graphs, 8),
   };
   if (!attr_fill(r, start, end, at, depth, &n, &v)) return false;
+  if (!at->s) at->s = ""; /* proto3: an absent bytes field is empty */
   at->ints = v.ints;
   at->floats = v.floats;
   at->strings = v.strings;

@@ -252,6 +252,12 @@ static void write_target(JsonOut *w, const char *key, const Target *t) {
     json_out_close(w, '}');
   }
   json_out_close(w, ']');
+  if (t->ceilings == CEILINGS_ACHIEVED) { /* R-CEIL-004 */
+    json_out_str(w, "ceilings", "achieved");
+    json_out_open(w, "ceilings_fell_back", '[');
+    for (int i = 0; i < t->nfell_back; i++) json_out_str(w, NULL, t->fell_back[i]);
+    json_out_close(w, ']');
+  }
   json_out_close(w, '}');
 }
 
@@ -380,6 +386,8 @@ static void write_summary(JsonOut *w, const ModelCost *mc) {
   json_out_num(w, "activations", mc->footprint.activations);
   if (mc->footprint.buffers > 0) json_out_num(w, "buffers", mc->footprint.buffers);
   if (mc->footprint.kv_cache > 0) json_out_num(w, "kv_cache", mc->footprint.kv_cache);
+  if (mc->footprint.read_only_cache > 0) /* R-FAM-105 */
+    json_out_num(w, "kv_cache_read_only", mc->footprint.read_only_cache);
   if (mc->footprint.gathered > 0) json_out_num(w, "gathered", mc->footprint.gathered);
   json_out_num(w, "total", mc->footprint.total);
   json_out_close(w, '}');

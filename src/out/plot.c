@@ -870,6 +870,9 @@ static void draw_title(FILE *out, const Analysis *an, const Model *m, double top
   for (int t = 0; t < nt; t++)
     sb_printf(&title, "%s%s", t ? (t == nt - 1 ? " and " : ", ") : "",
               an->targets[t]->display ? an->targets[t]->display : an->targets[t]->name);
+  /* R-CEIL-004: the roofs drawn are the achieved figures. */
+  if (nt > 0 && an->targets[0]->ceilings_text)
+    sb_printf(&title, ", %s", an->targets[0]->ceilings_text);
   int size = 19;
   double room = WIDTH - PLOT_LEFT - 12;
   while (size > 12 && text_width(sb_str(&title)) / CHAR_W * TITLE_W * size > room) size--;

@@ -142,11 +142,16 @@ void report_summary(FILE *out, const Analysis *an, const SourceSet *ss) {
       fmt_time(t, sizeof t, cost_step_time(c));
       fmt_percent(s, sizeof s, percent_of(c->memory_bound_time, c->time_s), 0);
       /* "13.5 G" + "FLOP": no blank between prefix and unit. */
+      /* R-CEIL-004: against achieved ceilings the time is an estimate,
+       * not a bound, and the line says which ceilings it used. */
+      const Target *tg = an->targets[ti];
       fprintf(out,
-              "%s: %d ops, %s parameters%s, %s, %s, %s FLOP/B, step >= %s "
-              "on %s (%s of it memory-bound)\n",
-              m->name, op_nodes(m), p, act, f,
-              b, i, t, an->targets[ti]->display, s);
+              "%s: %d ops, %s parameters%s, %s, %s, %s FLOP/B, step %s %s "
+              "on %s (%s of it memory-bound)%s%s\n",
+              m->name, op_nodes(m), p, act, f, b, i,
+              tg->ceilings_text ? "~" : ">=", t, tg->display, s,
+              tg->ceilings_text ? ", " : "",
+              tg->ceilings_text ? tg->ceilings_text : "");
       if (ti == 0 && an->serving && an->serving[mi])
         report_serving(out, an->serving[mi]);
     }
@@ -415,6 +420,11 @@ static void report_footprint(FILE *out, const ModelCost *c) {
       fmt_bytes(whole, sizeof whole, parts[i].bytes * (double)parts[i].shards);
       fprintf(out, "  %-12s %10s  %6s  (%s / %lld)\n", parts[i].name, v, pct,
               whole, (long long)parts[i].shards);
+    } else if (strcmp(parts[i].name, "KV cache") == 0 && f->read_only_cache > 0) {
+      /* R-FAM-105: the caches the step only reads, beside those it appends to */
+      fmt_bytes(whole, sizeof whole, f->read_only_cache);
+      fprintf(out, "  %-12s %10s  %6s  (%s of it read only, written at prefill)\n",
+              parts[i].name, v, pct, whole);
     } else {
       fprintf(out, "  %-12s %10s  %6s\n", parts[i].name, v, pct);
     }
@@ -554,8 +564,10 @@ static void report_one_target(FILE *out, Arena *a, const SourceSet *ss,
   fprintf(out, "  ceiling   %s %s %s (dense)\n", fmt_flops_rate(pk, sizeof pk, peak),
           dtype_str(h.precision), h.tensor ? "tensor core" : "vector");
   fprintf(out, "  bandwidth %s\n", fmt_bandwidth(bw, sizeof bw, t->memory_bw));
-  fprintf(out, "  ridge     %s FLOP/B: below it a node is memory-bound\n\n",
+  fprintf(out, "  ridge     %s FLOP/B: below it a node is memory-bound\n",
           fmt_fixed(rd, sizeof rd, peak / t->memory_bw, 1));
+  if (t->ceilings_text) fprintf(out, "  against   %s\n", t->ceilings_text);
+  fputc('\n', out);
   Slowest slow = {.kept = 0};
   int *transfers = NULL, ntransfers = 0;
   kernel_table(out, a, ss, m, c, &slow, &transfers, &ntransfers);
@@ -639,10 +651,11 @@ static void report_side_by_side(FILE *out, Arena *a, const SourceSet *ss,
     const Target *t = an->targets[ti];
     char pk[NB], bw[NB], rd[NB];
     double peak = headline(m, cost_at(an, mi, ti)).peak;
-    fprintf(out, "  [%d] %s: %s, %s, ridge %s FLOP/B\n", ti + 1, t->display,
+    fprintf(out, "  [%d] %s: %s, %s, ridge %s FLOP/B%s%s\n", ti + 1, t->display,
             fmt_flops_rate(pk, sizeof pk, peak),
             fmt_bandwidth(bw, sizeof bw, t->memory_bw),
-            fmt_fixed(rd, sizeof rd, peak / t->memory_bw, 1));
+            fmt_fixed(rd, sizeof rd, peak / t->memory_bw, 1),
+            t->ceilings_text ? ", " : "", t->ceilings_text ? t->ceilings_text : "");
   }
   fputc('\n', out);
   int nt = an->ntargets > 8 ? 8 : an->ntargets;
@@ -927,6 +940,8 @@ int report_target_card(FILE *out, Arena *a, SourceSet *ss, const char *name,
           t->nvlink_bw > 0 ? fmt_bandwidth(v3, sizeof v3, t->nvlink_bw) : "none",
           t->ib_bw > 0 ? fmt_bandwidth(v4, sizeof v4, t->ib_bw) : "none",
           fmt_bandwidth((char[NB]){0}, NB, t->pcie_bw), t->gpus_per_node);
+  const char *achieved = target_achieved_text(a, t); /* R-CEIL-001 */
+  if (achieved) fprintf(out, "achieved (--ceilings achieved): %s\n", achieved);
   if (t->nsources > 0) {
     fprintf(out, "\nsources\n");
     for (int i = 0; i < t->nsources; i++) fprintf(out, "  %s\n", t->sources[i]);

@@ -494,6 +494,28 @@ static json_t *automation(Analysis *const *an, int n) {
   return o;
 }
 
+/* R-CEIL-004: a run priced against achieved ceilings says so, with the
+ * figures that fell back to the peak on each target; NULL under the
+ * datasheet's peaks, so the default log is unchanged. */
+static json_t *run_properties(Analysis *const *an, int n) {
+  for (int a = 0; a < n; a++) {
+    if (!an[a] || !an[a]->ntargets) continue;
+    if (an[a]->targets[0]->ceilings != CEILINGS_ACHIEVED) return NULL;
+    json_t *props = json_object(), *fell = json_object();
+    json_object_set_new(props, "ceilings", json_string("achieved"));
+    for (int t = 0; t < an[a]->ntargets; t++) {
+      const Target *tg = an[a]->targets[t];
+      json_t *names = json_array();
+      for (int i = 0; i < tg->nfell_back; i++)
+        json_array_append_new(names, json_string(tg->fell_back[i]));
+      json_object_set_new(fell, tg->name, names);
+    }
+    json_object_set_new(props, "ceilingsFellBack", fell);
+    return props;
+  }
+  return NULL;
+}
+
 /* R-SARIF-004: results past GitHub's 25,000 are left out, and a
  * notification says how many. */
 static void say_dropped(json_t *inv, long dropped) {
@@ -567,6 +589,8 @@ void sarif_write(FILE *out, Analysis *const *an, const DiagSink *const *diags, i
   json_out_put(w, "originalUriBaseIds", base);
   json_out_put(w, "columnKind", json_string("unicodeCodePoints"));
   json_out_put(w, "artifacts", json_incref(cx.artifacts));
+  json_t *props = run_properties(an, n);
+  if (props) json_out_put(w, "properties", props);
   json_out_open(w, "results", '[');
   long written = 0;
   for (int f = 0; f < n; f++) {

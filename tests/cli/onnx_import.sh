@@ -256,6 +256,12 @@ expect_err "rooflint: error: $D28/conv_kernel_shape_mismatch.onnx: node 0 \"/Con
 run $D28/unsqueeze_axis_5.onnx
 expect_status 1
 expect_err "rooflint: error: $D28/unsqueeze_axis_5.onnx: node 0 \"/Unsqueeze\" (Unsqueeze): its axis 5 is out of range for rank 3"
+# fuzz_import (30-minute run): a STRING attribute whose `s` is absent (the
+# value sits in `strings`) was a NULL mode passed to strcmp; proto3 reads an
+# absent bytes field as "", and "" is not a mode rooflint pads with
+run $D28/pad_mode_in_strings.onnx
+expect_status 1
+expect_err "rooflint: error: $D28/pad_mode_in_strings.onnx: node 0 \"/Pad\" (Pad): mode \"\": rooflint's pad is constant"
 # import prints the importer's findings as the lint would name them
 run import --unknown-ops=custom tests/onnx/ops/unknown_op.onnx
 expect_status 0

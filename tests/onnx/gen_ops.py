@@ -357,6 +357,14 @@ def hostile():
     # commit e048cfb (fuzz_import): Unsqueeze of axis 5 on a rank-2 input (rank 3 after)
     save("unsqueeze_axis_5", [node("Unsqueeze", ["x", "ax"], ["y"])], X28, [vi("y", [2, 8, 1])],
          [const("ax", np.array([5], np.int64))])
+    # fuzz_import: a Pad whose mode says STRING but holds its value in `strings`
+    # (field 9), so the `s` field is absent: proto3 reads it as "", not NULL
+    pad = node("Pad", ["x", "p"], ["y"])
+    mode = onnx.AttributeProto(name="mode", type=onnx.AttributeProto.STRING)
+    mode.strings.append(b"constant")
+    pad.attribute.append(mode)
+    save("pad_mode_in_strings", [pad], X28, [vi("y", [2, 10])],
+         [const("p", np.array([0, 1, 0, 1], np.int64))])
 
 
 def main():
