@@ -175,7 +175,8 @@ ubsan-robust:
 
 # ---------------------------------------------------------------- deps
 DEB_PACKAGES = flex bison check pkg-config make gcc libjansson-dev python3-jsonschema libxml2-utils \
-               python3-yaml groff-base python3-onnx chromium chromium-driver neovim time
+               python3-yaml groff-base python3-onnx chromium chromium-driver neovim time \
+               python3-torch
 
 deps:
 	@sh tools/deps.sh $(DEB_PACKAGES)
@@ -189,14 +190,20 @@ screenshots: $(BIN)
 
 # ---------------------------------------------------------------- install
 MANDIR ?= $(PREFIX)/share/man/man1
+# `rooflint calibrate` finds its script at ../share/rooflint/ from the
+# binary's own directory: the two stay siblings under any PREFIX.
+SHAREDIR = $(PREFIX)/share/rooflint
 
 install: $(BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR) $(DESTDIR)$(SHAREDIR)
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/rooflint
 	install -m 644 docs/rooflint.1 $(DESTDIR)$(MANDIR)/rooflint.1
+	install -m 644 share/rooflint/calibrate.py $(DESTDIR)$(SHAREDIR)/calibrate.py
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/rooflint $(DESTDIR)$(MANDIR)/rooflint.1
+	rm -f $(DESTDIR)$(PREFIX)/bin/rooflint $(DESTDIR)$(MANDIR)/rooflint.1 \
+	      $(DESTDIR)$(SHAREDIR)/calibrate.py
+	-rmdir $(DESTDIR)$(SHAREDIR) 2>/dev/null
 
 clean:
 	rm -rf build build-asan build-clang build-fuzz build-ubsan

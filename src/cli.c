@@ -22,6 +22,8 @@
 static const char *const color_names[] = {"auto", "always", "never"};
 static const char *const dump_names[] = {"ast", "graph"};
 static const char *const unknown_ops_names[] = {"error", "custom"};
+/* in the order of calibrate.h's CalibrateDevice */
+static const char *const device_names[] = {"auto", "cpu", "cuda"};
 static const char *const ceilings_names[] = {"peak", "achieved"};
 
 typedef struct OptDesc OptDesc;
@@ -429,6 +431,20 @@ static bool opt_fail(Cli *c, const OptDesc *d, const char *val) {
   return true;
 }
 
+/* calibrate --seconds N: the whole run's bound, more than 0 and at most a
+ * day (R-CAL-001). */
+static bool opt_seconds(Cli *c, const OptDesc *d, const char *val) {
+  LetValue v;
+  double s = 0;
+  if (parse_number(val, &v)) s = v.is_real ? v.r : (double)v.i;
+  if (!(s > 0 && s <= 86400)) {
+    cli_error(c, "invalid value '%s' for %s: expected seconds, more than 0 "
+                 "and at most 86400", val, d->name);
+    return false;
+  }
+  c->o.seconds = s;
+  return true;
+}
 
 static const OptDesc options[] = {
     {"--target", "-t", "NAME|FILE", CALL(opt_target), NULL,
@@ -478,7 +494,13 @@ static const OptDesc options[] = {
     {"--error-limit", NULL, "N", CALL(opt_error_limit), NULL,
      "stop keeping errors after N (default 20, 0 = no limit)", IN_LINT},
     {"--output", "-o", "FILE", STRING(output), NULL,
-     "import: write the .roof text to FILE (default standard output)", IN_IMPORT},
+     "import: write the .roof text to FILE; calibrate: the card (default "
+     "standard output)", IN_IMPORT | IN_CALIBRATE},
+    {"--device", NULL, NULL, CHOICE(device, NAMES_OF(device_names, )), NULL,
+     "calibrate: the device to measure (auto: CUDA if torch sees one)",
+     IN_CALIBRATE},
+    {"--seconds", NULL, "N", CALL(opt_seconds), NULL,
+     "calibrate: the most the whole run may take (default 60)", IN_CALIBRATE},
     {"--unknown-ops", NULL, NULL, CHOICE(unknown_ops, NAMES_OF(unknown_ops_names, )), NULL,
      "ONNX: an op with no mapping is an error, or a custom() (bytes only)",
      IN_LINT | IN_DIFF | IN_IMPORT},
@@ -827,6 +849,10 @@ int cli_validate(Cli *c) {
   }
   if (o->has_fail && !(o->subcommand && o->subcommand->scope == IN_DIFF))
     cli_error(c, "--fail-on-regression applies to 'rooflint diff' only");
+  bool calibrating = o->subcommand && o->subcommand->scope == IN_CALIBRATE;
+  if ((o->device >= 0 || o->seconds > 0) && !calibrating)
+    cli_error(c, "%s applies to 'rooflint calibrate' only",
+              o->device >= 0 ? "--device" : "--seconds");
   if (c->errs.n == 0 && !o->subcommand && !o->help && !o->version &&
       !o->explain && o->nfiles == 0)
     cli_error(c, "no input files");
@@ -850,6 +876,7 @@ void cli_init(Cli *c, const CliTables *tables) {
   c->o.format = 0; /* text */
   c->o.dump = DUMP_NONE;
   c->o.error_limit = -1;
+  c->o.device = -1;
 }
 
 void cli_free(Cli *c) {

@@ -27,9 +27,10 @@ typedef struct FileRun FileRun; /* main.c's: one linted file */
 typedef struct SubcommandDesc SubcommandDesc;
 
 /* Where an option applies: the lint, `rooflint diff`, the target cards,
- * `rooflint import`. */
+ * `rooflint import`, `rooflint calibrate`. */
 typedef enum OptScope {
-  IN_LINT = 1, IN_DIFF = 2, IN_TARGETS = 4, IN_IMPORT = 8, IN_ALL = 15
+  IN_LINT = 1, IN_DIFF = 2, IN_TARGETS = 4, IN_IMPORT = 8, IN_CALIBRATE = 16,
+  IN_ALL = 31
 } OptScope;
 
 /* rooflint diff writes some formats: as text or as JSON. */
@@ -101,11 +102,13 @@ typedef struct Options {
   int ndtypes;
   double fail_pct;      /* diff --fail-on-regression PCT */
   bool has_fail;
-  const char *output;   /* import -o FILE (NULL: standard output) */
+  const char *output;   /* import, calibrate -o FILE (NULL: standard output) */
   int unknown_ops;      /* UnknownOps */
   bool weights_as_inputs; /* --weights-as-inputs */
   const char *phase;    /* --phase (a Hugging Face config), or NULL */
   int ceilings;         /* --ceilings: Ceilings */
+  int device;           /* calibrate --device (CalibrateDevice); -1: not given */
+  double seconds;       /* calibrate --seconds; 0: not given */
 } Options;
 
 struct Cli {

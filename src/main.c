@@ -8,6 +8,7 @@
  * Besides the lint: --sweep, the subcommands and the exit status.  R-CLI
  * rules are cited where they are implemented.
  */
+#include "calibrate.h"
 #include "cli.h"
 #include "diag.h"
 #include "out/out.h"
@@ -51,6 +52,7 @@ static int run_targets(Cli *c, DiagSink *diags);
 static int run_target(Cli *c, DiagSink *diags);
 static int run_import(Cli *c, DiagSink *diags);
 static int run_lsp(Cli *c, DiagSink *diags);
+static int run_calibrate(Cli *c, DiagSink *diags);
 static ImportOptions import_options(Cli *c);
 
 static const SubcommandDesc subcommands[] = {
@@ -62,6 +64,9 @@ static const SubcommandDesc subcommands[] = {
     {"import", "FILE [-o OUT]", "translate a model in another format to .roof",
      IN_IMPORT, run_import},
     {"lsp", "", "the language server, on stdin and stdout", 0, run_lsp},
+    {"calibrate", "",
+     "measure this machine with PyTorch and write its target card",
+     IN_CALIBRATE, run_calibrate},
 };
 enum { NSUBCOMMANDS = sizeof subcommands / sizeof *subcommands };
 
@@ -782,6 +787,20 @@ static int run_lsp(Cli *c, DiagSink *diags) {
     return 2;
   }
   return lsp_serve(STDIN_FILENO, STDOUT_FILENO);
+}
+
+static int run_calibrate(Cli *c, DiagSink *diags) {
+  if (c->o.nfiles > 0) {
+    cli_error(c, "'rooflint calibrate' takes no files: it measures this "
+                 "machine");
+    return 2;
+  }
+  CalibrateOptions o = {
+      .device = c->o.device >= 0 ? (CalibrateDevice)c->o.device : CAL_DEVICE_AUTO,
+      .seconds = c->o.seconds > 0 ? c->o.seconds : CAL_DEFAULT_SECONDS,
+      .output = c->o.output,
+  };
+  return calibrate_run(&o, c->arena, &c->ss, diags, stdout);
 }
 
 static int subcommand(Cli *c) {

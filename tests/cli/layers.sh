@@ -12,7 +12,7 @@
 set -u
 BUILD=${BUILD:-build}
 LAYERS="util arena source diag format dtype ast parse ops parallel sema
-target cost checks import analyze out cli lsp main"
+target cost checks import analyze out calibrate cli lsp main"
 npass=0
 nfail=0
 ok() { npass=$((npass + 1)); }
