@@ -477,8 +477,14 @@ double cost_kv_cache(const Model *m, double *by_dtype) {
 
 double footprint_read_only_cache(const Model *m) {
   bool *appended = xcalloc((size_t)m->nnodes, sizeof *appended);
-  for (int i = 0; i < m->nnodes; i++)
-    if (is_append(&m->nodes[i])) appended[storage_of(m, i)] = true;
+  for (int i = 0; i < m->nnodes; i++) {
+    const GNode *g = &m->nodes[i];
+    if (is_append(g)) appended[storage_of(m, i)] = true;
+    /* a recurrent state (selective_scan's) is written back every step */
+    bool updates = g->op && (g->op->flags & OPF_UPDATES_CACHE);
+    for (int k = 0; updates && k < g->ninputs; k++)
+      appended[storage_of(m, g->inputs[k])] = true;
+  }
   double total = 0;
   for (int i = 0; i < m->nnodes; i++)
     if (m->nodes[i].role == ROLE_CACHE && !appended[i])

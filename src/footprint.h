@@ -96,8 +96,9 @@ double footprint_activations(Arena *scratch, const Model *m, const bool *leaves,
                              const int *ckpt_of, bool experts, OpCounts *oc,
                              double *by_dtype);
 /* R-FAM-105: the part of the KV cache (cost_kv_cache) in caches that no
- * append extends: the step only reads them (an encoder-decoder's
- * cross-attention keys and values, written once at prefill). */
+ * append extends and no op updates in place (a recurrent state): the step
+ * only reads them (an encoder-decoder's cross-attention keys and values,
+ * written once at prefill). */
 double footprint_read_only_cache(const Model *m);
 /* R-PAR-013: the two largest FSDP units of a root and `layers` layers. */
 double footprint_fsdp_units(double root, double layer, double layers);

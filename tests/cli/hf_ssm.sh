@@ -104,6 +104,10 @@ expect_status 0
 expect_eq "mamba state" "$(json_field "$T/out" "int(d['models'][0]['summary']['footprint']['kv_cache'])")" 2949120
 expect_eq "mamba decode scan" "$(json_field "$T/out" \
   "[k['bytes'] for k in d['models'][0]['kernels'] if k['name'] == 'scan'][0]")" 338240
+# the scan's state is written back every step: no part of the cache is
+# read only (R-FAM-105 counts the caches nothing appends to or updates)
+expect_eq "mamba read-only cache" "$(json_field "$T/out" \
+  "d['models'][0]['summary']['footprint'].get('kv_cache_read_only', 0)")" 0
 # the largest batch: at 27077 the footprint is 516,541,440 weights
 # + 27077 x 204,192 activations + 27077 x 2,949,120 = 85,898,770,464 B
 # <= 80 GiB (85,899,345,920); at 27078 it is 85,901,923,776
