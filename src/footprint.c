@@ -477,18 +477,26 @@ double cost_kv_cache(const Model *m, double *by_dtype) {
 
 double footprint_read_only_cache(const Model *m) {
   bool *appended = xcalloc((size_t)m->nnodes, sizeof *appended);
+  /* storage_of for every node in one pass, an input before its users, so
+   * a chain of n appends costs n, not n^2 (storage_of walks the chain) */
+  int *root = xmalloc((size_t)m->nnodes * sizeof *root);
   for (int i = 0; i < m->nnodes; i++) {
     const GNode *g = &m->nodes[i];
-    if (is_append(g)) appended[storage_of(m, i)] = true;
+    int from = is_alias(m, g) ? g->inputs[0] : i;
+    root[i] = from == i ? i : from < i ? root[from] : storage_of(m, i);
+    if (is_append(g)) appended[root[i]] = true;
     /* a recurrent state (selective_scan's) is written back every step */
     bool updates = g->op && (g->op->flags & OPF_UPDATES_CACHE);
-    for (int k = 0; updates && k < g->ninputs; k++)
-      appended[storage_of(m, g->inputs[k])] = true;
+    for (int k = 0; updates && k < g->ninputs; k++) {
+      int in = g->inputs[k];
+      appended[in < i ? root[in] : storage_of(m, in)] = true;
+    }
   }
   double total = 0;
   for (int i = 0; i < m->nnodes; i++)
     if (m->nodes[i].role == ROLE_CACHE && !appended[i])
       total += node_bytes(m, i) * model_weight_copies(m, m->nodes[i].scope);
+  free(root);
   free(appended);
   return total;
 }
