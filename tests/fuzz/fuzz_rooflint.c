@@ -94,7 +94,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const DiagSink *const sinks[1] = {&diags};
     int status = diags.nerrors > 0 ? 1 : 0;
     json_write(out, all, sinks, 1, &ss);
-    sarif_write(out, all, sinks, 1, &ss, status);
+    /* with a help base, so each rule's helpUri is written too */
+    sarif_write(out, all, sinks, 1, &ss, status,
+                "https://example.org/rooflint/docs/checks.md");
     int left_out;
     plot_write(out, all, 1, &ss, &left_out);
   }
