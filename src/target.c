@@ -434,8 +434,10 @@ const char *target_achieved_text(Arena *a, const Target *t) {
   StrBuf b = {0};
   for (int i = 0; i < NKEYS; i++) {
     const KeyDesc *key = &target_keys[i];
+    /* only an achieved key is a figure: `year` and `sms` are ints */
+    if (strncmp(key->name, prefix, sizeof prefix - 1)) continue;
     double v = key_figure(key, t);
-    if (strncmp(key->name, prefix, sizeof prefix - 1) || v == 0) continue;
+    if (v == 0) continue;
     char fig[32];
     sb_printf(&b, "%s%s %s", b.len ? ", " : "", key->name + sizeof prefix - 1,
               key->kind == V_FLOPS ? fmt_flops_rate(fig, sizeof fig, v)
