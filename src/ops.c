@@ -1976,7 +1976,7 @@ static const KwDesc kw_matmul[] = {{"bias", KW_TENSOR, false, 0, NULL},
 
 void op_put_dim(StrBuf *sb, const char *sym, int64_t v) {
   if (sym) sb_puts(sb, sym);
-  else sb_printf(sb, "%lld", (long long)v);
+  else sb_put_int(sb, v);
 }
 
 const char *op_sym_join(Arena *arena, const char *a, int64_t av,
@@ -2330,12 +2330,14 @@ static void put_positional(StrBuf *sb, const OpDesc *op, const OpCallText *c) {
     return;
   case FORM_SPLIT:
     if (c->nlist <= 0) { /* -N: N equal parts */
-      sb_printf(sb, ", %d", -c->nlist);
+      sb_puts(sb, ", ");
+      sb_put_int(sb, -c->nlist);
       return;
     }
     break;
   case FORM_COUNT:
-    sb_printf(sb, ", %lld", (long long)c->count);
+    sb_puts(sb, ", ");
+    sb_put_int(sb, c->count);
     return;
   case FORM_DIMS:
   case FORM_PERM:

@@ -57,6 +57,7 @@ typedef struct StrBuf {
 void sb_putc(StrBuf *sb, char c);
 void sb_puts(StrBuf *sb, const char *s);
 void sb_putn(StrBuf *sb, const char *s, size_t n);
+void sb_put_int(StrBuf *sb, long long v);
 void sb_printf(StrBuf *sb, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void sb_vprintf(StrBuf *sb, const char *fmt, va_list ap);
 const char *sb_str(const StrBuf *sb); /* "" when empty */

@@ -106,16 +106,31 @@ void sb_putn(StrBuf *sb, const char *s, size_t n) {
 }
 
 void sb_putc(StrBuf *sb, char c) { sb_putn(sb, &c, 1); }
+
+/* v in decimal, as "%lld" writes it, without printf (the importer writes
+ * a few numbers per node). */
+void sb_put_int(StrBuf *sb, long long v) {
+  char buf[24], *p = buf + sizeof buf;
+  unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+  do *--p = (char)('0' + u % 10); while (u /= 10);
+  if (v < 0) *--p = '-';
+  sb_putn(sb, p, (size_t)(buf + sizeof buf - p));
+}
 void sb_puts(StrBuf *sb, const char *s) { sb_putn(sb, s, strlen(s)); }
 
+/* One vsnprintf when the text fits the room left (the common case: a
+ * buffer that has grown), a second only after growing it. */
 void sb_vprintf(StrBuf *sb, const char *fmt, va_list ap) {
   va_list ap2;
   va_copy(ap2, ap);
-  int n = vsnprintf(NULL, 0, fmt, ap2);
+  size_t room = sb->cap - sb->len; /* 0 for an empty buffer (data NULL) */
+  int n = vsnprintf(room ? sb->data + sb->len : NULL, room, fmt, ap2);
   va_end(ap2);
   if (n < 0) die("vsnprintf failed on format \"%s\"", fmt);
-  sb_reserve(sb, (size_t)n);
-  vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
+  if ((size_t)n >= room) {
+    sb_reserve(sb, (size_t)n);
+    vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
+  }
   sb->len += (size_t)n;
 }
 

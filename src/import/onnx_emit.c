@@ -150,7 +150,7 @@ Val *known_in(X *x, const OnnxNode *n, int i, const char *what) {
  * that ends it starts (sb's length when the node has no name). */
 static size_t comment_at(StrBuf *sb, const OnnxNode *n, int index) {
   put_str(sb, "  # onnx #");
-  put_int(sb, index);
+  sb_put_int(sb, index);
   put_char(sb, ' ');
   put_comment_text(sb, n->op_type);
   size_t at = sb->len;
@@ -184,25 +184,18 @@ void bind_line(X *x, const OnnxNode *n, const char *name, const char *text) {
 
 /* n's origin, kept in the arena (a declaration's or a known value's). */
 const char *arena_origin(X *x, const OnnxNode *n) {
-  StrBuf *sb = &x->scratch; /* node_origin's text, built where it is kept */
+  StrBuf *sb = &x->scratch; /* the text, built where it is kept */
   sb->len = 0;
-  put_str(sb, "node ");
-  put_int(sb, x->node_index);
-  put_char(sb, ' ');
+  size_t at = 0;
   if (n->name && n->name[0]) {
     put_quoted(sb, n->name);
-    put_char(sb, ' ');
+    at = sb->len;
   }
-  put_char(sb, '(');
-  put_str(sb, n->op_type);
-  put_char(sb, ')');
-  if (x->graph_path) { /* as origin_quoted */
-    put_str(sb, " in ");
-    put_quoted(sb, x->graph_path);
-  }
-  sb_printf(sb, " @%llu+%llu", (unsigned long long)n->offset,
-            (unsigned long long)n->length);
-  return arena_strndup(x->a, sb->data, sb->len);
+  /* put_origin copies the quoted name from sb itself: room first, so
+   * the copy's source is never moved by a realloc */
+  sb_reserve_to(sb, 2 * at + 64 + strlen(n->op_type));
+  put_origin(sb, x, n, sb->data, at);
+  return arena_strndup(x->a, sb->data + at, sb->len - at);
 }
 
 /* v's dims' let expressions become sym[0, MAX_RANK). */

@@ -161,7 +161,7 @@ static void cross_check(X *x, const OnnxNode *n) {
     sb_putc(&b, '[');
     for (int k = 0; k < info->ndims; k++) {
       if (k) sb_puts(&b, ", ");
-      if (info->dims[k].has_value) sb_printf(&b, "%lld", (long long)info->dims[k].value);
+      if (info->dims[k].has_value) sb_put_int(&b, info->dims[k].value);
       else sb_puts(&b, info->dims[k].param ? info->dims[k].param : "?");
     }
     sb_putc(&b, ']');
@@ -280,11 +280,13 @@ static const char *decl_origin(X *x, const char *what, int i, const char *name,
   x->scratch.len = 0;
   sb_puts(&x->scratch, what);
   sb_putc(&x->scratch, ' ');
-  put_int(&x->scratch, i);
+  sb_put_int(&x->scratch, i);
   sb_putc(&x->scratch, ' ');
   put_quoted(&x->scratch, name);
-  sb_printf(&x->scratch, " @%llu+%llu", (unsigned long long)offset,
-            (unsigned long long)length);
+  sb_puts(&x->scratch, " @");
+  sb_put_int(&x->scratch, (long long)offset); /* a region of a file: below 2^63 */
+  sb_putc(&x->scratch, '+');
+  sb_put_int(&x->scratch, (long long)length);
   return arena_strndup(x->a, x->scratch.data, x->scratch.len);
 }
 

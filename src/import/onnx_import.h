@@ -237,7 +237,8 @@ void lines_free(Lines *l);
 char *xprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
 void put_quoted(StrBuf *sb, const char *s);
 void put_comment_text(StrBuf *sb, const char *s);
-void put_int(StrBuf *sb, long long v);
+void put_origin(StrBuf *sb, const X *x, const OnnxNode *n, const char *quoted,
+                size_t qlen);
 char *origin_quoted(const X *x, const OnnxNode *n, const char *quoted,
                     size_t qlen);
 bool fail(X *x, const char *fmt, ...) PRINTF_LIKE(2, 3);

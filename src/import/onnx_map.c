@@ -260,7 +260,7 @@ static const char *win_text(X *x, const int64_t *v, int nsp) {
   StrBuf sb = {0};
   bool same = true;
   for (int i = 1; i < nsp; i++) same &= v[i] == v[0];
-  if (same) sb_printf(&sb, "%lld", (long long)v[0]);
+  if (same) sb_put_int(&sb, v[0]);
   else put_list(&sb, v, NULL, nsp);
   const char *s = arena_strdup(x->a, sb_str(&sb));
   sb_free(&sb);

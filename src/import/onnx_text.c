@@ -104,41 +104,40 @@ void put_comment_text(StrBuf *sb, const char *s) {
   else import_put_escaped(sb, s, IMPORT_COMMENT);
 }
 
-/* v in decimal, as "%lld" writes it (a node's lines need no printf):
- * the digits end at buf[24]; returns where they start. */
-static char *int_text(char buf[24], long long v) {
-  char *p = buf + 24;
-  unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-  do *--p = (char)('0' + u % 10); while (u /= 10);
-  if (v < 0) *--p = '-';
-  return p;
+/* `node 12 "/conv1/Conv" (Conv) @OFFSET+LENGTH`, import.h's origin grammar,
+ * appended to sb, from the node's name already quoted (put_quoted):
+ * quoted[0, qlen), qlen 0 for a node without a name; a node of a subgraph
+ * has its graph's path before the region: `(Relu) in
+ * "main_graph/If_1/then_branch"`.  The node being translated,
+ * x->node_index's.  Written without printf: every node has one. */
+void put_origin(StrBuf *sb, const X *x, const OnnxNode *n, const char *quoted,
+                size_t qlen) {
+  put_str(sb, "node ");
+  sb_put_int(sb, x->node_index);
+  put_char(sb, ' ');
+  if (qlen) {
+    put_bytes(sb, quoted, qlen);
+    put_char(sb, ' ');
+  }
+  put_char(sb, '(');
+  put_str(sb, n->op_type);
+  put_char(sb, ')');
+  if (x->graph_path) {
+    put_str(sb, " in ");
+    put_quoted(sb, x->graph_path);
+  }
+  put_str(sb, " @");
+  sb_put_int(sb, (long long)n->offset); /* a region of a file: below 2^63 */
+  put_char(sb, '+');
+  sb_put_int(sb, (long long)n->length);
 }
 
-void put_int(StrBuf *sb, long long v) {
-  char buf[24], *p = int_text(buf, v);
-  put_bytes(sb, p, (size_t)(buf + sizeof buf - p));
-}
-
-/* `node 12 "/conv1/Conv" (Conv) @OFFSET+LENGTH`, import.h's origin grammar, malloc'd in
- * one piece, from the node's name already quoted (put_quoted): quoted[0,
- * qlen), qlen 0 for a node without a name; a node of a subgraph has its
- * graph's path before the region: `(Relu) in "main_graph/If_1/then_branch"`.
- * The node being translated, x->node_index's. */
+/* put_origin's text, malloc'd in one piece (sized for the common case:
+ * the numbers' digits and the separators fit in 64 bytes). */
 char *origin_quoted(const X *x, const OnnxNode *n, const char *quoted, size_t qlen) {
   StrBuf sb = {0};
-  sb_puts(&sb, "node ");
-  sb_printf(&sb, "%d ", x->node_index);
-  if (qlen) {
-    sb_putn(&sb, quoted, qlen);
-    sb_putc(&sb, ' ');
-  }
-  sb_printf(&sb, "(%s)", n->op_type);
-  if (x->graph_path) {
-    sb_puts(&sb, " in ");
-    put_quoted(&sb, x->graph_path);
-  }
-  sb_printf(&sb, " @%llu+%llu", (unsigned long long)n->offset,
-            (unsigned long long)n->length);
+  sb_reserve_to(&sb, 64 + qlen + strlen(n->op_type));
+  put_origin(&sb, x, n, quoted, qlen);
   return sb.data; /* never empty */
 }
 
