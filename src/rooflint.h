@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #define ROOFLINT_VERSION "0.1.0"
 
@@ -54,9 +55,30 @@ typedef struct StrBuf {
   size_t cap; /* bytes allocated */
 } StrBuf;
 
-void sb_putc(StrBuf *sb, char c);
-void sb_puts(StrBuf *sb, const char *s);
-void sb_putn(StrBuf *sb, const char *s, size_t n);
+/* sb_putn's path when the bytes do not fit: grows the buffer, then
+ * appends. */
+void sb_putn_grow(StrBuf *sb, const char *s, size_t n);
+
+/* Appends with the common case (room in the buffer) inline: text is
+ * written a few bytes at a time (the importers write a line per node). */
+static inline void sb_putn(StrBuf *sb, const char *s, size_t n) {
+  if (sb->len + n >= sb->cap) {
+    sb_putn_grow(sb, s, n);
+    return;
+  }
+  memcpy(sb->data + sb->len, s, n);
+  sb->len += n;
+  sb->data[sb->len] = '\0';
+}
+static inline void sb_putc(StrBuf *sb, char c) {
+  if (sb->len + 1 >= sb->cap) {
+    sb_putn_grow(sb, &c, 1);
+    return;
+  }
+  sb->data[sb->len++] = c;
+  sb->data[sb->len] = '\0';
+}
+static inline void sb_puts(StrBuf *sb, const char *s) { sb_putn(sb, s, strlen(s)); }
 void sb_put_int(StrBuf *sb, long long v);
 void sb_printf(StrBuf *sb, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void sb_vprintf(StrBuf *sb, const char *fmt, va_list ap);

@@ -98,14 +98,12 @@ static void sb_reserve(StrBuf *sb, size_t extra) {
   sb->cap = cap;
 }
 
-void sb_putn(StrBuf *sb, const char *s, size_t n) {
+void sb_putn_grow(StrBuf *sb, const char *s, size_t n) {
   sb_reserve(sb, n);
   memcpy(sb->data + sb->len, s, n);
   sb->len += n;
   sb->data[sb->len] = '\0';
 }
-
-void sb_putc(StrBuf *sb, char c) { sb_putn(sb, &c, 1); }
 
 /* v in decimal, as "%lld" writes it, without printf (the importer writes
  * a few numbers per node). */
@@ -116,7 +114,6 @@ void sb_put_int(StrBuf *sb, long long v) {
   if (v < 0) *--p = '-';
   sb_putn(sb, p, (size_t)(buf + sizeof buf - p));
 }
-void sb_puts(StrBuf *sb, const char *s) { sb_putn(sb, s, strlen(s)); }
 
 /* One vsnprintf when the text fits the room left (the common case: a
  * buffer that has grown), a second only after growing it. */

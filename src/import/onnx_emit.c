@@ -52,20 +52,20 @@ void declare(X *x, Val *v) {
   static const char *const words[] = {"", "weight", "buffer", "input",
                                       "cache"};
   StrBuf *sb = &x->decls.text;
-  put_str(sb, "  ");
-  put_str(sb, words[v->decl]);
-  put_char(sb, ' ');
-  put_str(sb, v->ident);
-  put_str(sb, " : ");
+  sb_puts(sb, "  ");
+  sb_puts(sb, words[v->decl]);
+  sb_putc(sb, ' ');
+  sb_puts(sb, v->ident);
+  sb_puts(sb, " : ");
   put_type(x, sb, &v->t, v->sym);
   if (v->decl_origin) { /* the origin without its byte region */
     unsigned long long off, len;
-    put_str(sb, "  # onnx ");
+    sb_puts(sb, "  # onnx ");
     sb_putn(sb, v->decl_origin, src_origin_region(v->decl_origin, &off, &len));
   }
   if (v->decl_note) {
-    put_str(sb, v->decl_origin ? ", " : "  # ");
-    put_str(sb, v->decl_note);
+    sb_puts(sb, v->decl_origin ? ", " : "  # ");
+    sb_puts(sb, v->decl_note);
   }
   lines_end(&x->decls, v->decl_origin ? xstrdup(v->decl_origin) : NULL);
   if (v->tied_copy)
@@ -149,13 +149,13 @@ Val *known_in(X *x, const OnnxNode *n, int i, const char *what) {
  * comment_at appends the comment and returns where in sb the quoted name
  * that ends it starts (sb's length when the node has no name). */
 static size_t comment_at(StrBuf *sb, const OnnxNode *n, int index) {
-  put_str(sb, "  # onnx #");
+  sb_puts(sb, "  # onnx #");
   sb_put_int(sb, index);
-  put_char(sb, ' ');
+  sb_putc(sb, ' ');
   put_comment_text(sb, n->op_type);
   size_t at = sb->len;
   if (n->name && n->name[0]) {
-    put_char(sb, ' ');
+    sb_putc(sb, ' ');
     at = sb->len;
     put_quoted(sb, n->name);
   }
@@ -219,15 +219,15 @@ void set_tensor(X *x, Val *v, const Term *t) {
 bool emit(X *x, const OnnxNode *n, Term *results, int nresults,
                  const char *text) {
   StrBuf *sb = &x->body.text; /* nothing below writes another line */
-  put_str(sb, "  ");
+  sb_puts(sb, "  ");
   for (int i = 0; i < nresults; i++) {
     Val *v = bind_output(x, n, i);
     if (!v) { /* an omitted output still needs a name in a split */
       v = val_new(x, arena_printf(x->a, "%d:unused%d", x->node_index, i), -1);
     }
     set_tensor(x, v, &results[i]);
-    if (i) put_str(sb, ", ");
-    put_str(sb, v->ident);
+    if (i) sb_puts(sb, ", ");
+    sb_puts(sb, v->ident);
   }
   sb_puts(sb, " = ");
   sb_puts(sb, text);
@@ -251,7 +251,7 @@ void emit_folded(X *x, const OnnxNode *n, const char *what) {
   StrBuf *sb = &x->body.text;
   size_t at = comment_at(sb, n, x->node_index); /* as end_node_line */
   char *origin = origin_quoted(x, n, sb->data + at, sb->len - at);
-  put_str(sb, ": ");
-  put_str(sb, what);
+  sb_puts(sb, ": ");
+  sb_puts(sb, what);
   lines_end(&x->body, origin);
 }

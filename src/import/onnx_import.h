@@ -204,29 +204,6 @@ typedef struct Call {
 } Call;
 
 
-/* sb_putn, sb_putc and sb_puts with the common case (room in the
- * buffer) inline: the node lines are written a few bytes at a time.  The
- * same bytes and the same NUL after them. */
-static inline void put_bytes(StrBuf *sb, const char *s, size_t n) {
-  if (sb->len + n >= sb->cap) {
-    sb_putn(sb, s, n);
-    return;
-  }
-  memcpy(sb->data + sb->len, s, n);
-  sb->len += n;
-  sb->data[sb->len] = '\0';
-}
-
-static inline void put_char(StrBuf *sb, char c) {
-  if (sb->len + 1 >= sb->cap) {
-    sb_putc(sb, c);
-    return;
-  }
-  sb->data[sb->len++] = c;
-  sb->data[sb->len] = '\0';
-}
-
-static inline void put_str(StrBuf *sb, const char *s) { put_bytes(sb, s, strlen(s)); }
 
 /* onnx_text.c */
 void lines_end(Lines *l, char *origin);

@@ -17,7 +17,7 @@
 
 /* Ends the line written so far into l->text; l owns origin. */
 void lines_end(Lines *l, char *origin) {
-  put_char(&l->text, '\n');
+  sb_putc(&l->text, '\n');
   if (l->n == l->cap) {
     l->cap = l->cap ? 2 * l->cap : 64;
     l->origins = xrealloc(l->origins, l->cap * sizeof *l->origins);
@@ -80,18 +80,18 @@ char *xprintf(const char *fmt, ...) {
 /* A name as a comment or an origin quotes it: printable ASCII, `"` and
  * `\` escaped, anything else \xNN. */
 void put_quoted(StrBuf *sb, const char *s) {
-  put_char(sb, '"');
+  sb_putc(sb, '"');
   const unsigned char *p = (const unsigned char *)s;
   while (*p) {
     const unsigned char *run = p; /* a run that needs no escape, put at once */
     while (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\') p++;
-    put_bytes(sb, (const char *)run, (size_t)(p - run));
+    sb_putn(sb, (const char *)run, (size_t)(p - run));
     if (!*p) break;
     if (*p == '"' || *p == '\\') sb_printf(sb, "\\%c", *p);
     else sb_printf(sb, "\\x%02X", *p);
     p++;
   }
-  put_char(sb, '"');
+  sb_putc(sb, '"');
 }
 
 /* A string from the file as comment text (R-ONNX-008): an op type an
@@ -100,7 +100,7 @@ void put_quoted(StrBuf *sb, const char *s) {
 void put_comment_text(StrBuf *sb, const char *s) {
   const unsigned char *p = (const unsigned char *)s;
   while (*p >= 0x20 && *p < 0x7f && *p != '\\') p++;
-  if (!*p) put_bytes(sb, s, (size_t)(p - (const unsigned char *)s));
+  if (!*p) sb_putn(sb, s, (size_t)(p - (const unsigned char *)s));
   else import_put_escaped(sb, s, IMPORT_COMMENT);
 }
 
@@ -112,23 +112,23 @@ void put_comment_text(StrBuf *sb, const char *s) {
  * x->node_index's.  Written without printf: every node has one. */
 void put_origin(StrBuf *sb, const X *x, const OnnxNode *n, const char *quoted,
                 size_t qlen) {
-  put_str(sb, "node ");
+  sb_puts(sb, "node ");
   sb_put_int(sb, x->node_index);
-  put_char(sb, ' ');
+  sb_putc(sb, ' ');
   if (qlen) {
-    put_bytes(sb, quoted, qlen);
-    put_char(sb, ' ');
+    sb_putn(sb, quoted, qlen);
+    sb_putc(sb, ' ');
   }
-  put_char(sb, '(');
-  put_str(sb, n->op_type);
-  put_char(sb, ')');
+  sb_putc(sb, '(');
+  sb_puts(sb, n->op_type);
+  sb_putc(sb, ')');
   if (x->graph_path) {
-    put_str(sb, " in ");
+    sb_puts(sb, " in ");
     put_quoted(sb, x->graph_path);
   }
-  put_str(sb, " @");
+  sb_puts(sb, " @");
   sb_put_int(sb, (long long)n->offset); /* a region of a file: below 2^63 */
-  put_char(sb, '+');
+  sb_putc(sb, '+');
   sb_put_int(sb, (long long)n->length);
 }
 
@@ -309,18 +309,18 @@ void put_dims(StrBuf *sb, const TensorType *t, const char *const *sym) {
 /* `[B, 3]` or `fp16[B, 3]`: a type that follows the plan names no dtype. */
 void put_type(X *x, StrBuf *sb, const TensorType *t,
                      const char *const *sym) {
-  if (t->dtype != x->plan) put_str(sb, dtype_str(t->dtype));
+  if (t->dtype != x->plan) sb_puts(sb, dtype_str(t->dtype));
   put_dims(sb, t, sym);
 }
 
 /* `[a, b, ...]`: a list of dims, each its let expression or its number. */
 void put_list(StrBuf *sb, const int64_t *v, const char *const *sym, int n) {
-  put_char(sb, '[');
+  sb_putc(sb, '[');
   for (int i = 0; i < n; i++) {
-    if (i) put_str(sb, ", ");
+    if (i) sb_puts(sb, ", ");
     op_put_dim(sb, sym ? sym[i] : NULL, v[i]);
   }
-  put_char(sb, ']');
+  sb_putc(sb, ']');
 }
 
 /* The shortest text that reads back the same; ONNX's attributes and
