@@ -158,9 +158,10 @@ int cost_grad_sync(const Parallel *p, const Target *t, double weights,
     implicit(&out[n++], OP_ALLREDUCE, "gradients", grads, PG_DATA, p, t);
     return n;
   }
-  if (p->zero == 3) {
+  if (p->zero == 3) { /* the gathers free the weights after use (R-PAR-020) */
     implicit(&out[n++], OP_ALLGATHER, "weights, forward", weights, PG_SHARD, p, t);
     implicit(&out[n++], OP_ALLGATHER, "weights, backward", weights, PG_SHARD, p, t);
+    out[n - 2].every_microbatch = out[n - 1].every_microbatch = true;
     implicit(&out[n++], OP_REDUCE_SCATTER, "gradients", grads, PG_SHARD, p, t);
   } else {
     implicit(&out[n++], OP_REDUCE_SCATTER, "gradients", grads, PG_SHARD, p, t);
@@ -173,21 +174,55 @@ int cost_grad_sync(const Parallel *p, const Target *t, double weights,
   return n;
 }
 
+/* The gradient synchronisation's time that runs once a step: the
+ * collectives no op brings, but for those that run every microbatch. */
+static double once_a_step(const ModelCost *mc) {
+  double sync = 0;
+  for (int i = 0; i < mc->ncollectives; i++) {
+    const Collective *c = &mc->collectives[i];
+    if (c->node < 0 && c->at < 0 && !c->every_microbatch)
+      sync += c->time_s * c->count;
+  }
+  return sync;
+}
+
+/* R-PAR-020: m microbatches accumulated run the totals' compute and their
+ * ops' collectives m times, the synchronisation once. */
+StepSplit cost_step_split(const ModelCost *mc) {
+  StepSplit s;
+  if (mc->accumulated <= 1) /* the totals are the step */
+    return (StepSplit){.compute = mc->time_s - mc->collective_time,
+                       .communication = mc->collective_time,
+                       .overlapped = mc->overlap_time, .summed = mc->time_s};
+  double m = mc->accumulated, sync = once_a_step(mc);
+  s.compute = m * (mc->time_s - mc->collective_time);
+  s.communication = m * (mc->collective_time - sync) + sync;
+  s.overlapped = s.compute > s.communication ? s.compute : s.communication;
+  s.summed = s.compute + s.communication;
+  return s;
+}
+
+bool cost_per_microbatch(const ModelCost *mc) {
+  return mc->pipe.stages > 1 || mc->accumulated > 1;
+}
+
 /* R-PAR-009: with a pipeline, the step is (m + p - 1) slots of the
  * slowest stage plus the gradient synchronisation, or the longer of the
  * two with overlap; an experts block's dispatch and combine run in its
  * stage, every microbatch (pipeline_time), not once a step. */
 double cost_step_time(const ModelCost *mc) {
+  bool overlap = mc->model->parallel.overlap;
   if (mc->pipe.stages > 1) {
     double sync = 0;
     for (int i = 0; i < mc->ncollectives; i++) /* a stage's all-to-alls are its time */
       if (mc->collectives[i].node < 0 && mc->collectives[i].at < 0)
         sync += mc->collectives[i].time_s * mc->collectives[i].count;
     double pipe = mc->pipe.step_time;
-    if (mc->model->parallel.overlap) return pipe > sync ? pipe : sync;
+    if (overlap) return pipe > sync ? pipe : sync;
     return pipe + sync;
   }
-  return mc->model->parallel.overlap ? mc->overlap_time : mc->time_s;
+  StepSplit s = cost_step_split(mc);
+  return overlap ? s.overlapped : s.summed;
 }
 
 /* ------------------------------------------------ mixtures of experts */
@@ -884,5 +919,7 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   cost_footprint(mc, m, t, &np, piped);
   cost_totals(mc);
   if (piped) pipeline_time(mc, m);
+  /* R-PAR-020: without a pipeline, a train step's microbatches accumulate */
+  mc->accumulated = !piped && m->train ? (double)m->parallel.microbatches : 1;
   return mc;
 }

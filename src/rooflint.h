@@ -1453,6 +1453,9 @@ typedef struct Collective {
    * R-PAR-012): a node of it, whose pipeline stage runs it every
    * microbatch.  -1: an explicit one, or the gradient synchronisation. */
   int at;
+  /* Of the gradient synchronisation, one that runs every microbatch, not
+   * once a step: ZeRO-3's weight gathers (R-PAR-020). */
+  bool every_microbatch;
 } Collective;
 
 typedef struct ModelCost {
@@ -1481,13 +1484,31 @@ typedef struct ModelCost {
   bool experts;                  /* the model has an experts block */
   double gpu_params;             /* parameters one GPU holds before ZeRO */
   double overlap_time;           /* max(compute, collectives) (R-PAR-007) */
+  /* Microbatches a train step accumulates without a pipeline (R-PAR-020):
+   * the totals are one microbatch's, as with a pipeline; 1 otherwise. */
+  double accumulated;
   Footprint footprint;           /* per GPU, after sharding */
   Footprint unsharded;           /* per GPU, before ZeRO */
   PipelineCost pipe;             /* stages == 0: no pipeline */
 } ModelCost;
 
-/* R-PAR-007: the plan's step time: overlap_time with overlap, else the sum. */
+/* R-PAR-007: a step's compute and communication, and its time with and
+ * without overlap (the max of the two, their sum); with gradient
+ * accumulation (R-PAR-020) the step's, not the totals' one microbatch.
+ * Without a pipeline. */
+typedef struct StepSplit {
+  double compute, communication, overlapped, summed;
+} StepSplit;
+StepSplit cost_step_split(const ModelCost *mc);
+
+/* R-PAR-007: the plan's step time: overlapped with overlap, else summed
+ * (R-PAR-009: a pipeline's). */
 double cost_step_time(const ModelCost *mc);
+
+/* Whether the totals, the kernel table and the ops' collectives are one
+ * microbatch, not a step: a pipeline's (R-PAR-009) or accumulated
+ * (R-PAR-020). */
+bool cost_per_microbatch(const ModelCost *mc);
 
 /* requires: a graph from sema without errors.  Pure function of (model,
  * target). */

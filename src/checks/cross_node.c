@@ -32,10 +32,12 @@ static IbSum ib_sum(const Collective *cs, int n, int group, bool sync_only) {
 }
 
 /* The unit of an op's collectives: with a pipeline the model and its
- * collectives are one microbatch through every stage (R-PAR-009); the
- * gradient synchronisation stays once per step. */
+ * collectives are one microbatch through every stage (R-PAR-009), with
+ * gradient accumulation one microbatch (R-PAR-020); the gradient
+ * synchronisation stays once per step. */
 static const char *ops_unit(const ModelCost *c) {
-  return c->pipe.stages > 1 ? "per microbatch through every stage" : "per step";
+  if (c->pipe.stages > 1) return "per microbatch through every stage";
+  return c->accumulated > 1 ? "per microbatch" : "per step";
 }
 
 /* R-CHK-071: a tensor or expert group that spans nodes. */

@@ -308,7 +308,7 @@ static void put_row(Page *p, const Model *m, const ModelCost *c, const int *nops
 static void put_rows(Page *p, const Model *m, const ModelCost *c) {
   const char *head[] = {"node", "op", "prec", "count", "FLOPs/run", "bytes/run",
                         "FLOP/B", "peak", "ridge", "attainable", "bound",
-                        c->pipe.stages > 1 ? "time/mb" : "time/step", "share", "at"};
+                        cost_per_microbatch(c) ? "time/mb" : "time/step", "share", "at"};
   fputs(",\"head\":[", p->out);
   for (size_t i = 0; i < sizeof head / sizeof *head; i++) {
     if (i) fputc(',', p->out);

@@ -370,10 +370,14 @@ static void write_summary(JsonOut *w, const ModelCost *mc) {
   json_out_num(w, "memory_bound_time_share", mc->time_s > 0 ? mc->memory_bound_time / mc->time_s : 0);
   json_out_num(w, "transfer_time_s", mc->transfer_time);
   json_out_num(w, "collective_time_s", mc->collective_time);
-  if (mc->collective_time > 0) { /* R-PAR-007 */
-    json_out_num(w, "overlap_time_s", mc->overlap_time);
+  if (mc->collective_time > 0) /* R-PAR-007 */
+    json_out_num(w, "overlap_time_s", mc->pipe.stages > 1
+                                          ? mc->overlap_time
+                                          : cost_step_split(mc).overlapped);
+  if (mc->accumulated > 1) /* R-PAR-020: the figures above are one microbatch */
+    json_out_num(w, "accumulated_microbatches", mc->accumulated);
+  if (mc->collective_time > 0 || mc->accumulated > 1)
     json_out_num(w, "step_time_s", cost_step_time(mc));
-  }
   json_out_num(w, "params", mc->params);
   if (mc->experts) {
     json_out_num(w, "active_params", mc->active_params);

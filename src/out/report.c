@@ -501,7 +501,7 @@ static void kernel_table(FILE *out, Arena *a, const SourceSet *ss, const Model *
                         "FLOP/B", "peak", "ridge", "attainable", "bound",
                         "time/step", "share", "at"};
   /* R-PAR-009: with a pipeline the model is one microbatch's */
-  if (c->pipe.stages > 1) head[11] = "time/mb";
+  if (cost_per_microbatch(c)) head[11] = "time/mb";
   table_measure(&tb, head);
   KernelRow row = {.name = {0}};
   int cap = 0;
@@ -528,16 +528,50 @@ static void kernel_table(FILE *out, Arena *a, const SourceSet *ss, const Model *
   sb_free(&row.name);
 }
 
-/* Totals per step (per microbatch with a pipeline). */
-static void report_totals(FILE *out, const Model *m, const ModelCost *c) {
-  char f[NB], b[NB], tm[NB], s[NB];
-  bool pipe = c->pipe.stages > 1;
-  if (pipe)
+/* The totals' heading: per step, or per microbatch with a pipeline
+ * (R-PAR-009) or gradient accumulation (R-PAR-020). */
+static void totals_heading(FILE *out, const ModelCost *c) {
+  if (c->pipe.stages > 1)
     fprintf(out, "\ntotals per microbatch through every stage (counts "
                  "multiplied; a step runs %.0f)\n",
             c->pipe.microbatches);
+  else if (c->accumulated > 1)
+    fprintf(out, "\ntotals per microbatch (counts multiplied; a step "
+                 "accumulates %.0f)\n",
+            c->accumulated);
   else
     fprintf(out, "\ntotals per step (counts multiplied)\n");
+}
+
+/* The step time's line, and without a pipeline its bounds (R-PAR-007). */
+static void report_step(FILE *out, const Model *m, const ModelCost *c) {
+  char tm[NB], lo[NB], hi[NB], cm[NB], cl[NB];
+  StepSplit s = cost_step_split(c);
+  fmt_time(tm, sizeof tm, cost_step_time(c));
+  if (c->pipe.stages > 1)
+    fprintf(out, "  step time        >= %s (the pipeline below, and the gradient sync)\n", tm);
+  else if (c->accumulated > 1)
+    fprintf(out, "  step time        >= %s (%.0f microbatches%s, the gradient sync once)\n",
+            tm, c->accumulated,
+            m->parallel.overlap && c->collective_time > 0 ? ", compute and collectives overlap" : "");
+  else if (m->parallel.overlap && c->collective_time > 0)
+    fprintf(out, "  step time        >= %s (compute and collectives overlap)\n", tm);
+  else
+    fprintf(out, "  step time        >= %s (sum of node times)\n", tm);
+  if (c->collective_time > 0 && c->pipe.stages <= 1)
+    fprintf(out,
+            "  overlap          >= %s with overlap (max of compute %s and "
+            "communication %s), <= %s without (their sum)\n",
+            fmt_time(lo, sizeof lo, s.overlapped),
+            fmt_time(cm, sizeof cm, s.compute),
+            fmt_time(cl, sizeof cl, s.communication),
+            fmt_time(hi, sizeof hi, s.summed));
+}
+
+/* Totals per step (per microbatch with a pipeline or accumulation). */
+static void report_totals(FILE *out, const Model *m, const ModelCost *c) {
+  char f[NB], b[NB], tm[NB], s[NB];
+  totals_heading(out, c);
   fprintf(out, "  FLOPs            %s\n", fmt_flop(f, sizeof f, c->flops));
   fprintf(out, "  bytes            %s\n", fmt_bytes(b, sizeof b, c->bytes));
   if (c->experts) { /* R-MOE-005 */
@@ -546,25 +580,7 @@ static void report_totals(FILE *out, const Model *m, const ModelCost *c) {
             fmt_bytes(ab, sizeof ab, c->active_param_bytes),
             fmt_count(ap, sizeof ap, c->active_params));
   }
-  if (pipe)
-    fprintf(out, "  step time        >= %s (the pipeline below, and the gradient sync)\n",
-            fmt_time(tm, sizeof tm, cost_step_time(c)));
-  else if (m->parallel.overlap && c->collective_time > 0)
-    fprintf(out, "  step time        >= %s (compute and collectives overlap)\n",
-            fmt_time(tm, sizeof tm, cost_step_time(c)));
-  else
-    fprintf(out, "  step time        >= %s (sum of node times)\n",
-            fmt_time(tm, sizeof tm, c->time_s));
-  if (c->collective_time > 0 && c->pipe.stages <= 1) { /* R-PAR-007 */
-    char lo[NB], hi[NB], cm[NB], cl[NB];
-    fprintf(out,
-            "  overlap          >= %s with overlap (max of compute %s and "
-            "communication %s), <= %s without (their sum)\n",
-            fmt_time(lo, sizeof lo, c->overlap_time),
-            fmt_time(cm, sizeof cm, c->time_s - c->collective_time),
-            fmt_time(cl, sizeof cl, c->collective_time),
-            fmt_time(hi, sizeof hi, c->time_s));
-  }
+  report_step(out, m, c);
   fprintf(out, "  memory-bound     %s of the time\n",
           fmt_percent(s, sizeof s, percent_of(c->memory_bound_time, c->time_s), 0));
   if (c->transfer_time > 0)

@@ -1,0 +1,1 @@
+--format json tests/golden/report/par_accumulate.roof

@@ -1,0 +1,1 @@
+--report -Wno-memory-bound -Wno-unfused-elementwise FILE
