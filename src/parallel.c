@@ -62,7 +62,7 @@ static int64_t *key_int(Parallel *p, int k) {
 
 void parallel_default(Parallel *p) {
   memset(p, 0, sizeof *p);
-  p->loc = p->sequence_parallel_loc = LOC_NONE;
+  p->loc = p->sequence_parallel_loc = p->microbatches_loc = LOC_NONE;
   for (int k = 0; k < parallel_nkeys; k++) {
     const ParallelKey *pk = &parallel_keys[k];
     int64_t v = pk->def == PAR_DERIVED ? 1 : pk->def;
@@ -259,6 +259,26 @@ static void check_sequence_parallel(const Model *m, bool sharded,
                     "of the tensor group");
 }
 
+/* R-PAR-020: microbatches are a pipeline's (R-PAR-009) or a train step's
+ * accumulation; an inference plan with neither runs the model once, and
+ * the key would change nothing without a word. */
+static void check_microbatches(const Model *m, DiagSink *diags) {
+  const Parallel *p = &m->parallel;
+  if (p->microbatches <= 1 || p->pipeline > 1 || m->train ||
+      p->microbatches_loc.file < 0)
+    return;
+  diag_report(diags, SEV_WARNING, NULL, p->microbatches_loc,
+              "microbatches = %lld changes nothing in inference without a "
+              "pipeline: a step runs the model once, as written",
+              (long long)p->microbatches);
+}
+
+/* The plan's keys that would change nothing as written. */
+static void check_idle_keys(const Model *m, bool sharded, DiagSink *diags) {
+  check_sequence_parallel(m, sharded, diags);
+  check_microbatches(m, diags);
+}
+
 static bool has_shards(const Model *m) {
   for (int i = 0; i < m->nnodes; i++)
     if (m->nodes[i].shard_tensor) return true;
@@ -268,7 +288,7 @@ static bool has_shards(const Model *m) {
 void parallel_check_partials(Model *m, DiagSink *diags) {
   int n = m->nnodes;
   bool any = has_shards(m);
-  check_sequence_parallel(m, any, diags);
+  check_idle_keys(m, any, diags);
   if (!any) return;
   Held *held = xcalloc((size_t)n + 1, sizeof *held);
   for (int i = 0; i < n; i++) {

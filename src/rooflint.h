@@ -1131,6 +1131,7 @@ typedef struct Parallel {
   bool overlap;  /* collectives may hide behind compute (R-PAR-007) */
   bool sequence_parallel; /* Korthikanti et al. 2022 (R-PAR-015) */
   Loc sequence_parallel_loc; /* its key, where the plan writes it */
+  Loc microbatches_loc;      /* likewise */
   bool fp32_grads; /* gradients in fp32, Megatron-LM's default (R-TRAIN-003) */
   Loc loc;
 } Parallel;

@@ -1223,6 +1223,7 @@ static void parallel_stmt(Sema *s, const Stmt *st) {
       continue;
     }
     *(int64_t *)(void *)((char *)p + pk->offset) = v;
+    if (pk->offset == offsetof(Parallel, microbatches)) p->microbatches_loc = key->loc;
     given[k] = true;
   }
   p->present = true;
