@@ -147,8 +147,17 @@ onnx-torchvision: $(BIN)
 check: deps
 	@$(MAKE) --no-print-directory check-tests
 
-check-tests: $(BIN) $(BUILD)/check_unit $(BUILD)/onnx_dump
+check-tests: $(BIN) $(BUILD)/check_unit $(BUILD)/onnx_dump $(BUILD)/fuzz-compiled.stamp
 	@BUILD=$(BUILD) sh tests/run.sh
+
+# The fuzz harnesses compiled, not linked (libFuzzer is clang's), by every
+# make check: a changed interface they call fails here, not only in make
+# fuzz's build.
+FUZZ_SRCS = $(wildcard tests/fuzz/fuzz_*.c)
+$(BUILD)/fuzz-compiled.stamp: $(FUZZ_SRCS) tests/fuzz/cli_shim.h src/main.c $(BIN)
+	$(CC) $(ALL_CFLAGS) $(WARN) -fsyntax-only $(FUZZ_SRCS)
+	$(CC) $(ALL_CFLAGS) $(WARN) -include tests/fuzz/cli_shim.h -fsyntax-only src/main.c
+	@touch $@
 
 demo: deps
 	@$(MAKE) --no-print-directory $(BIN)
