@@ -204,5 +204,25 @@ expect_eq "interleaved params" "$(json_field "$T/out" "d['models'][0]['summary']
 run "$T/l4.json"
 expect_status 1
 expect_grep "$T/err" "'no_rope_layers' must be a list of 48 0 or 1"
+# R-HF-005, R-FAM-204: a value of the wrong kind is an error, never the
+# default it would have fallen to: moe_layers naming no layer (the layer
+# would be priced dense), no_rope_layers that is no list (it read as absent:
+# every 4th layer NoPE), attn_temperature_tuning a string (it read as false);
+# a key of text_config is not placed at its line (only top-level keys are)
+l4() {
+  /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); t=d['text_config']; $1; json.dump(d, open(sys.argv[2],'w'), indent=2)" "$HF/llama4_scout.json" "$T/l4.json"
+  run -w "$T/l4.json"
+  expect_status 1
+}
+l4 "t['moe_layers']=[1, 48]"
+expect_err "rooflint: error: $T/l4.json: 'moe_layers' must be a list of layer numbers from 0 to 47: 48 is not one"
+l4 "t['moe_layers']=[True]"
+expect_err "rooflint: error: $T/l4.json: 'moe_layers' must be a list of layer numbers from 0 to 47: true is not one"
+l4 "t['moe_layers']=5"
+expect_err "rooflint: error: $T/l4.json: 'moe_layers' must be a list of layer numbers from 0 to 47"
+l4 "t['no_rope_layers']='none'"
+expect_err "rooflint: error: $T/l4.json: 'no_rope_layers' must be a list of 48 0 or 1"
+l4 "t['attn_temperature_tuning']='yes'"
+expect_err "rooflint: error: $T/l4.json: 'attn_temperature_tuning' must be true, false or a number"
 
 finish
