@@ -28,7 +28,7 @@ static int footprint_parts(const Footprint *f, Part *out) {
   out[n++] = (Part){"optimizer", "optimizer", f->optimizer, f->optimizer_shards, true};
   out[n++] = (Part){"activations", "activations", f->activations, 1, true};
   out[n++] = (Part){"buffers", "buffers", f->buffers, 1, false};
-  out[n++] = (Part){"KV cache", "kv_cache", f->kv_cache, 1, false};
+  out[n++] = (Part){footprint_cache_name(f), "kv_cache", f->kv_cache, 1, false};
   out[n++] = (Part){"gathered", "gathered", f->gathered, 1, false}; /* R-PAR-013 */
   return n;
 }

@@ -415,6 +415,7 @@ static void report_footprint(FILE *out, const ModelCost *c) {
   const Footprint *f = &c->footprint;
   const Parallel *p = &c->model->parallel;
   char cap[NB], v[NB], pct[NB], whole[NB];
+  double kv = f->kv_cache - f->recurrent_state; /* keys and values */
   fprintf(out, "\nfootprint%s against %s of memory\n",
           p->nodes * p->gpus_per_node > 1 ? " per GPU" : "",
           short_bytes(cap, sizeof cap, c->target->memory));
@@ -429,7 +430,8 @@ static void report_footprint(FILE *out, const ModelCost *c) {
       {"optimizer", f->optimizer, c->model->train, f->optimizer_shards},
       {"activations", f->activations, true, 1},
       {"buffers", f->buffers, f->buffers > 0, 1},
-      {"KV cache", f->kv_cache, f->kv_cache > 0, 1},
+      {"KV cache", kv, kv > 0, 1},
+      {"SSM state", f->recurrent_state, f->recurrent_state > 0, 1}, /* R-FAM-202 */
       {"gathered", f->gathered, f->gathered > 0, 1}, /* R-PAR-013 */
       {"total", f->total, true, 1},
   };
