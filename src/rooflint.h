@@ -1322,6 +1322,13 @@ typedef struct Target {
   Loc loc;
 } Target;
 
+/* How a card written by `rooflint calibrate` says so (R-CAL-005,
+ * R-CAL-006): its first source line begins CALIBRATED_SOURCE, and one
+ * beginning MEASURED_PEAKS_SOURCE says its peaks are measured too (no
+ * datasheet card was read). */
+#define CALIBRATED_SOURCE "rooflint calibrate "
+#define MEASURED_PEAKS_SOURCE "no datasheet card for this device"
+
 /* Built-in targets: parsed from the embedded specs/targets/ files into
  * the source set (so errors in them render like any file). */
 typedef struct TargetSet {
