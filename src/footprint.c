@@ -526,19 +526,21 @@ double footprint_read_only_cache(const Model *m) {
 
 double footprint_recurrent_state(const Model *m) {
   bool recurrent = false;
+  for (int i = 0; i < m->nnodes && !recurrent; i++)
+    recurrent = m->nodes[i].op && (m->nodes[i].op->flags & OPF_UPDATES_CACHE);
+  if (!recurrent) return 0;
   bool *state = xmalloc((size_t)m->nnodes * sizeof *state);
   for (int i = 0; i < m->nnodes; i++) state[i] = m->nodes[i].role == ROLE_CACHE;
   int *root = storage_roots(m);
   for (int i = 0; i < m->nnodes; i++) {
     const GNode *g = &m->nodes[i];
-    recurrent = recurrent || (g->op && (g->op->flags & OPF_UPDATES_CACHE));
     /* what an op that runs along the keys (attention) reads is keys and
      * values, whatever else the model holds */
     bool keys = g->op && (g->op->flags & OPF_SPLIT_KEYS);
     for (int k = 0; keys && k < g->ninputs; k++)
       state[operand_root(m, root, i, k)] = false;
   }
-  double total = recurrent ? caches_longest(m, NULL, state) : 0;
+  double total = caches_longest(m, NULL, state);
   free(root);
   free(state);
   return total;
