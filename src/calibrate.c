@@ -279,7 +279,7 @@ static void put_measured(StrBuf *sb, const Calibration *c, const Target *card) {
 /* Who measured what, when, with which versions: the card's first source. */
 static void put_provenance(StrBuf *sb, const Calibration *c) {
   put_source(sb,
-             "rooflint calibrate %s, %s: PyTorch %s (Python %s, %s) on the "
+             CALIBRATED_SOURCE "%s, %s: PyTorch %s (Python %s, %s) on the "
              "%s '%s'",
              ROOFLINT_VERSION, c->date, c->torch, c->python ? c->python : "?",
              c->runtime ? c->runtime : "?",
@@ -300,8 +300,8 @@ static void own_card(StrBuf *sb, const Calibration *c) {
   put_string(sb, c->name);
   sb_putc(sb, '\n');
   put_provenance(sb, c);
-  put_source(sb, "no datasheet card for this device: each peak is the "
-                 "figure measured here, and its achieved_ ceiling the same");
+  put_source(sb, MEASURED_PEAKS_SOURCE ": each peak is the figure measured "
+                 "here, and its achieved_ ceiling the same");
   sb_printf(sb, "  sms = %lld\n  memory = %.4g GiB\n", c->units,
             c->memory / (1024.0 * 1024 * 1024));
   sb_printf(sb, "  gpus_per_node = %d\n", c->gpus > 1 ? c->gpus : 1);

@@ -915,6 +915,7 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t) {
   if (np.any_cache) {
     mc->footprint.kv_cache = cost_kv_cache(m, NULL);
     mc->footprint.read_only_cache = footprint_read_only_cache(m);
+    mc->footprint.recurrent_state = footprint_recurrent_state(m);
   }
   cost_footprint(mc, m, t, &np, piped);
   cost_totals(mc);

@@ -448,8 +448,9 @@ double cost_activations(const Model *m, double *by_dtype) {
  * (appends come after the cache they extend, so one pass keeps each
  * cache's longest so far, in scratch).  An append's cache is its first
  * operand's, kept per node, so a chain of appends is linear, not a walk
- * back to the cache from each. */
-double cost_kv_cache(const Model *m, double *by_dtype) {
+ * back to the cache from each.  `only`, when given, is the caches
+ * counted, by node. */
+static double caches_longest(const Model *m, double *by_dtype, const bool *only) {
   double total = 0, *longest = NULL;
   int *cache_of = NULL;
   for (int i = 0; i < m->nnodes; i++) {
@@ -464,7 +465,7 @@ double cost_kv_cache(const Model *m, double *by_dtype) {
                                                            : storage_of(m, first);
     cache_of[i] = root;
     double bytes = node_bytes(m, i), *have = &longest[root];
-    if (bytes <= *have) continue;
+    if (bytes <= *have || (only && !only[root])) continue;
     double more = (bytes - *have) * model_weight_copies(m, m->nodes[root].scope);
     total += more;
     if (by_dtype) by_dtype[m->nodes[root].type->dtype] += more;
@@ -475,22 +476,44 @@ double cost_kv_cache(const Model *m, double *by_dtype) {
   return total;
 }
 
-double footprint_read_only_cache(const Model *m) {
-  bool *appended = xcalloc((size_t)m->nnodes, sizeof *appended);
-  /* storage_of for every node in one pass, an input before its users, so
-   * a chain of n appends costs n, not n^2 (storage_of walks the chain) */
+double cost_kv_cache(const Model *m, double *by_dtype) {
+  return caches_longest(m, by_dtype, NULL);
+}
+
+const char *footprint_cache_name(const Footprint *f) {
+  if (f->recurrent_state <= 0) return "KV cache";
+  return f->recurrent_state >= f->kv_cache ? "SSM state" : "KV cache and SSM state";
+}
+
+/* The storage each node is (storage_of) for every node in one pass, an
+ * input before its users, so a chain of n appends costs n, not n^2
+ * (storage_of walks the chain). */
+static int *storage_roots(const Model *m) {
   int *root = xmalloc((size_t)m->nnodes * sizeof *root);
   for (int i = 0; i < m->nnodes; i++) {
     const GNode *g = &m->nodes[i];
     int from = is_alias(m, g) ? g->inputs[0] : i;
     root[i] = from == i ? i : from < i ? root[from] : storage_of(m, i);
+  }
+  return root;
+}
+
+/* The storage of operand k of node i, by the roots found so far. */
+static int operand_root(const Model *m, const int *root, int i, int k) {
+  int in = m->nodes[i].inputs[k];
+  return in < i ? root[in] : storage_of(m, in);
+}
+
+double footprint_read_only_cache(const Model *m) {
+  bool *appended = xcalloc((size_t)m->nnodes, sizeof *appended);
+  int *root = storage_roots(m);
+  for (int i = 0; i < m->nnodes; i++) {
+    const GNode *g = &m->nodes[i];
     if (is_append(g)) appended[root[i]] = true;
     /* a recurrent state (selective_scan's) is written back every step */
     bool updates = g->op && (g->op->flags & OPF_UPDATES_CACHE);
-    for (int k = 0; updates && k < g->ninputs; k++) {
-      int in = g->inputs[k];
-      appended[in < i ? root[in] : storage_of(m, in)] = true;
-    }
+    for (int k = 0; updates && k < g->ninputs; k++)
+      appended[operand_root(m, root, i, k)] = true;
   }
   double total = 0;
   for (int i = 0; i < m->nnodes; i++)
@@ -498,6 +521,28 @@ double footprint_read_only_cache(const Model *m) {
       total += node_bytes(m, i) * model_weight_copies(m, m->nodes[i].scope);
   free(root);
   free(appended);
+  return total;
+}
+
+double footprint_recurrent_state(const Model *m) {
+  bool recurrent = false;
+  for (int i = 0; i < m->nnodes && !recurrent; i++)
+    recurrent = m->nodes[i].op && (m->nodes[i].op->flags & OPF_UPDATES_CACHE);
+  if (!recurrent) return 0;
+  bool *state = xmalloc((size_t)m->nnodes * sizeof *state);
+  for (int i = 0; i < m->nnodes; i++) state[i] = m->nodes[i].role == ROLE_CACHE;
+  int *root = storage_roots(m);
+  for (int i = 0; i < m->nnodes; i++) {
+    const GNode *g = &m->nodes[i];
+    /* what an op that runs along the keys (attention) reads is keys and
+     * values, whatever else the model holds */
+    bool keys = g->op && (g->op->flags & OPF_SPLIT_KEYS);
+    for (int k = 0; keys && k < g->ninputs; k++)
+      state[operand_root(m, root, i, k)] = false;
+  }
+  double total = caches_longest(m, NULL, state);
+  free(root);
+  free(state);
   return total;
 }
 

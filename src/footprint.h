@@ -100,6 +100,11 @@ double footprint_activations(Arena *scratch, const Model *m, const bool *leaves,
  * only reads them (an encoder-decoder's cross-attention keys and values,
  * written once at prefill). */
 double footprint_read_only_cache(const Model *m);
+/* The part of the KV cache (cost_kv_cache) that is a recurrent layer's
+ * state, not keys and values: in a model with an op that updates a cache
+ * in place (selective_scan, R-OP-008), each cache no attention reads
+ * (Mamba's scan state and conv window, R-FAM-202); 0 in any other model. */
+double footprint_recurrent_state(const Model *m);
 /* R-PAR-013: the two largest FSDP units of a root and `layers` layers. */
 double footprint_fsdp_units(double root, double layer, double layers);
 /* R-PAR-009: the per-stage footprints and the boundary send into mc->pipe,

@@ -1323,6 +1323,13 @@ typedef struct Target {
   Loc loc;
 } Target;
 
+/* How a card written by `rooflint calibrate` says so (R-CAL-005,
+ * R-CAL-006): its first source line begins CALIBRATED_SOURCE, and one
+ * beginning MEASURED_PEAKS_SOURCE says its peaks are measured too (no
+ * datasheet card was read). */
+#define CALIBRATED_SOURCE "rooflint calibrate "
+#define MEASURED_PEAKS_SOURCE "no datasheet card for this device"
+
 /* Built-in targets: parsed from the embedded specs/targets/ files into
  * the source set (so errors in them render like any file). */
 typedef struct TargetSet {
@@ -1407,6 +1414,10 @@ typedef struct Footprint {
   /* the part of kv_cache that no append extends, read only by the step
    * (cross-attention keys and values, R-FAM-105) */
   double read_only_cache;
+  /* the part of kv_cache that is a recurrent layer's state, which no
+   * attention reads (Mamba's, R-FAM-202): `SSM state` where KV cache is
+   * said */
+  double recurrent_state;
   /* R-PAR-013: zero = 3 gathers an FSDP unit's full weights while it runs,
    * two units at once; units is what that holds of the whole weights (the
    * two largest units, per GPU), gathered that part of the footprint */
@@ -1517,6 +1528,10 @@ ModelCost *cost_model(Arena *a, const Model *m, const Target *t);
 /* The KV cache footprint (R-CACHE-001), also split by the caches' storage
  * dtype into by_dtype[DT__COUNT] (NULL: not asked). */
 double cost_kv_cache(const Model *m, double *by_dtype);
+/* What the caches hold, as a part of the footprint is named (R-FAM-202):
+ * "KV cache", "SSM state" (a recurrent state alone) or "KV cache and SSM
+ * state". */
+const char *footprint_cache_name(const Footprint *f);
 /* The activation footprint cost_model gives the model (before pipeline
  * stages), also split by storage dtype into by_dtype[DT__COUNT]. */
 double cost_activations(const Model *m, double *by_dtype);

@@ -28,7 +28,7 @@ static int footprint_parts(const Footprint *f, Part *out) {
   out[n++] = (Part){"optimizer", "optimizer", f->optimizer, f->optimizer_shards, true};
   out[n++] = (Part){"activations", "activations", f->activations, 1, true};
   out[n++] = (Part){"buffers", "buffers", f->buffers, 1, false};
-  out[n++] = (Part){"KV cache", "kv_cache", f->kv_cache, 1, false};
+  out[n++] = (Part){footprint_cache_name(f), "kv_cache", f->kv_cache, 1, false};
   out[n++] = (Part){"gathered", "gathered", f->gathered, 1, false}; /* R-PAR-013 */
   return n;
 }
@@ -745,8 +745,29 @@ static const char explain[] =
     "check is an error by default.  The message gives the footprint by part\n"
     "against the capacity; a note points at the largest weight.\n"
     "\n"
+    "Notes then say what would fit, each found by analysing the model\n"
+    "again: the largest batch (a serving model's, or a training\n"
+    "micro-batch, else the sequence at a micro-batch of one: \"fits up to\n"
+    "seq = 2090 at batch = 1 on H100 SXM\"); in train mode a larger ZeRO\n"
+    "stage over the data ranks (\"with zero = 1 over the 4 data ranks it\n"
+    "needs 60.9 GB per GPU, ...\"), more pipeline stages on the same GPUs\n"
+    "(\"fits with -D pipeline=4 -D data=2 -D microbatches=64: 66.4 GB per\n"
+    "GPU, ...\"), and recomputation and sequence parallelism, each tried\n"
+    "on its own and noted with its footprint and step time as you would\n"
+    "ask for it: for an imported config by the importer's -D (\"fits with\n"
+    "-D recompute=full: 76.3 GB per GPU, step 6.03 s -> 8.24 s (+36.7%)\",\n"
+    "\"fits with -D sequence_parallel=1: 81.8 GB per GPU, ...\"), for a\n"
+    ".roof file by the edit, at what it edits (\"fits with full\n"
+    "recomputation (`checkpoint { }` around the body of each innermost\n"
+    "repeat): ...\", \"fits with sequence parallelism (`sequence_parallel =\n"
+    "true` in `parallel { }`): ...\"); then a larger tensor-parallel\n"
+    "degree, and the built-in target with the least memory that holds\n"
+    "the model (\"fits on H200 SXM (-t h200_sxm), which has 141 GiB =\n"
+    "151.4 GB\").\n"
+    "\n"
     "Fix: a narrower dtype, a smaller batch, sharding the optimizer state or\n"
-    "the weights across GPUs, or a target with more memory.\n"
+    "the weights across GPUs, recomputation, sequence parallelism, more\n"
+    "pipeline stages, or a target with more memory.\n"
 
     "\n"
     "Example:\n"

@@ -2584,6 +2584,14 @@ static void read_recompute(Cfg *c, const ImportOptions *o, Config *m) {
   m->seq_par = sp && strcmp(sp, "1") == 0;
 }
 
+/* Field `key` of quantization_config: its string, NULL when absent or null,
+ * and "" when of another kind, which then matches no value. */
+static const char *quant_word(const json_t *q, const char *key) {
+  const json_t *v = json_object_get(q, key);
+  if (!v || json_is_null(v)) return NULL;
+  return json_is_string(v) ? json_string_value(v) : "";
+}
+
 /* quantization_config (R-HF-013): honoured for fp8 checkpoints (block
  * or tensor scales, DeepSeek-V3's); for any other, m->qwarning says why
  * it is not, and warn_fields warns. */
@@ -2601,8 +2609,7 @@ static void read_quant(Cfg *c, Config *m) {
     return;
   }
   if (strcmp(method, "fp8") == 0) {
-    const char *fmt = json_string_value(json_object_get(q, "fmt"));
-    const char *act = json_string_value(json_object_get(q, "activation_scheme"));
+    const char *fmt = quant_word(q, "fmt"), *act = quant_word(q, "activation_scheme");
     if (fmt && strcmp(fmt, "e4m3") != 0 && strcmp(fmt, "e5m2") != 0) {
       m->qwarning = "its fmt is neither e4m3 nor e5m2";
       return;
@@ -2626,8 +2633,12 @@ static void read_quant(Cfg *c, Config *m) {
       m->block_in = (int64_t)json_integer_value(bi);
     }
     size_t k;
-    json_t *v;
-    json_array_foreach(json_object_get(q, "modules_to_not_convert"), k, v) {
+    json_t *v, *keep = json_object_get(q, "modules_to_not_convert");
+    if (keep && !json_is_null(keep) && !json_is_array(keep)) {
+      m->qwarning = "its modules_to_not_convert is not a list of module names";
+      return;
+    }
+    json_array_foreach(keep, k, v) {
       const char *mod = json_string_value(v);
       if (!mod || (strcmp(mod, "lm_head") != 0 && strcmp(mod, "gate") != 0)) {
         m->qwarning = "its modules_to_not_convert keeps layers in the plan "
@@ -2648,14 +2659,16 @@ static void read_quant(Cfg *c, Config *m) {
 
 /* A list of layer numbers as one flag a layer, read once, so a layer's
  * kind is then looked up, not searched for in the list (R-HF-015); NULL
- * after an error or past the layers' bound (check_layers says so).  A
- * number that is no layer's is left out, as the modelling code never
- * meets it. */
+ * after an error or past the layers' bound (check_layers says so).  An
+ * entry that is no layer's number is an error at the key (R-HF-005): left
+ * out, it would price that layer as the other kind.  A number may repeat,
+ * and 3.0 is 3, as the modelling code's `in` test takes them. */
 static bool *layer_list(Cfg *c, const Config *m, const char *key) {
   json_t *list = json_object_get(c->root, key);
   note_read(c, key, list);
   if (!json_is_array(list)) {
-    cfg_fail(c, key, "'%s' must be a list of layer numbers", key);
+    cfg_fail(c, key, "'%s' must be a list of layer numbers from 0 to %lld", key,
+             (long long)m->layers - 1);
     return NULL;
   }
   if (c->error || m->layers > HF_MAX_LAYERS) return NULL;
@@ -2663,8 +2676,19 @@ static bool *layer_list(Cfg *c, const Config *m, const char *key) {
   size_t k;
   json_t *v;
   json_array_foreach(list, k, v) {
-    json_int_t i = json_integer_value(v);
-    if (json_is_integer(v) && i >= 0 && i < m->layers) at[i] = true;
+    double r = json_is_real(v) ? json_real_value(v) : -1;
+    int64_t i = json_is_integer(v) ? (int64_t)json_integer_value(v)
+                : r == floor(r) && r < (double)m->layers ? (int64_t)r : -1;
+    if (i >= 0 && i < m->layers) {
+      at[i] = true;
+      continue;
+    }
+    char *val = json_text(v);
+    cfg_fail(c, key, "'%s' must be a list of layer numbers from 0 to %lld: %s "
+             "is not one", key, (long long)m->layers - 1, val ? val : "?");
+    free(val);
+    free(at);
+    return NULL;
   }
   return at;
 }
@@ -2968,7 +2992,8 @@ static void read_overrides(Cfg *c, const ImportOptions *o, Config *m) {
 static void read_nope_layers(Cfg *c, Config *m) {
   m->nope_at = xcalloc((size_t)m->layers, sizeof *m->nope_at);
   json_t *list = json_object_get(c->root, "no_rope_layers");
-  if (list && !json_is_null(list) && json_array_size(list) > 0) {
+  bool empty = json_is_array(list) && json_array_size(list) == 0;
+  if (list && !json_is_null(list) && !empty) {
     per_layer(c, m, list, "no_rope_layers", nope_kind, "0 or 1", m->nope_at);
     return;
   }
@@ -3002,6 +3027,9 @@ static void read_llama4(Cfg *c, Config *m) {
   if (cfg_bool(c, "use_qk_norm", true)) m->f |= F_QK_NORM;
   json_t *t = json_object_get(c->root, "attn_temperature_tuning");
   if (t) note_read(c, "attn_temperature_tuning", t);
+  if (t && !json_is_boolean(t) && !json_is_number(t))
+    cfg_fail(c, "attn_temperature_tuning",
+             "'attn_temperature_tuning' must be true, false or a number");
   m->attn_temp = !t || json_is_true(t) ||
                  (json_is_number(t) && json_number_value(t) != 0);
 }
@@ -3182,7 +3210,8 @@ static void warn_fields(Cfg *c, const Config *m, Imported *out) {
     if ((m->f & F_CHUNKED) && (strcmp(key, "attention_chunk_size") == 0 ||
                                strcmp(key, "no_rope_layers") == 0))
       continue;
-    if (strcmp(key, "num_nextn_predict_layers") == 0 && json_integer_value(v) == 0)
+    if (strcmp(key, "num_nextn_predict_layers") == 0 && json_is_integer(v) &&
+        json_integer_value(v) == 0)
       continue;
     StrBuf sb = {0};
     if (strcmp(key, "quantization_config") == 0) {

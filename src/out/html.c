@@ -211,7 +211,9 @@ static void put_footprint(Page *p, const ModelCost *c) {
     double bytes;
   } parts[] = {{"weights", f->weights},         {"gradients", f->gradients},
                {"optimizer", f->optimizer},     {"activations", f->activations},
-               {"buffers", f->buffers},         {"KV cache", f->kv_cache},
+               {"buffers", f->buffers},
+               {"KV cache", f->kv_cache - f->recurrent_state},
+               {"SSM state", f->recurrent_state}, /* R-FAM-202 */
                {"gathered", f->gathered}};
   char t[64];
   fputs(",\"memory\":", p->out);

@@ -257,7 +257,7 @@ static void plan_footprint(FILE *out, Arena *a, const Model *m,
     table_add(&t, row);                          \
   } while (0)
   ROW("dtype", "parameters", "weights", "gradients", "optimizer",
-      "activations", "buffers", "KV cache", "total");
+      "activations", "buffers", footprint_cache_name(fp), "total");
   char p[NB], wb[NB], gb[NB], ob[NB], ab[NB], bb[NB], kb[NB], tb[NB];
   /* per GPU, after ZeRO (R-PAR-004), as the total row */
   double wdiv = fp->weight_shards > 1 ? (double)fp->weight_shards : 1;

@@ -415,6 +415,7 @@ static void report_footprint(FILE *out, const ModelCost *c) {
   const Footprint *f = &c->footprint;
   const Parallel *p = &c->model->parallel;
   char cap[NB], v[NB], pct[NB], whole[NB];
+  double kv = f->kv_cache - f->recurrent_state; /* keys and values */
   fprintf(out, "\nfootprint%s against %s of memory\n",
           p->nodes * p->gpus_per_node > 1 ? " per GPU" : "",
           short_bytes(cap, sizeof cap, c->target->memory));
@@ -429,7 +430,8 @@ static void report_footprint(FILE *out, const ModelCost *c) {
       {"optimizer", f->optimizer, c->model->train, f->optimizer_shards},
       {"activations", f->activations, true, 1},
       {"buffers", f->buffers, f->buffers > 0, 1},
-      {"KV cache", f->kv_cache, f->kv_cache > 0, 1},
+      {"KV cache", kv, kv > 0, 1},
+      {"SSM state", f->recurrent_state, f->recurrent_state > 0, 1}, /* R-FAM-202 */
       {"gathered", f->gathered, f->gathered > 0, 1}, /* R-PAR-013 */
       {"total", f->total, true, 1},
   };
@@ -857,6 +859,51 @@ static int resolve_status(const char *name) {
   return 1;
 }
 
+/* The precisions a card lists, tensor rows first. */
+static const struct {
+  DType dt;
+  bool tensor;
+  const char *label;
+} card_rows[] = {
+    {DT_FP4, true, "fp4 tensor"},   {DT_FP8_E4M3, true, "fp8 tensor"},
+    {DT_INT8, true, "int8 tensor"}, {DT_INT4, true, "int4 tensor"},
+    {DT_FP16, true, "fp16 tensor"}, {DT_BF16, true, "bf16 tensor"},
+    {DT_TF32, true, "tf32 tensor"}, {DT_FP64, true, "fp64 tensor"},
+    {DT_FP16, false, "fp16 vector"}, {DT_BF16, false, "bf16 vector"},
+    {DT_FP32, false, "fp32 vector"}, {DT_FP64, false, "fp64 vector"},
+    {DT_INT8, false, "int8 vector"},
+};
+
+/* The peak `rooflint targets` compares cards by, the `16-bit peak`: the
+ * headline peak of a card that states an fp16 rate; else its bf16 rate,
+ * or the peak it has, named in *label (a calibrated CPU's fp32), never a
+ * 16-bit figure of 0 (R-CAL-009). */
+static double table_peak(const Target *t, const char **label) {
+  double p = target_headline_peak(t);
+  *label = NULL;
+  if (t->tensor_peak[DT_FP16] > 0 || t->vector_peak[DT_FP16] > 0) return p;
+  for (size_t i = 0; i < sizeof card_rows / sizeof card_rows[0] && !*label; i++) {
+    double r = (card_rows[i].tensor ? t->tensor_peak : t->vector_peak)[card_rows[i].dt];
+    if (r > 0 && card_rows[i].dt == DT_BF16) p = r;
+    if (r > 0 && r == p) *label = card_rows[i].label;
+  }
+  return p;
+}
+
+/* The `16-bit peak` cell, and the peak its ridge is of. */
+static double peak_cell(char *buf, size_t n, const Target *t) {
+  const char *label;
+  double p = table_peak(t, &label);
+  char num[NB];
+  if (!label)
+    tflops(buf, n, p, 0);
+  else if (p >= 1e12)
+    snprintf(buf, n, "%s TFLOP/s %s", fmt_fixed(num, sizeof num, p / 1e12, 0), label);
+  else
+    snprintf(buf, n, "%s GFLOP/s %s", fmt_fixed(num, sizeof num, p / 1e9, 1), label);
+  return p;
+}
+
 int report_targets_cmd(FILE *out, Arena *a, SourceSet *ss,
                        const char *const *names, int n, DiagSink *diags) {
   const Target **ts;
@@ -881,11 +928,10 @@ int report_targets_cmd(FILE *out, Arena *a, SourceSet *ss,
   for (int i = 0; i < nt; i++) {
     const Target *t = ts[i];
     char yr[NB], mem[NB], bw[NB], pk[NB], rd[NB], num[NB];
-    snprintf(yr, sizeof yr, "%d", t->year);
+    snprintf(yr, sizeof yr, t->year > 0 ? "%d" : "-", t->year); /* a calibrated card has none */
     short_bytes(mem, sizeof mem, t->memory);
     snprintf(bw, sizeof bw, "%s TB/s", fmt_fixed(num, sizeof num, t->memory_bw / 1e12, 2));
-    tflops(pk, sizeof pk, target_headline_peak(t), 0);
-    fmt_fixed(rd, sizeof rd, target_headline_peak(t) / t->memory_bw, 0);
+    fmt_fixed(rd, sizeof rd, peak_cell(pk, sizeof pk, t) / t->memory_bw, 0);
     const char *row[] = {(char *)t->name, (char *)t->display, yr, mem, bw, pk, rd};
     table_add(&tb, row);
   }
@@ -893,9 +939,12 @@ int report_targets_cmd(FILE *out, Arena *a, SourceSet *ss,
   if (n >= 2) {
     const Target *f = ts[0], *l = ts[nt - 1];
     char g1[NB], g2[NB], g3[NB];
-    double pf = target_headline_peak(f), pl = target_headline_peak(l);
-    fprintf(out, "\nFrom %s (%d) to %s (%d):\n", f->display, f->year,
-            l->display, l->year);
+    const char *label;
+    double pf = table_peak(f, &label), pl = table_peak(l, &label);
+    char y1[16] = "", y2[16] = ""; /* a calibrated card has no year */
+    if (f->year > 0) snprintf(y1, sizeof y1, " (%d)", f->year);
+    if (l->year > 0) snprintf(y2, sizeof y2, " (%d)", l->year);
+    fprintf(out, "\nFrom %s%s to %s%s:\n", f->display, y1, l->display, y2);
     fprintf(out, "  arithmetic throughput grew %sx\n", fmt_fixed(g1, sizeof g1, pl / pf, 1));
     fprintf(out, "  memory bandwidth  grew %sx\n",
             fmt_fixed(g2, sizeof g2, l->memory_bw / f->memory_bw, 1));
@@ -905,28 +954,38 @@ int report_targets_cmd(FILE *out, Arena *a, SourceSet *ss,
   return 0;
 }
 
-/* The precisions a card lists, tensor rows first. */
-static const struct {
-  DType dt;
-  bool tensor;
-  const char *label;
-} card_rows[] = {
-    {DT_FP4, true, "fp4 tensor"},   {DT_FP8_E4M3, true, "fp8 tensor"},
-    {DT_INT8, true, "int8 tensor"}, {DT_INT4, true, "int4 tensor"},
-    {DT_FP16, true, "fp16 tensor"}, {DT_BF16, true, "bf16 tensor"},
-    {DT_TF32, true, "tf32 tensor"}, {DT_FP64, true, "fp64 tensor"},
-    {DT_FP16, false, "fp16 vector"}, {DT_BF16, false, "bf16 vector"},
-    {DT_FP32, false, "fp32 vector"}, {DT_FP64, false, "fp64 vector"},
-    {DT_INT8, false, "int8 vector"},
-};
+/* Whether the card has source line beginning `prefix`. */
+static bool has_source(const Target *t, const char *prefix) {
+  for (int i = 0; i < t->nsources; i++)
+    if (strncmp(t->sources[i], prefix, strlen(prefix)) == 0) return true;
+  return false;
+}
+
+/* Where the card's figures come from, as its source lines say (R-CAL-009):
+ * a datasheet, or `rooflint calibrate` for its achieved ceilings or for
+ * every figure. */
+static void card_origin(FILE *out, const Target *t) {
+  if (!has_source(t, CALIBRATED_SOURCE)) {
+    fprintf(out, "Accelerator: %s (published specification, approximate)\n", t->display);
+    fprintf(out, "All figures PUBLISHED SPECIFICATIONS, not measurements.\n\n");
+  } else if (has_source(t, MEASURED_PEAKS_SOURCE)) {
+    fprintf(out, "Accelerator: %s (measured by rooflint calibrate)\n", t->display);
+    fprintf(out, "All figures MEASURED on this device by rooflint calibrate, "
+                 "not published specifications (sources below).\n\n");
+  } else {
+    fprintf(out, "Accelerator: %s (published specification, approximate, with "
+                 "ceilings measured by rooflint calibrate)\n", t->display);
+    fprintf(out, "Peaks PUBLISHED SPECIFICATIONS; the achieved ceilings of the keys "
+                 "rooflint calibrate's sources name MEASURED on this device.\n\n");
+  }
+}
 
 int report_target_card(FILE *out, Arena *a, SourceSet *ss, const char *name,
                        DiagSink *diags) {
   const Target *t = target_resolve(a, ss, name, NULL, LOC_NONE, diags);
   if (!t) return resolve_status(name);
   double fp16 = target_headline_peak(t);
-  fprintf(out, "Accelerator: %s (published specification, approximate)\n", t->display);
-  fprintf(out, "All figures PUBLISHED SPECIFICATIONS, not measurements.\n\n");
+  card_origin(out, t);
   if (t->nlevels > 0) {
     fprintf(out, "%-16s%8s%11s%10s %-22s%13s\n", "level", "capacity",
             "bandwidth", "latency*", "supply chain", "FLOPs missed");

@@ -203,6 +203,58 @@ expect_status 0
 if cmp -s "$T/out" "$T/h100.roof"; then ok; else bad "stdout is not the card"; fi
 expect_empty "$T/err"
 
+# R-CAL-009: the calibrated card says what of it was measured: its peaks
+# are the datasheet's, its achieved ceilings (some) measured here; the
+# built-in card itself stays a published specification.
+run target "$T/h100.roof"
+expect_status 0
+head -n 2 "$T/out" >"$T/head"
+printf '%s\n' "Accelerator: NVIDIA H100 SXM (published specification, approximate, with ceilings measured by rooflint calibrate)" \
+  "Peaks PUBLISHED SPECIFICATIONS; the achieved ceilings of the keys rooflint calibrate's sources name MEASURED on this device." >"$T/want"
+if cmp -s "$T/want" "$T/head"; then ok; else bad "h100 card's origin"; diff "$T/want" "$T/head"; fi
+run target h100_sxm
+head -n 2 "$T/out" >"$T/head"
+printf '%s\n' "Accelerator: NVIDIA H100 SXM (published specification, approximate)" \
+  "All figures PUBLISHED SPECIFICATIONS, not measurements." >"$T/want"
+if cmp -s "$T/want" "$T/head"; then ok; else bad "h100_sxm's origin"; fi
+run targets "$T/h100.roof"
+expect_out "target               part             year  memory  bandwidth  16-bit peak  ridge FLOP/B
+h100_sxm_calibrated  NVIDIA H100 SXM  2022  80 GiB  3.35 TB/s  990 TFLOP/s           296"
+
+# A CPU's card (R-CAL-005): every figure measured, and no 16-bit peak:
+# `targets` names the peak it has, 95 GFLOP/s of fp32 (ridge 95 / 12 =
+# 7.9, shown 8), not "0 TFLOP/s", and no year (the card has none).
+printf '%s\n' "cat <<'DOC'" '{"device": "cpu", "torch": "1.13.1", "python": "3.11.2", "date": "2026-12-06T09:00:00Z", "name": "AMD EPYC 7B13", "units": 2, "memory": 8589934592, "gpus": 1, "runtime": "2 threads", "measured": [{"key": "memory_bw", "value": 1.2e10, "method": "STREAM copy"}, {"key": "fp32", "value": 9.5e10, "method": "torch.mm 1024"}], "skipped": []}' DOC >"$SCRIPT"
+cal ROOFLINT_PYTHON=sh "$T/prefix/bin/rooflint" calibrate -o "$T/epyc.roof"
+expect_status 0
+run target "$T/epyc.roof"
+expect_status 0
+head -n 2 "$T/out" >"$T/head"
+printf '%s\n' "Accelerator: AMD EPYC 7B13 (measured by rooflint calibrate)" \
+  "All figures MEASURED on this device by rooflint calibrate, not published specifications (sources below)." >"$T/want"
+if cmp -s "$T/want" "$T/head"; then ok; else bad "cpu card's origin"; diff "$T/want" "$T/head"; fi
+run targets "$T/epyc.roof" h100_sxm
+expect_out "target          part             year  memory  bandwidth               16-bit peak  ridge FLOP/B
+cpu_calibrated  AMD EPYC 7B13       -   8 GiB  0.01 TB/s  95.0 GFLOP/s fp32 vector             8
+h100_sxm        NVIDIA H100 SXM  2022  80 GiB  3.35 TB/s               990 TFLOP/s           296
+
+From AMD EPYC 7B13 to NVIDIA H100 SXM (2022):
+  arithmetic throughput grew 10421.1x
+  memory bandwidth  grew 279.2x
+  so the ridge point grew 37.3x"
+# with a bf16 rate (torch's CPU bf16 matmul), that is the 16-bit peak:
+# ridge 184.3 / 12 = 15.4, shown 15
+sed 's|^  fp32 = 95 GFLOP/s$|&\n  bf16 = 184.3 GFLOP/s|' "$T/epyc.roof" >"$T/epyc16.roof"
+run targets "$T/epyc16.roof"
+expect_out "target          part           year  memory  bandwidth                16-bit peak  ridge FLOP/B
+cpu_calibrated  AMD EPYC 7B13     -   8 GiB  0.01 TB/s  184.3 GFLOP/s bf16 vector            15"
+# docs/calibrate.md's `rooflint targets cpu.roof h100_sxm` is printed as
+# shown, from the card the page shows
+awk '/^\$ cat cpu.roof/ { f = 1; next } f && /^```/ { exit } f' docs/calibrate.md >"$T/doc_cpu.roof"
+awk '/^\$ rooflint targets cpu.roof h100_sxm/ { f = 1; next } f && /^```/ { exit } f' docs/calibrate.md >"$T/doc_targets"
+run targets "$T/doc_cpu.roof" h100_sxm
+expect_out "$(cat "$T/doc_targets")"
+
 # R-CAL-007: a device's name with quotes and an escape byte: escaped in
 # the card's string ('?') and in the summary ('\x1B', as diagnostics do).
 cat >"$SCRIPT" <<'EOF'

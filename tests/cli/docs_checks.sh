@@ -46,4 +46,24 @@ for doc in readme spec man; do
     bad "not the registry's: $(diff "$T/want" "$T/$doc" | grep '^[<>]' | tr '\n' ' ')"
   fi
 done
+# capacity's --explain (and so docs/checks.md, located.sh) names every
+# note R-CHK-082 .. R-CHK-084 give, each quoted as rooflint prints it for
+# R-CHK-084's Llama-3.1-70B plan (the explanation's lines joined)
+run --explain capacity
+tr '\n' ' ' <"$T/out" >"$T/explain"
+run -w -Wcapacity --phase train -D tensor=8 -D pipeline=2 -D data=4 -D microbatches=32 \
+  -D seq=4096 -D nodes=8 -D gpus_per_node=8 tests/hf/llama3_1_70b.json
+expect_status 1
+for note in "fits up to seq = 2090 at batch = 1 on H100 SXM" \
+  "with zero = 1 over the 4 data ranks it needs 60.9 GB per GPU, " \
+  "fits with -D pipeline=4 -D data=2 -D microbatches=64: 66.4 GB per GPU, " \
+  "fits with -D recompute=full: 76.3 GB per GPU, step 6.03 s -> 8.24 s (+36.7%)" \
+  "fits with -D sequence_parallel=1: 81.8 GB per GPU, " \
+  "fits on H200 SXM (-t h200_sxm), which has 141 GiB = 151.4 GB"; do
+  expect_grep "$T/explain" "\"$note"
+  expect_grep "$T/err" "note: $note"
+done
+# a .roof file's notes name the edit (tests/cli/train_fits.sh lints them)
+expect_grep "$T/explain" '"fits with full recomputation (`checkpoint { }` around the body of each innermost repeat): ..."'
+expect_grep "$T/explain" '"fits with sequence parallelism (`sequence_parallel = true` in `parallel { }`): ..."'
 finish

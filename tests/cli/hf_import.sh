@@ -645,6 +645,17 @@ sed 's/"vocab_size": 32000/"vocab_size": 32000,\n  "quantization_config": {"quan
   "$HF/llama2_7b.json" >"$T/fp8n.json"
 run import "$T/fp8n.json"
 expect_err "$T/fp8n.json:25:3: warning: 'quantization_config' (quant_method \"fp8\") changes the cost (the weights' storage dtype) and is not modelled: its modules_to_not_convert keeps layers in the plan dtype that the importer would write in fp8; the weights stay in the plan dtype"
+# R-HF-013: an fp8 field of the wrong kind is no default (fmt 5 read as
+# absent was e4m3; a string modules_to_not_convert read as an empty list)
+sed 's/"vocab_size": 32000/"vocab_size": 32000,\n  "quantization_config": {"quant_method": "fp8", "fmt": 5}/' \
+  "$HF/llama2_7b.json" >"$T/fp8f.json"
+run import "$T/fp8f.json"
+expect_status 0
+expect_err "$T/fp8f.json:25:3: warning: 'quantization_config' (quant_method \"fp8\") changes the cost (the weights' storage dtype) and is not modelled: its fmt is neither e4m3 nor e5m2; the weights stay in the plan dtype"
+sed 's/"vocab_size": 32000/"vocab_size": 32000,\n  "quantization_config": {"quant_method": "fp8", "modules_to_not_convert": "lm_head"}/' \
+  "$HF/llama2_7b.json" >"$T/fp8m.json"
+run import "$T/fp8m.json"
+expect_err "$T/fp8m.json:25:3: warning: 'quantization_config' (quant_method \"fp8\") changes the cost (the weights' storage dtype) and is not modelled: its modules_to_not_convert is not a list of module names; the weights stay in the plan dtype"
 # Training keeps the weights in the plan dtype, and says so.
 run import --phase train "$HF/deepseek_v3.json"
 expect_grep "$T/out" "# quantization_config (fp8 weights) is the served checkpoint's storage: training keeps the weights, their gradients and optimizer state in bf16."
@@ -665,6 +676,22 @@ for f in "$HF"/bad/*.json; do
   expect_status 1
   expect_err "$(cat "${f%.json}.err")"
 done
+# mlp_only_layers (R-HF-005): an entry is a layer number from 0 to 47, 3.0
+# being 3 and a repeat harmless, as Python's `layer_idx in
+# mlp_only_layers` takes them; [0, 3.0, 0] makes layers 0 and 3 dense, each
+# 3 x 2048 x 6144 = 37,748,736 in place of the router 128 x 2048 = 262,144
+# and the experts 128 x 3 x 2048 x 768 = 603,979,776: 30,532,122,624 -
+# 2 x 566,493,184 = 29,399,136,256 parameters
+sed 's/"mlp_only_layers": \[\]/"mlp_only_layers": [0, 3.0, 0]/' "$HF/qwen3_moe_30b_a3b.json" >"$T/q3.json"
+run -w -Wno-capacity --format json "$T/q3.json"
+expect_status 0
+expect_eq "mlp_only_layers [0, 3.0, 0]" "$(json_field "$T/out" "d['models'][0]['summary']['params']")" 29399136256
+# a num_nextn_predict_layers of another kind than 0 is warned of, as any
+# value but the 0 that means no module ("0" read as 0 was silent)
+printf '{"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 1,\n "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100,\n "num_nextn_predict_layers": "0"}\n' >"$T/mtp.json"
+run import "$T/mtp.json"
+expect_status 0
+expect_err "$T/mtp.json:3:2: warning: 'num_nextn_predict_layers' changes the cost (the multi-token-prediction module: not written, as the published parameter counts leave it out) and is not modelled"
 run import --phase decod "$HF/gpt2.json"
 expect_status 1
 expect_err "rooflint: error: unknown --phase 'decod'; did you mean 'decode'? (prefill, decode or train)"

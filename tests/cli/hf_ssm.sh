@@ -122,6 +122,25 @@ expect_eq "mamba at 27078" "$(json_field "$T/out" "int(d['models'][0]['summary']
 run -w --format json --phase decode "$T/m16.json"
 expect_status 0
 expect_eq "mamba bf16 state" "$(json_field "$T/out" "int(d['models'][0]['summary']['footprint']['kv_cache'])")" 1474560
+# the footprint names the caches by what they hold: no keys or values,
+# the scan's state and the conv window, "SSM state" (R-FAM-202), in
+# --report, --plan and capacity's message; one figure, JSON's kv_cache
+run -w --report --phase decode "$HF/mamba_130m.json"
+expect_grep "$T/out" "  SSM state       2.95 MB    0.0%"
+expect_no_grep "$T/out" "KV cache"
+run -w --format html --phase decode "$HF/mamba_130m.json"
+expect_grep "$T/out" '["activations",224576,"224.6 KB"],["SSM state",2949120,"2.95 MB"]]'
+run -w --plan --phase decode "$HF/mamba_130m.json"
+expect_grep "$T/out" "  dtype  parameters   weights  activations  SSM state     total"
+expect_grep "$T/out" "  fp32      129.1 M  516.5 MB     224.6 KB    2.95 MB  519.7 MB"
+# 40000 sequences: 40000 x 2,949,120 = 117,964,800,000 B = 118.0 GB
+run --phase decode -D batch=40000 "$HF/mamba_130m.json"
+expect_grep "$T/err" "error: model 'mamba_130m' needs 126.6 GB but H100 SXM has 80 GiB = 85.9 GB: weights 516.5 MB, activations 8.17 GB, SSM state 118.0 GB [-Wcapacity]"
+# a hybrid (tests/golden/plan/hybrid_state.roof): the caches attention
+# reads are keys and values, 4,198,400 B; the scan's state 32,768 B
+run -w --report tests/golden/plan/hybrid_state.roof
+expect_grep "$T/out" "  KV cache        4.20 MB    0.0%"
+expect_grep "$T/out" "  SSM state       32.8 KB    0.0%"
 # no context: -D ctx names no let of a Mamba step
 run --phase decode -D ctx=65536 "$HF/mamba_130m.json"
 expect_status 2
@@ -204,5 +223,25 @@ expect_eq "interleaved params" "$(json_field "$T/out" "d['models'][0]['summary']
 run "$T/l4.json"
 expect_status 1
 expect_grep "$T/err" "'no_rope_layers' must be a list of 48 0 or 1"
+# R-HF-005, R-FAM-204: a value of the wrong kind is an error, never the
+# default it would have fallen to: moe_layers naming no layer (the layer
+# would be priced dense), no_rope_layers that is no list (it read as absent:
+# every 4th layer NoPE), attn_temperature_tuning a string (it read as false);
+# a key of text_config is not placed at its line (only top-level keys are)
+l4() {
+  /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); t=d['text_config']; $1; json.dump(d, open(sys.argv[2],'w'), indent=2)" "$HF/llama4_scout.json" "$T/l4.json"
+  run -w "$T/l4.json"
+  expect_status 1
+}
+l4 "t['moe_layers']=[1, 48]"
+expect_err "rooflint: error: $T/l4.json: 'moe_layers' must be a list of layer numbers from 0 to 47: 48 is not one"
+l4 "t['moe_layers']=[True]"
+expect_err "rooflint: error: $T/l4.json: 'moe_layers' must be a list of layer numbers from 0 to 47: true is not one"
+l4 "t['moe_layers']=5"
+expect_err "rooflint: error: $T/l4.json: 'moe_layers' must be a list of layer numbers from 0 to 47"
+l4 "t['no_rope_layers']='none'"
+expect_err "rooflint: error: $T/l4.json: 'no_rope_layers' must be a list of 48 0 or 1"
+l4 "t['attn_temperature_tuning']='yes'"
+expect_err "rooflint: error: $T/l4.json: 'attn_temperature_tuning' must be true, false or a number"
 
 finish

@@ -64,7 +64,7 @@ expect_err "rooflint: error: $G/layers_1e9.json:1:71: 'num_hidden_layers' 100000
 run "$G/layers_runs_4096.json"
 expect_status 1
 expect_err "rooflint: error: $G/layers_runs_4096.json:1:284: the 4096 layers are more than 256 runs of identical layers (from decoder_sparse_step, mlp_only_layers, first_k_dense_replace or sliding windows); rooflint writes at most 256 repeats"
-# 4096 layers in 122 runs, mlp_only_layers of 95,120 numbers (700 KB): a
+# 4096 layers in 122 runs, mlp_only_layers of 95,160 numbers (430 KB): a
 # layer's kind is a flag, not a search of the list (under 2 s: the search
 # was 4096 layers x 95,120 numbers, several times a layer)
 start=$(date +%s)
