@@ -476,28 +476,50 @@ static void add_key(Cfg *c, const char *s, size_t n, int line, int col,
   c->nat++;
 }
 
-/* Indexes where each top-level key is written: a string at depth 1
- * followed by ':', its line and column (1-based).  One pass, so a config
- * of many keys is not rescanned for each (R-HF-015). */
-static void index_keys(Cfg *c) {
+/* Indexes where each key of one object is written: a string followed by
+ * ':' at depth `want` in the object that opens at byte `brace` (SIZE_MAX:
+ * any at that depth, as the top level's), its line and column (1-based).
+ * One pass, so a config of many keys is not rescanned for each
+ * (R-HF-015). */
+static void index_object(Cfg *c, int want, size_t brace) {
   int depth = 0, ln = 1;
-  size_t bol = 0;
+  size_t bol = 0, open = 0; /* where the object read at depth `want` opened */
   for (size_t i = 0; i < c->len; i++) {
     char ch = c->text[i];
     if (ch == '\n') ln++, bol = i + 1;
-    else if (ch == '{' || ch == '[') depth++;
-    else if (ch == '}' || ch == ']') depth--;
+    else if (ch == '{' || ch == '[') {
+      if (++depth == want) open = i;
+    } else if (ch == '}' || ch == ']') depth--;
     else if (ch == '"') {
       size_t start = i++;
       while (i < c->len && c->text[i] != '"') i += c->text[i] == '\\' ? 2 : 1;
       if (i >= c->len) return;
       size_t j = i + 1;
       while (j < c->len && strchr(" \t\r\n", c->text[j])) j++;
-      if (depth == 1 && j < c->len && c->text[j] == ':')
+      if (depth == want && (brace == SIZE_MAX || open == brace) && j < c->len &&
+          c->text[j] == ':')
         add_key(c, c->text + start + 1, i - start - 1, ln, (int)(start - bol) + 1,
                 start);
     }
   }
+}
+
+static void index_keys(Cfg *c) { index_object(c, 1, SIZE_MAX); }
+
+/* R-HF-015: a config that holds its language model in `text_config`
+ * (Gemma 3, Llama 4) is read from that object, so its keys are found
+ * there first, the top level's after them (the first found wins). */
+static void index_text_config(Cfg *c) {
+  uintptr_t k = (uintptr_t)strmap_get(&c->keys, "text_config");
+  if (!k) return;
+  size_t i = c->at[k - 1].off + c->at[k - 1].len; /* after the quoted key */
+  while (i < c->len && c->text[i] != '{') i++;
+  if (i >= c->len) return;
+  for (size_t n = 0; n < c->nat; n++) free(c->at[n].key);
+  c->nat = 0;
+  strmap_free(&c->keys);
+  index_object(c, 2, i);
+  index_object(c, 1, SIZE_MAX);
 }
 
 static bool key_pos(const Cfg *c, const char *key, int *line, int *col) {
@@ -3516,6 +3538,7 @@ static bool enter_text_config(Cfg *c) {
   }
   c->outer = c->root;
   c->root = t;
+  index_text_config(c);
   return true;
 }
 

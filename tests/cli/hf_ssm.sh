@@ -227,21 +227,29 @@ expect_grep "$T/err" "'no_rope_layers' must be a list of 48 0 or 1"
 # default it would have fallen to: moe_layers naming no layer (the layer
 # would be priced dense), no_rope_layers that is no list (it read as absent:
 # every 4th layer NoPE), attn_temperature_tuning a string (it read as false);
-# a key of text_config is not placed at its line (only top-level keys are)
+# R-HF-015: a key of text_config is placed at its line there, column 5 as
+# json.dump(indent=2) writes it one level in (at = its line and column)
 l4() {
   /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); t=d['text_config']; $1; json.dump(d, open(sys.argv[2],'w'), indent=2)" "$HF/llama4_scout.json" "$T/l4.json"
   run -w "$T/l4.json"
   expect_status 1
 }
+at() { echo "$(grep -n "^    \"$1\":" "$T/l4.json" | cut -d: -f1):5"; }
+# R-DIAG-001: a lint finding of the language model is placed at the key of
+# text_config its line came from: the model's line at text_config's
+# "model_type" (line 29, column 5 of the published file), not at the top
+# level's "model_type" (line 8)
+run --phase decode "$HF/llama4_scout.json"
+expect_grep "$T/err" "llama4_scout.json:29:5: warning: 14 more ops in model 'llama4_scout' are memory-bound"
 l4 "t['moe_layers']=[1, 48]"
-expect_err "rooflint: error: $T/l4.json: 'moe_layers' must be a list of layer numbers from 0 to 47: 48 is not one"
+expect_err "rooflint: error: $T/l4.json:$(at moe_layers): 'moe_layers' must be a list of layer numbers from 0 to 47: 48 is not one"
 l4 "t['moe_layers']=[True]"
-expect_err "rooflint: error: $T/l4.json: 'moe_layers' must be a list of layer numbers from 0 to 47: true is not one"
+expect_err "rooflint: error: $T/l4.json:$(at moe_layers): 'moe_layers' must be a list of layer numbers from 0 to 47: true is not one"
 l4 "t['moe_layers']=5"
-expect_err "rooflint: error: $T/l4.json: 'moe_layers' must be a list of layer numbers from 0 to 47"
+expect_err "rooflint: error: $T/l4.json:$(at moe_layers): 'moe_layers' must be a list of layer numbers from 0 to 47"
 l4 "t['no_rope_layers']='none'"
-expect_err "rooflint: error: $T/l4.json: 'no_rope_layers' must be a list of 48 0 or 1"
+expect_err "rooflint: error: $T/l4.json:$(at no_rope_layers): 'no_rope_layers' must be a list of 48 0 or 1"
 l4 "t['attn_temperature_tuning']='yes'"
-expect_err "rooflint: error: $T/l4.json: 'attn_temperature_tuning' must be true, false or a number"
+expect_err "rooflint: error: $T/l4.json:$(at attn_temperature_tuning): 'attn_temperature_tuning' must be true, false or a number"
 
 finish
