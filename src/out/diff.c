@@ -258,7 +258,7 @@ static double total_of(const ModelCost *c, int k) {
   switch (k) {
   case T_FLOPS: return c->flops;
   case T_BYTES: return c->bytes;
-  case T_TIME: return c->time_s;
+  case T_TIME: return cost_step_time(c);
   case T_MEMSHARE: return c->time_s > 0 ? c->memory_bound_time / c->time_s : 0;
   case T_FOOTPRINT: return c->footprint.total;
   default: return c->params;
@@ -559,7 +559,7 @@ static const char *model_title(Arena *a, const ModelPair *p) {
     char tb[NB];
     return arena_printf(a, "model %s: %s (%d nodes, step >= %s)", m->name,
                         p->nm ? "added" : "removed", m->nnodes,
-                        fmt_time(tb, NB, c->time_s));
+                        fmt_time(tb, NB, cost_step_time(c)));
   }
   /* R-DIFF-001: a pair of differently named models names both */
   bool renamed = strcmp(p->om->name, p->nm->name) != 0;

@@ -143,9 +143,11 @@ static void plan_compute(FILE *out, Arena *a, const Model *m,
     grad->time += col->time_s * col->count;
   }
   Table t = {.ncols = 8, .align = "llrrrrrr"};
-  table_add(&t, (const char *const[]){"precision", "unit", "kernels",
-                                           "launches", "FLOPs/step", "bytes/step",
-                                           "time/step", "share"});
+  bool mb = cost_per_microbatch(c); /* R-OUT-015: one microbatch's figures */
+  table_add(&t, (const char *const[]){"precision", "unit", "kernels", "launches",
+                                      mb ? "FLOPs/mb" : "FLOPs/step",
+                                      mb ? "bytes/mb" : "bytes/step",
+                                      mb ? "time/mb" : "time/step", "share"});
   for (int r = 0; r <= nrows; r++) {
     const Group *row = &g[r];
     if (row->launches == 0) continue;
@@ -174,7 +176,8 @@ static void plan_compute(FILE *out, Arena *a, const Model *m,
   bool links = grad->launches > 0;
   for (int r = 0; r < nrows && !links; r++)
     links = g[r].launches > 0 && r % U__COUNT >= U_PCIE;
-  fprintf(out, "\ncompute by precision (per step)\n");
+  /* the step time line above is the step's */
+  fprintf(out, "\ncompute by precision (per %s)\n", mb ? "microbatch" : "step");
   table_print(out, &t, "  ");
   /* The total is HBM traffic, as in --report; links carry their own. */
   if (links)
@@ -444,7 +447,7 @@ void plan_print(FILE *out, const Analysis *an, const SourceSet *ss) {
                               m->dtype_loc.file >= 0 ? "" : " (the default)"));
     char tm[NB], pct[NB];
     fprintf(out, "  step time >= %s, %s of it memory-bound\n",
-            fmt_time(tm, NB, c->time_s),
+            fmt_time(tm, NB, cost_step_time(c)),
             fmt_percent(pct, NB, share(c->memory_bound_time, c->time_s), 1));
     plan_compute(out, a, m, c);
     plan_footprint(out, a, m, c);
@@ -578,8 +581,8 @@ static void whatif_totals(FILE *out, const WhatIfView *v) {
       const ModelCost *c = v->costs[j];
       char buf[NB];
       switch (r) {
-      case 0: row[j + 1] = arena_printf(a, ">= %s", fmt_time(buf, NB, c->time_s)); break;
-      case 1: row[j + 1] = speedup_text(a, base->time_s, c->time_s); break;
+      case 0: row[j + 1] = arena_printf(a, ">= %s", fmt_time(buf, NB, cost_step_time(c))); break;
+      case 1: row[j + 1] = speedup_text(a, cost_step_time(base), cost_step_time(c)); break;
       case 2: row[j + 1] = arena_strdup(a, fmt_flop(buf, NB, c->flops)); break;
       case 3: row[j + 1] = arena_strdup(a, fmt_bytes(buf, NB, c->bytes)); break;
       case 4:
@@ -668,7 +671,8 @@ static void whatif_slowest(FILE *out, const WhatIfView *v) {
     }
     table_add(&st, row);
   }
-  fprintf(out, "\nslowest kernels (time per step, bound)\n");
+  fprintf(out, "\nslowest kernels (time per %s, bound)\n",
+          cost_per_microbatch(base) ? "microbatch" : "step");
   table_print(out, &st, "  ");
 }
 

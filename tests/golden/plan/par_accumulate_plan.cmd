@@ -1,0 +1,1 @@
+--plan tests/golden/report/par_accumulate.roof
