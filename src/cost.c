@@ -174,13 +174,14 @@ int cost_grad_sync(const Parallel *p, const Target *t, double weights,
   return n;
 }
 
-/* The gradient synchronisation's time that runs once a step: the
- * collectives no op brings, but for those that run every microbatch. */
-static double once_a_step(const ModelCost *mc) {
+/* The gradient synchronisation's time: the collectives no op brings (a
+ * stage's all-to-alls are its time), without those that run every
+ * microbatch when `once` asks for what runs once a step (R-PAR-020). */
+static double sync_time(const ModelCost *mc, bool once) {
   double sync = 0;
   for (int i = 0; i < mc->ncollectives; i++) {
     const Collective *c = &mc->collectives[i];
-    if (c->node < 0 && c->at < 0 && !c->every_microbatch)
+    if (c->node < 0 && c->at < 0 && !(once && c->every_microbatch))
       sync += c->time_s * c->count;
   }
   return sync;
@@ -189,12 +190,12 @@ static double once_a_step(const ModelCost *mc) {
 /* R-PAR-020: m microbatches accumulated run the totals' compute and their
  * ops' collectives m times, the synchronisation once. */
 StepSplit cost_step_split(const ModelCost *mc) {
-  StepSplit s;
   if (mc->accumulated <= 1) /* the totals are the step */
     return (StepSplit){.compute = mc->time_s - mc->collective_time,
                        .communication = mc->collective_time,
                        .overlapped = mc->overlap_time, .summed = mc->time_s};
-  double m = mc->accumulated, sync = once_a_step(mc);
+  double m = mc->accumulated, sync = sync_time(mc, true);
+  StepSplit s;
   s.compute = m * (mc->time_s - mc->collective_time);
   s.communication = m * (mc->collective_time - sync) + sync;
   s.overlapped = s.compute > s.communication ? s.compute : s.communication;
@@ -213,11 +214,7 @@ bool cost_per_microbatch(const ModelCost *mc) {
 double cost_step_time(const ModelCost *mc) {
   bool overlap = mc->model->parallel.overlap;
   if (mc->pipe.stages > 1) {
-    double sync = 0;
-    for (int i = 0; i < mc->ncollectives; i++) /* a stage's all-to-alls are its time */
-      if (mc->collectives[i].node < 0 && mc->collectives[i].at < 0)
-        sync += mc->collectives[i].time_s * mc->collectives[i].count;
-    double pipe = mc->pipe.step_time;
+    double sync = sync_time(mc, false), pipe = mc->pipe.step_time;
     if (overlap) return pipe > sync ? pipe : sync;
     return pipe + sync;
   }

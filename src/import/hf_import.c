@@ -506,7 +506,7 @@ static void index_object(Cfg *c, int want, size_t brace) {
 
 static void index_keys(Cfg *c) { index_object(c, 1, SIZE_MAX); }
 
-/* R-HF-015: a config that holds its language model in `text_config`
+/* R-DIAG-001: a config that holds its language model in `text_config`
  * (Gemma 3, Llama 4) is read from that object, so its keys are found
  * there first, the top level's after them (the first found wins). */
 static void index_text_config(Cfg *c) {

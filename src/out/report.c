@@ -879,12 +879,13 @@ static const struct {
  * or the peak it has, named in *label (a calibrated CPU's fp32), never a
  * 16-bit figure of 0 (R-CAL-009). */
 static double table_peak(const Target *t, const char **label) {
-  double p = target_headline_peak(t);
   *label = NULL;
-  if (t->tensor_peak[DT_FP16] > 0 || t->vector_peak[DT_FP16] > 0) return p;
+  if (t->tensor_peak[DT_FP16] > 0 || t->vector_peak[DT_FP16] > 0)
+    return target_headline_peak(t);
+  double p = t->tensor_peak[DT_BF16] > 0 ? t->tensor_peak[DT_BF16] : t->vector_peak[DT_BF16];
+  if (p <= 0) p = target_headline_peak(t);
   for (size_t i = 0; i < sizeof card_rows / sizeof card_rows[0] && !*label; i++) {
     double r = (card_rows[i].tensor ? t->tensor_peak : t->vector_peak)[card_rows[i].dt];
-    if (r > 0 && card_rows[i].dt == DT_BF16) p = r;
     if (r > 0 && r == p) *label = card_rows[i].label;
   }
   return p;
@@ -928,7 +929,8 @@ int report_targets_cmd(FILE *out, Arena *a, SourceSet *ss,
   for (int i = 0; i < nt; i++) {
     const Target *t = ts[i];
     char yr[NB], mem[NB], bw[NB], pk[NB], rd[NB], num[NB];
-    snprintf(yr, sizeof yr, t->year > 0 ? "%d" : "-", t->year); /* a calibrated card has none */
+    if (t->year > 0) snprintf(yr, sizeof yr, "%d", t->year);
+    else snprintf(yr, sizeof yr, "-"); /* a calibrated card has none */
     short_bytes(mem, sizeof mem, t->memory);
     snprintf(bw, sizeof bw, "%s TB/s", fmt_fixed(num, sizeof num, t->memory_bw / 1e12, 2));
     fmt_fixed(rd, sizeof rd, peak_cell(pk, sizeof pk, t) / t->memory_bw, 0);
